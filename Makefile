@@ -1,0 +1,74 @@
+# mglru-harness: `make demo` runs the example matrix, `make test` the tests.
+# Both install missing Debian packages, build, and make images first;
+# a second run redoes nothing already done.
+
+CC       ?= gcc
+CFLAGS   ?= -O2 -g
+WARN     := -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2
+ARCH     := x86_64
+PKGS     := libvirt jansson sqlite3
+SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer
+
+HARNESS_SRC := $(wildcard harness/*.c) guest/proto.c
+AGENT_SRC   := $(wildcard guest/*.c)
+HEADERS     := $(wildcard harness/*.h guest/*.h)
+
+HARNESS := harness/build/harness
+AGENT   := guest/build/agent-$(ARCH)
+IMAGES  := images/out/$(ARCH)
+
+UNIT_TESTS := tests/build/test_abba tests/build/test_spec tests/build/test_proto \
+              tests/build/test_zipf
+
+# Debian packages the build, the images and the tests need.
+DEBS := gcc make pkg-config libc6-dev libvirt-dev libjansson-dev libsqlite3-dev \
+        libcurl4-openssl-dev libcmocka-dev libvirt-daemon libvirt-daemon-driver-qemu \
+        qemu-system-x86 qemu-utils busybox-static e2fsprogs cpio xz-utils kmod \
+        sqlite3 passwd ca-certificates
+
+.PHONY: all deps build images demo test unit e2e clean distclean
+
+all: build
+
+deps:
+	@missing=$$(for p in $(DEBS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
+	done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing:" $$missing; \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
+	fi
+
+build: deps $(HARNESS) $(AGENT)
+
+$(HARNESS): $(HARNESS_SRC) $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CFLAGS) -Iharness -Iguest $(HARNESS_SRC) -o $@ \
+		$$(pkg-config --cflags --libs $(PKGS)) -lpthread -lm
+
+$(AGENT): $(AGENT_SRC) $(wildcard guest/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CFLAGS) -static -Iguest $(AGENT_SRC) -o $@ -ljansson -lpthread -lm
+
+images: deps $(AGENT)
+	images/build.sh $(ARCH) $(AGENT) $(IMAGES)
+
+demo: build images
+	$(HARNESS) run workloads/examples/quick.json
+
+tests/build/test_%: tests/test_%.c $(HARNESS_SRC) $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O1 -g $(SAN) -Iharness -Iguest $< \
+		$(filter-out harness/main.c,$(HARNESS_SRC)) guest/zipf.c -o $@ \
+		$$(pkg-config --cflags --libs $(PKGS)) -lcmocka -lpthread -lm
+
+unit: deps $(UNIT_TESTS)
+
+test: build images unit
+	tests/run.sh $(HARNESS) $(UNIT_TESTS)
+
+clean:
+	rm -rf harness/build guest/build tests/build
+
+distclean: clean
+	rm -rf images/out images/cache

@@ -1,0 +1,830 @@
+/* agent.c -- the in-guest agent: finds the harness channel, says hello, applies one
+ * job (lru_gen, memcg, data file), runs the readers inside the memcg and streams samples. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/un.h>
+#include <sys/utsname.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "proto.h"
+#include "reader.h"
+#include "sampler.h"
+#include "zipf.h"
+
+#define LRU_GEN_PATH      "/sys/kernel/mm/lru_gen/enabled"
+#define VIRTIO_PORTS      "/sys/class/virtio-ports"
+#define MEMCG_NAME        "harness"
+#define PORT_WAIT_MS      15000
+#define JOB_WAIT_MS       60000
+#define READY_WAIT_MS     30000
+#define CGROUP2_MAGIC     0x63677270
+
+struct agent {
+	const char *port_path;      /* -p: a pty, fifo-like device or unix socket */
+	const char *data_dir;       /* -d */
+	const char *cg_dir;         /* -c: cgroup2 mount point */
+	int fd;                     /* the channel */
+	char data_file[PATH_MAX];
+	char memcg[PATH_MAX];
+	int cachestat;
+	struct proto_job job;
+	uint64_t file_pages;
+};
+
+/* The run in progress: the workload process and what the last sample saw. */
+struct run {
+	struct sampler smp;
+	struct sampler_counts prev;
+	struct reader_shared *sh;
+	struct zipf zipf;
+	struct timespec t0;
+	uint64_t ops_base, ops_prev, seq, t_ms;
+	pid_t pid;
+	int tfd;
+};
+
+static char errmsg[PROTO_ERR_MAX];
+
+static int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int error_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Fill errmsg (what the host and the console will see); returns -1. */
+static int error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(errmsg, sizeof(errmsg), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Same, with ": <strerror(errno)>" appended. */
+static int error_errno(const char *fmt, ...)
+{
+	char msg[PROTO_ERR_MAX];
+	int e = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return error("%s: %s", msg, strerror(e));
+}
+
+static uint64_t now_ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)((t.tv_sec - t0->tv_sec) * 1000LL + (t.tv_nsec - t0->tv_nsec) / 1000000LL);
+}
+
+static uint64_t mono_ms(void)
+{
+	static const struct timespec zero;
+
+	return now_ms_since(&zero);
+}
+
+/* Copy into a protocol string field: truncated to fit, non-printables as '?'. */
+static void copy_field(char *dst, size_t cap, const char *src)
+{
+	size_t i;
+
+	for (i = 0; src[i] && i + 1 < cap; i++)
+		dst[i] = (src[i] < 0x20 || src[i] > 0x7e) ? '?' : src[i];
+	dst[i] = '\0';
+}
+
+/* ---- files ---- */
+
+/* Read at most len - 1 bytes of path, trailing whitespace trimmed. */
+static int read_file_trim(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return error_errno("open '%s'", path);
+	do
+		n = read(fd, buf, len - 1);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		error_errno("read '%s'", path);
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' ' || buf[n - 1] == '\t'))
+		n--;
+	buf[n] = '\0';
+	return 0;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	ssize_t n;
+
+	while (len) {
+		n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Write text to a sysfs/procfs/cgroupfs file in one write, as the kernel wants. */
+static int write_file(const char *path, const char *text)
+{
+	int fd, rc;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return error_errno("open '%s'", path);
+	rc = write_all(fd, text, strlen(text));
+	if (rc < 0)
+		error_errno("write '%s' to '%s'", text, path);
+	if (close(fd) < 0 && rc == 0)
+		rc = error_errno("write '%s' to '%s'", text, path);
+	return rc;
+}
+
+/* ---- channel ---- */
+
+/* The /dev node of the virtio port named PROTO_PORT_NAME, if one exists yet. */
+static int find_port(char *path, size_t len)
+{
+	char name_path[PATH_MAX], name[64];
+	struct dirent *de;
+	DIR *d;
+	int found = -1;
+
+	d = opendir(VIRTIO_PORTS);
+	if (!d)
+		return -1;
+	while (found < 0 && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(name_path, sizeof(name_path), VIRTIO_PORTS "/%s/name", de->d_name);
+		if (read_file_trim(name_path, name, sizeof(name)) == 0 &&
+		    !strcmp(name, PROTO_PORT_NAME)) {
+			snprintf(path, len, "/dev/%s", de->d_name);
+			found = 0;
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+static int connect_unix(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return error("socket path '%s' too long", path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return error_errno("socket for '%s'", path);
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		error_errno("connect '%s'", path);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* -p PATH: a unix socket is connected to, anything else opened (a tty made raw). */
+static int open_given_port(const char *path)
+{
+	struct termios tio;
+	struct stat st;
+	int fd;
+
+	if (stat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+		return connect_unix(path);
+	fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return error_errno("open '%s'", path);
+	if (isatty(fd) && tcgetattr(fd, &tio) == 0) {
+		cfmakeraw(&tio);
+		tcsetattr(fd, TCSANOW, &tio);
+	}
+	return fd;
+}
+
+/* Wait up to PORT_WAIT_MS for the port to appear: its module may still be loading. */
+static int open_channel(struct agent *a)
+{
+	uint64_t deadline = mono_ms() + PORT_WAIT_MS;
+	char path[PATH_MAX];
+	int fd;
+
+	if (a->port_path)
+		return open_given_port(a->port_path);
+	for (;;) {
+		if (find_port(path, sizeof(path)) == 0) {
+			fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
+			if (fd >= 0)
+				return fd;
+			error_errno("open '%s'", path);
+		} else {
+			error("no virtio port named '%s' under " VIRTIO_PORTS, PROTO_PORT_NAME);
+		}
+		if (mono_ms() >= deadline)
+			return -1;
+		usleep(100 * 1000);
+	}
+}
+
+static int send_msg(struct agent *a, const struct proto_msg *m)
+{
+	char line[PROTO_LINE_MAX];
+	int n;
+
+	n = proto_format(m, line, sizeof(line));
+	if (n < 0)
+		return error("cannot format message of type %d", m->type);
+	if (write_all(a->fd, line, (size_t)n) < 0)
+		return error_errno("write to the channel");
+	return 0;
+}
+
+/* Report errmsg to the console and, if the channel is open, to the host. */
+static void send_error(struct agent *a)
+{
+	struct proto_msg m = { .type = PROTO_ERROR };
+
+	fprintf(stderr, "agent: %s\n", errmsg);
+	if (a->fd < 0)
+		return;
+	copy_field(m.u.error, sizeof(m.u.error), errmsg);
+	if (send_msg(a, &m) < 0)
+		fprintf(stderr, "agent: %s\n", errmsg);
+}
+
+/*
+ * One line (without its newline) within timeout_ms. A closed channel is waited
+ * out: a virtio port reads EOF until the host side connects.
+ */
+static int read_line(int fd, char *buf, size_t cap, int timeout_ms, size_t *ret_len)
+{
+	uint64_t deadline = mono_ms() + (uint64_t)timeout_ms, now;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	size_t len = 0;
+	char *nl;
+	ssize_t n;
+	int eof = 0;
+
+	for (;;) {
+		nl = memchr(buf, '\n', len);
+		if (nl) {
+			*ret_len = (size_t)(nl - buf);
+			return 0;
+		}
+		if (len == cap)
+			return error("channel: line longer than %zu bytes", cap - 1);
+		now = mono_ms();
+		if (now >= deadline)
+			return error("channel: no job line within %d s%s", timeout_ms / 1000,
+				     eof ? " (channel closed)" : "");
+		if (eof) {
+			usleep(100 * 1000);
+			eof = 0;
+		}
+		if (poll(&p, 1, (int)(deadline - now)) < 0 && errno != EINTR)
+			return error_errno("poll on the channel");
+		if (!(p.revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n < 0)
+			return error_errno("read from the channel");
+		eof = n == 0;
+		len += (size_t)n;
+	}
+}
+
+/* ---- hello and job ---- */
+
+static uint64_t mem_total_kib(void)
+{
+	unsigned long long kib = 0;
+	char line[256];
+	FILE *f;
+
+	f = fopen("/proc/meminfo", "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemTotal: %llu kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
+static int say_hello(struct agent *a)
+{
+	struct proto_msg m = { .type = PROTO_HELLO };
+	struct proto_hello *h = &m.u.hello;
+	struct utsname u;
+	char caps[64];
+	long ps = sysconf(_SC_PAGESIZE);
+	int fd;
+
+	if (uname(&u) < 0)
+		return error_errno("uname");
+	h->proto = PROTO_VERSION;
+	copy_field(h->release, sizeof(h->release), u.release);
+	copy_field(h->arch, sizeof(h->arch), u.machine);
+	h->page_size = ps > 0 ? (uint64_t)ps : 0;
+	h->mem_total_kib = mem_total_kib();
+	if (read_file_trim(LRU_GEN_PATH, caps, sizeof(caps)) < 0)
+		caps[0] = '\0';
+	copy_field(h->lru_gen_caps, sizeof(h->lru_gen_caps), caps);
+	fd = open(a->data_file, O_RDONLY | O_CLOEXEC);
+	a->cachestat = sampler_cachestat_works(fd);
+	if (fd >= 0)
+		close(fd);
+	h->cachestat = (uint64_t)a->cachestat;
+	return send_msg(a, &m);
+}
+
+static int recv_job(struct agent *a)
+{
+	char line[PROTO_LINE_MAX], err[PROTO_ERR_MAX];
+	struct proto_msg m;
+	size_t len = 0;
+
+	if (read_line(a->fd, line, sizeof(line), JOB_WAIT_MS, &len) < 0)
+		return -1;
+	if (proto_parse(line, len, &m, err, sizeof(err)) < 0)
+		return error("channel: bad job line: %s", err);
+	if (m.type != PROTO_JOB)
+		return error("channel: expected a job, got message type %d", m.type);
+	a->job = m.u.job;
+	return 0;
+}
+
+/* ---- setup ---- */
+
+/* Write job.lru_gen if set; read the file back into out ("" if it is absent). */
+static int apply_lru_gen(struct agent *a, char *out, size_t len)
+{
+	const char *want = a->job.lru_gen;
+
+	if (*want && strcmp(want, "y") && strcmp(want, "n"))
+		return error("job: lru_gen must be \"y\", \"n\" or \"\", not '%s'", want);
+	if (access(LRU_GEN_PATH, F_OK) < 0) {
+		if (errno != ENOENT)
+			return error_errno("access '%s'", LRU_GEN_PATH);
+		if (*want)
+			return error("lru_gen requested but " LRU_GEN_PATH " is missing");
+		out[0] = '\0';
+		return 0;
+	}
+	if (*want && write_file(LRU_GEN_PATH, want) < 0)
+		return -1;
+	return read_file_trim(LRU_GEN_PATH, out, len);
+}
+
+static int mount_cgroup2(const char *dir)
+{
+	struct statfs sf;
+
+	if (statfs(dir, &sf) < 0)
+		return error_errno("statfs '%s'", dir);
+	if (sf.f_type == CGROUP2_MAGIC)
+		return 0;
+	if (mount("cgroup2", dir, "cgroup2", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+		return error_errno("mount cgroup2 on '%s'", dir);
+	return 0;
+}
+
+static int setup_memcg(struct agent *a)
+{
+	char path[PATH_MAX + 32], val[32];
+
+	if (mount_cgroup2(a->cg_dir) < 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", a->cg_dir);
+	if (write_file(path, "+memory") < 0)
+		return -1;
+	snprintf(a->memcg, sizeof(a->memcg), "%s/" MEMCG_NAME, a->cg_dir);
+	if (mkdir(a->memcg, 0755) < 0 && errno != EEXIST)
+		return error_errno("mkdir '%s'", a->memcg);
+	snprintf(path, sizeof(path), "%s/memory.max", a->memcg);
+	snprintf(val, sizeof(val), "%llu", (unsigned long long)(a->job.wl.memcg_mib << 20));
+	if (write_file(path, val) < 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s/memory.swap.max", a->memcg);
+	if (access(path, F_OK) < 0 && errno == ENOENT)
+		return 0;   /* no swap accounting in this kernel */
+	return write_file(path, "0");
+}
+
+static int check_data_file(struct agent *a)
+{
+	uint64_t want = a->job.wl.file_mib << 20;
+	struct stat st;
+
+	if (stat(a->data_file, &st) < 0)
+		return error_errno("data file '%s'", a->data_file);
+	if (!S_ISREG(st.st_mode))
+		return error("data file '%s' is not a regular file", a->data_file);
+	if ((uint64_t)st.st_size < want)
+		return error("data file '%s' is %llu MiB (%lld bytes), job needs file_mib %llu MiB",
+			     a->data_file, (unsigned long long)(st.st_size >> 20),
+			     (long long)st.st_size, (unsigned long long)a->job.wl.file_mib);
+	a->file_pages = a->job.wl.file_mib * (1024 * 1024 / READER_PAGE);
+	return 0;
+}
+
+static int setup(struct agent *a)
+{
+	struct proto_msg m = { .type = PROTO_SETUP };
+	struct proto_setup *s = &m.u.setup;
+	char lru[64];
+
+	if (apply_lru_gen(a, lru, sizeof(lru)) < 0 || setup_memcg(a) < 0 ||
+	    check_data_file(a) < 0)
+		return -1;
+	sync();
+	if (write_file("/proc/sys/vm/drop_caches", "3") < 0)
+		return -1;
+	copy_field(s->lru_gen, sizeof(s->lru_gen), lru);
+	s->file_pages = a->file_pages;
+	copy_field(s->residency, sizeof(s->residency), a->cachestat ? "cachestat" : "mincore");
+	return send_msg(a, &m);
+}
+
+/* ---- the workload process ---- */
+
+/* Runs in the child: join the memcg before anything else, then read until told to stop. */
+static void __attribute__((noreturn))
+workload_main(struct agent *a, struct run *r, int ready_fd)
+{
+	char path[PATH_MAX + 32], pid[32];
+	struct reader_job job;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", a->memcg);
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	if (write_file(path, pid) < 0) {
+		reader_fail(r->sh, "%s", errmsg);
+		_exit(1);
+	}
+	job = (struct reader_job){
+		.path = a->data_file,
+		.access = a->job.wl.access,
+		.dist = a->job.wl.dist,
+		.zipf = a->job.wl.dist == WL_ZIPF ? &r->zipf : NULL,
+		.pages = a->file_pages,
+		.run = a->job.run,
+	};
+	_exit(reader_run(&job, r->sh, ready_fd) < 0 ? 1 : 0);
+}
+
+static void describe_status(int st, char *buf, size_t len)
+{
+	if (WIFSIGNALED(st))
+		snprintf(buf, len, "killed by signal %d", WTERMSIG(st));
+	else
+		snprintf(buf, len, "exit status %d", WEXITSTATUS(st));
+}
+
+/* Wait for the readers' ready byte; EOF means the workload process gave up. */
+static int wait_ready(struct run *r, int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	char c;
+	ssize_t n;
+	int rc;
+
+	do
+		rc = poll(&p, 1, READY_WAIT_MS);
+	while (rc < 0 && errno == EINTR);
+	if (rc < 0)
+		return error_errno("poll on the workload's ready pipe");
+	if (rc == 0)
+		return error("workload not ready within %d s", READY_WAIT_MS / 1000);
+	do
+		n = read(fd, &c, 1);
+	while (n < 0 && errno == EINTR);
+	if (n == 1)
+		return 0;
+	if (reader_error(r->sh))
+		return error("workload: %s", reader_error(r->sh));
+	return error("workload process exited before it was ready");
+}
+
+static int start_workload(struct agent *a, struct run *r)
+{
+	int p[2];
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return error_errno("pipe");
+	fflush(NULL);
+	r->pid = fork();
+	if (r->pid < 0) {
+		error_errno("fork");
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (r->pid == 0) {
+		close(p[0]);
+		close(a->fd);
+		workload_main(a, r, p[1]);
+	}
+	close(p[1]);
+	if (wait_ready(r, p[0]) < 0) {
+		close(p[0]);
+		return -1;
+	}
+	close(p[0]);
+	return 0;
+}
+
+/* Stop the readers and reap them; kill first if the run is being abandoned. */
+static int stop_workload(struct run *r, int abandon)
+{
+	char how[64];
+	int st;
+
+	if (r->pid <= 0)
+		return 0;
+	atomic_store(&r->sh->stop, 1);
+	if (abandon)
+		kill(r->pid, SIGKILL);
+	while (waitpid(r->pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return error_errno("waitpid workload");
+	r->pid = 0;
+	if (abandon)
+		return 0;
+	if (reader_error(r->sh))
+		return error("workload: %s", reader_error(r->sh));
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		describe_status(st, how, sizeof(how));
+		return error("workload process failed: %s", how);
+	}
+	return 0;
+}
+
+/* ---- sampling ---- */
+
+static int workload_alive(struct run *r)
+{
+	char how[64];
+	int st;
+
+	if (reader_error(r->sh))
+		return error("workload: %s", reader_error(r->sh));
+	if (waitpid(r->pid, &st, WNOHANG) == r->pid) {
+		r->pid = 0;
+		describe_status(st, how, sizeof(how));
+		return error("workload process ended early: %s", how);
+	}
+	return 0;
+}
+
+static int delta(uint64_t now, uint64_t prev, const char *key, uint64_t *out)
+{
+	if (now < prev)
+		return error("memory.stat '%s' went backwards: %llu after %llu", key,
+			     (unsigned long long)now, (unsigned long long)prev);
+	*out = now - prev;
+	return 0;
+}
+
+static int take_sample(struct agent *a, struct run *r, uint64_t t_ms)
+{
+	struct proto_msg m = { .type = PROTO_SAMPLE };
+	struct proto_sample *s = &m.u.sample;
+	struct sampler_counts c;
+	char err[PROTO_ERR_MAX];
+	uint64_t ops;
+
+	if (workload_alive(r) < 0)
+		return -1;
+	ops = reader_ops(r->sh);
+	if (sampler_read(&r->smp, &c, err, sizeof(err)) < 0)
+		return error("sampler: %s", err);
+	if (delta(c.pgmajfault, r->prev.pgmajfault, "pgmajfault", &s->pgmajfault) < 0 ||
+	    delta(c.refault_file, r->prev.refault_file, "workingset_refault_file",
+		  &s->refault_file) < 0 ||
+	    delta(c.activate_file, r->prev.activate_file, "workingset_activate_file",
+		  &s->activate_file) < 0)
+		return -1;
+	s->seq = r->seq;
+	s->t_ms = t_ms;
+	s->ops = ops - r->ops_prev;
+	s->resident_pages = c.resident_pages;
+	if (send_msg(a, &m) < 0)
+		return -1;
+	r->prev = c;
+	r->ops_prev = ops;
+	r->seq++;
+	r->t_ms = t_ms;
+	return 0;
+}
+
+static int start_timer(struct run *r, uint64_t interval_ms)
+{
+	struct itimerspec its = { 0 };
+	struct timespec iv = { (time_t)(interval_ms / 1000), (long)(interval_ms % 1000) * 1000000L };
+
+	r->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	if (r->tfd < 0)
+		return error_errno("timerfd_create");
+	its.it_interval = iv;
+	its.it_value.tv_sec = r->t0.tv_sec + iv.tv_sec;
+	its.it_value.tv_nsec = r->t0.tv_nsec + iv.tv_nsec;
+	if (its.it_value.tv_nsec >= 1000000000L) {
+		its.it_value.tv_sec++;
+		its.it_value.tv_nsec -= 1000000000L;
+	}
+	if (timerfd_settime(r->tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+		return error_errno("timerfd_settime");
+	return 0;
+}
+
+static void sleep_until_ms(const struct timespec *t0, uint64_t ms)
+{
+	struct timespec t = {
+		.tv_sec = t0->tv_sec + (time_t)(ms / 1000),
+		.tv_nsec = t0->tv_nsec + (long)(ms % 1000) * 1000000L,
+	};
+
+	if (t.tv_nsec >= 1000000000L) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000L;
+	}
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR)
+		;
+}
+
+/*
+ * One sample per timer expiration read (an overrun still gives one, at its real
+ * time); a last, shorter interval ends the run at duration_s if the ticks do not.
+ */
+static int sample_loop(struct agent *a, struct run *r)
+{
+	uint64_t iv = a->job.wl.interval_ms, end = a->job.wl.duration_s * 1000, ticks = 0, exp;
+	ssize_t n;
+
+	for (;;) {
+		if ((ticks + 1) * iv > end) {
+			sleep_until_ms(&r->t0, end);
+			return take_sample(a, r, now_ms_since(&r->t0));
+		}
+		n = read(r->tfd, &exp, sizeof(exp));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n != sizeof(exp))
+			return error_errno("read timerfd");
+		ticks += exp;
+		if (take_sample(a, r, now_ms_since(&r->t0)) < 0)
+			return -1;
+		if (ticks * iv >= end)
+			return 0;
+	}
+}
+
+static int send_summary(struct agent *a, struct run *r)
+{
+	struct proto_msg m = { .type = PROTO_SUMMARY };
+
+	m.u.summary.ops = r->ops_prev - r->ops_base;
+	m.u.summary.duration_ms = r->t_ms;
+	m.u.summary.samples = r->seq;
+	return send_msg(a, &m);
+}
+
+/* Baselines at t0: every sample is a delta from here. */
+static int start_sampling(struct agent *a, struct run *r)
+{
+	char err[PROTO_ERR_MAX];
+
+	if (sampler_open(&r->smp, a->memcg, a->data_file, a->cachestat, err, sizeof(err)) < 0 ||
+	    sampler_read(&r->smp, &r->prev, err, sizeof(err)) < 0)
+		return error("sampler: %s", err);
+	clock_gettime(CLOCK_MONOTONIC, &r->t0);
+	r->ops_base = r->ops_prev = reader_ops(r->sh);
+	return start_timer(r, a->job.wl.interval_ms);
+}
+
+static int prepare_run(struct agent *a, struct run *r)
+{
+	if (a->job.wl.dist == WL_ZIPF && zipf_init(&r->zipf, a->file_pages, a->job.wl.theta) < 0) {
+		if (errno == E2BIG)
+			return error("zipf over %llu pages: at most %llu pages (file_mib %llu)",
+				     (unsigned long long)a->file_pages,
+				     (unsigned long long)ZIPF_MAX_N,
+				     (unsigned long long)(ZIPF_MAX_N * READER_PAGE >> 20));
+		return error_errno("zipf table for %llu pages, theta %g",
+				   (unsigned long long)a->file_pages, a->job.wl.theta);
+	}
+	r->sh = reader_shared_new((unsigned)a->job.wl.threads);
+	if (!r->sh)
+		return error_errno("shared counters for %llu threads",
+				   (unsigned long long)a->job.wl.threads);
+	return 0;
+}
+
+static int run(struct agent *a)
+{
+	struct run r = { .tfd = -1, .smp = { .stat_fd = -1, .file_fd = -1 } };
+	int ret = -1;
+
+	/* built before fork: the table is charged here, not to the workload's memcg */
+	if (prepare_run(a, &r) < 0 || start_workload(a, &r) < 0 ||
+	    start_sampling(a, &r) < 0 || sample_loop(a, &r) < 0)
+		goto out;
+	if (stop_workload(&r, 0) < 0)
+		goto out;
+	ret = send_summary(a, &r);
+out:
+	if (r.sh)
+		stop_workload(&r, 1);
+	if (r.tfd >= 0)
+		close(r.tfd);
+	sampler_close(&r.smp);
+	reader_shared_free(r.sh);
+	zipf_release(&r.zipf);
+	return ret;
+}
+
+/* ---- main ---- */
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: agent [-p PORT] [-d DATADIR] [-c CGROUP2_DIR]\n");
+	exit(2);
+}
+
+static void parse_args(struct agent *a, int argc, char **argv)
+{
+	int c;
+
+	while ((c = getopt(argc, argv, "p:d:c:")) != -1) {
+		switch (c) {
+		case 'p': a->port_path = optarg; break;
+		case 'd': a->data_dir = optarg; break;
+		case 'c': a->cg_dir = optarg; break;
+		default: usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+	if ((size_t)snprintf(a->data_file, sizeof(a->data_file), "%s/data0", a->data_dir) >=
+	    sizeof(a->data_file) || strlen(a->cg_dir) + sizeof(MEMCG_NAME) + 1 >= PATH_MAX) {
+		fprintf(stderr, "agent: path too long\n");
+		exit(2);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct agent a = { .data_dir = "/data", .cg_dir = "/sys/fs/cgroup", .fd = -1 };
+
+	parse_args(&a, argc, argv);
+	signal(SIGPIPE, SIG_IGN);
+	a.fd = open_channel(&a);
+	if (a.fd < 0) {
+		send_error(&a);
+		return 1;
+	}
+	if (say_hello(&a) < 0 || recv_job(&a) < 0 || setup(&a) < 0 || run(&a) < 0) {
+		send_error(&a);
+		return 1;
+	}
+	close(a.fd);
+	return 0;
+}

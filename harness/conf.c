@@ -1,0 +1,159 @@
+/* conf.c -- parse harness.conf strictly: known keys only, typed, in range,
+ * every bad line reported as file:line before giving up. */
+#include "conf.h"
+#include "err.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <string.h>
+
+enum ckind { C_PATH, C_STR, C_UINT };
+
+struct ckey {
+	const char *name;
+	enum ckind kind;
+	size_t off;
+	uint64_t min, max;      /* C_UINT range; C_STR max length */
+	const char *def;
+	const char *help;
+};
+
+#define COFF(m) offsetof(struct conf, m)
+
+static const struct ckey keys[] = {
+	{ "results", C_PATH, COFF(results), 0, 0, "results",
+	  "database, per-run directories and caches" },
+	{ "images", C_PATH, COFF(images), 0, 0, "images/out",
+	  "guest images built by `make images`" },
+	{ "uri", C_STR, COFF(uri), 0, PATH_MAX - 1, "",
+	  "libvirt URI; empty: qemu:///embed under <results>/libvirt" },
+	{ "memory_mib", C_UINT, COFF(memory_mib), 128, 1 << 20, "512", "guest RAM, MiB" },
+	{ "vcpus", C_UINT, COFF(vcpus), 1, 256, "2", "guest vCPUs" },
+	{ "boot_timeout_s", C_UINT, COFF(boot_timeout_s), 5, 3600, "120",
+	  "seconds from domain start to the agent's hello" },
+	{ "slack_s", C_UINT, COFF(slack_s), 5, 3600, "60",
+	  "seconds beyond a workload's duration before its run times out" },
+	{ "accel", C_STR, COFF(accel), 0, 7, "auto", "auto (probe KVM), kvm or tcg" },
+	{ NULL, 0, 0, 0, 0, NULL, NULL },
+};
+
+static int set_key(struct conf *c, const struct ckey *k, const char *val, const char *dir,
+		   char *err)
+{
+	char *end, *dst = (char *)c + k->off;
+	unsigned long long v;
+	int n;
+
+	switch (k->kind) {
+	case C_PATH:
+		if (val[0] == '/' || !dir)
+			n = snprintf(dst, PATH_MAX, "%s", val);
+		else
+			n = snprintf(dst, PATH_MAX, "%s/%s", dir, val);
+		if (n >= PATH_MAX)
+			return errorf(err, "'%s': path too long", k->name);
+		return 0;
+	case C_STR:
+		if (strlen(val) > k->max)
+			return errorf(err, "'%s': longer than %llu characters", k->name,
+				      (unsigned long long)k->max);
+		strcpy(dst, val);
+		if (!strcmp(k->name, "accel") && strcmp(val, "auto") && strcmp(val, "kvm") &&
+		    strcmp(val, "tcg"))
+			return errorf(err, "'accel': expected auto, kvm or tcg, got '%s'", val);
+		return 0;
+	case C_UINT:
+		errno = 0;
+		v = strtoull(val, &end, 10);
+		if (errno || end == val || *end || !isdigit((unsigned char)val[0]))
+			return errorf(err, "'%s': expected a whole number, got '%s'", k->name, val);
+		if (v < k->min || v > k->max)
+			return errorf(err, "'%s': expected %llu..%llu, got %llu", k->name,
+				      (unsigned long long)k->min, (unsigned long long)k->max, v);
+		*(uint64_t *)dst = v;
+		return 0;
+	}
+	return errorf(err, "'%s': no kind", k->name);
+}
+
+void conf_defaults(struct conf *c, const char *dir)
+{
+	const struct ckey *k;
+
+	memset(c, 0, sizeof(*c));
+	for (k = keys; k->name; k++)
+		set_key(c, k, k->def, dir, NULL);
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+static int conf_line(struct conf *c, char *line, const char *dir, char *err)
+{
+	const struct ckey *k;
+	char *eq, *key, *val;
+
+	line = trim(line);
+	if (!*line || *line == '#')
+		return 0;
+	eq = strchr(line, '=');
+	if (!eq)
+		return errorf(err, "expected 'key = value'");
+	*eq = '\0';
+	key = trim(line);
+	val = trim(eq + 1);
+	for (k = keys; k->name; k++)
+		if (!strcmp(k->name, key))
+			return set_key(c, k, val, dir, err);
+	return errorf(err, "unknown key '%s'", key);
+}
+
+int conf_load(struct conf *c, const char *path, char *err)
+{
+	_cleanup_fclose_ FILE *f = NULL;
+	char line[PATH_MAX + 64], dir[PATH_MAX], msg[ERR_MAX];
+	char *slash;
+	int lineno = 0, bad = 0;
+
+	f = fopen(path, "re");
+	if (!f)
+		return errorf(err, "%s: cannot open: %s", path, strerror(errno));
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		strcpy(dir, ".");
+	conf_defaults(c, dir);
+	while (fgets(line, sizeof(line), f)) {
+		lineno++;
+		if (!strchr(line, '\n') && !feof(f)) {
+			errorf(msg, "line too long");
+		} else if (conf_line(c, line, dir, msg) == 0) {
+			continue;
+		}
+		fprintf(stderr, "%s:%d: %s\n", path, lineno, msg);
+		if (!bad++)
+			errorf(err, "%s:%d: %s", path, lineno, msg);
+		if (!strchr(line, '\n'))
+			break;
+	}
+	return bad ? -1 : 0;
+}
+
+void conf_uri(const struct conf *c, char *buf, size_t len)
+{
+	if (c->uri[0])
+		snprintf(buf, len, "%s", c->uri);
+	else
+		snprintf(buf, len, "qemu:///embed?root=%s/libvirt", c->results);
+}

@@ -1,0 +1,207 @@
+/* image.c -- find and prepare what a guest boots from. Builds data disks with
+ * mkfs.ext4 -d and overlays with qemu-img, both through argv, never a shell. */
+#include "image.h"
+#include "err.h"
+#include "proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int file_exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int image_kernel_release(const char *path, char *buf, size_t len, char *err)
+{
+	_cleanup_close_ int fd = -1;
+	unsigned char hdr[0x210];
+	char ver[RELEASE_MAX];
+	unsigned off;
+	ssize_t n;
+	size_t i;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errorf(err, "cannot open kernel '%s': %s", path, strerror(errno));
+	if (pread(fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) || memcmp(hdr + 0x202, "HdrS", 4))
+		return errorf(err, "'%s' is not an x86 bzImage (no HdrS header)", path);
+	off = (unsigned)(hdr[0x20e] | hdr[0x20f] << 8) + 0x200;
+	n = pread(fd, ver, sizeof(ver) - 1, off);
+	if (n <= 0)
+		return errorf(err, "'%s': cannot read its version string", path);
+	ver[n] = '\0';
+	for (i = 0; ver[i] && ver[i] != ' '; i++)
+		if (ver[i] < 0x21 || ver[i] > 0x7e)
+			return errorf(err, "'%s': version string is not text", path);
+	ver[i] = '\0';
+	if (i == 0 || i >= len)
+		return errorf(err, "'%s': empty or oversized version string", path);
+	memcpy(buf, ver, i + 1);
+	return 0;
+}
+
+static int is_alias(const char *s)
+{
+	return s[0] && !strchr(s, '/');
+}
+
+int image_resolve_kernel(const char *images, const char *arch, const char *kernel,
+			 const char *modules, const char *base_dir,
+			 struct kernel_files *out, char *err)
+{
+	char dir[PATH_MAX];
+
+	memset(out, 0, sizeof(*out));
+	if (is_alias(kernel)) {
+		snprintf(dir, sizeof(dir), "%s/%s/kernel/%s", images, arch, kernel);
+		if (pathf(out->kernel, err, "%s/vmlinuz", dir) < 0)
+			return -1;
+		if (!file_exists(out->kernel))
+			return errorf(err, "kernel '%s' is not built: %s missing (run make images, "
+				      "or name a kernel file by path)", kernel, out->kernel);
+		if (pathf(out->modules, err, "%s/modules.cpio", dir) < 0)
+			return -1;
+		if (!file_exists(out->modules))
+			out->modules[0] = '\0';
+	} else if (kernel[0] == '/') {
+		snprintf(out->kernel, sizeof(out->kernel), "%s", kernel);
+	} else {
+		snprintf(out->kernel, sizeof(out->kernel), "%s/%s", base_dir, kernel);
+	}
+	if (!file_exists(out->kernel))
+		return errorf(err, "kernel file '%s' not found", out->kernel);
+	if (modules && modules[0]) {
+		if (modules[0] == '/')
+			snprintf(out->modules, sizeof(out->modules), "%s", modules);
+		else
+			snprintf(out->modules, sizeof(out->modules), "%s/%s", base_dir, modules);
+		if (!file_exists(out->modules))
+			return errorf(err, "modules cpio '%s' not found", out->modules);
+	}
+	return image_kernel_release(out->kernel, out->release, sizeof(out->release), err);
+}
+
+int image_base(const char *images, const char *arch, char *path, char *err)
+{
+	snprintf(path, PATH_MAX, "%s/%s/base.cpio", images, arch);
+	if (!file_exists(path))
+		return errorf(err, "base initramfs %s missing (run make images)", path);
+	return 0;
+}
+
+static int copy_into(int out, const char *src, char *err)
+{
+	_cleanup_close_ int in = -1;
+	char buf[1 << 16];
+	ssize_t n;
+
+	in = open(src, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return errorf(err, "cannot open '%s': %s", src, strerror(errno));
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			return errorf(err, "cannot write initrd: %s", strerror(errno));
+	if (n < 0)
+		return errorf(err, "cannot read '%s': %s", src, strerror(errno));
+	return 0;
+}
+
+int image_initrd(const char *base, const char *modules, const char *dst, char *err)
+{
+	_cleanup_close_ int out = -1;
+
+	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out < 0)
+		return errorf(err, "cannot create '%s': %s", dst, strerror(errno));
+	if (copy_into(out, base, err) < 0)
+		return -1;
+	if (modules[0] && copy_into(out, modules, err) < 0)
+		return -1;
+	return 0;
+}
+
+uint64_t image_disk_bytes(uint64_t file_mib)
+{
+	/* ext4 metadata and journal, with room to spare */
+	return (file_mib + file_mib / 8 + 32) << 20;
+}
+
+/* Deterministic pseudo-random content: incompressible, same on every host. */
+static int write_random_file(const char *path, uint64_t mib, char *err)
+{
+	_cleanup_close_ int fd = -1;
+	static uint64_t buf[1 << 17];   /* 1 MiB */
+	uint64_t x = 0x9e3779b97f4a7c15ULL ^ mib, i, m;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return errorf(err, "cannot create '%s': %s", path, strerror(errno));
+	for (m = 0; m < mib; m++) {
+		for (i = 0; i < ARRAY_SIZE(buf); i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			buf[i] = x;
+		}
+		if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+			return errorf(err, "cannot write '%s': %s", path, strerror(errno));
+	}
+	return 0;
+}
+
+int image_data_disk(const char *cache_dir, uint64_t file_mib, char *path, char *err)
+{
+	char stage[PATH_MAX], data[PATH_MAX], tmp[PATH_MAX], size[32], log[PATH_MAX];
+	int status, ret = -1;
+
+	snprintf(path, PATH_MAX, "%s/disk-%llum.img", cache_dir, (unsigned long long)file_mib);
+	if (file_exists(path))
+		return 0;
+	if (mkdir_p(cache_dir, err) < 0)
+		return -1;
+	snprintf(stage, sizeof(stage), "%s/disk-%llum.d", cache_dir, (unsigned long long)file_mib);
+	if (pathf(data, err, "%s/data0", stage) < 0 || pathf(tmp, err, "%s.tmp", path) < 0 ||
+	    pathf(log, err, "%s/mkfs.log", cache_dir) < 0)
+		return -1;
+	snprintf(size, sizeof(size), "%lluk", (unsigned long long)(image_disk_bytes(file_mib) >> 10));
+	if (mkdir_p(stage, err) < 0 || write_random_file(data, file_mib, err) < 0)
+		goto out;
+	char *argv[] = { "mkfs.ext4", "-q", "-F", "-m", "0", "-L", "harness-data",
+			 "-E", "lazy_itable_init=0,lazy_journal_init=0,root_owner=0:0",
+			 "-d", stage, tmp, size, NULL };
+	unlink(tmp);
+	if (proc_run(argv, log, 600000, &status, err) < 0)
+		goto out;
+	if (status != 0) {
+		errorf(err, "mkfs.ext4 failed (exit %d) building %s; see %s", status, tmp, log);
+		goto out;
+	}
+	if (rename(tmp, path) < 0) {
+		errorf(err, "cannot rename '%s': %s", tmp, strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	unlink(data);
+	rmdir(stage);
+	return ret;
+}
+
+int image_overlay(const char *disk, const char *overlay, char *err)
+{
+	char *argv[] = { "qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw",
+			 "-b", (char *)disk, (char *)overlay, NULL };
+	int status;
+
+	unlink(overlay);
+	if (proc_run(argv, NULL, 60000, &status, err) < 0)
+		return -1;
+	if (status != 0)
+		return errorf(err, "qemu-img create of overlay '%s' failed (exit %d)", overlay, status);
+	return 0;
+}

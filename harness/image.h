@@ -1,0 +1,48 @@
+/* image.h -- the files a guest boots from: kernel arms (built by `make images`
+ * or given as paths), the combined initramfs, data disks and per-run overlays. */
+#ifndef IMAGE_H
+#define IMAGE_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RELEASE_MAX 128
+
+struct kernel_files {
+	char kernel[PATH_MAX];
+	char modules[PATH_MAX];      /* cpio of modules to append, "" for none */
+	char release[RELEASE_MAX];   /* uname -r the kernel will report */
+};
+
+/*
+ * Resolve an arm's "kernel": an alias from images/kernels.conf (looked up in
+ * IMAGES/ARCH/kernel/ALIAS/) or a path to a kernel image (relative paths are
+ * taken from base_dir). modules, if non-empty, overrides the modules cpio.
+ */
+int image_resolve_kernel(const char *images, const char *arch, const char *kernel,
+			 const char *modules, const char *base_dir,
+			 struct kernel_files *out, char *err);
+
+/* The release string embedded in an x86 bzImage header. */
+int image_kernel_release(const char *path, char *buf, size_t len, char *err);
+
+/* IMAGES/ARCH/base.cpio, which must exist. */
+int image_base(const char *images, const char *arch, char *path, char *err);
+
+/* Write base followed by modules (may be "") to dst: one initrd for libvirt. */
+int image_initrd(const char *base, const char *modules, const char *dst, char *err);
+
+/* Bytes of the ext4 data disk that holds a file of file_mib MiB. */
+uint64_t image_disk_bytes(uint64_t file_mib);
+
+/*
+ * The ext4 data disk holding data0 (file_mib MiB of pseudo-random bytes),
+ * built once with mkfs.ext4 -d (no mount) under cache_dir and reused.
+ */
+int image_data_disk(const char *cache_dir, uint64_t file_mib, char *path, char *err);
+
+/* A fresh qcow2 overlay backed by disk, so no run sees another's writes. */
+int image_overlay(const char *disk, const char *overlay, char *err);
+
+#endif

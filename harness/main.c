@@ -1,0 +1,226 @@
+/* main.c -- the `harness` command: check a matrix, run it in fresh guests,
+ * print its ABBA table; the only place that decides to exit. */
+#include "abba.h"
+#include "conf.h"
+#include "err.h"
+#include "proc.h"
+#include "report.h"
+#include "runner.h"
+#include "spec.h"
+#include "store.h"
+#include "vm.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage[] =
+	"usage: harness [-c harness.conf] COMMAND ...\n"
+	"  check FILE     validate a matrix file; boots nothing\n"
+	"  run FILE       queue the matrix, run every run in a fresh guest, print its table\n"
+	"  table MATRIX   print the ABBA table of a stored matrix (id or name)\n"
+	"  probe          say which accelerator guests would use, and why\n";
+
+static int load_conf(struct conf *c, const char *path, char *err)
+{
+	char real[PATH_MAX];
+
+	if (path) {
+		if (conf_load(c, path, err) < 0)
+			return -1;
+	} else if (access("harness.conf", F_OK) == 0) {
+		if (conf_load(c, "harness.conf", err) < 0)
+			return -1;
+	} else {
+		conf_defaults(c, ".");
+	}
+	if (mkdir_p(c->results, err) < 0)
+		return -1;
+	/* libvirt and QEMU resolve paths from elsewhere: make them absolute */
+	if (!realpath(c->results, real))
+		return errorf(err, "results directory '%s': %s", c->results, strerror(errno));
+	snprintf(c->results, sizeof(c->results), "%s", real);
+	if (realpath(c->images, real))
+		snprintf(c->images, sizeof(c->images), "%s", real);
+	return 0;
+}
+
+static int open_store(const struct conf *c, struct store **s, char *err)
+{
+	char db[PATH_MAX];
+
+	if (pathf(db, err, "%s/harness.db", c->results) < 0)
+		return -1;
+	return store_open(db, s, err);
+}
+
+static int cmd_check(const struct conf *c, const char *file)
+{
+	struct matrix m;
+	char err[ERR_MAX];
+
+	if (spec_load(&m, file, c, err) < 0) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	printf("%s: OK, %u arms x %u workloads x %llu reps = %u runs\n", file, m.n_arms,
+	       m.n_cells, (unsigned long long)m.reps, spec_run_count(&m));
+	spec_release(&m);
+	return 0;
+}
+
+static const char *pick_accel(const struct conf *c, const char *kernel)
+{
+	char why[ERR_MAX] = "";
+	const char *accel;
+
+	if (strcmp(c->accel, "auto")) {
+		printf("accel: %s (harness.conf)\n", c->accel);
+		return c->accel;
+	}
+	accel = vm_pick_accel(kernel, why, sizeof(why));
+	printf("accel: %s%s%s%s\n", accel, why[0] ? " (kvm: " : "", why, why[0] ? ")" : "");
+	return accel;
+}
+
+static int run_all(struct runner *r, const struct matrix *m, int64_t mid, unsigned *failed,
+		   char *err)
+{
+	_cleanup_free_ struct run_ref *refs = NULL;
+	struct run_outcome out;
+	size_t n, i;
+
+	if (store_queued_runs(r->store, mid, &refs, &n, err) < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		printf("run %zu/%zu (id %lld) %s / %s, block %u pos %u: ", i + 1, n,
+		       (long long)refs[i].id, m->arms[refs[i].arm].name, m->cells[refs[i].cell].name,
+		       refs[i].block, refs[i].position);
+		fflush(stdout);
+		if (runner_run(r, m, &refs[i], &out, err) < 0)
+			return -1;
+		if (out.ok)
+			printf("done, %llu samples, %.0f ops/s, agent ready %.1f s\n",
+			       (unsigned long long)out.samples, out.ops_per_s,
+			       out.agent_ready_ms / 1000.0);
+		else
+			printf("FAILED: %s\n", out.reason);
+		*failed += !out.ok;
+		fflush(stdout);
+	}
+	return 0;
+}
+
+static int cmd_run(const struct conf *c, const char *file)
+{
+	struct runner r = { .conf = c };
+	struct matrix m;
+	_cleanup_free_ struct abba_slot *slots = NULL;
+	char err[ERR_MAX], uri[PATH_MAX], log[PATH_MAX];
+	unsigned failed = 0;
+	int64_t mid;
+	size_t n;
+	int ret = 1;
+
+	if (spec_load(&m, file, c, err) < 0) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	slots = calloc(spec_run_count(&m), sizeof(*slots));
+	if (!slots && errorf(err, "out of memory"))
+		goto out;
+	if (image_base(c->images, m.arch, r.base, err) < 0 ||
+	    open_store(c, &r.store, err) < 0)
+		goto out;
+	n = abba_order(m.n_arms, m.n_cells, (unsigned)m.reps, slots);
+	if (store_add_matrix(r.store, &m, slots, n, &mid, err) < 0)
+		goto out;
+	printf("matrix %lld '%s': %zu runs queued in ABBA order\n", (long long)mid, m.name, n);
+	r.accel = pick_accel(c, m.arms[0].files.kernel);
+	gethostname(r.host, sizeof(r.host) - 1);
+	conf_uri(c, uri, sizeof(uri));
+	if (pathf(log, err, "%s/libvirt.log", c->results) < 0 ||
+	    vm_connect(uri, log, &r.vm, err) < 0 || run_all(&r, &m, mid, &failed, err) < 0 ||
+	    report_table(stdout, r.store, mid, err) < 0)
+		goto out;
+	ret = failed ? 2 : 0;
+out:
+	if (ret == 1)
+		fprintf(stderr, "harness: %s\n", err);
+	vm_disconnect(r.vm);
+	store_close(r.store);
+	spec_release(&m);
+	return ret;
+}
+
+static int cmd_table(const struct conf *c, const char *key)
+{
+	struct store *s = NULL;
+	char err[ERR_MAX];
+	int64_t mid;
+	int ret = 0;
+
+	if (open_store(c, &s, err) < 0 || store_find_matrix(s, key, &mid, err) < 0 ||
+	    report_table(stdout, s, mid, err) < 0) {
+		fprintf(stderr, "harness: %s\n", err);
+		ret = 1;
+	}
+	store_close(s);
+	return ret;
+}
+
+static int cmd_probe(const struct conf *c)
+{
+	char kernel[PATH_MAX], why[ERR_MAX] = "";
+	const char *accel;
+
+	if (pathf(kernel, why, "%s/x86_64/kernel/6.12/vmlinuz", c->images) < 0 ||
+	    access(kernel, R_OK) < 0) {
+		fprintf(stderr, "harness: %s missing (run make images)\n", kernel);
+		return 1;
+	}
+	accel = vm_pick_accel(kernel, why, sizeof(why));
+	printf("%s%s%s\n", accel, why[0] ? ": " : "", why);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *conf_path = NULL;
+	struct conf c;
+	char err[ERR_MAX];
+	int opt;
+
+	while ((opt = getopt(argc, argv, "+c:h")) != -1) {
+		switch (opt) {
+		case 'c':
+			conf_path = optarg;
+			break;
+		default:
+			fputs(usage, opt == 'h' ? stdout : stderr);
+			return opt == 'h' ? 0 : 1;
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc < 1) {
+		fputs(usage, stderr);
+		return 1;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (load_conf(&c, conf_path, err) < 0) {
+		fprintf(stderr, "harness: %s\n", err);
+		return 1;
+	}
+	if (!strcmp(argv[0], "check") && argc == 2)
+		return cmd_check(&c, argv[1]);
+	if (!strcmp(argv[0], "run") && argc == 2)
+		return cmd_run(&c, argv[1]);
+	if (!strcmp(argv[0], "table") && argc == 2)
+		return cmd_table(&c, argv[1]);
+	if (!strcmp(argv[0], "probe") && argc == 1)
+		return cmd_probe(&c);
+	fputs(usage, stderr);
+	return 1;
+}

@@ -1,0 +1,30 @@
+/* proc.h -- run a helper program from an argv array (never a shell), with a
+ * deadline; and small file-system helpers the harness needs around it. */
+#ifndef PROC_H
+#define PROC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Run argv[0] (looked up in PATH) with stdin from /dev/null and stdout+stderr
+ * appended to log_path (or discarded if NULL). Waits at most timeout_ms, then
+ * kills it. Returns 0 and the exit code in *ret_status (-1 if killed by a
+ * signal or the deadline), or -1 with a message if it could not be run.
+ */
+int proc_run(char *const argv[], const char *log_path, int timeout_ms, int *ret_status,
+	     char *err);
+
+/* snprintf into a PATH_MAX buffer; -1 with a message if it does not fit. */
+int pathf(char *buf, char *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* mkdir -p; returns 0 or -1 with a message. */
+int mkdir_p(const char *path, char *err);
+
+/* Milliseconds on CLOCK_MONOTONIC. */
+int64_t now_ms(void);
+
+/* Write a whole file atomically (temp + rename). */
+int write_file(const char *path, const void *buf, size_t len, char *err);
+
+#endif

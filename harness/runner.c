@@ -1,0 +1,262 @@
+/* runner.c -- the life of one run: prepare the disk and initrd, boot, hand
+ * the agent its job, check and store every message, tear the guest down. */
+#include "runner.h"
+#include "channel.h"
+#include "err.h"
+#include "image.h"
+#include "proc.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+struct run_ctx {
+	struct runner *r;
+	const struct matrix *m;
+	const struct arm *arm;
+	const struct cell *cell;
+	int64_t id;
+	char dir[PATH_MAX], console[PATH_MAX], overlay[PATH_MAX], initrd[PATH_MAX];
+	char sock[PATH_MAX], disk[PATH_MAX];
+	struct vm_domain *dom;
+	struct channel ch;
+	int64_t t_boot;
+	uint64_t file_pages, next_seq, last_t;
+	struct proto_summary summary;
+	struct run_outcome *out;
+};
+
+/* Record why the run failed; returns -1 so stages can `return fail(...)`. */
+static int fail(struct run_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int fail(struct run_ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->out->reason, sizeof(c->out->reason), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int prepare(struct run_ctx *c)
+{
+	const struct conf *conf = c->r->conf;
+	char err[ERR_MAX], cache[PATH_MAX];
+
+	if (pathf(c->dir, err, "%s/runs/%lld", conf->results, (long long)c->id) < 0 ||
+	    pathf(c->console, err, "%s/console.log", c->dir) < 0 ||
+	    pathf(c->overlay, err, "%s/overlay.qcow2", c->dir) < 0 ||
+	    pathf(c->initrd, err, "%s/initrd.img", c->dir) < 0 ||
+	    pathf(c->sock, err, "%s/channel.sock", c->dir) < 0 ||
+	    pathf(cache, err, "%s/cache", conf->results) < 0 ||
+	    mkdir_p(c->dir, err) < 0)
+		return fail(c, "%s", err);
+	unlink(c->console);
+	unlink(c->sock);
+	if (image_data_disk(cache, c->cell->wl.file_mib, c->disk, err) < 0 ||
+	    image_overlay(c->disk, c->overlay, err) < 0 ||
+	    image_initrd(c->r->base, c->arm->files.modules, c->initrd, err) < 0)
+		return fail(c, "%s", err);
+	return 0;
+}
+
+static int boot(struct run_ctx *c)
+{
+	char name[64], cmdline[512], err[ERR_MAX];
+	struct vm_config cfg = {
+		.name = name, .arch = c->m->arch, .accel = c->r->accel,
+		.memory_mib = c->m->memory_mib, .vcpus = c->m->vcpus,
+		.kernel = c->arm->files.kernel, .initrd = c->initrd, .cmdline = cmdline,
+		.disk = c->overlay, .console = c->console, .channel = c->sock,
+	};
+
+	snprintf(name, sizeof(name), "harness-%d-run-%lld", (int)getpid(), (long long)c->id);
+	snprintf(cmdline, sizeof(cmdline), "console=ttyS0 panic=-1 loglevel=4 %s", c->arm->cmdline);
+	if (store_run_booting(c->r->store, c->id, c->r->accel, c->r->host, c->m->arch, c->console,
+			      err) < 0)
+		return -2;
+	c->t_boot = now_ms();
+	if (vm_start(c->r->vm, &cfg, &c->dom, err) < 0)
+		return fail(c, "%s", err);
+	if (channel_connect(&c->ch, c->sock, c->t_boot + 10000, err) < 0)
+		return fail(c, "%s", err);
+	return 0;
+}
+
+static int next_msg(struct run_ctx *c, struct proto_msg *msg, int64_t deadline, const char *what);
+
+/* Wait for one message of the wanted type; an agent error ends the run. */
+static int expect(struct run_ctx *c, enum proto_type want, struct proto_msg *msg,
+		  int64_t deadline, const char *what)
+{
+	if (next_msg(c, msg, deadline, what) < 0)
+		return -1;
+	if (msg->type != want)
+		return fail(c, "guest sent message type %d, expected its %s", msg->type, what);
+	return 0;
+}
+
+static int await_hello(struct run_ctx *c)
+{
+	const struct proto_hello *h;
+	struct proto_msg msg;
+	char err[ERR_MAX];
+
+	if (expect(c, PROTO_HELLO, &msg, c->t_boot + (int64_t)c->r->conf->boot_timeout_s * 1000,
+		   "hello") < 0)
+		return -1;
+	h = &msg.u.hello;
+	c->out->agent_ready_ms = now_ms() - c->t_boot;
+	if (store_run_hello(c->r->store, c->id, h, c->out->agent_ready_ms, err) < 0)
+		return -2;
+	if (h->proto != PROTO_VERSION)
+		return fail(c, "guest agent speaks protocol %llu, harness %d",
+			    (unsigned long long)h->proto, PROTO_VERSION);
+	if (strcmp(h->release, c->arm->files.release))
+		return fail(c, "guest runs kernel '%s', arm '%s' expects '%s'", h->release,
+			    c->arm->name, c->arm->files.release);
+	return 0;
+}
+
+static int lru_gen_matches(const char *want, const char *got)
+{
+	if (!want[0])
+		return 1;
+	if (!strcmp(want, "n"))
+		return !strcmp(got, "0x0000");
+	return !strncmp(got, "0x", 2) && strcmp(got, "0x0000");
+}
+
+static int send_job(struct run_ctx *c)
+{
+	struct proto_msg msg = { .type = PROTO_JOB };
+	char err[ERR_MAX];
+
+	msg.u.job.run = (uint64_t)c->id;
+	snprintf(msg.u.job.lru_gen, sizeof(msg.u.job.lru_gen), "%s", c->arm->lru_gen);
+	msg.u.job.wl = c->cell->wl;
+	if (channel_send(&c->ch, &msg, err) < 0)
+		return fail(c, "%s", err);
+	if (expect(c, PROTO_SETUP, &msg, now_ms() + 120000, "setup") < 0)
+		return -1;
+	if (store_run_setup(c->r->store, c->id, &msg.u.setup, err) < 0)
+		return -2;
+	c->file_pages = msg.u.setup.file_pages;
+	if (!lru_gen_matches(c->arm->lru_gen, msg.u.setup.lru_gen))
+		return fail(c, "wrote lru_gen '%s' but the guest reads back '%s'",
+			    c->arm->lru_gen, msg.u.setup.lru_gen);
+	if (c->file_pages != c->cell->wl.file_mib * 256)
+		return fail(c, "guest reports %llu file pages, expected %llu",
+			    (unsigned long long)c->file_pages,
+			    (unsigned long long)(c->cell->wl.file_mib * 256));
+	return 0;
+}
+
+/* The guest is untrusted: a sample must follow the last and stay in range. */
+static int check_sample(struct run_ctx *c, const struct proto_sample *s)
+{
+	if (s->seq != c->next_seq)
+		return fail(c, "guest sample %llu out of order (expected %llu)",
+			    (unsigned long long)s->seq, (unsigned long long)c->next_seq);
+	if (s->t_ms <= c->last_t && s->seq > 0)
+		return fail(c, "guest sample %llu goes back in time", (unsigned long long)s->seq);
+	if (s->resident_pages > c->file_pages)
+		return fail(c, "guest sample %llu: %llu resident pages of a %llu-page file",
+			    (unsigned long long)s->seq, (unsigned long long)s->resident_pages,
+			    (unsigned long long)c->file_pages);
+	return 0;
+}
+
+/* Wait for the next message of any type; ends the run on timeout or garbage. */
+static int next_msg(struct run_ctx *c, struct proto_msg *msg, int64_t deadline, const char *what)
+{
+	char err[ERR_MAX];
+
+	switch (channel_recv(&c->ch, msg, deadline, err)) {
+	case CH_MSG:
+		if (msg->type == PROTO_ERROR)
+			return fail(c, "guest: %s", msg->u.error);
+		return 0;
+	case CH_TIMEOUT:
+		return fail(c, "timeout: no %s from the guest in time (see %s)", what, c->console);
+	case CH_EOF:
+		return fail(c, "guest went away before its %s (see %s)", what, c->console);
+	case CH_BAD:
+		return fail(c, "guest sent a bad message: %s", err);
+	}
+	return fail(c, "channel: unknown status");
+}
+
+static int stream(struct run_ctx *c)
+{
+	const struct proto_workload *w = &c->cell->wl;
+	int64_t end = now_ms() + (int64_t)(w->duration_s + c->r->conf->slack_s) * 1000;
+	int64_t silence = (int64_t)w->interval_ms * 5 + 15000;
+	struct proto_msg msg;
+	char err[ERR_MAX];
+
+	for (;;) {
+		if (next_msg(c, &msg, now_ms() + silence < end ? now_ms() + silence : end,
+			     "next sample") < 0)
+			return -1;
+		if (msg.type == PROTO_SUMMARY)
+			break;
+		if (msg.type != PROTO_SAMPLE)
+			return fail(c, "guest sent message type %d during the workload", msg.type);
+		if (check_sample(c, &msg.u.sample) < 0)
+			return -1;
+		if (store_sample(c->r->store, c->id, &msg.u.sample, err) < 0)
+			return -2;
+		c->next_seq++;
+		c->last_t = msg.u.sample.t_ms;
+	}
+	c->summary = msg.u.summary;
+	if (c->summary.samples != c->next_seq)
+		return fail(c, "guest summary counts %llu samples, %llu arrived",
+			    (unsigned long long)c->summary.samples, (unsigned long long)c->next_seq);
+	c->out->samples = c->next_seq;
+	c->out->ops_per_s = c->summary.duration_ms ?
+		c->summary.ops * 1000.0 / (double)c->summary.duration_ms : 0;
+	return 0;
+}
+
+static void teardown(struct run_ctx *c)
+{
+	channel_close(&c->ch);
+	vm_destroy(c->dom);
+	c->dom = NULL;
+	unlink(c->overlay);
+	unlink(c->initrd);
+	unlink(c->sock);
+}
+
+int runner_run(struct runner *r, const struct matrix *m, const struct run_ref *ref,
+	       struct run_outcome *out, char *err)
+{
+	struct run_ctx c = {
+		.r = r, .m = m, .arm = &m->arms[ref->arm], .cell = &m->cells[ref->cell],
+		.id = ref->id, .out = out,
+	};
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	channel_init(&c.ch);
+	rc = prepare(&c);
+	if (rc == 0)
+		rc = boot(&c);
+	if (rc == 0)
+		rc = await_hello(&c);
+	if (rc == 0)
+		rc = send_job(&c);
+	if (rc == 0)
+		rc = stream(&c);
+	teardown(&c);
+	if (rc == -2)
+		return errorf(err, "run %lld: cannot record it in the database", (long long)c.id);
+	out->ok = rc == 0;
+	if (store_run_finish(r->store, c.id, out->ok ? "done" : "failed",
+			     out->ok ? NULL : out->reason, out->ok ? &c.summary : NULL, err) < 0)
+		return -1;
+	return 0;
+}

@@ -1,0 +1,294 @@
+/* spec.c -- matrix files: one table of keys per JSON object, one generic
+ * checker for unknown and missing keys, then cross-field checks. */
+#include "spec.h"
+#include "err.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+enum jkind { J_NAME, J_TEXT, J_UINT, J_LRU, J_ANY };
+
+struct jkey {
+	const char *name;
+	enum jkind kind;
+	int required;
+	size_t off;       /* into the struct being filled */
+	size_t size;      /* J_NAME/J_TEXT: buffer size */
+	uint64_t min, max;
+};
+
+#define MOFF(m) offsetof(struct matrix, m)
+#define AOFF(m) offsetof(struct arm, m)
+#define SZ(s, m) sizeof(((struct s *)0)->m)
+
+static const struct jkey matrix_keys[] = {
+	{ "name", J_NAME, 1, MOFF(name), SZ(matrix, name), 0, 0 },
+	{ "description", J_ANY, 0, 0, 0, 0, 0 },
+	{ "reps", J_UINT, 1, MOFF(reps), 0, 1, SPEC_MAX_REPS },
+	{ "memory_mib", J_UINT, 0, MOFF(memory_mib), 0, 128, 1 << 20 },
+	{ "vcpus", J_UINT, 0, MOFF(vcpus), 0, 1, 256 },
+	{ "arms", J_ANY, 1, 0, 0, 0, 0 },
+	{ "workloads", J_ANY, 1, 0, 0, 0, 0 },
+	{ NULL, 0, 0, 0, 0, 0, 0 },
+};
+
+static const struct jkey arm_keys[] = {
+	{ "name", J_NAME, 1, AOFF(name), SZ(arm, name), 0, 0 },
+	{ "kernel", J_TEXT, 1, AOFF(kernel), SZ(arm, kernel), 0, 0 },
+	{ "modules", J_TEXT, 0, AOFF(modules), SZ(arm, modules), 0, 0 },
+	{ "lru_gen", J_LRU, 0, AOFF(lru_gen), SZ(arm, lru_gen), 0, 0 },
+	{ "cmdline", J_TEXT, 0, AOFF(cmdline), SZ(arm, cmdline), 0, 0 },
+	{ NULL, 0, 0, 0, 0, 0, 0 },
+};
+
+static int name_ok(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("._-", *s))
+			return 0;
+	return 1;
+}
+
+static int text_ok(const char *s)
+{
+	for (; *s; s++)
+		if (*s < 0x20 || *s > 0x7e || strchr("<>&'\"", *s))
+			return 0;
+	return 1;
+}
+
+static int set_string(const struct jkey *k, json_t *v, char *dst, const char *where, char *err)
+{
+	const char *s;
+
+	if (!json_is_string(v))
+		return errorf(err, "%s.%s: expected a string", where, k->name);
+	s = json_string_value(v);
+	if (json_string_length(v) >= k->size)
+		return errorf(err, "%s.%s: longer than %zu characters", where, k->name, k->size - 1);
+	if (k->kind == J_NAME && !name_ok(s))
+		return errorf(err, "%s.%s: expected letters, digits, '.', '_' or '-', got '%s'",
+			      where, k->name, s);
+	if (k->kind == J_TEXT && !text_ok(s))
+		return errorf(err, "%s.%s: expected printable text without quotes or <>&",
+			      where, k->name);
+	strcpy(dst, s);
+	return 0;
+}
+
+static int set_value(const struct jkey *k, json_t *v, void *obj, const char *where, char *err)
+{
+	char *dst = (char *)obj + k->off;
+	json_int_t i;
+	const char *s;
+
+	switch (k->kind) {
+	case J_ANY:
+		return 0;
+	case J_NAME:
+	case J_TEXT:
+		return set_string(k, v, dst, where, err);
+	case J_UINT:
+		if (!json_is_integer(v))
+			return errorf(err, "%s.%s: expected a whole number", where, k->name);
+		i = json_integer_value(v);
+		if (i < 0 || (uint64_t)i < k->min || (uint64_t)i > k->max)
+			return errorf(err, "%s.%s: expected %llu..%llu, got %lld", where, k->name,
+				      (unsigned long long)k->min, (unsigned long long)k->max,
+				      (long long)i);
+		*(uint64_t *)dst = (uint64_t)i;
+		return 0;
+	case J_LRU:
+		s = json_is_string(v) ? json_string_value(v) : "";
+		if (!strcmp(s, "y") || !strcmp(s, "n"))
+			strcpy(dst, s);
+		else if (!strcmp(s, "default"))
+			dst[0] = '\0';
+		else
+			return errorf(err, "%s.%s: expected \"y\", \"n\" or \"default\"", where, k->name);
+		return 0;
+	}
+	return errorf(err, "%s.%s: no kind", where, k->name);
+}
+
+/* Check obj against a key table: no unknown keys, no missing required ones. */
+static int parse_object(json_t *obj, const struct jkey *keys, void *dst, const char *where,
+			char *err)
+{
+	const struct jkey *k;
+	const char *key;
+	json_t *v;
+
+	if (!json_is_object(obj))
+		return errorf(err, "%s: expected an object", where);
+	json_object_foreach(obj, key, v) {
+		for (k = keys; k->name && strcmp(k->name, key); k++)
+			;
+		if (!k->name)
+			return errorf(err, "%s: unknown key '%s'", where, key);
+		if (set_value(k, v, dst, where, err) < 0)
+			return -1;
+	}
+	for (k = keys; k->name; k++)
+		if (k->required && !json_object_get(obj, k->name))
+			return errorf(err, "%s: missing key '%s'", where, k->name);
+	return 0;
+}
+
+static int parse_arm(struct matrix *m, json_t *obj, unsigned i, const struct conf *conf,
+		     const char *base_dir, char *err)
+{
+	struct arm *a = &m->arms[i];
+	char where[64], msg[ERR_MAX];
+	unsigned j;
+
+	snprintf(where, sizeof(where), "arms[%u]", i);
+	if (parse_object(obj, arm_keys, a, where, err) < 0)
+		return -1;
+	for (j = 0; j < i; j++)
+		if (!strcmp(m->arms[j].name, a->name))
+			return errorf(err, "%s.name: '%s' is used by arms[%u] too", where, a->name, j);
+	if (image_resolve_kernel(conf->images, m->arch, a->kernel, a->modules, base_dir,
+				 &a->files, msg) < 0)
+		return errorf(err, "%s.kernel: %s", where, msg);
+	return 0;
+}
+
+static int parse_cell(struct matrix *m, json_t *obj, unsigned i, char *err)
+{
+	struct cell *c = &m->cells[i];
+	char msg[ERR_MAX];
+	const char *key;
+	json_t *v;
+	unsigned j;
+	struct jkey namekey = { "name", J_NAME, 1, 0, sizeof(c->name), 0, 0 };
+	char where[64];
+
+	snprintf(where, sizeof(where), "workloads[%u]", i);
+	if (!json_is_object(obj))
+		return errorf(err, "%s: expected an object", where);
+	proto_workload_defaults(&c->wl);
+	json_object_foreach(obj, key, v) {
+		if (!strcmp(key, "name")) {
+			if (set_string(&namekey, v, c->name, where, err) < 0)
+				return -1;
+		} else if (proto_workload_set_json(&c->wl, key, v, msg, sizeof(msg)) < 0) {
+			return errorf(err, "%s: %s", where, msg);
+		}
+	}
+	if (!c->name[0])
+		return errorf(err, "%s: missing key 'name'", where);
+	for (j = 0; j < i; j++)
+		if (!strcmp(m->cells[j].name, c->name))
+			return errorf(err, "%s.name: '%s' is used by workloads[%u] too", where,
+				      c->name, j);
+	if (c->wl.memcg_mib + GUEST_RESERVE_MIB > m->memory_mib)
+		return errorf(err, "%s.memcg_mib: %llu MiB does not fit a %llu MiB guest "
+			      "(at most %llu, or raise memory_mib)", where,
+			      (unsigned long long)c->wl.memcg_mib,
+			      (unsigned long long)m->memory_mib,
+			      (unsigned long long)(m->memory_mib > GUEST_RESERVE_MIB ?
+						   m->memory_mib - GUEST_RESERVE_MIB : 0));
+	return 0;
+}
+
+static int parse_array(json_t *root, const char *key, size_t max, char *err)
+{
+	json_t *a = json_object_get(root, key);
+
+	if (!json_is_array(a) || json_array_size(a) == 0)
+		return errorf(err, "%s: expected a non-empty array", key);
+	if (json_array_size(a) > max)
+		return errorf(err, "%s: at most %zu entries", key, max);
+	return 0;
+}
+
+static void fnv1a_hex(const char *s, char out[17])
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ULL;
+	}
+	snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
+static int spec_parse(struct matrix *m, json_t *root, const struct conf *conf,
+		      const char *base_dir, char *err)
+{
+	json_t *v;
+	size_t i;
+
+	if (parse_object(root, matrix_keys, m, "matrix", err) < 0)
+		return -1;
+	if (parse_array(root, "arms", SPEC_MAX_ARMS, err) < 0 ||
+	    parse_array(root, "workloads", SPEC_MAX_CELLS, err) < 0)
+		return -1;
+	json_array_foreach(json_object_get(root, "arms"), i, v) {
+		if (parse_arm(m, v, (unsigned)i, conf, base_dir, err) < 0)
+			return -1;
+		m->n_arms++;
+	}
+	json_array_foreach(json_object_get(root, "workloads"), i, v) {
+		if (parse_cell(m, v, (unsigned)i, err) < 0)
+			return -1;
+		m->n_cells++;
+	}
+	m->canonical = json_dumps(root, JSON_COMPACT | JSON_SORT_KEYS);
+	if (!m->canonical)
+		return errorf(err, "out of memory");
+	fnv1a_hex(m->canonical, m->hash);
+	return 0;
+}
+
+int spec_load(struct matrix *m, const char *path, const struct conf *conf, char *err)
+{
+	char msg[ERR_MAX], base_dir[PATH_MAX], *slash;
+	json_error_t jerr;
+	json_t *root;
+	struct stat st;
+	int ret;
+
+	memset(m, 0, sizeof(*m));
+	snprintf(m->path, sizeof(m->path), "%s", path);
+	snprintf(m->arch, sizeof(m->arch), "x86_64");
+	m->memory_mib = conf->memory_mib;
+	m->vcpus = conf->vcpus;
+	if (stat(path, &st) < 0)
+		return errorf(err, "%s: cannot read: %s", path, strerror(errno));
+	if (st.st_size > SPEC_FILE_MAX)
+		return errorf(err, "%s: larger than %d bytes", path, SPEC_FILE_MAX);
+	root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root)
+		return errorf(err, "%s:%d:%d: malformed JSON: %s", path, jerr.line, jerr.column,
+			      jerr.text);
+	snprintf(base_dir, sizeof(base_dir), "%s", path);
+	slash = strrchr(base_dir, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		strcpy(base_dir, ".");
+	ret = spec_parse(m, root, conf, base_dir, msg);
+	json_decref(root);
+	if (ret < 0) {
+		spec_release(m);
+		return errorf(err, "%s: %s", path, msg);
+	}
+	return 0;
+}
+
+void spec_release(struct matrix *m)
+{
+	free(m->canonical);
+	m->canonical = NULL;
+}
+
+unsigned spec_run_count(const struct matrix *m)
+{
+	return m->n_arms * m->n_cells * (unsigned)m->reps;
+}

@@ -1,0 +1,75 @@
+/* store.h -- the SQLite results database: matrices, arms, runs in ABBA order,
+ * and every sample as it arrives. Prepared statements only. */
+#ifndef STORE_H
+#define STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "abba.h"
+#include "proto.h"
+#include "spec.h"
+
+struct store;
+
+/* Open (creating and migrating) the database at path, in WAL mode. */
+int store_open(const char *path, struct store **ret, char *err);
+void store_close(struct store *s);
+
+/*
+ * Queue a matrix: the matrix, its arms and every run in the given order, in
+ * one transaction, so a failure leaves nothing half-queued.
+ */
+int store_add_matrix(struct store *s, const struct matrix *m, const struct abba_slot *slots,
+		     size_t n, int64_t *ret_id, char *err);
+
+struct run_ref {
+	int64_t id;
+	unsigned arm, cell, block, position, seq;
+};
+
+/* Runs of a matrix still queued, in order. *ret is malloc'd. */
+int store_queued_runs(struct store *s, int64_t matrix_id, struct run_ref **ret, size_t *ret_n,
+		      char *err);
+
+int store_run_booting(struct store *s, int64_t run, const char *accel, const char *host,
+		      const char *arch, const char *console, char *err);
+int store_run_hello(struct store *s, int64_t run, const struct proto_hello *h,
+		    int64_t agent_ready_ms, char *err);
+int store_run_setup(struct store *s, int64_t run, const struct proto_setup *st, char *err);
+/* One sample, committed on its own: a crash later loses nothing stored here. */
+int store_sample(struct store *s, int64_t run, const struct proto_sample *smp, char *err);
+/* status is "done" or "failed"; reason may be NULL; summary may be NULL. */
+int store_run_finish(struct store *s, int64_t run, const char *status, const char *reason,
+		     const struct proto_summary *sum, char *err);
+
+/* Find a matrix by id or by name (the newest of that name). */
+int store_find_matrix(struct store *s, const char *key, int64_t *ret_id, char *err);
+
+/* Per-run summary of a finished run, for reports. */
+struct run_summary {
+	int64_t run;
+	unsigned arm, cell, block, position;
+	double ops_per_s, refault_per_s, majflt_per_s;
+	double resident_end, file_pages;
+};
+
+struct matrix_info {
+	char name[64];
+	unsigned n_arms, n_cells;
+	char arm_names[SPEC_MAX_ARMS][64];
+	char arm_release[SPEC_MAX_ARMS][RELEASE_MAX];
+	char arm_lru[SPEC_MAX_ARMS][32];     /* lru_gen read back in the guest */
+	char cell_names[SPEC_MAX_CELLS][64];
+	char cell_params[SPEC_MAX_CELLS][512];
+	char accel[64], arch[32];
+	unsigned runs_total, runs_done, runs_failed;
+};
+
+int store_matrix_info(struct store *s, int64_t matrix_id, struct matrix_info *mi, char *err);
+
+/* Summaries of the matrix's done runs; *ret is malloc'd. */
+int store_summaries(struct store *s, int64_t matrix_id, struct run_summary **ret,
+		    size_t *ret_n, char *err);
+
+#endif

@@ -1,0 +1,307 @@
+/* vm.c -- libvirt connection, event loop thread, domain XML and lifecycle,
+ * and the KVM probe. The embedded QEMU driver needs no system libvirtd. */
+#include "vm.h"
+#include "err.h"
+#include "proc.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+
+struct vm_conn {
+	virConnectPtr conn;
+	int embedded;    /* domains die with the connection already */
+};
+
+struct vm_domain {
+	virDomainPtr dom;
+};
+
+static pthread_t loop_thread;
+static atomic_int loop_started;
+
+static void *event_loop(void *arg)
+{
+	(void)arg;
+	for (;;)
+		virEventRunDefaultImpl();
+	return NULL;
+}
+
+static void quiet_errors(void *data, virErrorPtr e)
+{
+	(void)data;
+	(void)e;
+}
+
+static int start_event_loop(char *err)
+{
+	if (atomic_exchange(&loop_started, 1))
+		return 0;
+	virSetErrorFunc(NULL, quiet_errors);
+	if (virInitialize() < 0 || virEventRegisterDefaultImpl() < 0)
+		return errorf(err, "libvirt: cannot initialise its event loop");
+	if (pthread_create(&loop_thread, NULL, event_loop, NULL) != 0)
+		return errorf(err, "cannot start the libvirt event thread");
+	pthread_detach(loop_thread);
+	return 0;
+}
+
+static const char embed_conf[] =
+	"# written by mglru-harness for libvirt's embedded QEMU driver\n"
+	"user = \"root\"\n"
+	"group = \"root\"\n"
+	"stdio_handler = \"file\"\n"
+	"# the harness's own files: no relabelling, no chown\n"
+	"security_driver = \"none\"\n"
+	"dynamic_ownership = 0\n";
+
+/* The embedded driver parses its default user at start-up, so it must exist. */
+static int ensure_qemu_user(char *err)
+{
+	char *argv[] = { "useradd", "--system", "--no-create-home", "--shell",
+			 "/usr/sbin/nologin", "libvirt-qemu", NULL };
+	int status;
+
+	if (getpwnam("libvirt-qemu"))
+		return 0;
+	if (proc_run(argv, NULL, 30000, &status, err) < 0)
+		return -1;
+	if (status != 0 && !getpwnam("libvirt-qemu"))
+		return errorf(err, "cannot create the libvirt-qemu user (useradd exit %d)", status);
+	return 0;
+}
+
+static const char embed_prefix[] = "qemu:///embed?root=";
+
+static int is_embedded(const char *uri)
+{
+	return !strncmp(uri, embed_prefix, sizeof(embed_prefix) - 1);
+}
+
+static int setup_embedded(const char *uri, char *err)
+{
+	const char *prefix = embed_prefix;
+	char root[PATH_MAX], etc[PATH_MAX], conf[PATH_MAX];
+
+	if (!is_embedded(uri))
+		return 0;
+	snprintf(root, sizeof(root), "%s", uri + strlen(prefix));
+	if (root[0] != '/')
+		return errorf(err, "embedded libvirt root must be an absolute path: '%s'", root);
+	if (strlen(root) > 60)
+		return errorf(err, "embedded libvirt root '%s' is longer than 60 characters: "
+			      "its sockets would not fit a unix socket path", root);
+	if (pathf(etc, err, "%s/etc", root) < 0 || pathf(conf, err, "%s/qemu.conf", etc) < 0 ||
+	    mkdir_p(etc, err) < 0 || write_file(conf, embed_conf, strlen(embed_conf), err) < 0)
+		return -1;
+	return ensure_qemu_user(err);
+}
+
+int vm_connect(const char *uri, const char *log_path, struct vm_conn **ret, char *err)
+{
+	char outputs[PATH_MAX + 16];
+	struct vm_conn *c;
+
+	/* libvirt logs to stderr unless told otherwise; keep our output clean */
+	if (log_path && !getenv("LIBVIRT_LOG_OUTPUTS")) {
+		snprintf(outputs, sizeof(outputs), "3:file:%s", log_path);
+		setenv("LIBVIRT_LOG_OUTPUTS", outputs, 1);
+	}
+	if (start_event_loop(err) < 0 || setup_embedded(uri, err) < 0)
+		return -1;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return errorf(err, "out of memory");
+	c->embedded = is_embedded(uri);
+	c->conn = virConnectOpen(uri);
+	if (!c->conn) {
+		free(c);
+		return errorf(err, "libvirt: cannot connect to '%s': %s", uri,
+			      virGetLastErrorMessage());
+	}
+	*ret = c;
+	return 0;
+}
+
+void vm_disconnect(struct vm_conn *c)
+{
+	if (!c)
+		return;
+	virConnectClose(c->conn);
+	free(c);
+}
+
+/* Paths reach the XML escaped; matrix text is already free of markup. */
+static int xml_escape(const char *s, char *out, size_t len)
+{
+	size_t n = 0;
+	const char *rep;
+
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': rep = "&lt;"; break;
+		case '>': rep = "&gt;"; break;
+		case '&': rep = "&amp;"; break;
+		case '\'': rep = "&apos;"; break;
+		case '"': rep = "&quot;"; break;
+		default: rep = NULL; break;
+		}
+		if (n + (rep ? strlen(rep) : 1) >= len)
+			return -1;
+		if (rep) {
+			memcpy(out + n, rep, strlen(rep));
+			n += strlen(rep);
+		} else {
+			out[n++] = *s;
+		}
+	}
+	out[n] = '\0';
+	return 0;
+}
+
+int vm_domain_xml(const struct vm_config *cfg, char *buf, size_t len, char *err)
+{
+	char e[7][PATH_MAX];
+	const char *src[7] = { cfg->name, cfg->kernel, cfg->initrd, cfg->cmdline, cfg->disk,
+			       cfg->console, cfg->channel };
+	struct sockaddr_un sun;
+	int i, n;
+
+	if (strlen(cfg->channel) >= sizeof(sun.sun_path))
+		return errorf(err, "channel socket path '%s' is longer than %zu bytes", cfg->channel,
+			      sizeof(sun.sun_path) - 1);
+	for (i = 0; i < 7; i++)
+		if (xml_escape(src[i], e[i], sizeof(e[i])) < 0)
+			return errorf(err, "path too long for the domain XML: '%.64s'", src[i]);
+	n = snprintf(buf, len,
+		"<domain type='%s'>\n"
+		"  <name>%s</name>\n"
+		"  <memory unit='MiB'>%llu</memory>\n"
+		"  <vcpu>%llu</vcpu>\n"
+		"  <os>\n"
+		"    <type arch='%s' machine='pc'>hvm</type>\n"
+		"    <kernel>%s</kernel>\n"
+		"    <initrd>%s</initrd>\n"
+		"    <cmdline>%s</cmdline>\n"
+		"  </os>\n"
+		"  <features><acpi/></features>\n"
+		"%s"
+		"  <on_poweroff>destroy</on_poweroff>\n"
+		"  <on_reboot>destroy</on_reboot>\n"
+		"  <on_crash>destroy</on_crash>\n"
+		"  <devices>\n"
+		"    <disk type='file' device='disk'>\n"
+		"      <driver name='qemu' type='qcow2' cache='none'/>\n"
+		"      <source file='%s'/>\n"
+		"      <target dev='vda' bus='virtio'/>\n"
+		"    </disk>\n"
+		"    <serial type='file'><source path='%s'/><target port='0'/></serial>\n"
+		"    <console type='file'><source path='%s'/><target type='serial' port='0'/></console>\n"
+		"    <channel type='unix'>\n"
+		"      <source mode='bind' path='%s'/>\n"
+		"      <target type='virtio' name='harness.0'/>\n"
+		"    </channel>\n"
+		"    <memballoon model='none'/>\n"
+		"  </devices>\n"
+		"</domain>\n",
+		strcmp(cfg->accel, "kvm") ? "qemu" : "kvm", e[0],
+		(unsigned long long)cfg->memory_mib, (unsigned long long)cfg->vcpus,
+		cfg->arch, e[1], e[2], e[3],
+		strcmp(cfg->accel, "kvm") ? "" : "  <cpu mode='host-passthrough'/>\n",
+		e[4], e[5], e[5], e[6]);
+	if (n < 0 || (size_t)n >= len)
+		return errorf(err, "domain XML does not fit %zu bytes", len);
+	return 0;
+}
+
+int vm_start(struct vm_conn *c, const struct vm_config *cfg, struct vm_domain **ret, char *err)
+{
+	char xml[16384];
+	struct vm_domain *d;
+
+	if (vm_domain_xml(cfg, xml, sizeof(xml), err) < 0)
+		return -1;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return errorf(err, "out of memory");
+	/* libvirt 9 refuses AUTODESTROY on the embedded driver, whose domains
+	 * die with the connection anyway */
+	d->dom = virDomainCreateXML(c->conn, xml, c->embedded ? 0 : VIR_DOMAIN_START_AUTODESTROY);
+	if (!d->dom) {
+		free(d);
+		return errorf(err, "libvirt: cannot start domain '%s': %s", cfg->name,
+			      virGetLastErrorMessage());
+	}
+	*ret = d;
+	return 0;
+}
+
+int vm_running(struct vm_domain *d)
+{
+	int state, reason;
+
+	if (virDomainGetState(d->dom, &state, &reason, 0) < 0)
+		return 0;
+	return state == VIR_DOMAIN_RUNNING || state == VIR_DOMAIN_BLOCKED ||
+	       state == VIR_DOMAIN_PAUSED;
+}
+
+void vm_destroy(struct vm_domain *d)
+{
+	if (!d)
+		return;
+	if (vm_running(d))
+		virDomainDestroy(d->dom);
+	virDomainFree(d->dom);
+	free(d);
+}
+
+/*
+ * The probe boots the arm's real kernel with no root file system and
+ * panic=-1: if it reaches its "cannot mount root" panic, QEMU exits on the
+ * reboot by itself. A trivial real-mode guest is not proof: on nested hosts
+ * KVM runs one fine while a Linux guest hangs after "Booting from ROM".
+ */
+int vm_probe(const char *accel, const char *kernel, int timeout_ms, char *why, size_t len)
+{
+	char accel_opt[16], kpath[PATH_MAX], err[ERR_MAX];
+	int status;
+
+	snprintf(accel_opt, sizeof(accel_opt), "%s", accel);
+	snprintf(kpath, sizeof(kpath), "%s", kernel);
+	char *argv[] = { "qemu-system-x86_64", "-accel", accel_opt, "-nodefaults",
+			 "-display", "none", "-m", "256", "-kernel", kpath,
+			 "-append", "panic=-1 quiet", "-no-reboot", NULL };
+	if (proc_run(argv, NULL, timeout_ms, &status, err) < 0) {
+		snprintf(why, len, "%s", err);
+		return 0;
+	}
+	if (status == 0)
+		return 1;
+	if (status == -1)
+		snprintf(why, len, "a %s guest did not reach its kernel panic within %d ms",
+			 accel, timeout_ms);
+	else
+		snprintf(why, len, "qemu -accel %s exited %d", accel, status);
+	return 0;
+}
+
+const char *vm_pick_accel(const char *kernel, char *why, size_t len)
+{
+	if (access("/dev/kvm", R_OK | W_OK) < 0) {
+		snprintf(why, len, "no usable /dev/kvm");
+		return "tcg";
+	}
+	if (vm_probe("kvm", kernel, 2000, why, len))
+		return "kvm";
+	return "tcg";
+}

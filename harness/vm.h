@@ -1,0 +1,54 @@
+/* vm.h -- guests through libvirt's C API: one transient, autodestroyed domain
+ * per run, direct kernel boot, a virtio-serial channel and a serial console log. */
+#ifndef VM_H
+#define VM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct vm_conn;
+struct vm_domain;
+
+struct vm_config {
+	const char *name;
+	const char *arch;        /* "x86_64" */
+	const char *accel;       /* "kvm" or "tcg" */
+	uint64_t memory_mib, vcpus;
+	const char *kernel, *initrd, *cmdline;
+	const char *disk;        /* qcow2 overlay, attached virtio-blk cache=none */
+	const char *console;     /* serial console log file */
+	const char *channel;     /* unix socket QEMU binds for the agent's port */
+};
+
+/*
+ * Connect to uri, starting libvirt's event loop first. For the embedded
+ * driver (qemu:///embed?root=DIR) this also sets up what it needs: DIR's
+ * qemu.conf and a libvirt-qemu user. libvirt's own warnings go to log_path
+ * (unless LIBVIRT_LOG_OUTPUTS says otherwise).
+ */
+int vm_connect(const char *uri, const char *log_path, struct vm_conn **ret, char *err);
+void vm_disconnect(struct vm_conn *c);
+
+/* The domain XML for cfg; -1 if it does not fit or a path is unusable. */
+int vm_domain_xml(const struct vm_config *cfg, char *buf, size_t len, char *err);
+
+/* Start a transient domain that dies with the connection. */
+int vm_start(struct vm_conn *c, const struct vm_config *cfg, struct vm_domain **ret, char *err);
+
+/* 1 while the domain exists and runs, 0 once it is gone or shut off. */
+int vm_running(struct vm_domain *d);
+
+/* Destroy (if still there) and free. */
+void vm_destroy(struct vm_domain *d);
+
+/*
+ * Does a guest actually run with accel ("kvm" or "tcg")? Boots kernel (an
+ * x86 bzImage) without a root file system and waits up to timeout_ms for its
+ * panic to end QEMU. Returns 1 if it did, 0 if not, with the reason in why.
+ */
+int vm_probe(const char *accel, const char *kernel, int timeout_ms, char *why, size_t len);
+
+/* "kvm" if /dev/kvm exists and the probe proves it within 2 s, else "tcg". */
+const char *vm_pick_accel(const char *kernel, char *why, size_t len);
+
+#endif

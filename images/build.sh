@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# build.sh -- guest images for one architecture: the base initramfs (busybox +
+# agent) and, per pinned kernel, its vmlinuz and a cpio of its virtio modules.
+# usage: images/build.sh ARCH AGENT_BINARY OUTDIR
+# Idempotent: a kernel whose output already names its pinned package is skipped.
+set -euo pipefail
+
+arch=${1:?arch}
+agent=${2:?agent binary}
+out=${3:?output dir}
+here=$(cd "$(dirname "$0")" && pwd)
+conf=$here/kernels.conf
+debs=$here/cache/debs
+# Modules the guest needs before /init can reach the channel and the data disk;
+# whichever of them a kernel has built in is skipped.
+want_modules="virtio_pci virtio_blk virtio_console"
+
+case $arch in
+x86_64) busybox_bin=/bin/busybox ;;
+*) echo "images/build.sh: unsupported arch '$arch'" >&2; exit 1 ;;
+esac
+
+mkdir -p "$out" "$debs"
+
+build_base() {
+	local stage dst=$out/base.cpio
+	if [ -f "$dst" ] && [ "$dst" -nt "$agent" ] && [ "$dst" -nt "$here/../guest/init" ] &&
+	   [ "$dst" -nt "$busybox_bin" ]; then
+		return
+	fi
+	stage=$(mktemp -d)
+	mkdir -p "$stage"/{bin,sbin,proc,sys,dev,data,etc,tmp}
+	cp "$busybox_bin" "$stage/bin/busybox"
+	ln -s busybox "$stage/bin/sh"
+	cp "$agent" "$stage/sbin/agent"
+	cp "$here/../guest/init" "$stage/init"
+	chmod 755 "$stage/init" "$stage/sbin/agent"
+	(cd "$stage" && find . -print0 | LC_ALL=C sort -z |
+		cpio --quiet -o -0 -H newc -R 0:0) > "$dst.tmp"
+	mv "$dst.tmp" "$dst"
+	rm -rf "$stage"
+	echo "images: $dst"
+}
+
+# Print the .ko files (dependency order) the wanted modules need in ROOT.
+module_order() {
+	local root=$1 rel=$2 m
+	for m in $want_modules; do
+		modprobe -d "$root" -S "$rel" --show-depends "$m" 2>/dev/null |
+			awk '$1 == "insmod" { print $2 }'
+	done | awk '!seen[$0]++'
+}
+
+build_kernel() {
+	local alias=$1 pkg=$2 dir=$out/kernel/$1 x rel ko dst stage deb
+	if [ -f "$dir/package" ] && [ "$(cat "$dir/package")" = "$pkg" ] &&
+	   [ -f "$dir/vmlinuz" ] && [ -f "$dir/modules.cpio" ]; then
+		return
+	fi
+	deb=$(ls "$debs/${pkg}"_*.deb 2>/dev/null | head -n 1 || true)
+	if [ -z "$deb" ]; then
+		(cd "$debs" && apt-get download "$pkg" 2>&1 | grep -v '^W: Download is performed unsandboxed' || true)
+		deb=$(ls "$debs/${pkg}"_*.deb 2>/dev/null | head -n 1 || true)
+		[ -n "$deb" ] || { echo "images: apt-get download $pkg failed (run apt-get update?)" >&2; exit 1; }
+	fi
+	x=$(mktemp -d)
+	dpkg-deb -x "$deb" "$x"
+	rel=$(ls "$x/lib/modules")
+	depmod -b "$x" "$rel"
+	stage=$(mktemp -d)
+	mkdir -p "$stage/etc" "$stage/lib/modules/$rel"
+	: > "$stage/etc/modules.order"
+	for ko in $(module_order "$x" "$rel"); do
+		dst=/lib/modules/$rel/$(basename "${ko%.xz}")
+		case $ko in
+		*.xz) xz -dc "$ko" > "$stage$dst" ;;
+		*) cp "$ko" "$stage$dst" ;;
+		esac
+		echo "$dst" >> "$stage/etc/modules.order"
+	done
+	mkdir -p "$dir"
+	(cd "$stage" && find . -print0 | LC_ALL=C sort -z |
+		cpio --quiet -o -0 -H newc -R 0:0) > "$dir/modules.cpio"
+	cp "$x/boot/vmlinuz-$rel" "$dir/vmlinuz"
+	echo "$rel" > "$dir/release"
+	echo "$pkg" > "$dir/package"
+	rm -rf "$x" "$stage"
+	echo "images: $dir ($rel)"
+}
+
+build_base
+while read -r alias karch pkg; do
+	case $alias in ''|'#'*) continue ;; esac
+	[ "$karch" = "$arch" ] || continue
+	build_kernel "$alias" "$pkg"
+done < "$conf"
