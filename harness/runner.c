@@ -72,7 +72,7 @@ static int boot(struct run_ctx *c)
 	};
 
 	snprintf(name, sizeof(name), "harness-%d-run-%lld", (int)getpid(), (long long)c->id);
-	snprintf(cmdline, sizeof(cmdline), "console=ttyS0 panic=-1 loglevel=4 %s", c->arm->cmdline);
+	snprintf(cmdline, sizeof(cmdline), "console=ttyS0 panic=-1 %s", c->arm->cmdline);
 	if (store_run_booting(c->r->store, c->id, c->r->accel, c->r->host, c->m->arch, c->console,
 			      err) < 0)
 		return -2;

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# run.sh -- every test: the cmocka unit tests (built with ASan+UBSan), then the
+# end-to-end boot test. Ends with one "N passed, N failed" line for CI.
+# usage: tests/run.sh HARNESS_BINARY UNIT_TEST_BINARY...
+set -u
+
+harness=${1:?harness binary}
+shift
+pass=0 fail=0
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+for t in "$@"; do
+	out=$("$t" 2>&1)
+	rc=$?
+	printf '%s\n' "$out"
+	p=$(printf '%s\n' "$out" | grep -c '^\[       OK \]')
+	f=$(printf '%s\n' "$out" | grep '^\[  FAILED  \] [a-z_]' | sort -u | wc -l)
+	# a crash or a sanitizer report fails the binary even if cmocka said nothing
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+	pass=$((pass + p))
+	fail=$((fail + f))
+done
+
+out=$(tests/e2e_boot.sh "$harness" 2>&1)
+printf '%s\n' "$out"
+pass=$((pass + $(printf '%s\n' "$out" | grep -c '^ok - ')))
+fail=$((fail + $(printf '%s\n' "$out" | grep -c '^not ok - ')))
+if ! printf '%s\n' "$out" | grep -q '^e2e: '; then fail=$((fail + 1)); fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
