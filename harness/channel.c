@@ -40,7 +40,6 @@ int channel_connect(struct channel *ch, const char *path, int64_t deadline_ms, c
 	}
 	ch->fd = fd;
 	ch->len = 0;
-	ch->discarding = 0;
 	return 0;
 }
 

@@ -11,7 +11,6 @@
 struct channel {
 	int fd;
 	size_t len;                  /* bytes buffered in buf */
-	int discarding;              /* inside an over-long line */
 	char buf[PROTO_LINE_MAX];
 };
 

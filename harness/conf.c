@@ -135,16 +135,17 @@ int conf_load(struct conf *c, const char *path, char *err)
 		strcpy(dir, ".");
 	conf_defaults(c, dir);
 	while (fgets(line, sizeof(line), f)) {
+		int whole = strchr(line, '\n') || feof(f);
+
 		lineno++;
-		if (!strchr(line, '\n') && !feof(f)) {
+		if (!whole)
 			errorf(msg, "line too long");
-		} else if (conf_line(c, line, dir, msg) == 0) {
+		else if (conf_line(c, line, dir, msg) == 0)
 			continue;
-		}
 		fprintf(stderr, "%s:%d: %s\n", path, lineno, msg);
 		if (!bad++)
 			errorf(err, "%s:%d: %s", path, lineno, msg);
-		if (!strchr(line, '\n'))
+		if (!whole)
 			break;
 	}
 	return bad ? -1 : 0;

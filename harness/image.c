@@ -45,6 +45,13 @@ int image_kernel_release(const char *path, char *buf, size_t len, char *err)
 	return 0;
 }
 
+static int file_exists_in(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+
+	return pathf(path, NULL, "%s/%s", dir, name) == 0 && file_exists(path);
+}
+
 static int is_alias(const char *s)
 {
 	return s[0] && !strchr(s, '/');
@@ -55,10 +62,14 @@ int image_resolve_kernel(const char *images, const char *arch, const char *kerne
 			 struct kernel_files *out, char *err)
 {
 	char dir[PATH_MAX];
+	int bare_file;
 
 	memset(out, 0, sizeof(*out));
-	if (is_alias(kernel)) {
-		snprintf(dir, sizeof(dir), "%s/%s/kernel/%s", images, arch, kernel);
+	snprintf(dir, sizeof(dir), "%s/%s/kernel/%s", images, arch, kernel);
+	/* a bare name is an alias, unless only a file beside the matrix has it */
+	bare_file = is_alias(kernel) && !file_exists_in(dir, "vmlinuz") &&
+		    file_exists_in(base_dir, kernel);
+	if (is_alias(kernel) && !bare_file) {
 		if (pathf(out->kernel, err, "%s/vmlinuz", dir) < 0)
 			return -1;
 		if (!file_exists(out->kernel))

@@ -285,41 +285,48 @@ int store_add_matrix(struct store *s, const struct matrix *m, const struct abba_
 	return exec_sql(s, "COMMIT", err);
 }
 
+static int each_row(struct store *s, const char *sql, int64_t matrix_id,
+		    void (*fn)(sqlite3_stmt *st, void *arg), void *arg, char *err);
+
+struct ref_acc {
+	struct run_ref *v;
+	size_t n;
+	int oom;
+};
+
+static void ref_row(sqlite3_stmt *st, void *arg)
+{
+	struct ref_acc *acc = arg;
+	struct run_ref *nv = realloc(acc->v, (acc->n + 1) * sizeof(*nv));
+
+	if (!nv) {
+		acc->oom = 1;
+		return;
+	}
+	acc->v = nv;
+	nv[acc->n].id = sqlite3_column_int64(st, 0);
+	nv[acc->n].arm = (unsigned)sqlite3_column_int(st, 1);
+	nv[acc->n].cell = (unsigned)sqlite3_column_int(st, 2);
+	nv[acc->n].block = (unsigned)sqlite3_column_int(st, 3);
+	nv[acc->n].position = (unsigned)sqlite3_column_int(st, 4);
+	nv[acc->n].seq = (unsigned)sqlite3_column_int(st, 5);
+	acc->n++;
+}
+
 int store_queued_runs(struct store *s, int64_t matrix_id, struct run_ref **ret, size_t *ret_n,
 		      char *err)
 {
-	static const char sql[] =
-		"SELECT r.id, a.idx, c.idx, r.block, r.position, r.seq FROM runs r"
-		" JOIN arms a ON a.id = r.arm_id JOIN cells c ON c.id = r.cell_id"
-		" WHERE r.matrix_id = ? AND r.status = 'queued' ORDER BY r.seq";
-	sqlite3_stmt *st = NULL;
-	struct run_ref *v = NULL, *nv;
-	size_t n = 0;
-	int rc;
+	struct ref_acc acc = { 0 };
 
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return db_err(s, err, "prepare");
-	sqlite3_bind_int64(st, 1, matrix_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		nv = realloc(v, (n + 1) * sizeof(*v));
-		if (!nv)
-			break;
-		v = nv;
-		v[n].id = sqlite3_column_int64(st, 0);
-		v[n].arm = (unsigned)sqlite3_column_int(st, 1);
-		v[n].cell = (unsigned)sqlite3_column_int(st, 2);
-		v[n].block = (unsigned)sqlite3_column_int(st, 3);
-		v[n].position = (unsigned)sqlite3_column_int(st, 4);
-		v[n].seq = (unsigned)sqlite3_column_int(st, 5);
-		n++;
+	if (each_row(s, "SELECT r.id, a.idx, c.idx, r.block, r.position, r.seq FROM runs r"
+		     " JOIN arms a ON a.id = r.arm_id JOIN cells c ON c.id = r.cell_id"
+		     " WHERE r.matrix_id = ? AND r.status = 'queued' ORDER BY r.seq",
+		     matrix_id, ref_row, &acc, err) < 0 || acc.oom) {
+		free(acc.v);
+		return acc.oom ? errorf(err, "out of memory") : -1;
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		free(v);
-		return db_err(s, err, "read queued runs");
-	}
-	*ret = v;
-	*ret_n = n;
+	*ret = acc.v;
+	*ret_n = acc.n;
 	return 0;
 }
 

@@ -281,9 +281,18 @@ static void test_valid(void **state)
 	assert_string_equal(m->hash, hash);
 	spec_release(m);
 
-	/* and a different one does not */
+	/* reloading the original gives the same hash again */
 	if (load_at(m, mpath, MATRIX(ARMS, WL)) < 0 || strcmp(m->hash, hash))
 		fail_msg("reload differs: %s", err);
+	spec_release(m);
+
+	/* a matrix that differs in one value hashes differently */
+	if (load_at(m, mpath, "{\"name\":\"t1\",\"description\":\"unit test\",\"reps\":5,"
+		    "\"arms\":[" ARMS "],\"workloads\":[" WL "]}") < 0)
+		fail_msg("refused: %s", err);
+	assert_int_equal(m->reps, 5);
+	assert_int_equal(spec_run_count(m), 10);
+	assert_string_not_equal(m->hash, hash);
 	spec_release(m);
 	free(m);
 }
@@ -359,6 +368,15 @@ static void test_kernel_by_path(void **state)
 	sfmt(path, sizeof(path), "%s/k/bzImage", dir);
 	assert_string_equal(m->arms[0].files.kernel, path);
 	assert_string_equal(m->arms[0].files.release, RELEASE);
+	spec_release(m);
+
+	/* a bare file name beside the matrix, where no alias of that name is built */
+	sfmt(path, sizeof(path), "%s/k/m.json", dir);
+	if (load_at(m, path, "{\"name\":\"p\",\"reps\":1,\"arms\":["
+		    "{\"name\":\"a\",\"kernel\":\"bzImage\"}],\"workloads\":[{\"name\":\"w\"}]}") < 0)
+		fail_msg("refused: %s", err);
+	sfmt(path, sizeof(path), "%s/k/bzImage", dir);
+	assert_string_equal(m->arms[0].files.kernel, path);
 	spec_release(m);
 
 	/* an alias with a modules override */
@@ -703,11 +721,9 @@ static void test_conf_bad(void **state)
 	assert_null(strstr(out, want));
 	sfmt(want, sizeof(want), "%s:3:", path);
 	assert_null(strstr(out, want));
-	/*
-	 * conf.h promises that every error is reported on stderr, so line 4 should
-	 * be reported too. It is not: conf_load() stops after the first bad line
-	 * (see the report), so that is deliberately not asserted here.
-	 */
+	/* every bad line is reported, not just the first */
+	sfmt(want, sizeof(want), "%s:4: 'memory_mib': expected a whole number", path);
+	assert_non_null(strstr(out, want));
 
 	/* a missing file */
 	sfmt(path, sizeof(path), "%s/none.conf", dir);
