@@ -9,22 +9,24 @@ ARCH     := x86_64
 PKGS     := libvirt jansson sqlite3
 SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer
 
-HARNESS_SRC := $(wildcard harness/*.c) guest/proto.c
+HARNESS_SRC := $(wildcard harness/*.c) guest/proto.c guest/fioargs.c
 AGENT_SRC   := $(wildcard guest/*.c)
 HEADERS     := $(wildcard harness/*.h guest/*.h)
 
 HARNESS := harness/build/harness
 AGENT   := guest/build/agent-$(ARCH)
 IMAGES  := images/out/$(ARCH)
+FIO     := images/out/$(ARCH)/fio
 
 UNIT_TESTS := tests/build/test_abba tests/build/test_spec tests/build/test_proto \
-              tests/build/test_zipf
+              tests/build/test_zipf tests/build/test_fio
+UNIT_TESTS += tests/build/test_streams
 
 # Debian packages the build, the images and the tests need.
 DEBS := gcc make pkg-config libc6-dev libvirt-dev libjansson-dev libsqlite3-dev \
         libcurl4-openssl-dev libcmocka-dev libvirt-daemon libvirt-daemon-driver-qemu \
         qemu-system-x86 qemu-utils busybox-static e2fsprogs cpio xz-utils kmod \
-        sqlite3 passwd ca-certificates
+        sqlite3 passwd ca-certificates dpkg-dev zlib1g-dev
 
 .PHONY: all deps build images demo test unit e2e clean distclean
 
@@ -50,16 +52,27 @@ $(AGENT): $(AGENT_SRC) $(wildcard guest/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(CFLAGS) -static -Iguest $(AGENT_SRC) -o $@ -ljansson -lpthread -lm
 
-images: deps $(AGENT)
+images: deps $(AGENT) $(FIO)
 	images/build.sh $(ARCH) $(AGENT) $(IMAGES)
+
+# Static fio for the guest, from Debian's source package (images/build-fio.sh).
+$(FIO): | deps
+	images/build-fio.sh $(ARCH) $(IMAGES)
 
 demo: build images
 	$(HARNESS) run workloads/examples/quick.json
 
-tests/build/test_%: tests/test_%.c $(HARNESS_SRC) $(HEADERS)
+# The streams run on the host here: their own sources, no harness.
+STREAMS_SRC := guest/stream.c guest/stream_random.c guest/stream_scan.c guest/zipf.c guest/proto.c
+tests/build/test_streams: tests/test_streams.c $(STREAMS_SRC) $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O1 -g $(SAN) -Iguest $< $(STREAMS_SRC) -o $@ \
+		$$(pkg-config --cflags --libs jansson) -lcmocka -lpthread -lm
+
+tests/build/test_%: tests/test_%.c $(HARNESS_SRC) guest/fiostat.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O1 -g $(SAN) -Iharness -Iguest $< \
-		$(filter-out harness/main.c,$(HARNESS_SRC)) guest/zipf.c -o $@ \
+		$(filter-out harness/main.c,$(HARNESS_SRC)) guest/zipf.c guest/fiostat.c -o $@ \
 		$$(pkg-config --cflags --libs $(PKGS)) -lcmocka -lpthread -lm
 
 unit: deps $(UNIT_TESTS)

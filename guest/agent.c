@@ -1,5 +1,5 @@
-/* agent.c -- the in-guest agent: finds the harness channel, says hello, applies one
- * job (lru_gen, memcg, data file), runs the readers inside the memcg and streams samples. */
+/* agent.c -- the in-guest agent: finds the harness channel, says hello, applies
+ * one job (lru_gen, memcg, files) and hands it to the workload; main() only. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +15,7 @@
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/timerfd.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <sys/utsname.h>
 #include <sys/vfs.h>
@@ -25,16 +25,16 @@
 #include <unistd.h>
 
 #include "proto.h"
-#include "reader.h"
 #include "sampler.h"
-#include "zipf.h"
+#include "stream.h"
+#include "workload.h"
 
 #define LRU_GEN_PATH      "/sys/kernel/mm/lru_gen/enabled"
 #define VIRTIO_PORTS      "/sys/class/virtio-ports"
 #define MEMCG_NAME        "harness"
 #define PORT_WAIT_MS      15000
 #define JOB_WAIT_MS       60000
-#define READY_WAIT_MS     30000
+#define FIO_BIN           "/bin/fio"
 #define CGROUP2_MAGIC     0x63677270
 
 struct agent {
@@ -42,23 +42,9 @@ struct agent {
 	const char *data_dir;       /* -d */
 	const char *cg_dir;         /* -c: cgroup2 mount point */
 	int fd;                     /* the channel */
-	char data_file[PATH_MAX];
 	char memcg[PATH_MAX];
 	int cachestat;
 	struct proto_job job;
-	uint64_t file_pages;
-};
-
-/* The run in progress: the workload process and what the last sample saw. */
-struct run {
-	struct sampler smp;
-	struct sampler_counts prev;
-	struct reader_shared *sh;
-	struct zipf zipf;
-	struct timespec t0;
-	uint64_t ops_base, ops_prev, seq, t_ms;
-	pid_t pid;
-	int tfd;
 };
 
 static char errmsg[PROTO_ERR_MAX];
@@ -349,6 +335,66 @@ static uint64_t mem_total_kib(void)
 	return kib;
 }
 
+/* The first regular file on the data disk, to probe what the kernel supports. */
+static int open_any_data_file(const struct agent *a)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	struct stat st;
+	DIR *d = opendir(a->data_dir);
+	int fd = -1;
+
+	while (d && fd < 0 && (de = readdir(d))) {
+		snprintf(path, sizeof(path), "%s/%s", a->data_dir, de->d_name);
+		if (de->d_name[0] != '.' && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+		    st.st_size > 0)
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (d)
+		closedir(d);
+	return fd;
+}
+
+#ifndef RWF_DONTCACHE
+#define RWF_DONTCACHE 0x00000080
+#endif
+
+static int dontcache_works(int fd)
+{
+	char buf[4096] __attribute__((aligned(4096)));
+	struct iovec iov = { buf, sizeof(buf) };
+
+	return fd >= 0 && preadv2(fd, &iov, 1, 0, RWF_DONTCACHE) >= 0;
+}
+
+/* "fio-3.33" from the image's fio, or "" when it has none. */
+static void fio_version(char *out, size_t len)
+{
+	char buf[64] = "";
+	int p[2], st;
+	ssize_t n = 0;
+	pid_t pid;
+
+	out[0] = '\0';
+	if (access(FIO_BIN, X_OK) < 0 || pipe2(p, O_CLOEXEC) < 0)
+		return;
+	pid = fork();
+	if (pid == 0) {
+		dup2(p[1], 1);
+		execl(FIO_BIN, "fio", "--version", (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	if (pid > 0) {
+		n = read(p[0], buf, sizeof(buf) - 1);
+		waitpid(pid, &st, 0);
+	}
+	close(p[0]);
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	copy_field(out, len, buf);
+}
+
 static int say_hello(struct agent *a)
 {
 	struct proto_msg m = { .type = PROTO_HELLO };
@@ -368,11 +414,13 @@ static int say_hello(struct agent *a)
 	if (read_file_trim(LRU_GEN_PATH, caps, sizeof(caps)) < 0)
 		caps[0] = '\0';
 	copy_field(h->lru_gen_caps, sizeof(h->lru_gen_caps), caps);
-	fd = open(a->data_file, O_RDONLY | O_CLOEXEC);
+	fd = open_any_data_file(a);
 	a->cachestat = sampler_cachestat_works(fd);
+	h->cachestat = (uint64_t)a->cachestat;
+	h->dontcache = (uint64_t)dontcache_works(fd);
 	if (fd >= 0)
 		close(fd);
-	h->cachestat = (uint64_t)a->cachestat;
+	fio_version(h->fio, sizeof(h->fio));
 	return send_msg(a, &m);
 }
 
@@ -440,7 +488,7 @@ static int setup_memcg(struct agent *a)
 	if (mkdir(a->memcg, 0755) < 0 && errno != EEXIST)
 		return error_errno("mkdir '%s'", a->memcg);
 	snprintf(path, sizeof(path), "%s/memory.max", a->memcg);
-	snprintf(val, sizeof(val), "%llu", (unsigned long long)(a->job.wl.memcg_mib << 20));
+	snprintf(val, sizeof(val), "%llu", (unsigned long long)(a->job.memcg_mib << 20));
 	if (write_file(path, val) < 0)
 		return -1;
 	snprintf(path, sizeof(path), "%s/memory.swap.max", a->memcg);
@@ -449,20 +497,27 @@ static int setup_memcg(struct agent *a)
 	return write_file(path, "0");
 }
 
-static int check_data_file(struct agent *a)
+/* Every declared file on the data disk, at least as big as declared. */
+static int check_files(struct agent *a, struct proto_u64s *pages)
 {
-	uint64_t want = a->job.wl.file_mib << 20;
+	const struct proto_file *f;
+	char path[PATH_MAX];
 	struct stat st;
+	unsigned i;
 
-	if (stat(a->data_file, &st) < 0)
-		return error_errno("data file '%s'", a->data_file);
-	if (!S_ISREG(st.st_mode))
-		return error("data file '%s' is not a regular file", a->data_file);
-	if ((uint64_t)st.st_size < want)
-		return error("data file '%s' is %llu MiB (%lld bytes), job needs file_mib %llu MiB",
-			     a->data_file, (unsigned long long)(st.st_size >> 20),
-			     (long long)st.st_size, (unsigned long long)a->job.wl.file_mib);
-	a->file_pages = a->job.wl.file_mib * (1024 * 1024 / READER_PAGE);
+	pages->n = a->job.nfiles;
+	for (i = 0; i < a->job.nfiles; i++) {
+		f = &a->job.files[i];
+		snprintf(path, sizeof(path), "%s/%s", a->data_dir, f->name);
+		if (stat(path, &st) < 0)
+			return error_errno("file '%s'", path);
+		if (!S_ISREG(st.st_mode))
+			return error("file '%s' is not a regular file", path);
+		if ((uint64_t)st.st_size < f->mib << 20)
+			return error("file '%s' is %lld bytes, the job declares %llu MiB", path,
+				     (long long)st.st_size, (unsigned long long)f->mib);
+		pages->v[i] = (f->mib << 20) / 4096;
+	}
 	return 0;
 }
 
@@ -473,312 +528,33 @@ static int setup(struct agent *a)
 	char lru[64];
 
 	if (apply_lru_gen(a, lru, sizeof(lru)) < 0 || setup_memcg(a) < 0 ||
-	    check_data_file(a) < 0)
+	    check_files(a, &s->file_pages) < 0)
 		return -1;
 	sync();
 	if (write_file("/proc/sys/vm/drop_caches", "3") < 0)
 		return -1;
 	copy_field(s->lru_gen, sizeof(s->lru_gen), lru);
-	s->file_pages = a->file_pages;
 	copy_field(s->residency, sizeof(s->residency), a->cachestat ? "cachestat" : "mincore");
 	return send_msg(a, &m);
 }
 
-/* ---- the workload process ---- */
-
-/* Runs in the child: join the memcg before anything else, then read until told to stop. */
-static void __attribute__((noreturn))
-workload_main(struct agent *a, struct run *r, int ready_fd)
+static int send_cb(void *arg, const struct proto_msg *m)
 {
-	char path[PATH_MAX + 32], pid[32];
-	struct reader_job job;
-
-	snprintf(path, sizeof(path), "%s/cgroup.procs", a->memcg);
-	snprintf(pid, sizeof(pid), "%d", (int)getpid());
-	if (write_file(path, pid) < 0) {
-		reader_fail(r->sh, "%s", errmsg);
-		_exit(1);
-	}
-	job = (struct reader_job){
-		.path = a->data_file,
-		.access = a->job.wl.access,
-		.dist = a->job.wl.dist,
-		.zipf = a->job.wl.dist == WL_ZIPF ? &r->zipf : NULL,
-		.pages = a->file_pages,
-		.run = a->job.run,
-	};
-	_exit(reader_run(&job, r->sh, ready_fd) < 0 ? 1 : 0);
-}
-
-static void describe_status(int st, char *buf, size_t len)
-{
-	if (WIFSIGNALED(st))
-		snprintf(buf, len, "killed by signal %d", WTERMSIG(st));
-	else
-		snprintf(buf, len, "exit status %d", WEXITSTATUS(st));
-}
-
-/* Wait for the readers' ready byte; EOF means the workload process gave up. */
-static int wait_ready(struct run *r, int fd)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	char c;
-	ssize_t n;
-	int rc;
-
-	do
-		rc = poll(&p, 1, READY_WAIT_MS);
-	while (rc < 0 && errno == EINTR);
-	if (rc < 0)
-		return error_errno("poll on the workload's ready pipe");
-	if (rc == 0)
-		return error("workload not ready within %d s", READY_WAIT_MS / 1000);
-	do
-		n = read(fd, &c, 1);
-	while (n < 0 && errno == EINTR);
-	if (n == 1)
-		return 0;
-	if (reader_error(r->sh))
-		return error("workload: %s", reader_error(r->sh));
-	return error("workload process exited before it was ready");
-}
-
-static int start_workload(struct agent *a, struct run *r)
-{
-	int p[2];
-
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return error_errno("pipe");
-	fflush(NULL);
-	r->pid = fork();
-	if (r->pid < 0) {
-		error_errno("fork");
-		close(p[0]);
-		close(p[1]);
-		return -1;
-	}
-	if (r->pid == 0) {
-		close(p[0]);
-		close(a->fd);
-		workload_main(a, r, p[1]);
-	}
-	close(p[1]);
-	if (wait_ready(r, p[0]) < 0) {
-		close(p[0]);
-		return -1;
-	}
-	close(p[0]);
-	return 0;
-}
-
-/* Stop the readers and reap them; kill first if the run is being abandoned. */
-static int stop_workload(struct run *r, int abandon)
-{
-	char how[64];
-	int st;
-
-	if (r->pid <= 0)
-		return 0;
-	atomic_store(&r->sh->stop, 1);
-	if (abandon)
-		kill(r->pid, SIGKILL);
-	while (waitpid(r->pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return error_errno("waitpid workload");
-	r->pid = 0;
-	if (abandon)
-		return 0;
-	if (reader_error(r->sh))
-		return error("workload: %s", reader_error(r->sh));
-	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-		describe_status(st, how, sizeof(how));
-		return error("workload process failed: %s", how);
-	}
-	return 0;
-}
-
-/* ---- sampling ---- */
-
-static int workload_alive(struct run *r)
-{
-	char how[64];
-	int st;
-
-	if (reader_error(r->sh))
-		return error("workload: %s", reader_error(r->sh));
-	if (waitpid(r->pid, &st, WNOHANG) == r->pid) {
-		r->pid = 0;
-		describe_status(st, how, sizeof(how));
-		return error("workload process ended early: %s", how);
-	}
-	return 0;
-}
-
-static int delta(uint64_t now, uint64_t prev, const char *key, uint64_t *out)
-{
-	if (now < prev)
-		return error("memory.stat '%s' went backwards: %llu after %llu", key,
-			     (unsigned long long)now, (unsigned long long)prev);
-	*out = now - prev;
-	return 0;
-}
-
-static int take_sample(struct agent *a, struct run *r, uint64_t t_ms)
-{
-	struct proto_msg m = { .type = PROTO_SAMPLE };
-	struct proto_sample *s = &m.u.sample;
-	struct sampler_counts c;
-	char err[PROTO_ERR_MAX];
-	uint64_t ops;
-
-	if (workload_alive(r) < 0)
-		return -1;
-	ops = reader_ops(r->sh);
-	if (sampler_read(&r->smp, &c, err, sizeof(err)) < 0)
-		return error("sampler: %s", err);
-	if (delta(c.pgmajfault, r->prev.pgmajfault, "pgmajfault", &s->pgmajfault) < 0 ||
-	    delta(c.refault_file, r->prev.refault_file, "workingset_refault_file",
-		  &s->refault_file) < 0 ||
-	    delta(c.activate_file, r->prev.activate_file, "workingset_activate_file",
-		  &s->activate_file) < 0)
-		return -1;
-	s->seq = r->seq;
-	s->t_ms = t_ms;
-	s->ops = ops - r->ops_prev;
-	s->resident_pages = c.resident_pages;
-	if (send_msg(a, &m) < 0)
-		return -1;
-	r->prev = c;
-	r->ops_prev = ops;
-	r->seq++;
-	r->t_ms = t_ms;
-	return 0;
-}
-
-static int start_timer(struct run *r, uint64_t interval_ms)
-{
-	struct itimerspec its = { 0 };
-	struct timespec iv = { (time_t)(interval_ms / 1000), (long)(interval_ms % 1000) * 1000000L };
-
-	r->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-	if (r->tfd < 0)
-		return error_errno("timerfd_create");
-	its.it_interval = iv;
-	its.it_value.tv_sec = r->t0.tv_sec + iv.tv_sec;
-	its.it_value.tv_nsec = r->t0.tv_nsec + iv.tv_nsec;
-	if (its.it_value.tv_nsec >= 1000000000L) {
-		its.it_value.tv_sec++;
-		its.it_value.tv_nsec -= 1000000000L;
-	}
-	if (timerfd_settime(r->tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
-		return error_errno("timerfd_settime");
-	return 0;
-}
-
-static void sleep_until_ms(const struct timespec *t0, uint64_t ms)
-{
-	struct timespec t = {
-		.tv_sec = t0->tv_sec + (time_t)(ms / 1000),
-		.tv_nsec = t0->tv_nsec + (long)(ms % 1000) * 1000000L,
-	};
-
-	if (t.tv_nsec >= 1000000000L) {
-		t.tv_sec++;
-		t.tv_nsec -= 1000000000L;
-	}
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR)
-		;
-}
-
-/*
- * One sample per timer expiration read (an overrun still gives one, at its real
- * time); a last, shorter interval ends the run at duration_s if the ticks do not.
- */
-static int sample_loop(struct agent *a, struct run *r)
-{
-	uint64_t iv = a->job.wl.interval_ms, end = a->job.wl.duration_s * 1000, ticks = 0, exp;
-	ssize_t n;
-
-	for (;;) {
-		if ((ticks + 1) * iv > end) {
-			sleep_until_ms(&r->t0, end);
-			return take_sample(a, r, now_ms_since(&r->t0));
-		}
-		n = read(r->tfd, &exp, sizeof(exp));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n != sizeof(exp))
-			return error_errno("read timerfd");
-		ticks += exp;
-		if (take_sample(a, r, now_ms_since(&r->t0)) < 0)
-			return -1;
-		if (ticks * iv >= end)
-			return 0;
-	}
-}
-
-static int send_summary(struct agent *a, struct run *r)
-{
-	struct proto_msg m = { .type = PROTO_SUMMARY };
-
-	m.u.summary.ops = r->ops_prev - r->ops_base;
-	m.u.summary.duration_ms = r->t_ms;
-	m.u.summary.samples = r->seq;
-	return send_msg(a, &m);
-}
-
-/* Baselines at t0: every sample is a delta from here. */
-static int start_sampling(struct agent *a, struct run *r)
-{
-	char err[PROTO_ERR_MAX];
-
-	if (sampler_open(&r->smp, a->memcg, a->data_file, a->cachestat, err, sizeof(err)) < 0 ||
-	    sampler_read(&r->smp, &r->prev, err, sizeof(err)) < 0)
-		return error("sampler: %s", err);
-	clock_gettime(CLOCK_MONOTONIC, &r->t0);
-	r->ops_base = r->ops_prev = reader_ops(r->sh);
-	return start_timer(r, a->job.wl.interval_ms);
-}
-
-static int prepare_run(struct agent *a, struct run *r)
-{
-	if (a->job.wl.dist == WL_ZIPF && zipf_init(&r->zipf, a->file_pages, a->job.wl.theta) < 0) {
-		if (errno == E2BIG)
-			return error("zipf over %llu pages: at most %llu pages (file_mib %llu)",
-				     (unsigned long long)a->file_pages,
-				     (unsigned long long)ZIPF_MAX_N,
-				     (unsigned long long)(ZIPF_MAX_N * READER_PAGE >> 20));
-		return error_errno("zipf table for %llu pages, theta %g",
-				   (unsigned long long)a->file_pages, a->job.wl.theta);
-	}
-	r->sh = reader_shared_new((unsigned)a->job.wl.threads);
-	if (!r->sh)
-		return error_errno("shared counters for %llu threads",
-				   (unsigned long long)a->job.wl.threads);
-	return 0;
+	return send_msg(arg, m);
 }
 
 static int run(struct agent *a)
 {
-	struct run r = { .tfd = -1, .smp = { .stat_fd = -1, .file_fd = -1 } };
-	int ret = -1;
+	struct workload_env env = {
+		.job = &a->job, .data_dir = a->data_dir, .memcg = a->memcg,
+		.memcg_path = "/" MEMCG_NAME, .cachestat = a->cachestat, .chan_fd = a->fd,
+		.send = send_cb, .send_arg = a,
+	};
+	char err[PROTO_ERR_MAX];
 
-	/* built before fork: the table is charged here, not to the workload's memcg */
-	if (prepare_run(a, &r) < 0 || start_workload(a, &r) < 0 ||
-	    start_sampling(a, &r) < 0 || sample_loop(a, &r) < 0)
-		goto out;
-	if (stop_workload(&r, 0) < 0)
-		goto out;
-	ret = send_summary(a, &r);
-out:
-	if (r.sh)
-		stop_workload(&r, 1);
-	if (r.tfd >= 0)
-		close(r.tfd);
-	sampler_close(&r.smp);
-	reader_shared_free(r.sh);
-	zipf_release(&r.zipf);
-	return ret;
+	if (workload_run(&env, err, sizeof(err)) < 0)
+		return error("%s", err);
+	return 0;
 }
 
 /* ---- main ---- */
@@ -803,8 +579,8 @@ static void parse_args(struct agent *a, int argc, char **argv)
 	}
 	if (optind != argc)
 		usage();
-	if ((size_t)snprintf(a->data_file, sizeof(a->data_file), "%s/data0", a->data_dir) >=
-	    sizeof(a->data_file) || strlen(a->cg_dir) + sizeof(MEMCG_NAME) + 1 >= PATH_MAX) {
+	if (strlen(a->data_dir) + PROTO_NAME_MAX + 2 >= PATH_MAX ||
+	    strlen(a->cg_dir) + sizeof(MEMCG_NAME) + 1 >= PATH_MAX) {
 		fprintf(stderr, "agent: path too long\n");
 		exit(2);
 	}

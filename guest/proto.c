@@ -1,5 +1,5 @@
-/* proto.c -- encode and strictly decode channel messages and workload options.
- * Each message type is a table of fields; one parser and one formatter serve all. */
+/* proto.c -- encode and strictly decode channel messages and job options.
+ * Each message type and each job object is a table; one parser serves all. */
 #include "proto.h"
 
 #include <errno.h>
@@ -9,31 +9,86 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
+const char *const proto_kind_names[] = { "random", "scan", "fio", NULL };
+const char *const proto_event_names[] = {
+#define X(e, s) s,
+	PROTO_EVENT_KINDS(X)
+#undef X
+	NULL
+};
 
-static const char *const access_names[] = { "pread", "mmap", NULL };
-static const char *const dist_names[]   = { "uniform", "zipf", NULL };
+static const char *const access_names[]  = { "pread", "read", "mmap", NULL };
+static const char *const dist_names[]    = { "uniform", "zipf", NULL };
+static const char *const advice_names[]  = { "normal", "random", "sequential", NULL };
+static const char *const mode_names[]    = { "normal", "dontcache", "dontneed", "fadv_random", NULL };
+static const char *const content_names[] = { "random", "zero", NULL };
 
-#define WOFF(m) offsetof(struct proto_workload, m)
+#define JOFF(m) offsetof(struct proto_job, m)
+#define FOFF(m) offsetof(struct proto_file, m)
+#define SOFF(m) offsetof(struct proto_stream, m)
+#define SSZ(m)  (sizeof(((struct proto_stream *)0)->m) - 1)
 
-const struct proto_opt proto_workload_opts[] = {
-	{ "access", OPT_ENUM, WOFF(access), 0, 0, access_names, "pread",
-	  "how a read reaches the page: pread() or a touch through mmap" },
-	{ "distribution", OPT_ENUM, WOFF(dist), 0, 0, dist_names, "uniform",
-	  "which page each read picks" },
-	{ "theta", OPT_DOUBLE, WOFF(theta), 0.0, 5.0, NULL, "0.9",
-	  "zipf exponent (only with distribution zipf)" },
-	{ "threads", OPT_UINT, WOFF(threads), 1, 256, NULL, "1",
-	  "reader threads" },
-	{ "duration_s", OPT_UINT, WOFF(duration_s), 1, 86400, NULL, "10",
-	  "how long the readers run, seconds" },
-	{ "interval_ms", OPT_UINT, WOFF(interval_ms), 100, 60000, NULL, "1000",
+const struct proto_opt proto_job_opts[] = {
+	{ "memcg_mib", OPT_UINT, JOFF(memcg_mib), 8, 1 << 24, NULL, "256", 0,
+	  "memory.max of the workload's cgroup, MiB (memory.swap.max is 0)" },
+	{ "duration_s", OPT_UINT, JOFF(duration_s), 1, 7 * 86400, NULL, "10", 0,
+	  "length of the workload, seconds" },
+	{ "interval_ms", OPT_UINT, JOFF(interval_ms), 100, 60000, NULL, "1000", 0,
 	  "sampling interval, milliseconds" },
-	{ "file_mib", OPT_UINT, WOFF(file_mib), 1, 1 << 20, NULL, "64",
-	  "size of the file read, MiB" },
-	{ "memcg_mib", OPT_UINT, WOFF(memcg_mib), 8, 1 << 20, NULL, "32",
-	  "memory.max of the workload's cgroup, MiB" },
-	{ NULL, 0, 0, 0, 0, NULL, NULL, NULL },
+	{ "ramp_s", OPT_UINT, JOFF(ramp_s), 0, 7 * 86400, NULL, "0", 0,
+	  "samples before this are stored flagged as ramp and left out of summaries" },
+	{ NULL, 0, 0, 0, 0, NULL, NULL, 0, NULL },
+};
+
+const struct proto_opt proto_file_opts[] = {
+	{ "name", OPT_STR, FOFF(name), 1, PROTO_NAME_MAX - 1, NULL, NULL, 0,
+	  "file name on the data disk" },
+	{ "mib", OPT_UINT, FOFF(mib), 1, 1 << 24, NULL, NULL, 0, "size, MiB" },
+	{ "content", OPT_ENUM, FOFF(content), 0, 0, content_names, "random", 0,
+	  "random bytes (incompressible) or zeros" },
+	{ NULL, 0, 0, 0, 0, NULL, NULL, 0, NULL },
+};
+
+const struct proto_opt proto_stream_opts[] = {
+	{ "kind", OPT_ENUM, SOFF(kind), 0, 0, proto_kind_names, NULL, K_ALL,
+	  "random reader, sequential scanner, or fio as users write it" },
+	{ "name", OPT_STR, SOFF(name), 1, SSZ(name), NULL, NULL, K_ALL, "stream name" },
+	{ "file", OPT_STR, SOFF(file), 1, SSZ(file), NULL, NULL, K_RANDOM | K_SCAN,
+	  "the declared file it reads" },
+	{ "start_s", OPT_DOUBLE, SOFF(start_s), 0, 7 * 86400, NULL, "0", K_ALL,
+	  "start, seconds after the workload starts" },
+	{ "duration_s", OPT_DOUBLE, SOFF(duration_s), 0, 7 * 86400, NULL, "0", K_ALL,
+	  "how long it runs; 0 until the workload ends (a scan also ends after its passes)" },
+	{ "threads", OPT_UINT, SOFF(threads), 1, 256, NULL, "1", K_RANDOM, "reader threads" },
+	{ "access", OPT_ENUM, SOFF(access), 0, 0, access_names, NULL, K_RANDOM | K_SCAN,
+	  "random: pread or mmap (default pread); scan: read or mmap (default read)" },
+	{ "distribution", OPT_ENUM, SOFF(dist), 0, 0, dist_names, "uniform", K_RANDOM,
+	  "which page each read picks" },
+	{ "theta", OPT_DOUBLE, SOFF(theta), 0, 5, NULL, "0.9", K_RANDOM,
+	  "zipf exponent (distribution zipf)" },
+	{ "rate", OPT_DOUBLE, SOFF(rate), 0, 1e9, NULL, "0", K_RANDOM,
+	  "reads per second over all threads; 0: as fast as possible" },
+	{ "advice", OPT_ENUM, SOFF(advice), 0, 0, advice_names, "normal", K_RANDOM,
+	  "madvise (mmap) or posix_fadvise (pread) on the file" },
+	{ "miss_us", OPT_DOUBLE, SOFF(miss_us), 0, 1e6, NULL, "0", K_RANDOM,
+	  "a read slower than this counts as a miss; 0: calibrate" },
+	{ "miss_factor", OPT_DOUBLE, SOFF(miss_factor), 1, 1000, NULL, "4", K_RANDOM,
+	  "calibrated threshold: this many times the median cached read" },
+	{ "chunk_kib", OPT_UINT, SOFF(chunk_kib), 4, 1 << 20, NULL, "1024", K_SCAN,
+	  "read size, KiB" },
+	{ "passes", OPT_UINT, SOFF(passes), 1, 100000, NULL, "1", K_SCAN, "passes over the file" },
+	{ "gap_s", OPT_DOUBLE, SOFF(gap_s), 0, 86400, NULL, "0", K_SCAN,
+	  "pause between passes, seconds" },
+	{ "rate_mibs", OPT_DOUBLE, SOFF(rate_mibs), 0, 1e6, NULL, "0", K_SCAN,
+	  "throttle, MiB/s; 0: full speed" },
+	{ "mode", OPT_ENUM, SOFF(mode), 0, 0, mode_names, "normal", K_SCAN,
+	  "dontcache: preadv2(RWF_DONTCACHE); dontneed: POSIX_FADV_DONTNEED per chunk;"
+	  " fadv_random: POSIX_FADV_RANDOM on the file" },
+	{ "args", OPT_STR, SOFF(args), 0, SSZ(args), NULL, NULL, K_FIO,
+	  "fio options as on its command line (--name=x --rw=randread ...)" },
+	{ "jobfile", OPT_STR, SOFF(jobfile), 0, SSZ(jobfile), NULL, NULL, K_FIO,
+	  "a fio job file's text" },
+	{ NULL, 0, 0, 0, 0, NULL, NULL, 0, NULL },
 };
 
 static int errf(char *err, size_t errlen, const char *fmt, ...)
@@ -51,11 +106,11 @@ static int errf(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
-static const struct proto_opt *opt_find(const char *name)
+static const struct proto_opt *opt_find(const struct proto_opt *table, const char *name)
 {
 	const struct proto_opt *o;
 
-	for (o = proto_workload_opts; o->name; o++)
+	for (o = table; o->name; o++)
 		if (!strcmp(o->name, name))
 			return o;
 	return NULL;
@@ -78,78 +133,356 @@ static void choices_text(const char *const *choices, char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (i = 0; choices[i] && used < len; i++)
-		used += snprintf(buf + used, len - used, "%s%s", i ? ", " : "", choices[i]);
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "", choices[i]);
 }
 
-int proto_workload_set(struct proto_workload *w, const char *name, const char *val,
-		       char *err, size_t errlen)
+static int text_ok(const char *s)
 {
-	const struct proto_opt *o = opt_find(name);
-	char *end, buf[128];
+	for (; *s; s++)
+		if (*s < 0x20 || *s > 0x7e)
+			return 0;
+	return 1;
+}
+
+/* Set option o of obj from text; every range and type check lives here. */
+static int opt_set_text(const struct proto_opt *o, void *obj, const char *val,
+			const char *where, char *err, size_t errlen)
+{
+	char *end, buf[128], *dst = (char *)obj + o->off;
 	double d;
 	int idx;
 
-	if (!o)
-		return errf(err, errlen, "unknown workload option '%s'", name);
 	switch (o->type) {
 	case OPT_ENUM:
 		idx = enum_index(o->choices, val);
 		if (idx < 0) {
 			choices_text(o->choices, buf, sizeof(buf));
-			return errf(err, errlen, "'%s' must be one of %s, not '%s'", name, buf, val);
+			return errf(err, errlen, "%s.%s: expected one of %s, got '%.64s'", where,
+				    o->name, buf, val);
 		}
-		*(unsigned *)((char *)w + o->off) = (unsigned)idx;
+		*(unsigned *)dst = (unsigned)idx;
+		return 0;
+	case OPT_STR:
+		if (strlen(val) < (size_t)o->min || strlen(val) > (size_t)o->max)
+			return errf(err, errlen, "%s.%s: expected %g to %g characters", where,
+				    o->name, o->min, o->max);
+		if (!text_ok(val))
+			return errf(err, errlen, "%s.%s: expected printable ASCII", where, o->name);
+		memcpy(dst, val, strlen(val) + 1);
 		return 0;
 	case OPT_UINT:
 	case OPT_DOUBLE:
 		errno = 0;
 		d = strtod(val, &end);
 		if (errno || end == val || *end || !isfinite(d))
-			return errf(err, errlen, "'%s' must be a number, not '%s'", name, val);
+			return errf(err, errlen, "%s.%s: expected a number, got '%.64s'", where,
+				    o->name, val);
 		if (d < o->min || d > o->max)
-			return errf(err, errlen, "'%s' must be between %g and %g, not %s",
-				    name, o->min, o->max, val);
+			return errf(err, errlen, "%s.%s: expected %g..%g, got %s", where, o->name,
+				    o->min, o->max, val);
 		if (o->type == OPT_DOUBLE) {
-			*(double *)((char *)w + o->off) = d;
+			*(double *)dst = d;
 			return 0;
 		}
-		if (d != (double)(uint64_t)d)
-			return errf(err, errlen, "'%s' must be a whole number, not %s", name, val);
-		*(uint64_t *)((char *)w + o->off) = (uint64_t)d;
+		if (d != floor(d))
+			return errf(err, errlen, "%s.%s: expected a whole number, got %s", where,
+				    o->name, val);
+		*(uint64_t *)dst = (uint64_t)d;
 		return 0;
 	}
-	return errf(err, errlen, "option '%s' has no type", name);
+	return errf(err, errlen, "%s.%s: option has no type", where, o->name);
 }
 
-int proto_workload_defaults(struct proto_workload *w)
+int proto_opt_set_json(const struct proto_opt *table, void *obj, const char *key, json_t *v,
+		       const char *where, char *err, size_t errlen)
 {
-	const struct proto_opt *o;
+	const struct proto_opt *o = opt_find(table, key);
+	char num[64];
 
-	memset(w, 0, sizeof(*w));
-	for (o = proto_workload_opts; o->name; o++)
-		if (o->def && proto_workload_set(w, o->name, o->def, NULL, 0) < 0)
-			return -1;
-	return 0;
+	if (!o)
+		return errf(err, errlen, "%s: unknown key '%s'", where, key);
+	if (json_is_string(v)) {
+		if (o->type != OPT_STR && o->type != OPT_ENUM)
+			return errf(err, errlen, "%s.%s: expected a number", where, key);
+		return opt_set_text(o, obj, json_string_value(v), where, err, errlen);
+	}
+	if (json_is_number(v)) {
+		if (o->type == OPT_STR || o->type == OPT_ENUM)
+			return errf(err, errlen, "%s.%s: expected a string", where, key);
+		snprintf(num, sizeof(num), "%.17g", json_number_value(v));
+		return opt_set_text(o, obj, num, where, err, errlen);
+	}
+	return errf(err, errlen, "%s.%s: expected a %s", where, key,
+		    o->type == OPT_STR || o->type == OPT_ENUM ? "string" : "number");
 }
 
-const char *proto_workload_enum_name(const struct proto_workload *w, const char *opt)
+const char *proto_enum_name(const struct proto_opt *table, const void *obj, const char *opt)
 {
-	const struct proto_opt *o = opt_find(opt);
+	const struct proto_opt *o = opt_find(table, opt);
 
 	if (!o || o->type != OPT_ENUM)
 		return "?";
-	return o->choices[*(const unsigned *)((const char *)w + o->off)];
+	return o->choices[*(const unsigned *)((const char *)obj + o->off)];
+}
+
+/* Fill every option of a table that has a default (kinds: only those). */
+static void opts_defaults(const struct proto_opt *table, void *obj, unsigned kind_mask)
+{
+	const struct proto_opt *o;
+
+	for (o = table; o->name; o++)
+		if (o->def && (!kind_mask || (o->kinds & kind_mask)))
+			opt_set_text(o, obj, o->def, "", NULL, 0);
+}
+
+/* Set every key of obj from table; kind_mask limits stream options. */
+static int opts_from_json(const struct proto_opt *table, json_t *in, void *obj,
+			  unsigned kind_mask, uint64_t *set, const char *where,
+			  char *err, size_t errlen)
+{
+	const struct proto_opt *o;
+	const char *key;
+	json_t *v;
+
+	if (!json_is_object(in))
+		return errf(err, errlen, "%s: expected an object", where);
+	json_object_foreach(in, key, v) {
+		o = opt_find(table, key);
+		if (o && kind_mask && !(o->kinds & kind_mask))
+			return errf(err, errlen, "%s: '%s' is not an option of a %s stream", where,
+				    key, proto_kind_names[__builtin_ctz(kind_mask)]);
+		if (proto_opt_set_json(table, obj, key, v, where, err, errlen) < 0)
+			return -1;
+		if (set)
+			*set |= UINT64_C(1) << (o - table);
+	}
+	return 0;
+}
+
+static int opt_given(const struct proto_stream *s, const char *name)
+{
+	const struct proto_opt *o = opt_find(proto_stream_opts, name);
+
+	return o && (s->set & (UINT64_C(1) << (o - proto_stream_opts)));
+}
+
+int proto_job_file(const struct proto_job *job, const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < job->nfiles; i++)
+		if (!strcmp(job->files[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+static int name_ok(const char *s)
+{
+	if (!*s || *s == '.')
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || strchr("._-", *s)))
+			return 0;
+	return 1;
+}
+
+static int file_from_json(json_t *in, struct proto_job *job, unsigned i, const char *where,
+			  char *err, size_t errlen)
+{
+	struct proto_file *f = &job->files[i];
+	char w[64];
+
+	snprintf(w, sizeof(w), "%s.files[%u]", where, i);
+	opts_defaults(proto_file_opts, f, 0);
+	if (opts_from_json(proto_file_opts, in, f, 0, NULL, w, err, errlen) < 0)
+		return -1;
+	if (!json_object_get(in, "name") || !json_object_get(in, "mib"))
+		return errf(err, errlen, "%s: 'name' and 'mib' are required", w);
+	if (!name_ok(f->name))
+		return errf(err, errlen, "%s.name: expected letters, digits, '.', '_' or '-'", w);
+	if (proto_job_file(job, f->name) >= 0)   /* job->nfiles counts files before this one */
+		return errf(err, errlen, "%s.name: '%s' is declared twice", w, f->name);
+	return 0;
+}
+
+/* Kind-specific rules the option table cannot say. */
+static int stream_check(const struct proto_job *job, struct proto_stream *s, const char *w,
+			char *err, size_t errlen)
+{
+	if (s->kind != KIND_FIO) {
+		if (!s->file[0])
+			return errf(err, errlen, "%s: 'file' is required for a %s stream", w,
+				    proto_kind_names[s->kind]);
+		if (proto_job_file(job, s->file) < 0)
+			return errf(err, errlen, "%s.file: '%s' is not a declared file", w, s->file);
+	}
+	if (!opt_given(s, "access"))
+		s->access = s->kind == KIND_SCAN ? ACC_READ : ACC_PREAD;
+	if (s->kind == KIND_RANDOM && s->access == ACC_READ)
+		return errf(err, errlen, "%s.access: a random stream reads by pread or mmap", w);
+	if (s->kind == KIND_SCAN && s->access == ACC_PREAD)
+		return errf(err, errlen, "%s.access: a scan reads by read or mmap", w);
+	if (s->kind == KIND_SCAN && s->access == ACC_MMAP && s->mode != MODE_NORMAL &&
+	    s->mode != MODE_FADV_RANDOM)
+		return errf(err, errlen, "%s.mode: %s needs access read", w, mode_names[s->mode]);
+	if (s->kind == KIND_FIO && !s->args[0] && !s->jobfile[0])
+		return errf(err, errlen, "%s: a fio stream needs 'args' or 'jobfile'", w);
+	if (s->start_s >= (double)job->duration_s)
+		return errf(err, errlen, "%s.start_s: %g is not before the workload's end (%llu s)",
+			    w, s->start_s, (unsigned long long)job->duration_s);
+	return 0;
+}
+
+static int stream_from_json(json_t *in, struct proto_job *job, unsigned i, const char *where,
+			    char *err, size_t errlen)
+{
+	struct proto_stream *s = &job->streams[i];
+	const struct proto_opt *ko = opt_find(proto_stream_opts, "kind");
+	json_t *kind = json_object_get(in, "kind");
+	char w[64];
+	unsigned j;
+
+	snprintf(w, sizeof(w), "%s.streams[%u]", where, i);
+	if (!json_is_object(in))
+		return errf(err, errlen, "%s: expected an object", w);
+	if (!kind)
+		return errf(err, errlen, "%s: 'kind' is required (random, scan or fio)", w);
+	if (proto_opt_set_json(proto_stream_opts, s, "kind", kind, w, err, errlen) < 0)
+		return -1;
+	opts_defaults(proto_stream_opts, s, 1u << s->kind);
+	snprintf(s->name, sizeof(s->name), "s%u", i);
+	s->set = UINT64_C(1) << (ko - proto_stream_opts);
+	if (opts_from_json(proto_stream_opts, in, s, 1u << s->kind, &s->set, w, err, errlen) < 0)
+		return -1;
+	for (j = 0; j < i; j++)
+		if (!strcmp(job->streams[j].name, s->name))
+			return errf(err, errlen, "%s.name: '%s' is used by streams[%u] too", w,
+				    s->name, j);
+	return stream_check(job, s, w, err, errlen);
+}
+
+static int array_of(json_t *in, const char *key, size_t max, const char *where, char *err,
+		    size_t errlen, json_t **ret)
+{
+	json_t *a = json_object_get(in, key);
+
+	if (!json_is_array(a) || json_array_size(a) == 0)
+		return errf(err, errlen, "%s.%s: expected a non-empty array", where, key);
+	if (json_array_size(a) > max)
+		return errf(err, errlen, "%s.%s: at most %zu entries", where, key, max);
+	*ret = a;
+	return 0;
+}
+
+int proto_job_from_json(json_t *obj, struct proto_job *job, const char *where,
+			char *err, size_t errlen)
+{
+	json_t *files, *streams, *v, *top;
+	const char *key;
+	size_t i;
+	int ret = -1;
+
+	memset(job, 0, sizeof(*job));
+	if (!json_is_object(obj))
+		return errf(err, errlen, "%s: expected an object", where);
+	opts_defaults(proto_job_opts, job, 0);
+	top = json_deep_copy(obj);
+	if (!top)
+		return errf(err, errlen, "%s: out of memory", where);
+	if (array_of(top, "files", PROTO_MAX_FILES, where, err, errlen, &files) < 0 ||
+	    array_of(top, "streams", PROTO_MAX_STREAMS, where, err, errlen, &streams) < 0)
+		goto out;
+	json_incref(files);
+	json_incref(streams);
+	json_object_del(top, "files");
+	json_object_del(top, "streams");
+	json_object_foreach(top, key, v)
+		if (proto_opt_set_json(proto_job_opts, job, key, v, where, err, errlen) < 0)
+			goto out_arrays;
+	json_array_foreach(files, i, v) {
+		if (file_from_json(v, job, (unsigned)i, where, err, errlen) < 0)
+			goto out_arrays;
+		job->nfiles++;
+	}
+	json_array_foreach(streams, i, v) {
+		if (stream_from_json(v, job, (unsigned)i, where, err, errlen) < 0)
+			goto out_arrays;
+		job->nstreams++;
+	}
+	ret = 0;
+out_arrays:
+	json_decref(files);
+	json_decref(streams);
+out:
+	json_decref(top);
+	return ret;
+}
+
+static json_t *opt_to_json(const struct proto_opt *o, const void *obj)
+{
+	const char *p = (const char *)obj + o->off;
+
+	switch (o->type) {
+	case OPT_ENUM:
+		return json_string(o->choices[*(const unsigned *)p]);
+	case OPT_UINT:
+		return json_integer((json_int_t)*(const uint64_t *)p);
+	case OPT_DOUBLE:
+		return json_real(*(const double *)p);
+	case OPT_STR:
+		return json_string(p);
+	}
+	return NULL;
+}
+
+/* Every option of table (of kind_mask) that has a value worth sending. */
+static json_t *opts_to_json(const struct proto_opt *table, const void *obj, unsigned kind_mask)
+{
+	const struct proto_opt *o;
+	json_t *out = json_object();
+
+	for (o = table; out && o->name; o++) {
+		if (kind_mask && !(o->kinds & kind_mask))
+			continue;
+		if (o->type == OPT_STR && !((const char *)obj + o->off)[0])
+			continue;
+		json_object_set_new(out, o->name, opt_to_json(o, obj));
+	}
+	return out;
+}
+
+json_t *proto_job_to_json(const struct proto_job *job)
+{
+	json_t *out = opts_to_json(proto_job_opts, job, 0);
+	json_t *files = json_array(), *streams = json_array();
+	unsigned i;
+
+	if (!out || !files || !streams) {
+		json_decref(out);
+		json_decref(files);
+		json_decref(streams);
+		return NULL;
+	}
+	for (i = 0; i < job->nfiles; i++)
+		json_array_append_new(files, opts_to_json(proto_file_opts, &job->files[i], 0));
+	for (i = 0; i < job->nstreams; i++)
+		json_array_append_new(streams, opts_to_json(proto_stream_opts, &job->streams[i],
+							    1u << job->streams[i].kind));
+	json_object_set_new(out, "files", files);
+	json_object_set_new(out, "streams", streams);
+	return out;
 }
 
 /* ---- message field tables ---- */
 
-enum fkind { F_U64, F_STR, F_WORKLOAD };
+enum fkind { F_U64, F_STR, F_U64S, F_JOB };
 
 struct field {
 	const char *key;
 	enum fkind kind;
 	size_t off;      /* into the union member */
-	uint64_t max;    /* F_U64: upper bound; F_STR: buffer size */
+	uint64_t max;    /* F_U64, F_U64S: upper bound; F_STR: buffer size */
 };
 
 struct msg_desc {
@@ -160,6 +493,8 @@ struct msg_desc {
 
 #define U64(s, m, k, mx) { k, F_U64, offsetof(struct s, m), mx }
 #define STR(s, m, k)     { k, F_STR, offsetof(struct s, m), sizeof(((struct s *)0)->m) }
+#define U64S(s, m, k, mx) { k, F_U64S, offsetof(struct s, m), mx }
+#define END              { NULL, 0, 0, 0 }
 
 static const struct field hello_fields[] = {
 	U64(proto_hello, proto, "proto", 1000),
@@ -169,40 +504,59 @@ static const struct field hello_fields[] = {
 	U64(proto_hello, mem_total_kib, "mem_total_kib", UINT64_C(1) << 40),
 	STR(proto_hello, lru_gen_caps, "lru_gen_caps"),
 	U64(proto_hello, cachestat, "cachestat", 1),
-	{ NULL, 0, 0, 0 },
+	U64(proto_hello, dontcache, "dontcache", 1),
+	STR(proto_hello, fio, "fio"),
+	END,
 };
 
 static const struct field job_fields[] = {
 	U64(proto_job, run, "run", UINT64_C(1) << 53),
 	STR(proto_job, lru_gen, "lru_gen"),
-	{ "workload", F_WORKLOAD, offsetof(struct proto_job, wl), 0 },
-	{ NULL, 0, 0, 0 },
+	{ "workload", F_JOB, 0, 0 },
+	END,
 };
 
 static const struct field setup_fields[] = {
 	STR(proto_setup, lru_gen, "lru_gen"),
-	U64(proto_setup, file_pages, "file_pages", UINT64_C(1) << 40),
 	STR(proto_setup, residency, "residency"),
-	{ NULL, 0, 0, 0 },
+	U64S(proto_setup, file_pages, "file_pages", UINT64_C(1) << 40),
+	END,
 };
 
 static const struct field sample_fields[] = {
 #define X(m, key, mx) U64(proto_sample, m, key, mx),
 	PROTO_SAMPLE_FIELDS(X)
 #undef X
-	{ NULL, 0, 0, 0 },
+	U64S(proto_sample, resident, "resident", UINT64_C(1) << 40),
+	END,
+};
+
+static const struct field stream_fields[] = {
+#define X(m, key, mx) U64(proto_stream_sample, m, key, mx),
+	PROTO_STREAM_FIELDS(X)
+#undef X
+	END,
+};
+
+static const struct field event_fields[] = {
+	U64(proto_event, t_ms, "t_ms", UINT64_C(1) << 40),
+	U64(proto_event, stream, "stream", PROTO_MAX_STREAMS - 1),
+	STR(proto_event, kind, "kind"),
+	U64(proto_event, pass, "pass", UINT64_C(1) << 32),
+	U64(proto_event, value, "value", UINT64_C(1) << 48),
+	U64S(proto_event, resident, "resident", UINT64_C(1) << 40),
+	END,
 };
 
 static const struct field summary_fields[] = {
-	U64(proto_summary, ops, "ops", UINT64_C(1) << 50),
 	U64(proto_summary, duration_ms, "duration_ms", UINT64_C(1) << 40),
 	U64(proto_summary, samples, "samples", UINT64_C(1) << 32),
-	{ NULL, 0, 0, 0 },
+	END,
 };
 
 static const struct field error_fields[] = {
 	{ "msg", F_STR, 0, PROTO_ERR_MAX },
-	{ NULL, 0, 0, 0 },
+	END,
 };
 
 static const struct msg_desc msgs[] = {
@@ -210,6 +564,8 @@ static const struct msg_desc msgs[] = {
 	{ PROTO_JOB,     "job",     job_fields },
 	{ PROTO_SETUP,   "setup",   setup_fields },
 	{ PROTO_SAMPLE,  "sample",  sample_fields },
+	{ PROTO_STREAM,  "stream",  stream_fields },
+	{ PROTO_EVENT,   "event",   event_fields },
 	{ PROTO_SUMMARY, "summary", summary_fields },
 	{ PROTO_ERROR,   "error",   error_fields },
 };
@@ -234,86 +590,54 @@ static const struct msg_desc *desc_by_type(enum proto_type t)
 	return NULL;
 }
 
-static int str_ok(const char *s)
+static int u64_from_json(const char *key, json_t *v, uint64_t max, uint64_t *dst,
+			 char *err, size_t errlen)
 {
-	for (; *s; s++)
-		if (*s < 0x20 || *s > 0x7e)
-			return 0;
-	return 1;
-}
+	json_int_t i;
 
-int proto_workload_set_json(struct proto_workload *w, const char *key, json_t *v,
-			    char *err, size_t errlen)
-{
-	char num[64];
-
-	if (json_is_string(v))
-		return proto_workload_set(w, key, json_string_value(v), err, errlen);
-	if (json_is_number(v)) {
-		snprintf(num, sizeof(num), "%.17g", json_number_value(v));
-		return proto_workload_set(w, key, num, err, errlen);
-	}
-	return errf(err, errlen, "workload option '%s' must be a string or number", key);
-}
-
-/* Every option present, each set through the option table's own checks. */
-static int workload_from_json(json_t *obj, struct proto_workload *w, char *err, size_t errlen)
-{
-	const struct proto_opt *o;
-	const char *key;
-	json_t *v;
-
-	if (!json_is_object(obj))
-		return errf(err, errlen, "'workload' must be an object");
-	memset(w, 0, sizeof(*w));
-	json_object_foreach(obj, key, v) {
-		if (proto_workload_set_json(w, key, v, err, errlen) < 0)
-			return -1;
-	}
-	for (o = proto_workload_opts; o->name; o++)
-		if (!json_object_get(obj, o->name))
-			return errf(err, errlen, "workload option '%s' missing", o->name);
+	if (!json_is_integer(v))
+		return errf(err, errlen, "field '%s' must be an integer", key);
+	i = json_integer_value(v);
+	if (i < 0 || (uint64_t)i > max)
+		return errf(err, errlen, "field '%s' out of range: %lld", key, (long long)i);
+	*dst = (uint64_t)i;
 	return 0;
 }
 
-static json_t *workload_to_json(const struct proto_workload *w)
+/* The workload of a job message; run and lru_gen, parsed before it, are kept. */
+static int job_field_from_json(json_t *v, struct proto_job *job, char *err, size_t errlen)
 {
-	const struct proto_opt *o;
-	json_t *obj = json_object();
-	const char *p;
+	uint64_t run = job->run;
+	char lru[sizeof(job->lru_gen)];
 
-	if (!obj)
-		return NULL;
-	for (o = proto_workload_opts; o->name; o++) {
-		p = (const char *)w + o->off;
-		switch (o->type) {
-		case OPT_ENUM:
-			json_object_set_new(obj, o->name, json_string(o->choices[*(const unsigned *)p]));
-			break;
-		case OPT_UINT:
-			json_object_set_new(obj, o->name, json_integer((json_int_t)*(const uint64_t *)p));
-			break;
-		case OPT_DOUBLE:
-			json_object_set_new(obj, o->name, json_real(*(const double *)p));
-			break;
-		}
-	}
-	return obj;
+	memcpy(lru, job->lru_gen, sizeof(lru));
+	if (proto_job_from_json(v, job, "job", err, errlen) < 0)
+		return -1;
+	job->run = run;
+	memcpy(job->lru_gen, lru, sizeof(lru));
+	return 0;
 }
 
-static int field_from_json(const struct field *f, json_t *v, char *base, char *err, size_t errlen)
+static int field_from_json(const struct field *f, json_t *v, char *base, char *err,
+			   size_t errlen)
 {
-	json_int_t i;
+	struct proto_u64s *arr;
 	const char *s;
+	size_t i;
 
 	switch (f->kind) {
 	case F_U64:
-		if (!json_is_integer(v))
-			return errf(err, errlen, "field '%s' must be an integer", f->key);
-		i = json_integer_value(v);
-		if (i < 0 || (uint64_t)i > f->max)
-			return errf(err, errlen, "field '%s' out of range: %lld", f->key, (long long)i);
-		*(uint64_t *)(base + f->off) = (uint64_t)i;
+		return u64_from_json(f->key, v, f->max, (uint64_t *)(base + f->off), err, errlen);
+	case F_U64S:
+		arr = (struct proto_u64s *)(base + f->off);
+		if (!json_is_array(v) || json_array_size(v) > PROTO_MAX_FILES)
+			return errf(err, errlen, "field '%s' must be an array of at most %d",
+				    f->key, PROTO_MAX_FILES);
+		arr->n = json_array_size(v);
+		for (i = 0; i < arr->n; i++)
+			if (u64_from_json(f->key, json_array_get(v, i), f->max, &arr->v[i],
+					  err, errlen) < 0)
+				return -1;
 		return 0;
 	case F_STR:
 		if (!json_is_string(v))
@@ -321,12 +645,12 @@ static int field_from_json(const struct field *f, json_t *v, char *base, char *e
 		s = json_string_value(v);
 		if (json_string_length(v) >= f->max || strlen(s) != json_string_length(v))
 			return errf(err, errlen, "field '%s' too long or has NUL", f->key);
-		if (!str_ok(s))
+		if (!text_ok(s))
 			return errf(err, errlen, "field '%s' has non-printable characters", f->key);
 		memcpy(base + f->off, s, strlen(s) + 1);
 		return 0;
-	case F_WORKLOAD:
-		return workload_from_json(v, (struct proto_workload *)(base + f->off), err, errlen);
+	case F_JOB:
+		return job_field_from_json(v, (struct proto_job *)base, err, errlen);
 	}
 	return errf(err, errlen, "field '%s' has no kind", f->key);
 }
@@ -375,11 +699,33 @@ out:
 	return ret;
 }
 
+static json_t *field_to_json(const struct field *f, const char *base)
+{
+	const struct proto_u64s *arr;
+	json_t *a;
+	uint64_t i;
+
+	switch (f->kind) {
+	case F_U64:
+		return json_integer((json_int_t)*(const uint64_t *)(base + f->off));
+	case F_STR:
+		return json_string(base + f->off);
+	case F_U64S:
+		arr = (const struct proto_u64s *)(base + f->off);
+		a = json_array();
+		for (i = 0; a && i < arr->n && i < PROTO_MAX_FILES; i++)
+			json_array_append_new(a, json_integer((json_int_t)arr->v[i]));
+		return a;
+	case F_JOB:
+		return proto_job_to_json((const struct proto_job *)base);
+	}
+	return NULL;
+}
+
 int proto_format(const struct proto_msg *m, char *buf, size_t buflen)
 {
 	const struct msg_desc *d = desc_by_type(m->type);
 	const struct field *f;
-	const char *base = (const char *)&m->u;
 	json_t *root, *v;
 	size_t n;
 	int ret = -1;
@@ -388,17 +734,7 @@ int proto_format(const struct proto_msg *m, char *buf, size_t buflen)
 		return -1;
 	json_object_set_new(root, "type", json_string(d->name));
 	for (f = d->fields; f->key; f++) {
-		switch (f->kind) {
-		case F_U64:
-			v = json_integer((json_int_t)*(const uint64_t *)(base + f->off));
-			break;
-		case F_STR:
-			v = json_string(base + f->off);
-			break;
-		default:
-			v = workload_to_json((const struct proto_workload *)(base + f->off));
-			break;
-		}
+		v = field_to_json(f, (const char *)&m->u);
 		if (!v)
 			goto out;
 		json_object_set_new(root, f->key, v);

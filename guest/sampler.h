@@ -1,52 +1,71 @@
-/* sampler.h -- what one interval measured: the memcg's memory.stat counters and
- * the data file's page-cache residency, by cachestat(2) or windowed mincore(2). */
+/* sampler.h -- what one interval measured: the memcg's memory.stat, the
+ * declared files' page-cache residency, and the memcg's lru_gen window. */
 #ifndef SAMPLER_H
 #define SAMPLER_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define SAMPLER_STAT_MAX   (64 * 1024)          /* memory.stat bigger than this is refused */
-#define SAMPLER_WINDOW     (64ULL << 20)        /* mincore maps at most this much at a time */
+#include "proto.h"
 
-/* Levels read at one instant; the caller takes deltas of the counters. */
-struct sampler_counts {
-	uint64_t pgmajfault;
-	uint64_t refault_file;      /* workingset_refault_file */
-	uint64_t activate_file;     /* workingset_activate_file */
-	uint64_t resident_pages;    /* of the data file, in pages of 4 KiB */
+#define SAMPLER_STAT_MAX   (256 * 1024)         /* memory.stat / lru_gen bigger: refused */
+#define SAMPLER_WINDOW     (64ULL << 20)        /* mincore maps at most this much at a time */
+#define SAMPLER_NKEYS      10                   /* memory.stat keys read */
+#define SAMPLER_LRU_GEN    "/sys/kernel/debug/lru_gen"
+
+/* Everything read at one instant; sampler_fill() turns two into a sample. */
+struct sampler_reading {
+	uint64_t stat[SAMPLER_NKEYS];
+	struct proto_u64s resident;     /* per file, 4 KiB pages */
+	int gen_valid;
+	uint64_t min_seq, max_seq;
 };
 
 struct sampler {
-	int stat_fd;                /* <memcg>/memory.stat */
-	int file_fd;                /* the data file, never mapped by the workload's mapping */
-	uint64_t file_size;
+	int stat_fd;                    /* <memcg>/memory.stat */
+	int gen_fd;                     /* debugfs lru_gen, -1 if absent */
+	char memcg_path[200];           /* as lru_gen names it, e.g. "/harness" */
+	unsigned nfiles;
+	int file_fd[PROTO_MAX_FILES];   /* never the workload's own descriptors */
+	const char *file_name[PROTO_MAX_FILES];
+	uint64_t file_size[PROTO_MAX_FILES];
 	int use_cachestat;
-	unsigned char *vec;         /* mincore vector for one window */
-	char *buf;                  /* SAMPLER_STAT_MAX + 1 bytes */
+	unsigned char *vec;             /* mincore vector for one window */
+	char *buf;                      /* SAMPLER_STAT_MAX + 1 bytes */
 };
 
 /* 1 if cachestat(2) works on fd, else 0. */
 int sampler_cachestat_works(int fd);
 
 /*
- * Open memory.stat under memcg_dir and the data file. Returns 0, or -1 with a
- * reason naming the file in err; s is then safe to sampler_close().
+ * Open memory.stat under memcg_dir, the files, and lru_gen if debugfs has it.
+ * Returns 0, or -1 with a reason naming the file in err; s is then safe to
+ * sampler_close().
  */
-int sampler_open(struct sampler *s, const char *memcg_dir, const char *file,
-		 int use_cachestat, char *err, size_t errlen);
+int sampler_open(struct sampler *s, const char *memcg_dir, const char *memcg_path,
+		 char *const files[], unsigned nfiles, int use_cachestat, char *err, size_t errlen);
 
-/* Read every level now. Returns 0, or -1 with a reason in err. */
-int sampler_read(struct sampler *s, struct sampler_counts *out, char *err, size_t errlen);
+/* Read everything now. Returns 0, or -1 with a reason in err. */
+int sampler_read(struct sampler *s, struct sampler_reading *out, char *err, size_t errlen);
+
+/* Residency of every file now (for events). */
+int sampler_residency(struct sampler *s, struct proto_u64s *out, char *err, size_t errlen);
+
+/* Deltas of the counters, the levels and residency of now, into a sample. */
+int sampler_fill(const struct sampler_reading *now, const struct sampler_reading *prev,
+		 struct proto_sample *out, char *err, size_t errlen);
 
 void sampler_close(struct sampler *s);
 
 /*
  * Strict memory.stat parse: every line "key value\n", key [a-z0-9_]+, value a
- * decimal that fits 64 bits; the three keys we use present exactly once.
- * Fills the counters of out (not resident_pages). Returns 0, or -1 with err.
+ * decimal that fits 64 bits; each key we use present exactly once.
  */
-int sampler_parse_stat(const char *buf, size_t len, struct sampler_counts *out,
+int sampler_parse_stat(const char *buf, size_t len, struct sampler_reading *out,
 		       char *err, size_t errlen);
+
+/* min and max generation sequence of memcg_path in lru_gen's debugfs text; -1 if absent. */
+int sampler_parse_lru_gen(const char *buf, size_t len, const char *memcg_path,
+			  uint64_t *min_seq, uint64_t *max_seq);
 
 #endif

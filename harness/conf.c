@@ -25,6 +25,8 @@ static const struct ckey keys[] = {
 	  "database, per-run directories and caches" },
 	{ "images", C_PATH, COFF(images), 0, 0, "images/out",
 	  "guest images built by `make images`" },
+	{ "presets", C_PATH, COFF(presets), 0, 0, "workloads/presets",
+	  "workload presets a matrix names with \"preset\"" },
 	{ "uri", C_STR, COFF(uri), 0, PATH_MAX - 1, "",
 	  "libvirt URI; empty: qemu:///embed under <results>/libvirt" },
 	{ "memory_mib", C_UINT, COFF(memory_mib), 128, 1 << 20, "512", "guest RAM, MiB" },

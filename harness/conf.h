@@ -10,6 +10,7 @@
 struct conf {
 	char results[PATH_MAX];   /* database, run directories, caches */
 	char images[PATH_MAX];    /* output of `make images` */
+	char presets[PATH_MAX];   /* workload presets, <name>.json */
 	char uri[PATH_MAX];       /* libvirt URI; "" = embedded driver under results */
 	uint64_t memory_mib;      /* guest RAM */
 	uint64_t vcpus;

@@ -136,28 +136,45 @@ int image_initrd(const char *base, const char *modules, const char *dst, char *e
 	return 0;
 }
 
-uint64_t image_disk_bytes(uint64_t file_mib)
+uint64_t image_disk_bytes(const struct proto_job *job)
 {
+	uint64_t mib = 0;
+	unsigned i;
+
+	for (i = 0; i < job->nfiles; i++)
+		mib += job->files[i].mib;
 	/* ext4 metadata and journal, with room to spare */
-	return (file_mib + file_mib / 8 + 32) << 20;
+	return (mib + mib / 8 + 32) << 20;
 }
 
-/* Deterministic pseudo-random content: incompressible, same on every host. */
-static int write_random_file(const char *path, uint64_t mib, char *err)
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	while (n--) {
+		h ^= *c++;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* Deterministic content: incompressible pseudo-random bytes, or zeros. */
+static int write_data_file(const char *path, const struct proto_file *f, char *err)
 {
 	_cleanup_close_ int fd = -1;
 	static uint64_t buf[1 << 17];   /* 1 MiB */
-	uint64_t x = 0x9e3779b97f4a7c15ULL ^ mib, i, m;
+	uint64_t x = fnv1a(0xcbf29ce484222325ULL, f->name, strlen(f->name)) ^ f->mib, i, m;
 
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return errorf(err, "cannot create '%s': %s", path, strerror(errno));
-	for (m = 0; m < mib; m++) {
+	x |= 1;
+	for (m = 0; m < f->mib; m++) {
 		for (i = 0; i < ARRAY_SIZE(buf); i++) {
 			x ^= x << 13;
 			x ^= x >> 7;
 			x ^= x << 17;
-			buf[i] = x;
+			buf[i] = f->content == CONTENT_ZERO ? 0 : x;
 		}
 		if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
 			return errorf(err, "cannot write '%s': %s", path, strerror(errno));
@@ -165,28 +182,63 @@ static int write_random_file(const char *path, uint64_t mib, char *err)
 	return 0;
 }
 
-int image_data_disk(const char *cache_dir, uint64_t file_mib, char *path, char *err)
+static int write_files(const char *stage, const struct proto_job *job, char *err)
 {
-	char stage[PATH_MAX], data[PATH_MAX], tmp[PATH_MAX], size[32], log[PATH_MAX];
+	char path[PATH_MAX];
+	unsigned i;
+
+	for (i = 0; i < job->nfiles; i++)
+		if (pathf(path, err, "%s/%s", stage, job->files[i].name) < 0 ||
+		    write_data_file(path, &job->files[i], err) < 0)
+			return -1;
+	return 0;
+}
+
+static void remove_files(const char *stage, const struct proto_job *job)
+{
+	char path[PATH_MAX];
+	unsigned i;
+
+	for (i = 0; i < job->nfiles; i++)
+		if (pathf(path, NULL, "%s/%s", stage, job->files[i].name) == 0)
+			unlink(path);
+	rmdir(stage);
+}
+
+static uint64_t files_hash(const struct proto_job *job)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	unsigned i;
+
+	for (i = 0; i < job->nfiles; i++) {
+		h = fnv1a(h, job->files[i].name, strlen(job->files[i].name) + 1);
+		h = fnv1a(h, &job->files[i].mib, sizeof(job->files[i].mib));
+		h = fnv1a(h, &job->files[i].content, sizeof(job->files[i].content));
+	}
+	return h;
+}
+
+int image_data_disk(const char *cache_dir, const struct proto_job *job, char *path, char *err)
+{
+	char stage[PATH_MAX], tmp[PATH_MAX], size[32], log[PATH_MAX];
+	unsigned long long h = (unsigned long long)files_hash(job);
 	int status, ret = -1;
 
-	snprintf(path, PATH_MAX, "%s/disk-%llum.img", cache_dir, (unsigned long long)file_mib);
+	if (pathf(path, err, "%s/disk-%016llx.img", cache_dir, h) < 0)
+		return -1;
 	if (file_exists(path))
 		return 0;
-	if (mkdir_p(cache_dir, err) < 0)
+	if (mkdir_p(cache_dir, err) < 0 || pathf(stage, err, "%s/disk-%016llx.d", cache_dir, h) < 0 ||
+	    pathf(tmp, err, "%s.tmp", path) < 0 || pathf(log, err, "%s/mkfs.log", cache_dir) < 0)
 		return -1;
-	snprintf(stage, sizeof(stage), "%s/disk-%llum.d", cache_dir, (unsigned long long)file_mib);
-	if (pathf(data, err, "%s/data0", stage) < 0 || pathf(tmp, err, "%s.tmp", path) < 0 ||
-	    pathf(log, err, "%s/mkfs.log", cache_dir) < 0)
-		return -1;
-	snprintf(size, sizeof(size), "%lluk", (unsigned long long)(image_disk_bytes(file_mib) >> 10));
-	if (mkdir_p(stage, err) < 0 || write_random_file(data, file_mib, err) < 0)
+	snprintf(size, sizeof(size), "%lluk", (unsigned long long)(image_disk_bytes(job) >> 10));
+	if (mkdir_p(stage, err) < 0 || write_files(stage, job, err) < 0)
 		goto out;
 	char *argv[] = { "mkfs.ext4", "-q", "-F", "-m", "0", "-L", "harness-data",
 			 "-E", "lazy_itable_init=0,lazy_journal_init=0,root_owner=0:0",
 			 "-d", stage, tmp, size, NULL };
 	unlink(tmp);
-	if (proc_run(argv, log, 600000, &status, err) < 0)
+	if (proc_run(argv, log, 1800000, &status, err) < 0)
 		goto out;
 	if (status != 0) {
 		errorf(err, "mkfs.ext4 failed (exit %d) building %s; see %s", status, tmp, log);
@@ -198,8 +250,7 @@ int image_data_disk(const char *cache_dir, uint64_t file_mib, char *path, char *
 	}
 	ret = 0;
 out:
-	unlink(data);
-	rmdir(stage);
+	remove_files(stage, job);
 	return ret;
 }
 

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proto.h"
+
 #define RELEASE_MAX 128
 
 struct kernel_files {
@@ -33,14 +35,15 @@ int image_base(const char *images, const char *arch, char *path, char *err);
 /* Write base followed by modules (may be "") to dst: one initrd for libvirt. */
 int image_initrd(const char *base, const char *modules, const char *dst, char *err);
 
-/* Bytes of the ext4 data disk that holds a file of file_mib MiB. */
-uint64_t image_disk_bytes(uint64_t file_mib);
+/* Bytes of the ext4 data disk that holds a job's files. */
+uint64_t image_disk_bytes(const struct proto_job *job);
 
 /*
- * The ext4 data disk holding data0 (file_mib MiB of pseudo-random bytes),
- * built once with mkfs.ext4 -d (no mount) under cache_dir and reused.
+ * The ext4 data disk holding the job's declared files (pseudo-random bytes,
+ * the same on every host, or zeros), built once with mkfs.ext4 -d (no mount)
+ * under cache_dir, named by a hash of the file list, and reused.
  */
-int image_data_disk(const char *cache_dir, uint64_t file_mib, char *path, char *err);
+int image_data_disk(const char *cache_dir, const struct proto_job *job, char *path, char *err);
 
 /* A fresh qcow2 overlay backed by disk, so no run sees another's writes. */
 int image_overlay(const char *disk, const char *overlay, char *err);

@@ -57,16 +57,16 @@ static int open_store(const struct conf *c, struct store **s, char *err)
 
 static int cmd_check(const struct conf *c, const char *file)
 {
-	struct matrix m;
+	_cleanup_free_ struct matrix *m = calloc(1, sizeof(*m));
 	char err[ERR_MAX];
 
-	if (spec_load(&m, file, c, err) < 0) {
-		fprintf(stderr, "%s\n", err);
+	if (!m || spec_load(m, file, c, err) < 0) {
+		fprintf(stderr, "%s\n", m ? err : "out of memory");
 		return 1;
 	}
-	printf("%s: OK, %u arms x %u workloads x %llu reps = %u runs\n", file, m.n_arms,
-	       m.n_cells, (unsigned long long)m.reps, spec_run_count(&m));
-	spec_release(&m);
+	printf("%s: OK, %u arms x %u workloads x %llu reps = %u runs\n", file, m->n_arms,
+	       m->n_cells, (unsigned long long)m->reps, spec_run_count(m));
+	spec_release(m);
 	return 0;
 }
 
@@ -105,7 +105,7 @@ static int run_all(struct runner *r, const struct matrix *m, int64_t mid, unsign
 			       (unsigned long long)out.samples, out.ops_per_s,
 			       out.agent_ready_ms / 1000.0);
 		else
-			printf("FAILED: %s\n", out.reason);
+			printf("%s: %s\n", out.unsupported ? "UNSUPPORTED" : "FAILED", out.reason);
 		*failed += !out.ok;
 		fflush(stdout);
 	}
@@ -115,7 +115,7 @@ static int run_all(struct runner *r, const struct matrix *m, int64_t mid, unsign
 static int cmd_run(const struct conf *c, const char *file)
 {
 	struct runner r = { .conf = c };
-	struct matrix m;
+	_cleanup_free_ struct matrix *m = calloc(1, sizeof(*m));
 	_cleanup_free_ struct abba_slot *slots = NULL;
 	char err[ERR_MAX], uri[PATH_MAX], log[PATH_MAX];
 	unsigned failed = 0;
@@ -123,25 +123,25 @@ static int cmd_run(const struct conf *c, const char *file)
 	size_t n;
 	int ret = 1;
 
-	if (spec_load(&m, file, c, err) < 0) {
-		fprintf(stderr, "%s\n", err);
+	if (!m || spec_load(m, file, c, err) < 0) {
+		fprintf(stderr, "%s\n", m ? err : "out of memory");
 		return 1;
 	}
-	slots = calloc(spec_run_count(&m), sizeof(*slots));
+	slots = calloc(spec_run_count(m), sizeof(*slots));
 	if (!slots && errorf(err, "out of memory"))
 		goto out;
-	if (image_base(c->images, m.arch, r.base, err) < 0 ||
+	if (image_base(c->images, m->arch, r.base, err) < 0 ||
 	    open_store(c, &r.store, err) < 0)
 		goto out;
-	n = abba_order(m.n_arms, m.n_cells, (unsigned)m.reps, slots);
-	if (store_add_matrix(r.store, &m, slots, n, &mid, err) < 0)
+	n = abba_order(m->n_arms, m->n_cells, (unsigned)m->reps, slots);
+	if (store_add_matrix(r.store, m, slots, n, &mid, err) < 0)
 		goto out;
-	printf("matrix %lld '%s': %zu runs queued in ABBA order\n", (long long)mid, m.name, n);
-	r.accel = pick_accel(c, m.arms[0].files.kernel);
+	printf("matrix %lld '%s': %zu runs queued in ABBA order\n", (long long)mid, m->name, n);
+	r.accel = pick_accel(c, m->arms[0].files.kernel);
 	gethostname(r.host, sizeof(r.host) - 1);
 	conf_uri(c, uri, sizeof(uri));
 	if (pathf(log, err, "%s/libvirt.log", c->results) < 0 ||
-	    vm_connect(uri, log, &r.vm, err) < 0 || run_all(&r, &m, mid, &failed, err) < 0 ||
+	    vm_connect(uri, log, &r.vm, err) < 0 || run_all(&r, m, mid, &failed, err) < 0 ||
 	    report_table(stdout, r.store, mid, err) < 0)
 		goto out;
 	ret = failed ? 2 : 0;
@@ -150,7 +150,7 @@ out:
 		fprintf(stderr, "harness: %s\n", err);
 	vm_disconnect(r.vm);
 	store_close(r.store);
-	spec_release(&m);
+	spec_release(m);
 	return ret;
 }
 

@@ -17,16 +17,15 @@ struct column {
 static double get_ops(const struct run_summary *r) { return r->ops_per_s; }
 static double get_refault(const struct run_summary *r) { return r->refault_per_s; }
 static double get_majflt(const struct run_summary *r) { return r->majflt_per_s; }
-static double get_resident(const struct run_summary *r)
-{
-	return r->file_pages > 0 ? 100.0 * r->resident_end / r->file_pages : NAN;
-}
+static double get_per_read(const struct run_summary *r) { return r->refaults_per_read; }
+static double get_resident(const struct run_summary *r) { return 100.0 * r->resident_share; }
 
 static const struct column columns[] = {
 	{ "ops/s",     10, get_ops,      1, 0 },
-	{ "refault/s", 10, get_refault,  1, 0 },
-	{ "majflt/s",  9,  get_majflt,   0, 0 },
-	{ "resid%",    7,  get_resident, 0, 1 },
+	{ "refault/s", 9,  get_refault,  1, 0 },
+	{ "majflt/s",  8,  get_majflt,   0, 0 },
+	{ "rf/read",   7,  get_per_read, 0, 4 },
+	{ "resid%",    6,  get_resident, 0, 1 },
 };
 
 #define NCOLS ARRAY_SIZE(columns)
@@ -57,9 +56,11 @@ static void print_header(FILE *f, const struct matrix_info *mi, unsigned cell)
 {
 	size_t k;
 
-	fprintf(f, "\n%s / %s  (%s, %s)\n  %s\n", mi->name, mi->cell_names[cell],
-		mi->arch[0] ? mi->arch : "-", mi->accel[0] ? mi->accel : "-",
-		mi->cell_params[cell]);
+	fprintf(f, "\n%s / %s  (%s, %s)\n", mi->name, mi->cell_names[cell],
+		mi->arch[0] ? mi->arch : "-", mi->accel[0] ? mi->accel : "-");
+	if (mi->cell_preset[cell][0] || mi->cell_params[cell][0])
+		fprintf(f, "  %s%s%s\n", mi->cell_preset[cell], mi->cell_preset[cell][0] ? ": " : "",
+			mi->cell_params[cell]);
 	fprintf(f, "%-14s %-8s", "arm", "lru_gen");
 	for (k = 0; k < NCOLS; k++) {
 		fprintf(f, " %*s", columns[k].width, columns[k].head);
@@ -115,7 +116,8 @@ int report_table(FILE *f, struct store *s, int64_t matrix_id, char *err)
 	fprintf(f, "\nkernels:");
 	for (arm = 0; arm < mi.n_arms; arm++)
 		fprintf(f, "%s %s=%s", arm ? "," : "", mi.arm_names[arm], mi.arm_release[arm]);
-	fprintf(f, "\nruns: %u done, %u failed, %u total; Delta against %s; means over done runs\n",
-		mi.runs_done, mi.runs_failed, mi.runs_total, mi.arm_names[0]);
+	fprintf(f, "\nruns: %u done, %u failed, %u unsupported, %u total; Delta against %s;"
+		" means over done runs\n", mi.runs_done, mi.runs_failed, mi.runs_unsupported,
+		mi.runs_total, mi.arm_names[0]);
 	return 0;
 }

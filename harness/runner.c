@@ -21,7 +21,9 @@ struct run_ctx {
 	struct vm_domain *dom;
 	struct channel ch;
 	int64_t t_boot;
-	uint64_t file_pages, next_seq, last_t;
+	uint64_t next_seq, last_t, ops;
+	unsigned events;
+	uint8_t stream_seen[PROTO_MAX_STREAMS];  /* stream samples of the current interval */
 	struct proto_summary summary;
 	struct run_outcome *out;
 };
@@ -54,7 +56,7 @@ static int prepare(struct run_ctx *c)
 		return fail(c, "%s", err);
 	unlink(c->console);
 	unlink(c->sock);
-	if (image_data_disk(cache, c->cell->wl.file_mib, c->disk, err) < 0 ||
+	if (image_data_disk(cache, &c->cell->job, c->disk, err) < 0 ||
 	    image_overlay(c->disk, c->overlay, err) < 0 ||
 	    image_initrd(c->r->base, c->arm->files.modules, c->initrd, err) < 0)
 		return fail(c, "%s", err);
@@ -128,28 +130,57 @@ static int lru_gen_matches(const char *want, const char *got)
 	return !strncmp(got, "0x", 2) && strcmp(got, "0x0000");
 }
 
+/* The guest must have found every declared file, at its declared size. */
+static int check_setup(struct run_ctx *c, const struct proto_setup *st)
+{
+	const struct proto_job *job = &c->cell->job;
+	unsigned i;
+
+	if (st->file_pages.n != job->nfiles)
+		return fail(c, "guest reports %llu files, the job declares %u",
+			    (unsigned long long)st->file_pages.n, job->nfiles);
+	for (i = 0; i < job->nfiles; i++)
+		if (st->file_pages.v[i] != job->files[i].mib * 256)
+			return fail(c, "guest reports %llu pages for '%s', expected %llu",
+				    (unsigned long long)st->file_pages.v[i], job->files[i].name,
+				    (unsigned long long)(job->files[i].mib * 256));
+	if (!lru_gen_matches(c->arm->lru_gen, st->lru_gen))
+		return fail(c, "wrote lru_gen '%s' but the guest reads back '%s'",
+			    c->arm->lru_gen, st->lru_gen);
+	return 0;
+}
+
 static int send_job(struct run_ctx *c)
 {
 	struct proto_msg msg = { .type = PROTO_JOB };
 	char err[ERR_MAX];
 
+	msg.u.job = c->cell->job;
 	msg.u.job.run = (uint64_t)c->id;
 	snprintf(msg.u.job.lru_gen, sizeof(msg.u.job.lru_gen), "%s", c->arm->lru_gen);
-	msg.u.job.wl = c->cell->wl;
 	if (channel_send(&c->ch, &msg, err) < 0)
 		return fail(c, "%s", err);
 	if (expect(c, PROTO_SETUP, &msg, now_ms() + 120000, "setup") < 0)
 		return -1;
 	if (store_run_setup(c->r->store, c->id, &msg.u.setup, err) < 0)
 		return -2;
-	c->file_pages = msg.u.setup.file_pages;
-	if (!lru_gen_matches(c->arm->lru_gen, msg.u.setup.lru_gen))
-		return fail(c, "wrote lru_gen '%s' but the guest reads back '%s'",
-			    c->arm->lru_gen, msg.u.setup.lru_gen);
-	if (c->file_pages != c->cell->wl.file_mib * 256)
-		return fail(c, "guest reports %llu file pages, expected %llu",
-			    (unsigned long long)c->file_pages,
-			    (unsigned long long)(c->cell->wl.file_mib * 256));
+	return check_setup(c, &msg.u.setup);
+}
+
+/* Residency of every file: as many values as files, none beyond the file. */
+static int check_resident(struct run_ctx *c, const struct proto_u64s *r, const char *what)
+{
+	const struct proto_job *job = &c->cell->job;
+	unsigned i;
+
+	if (r->n != job->nfiles)
+		return fail(c, "guest %s: %llu residency values for %u files", what,
+			    (unsigned long long)r->n, job->nfiles);
+	for (i = 0; i < job->nfiles; i++)
+		if (r->v[i] > job->files[i].mib * 256)
+			return fail(c, "guest %s: %llu resident pages of the %llu-page file '%s'",
+				    what, (unsigned long long)r->v[i],
+				    (unsigned long long)(job->files[i].mib * 256), job->files[i].name);
 	return 0;
 }
 
@@ -161,11 +192,33 @@ static int check_sample(struct run_ctx *c, const struct proto_sample *s)
 			    (unsigned long long)s->seq, (unsigned long long)c->next_seq);
 	if (s->t_ms <= c->last_t && s->seq > 0)
 		return fail(c, "guest sample %llu goes back in time", (unsigned long long)s->seq);
-	if (s->resident_pages > c->file_pages)
-		return fail(c, "guest sample %llu: %llu resident pages of a %llu-page file",
-			    (unsigned long long)s->seq, (unsigned long long)s->resident_pages,
-			    (unsigned long long)c->file_pages);
+	return check_resident(c, &s->resident, "sample");
+}
+
+/* A stream's interval belongs to the sample just received, once per stream. */
+static int check_stream(struct run_ctx *c, const struct proto_stream_sample *s)
+{
+	if (c->next_seq == 0 || s->seq != c->next_seq - 1)
+		return fail(c, "guest stream sample for interval %llu arrived out of turn",
+			    (unsigned long long)s->seq);
+	if (s->stream >= c->cell->job.nstreams || c->stream_seen[s->stream]++)
+		return fail(c, "guest stream sample for stream %llu is unexpected",
+			    (unsigned long long)s->stream);
 	return 0;
+}
+
+static int check_event(struct run_ctx *c, const struct proto_event *e)
+{
+	unsigned k;
+
+	for (k = 0; k < EV_COUNT && strcmp(proto_event_names[k], e->kind); k++)
+		;
+	if (k == EV_COUNT)
+		return fail(c, "guest event of unknown kind '%s'", e->kind);
+	if (e->stream >= c->cell->job.nstreams)
+		return fail(c, "guest event for stream %llu of %u", (unsigned long long)e->stream,
+			    c->cell->job.nstreams);
+	return check_resident(c, &e->resident, "event");
 }
 
 /* Wait for the next message of any type; ends the run on timeout or garbage. */
@@ -188,28 +241,54 @@ static int next_msg(struct run_ctx *c, struct proto_msg *msg, int64_t deadline, 
 	return fail(c, "channel: unknown status");
 }
 
+/* Store one message of the workload phase; 1 when it was the summary. */
+static int handle(struct run_ctx *c, const struct proto_msg *msg)
+{
+	char err[ERR_MAX];
+	int rc;
+
+	switch (msg->type) {
+	case PROTO_SAMPLE:
+		if (check_sample(c, &msg->u.sample) < 0)
+			return -1;
+		rc = store_sample(c->r->store, c->id, &msg->u.sample, err);
+		c->next_seq++;
+		c->last_t = msg->u.sample.t_ms;
+		memset(c->stream_seen, 0, sizeof(c->stream_seen));
+		return rc < 0 ? -2 : 0;
+	case PROTO_STREAM:
+		if (check_stream(c, &msg->u.stream) < 0)
+			return -1;
+		c->ops += msg->u.stream.read_ops + msg->u.stream.write_ops;
+		return store_stream_sample(c->r->store, c->id, &msg->u.stream, err) < 0 ? -2 : 0;
+	case PROTO_EVENT:
+		if (check_event(c, &msg->u.event) < 0)
+			return -1;
+		return store_event(c->r->store, c->id, c->events++, &msg->u.event, err) < 0 ? -2 : 0;
+	case PROTO_SUMMARY:
+		return 1;
+	default:
+		return fail(c, "guest sent message type %d during the workload", msg->type);
+	}
+}
+
 static int stream(struct run_ctx *c)
 {
-	const struct proto_workload *w = &c->cell->wl;
+	const struct proto_job *w = &c->cell->job;
 	int64_t end = now_ms() + (int64_t)(w->duration_s + c->r->conf->slack_s) * 1000;
 	int64_t silence = (int64_t)w->interval_ms * 5 + 15000;
 	struct proto_msg msg;
-	char err[ERR_MAX];
+	int rc;
 
 	for (;;) {
 		if (next_msg(c, &msg, now_ms() + silence < end ? now_ms() + silence : end,
 			     "next sample") < 0)
 			return -1;
-		if (msg.type == PROTO_SUMMARY)
+		rc = handle(c, &msg);
+		if (rc < 0)
+			return rc;
+		if (rc == 1)
 			break;
-		if (msg.type != PROTO_SAMPLE)
-			return fail(c, "guest sent message type %d during the workload", msg.type);
-		if (check_sample(c, &msg.u.sample) < 0)
-			return -1;
-		if (store_sample(c->r->store, c->id, &msg.u.sample, err) < 0)
-			return -2;
-		c->next_seq++;
-		c->last_t = msg.u.sample.t_ms;
 	}
 	c->summary = msg.u.summary;
 	if (c->summary.samples != c->next_seq)
@@ -217,7 +296,7 @@ static int stream(struct run_ctx *c)
 			    (unsigned long long)c->summary.samples, (unsigned long long)c->next_seq);
 	c->out->samples = c->next_seq;
 	c->out->ops_per_s = c->summary.duration_ms ?
-		c->summary.ops * 1000.0 / (double)c->summary.duration_ms : 0;
+		(double)c->ops * 1000.0 / (double)c->summary.duration_ms : 0;
 	return 0;
 }
 
@@ -255,8 +334,10 @@ int runner_run(struct runner *r, const struct matrix *m, const struct run_ref *r
 	if (rc == -2)
 		return errorf(err, "run %lld: cannot record it in the database", (long long)c.id);
 	out->ok = rc == 0;
-	if (store_run_finish(r->store, c.id, out->ok ? "done" : "failed",
-			     out->ok ? NULL : out->reason, out->ok ? &c.summary : NULL, err) < 0)
+	out->unsupported = !out->ok && strstr(out->reason, "guest: unsupported: ") == out->reason;
+	if (store_run_finish(r->store, c.id, out->ok ? "done" : out->unsupported ? "unsupported" :
+			     "failed", out->ok ? NULL : out->reason, out->ok ? &c.summary : NULL,
+			     err) < 0)
 		return -1;
 	return 0;
 }

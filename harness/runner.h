@@ -22,6 +22,7 @@ struct runner {
 
 struct run_outcome {
 	int ok;                      /* 1 done, 0 failed */
+	int unsupported;             /* failed because the guest kernel lacks a feature */
 	char reason[ERR_MAX];        /* why it failed */
 	int64_t agent_ready_ms;
 	uint64_t samples;

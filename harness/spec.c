@@ -2,11 +2,15 @@
  * checker for unknown and missing keys, then cross-field checks. */
 #include "spec.h"
 #include "err.h"
+#include "preset.h"
+#include "fiocheck.h"
+#include "proc.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 enum jkind { J_NAME, J_TEXT, J_UINT, J_LRU, J_ANY };
 
@@ -158,42 +162,102 @@ static int parse_arm(struct matrix *m, json_t *obj, unsigned i, const struct con
 	return 0;
 }
 
-static int parse_cell(struct matrix *m, json_t *obj, unsigned i, char *err)
+static int cell_name_ok(const char *s)
 {
-	struct cell *c = &m->cells[i];
-	char msg[ERR_MAX];
-	const char *key;
-	json_t *v;
-	unsigned j;
-	struct jkey namekey = { "name", J_NAME, 1, 0, sizeof(c->name), 0, 0 };
-	char where[64];
+	if (!*s || strlen(s) >= CELL_NAME_MAX)
+		return 0;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("._-/", *s))
+			return 0;
+	return 1;
+}
 
-	snprintf(where, sizeof(where), "workloads[%u]", i);
-	if (!json_is_object(obj))
-		return errorf(err, "%s: expected an object", where);
-	proto_workload_defaults(&c->wl);
-	json_object_foreach(obj, key, v) {
-		if (!strcmp(key, "name")) {
-			if (set_string(&namekey, v, c->name, where, err) < 0)
-				return -1;
-		} else if (proto_workload_set_json(&c->wl, key, v, msg, sizeof(msg)) < 0) {
-			return errorf(err, "%s: %s", where, msg);
-		}
-	}
-	if (!c->name[0])
-		return errorf(err, "%s: missing key 'name'", where);
-	for (j = 0; j < i; j++)
-		if (!strcmp(m->cells[j].name, c->name))
-			return errorf(err, "%s.name: '%s' is used by workloads[%u] too", where,
-				      c->name, j);
-	if (c->wl.memcg_mib + GUEST_RESERVE_MIB > m->memory_mib)
+/* Cross-field checks the job's own tables cannot make: does it fit the guest. */
+static int check_cell(const struct matrix *m, const struct cell *c, const char *where, char *err)
+{
+	if (c->job.memcg_mib + GUEST_RESERVE_MIB > m->memory_mib)
 		return errorf(err, "%s.memcg_mib: %llu MiB does not fit a %llu MiB guest "
 			      "(at most %llu, or raise memory_mib)", where,
-			      (unsigned long long)c->wl.memcg_mib,
+			      (unsigned long long)c->job.memcg_mib,
 			      (unsigned long long)m->memory_mib,
 			      (unsigned long long)(m->memory_mib > GUEST_RESERVE_MIB ?
 						   m->memory_mib - GUEST_RESERVE_MIB : 0));
 	return 0;
+}
+
+/* fio streams: the harness's rules, then the guest's own fio with --parse-only. */
+static int check_fio(const struct matrix *m, const struct cell *c, const struct conf *conf,
+		     const char *where, char *err)
+{
+	const struct proto_stream *st;
+	char fio[PATH_MAX], msg[ERR_MAX];
+	unsigned i;
+
+	for (i = 0; i < c->job.nstreams; i++) {
+		st = &c->job.streams[i];
+		if (st->kind != KIND_FIO)
+			continue;
+		if (pathf(fio, err, "%s/%s/fio", conf->images, m->arch) < 0)
+			return -1;
+		if (access(fio, X_OK) < 0)
+			return errorf(err, "%s.streams[%u]: fio is not built: %s missing (run make "
+				      "images)", where, i, fio);
+		if (fiocheck_args(fio, st->args, st->jobfile, st->name, msg) < 0)
+			return errorf(err, "%s.streams[%u]: %s", where, i, msg);
+	}
+	return 0;
+}
+
+/* One expanded cell {name, preset, params, table, job} into m->cells. */
+static int add_cell(struct matrix *m, json_t *x, const struct conf *conf, const char *where,
+		    char *err)
+{
+	struct cell *c;
+	json_t *table = json_object_get(x, "table");
+	char msg[ERR_MAX];
+	unsigned j;
+
+	if (m->n_cells == SPEC_MAX_CELLS)
+		return errorf(err, "%s: the matrix expands to more than %d workload cells", where,
+			      SPEC_MAX_CELLS);
+	c = &m->cells[m->n_cells];
+	memset(c, 0, sizeof(*c));
+	snprintf(c->name, sizeof(c->name), "%s", json_string_value(json_object_get(x, "name")));
+	snprintf(c->preset, sizeof(c->preset), "%s", json_string_value(json_object_get(x, "preset")));
+	snprintf(c->params, sizeof(c->params), "%s", json_string_value(json_object_get(x, "params")));
+	if (!cell_name_ok(c->name))
+		return errorf(err, "%s.name: '%s': expected up to %d letters, digits, '.', '_', "
+			      "'-' or '/'", where, c->name, CELL_NAME_MAX - 1);
+	for (j = 0; j < m->n_cells; j++)
+		if (!strcmp(m->cells[j].name, c->name))
+			return errorf(err, "%s.name: '%s' is used by another workload too", where,
+				      c->name);
+	if (proto_job_from_json(json_object_get(x, "job"), &c->job, where, msg, sizeof(msg)) < 0)
+		return errorf(err, "%s", msg);
+	if (check_cell(m, c, where, err) < 0 || check_fio(m, c, conf, where, err) < 0)
+		return -1;
+	if (json_is_object(table) && !(c->table = json_dumps(table, JSON_COMPACT)))
+		return errorf(err, "out of memory");
+	m->n_cells++;
+	return 0;
+}
+
+static int parse_cells(struct matrix *m, json_t *entry, unsigned i, const struct conf *conf,
+		       char *err)
+{
+	json_t *cells = NULL, *x;
+	char where[64];
+	size_t k;
+	int rc = 0;
+
+	snprintf(where, sizeof(where), "workloads[%u]", i);
+	if (preset_expand(entry, conf->presets, where, &cells, err) < 0)
+		return -1;
+	json_array_foreach(cells, k, x)
+		if ((rc = add_cell(m, x, conf, where, err)) < 0)
+			break;
+	json_decref(cells);
+	return rc;
 }
 
 static int parse_array(json_t *root, const char *key, size_t max, char *err)
@@ -234,11 +298,9 @@ static int spec_parse(struct matrix *m, json_t *root, const struct conf *conf,
 			return -1;
 		m->n_arms++;
 	}
-	json_array_foreach(json_object_get(root, "workloads"), i, v) {
-		if (parse_cell(m, v, (unsigned)i, err) < 0)
+	json_array_foreach(json_object_get(root, "workloads"), i, v)
+		if (parse_cells(m, v, (unsigned)i, conf, err) < 0)
 			return -1;
-		m->n_cells++;
-	}
 	m->canonical = json_dumps(root, JSON_COMPACT | JSON_SORT_KEYS);
 	if (!m->canonical)
 		return errorf(err, "out of memory");
@@ -284,6 +346,12 @@ int spec_load(struct matrix *m, const char *path, const struct conf *conf, char 
 
 void spec_release(struct matrix *m)
 {
+	unsigned i;
+
+	for (i = 0; i < m->n_cells; i++) {
+		free(m->cells[i].table);
+		m->cells[i].table = NULL;
+	}
 	free(m->canonical);
 	m->canonical = NULL;
 }

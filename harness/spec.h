@@ -26,9 +26,15 @@ struct arm {
 	struct kernel_files files;  /* resolved */
 };
 
+#define CELL_NAME_MAX 64
+
+/* One workload cell: a job (files, streams) after presets, params and scale. */
 struct cell {
-	char name[SPEC_NAME_MAX];
-	struct proto_workload wl;
+	char name[CELL_NAME_MAX];
+	char preset[SPEC_NAME_MAX];  /* "" if none */
+	char params[256];            /* the expanded params, "theta=1.1 memcg_mib=160" */
+	char *table;                 /* the preset's "table" (report layout), JSON or NULL */
+	struct proto_job job;
 };
 
 struct matrix {

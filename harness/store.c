@@ -11,11 +11,12 @@
 
 struct store {
 	sqlite3 *db;
-	sqlite3_stmt *ins_sample;
+	sqlite3_stmt *ins_sample, *ins_file_sample, *ins_stream;
 };
 
 #define X(m, key, max) ", \"" key "\" INTEGER NOT NULL"
 static const char sample_columns[] = PROTO_SAMPLE_FIELDS(X);
+static const char stream_columns[] = PROTO_STREAM_FIELDS(X);
 #undef X
 
 static const char schema[] =
@@ -45,8 +46,17 @@ static const char schema[] =
 	" matrix_id INTEGER NOT NULL REFERENCES matrices(id),"
 	" idx INTEGER NOT NULL,"
 	" name TEXT NOT NULL,"
-	" params TEXT NOT NULL,"          /* the full workload option set, JSON */
+	" preset TEXT NOT NULL,"
+	" params TEXT NOT NULL,"          /* the expanded params, "theta=1.1 ..." */
+	" job TEXT NOT NULL,"             /* the whole job as the guest gets it, JSON */
+	" report TEXT,"                   /* the preset's table layout, JSON */
 	" UNIQUE (matrix_id, idx));"
+	"CREATE TABLE IF NOT EXISTS cell_files ("
+	" cell_id INTEGER NOT NULL REFERENCES cells(id), idx INTEGER NOT NULL,"
+	" name TEXT NOT NULL, mib INTEGER NOT NULL, PRIMARY KEY (cell_id, idx));"
+	"CREATE TABLE IF NOT EXISTS cell_streams ("
+	" cell_id INTEGER NOT NULL REFERENCES cells(id), idx INTEGER NOT NULL,"
+	" name TEXT NOT NULL, kind TEXT NOT NULL, PRIMARY KEY (cell_id, idx));"
 	"CREATE TABLE IF NOT EXISTS runs ("
 	" id INTEGER PRIMARY KEY,"
 	" matrix_id INTEGER NOT NULL REFERENCES matrices(id),"
@@ -56,31 +66,63 @@ static const char schema[] =
 	" block INTEGER NOT NULL,"        /* ABBA block within the cell */
 	" position INTEGER NOT NULL,"     /* position within the block */
 	" status TEXT NOT NULL DEFAULT 'queued'"
-	"  CHECK (status IN ('queued','booting','running','done','failed')),"
+	"  CHECK (status IN ('queued','booting','running','done','failed','unsupported')),"
 	" reason TEXT,"
 	" accel TEXT, host TEXT, arch TEXT,"
 	" guest_release TEXT, lru_gen_caps TEXT, lru_gen_read TEXT,"
-	" page_size INTEGER, mem_total_kib INTEGER,"
-	" residency TEXT, file_pages INTEGER,"
+	" page_size INTEGER, mem_total_kib INTEGER, cachestat INTEGER, dontcache INTEGER,"
+	" fio TEXT, residency TEXT,"
 	" console_path TEXT,"
 	" started_at TEXT, finished_at TEXT,"
 	" agent_ready_ms INTEGER,"        /* domain start to the agent's hello */
-	" ops_total INTEGER, duration_ms INTEGER, samples INTEGER,"
+	" duration_ms INTEGER, samples INTEGER,"
 	" UNIQUE (matrix_id, seq));"
-	"CREATE INDEX IF NOT EXISTS runs_matrix ON runs (matrix_id, status);";
+	"CREATE INDEX IF NOT EXISTS runs_matrix ON runs (matrix_id, status);"
+	"CREATE TABLE IF NOT EXISTS run_files ("
+	" run_id INTEGER NOT NULL REFERENCES runs(id), idx INTEGER NOT NULL,"
+	" pages INTEGER NOT NULL, PRIMARY KEY (run_id, idx)) WITHOUT ROWID;"
+	"CREATE TABLE IF NOT EXISTS file_samples ("
+	" run_id INTEGER NOT NULL, seq INTEGER NOT NULL, file INTEGER NOT NULL,"
+	" resident_pages INTEGER NOT NULL, PRIMARY KEY (run_id, seq, file)) WITHOUT ROWID;"
+	"CREATE TABLE IF NOT EXISTS events ("
+	" run_id INTEGER NOT NULL REFERENCES runs(id), idx INTEGER NOT NULL,"
+	" t_ms INTEGER NOT NULL, stream INTEGER NOT NULL, kind TEXT NOT NULL,"
+	" pass INTEGER NOT NULL, value INTEGER NOT NULL, PRIMARY KEY (run_id, idx)) WITHOUT ROWID;"
+	"CREATE TABLE IF NOT EXISTS event_files ("
+	" run_id INTEGER NOT NULL, idx INTEGER NOT NULL, file INTEGER NOT NULL,"
+	" resident_pages INTEGER NOT NULL, PRIMARY KEY (run_id, idx, file)) WITHOUT ROWID;";
 
+/*
+ * Per done run: rates over the measured (non-ramp) intervals, refaults per
+ * read, and residency at the end as a share of the declared files.
+ */
 static const char summary_view[] =
 	"CREATE VIEW IF NOT EXISTS run_summary AS"
+	" WITH w AS (SELECT run_id,"
+	"   COALESCE(MAX(CASE WHEN ramp THEN t_ms END), 0) AS ramp_ms, MAX(t_ms) AS end_ms,"
+	"   MAX(seq) AS last_seq,"
+	"   SUM(CASE WHEN ramp THEN 0 ELSE workingset_refault_file END) AS refaults,"
+	"   SUM(CASE WHEN ramp THEN 0 ELSE pgmajfault END) AS majflt,"
+	"   SUM(CASE WHEN ramp THEN 0 ELSE workingset_activate_file END) AS activ"
+	"   FROM samples GROUP BY run_id),"
+	" o AS (SELECT t.run_id, SUM(t.read_ops + t.write_ops) AS ops, SUM(t.read_ops) AS reads,"
+	"   SUM(t.misses) AS misses"
+	"   FROM stream_samples t JOIN samples s ON s.run_id = t.run_id AND s.seq = t.seq"
+	"   WHERE s.ramp = 0 GROUP BY t.run_id),"
+	" p AS (SELECT run_id, SUM(pages) AS pages FROM run_files GROUP BY run_id)"
 	" SELECT r.id AS run_id, r.matrix_id, a.idx AS arm, c.idx AS cell, r.block, r.position,"
-	"  SUM(s.ops) * 1000.0 / MAX(s.t_ms) AS ops_per_s,"
-	"  SUM(s.workingset_refault_file) * 1000.0 / MAX(s.t_ms) AS refault_per_s,"
-	"  SUM(s.pgmajfault) * 1000.0 / MAX(s.t_ms) AS majflt_per_s,"
-	"  (SELECT e.resident_pages FROM samples e WHERE e.run_id = r.id"
-	"   ORDER BY e.seq DESC LIMIT 1) AS resident_end,"
-	"  r.file_pages"
+	"  (w.end_ms - w.ramp_ms) / 1000.0 AS seconds,"
+	"  o.ops * 1000.0 / NULLIF(w.end_ms - w.ramp_ms, 0) AS ops_per_s,"
+	"  w.refaults * 1000.0 / NULLIF(w.end_ms - w.ramp_ms, 0) AS refault_per_s,"
+	"  w.majflt * 1000.0 / NULLIF(w.end_ms - w.ramp_ms, 0) AS majflt_per_s,"
+	"  w.activ * 1000.0 / NULLIF(w.end_ms - w.ramp_ms, 0) AS activate_per_s,"
+	"  w.refaults * 1.0 / NULLIF(o.reads, 0) AS refaults_per_read,"
+	"  o.misses * 1.0 / NULLIF(o.reads, 0) AS miss_share,"
+	"  (SELECT SUM(f.resident_pages) FROM file_samples f"
+	"   WHERE f.run_id = r.id AND f.seq = w.last_seq) * 1.0 / NULLIF(p.pages, 0) AS resident_share"
 	" FROM runs r JOIN arms a ON a.id = r.arm_id JOIN cells c ON c.id = r.cell_id"
-	"  JOIN samples s ON s.run_id = r.id"
-	" WHERE r.status = 'done' GROUP BY r.id;";
+	"  JOIN w ON w.run_id = r.id LEFT JOIN o ON o.run_id = r.id LEFT JOIN p ON p.run_id = r.id"
+	" WHERE r.status = 'done';";
 
 static int db_err(struct store *s, char *err, const char *what)
 {
@@ -101,31 +143,51 @@ static int exec_sql(struct store *s, const char *sql, char *err)
 
 static int create_schema(struct store *s, char *err)
 {
-	char sql[2048];
+	char sql[4096];
 
-	if (exec_sql(s, schema, err) < 0 || exec_sql(s, summary_view, err) < 0)
+	if (exec_sql(s, schema, err) < 0)
 		return -1;
 	snprintf(sql, sizeof(sql),
 		 "CREATE TABLE IF NOT EXISTS samples (run_id INTEGER NOT NULL REFERENCES runs(id)%s,"
-		 " PRIMARY KEY (run_id, seq)) WITHOUT ROWID;", sample_columns);
-	return exec_sql(s, sql, err);
+		 " PRIMARY KEY (run_id, seq)) WITHOUT ROWID;"
+		 "CREATE TABLE IF NOT EXISTS stream_samples (run_id INTEGER NOT NULL%s,"
+		 " PRIMARY KEY (run_id, seq, stream)) WITHOUT ROWID;", sample_columns, stream_columns);
+	if (exec_sql(s, sql, err) < 0)
+		return -1;
+	return exec_sql(s, summary_view, err);
 }
 
-static int prepare_sample_insert(struct store *s, char *err)
+/* INSERT INTO table (run_id, <columns of an X-macro>) VALUES (?, ...). */
+static int prepare_insert(struct store *s, const char *table, const char *const *cols,
+			  sqlite3_stmt **st, char *err)
 {
-	char sql[1024];
-	size_t n = 0, cols = 0;
+	char sql[2048];
+	size_t n = 0, i;
 
-	n += snprintf(sql + n, sizeof(sql) - n, "INSERT INTO samples (run_id");
-#define X(m, key, max) n += snprintf(sql + n, sizeof(sql) - n, ", \"%s\"", key); cols++;
-	PROTO_SAMPLE_FIELDS(X)
-#undef X
-	n += snprintf(sql + n, sizeof(sql) - n, ") VALUES (?");
-	while (cols--)
-		n += snprintf(sql + n, sizeof(sql) - n, ", ?");
+	n += (size_t)snprintf(sql + n, sizeof(sql) - n, "INSERT INTO %s (run_id", table);
+	for (i = 0; cols[i]; i++)
+		n += (size_t)snprintf(sql + n, sizeof(sql) - n, ", \"%s\"", cols[i]);
+	n += (size_t)snprintf(sql + n, sizeof(sql) - n, ") VALUES (?");
+	for (i = 0; cols[i]; i++)
+		n += (size_t)snprintf(sql + n, sizeof(sql) - n, ", ?");
 	snprintf(sql + n, sizeof(sql) - n, ")");
-	if (sqlite3_prepare_v2(s->db, sql, -1, &s->ins_sample, NULL) != SQLITE_OK)
-		return db_err(s, err, "prepare sample insert");
+	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK)
+		return db_err(s, err, "prepare insert");
+	return 0;
+}
+
+#define X(m, key, max) key,
+static const char *const sample_keys[] = { PROTO_SAMPLE_FIELDS(X) NULL };
+static const char *const stream_keys[] = { PROTO_STREAM_FIELDS(X) NULL };
+#undef X
+static const char *const file_sample_keys[] = { "seq", "file", "resident_pages", NULL };
+
+static int prepare_inserts(struct store *s, char *err)
+{
+	if (prepare_insert(s, "samples", sample_keys, &s->ins_sample, err) < 0 ||
+	    prepare_insert(s, "stream_samples", stream_keys, &s->ins_stream, err) < 0 ||
+	    prepare_insert(s, "file_samples", file_sample_keys, &s->ins_file_sample, err) < 0)
+		return -1;
 	return 0;
 }
 
@@ -143,7 +205,7 @@ int store_open(const char *path, struct store **ret, char *err)
 	sqlite3_busy_timeout(s->db, 10000);
 	if (exec_sql(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
 		     " PRAGMA foreign_keys=ON;", err) < 0 ||
-	    create_schema(s, err) < 0 || prepare_sample_insert(s, err) < 0)
+	    create_schema(s, err) < 0 || prepare_inserts(s, err) < 0)
 		goto fail;
 	*ret = s;
 	return 0;
@@ -157,6 +219,8 @@ void store_close(struct store *s)
 	if (!s)
 		return;
 	sqlite3_finalize(s->ins_sample);
+	sqlite3_finalize(s->ins_stream);
+	sqlite3_finalize(s->ins_file_sample);
 	sqlite3_close(s->db);
 	free(s);
 }
@@ -205,22 +269,33 @@ static int run_stmt(struct store *s, char *err, const char *sql, const char *fmt
 	return 0;
 }
 
-static char *workload_json(const struct proto_workload *w)
+static int add_cell(struct store *s, const struct cell *c, int64_t mid, unsigned idx,
+		    int64_t *ret_id, char *err)
 {
-	struct proto_msg m = { .type = PROTO_JOB };
-	char line[PROTO_LINE_MAX];
-	json_t *root, *wl;
-	char *out = NULL;
+	json_t *jj = proto_job_to_json(&c->job);
+	_cleanup_free_ char *job = jj ? json_dumps(jj, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	int64_t cid;
+	unsigned i;
 
-	m.u.job.wl = *w;
-	if (proto_format(&m, line, sizeof(line)) < 0)
-		return NULL;
-	root = json_loads(line, 0, NULL);
-	wl = json_object_get(root, "workload");
-	if (wl)
-		out = json_dumps(wl, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(root);
-	return out;
+	json_decref(jj);
+	if (!job)
+		return errorf(err, "cannot encode workload '%s'", c->name);
+	if (run_stmt(s, err, "INSERT INTO cells (matrix_id, idx, name, preset, params, job, report)"
+		     " VALUES (?,?,?,?,?,?,?)", "iitttt" "t", mid, (int64_t)idx, c->name, c->preset,
+		     c->params, job, c->table) < 0)
+		return -1;
+	cid = sqlite3_last_insert_rowid(s->db);
+	for (i = 0; i < c->job.nfiles; i++)
+		if (run_stmt(s, err, "INSERT INTO cell_files VALUES (?,?,?,?)", "iiti", cid,
+			     (int64_t)i, c->job.files[i].name, (int64_t)c->job.files[i].mib) < 0)
+			return -1;
+	for (i = 0; i < c->job.nstreams; i++)
+		if (run_stmt(s, err, "INSERT INTO cell_streams VALUES (?,?,?,?)", "iitt", cid,
+			     (int64_t)i, c->job.streams[i].name,
+			     proto_kind_names[c->job.streams[i].kind]) < 0)
+			return -1;
+	*ret_id = cid;
+	return 0;
 }
 
 static int add_arms_cells(struct store *s, const struct matrix *m, int64_t mid,
@@ -237,16 +312,9 @@ static int add_arms_cells(struct store *s, const struct matrix *m, int64_t mid,
 			return -1;
 		arm_ids[i] = sqlite3_last_insert_rowid(s->db);
 	}
-	for (i = 0; i < m->n_cells; i++) {
-		_cleanup_free_ char *params = workload_json(&m->cells[i].wl);
-		if (!params)
-			return errorf(err, "cannot encode workloads[%u]", i);
-		if (run_stmt(s, err, "INSERT INTO cells (matrix_id, idx, name, params)"
-			     " VALUES (?,?,?,?)", "iitt", mid, (int64_t)i, m->cells[i].name,
-			     params) < 0)
+	for (i = 0; i < m->n_cells; i++)
+		if (add_cell(s, &m->cells[i], mid, i, &cell_ids[i], err) < 0)
 			return -1;
-		cell_ids[i] = sqlite3_last_insert_rowid(s->db);
-	}
 	return 0;
 }
 
@@ -344,32 +412,87 @@ int store_run_hello(struct store *s, int64_t run, const struct proto_hello *h,
 		    int64_t agent_ready_ms, char *err)
 {
 	return run_stmt(s, err, "UPDATE runs SET status = 'running', guest_release = ?,"
-			" lru_gen_caps = ?, page_size = ?, mem_total_kib = ?, agent_ready_ms = ?"
-			" WHERE id = ?", "ttiiii", h->release, h->lru_gen_caps,
-			(int64_t)h->page_size, (int64_t)h->mem_total_kib, agent_ready_ms, run);
+			" lru_gen_caps = ?, page_size = ?, mem_total_kib = ?, cachestat = ?,"
+			" dontcache = ?, fio = ?, agent_ready_ms = ? WHERE id = ?", "ttiiiitii",
+			h->release, h->lru_gen_caps, (int64_t)h->page_size,
+			(int64_t)h->mem_total_kib, (int64_t)h->cachestat, (int64_t)h->dontcache,
+			h->fio, agent_ready_ms, run);
 }
 
 int store_run_setup(struct store *s, int64_t run, const struct proto_setup *st, char *err)
 {
-	return run_stmt(s, err, "UPDATE runs SET lru_gen_read = ?, residency = ?, file_pages = ?"
-			" WHERE id = ?", "ttii", st->lru_gen, st->residency,
-			(int64_t)st->file_pages, run);
+	uint64_t i;
+
+	if (run_stmt(s, err, "UPDATE runs SET lru_gen_read = ?, residency = ? WHERE id = ?",
+		     "tti", st->lru_gen, st->residency, run) < 0)
+		return -1;
+	for (i = 0; i < st->file_pages.n; i++)
+		if (run_stmt(s, err, "INSERT OR REPLACE INTO run_files VALUES (?,?,?)", "iii", run,
+			     (int64_t)i, (int64_t)st->file_pages.v[i]) < 0)
+			return -1;
+	return 0;
+}
+
+/* Step a cached insert whose parameters are bound; reset it either way. */
+static int step_insert(struct store *s, sqlite3_stmt *st, const char *what, char *err)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return db_err(s, err, what);
+	return 0;
 }
 
 int store_sample(struct store *s, int64_t run, const struct proto_sample *smp, char *err)
 {
-	sqlite3_stmt *st = s->ins_sample;
-	int i = 1, rc;
+	sqlite3_stmt *st = s->ins_sample, *fs = s->ins_file_sample;
+	uint64_t f;
+	int i = 1;
 
-	sqlite3_reset(st);
 	sqlite3_bind_int64(st, i++, run);
 #define X(m, key, max) sqlite3_bind_int64(st, i++, (int64_t)smp->m);
 	PROTO_SAMPLE_FIELDS(X)
 #undef X
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		return db_err(s, err, "insert sample");
+	if (step_insert(s, st, "insert sample", err) < 0)
+		return -1;
+	for (f = 0; f < smp->resident.n; f++) {
+		sqlite3_bind_int64(fs, 1, run);
+		sqlite3_bind_int64(fs, 2, (int64_t)smp->seq);
+		sqlite3_bind_int64(fs, 3, (int64_t)f);
+		sqlite3_bind_int64(fs, 4, (int64_t)smp->resident.v[f]);
+		if (step_insert(s, fs, "insert file sample", err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int store_stream_sample(struct store *s, int64_t run, const struct proto_stream_sample *smp,
+			char *err)
+{
+	sqlite3_stmt *st = s->ins_stream;
+	int i = 1;
+
+	sqlite3_bind_int64(st, i++, run);
+#define X(m, key, max) sqlite3_bind_int64(st, i++, (int64_t)smp->m);
+	PROTO_STREAM_FIELDS(X)
+#undef X
+	return step_insert(s, st, "insert stream sample", err);
+}
+
+int store_event(struct store *s, int64_t run, unsigned idx, const struct proto_event *e,
+		char *err)
+{
+	uint64_t f;
+
+	if (run_stmt(s, err, "INSERT INTO events VALUES (?,?,?,?,?,?,?)", "iiiitii", run,
+		     (int64_t)idx, (int64_t)e->t_ms, (int64_t)e->stream, e->kind,
+		     (int64_t)e->pass, (int64_t)e->value) < 0)
+		return -1;
+	for (f = 0; f < e->resident.n; f++)
+		if (run_stmt(s, err, "INSERT INTO event_files VALUES (?,?,?,?)", "iiii", run,
+			     (int64_t)idx, (int64_t)f, (int64_t)e->resident.v[f]) < 0)
+			return -1;
 	return 0;
 }
 
@@ -381,9 +504,8 @@ int store_run_finish(struct store *s, int64_t run, const char *status, const cha
 	if (!sum)
 		sum = &none;
 	return run_stmt(s, err, "UPDATE runs SET status = ?, reason = ?, finished_at = " NOW ","
-			" ops_total = ?, duration_ms = ?, samples = ? WHERE id = ?", "ttiiii",
-			status, reason, (int64_t)sum->ops, (int64_t)sum->duration_ms,
-			(int64_t)sum->samples, run);
+			" duration_ms = ?, samples = ? WHERE id = ?", "ttiii", status, reason,
+			(int64_t)sum->duration_ms, (int64_t)sum->samples, run);
 }
 
 int store_find_matrix(struct store *s, const char *key, int64_t *ret_id, char *err)
@@ -463,6 +585,7 @@ static void info_cell(sqlite3_stmt *st, void *arg)
 		return;
 	col_text(st, 1, mi->cell_names[i], sizeof(mi->cell_names[i]));
 	col_text(st, 2, mi->cell_params[i], sizeof(mi->cell_params[i]));
+	col_text(st, 3, mi->cell_preset[i], sizeof(mi->cell_preset[i]));
 	if ((unsigned)i >= mi->n_cells)
 		mi->n_cells = (unsigned)i + 1;
 }
@@ -474,6 +597,7 @@ static void info_runs(sqlite3_stmt *st, void *arg)
 	mi->runs_total = (unsigned)sqlite3_column_int(st, 0);
 	mi->runs_done = (unsigned)sqlite3_column_int(st, 1);
 	mi->runs_failed = (unsigned)sqlite3_column_int(st, 2);
+	mi->runs_unsupported = (unsigned)sqlite3_column_int(st, 5);
 	col_text(st, 3, mi->accel, sizeof(mi->accel));
 	col_text(st, 4, mi->arch, sizeof(mi->arch));
 }
@@ -488,10 +612,11 @@ int store_matrix_info(struct store *s, int64_t matrix_id, struct matrix_info *mi
 		     "  WHERE r.arm_id = a.id AND r.status = 'done')"
 		     " FROM arms a WHERE a.matrix_id = ? ORDER BY a.idx", matrix_id, info_arm, mi,
 		     err) < 0 ||
-	    each_row(s, "SELECT idx, name, params FROM cells WHERE matrix_id = ? ORDER BY idx",
+	    each_row(s, "SELECT idx, name, params, preset FROM cells WHERE matrix_id = ? ORDER BY idx",
 		     matrix_id, info_cell, mi, err) < 0 ||
 	    each_row(s, "SELECT COUNT(*), SUM(status = 'done'), SUM(status = 'failed'),"
-		     " group_concat(DISTINCT accel), group_concat(DISTINCT arch)"
+		     " group_concat(DISTINCT accel), group_concat(DISTINCT arch),"
+		     " SUM(status = 'unsupported')"
 		     " FROM runs WHERE matrix_id = ?", matrix_id, info_runs, mi, err) < 0)
 		return -1;
 	return 0;
@@ -523,11 +648,14 @@ static void summary_row(sqlite3_stmt *st, void *arg)
 	r->cell = (unsigned)sqlite3_column_int(st, 2);
 	r->block = (unsigned)sqlite3_column_int(st, 3);
 	r->position = (unsigned)sqlite3_column_int(st, 4);
-	r->ops_per_s = sqlite3_column_double(st, 5);
-	r->refault_per_s = sqlite3_column_double(st, 6);
-	r->majflt_per_s = sqlite3_column_double(st, 7);
-	r->resident_end = sqlite3_column_double(st, 8);
-	r->file_pages = sqlite3_column_double(st, 9);
+	r->seconds = sqlite3_column_double(st, 5);
+	r->ops_per_s = sqlite3_column_double(st, 6);
+	r->refault_per_s = sqlite3_column_double(st, 7);
+	r->majflt_per_s = sqlite3_column_double(st, 8);
+	r->activate_per_s = sqlite3_column_double(st, 9);
+	r->refaults_per_read = sqlite3_column_double(st, 10);
+	r->miss_share = sqlite3_column_double(st, 11);
+	r->resident_share = sqlite3_column_double(st, 12);
 }
 
 int store_summaries(struct store *s, int64_t matrix_id, struct run_summary **ret,
@@ -535,8 +663,9 @@ int store_summaries(struct store *s, int64_t matrix_id, struct run_summary **ret
 {
 	struct summary_acc acc = { 0 };
 
-	if (each_row(s, "SELECT run_id, arm, cell, block, position, ops_per_s, refault_per_s,"
-		     " majflt_per_s, resident_end, file_pages FROM run_summary"
+	if (each_row(s, "SELECT run_id, arm, cell, block, position, seconds, ops_per_s, refault_per_s,"
+		     " majflt_per_s, activate_per_s, refaults_per_read, miss_share, resident_share"
+		     " FROM run_summary"
 		     " WHERE matrix_id = ? ORDER BY run_id", matrix_id, summary_row, &acc, err) < 0 ||
 	    acc.oom) {
 		free(acc.v);

@@ -37,9 +37,16 @@ int store_run_booting(struct store *s, int64_t run, const char *accel, const cha
 int store_run_hello(struct store *s, int64_t run, const struct proto_hello *h,
 		    int64_t agent_ready_ms, char *err);
 int store_run_setup(struct store *s, int64_t run, const struct proto_setup *st, char *err);
-/* One sample, committed on its own: a crash later loses nothing stored here. */
+/*
+ * One interval (and its per-file residency), committed on its own: a crash
+ * later loses nothing stored here. Likewise a stream's interval, an event.
+ */
 int store_sample(struct store *s, int64_t run, const struct proto_sample *smp, char *err);
-/* status is "done" or "failed"; reason may be NULL; summary may be NULL. */
+int store_stream_sample(struct store *s, int64_t run, const struct proto_stream_sample *smp,
+			char *err);
+int store_event(struct store *s, int64_t run, unsigned idx, const struct proto_event *e,
+		char *err);
+/* status is "done", "failed" or "unsupported"; reason and summary may be NULL. */
 int store_run_finish(struct store *s, int64_t run, const char *status, const char *reason,
 		     const struct proto_summary *sum, char *err);
 
@@ -50,8 +57,9 @@ int store_find_matrix(struct store *s, const char *key, int64_t *ret_id, char *e
 struct run_summary {
 	int64_t run;
 	unsigned arm, cell, block, position;
-	double ops_per_s, refault_per_s, majflt_per_s;
-	double resident_end, file_pages;
+	double seconds;              /* measured: after the ramp */
+	double ops_per_s, refault_per_s, majflt_per_s, activate_per_s;
+	double refaults_per_read, miss_share, resident_share;
 };
 
 struct matrix_info {
@@ -60,10 +68,11 @@ struct matrix_info {
 	char arm_names[SPEC_MAX_ARMS][64];
 	char arm_release[SPEC_MAX_ARMS][RELEASE_MAX];
 	char arm_lru[SPEC_MAX_ARMS][32];     /* lru_gen read back in the guest */
-	char cell_names[SPEC_MAX_CELLS][64];
-	char cell_params[SPEC_MAX_CELLS][512];
+	char cell_names[SPEC_MAX_CELLS][CELL_NAME_MAX];
+	char cell_params[SPEC_MAX_CELLS][256];
+	char cell_preset[SPEC_MAX_CELLS][SPEC_NAME_MAX];
 	char accel[64], arch[32];
-	unsigned runs_total, runs_done, runs_failed;
+	unsigned runs_total, runs_done, runs_failed, runs_unsupported;
 };
 
 int store_matrix_info(struct store *s, int64_t matrix_id, struct matrix_info *mi, char *err);

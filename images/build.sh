@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# build.sh -- guest images for one architecture: the base initramfs (busybox +
-# agent) and, per pinned kernel, its vmlinuz and a cpio of its virtio modules.
+# build.sh -- guest images for one architecture: the base initramfs (busybox,
+# agent, fio) and, per pinned kernel, its vmlinuz and a cpio of its virtio modules.
 # usage: images/build.sh ARCH AGENT_BINARY OUTDIR
 # Idempotent: a kernel whose output already names its pinned package is skipped.
 set -euo pipefail
@@ -25,7 +25,7 @@ mkdir -p "$out" "$debs"
 build_base() {
 	local stage dst=$out/base.cpio
 	if [ -f "$dst" ] && [ "$dst" -nt "$agent" ] && [ "$dst" -nt "$here/../guest/init" ] &&
-	   [ "$dst" -nt "$busybox_bin" ]; then
+	   [ "$dst" -nt "$busybox_bin" ] && { [ ! -f "$out/fio" ] || [ "$dst" -nt "$out/fio" ]; }; then
 		return
 	fi
 	stage=$(mktemp -d)
@@ -33,6 +33,8 @@ build_base() {
 	cp "$busybox_bin" "$stage/bin/busybox"
 	ln -s busybox "$stage/bin/sh"
 	cp "$agent" "$stage/sbin/agent"
+	# the static fio built by images/build-fio.sh, for fio streams
+	if [ -f "$out/fio" ]; then cp "$out/fio" "$stage/bin/fio"; fi
 	cp "$here/../guest/init" "$stage/init"
 	chmod 755 "$stage/init" "$stage/sbin/agent"
 	(cd "$stage" && find . -print0 | LC_ALL=C sort -z |

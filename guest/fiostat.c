@@ -1,0 +1,378 @@
+/* fiostat.c -- an incremental reader of fio's concatenated json+ status
+ * documents, keeping cumulative totals and handing out per-interval deltas. */
+#include "fiostat.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#define PLAT_BITS 6
+#define PLAT_VAL  (1u << PLAT_BITS)
+
+enum { ST_BETWEEN, ST_DOC, ST_TEXT };
+
+static const char *const dir_key[2] = { "read", "write" };
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+void fiostat_init(struct fiostat *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->state = ST_BETWEEN;
+}
+
+void fiostat_release(struct fiostat *s)
+{
+	free(s->buf);
+	s->buf = NULL;
+	s->len = s->cap = 0;
+}
+
+/* fio's plat_val_to_idx (stat.c): 64 exact buckets, then 64 per power of two. */
+unsigned fiostat_bin_index(uint64_t ns)
+{
+	unsigned msb = ns ? 63 - (unsigned)__builtin_clzll(ns) : 0, error_bits;
+	uint64_t idx;
+
+	if (msb <= PLAT_BITS)
+		return (unsigned)ns;
+	error_bits = msb - PLAT_BITS;
+	idx = ((uint64_t)(error_bits + 1) << PLAT_BITS) + ((PLAT_VAL - 1) & (ns >> error_bits));
+	return idx < FIOSTAT_BINS - 1 ? (unsigned)idx : FIOSTAT_BINS - 1;
+}
+
+/* fio's plat_idx_to_val: the middle of the bucket, the key json+ prints. */
+uint64_t fiostat_bin_value(unsigned idx)
+{
+	unsigned error_bits;
+	uint64_t base;
+
+	if (idx >= FIOSTAT_BINS)
+		idx = FIOSTAT_BINS - 1;
+	if (idx < (PLAT_VAL << 1))
+		return idx;
+	error_bits = (idx >> PLAT_BITS) - 1;
+	base = UINT64_C(1) << (error_bits + PLAT_BITS);
+	return base + (uint64_t)((idx % PLAT_VAL + 0.5) * (double)(UINT64_C(1) << error_bits));
+}
+
+uint64_t fiostat_percentile(const uint64_t bins[FIOSTAT_BINS], unsigned permille)
+{
+	unsigned __int128 total = 0, sum = 0;
+
+	for (unsigned i = 0; i < FIOSTAT_BINS; i++)
+		total += bins[i];
+	if (total == 0)
+		return 0;
+	for (unsigned i = 0; i < FIOSTAT_BINS; i++) {
+		sum += bins[i];
+		if (bins[i] && sum * 1000 >= total * permille)
+			return fiostat_bin_value(i);
+	}
+	return 0;
+}
+
+/* A required (or, if OPTIONAL, absent-means-0) non-negative integer member. */
+static int get_count(json_t *obj, const char *key, bool optional, uint64_t *ret,
+		     const char *where, char *err, size_t errlen)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (!v && optional) {
+		*ret = 0;
+		return 0;
+	}
+	if (!json_is_integer(v) || json_integer_value(v) < 0)
+		return fail(err, errlen, "fio output: %s.%s: a non-negative integer is expected",
+			    where, key);
+	*ret = (uint64_t)json_integer_value(v);
+	return 0;
+}
+
+static int add(uint64_t *sum, uint64_t v, const char *what, char *err, size_t errlen)
+{
+	if (__builtin_add_overflow(*sum, v, sum))
+		return fail(err, errlen, "fio output: %s overflows 64 bits", what);
+	return 0;
+}
+
+/* clat_ns.bins: {"<ns>": count, ...}, optional (fio prints none during ramp_time). */
+static int add_bins(struct fiostat_dir *d, json_t *ddir, const char *where,
+		    char *err, size_t errlen)
+{
+	json_t *clat = json_object_get(ddir, "clat_ns"), *bins, *v;
+	const char *key;
+
+	if (!clat)
+		return 0;
+	if (!json_is_object(clat))
+		return fail(err, errlen, "fio output: %s.clat_ns: an object is expected", where);
+	bins = json_object_get(clat, "bins");
+	if (!bins)
+		return 0;
+	if (!json_is_object(bins))
+		return fail(err, errlen, "fio output: %s.clat_ns.bins: an object is expected", where);
+	json_object_foreach(bins, key, v) {
+		char *end;
+		unsigned long long ns;
+		uint64_t n;
+
+		if (key[0] < '0' || key[0] > '9' || strlen(key) > 20)
+			return fail(err, errlen, "fio output: %s.clat_ns.bins: key '%.32s' is not "
+				    "a latency in ns", where, key);
+		ns = strtoull(key, &end, 10);
+		if (*end)
+			return fail(err, errlen, "fio output: %s.clat_ns.bins: key '%.32s' is not "
+				    "a latency in ns", where, key);
+		if (get_count(bins, key, false, &n, "clat_ns.bins", err, errlen) < 0 ||
+		    add(&d->bins[fiostat_bin_index(ns)], n, "clat_ns.bins", err, errlen) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Add one job's "read" or "write" object to D. */
+static int add_dir(struct fiostat_dir *d, json_t *job, int dir, char *err, size_t errlen)
+{
+	json_t *ddir = json_object_get(job, dir_key[dir]);
+	char where[32];
+	uint64_t ios, bytes;
+
+	snprintf(where, sizeof(where), "jobs[].%s", dir_key[dir]);
+	if (!json_is_object(ddir))
+		return fail(err, errlen, "fio output: %s: an object is expected", where);
+	if (get_count(ddir, "total_ios", false, &ios, where, err, errlen) < 0 ||
+	    get_count(ddir, "io_bytes", false, &bytes, where, err, errlen) < 0 ||
+	    add(&d->ios, ios, "total_ios", err, errlen) < 0 ||
+	    add(&d->bytes, bytes, "io_bytes", err, errlen) < 0)
+		return -1;
+	return add_bins(d, ddir, where, err, errlen);
+}
+
+/* Sum the document's jobs into s->doc. */
+static int sum_doc(struct fiostat *s, json_t *root, char *err, size_t errlen)
+{
+	json_t *jobs = json_object_get(root, "jobs"), *job;
+	size_t i;
+
+	if (!json_is_object(root))
+		return fail(err, errlen, "fio output: a JSON object is expected");
+	if (!json_is_array(jobs))
+		return fail(err, errlen, "fio output: \"jobs\": an array is expected");
+	memset(s->doc, 0, sizeof(s->doc));
+	json_array_foreach(jobs, i, job) {
+		if (!json_is_object(job))
+			return fail(err, errlen, "fio output: jobs[%zu]: an object is expected", i);
+		for (int d = 0; d < 2; d++)
+			if (add_dir(&s->doc[d], job, d, err, errlen) < 0)
+				return -1;
+	}
+	return 0;
+}
+
+static bool went_back(const struct fiostat_dir *now, const struct fiostat_dir *before)
+{
+	if (now->ios < before->ios || now->bytes < before->bytes)
+		return true;
+	for (unsigned i = 0; i < FIOSTAT_BINS; i++)
+		if (now->bins[i] < before->bins[i])
+			return true;
+	return false;
+}
+
+/*
+ * Make s->doc the latest totals. fio resets a job's counters when its
+ * ramp_time ends, so a counter can go backwards: then the new cumulative value
+ * counts as the delta since the reset, and what the old segment had gained
+ * since the last take stays pending (acc += last). Deltas never go negative;
+ * the interval holding the reset misses only what fio discarded.
+ */
+static void commit_doc(struct fiostat *s)
+{
+	for (int d = 0; d < 2; d++) {
+		struct fiostat_dir *l = &s->last[d], *a = &s->acc[d];
+
+		if (went_back(&s->doc[d], l)) {
+			s->resets++;
+			a->ios += l->ios;
+			a->bytes += l->bytes;
+			for (unsigned i = 0; i < FIOSTAT_BINS; i++)
+				a->bins[i] += l->bins[i];
+		}
+		*l = s->doc[d];
+	}
+	s->docs++;
+}
+
+static int parse_doc(struct fiostat *s, char *err, size_t errlen)
+{
+	json_error_t jerr;
+	json_t *root = json_loadb(s->buf, s->len, 0, &jerr);
+	int r;
+
+	if (!root)
+		return fail(err, errlen, "fio output: invalid JSON at line %d column %d: %s",
+			    jerr.line, jerr.column, jerr.text);
+	r = sum_doc(s, root, err, errlen);
+	json_decref(root);
+	if (r == 0)
+		commit_doc(s);
+	return r;
+}
+
+static int append(struct fiostat *s, char c)
+{
+	if (s->len == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64 * 1024;
+		char *p = realloc(s->buf, cap);
+
+		if (!p)
+			return -1;
+		s->buf = p;
+		s->cap = cap;
+	}
+	s->buf[s->len++] = c;
+	return 0;
+}
+
+/* Track strings and nesting; true when C closes the document. */
+static bool scan(struct fiostat *s, char c)
+{
+	if (s->in_str) {
+		if (s->esc)
+			s->esc = false;
+		else if (c == '\\')
+			s->esc = true;
+		else if (c == '"')
+			s->in_str = false;
+		return false;
+	}
+	if (c == '"')
+		s->in_str = true;
+	else if (c == '{' || c == '[')
+		s->depth++;
+	else if (c == '}' || c == ']')
+		return --s->depth == 0;
+	return false;
+}
+
+/* One byte inside a document; -1 with a message if the document is refused. */
+static int doc_byte(struct fiostat *s, char c, char *err, size_t errlen)
+{
+	bool done;
+
+	if (!s->oversize && s->len == FIOSTAT_DOC_MAX) {
+		s->oversize = true;   /* the rest is scanned to its end, not kept */
+		s->len = 0;
+		if (scan(s, c))
+			s->state = ST_BETWEEN;
+		return fail(err, errlen, "fio output: document larger than %u bytes refused",
+			    FIOSTAT_DOC_MAX);
+	}
+	if (!s->oversize && append(s, c) < 0)
+		return fail(err, errlen, "fio output: out of memory");
+	done = scan(s, c);
+	if (!done)
+		return 0;
+	s->state = ST_BETWEEN;
+	if (s->oversize)
+		return 0;
+	return parse_doc(s, err, errlen);
+}
+
+/* One byte between documents or in a skipped text line. */
+static void other_byte(struct fiostat *s, char c)
+{
+	size_t n;
+
+	if (s->state == ST_TEXT) {
+		n = strlen(s->last_text);
+		if (c == '\n')
+			s->state = ST_BETWEEN;
+		else if (n + 1 < FIOSTAT_TEXT_MAX && c >= 0x20 && c < 0x7f)
+			s->last_text[n] = c, s->last_text[n + 1] = '\0';
+		return;
+	}
+	if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+		return;
+	s->state = ST_TEXT;
+	s->text_lines++;
+	s->last_text[0] = '\0';
+	other_byte(s, c);
+}
+
+int fiostat_feed(struct fiostat *s, const char *buf, size_t len, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = buf[i];
+
+		if (s->state == ST_BETWEEN && c == '{') {
+			s->state = ST_DOC;
+			s->len = 0;
+			s->depth = 0;
+			s->in_str = s->esc = s->oversize = false;
+		}
+		if (s->state != ST_DOC) {
+			other_byte(s, c);
+			continue;
+		}
+		/* keep the first problem; later documents still count */
+		if (doc_byte(s, c, ret ? NULL : err, errlen) < 0)
+			ret = -1;
+	}
+	return ret;
+}
+
+int fiostat_finish(const struct fiostat *s, char *err, size_t errlen)
+{
+	if (s->state == ST_DOC)
+		return fail(err, errlen, "fio output: truncated document (%zu bytes)", s->len);
+	return 0;
+}
+
+int fiostat_take(struct fiostat *s, struct fio_interval *out)
+{
+	uint64_t *d = s->work;
+
+	memset(out, 0, sizeof(*out));
+	/* pending = last + acc, modulo 2^64; afterwards acc = -last */
+	out->read_ios = s->last[0].ios + s->acc[0].ios;
+	out->write_ios = s->last[1].ios + s->acc[1].ios;
+	out->read_bytes = s->last[0].bytes + s->acc[0].bytes;
+	out->write_bytes = s->last[1].bytes + s->acc[1].bytes;
+	for (unsigned i = 0; i < FIOSTAT_BINS; i++) {
+		d[i] = s->last[0].bins[i] + s->acc[0].bins[i] + s->last[1].bins[i] +
+		       s->acc[1].bins[i];
+		if (d[i])
+			out->lat_max_ns = fiostat_bin_value(i);
+	}
+	out->lat_p50_ns = fiostat_percentile(d, 500);
+	out->lat_p99_ns = fiostat_percentile(d, 990);
+	out->docs = s->docs;
+	for (int k = 0; k < 2; k++) {
+		s->acc[k].ios = -s->last[k].ios;
+		s->acc[k].bytes = -s->last[k].bytes;
+		for (unsigned i = 0; i < FIOSTAT_BINS; i++)
+			s->acc[k].bins[i] = -s->last[k].bins[i];
+	}
+	s->docs = 0;
+	return 0;
+}

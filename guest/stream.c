@@ -1,0 +1,124 @@
+/* stream.c -- what every stream kind shares: the latency histogram, events,
+ * failure reporting and the stream's clock against the agent's stop flag. */
+#include "stream.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+unsigned lat_bucket(uint64_t ns)
+{
+	unsigned msb, sub;
+
+	if (ns < (1u << LAT_SUB_BITS))
+		return (unsigned)ns;
+	msb = 63u - (unsigned)__builtin_clzll(ns);
+	sub = (unsigned)(ns >> (msb - LAT_SUB_BITS)) & ((1u << LAT_SUB_BITS) - 1);
+	return ((msb - LAT_SUB_BITS + 1) << LAT_SUB_BITS) + sub;
+}
+
+uint64_t lat_bucket_floor(unsigned b)
+{
+	unsigned exp = b >> LAT_SUB_BITS, sub = b & ((1u << LAT_SUB_BITS) - 1);
+
+	if (exp == 0)
+		return sub;
+	return (uint64_t)((1u << LAT_SUB_BITS) + sub) << (exp - 1);
+}
+
+uint64_t lat_percentile(const uint64_t *hist, double p)
+{
+	uint64_t total = 0, want, seen = 0;
+	unsigned b;
+
+	for (b = 0; b < LAT_BUCKETS; b++)
+		total += hist[b];
+	if (!total)
+		return 0;
+	want = (uint64_t)((double)total * p / 100.0 + 0.5);
+	if (want < 1)
+		want = 1;
+	for (b = 0; b < LAT_BUCKETS; b++) {
+		seen += hist[b];
+		if (seen >= want)
+			return lat_bucket_floor(b);
+	}
+	return lat_bucket_floor(LAT_BUCKETS - 1);
+}
+
+uint64_t stream_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+double stream_elapsed_s(const struct stream_ctx *c)
+{
+	return (double)(stream_now_ns() - c->reg->t0_ns) / 1e9;
+}
+
+int stream_should_stop(const struct stream_ctx *c)
+{
+	const struct proto_stream *st = c->st;
+
+	if (atomic_load_explicit(&c->reg->stop, memory_order_acquire))
+		return 1;
+	return st->duration_s > 0 && stream_elapsed_s(c) >= st->start_s + st->duration_s;
+}
+
+/* Sleep in slices of at most 100 ms so a stop is seen promptly. */
+void stream_sleep_until(const struct stream_ctx *c, uint64_t t_ns)
+{
+	struct timespec ts;
+	uint64_t now, until;
+
+	while (!atomic_load_explicit(&c->reg->stop, memory_order_acquire)) {
+		now = stream_now_ns();
+		if (now >= t_ns)
+			return;
+		until = t_ns - now > 100000000u ? now + 100000000u : t_ns;
+		ts.tv_sec = (time_t)(until / 1000000000u);
+		ts.tv_nsec = (long)(until % 1000000000u);
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	}
+}
+
+void stream_event(struct stream_ctx *c, unsigned kind, unsigned pass, uint64_t value)
+{
+	struct stream_event ev = {
+		.stream = c->index, .kind = kind, .pass = pass, .value = value,
+		.t_ns = stream_now_ns(),
+	};
+	ssize_t n;
+
+	/* smaller than PIPE_BUF: one write is atomic among the stream threads */
+	do
+		n = write(c->event_fd, &ev, sizeof(ev));
+	while (n < 0 && errno == EINTR);
+}
+
+int stream_fail(struct stream_ctx *c, const char *fmt, ...)
+{
+	int expected = ST_RUNNING;
+	va_list ap;
+
+	if (atomic_compare_exchange_strong(&c->sh->state, &expected, ST_FAILED) ||
+	    (expected = ST_WAITING,
+	     atomic_compare_exchange_strong(&c->sh->state, &expected, ST_FAILED))) {
+		va_start(ap, fmt);
+		vsnprintf(c->sh->err, sizeof(c->sh->err), fmt, ap);
+		va_end(ap);
+		atomic_store_explicit(&c->sh->err_set, 1, memory_order_release);
+	}
+	return -1;
+}
+
+unsigned stream_threads(const struct proto_stream *st)
+{
+	return st->kind == KIND_RANDOM ? (unsigned)st->threads : 1;
+}

@@ -1,0 +1,247 @@
+/* stream_fio.c -- fio as users write it: run in the workload process (inside the
+ * memcg) with forced json+ status output, read back by the agent each interval. */
+#define _GNU_SOURCE
+#include "stream.h"
+#include "fioargs.h"
+#include "fiostat.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define FIO_BIN       "/bin/fio"
+#define FIO_KILL_NS   (10ull * 1000000000ull)   /* SIGTERM, then SIGKILL after this */
+
+struct fio_watch {
+	unsigned index;
+	char path[64];
+	int fd;
+	struct fiostat fs;
+};
+
+void stream_fio_output(unsigned index, char *buf, size_t len)
+{
+	snprintf(buf, len, "/tmp/fio-%u.json", index);
+}
+
+static void fio_stderr_path(unsigned index, char *buf, size_t len)
+{
+	snprintf(buf, len, "/tmp/fio-%u.err", index);
+}
+
+static void fio_jobfile_path(unsigned index, char *buf, size_t len)
+{
+	snprintf(buf, len, "/tmp/fio-%u.job", index);
+}
+
+/* The user's part of fio's argv: split args, or one job file written out. */
+static int user_argv(struct stream_ctx *c, char ***ret)
+{
+	const struct proto_stream *st = c->st;
+	char err[PROTO_ERR_MAX], path[64];
+	char **argv = NULL;
+	int argc, fd;
+
+	if (st->jobfile[0]) {
+		if (fioargs_check_jobfile(st->jobfile, err, sizeof(err)) < 0)
+			return stream_fail(c, "stream '%s': job file: %s", st->name, err);
+		fio_jobfile_path(c->index, path, sizeof(path));
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0 || write(fd, st->jobfile, strlen(st->jobfile)) < 0) {
+			if (fd >= 0)
+				close(fd);
+			return stream_fail(c, "stream '%s': %s: %s", st->name, path, strerror(errno));
+		}
+		close(fd);
+	}
+	if (fioargs_split(st->args[0] ? st->args : "", &argv, &argc, err, sizeof(err)) < 0 ||
+	    fioargs_check(argv, err, sizeof(err)) < 0) {
+		fioargs_free(argv);
+		return stream_fail(c, "stream '%s': %s", st->name, err);
+	}
+	if (st->jobfile[0]) {
+		char **nv = realloc(argv, (size_t)(argc + 2) * sizeof(*argv));
+		if (!nv || !(nv[argc] = strdup(path))) {
+			fioargs_free(nv ? nv : argv);
+			return stream_fail(c, "stream '%s': out of memory", st->name);
+		}
+		nv[argc + 1] = NULL;
+		argv = nv;
+	}
+	*ret = argv;
+	return 0;
+}
+
+static pid_t spawn(char *const argv[], const char *err_path)
+{
+	pid_t pid = fork();
+	int fd;
+
+	if (pid != 0)
+		return pid;
+	fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd >= 0) {
+		dup2(fd, 1);
+		dup2(fd, 2);
+	}
+	execv(FIO_BIN, argv);
+	_exit(127);
+}
+
+/* fio's first lines of complaint, for the host to show verbatim. */
+static void fio_complaint(unsigned index, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	buf[0] = '\0';
+	fio_stderr_path(index, path, sizeof(path));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	for (char *p = buf; *p; p++)
+		if (*p == '\n' || *p == '\t')
+			*p = ' ';
+}
+
+/* Until fio exits; a stop (or the stream's end) asks it to finish, then insists. */
+static int reap(struct stream_ctx *c, pid_t pid, int *status)
+{
+	uint64_t term_at = 0;
+	pid_t r;
+
+	for (;;) {
+		r = waitpid(pid, status, WNOHANG);
+		if (r == pid)
+			return term_at != 0;
+		if (r < 0 && errno != EINTR)
+			return -1;
+		if (!term_at && stream_should_stop(c)) {
+			kill(pid, SIGTERM);
+			term_at = stream_now_ns();
+		} else if (term_at && stream_now_ns() - term_at > FIO_KILL_NS) {
+			kill(pid, SIGKILL);
+		}
+		usleep(20000);
+	}
+}
+
+int stream_fio_run(struct stream_ctx *c)
+{
+	const struct proto_stream *st = c->st;
+	char out[64], errp[64], complaint[PROTO_ERR_MAX - 64];
+	char **user = NULL, **argv = NULL;
+	int status = 0, stopped;
+	pid_t pid;
+
+	stream_sleep_until(c, c->reg->t0_ns + (uint64_t)(st->start_s * 1e9));
+	if (atomic_load(&c->reg->stop))
+		return 0;
+	stream_fio_output(c->index, out, sizeof(out));
+	fio_stderr_path(c->index, errp, sizeof(errp));
+	if (user_argv(c, &user) < 0)
+		return -1;
+	if (fioargs_build(user, c->data_dir, out, c->interval_ms, &argv) < 0) {
+		fioargs_free(user);
+		return stream_fail(c, "stream '%s': fio arguments too long", st->name);
+	}
+	fioargs_free(user);
+	atomic_store(&c->sh->state, ST_RUNNING);
+	stream_event(c, EV_START, 0, 0);
+	pid = spawn(argv, errp);
+	fioargs_free(argv);
+	if (pid < 0)
+		return stream_fail(c, "stream '%s': fork: %s", st->name, strerror(errno));
+	atomic_store(&c->sh->fio_pid, (int)pid);
+	stopped = reap(c, pid, &status);
+	stream_event(c, EV_END, 0, 0);
+	if (stopped < 0)
+		return stream_fail(c, "stream '%s': waitpid: %s", st->name, strerror(errno));
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if (stopped && WIFSIGNALED(status) == 0)
+		return 0;   /* asked to stop: fio's exit code says so, not a failure */
+	fio_complaint(c->index, complaint, sizeof(complaint));
+	return stream_fail(c, "stream '%s': fio failed (%s %d): %s", st->name,
+			   WIFEXITED(status) ? "exit" : "signal",
+			   WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), complaint);
+}
+
+/* ---- the agent's side ---- */
+
+int stream_fio_watch(const struct proto_job *job, unsigned index, struct fio_watch **ret,
+		     char *err, size_t errlen)
+{
+	struct fio_watch *fw = calloc(1, sizeof(*fw));
+
+	(void)job;
+	if (!fw) {
+		snprintf(err, errlen, "fio stream %u: out of memory", index);
+		return -1;
+	}
+	fw->index = index;
+	fw->fd = -1;
+	stream_fio_output(index, fw->path, sizeof(fw->path));
+	unlink(fw->path);
+	fiostat_init(&fw->fs);
+	*ret = fw;
+	return 0;
+}
+
+/* Feed whatever fio appended since the last look. */
+static int fio_read_new(struct fio_watch *fw, char *err, size_t errlen)
+{
+	char buf[65536];
+	ssize_t n;
+
+	if (fw->fd < 0) {
+		fw->fd = open(fw->path, O_RDONLY | O_CLOEXEC);
+		if (fw->fd < 0)
+			return 0;   /* fio has not started yet */
+	}
+	while ((n = read(fw->fd, buf, sizeof(buf))) > 0)
+		if (fiostat_feed(&fw->fs, buf, (size_t)n, err, errlen) < 0)
+			return -1;
+	return n < 0 && errno != EINTR ? -1 : 0;
+}
+
+int stream_fio_sample(struct fio_watch *fw, struct proto_stream_sample *out, char *err,
+		      size_t errlen)
+{
+	struct fio_interval iv;
+	char msg[PROTO_ERR_MAX - 32];
+
+	if (fio_read_new(fw, msg, sizeof(msg)) < 0) {
+		snprintf(err, errlen, "fio stream %u: status output: %s", fw->index, msg);
+		return -1;
+	}
+	fiostat_take(&fw->fs, &iv);
+	out->read_ops = iv.read_ios;
+	out->write_ops = iv.write_ios;
+	out->read_bytes = iv.read_bytes;
+	out->write_bytes = iv.write_bytes;
+	out->lat_p50_ns = iv.lat_p50_ns;
+	out->lat_p99_ns = iv.lat_p99_ns;
+	out->lat_max_ns = iv.lat_max_ns;
+	return 0;
+}
+
+void stream_fio_unwatch(struct fio_watch *fw)
+{
+	if (!fw)
+		return;
+	if (fw->fd >= 0)
+		close(fw->fd);
+	fiostat_release(&fw->fs);
+	free(fw);
+}

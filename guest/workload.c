@@ -1,0 +1,506 @@
+/* workload.c -- fork the workload process into the memcg, start each stream
+ * on its own thread there, and sample everything from outside every interval. */
+#define _GNU_SOURCE
+#include "workload.h"
+#include "sampler.h"
+#include "stream.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define READY_WAIT_MS 30000
+#define STOP_WAIT_MS  30000
+
+/* A stream's cumulative counters as of the previous sample. */
+struct stream_acc {
+	uint64_t ops, bytes, misses;
+	uint64_t hist[LAT_BUCKETS];
+};
+
+struct wl {
+	const struct workload_env *env;
+	const struct proto_job *job;
+	struct stream_region *reg;
+	size_t reg_len;
+	struct sampler smp;
+	struct sampler_reading prev;
+	struct stream_acc acc[PROTO_MAX_STREAMS];
+	struct fio_watch *fio[PROTO_MAX_STREAMS];
+	char path[PROTO_MAX_FILES][512];
+	int ev_rd, ev_wr, tfd;
+	pid_t pid;
+	uint64_t seq, t_ms;
+	char *err;
+	size_t errlen;
+};
+
+static int fail(struct wl *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int fail(struct wl *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(w->err, w->errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static uint64_t elapsed_ms(const struct wl *w)
+{
+	return (stream_now_ns() - w->reg->t0_ns) / 1000000u;
+}
+
+/* ---- the shared region ---- */
+
+static int region_new(struct wl *w)
+{
+	size_t len = sizeof(struct stream_region), off;
+	unsigned i, n;
+	char *base;
+
+	len = (len + 63) & ~(size_t)63;
+	off = len;
+	for (i = 0; i < w->job->nstreams; i++)
+		len += stream_threads(&w->job->streams[i]) * sizeof(struct stream_thread);
+	base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (base == MAP_FAILED)
+		return fail(w, "shared counters (%zu bytes): %s", len, strerror(errno));
+	w->reg = (struct stream_region *)base;
+	w->reg_len = len;
+	w->reg->nstreams = w->job->nstreams;
+	for (i = 0; i < w->job->nstreams; i++) {
+		n = stream_threads(&w->job->streams[i]);
+		w->reg->s[i].nthreads = n;
+		w->reg->s[i].th = (struct stream_thread *)(base + off);
+		off += n * sizeof(struct stream_thread);
+	}
+	return 0;
+}
+
+/* ---- the workload process ---- */
+
+struct thread_arg {
+	struct stream_ctx ctx;
+};
+
+static int (*const kind_run[KIND_COUNT])(struct stream_ctx *) = {
+	[KIND_RANDOM] = stream_random_run,
+	[KIND_SCAN] = stream_scan_run,
+	[KIND_FIO] = stream_fio_run,
+};
+
+static void *stream_main(void *p)
+{
+	struct stream_ctx *c = &((struct thread_arg *)p)->ctx;
+	int expected = ST_WAITING;
+
+	kind_run[c->st->kind](c);
+	if (!atomic_compare_exchange_strong(&c->sh->state, &expected, ST_DONE)) {
+		expected = ST_RUNNING;
+		atomic_compare_exchange_strong(&c->sh->state, &expected, ST_DONE);
+	}
+	return NULL;
+}
+
+static void ctx_init(struct wl *w, unsigned i, struct stream_ctx *c)
+{
+	const struct proto_stream *st = &w->job->streams[i];
+	int f = proto_job_file(w->job, st->file);
+
+	memset(c, 0, sizeof(*c));
+	c->job = w->job;
+	c->st = st;
+	c->index = i;
+	c->data_dir = w->env->data_dir;
+	c->reg = w->reg;
+	c->sh = &w->reg->s[i];
+	c->event_fd = w->ev_wr;
+	c->interval_ms = (unsigned)w->job->interval_ms;
+	if (f >= 0) {
+		snprintf(c->path, sizeof(c->path), "%s", w->path[f]);
+		c->file_bytes = w->job->files[f].mib << 20;
+	}
+}
+
+/* Join the memcg before anything else, then run every stream to its end. */
+static void __attribute__((noreturn)) child_main(struct wl *w, int ready_fd)
+{
+	static struct thread_arg args[PROTO_MAX_STREAMS];
+	pthread_t tid[PROTO_MAX_STREAMS];
+	char path[600], pid[32];
+	unsigned i;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", w->env->memcg);
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, pid, strlen(pid)) != (ssize_t)strlen(pid))
+		_exit(3);
+	close(fd);
+	for (i = 0; i < w->job->nstreams; i++) {
+		ctx_init(w, i, &args[i].ctx);
+		if (pthread_create(&tid[i], NULL, stream_main, &args[i]) != 0)
+			_exit(4);
+	}
+	if (write(ready_fd, "r", 1) != 1)
+		_exit(5);
+	close(ready_fd);
+	for (i = 0; i < w->job->nstreams; i++)
+		pthread_join(tid[i], NULL);
+	_exit(0);
+}
+
+static void describe_status(int st, char *buf, size_t len)
+{
+	if (WIFSIGNALED(st))
+		snprintf(buf, len, "killed by signal %d", WTERMSIG(st));
+	else
+		snprintf(buf, len, "exit status %d", WEXITSTATUS(st));
+}
+
+static int wait_ready(struct wl *w, int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	char c;
+	int rc;
+
+	do
+		rc = poll(&p, 1, READY_WAIT_MS);
+	while (rc < 0 && errno == EINTR);
+	if (rc <= 0)
+		return fail(w, "workload process not ready within %d s", READY_WAIT_MS / 1000);
+	if (read(fd, &c, 1) == 1)
+		return 0;
+	return fail(w, "workload process could not join the memcg or start its streams");
+}
+
+static int start_process(struct wl *w)
+{
+	int p[2];
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return fail(w, "pipe: %s", strerror(errno));
+	fflush(NULL);
+	w->pid = fork();
+	if (w->pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return fail(w, "fork: %s", strerror(errno));
+	}
+	if (w->pid == 0) {
+		close(p[0]);
+		close(w->env->chan_fd);
+		close(w->ev_rd);
+		child_main(w, p[1]);
+	}
+	close(p[1]);
+	if (wait_ready(w, p[0]) < 0) {
+		close(p[0]);
+		return -1;
+	}
+	close(p[0]);
+	return 0;
+}
+
+/* Ask every stream to end, wait for the process (kill it if it will not). */
+static int stop_process(struct wl *w, int abandon)
+{
+	int64_t deadline = (int64_t)elapsed_ms(w) + STOP_WAIT_MS;
+	char how[64];
+	int st;
+	pid_t r;
+
+	if (w->pid <= 0)
+		return 0;
+	atomic_store_explicit(&w->reg->stop, 1, memory_order_release);
+	if (abandon)
+		kill(w->pid, SIGKILL);
+	while ((r = waitpid(w->pid, &st, WNOHANG)) == 0) {
+		if ((int64_t)elapsed_ms(w) >= deadline) {
+			kill(w->pid, SIGKILL);
+			deadline += STOP_WAIT_MS;
+		}
+		usleep(10000);
+	}
+	w->pid = 0;
+	if (r < 0 || abandon)
+		return 0;
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		describe_status(st, how, sizeof(how));
+		return fail(w, "workload process failed: %s", how);
+	}
+	return 0;
+}
+
+/* ---- sampling ---- */
+
+/* A failed stream or a dead process ends the run with its reason. */
+static int check_streams(struct wl *w)
+{
+	struct stream_shared *sh;
+	char how[64];
+	unsigned i;
+	int st;
+
+	for (i = 0; i < w->job->nstreams; i++) {
+		sh = &w->reg->s[i];
+		if (atomic_load(&sh->state) != ST_FAILED)
+			continue;
+		if (!atomic_load_explicit(&sh->err_set, memory_order_acquire))
+			return fail(w, "stream '%s' failed", w->job->streams[i].name);
+		if (strstr(sh->err, "not supported"))
+			return fail(w, "unsupported: %s", sh->err);
+		return fail(w, "%s", sh->err);
+	}
+	if (w->pid > 0 && waitpid(w->pid, &st, WNOHANG) == w->pid) {
+		w->pid = 0;
+		describe_status(st, how, sizeof(how));
+		if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
+			return fail(w, "workload process killed (out of memory in its memcg?)");
+		if (!WIFEXITED(st) || WEXITSTATUS(st))
+			return fail(w, "workload process ended early: %s", how);
+	}
+	return 0;
+}
+
+/* A native stream's interval from its threads' counters. */
+static void native_sample(struct wl *w, unsigned i, struct proto_stream_sample *out)
+{
+	struct stream_shared *sh = &w->reg->s[i];
+	struct stream_acc now = { 0 }, *prev = &w->acc[i];
+	uint64_t delta[LAT_BUCKETS];
+	unsigned t, b;
+	int hi = -1;
+
+	for (t = 0; t < sh->nthreads; t++) {
+		now.ops += atomic_load_explicit(&sh->th[t].ops, memory_order_relaxed);
+		now.bytes += atomic_load_explicit(&sh->th[t].bytes, memory_order_relaxed);
+		now.misses += atomic_load_explicit(&sh->th[t].misses, memory_order_relaxed);
+		for (b = 0; b < LAT_BUCKETS; b++)
+			now.hist[b] += atomic_load_explicit(&sh->th[t].hist[b], memory_order_relaxed);
+	}
+	for (b = 0; b < LAT_BUCKETS; b++) {
+		delta[b] = now.hist[b] >= prev->hist[b] ? now.hist[b] - prev->hist[b] : 0;
+		if (delta[b])
+			hi = (int)b;
+	}
+	out->read_ops = now.ops - prev->ops;
+	out->read_bytes = now.bytes - prev->bytes;
+	out->misses = now.misses - prev->misses;
+	out->lat_p50_ns = lat_percentile(delta, 50);
+	out->lat_p99_ns = lat_percentile(delta, 99);
+	out->lat_max_ns = hi < 0 ? 0 : lat_bucket_floor((unsigned)hi + 1);
+	*prev = now;
+}
+
+static int send_streams(struct wl *w)
+{
+	struct proto_msg m = { .type = PROTO_STREAM };
+	struct proto_stream_sample *s = &m.u.stream;
+	int state;
+	unsigned i;
+
+	for (i = 0; i < w->job->nstreams; i++) {
+		memset(s, 0, sizeof(*s));
+		if (w->job->streams[i].kind == KIND_FIO) {
+			if (stream_fio_sample(w->fio[i], s, w->err, w->errlen) < 0)
+				return -1;
+		} else {
+			native_sample(w, i, s);
+		}
+		state = atomic_load(&w->reg->s[i].state);
+		s->seq = w->seq;
+		s->stream = i;
+		s->active = state == ST_RUNNING || s->read_ops || s->write_ops;
+		if (w->env->send(w->env->send_arg, &m) < 0)
+			return fail(w, "channel: cannot send a stream sample");
+	}
+	return 0;
+}
+
+static int take_sample(struct wl *w)
+{
+	struct proto_msg m = { .type = PROTO_SAMPLE };
+	struct sampler_reading now;
+
+	if (sampler_read(&w->smp, &now, w->err, w->errlen) < 0 ||
+	    sampler_fill(&now, &w->prev, &m.u.sample, w->err, w->errlen) < 0)
+		return -1;
+	w->t_ms = elapsed_ms(w);
+	m.u.sample.seq = w->seq;
+	m.u.sample.t_ms = w->t_ms;
+	m.u.sample.ramp = w->t_ms <= w->job->ramp_s * 1000;
+	if (w->env->send(w->env->send_arg, &m) < 0)
+		return fail(w, "channel: cannot send a sample");
+	if (send_streams(w) < 0)
+		return -1;
+	w->prev = now;
+	w->seq++;
+	return 0;
+}
+
+/* Forward every event waiting in the pipe, with the residency of now. */
+static int drain_events(struct wl *w)
+{
+	struct proto_msg m = { .type = PROTO_EVENT };
+	struct proto_event *e = &m.u.event;
+	struct stream_event ev;
+	ssize_t n;
+
+	while ((n = read(w->ev_rd, &ev, sizeof(ev))) == (ssize_t)sizeof(ev)) {
+		if (ev.stream >= w->job->nstreams || ev.kind >= EV_COUNT)
+			continue;
+		memset(e, 0, sizeof(*e));
+		e->t_ms = ev.t_ns > w->reg->t0_ns ? (ev.t_ns - w->reg->t0_ns) / 1000000u : 0;
+		e->stream = ev.stream;
+		snprintf(e->kind, sizeof(e->kind), "%s", proto_event_names[ev.kind]);
+		e->pass = ev.pass;
+		e->value = ev.value;
+		if (sampler_residency(&w->smp, &e->resident, w->err, w->errlen) < 0)
+			return -1;
+		if (w->env->send(w->env->send_arg, &m) < 0)
+			return fail(w, "channel: cannot send an event");
+	}
+	if (n < 0 && errno != EAGAIN && errno != EINTR)
+		return fail(w, "event pipe: %s", strerror(errno));
+	return 0;
+}
+
+static int start_timer(struct wl *w)
+{
+	uint64_t iv = w->job->interval_ms * 1000000u, first = w->reg->t0_ns + iv;
+	struct itimerspec its = {
+		.it_interval = { (time_t)(iv / 1000000000u), (long)(iv % 1000000000u) },
+		.it_value = { (time_t)(first / 1000000000u), (long)(first % 1000000000u) },
+	};
+
+	w->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	if (w->tfd < 0 || timerfd_settime(w->tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+		return fail(w, "timerfd: %s", strerror(errno));
+	return 0;
+}
+
+/*
+ * One sample per timer tick before the end; then the streams are stopped and
+ * the last sample taken, so it holds everything they did (fio's final count).
+ */
+static int sample_loop(struct wl *w)
+{
+	uint64_t iv = w->job->interval_ms, end = w->job->duration_s * 1000, ticks = 0, exp;
+	struct pollfd p[2] = { { .fd = w->tfd, .events = POLLIN }, { .fd = w->ev_rd, .events = POLLIN } };
+	int64_t left;
+	int rc;
+
+	while ((ticks + 1) * iv < end) {
+		left = (int64_t)((ticks + 1) * iv) - (int64_t)elapsed_ms(w);
+		rc = poll(p, 2, left > 0 ? (int)left + 1000 : 1000);
+		if (rc < 0 && errno != EINTR)
+			return fail(w, "poll: %s", strerror(errno));
+		if (p[1].revents && drain_events(w) < 0)
+			return -1;
+		if (!(p[0].revents & POLLIN) || read(w->tfd, &exp, sizeof(exp)) != sizeof(exp))
+			continue;
+		ticks += exp;
+		if (check_streams(w) < 0 || take_sample(w) < 0)
+			return -1;
+	}
+	while (elapsed_ms(w) < end) {
+		if (poll(&p[1], 1, (int)(end - elapsed_ms(w))) > 0 && drain_events(w) < 0)
+			return -1;
+	}
+	if (check_streams(w) < 0 || stop_process(w, 0) < 0 || check_streams(w) < 0)
+		return -1;
+	return take_sample(w) < 0 || drain_events(w) < 0 ? -1 : 0;
+}
+
+static int send_summary(struct wl *w)
+{
+	struct proto_msg m = { .type = PROTO_SUMMARY };
+
+	m.u.summary.duration_ms = w->t_ms;
+	m.u.summary.samples = w->seq;
+	return w->env->send(w->env->send_arg, &m) < 0 ? fail(w, "channel: cannot send summary") : 0;
+}
+
+/* Paths of the declared files, the sampler on them, the baseline at t0. */
+static int start_sampling(struct wl *w)
+{
+	char *paths[PROTO_MAX_FILES];
+	unsigned f;
+	int p[2];
+
+	for (f = 0; f < w->job->nfiles; f++) {
+		snprintf(w->path[f], sizeof(w->path[f]), "%s/%s", w->env->data_dir,
+			 w->job->files[f].name);
+		paths[f] = w->path[f];
+	}
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+		return fail(w, "event pipe: %s", strerror(errno));
+	w->ev_rd = p[0];
+	w->ev_wr = p[1];
+	if (sampler_open(&w->smp, w->env->memcg, w->env->memcg_path, paths, w->job->nfiles,
+			 w->env->cachestat, w->err, w->errlen) < 0 ||
+	    sampler_read(&w->smp, &w->prev, w->err, w->errlen) < 0)
+		return -1;
+	w->reg->t0_ns = stream_now_ns();
+	return start_timer(w);
+}
+
+static int watch_fio(struct wl *w)
+{
+	unsigned i;
+
+	for (i = 0; i < w->job->nstreams; i++)
+		if (w->job->streams[i].kind == KIND_FIO &&
+		    stream_fio_watch(w->job, i, &w->fio[i], w->err, w->errlen) < 0)
+			return -1;
+	return 0;
+}
+
+int workload_run(const struct workload_env *env, char *err, size_t errlen)
+{
+	struct wl w = {
+		.env = env, .job = env->job, .ev_rd = -1, .ev_wr = -1, .tfd = -1,
+		.err = err, .errlen = errlen,
+	};
+	unsigned i;
+	int ret = -1;
+
+	w.smp.stat_fd = w.smp.gen_fd = -1;
+	if (region_new(&w) < 0 || watch_fio(&w) < 0 || start_sampling(&w) < 0 ||
+	    start_process(&w) < 0)
+		goto out;
+	close(w.ev_wr);
+	w.ev_wr = -1;
+	if (sample_loop(&w) < 0)
+		goto out;
+	ret = send_summary(&w);
+out:
+	if (w.reg)
+		stop_process(&w, 1);
+	for (i = 0; i < PROTO_MAX_STREAMS; i++)
+		stream_fio_unwatch(w.fio[i]);
+	if (w.tfd >= 0)
+		close(w.tfd);
+	if (w.ev_rd >= 0)
+		close(w.ev_rd);
+	if (w.ev_wr >= 0)
+		close(w.ev_wr);
+	sampler_close(&w.smp);
+	if (w.reg)
+		munmap(w.reg, w.reg_len);
+	return ret;
+}

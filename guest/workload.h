@@ -1,0 +1,29 @@
+/* workload.h -- one job's streams run in a process inside the memcg while the
+ * agent, outside it, samples every interval and forwards events. */
+#ifndef WORKLOAD_H
+#define WORKLOAD_H
+
+#include <stddef.h>
+
+#include "proto.h"
+
+struct workload_env {
+	const struct proto_job *job;
+	const char *data_dir;        /* the declared files are data_dir/<name> */
+	const char *memcg;           /* the memcg's directory */
+	const char *memcg_path;      /* its path as lru_gen's debugfs prints it */
+	int cachestat;               /* residency by cachestat(2), else mincore */
+	int chan_fd;                 /* closed in the workload process */
+	/* send one message to the host; returns 0 or -1 */
+	int (*send)(void *arg, const struct proto_msg *m);
+	void *send_arg;
+};
+
+/*
+ * Run the job to its end: streams on their timeline, one PROTO_SAMPLE and one
+ * PROTO_STREAM per stream every interval, events as they happen, then the
+ * PROTO_SUMMARY. Returns 0, or -1 with the reason in err (the caller sends it).
+ */
+int workload_run(const struct workload_env *env, char *err, size_t errlen);
+
+#endif

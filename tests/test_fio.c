@@ -1,0 +1,597 @@
+/* test_fio.c -- unit tests for fio support: fiostat on real recorded fio json+
+ * status output and on garbage, fioargs' rules, and fiocheck with the real fio. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "err.h"
+#include "fioargs.h"
+#include "fiocheck.h"
+#include "fiostat.h"
+
+#define FIO_BIN    "images/out/x86_64/fio"
+#define DATA_PLAIN "tests/data/fio-status-json+.txt"
+#define DATA_RAMP  "tests/data/fio-status-ramp-json+.txt"
+
+static const char *const line_004 =
+	"--name=fg --numjobs=16 --nrfiles=1 --filename_format=realdk.$jobnum.img "
+	"--size=2560M --rw=randread --bs=4k --time_based --random_distribution=zipf:1.1 "
+	"--ramp_time=120s --runtime=600s --group_reporting --buffered=1 --ioengine=sync";
+
+static char *slurp(const char *path, size_t *ret_len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	*ret_len = (size_t)n;
+	return buf;
+}
+
+static struct fiostat *new_stat(void)
+{
+	struct fiostat *s = malloc(sizeof(*s));
+
+	assert_non_null(s);
+	fiostat_init(s);
+	return s;
+}
+
+static void free_stat(struct fiostat *s)
+{
+	fiostat_release(s);
+	free(s);
+}
+
+/* What the recording says, read independently with jansson. */
+struct expect {
+	int docs;
+	uint64_t ios, bytes;   /* sum of every segment's last value (resets split) */
+	uint64_t final_ios;
+	json_t *last;          /* the final document */
+};
+
+static uint64_t doc_sum(json_t *doc, const char *key)
+{
+	json_t *job;
+	size_t i;
+	uint64_t sum = 0;
+
+	json_array_foreach(json_object_get(doc, "jobs"), i, job)
+		sum += (uint64_t)json_integer_value(json_object_get(json_object_get(job, "read"), key));
+	return sum;
+}
+
+static void read_expect(const char *buf, size_t len, struct expect *e)
+{
+	uint64_t prev_ios = 0, prev_bytes = 0;
+	json_error_t jerr;
+	size_t off = 0;
+
+	memset(e, 0, sizeof(*e));
+	for (;;) {
+		json_t *doc;
+
+		while (off < len && buf[off] != '{')
+			off++;
+		if (off == len)
+			break;
+		doc = json_loadb(buf + off, len - off, JSON_DISABLE_EOF_CHECK, &jerr);
+		assert_non_null(doc);
+		off += (size_t)jerr.position;
+		if (doc_sum(doc, "total_ios") < prev_ios) {   /* ramp_time reset */
+			e->ios += prev_ios;
+			e->bytes += prev_bytes;
+		}
+		prev_ios = doc_sum(doc, "total_ios");
+		prev_bytes = doc_sum(doc, "io_bytes");
+		e->docs++;
+		json_decref(e->last);
+		e->last = doc;
+	}
+	e->ios += prev_ios;
+	e->bytes += prev_bytes;
+	e->final_ios = prev_ios;
+}
+
+/* Feed one byte at a time, taking after every document: one interval each. */
+static void check_intervals(const char *path, int want_resets)
+{
+	struct fiostat *s = new_stat();
+	struct fio_interval iv;
+	struct expect e;
+	uint64_t ios = 0, bytes = 0;
+	char err[256];
+	size_t len;
+	char *buf = slurp(path, &len);
+	int takes = 0;
+
+	read_expect(buf, len, &e);
+	for (size_t i = 0; i < len; i++) {
+		assert_int_equal(fiostat_feed(s, buf + i, 1, err, sizeof(err)), 0);
+		if (s->docs == 0)
+			continue;
+		fiostat_take(s, &iv);
+		assert_int_equal(iv.docs, 1);
+		assert_int_equal(iv.write_ios, 0);
+		ios += iv.read_ios;
+		bytes += iv.read_bytes;
+		takes++;
+	}
+	assert_int_equal(fiostat_finish(s, err, sizeof(err)), 0);
+	assert_int_equal(takes, e.docs);
+	assert_int_equal(ios, e.ios);
+	assert_int_equal(bytes, e.bytes);
+	/* fio's total_ios and io_bytes disagree by a few I/Os during ramp_time */
+	if (!want_resets)
+		assert_int_equal(bytes, ios * 4096);
+	assert_true(want_resets ? s->resets > 0 : s->resets == 0);
+	assert_int_equal(s->text_lines, 0);
+	fiostat_take(s, &iv);
+	assert_int_equal(iv.docs, 0);
+	assert_int_equal(iv.read_ios, 0);
+	json_decref(e.last);
+	free(buf);
+	free_stat(s);
+}
+
+static void test_intervals_sum_to_total(void **state)
+{
+	(void)state;
+	check_intervals(DATA_PLAIN, 0);
+}
+
+/* With --ramp_time fio resets its counters: the sum is the final total plus
+ * what was counted during the ramp before the reset. */
+static void test_intervals_ramp_reset(void **state)
+{
+	(void)state;
+	check_intervals(DATA_RAMP, 1);
+}
+
+/* One take over the whole file, fed in a given chunk pattern. */
+static void take_all(const char *buf, size_t len, unsigned seed, struct fio_interval *iv)
+{
+	struct fiostat *s = new_stat();
+	char err[256];
+
+	srand(seed);
+	for (size_t off = 0, n; off < len; off += n) {
+		n = seed ? 1 + (size_t)rand() % 9000 : len;
+		if (n > len - off)
+			n = len - off;
+		assert_int_equal(fiostat_feed(s, buf + off, n, err, sizeof(err)), 0);
+	}
+	fiostat_take(s, iv);
+	free_stat(s);
+}
+
+static void test_random_chunks_same_as_whole(void **state)
+{
+	const char *paths[] = { DATA_PLAIN, DATA_RAMP };
+	struct fio_interval whole, chunked;
+
+	(void)state;
+	for (size_t p = 0; p < ARRAY_SIZE(paths); p++) {
+		size_t len;
+		char *buf = slurp(paths[p], &len);
+
+		take_all(buf, len, 0, &whole);
+		for (unsigned seed = 1; seed <= 20; seed++) {
+			take_all(buf, len, seed, &chunked);
+			assert_memory_equal(&whole, &chunked, sizeof(whole));
+		}
+		assert_true(whole.lat_p50_ns > 0);
+		assert_true(whole.lat_p50_ns <= whole.lat_p99_ns);
+		assert_true(whole.lat_p99_ns <= whole.lat_max_ns);
+		free(buf);
+	}
+}
+
+/* The single (group_reporting) job's histogram is all post-ramp: our
+ * percentiles of it must be fio's own. */
+static void test_percentiles_match_fio(void **state)
+{
+	struct fio_interval iv;
+	struct expect e;
+	json_t *pct;
+	size_t len;
+	char *buf = slurp(DATA_RAMP, &len);
+
+	(void)state;
+	read_expect(buf, len, &e);
+	pct = json_object_get(json_object_get(json_object_get(
+		json_array_get(json_object_get(e.last, "jobs"), 0), "read"), "clat_ns"), "percentile");
+	assert_non_null(pct);
+	take_all(buf, len, 0, &iv);
+	assert_int_equal(iv.lat_p50_ns, json_integer_value(json_object_get(pct, "50.000000")));
+	assert_int_equal(iv.lat_p99_ns, json_integer_value(json_object_get(pct, "99.000000")));
+	json_decref(e.last);
+	free(buf);
+}
+
+/* A document with one read histogram {key: count, ...}, total_ios = ios. */
+static void feed_doc(struct fiostat *s, uint64_t ios, const char *bins)
+{
+	char doc[512], err[256];
+
+	snprintf(doc, sizeof(doc),
+		 "{\"jobs\": [{\"read\": {\"io_bytes\": %llu, \"total_ios\": %llu, "
+		 "\"clat_ns\": {\"bins\": {%s}}}, \"write\": {\"io_bytes\": 0, "
+		 "\"total_ios\": 0}}]}\n", (unsigned long long)ios * 4096,
+		 (unsigned long long)ios, bins);
+	assert_int_equal(fiostat_feed(s, doc, strlen(doc), err, sizeof(err)), 0);
+}
+
+static void test_percentiles_of_delta(void **state)
+{
+	uint64_t v1 = fiostat_bin_value(100), v2 = fiostat_bin_value(500),
+		 v3 = fiostat_bin_value(700);
+	struct fiostat *s = new_stat();
+	struct fio_interval iv;
+	char bins[256];
+
+	(void)state;
+	assert_int_equal(fiostat_bin_index(v2), 500);
+	snprintf(bins, sizeof(bins), "\"%llu\": 1000", (unsigned long long)v1);
+	feed_doc(s, 1000, bins);
+	fiostat_take(s, &iv);
+	assert_int_equal(iv.lat_p50_ns, v1);
+	assert_int_equal(iv.lat_max_ns, v1);
+	/* delta: 98 completions at v2, 2 at v3; the v1 bin did not move */
+	snprintf(bins, sizeof(bins), "\"%llu\": 1000, \"%llu\": 98, \"%llu\": 2",
+		 (unsigned long long)v1, (unsigned long long)v2, (unsigned long long)v3);
+	feed_doc(s, 1100, bins);
+	fiostat_take(s, &iv);
+	assert_int_equal(iv.read_ios, 100);
+	assert_int_equal(iv.read_bytes, 100 * 4096);
+	assert_int_equal(iv.lat_p50_ns, v2);
+	assert_int_equal(iv.lat_p99_ns, v3);     /* 98 % < 99 % */
+	assert_int_equal(iv.lat_max_ns, v3);
+	assert_int_equal(iv.docs, 1);
+	free_stat(s);
+}
+
+static void test_percentile_rule(void **state)
+{
+	static uint64_t bins[FIOSTAT_BINS];
+
+	(void)state;
+	assert_int_equal(fiostat_percentile(bins, 500), 0);
+	bins[10] = 50;
+	bins[20] = 49;
+	bins[30] = 1;
+	assert_int_equal(fiostat_percentile(bins, 500), 10);   /* 50 of 100 reached */
+	assert_int_equal(fiostat_percentile(bins, 990), 20);
+	assert_int_equal(fiostat_percentile(bins, 1000), 30);
+	for (unsigned i = 0; i < FIOSTAT_BINS; i++)
+		assert_int_equal(fiostat_bin_index(fiostat_bin_value(i)), i);
+}
+
+/* A counter going backwards (ramp_time) counts from the reset. */
+static void test_reset(void **state)
+{
+	struct fiostat *s = new_stat();
+	struct fio_interval iv;
+
+	(void)state;
+	feed_doc(s, 100, "");
+	fiostat_take(s, &iv);
+	assert_int_equal(iv.read_ios, 100);
+	feed_doc(s, 150, "");
+	feed_doc(s, 30, "");       /* reset: 50 before it, 30 after */
+	fiostat_take(s, &iv);
+	assert_int_equal(iv.read_ios, 80);
+	assert_int_equal(iv.docs, 2);
+	feed_doc(s, 20, "");       /* a reset right at the take */
+	fiostat_take(s, &iv);
+	assert_int_equal(iv.read_ios, 20);
+	assert_int_equal(s->resets, 2);
+	free_stat(s);
+}
+
+static int feed_str(struct fiostat *s, const char *text, char *err)
+{
+	return fiostat_feed(s, text, strlen(text), err, 256);
+}
+
+static void test_garbage(void **state)
+{
+	static const char *const bad[] = {
+		"[1, 2]\n{\"jobs\": 3}",
+		"{\"jobs\": [7]}",
+		"{\"jobs\": [{\"read\": []}]}",
+		"{\"jobs\": [{\"read\": {\"io_bytes\": \"1\", \"total_ios\": 1}, \"write\": {}}]}",
+		"{\"jobs\": [{\"read\": {\"io_bytes\": -1, \"total_ios\": 1}, \"write\": {}}]}",
+		"{\"jobs\": [{\"read\": {\"io_bytes\": 1.5, \"total_ios\": 1}, \"write\": {}}]}",
+		"{\"jobs\": [{\"read\": {\"io_bytes\": 1, \"total_ios\": 1, \"clat_ns\": "
+		"{\"bins\": {\"x\": 1}}}, \"write\": {\"io_bytes\": 0, \"total_ios\": 0}}]}",
+		"{\"jobs\": [{\"read\": {\"io_bytes\": 1, \"total_ios\": 1, \"clat_ns\": "
+		"{\"bins\": [1]}}, \"write\": {\"io_bytes\": 0, \"total_ios\": 0}}]}",
+		"{\"jobs\": [{\"read\": {\"io_bytes\": 9223372036854775807, \"total_ios\": 1}, "
+		"\"write\": {\"io_bytes\": 0, \"total_ios\": 0}}, {\"read\": {\"io_bytes\": "
+		"9223372036854775807, \"total_ios\": 1}, \"write\": {\"io_bytes\": 0, "
+		"\"total_ios\": 0}}, {\"read\": {\"io_bytes\": 9223372036854775807, "
+		"\"total_ios\": 1}, \"write\": {\"io_bytes\": 0, \"total_ios\": 0}}]}",
+		"{\"jobs\": [], ]",
+		"{\"a\": \"\\u0000\" \x01}",
+	};
+	struct fiostat *s = new_stat();
+	struct fio_interval iv;
+	char err[256];
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		err[0] = '\0';
+		assert_int_equal(feed_str(s, bad[i], err), -1);
+		assert_true(strncmp(err, "fio output: ", 12) == 0);
+	}
+	assert_int_equal(fiostat_finish(s, err, sizeof(err)), 0);
+	fiostat_take(s, &iv);
+	assert_int_equal(iv.docs, 0);
+	/* a truncated document is not an error until the end */
+	assert_int_equal(feed_str(s, "{\"jobs\": [{\"read\": {\"io_b", err), 0);
+	assert_int_equal(fiostat_finish(s, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "truncated"));
+	free_stat(s);
+}
+
+/* fio's own messages between documents are skipped and kept. */
+static void test_text_between_docs(void **state)
+{
+	struct fiostat *s = new_stat();
+	struct fio_interval iv;
+	char err[256];
+
+	(void)state;
+	feed_doc(s, 10, "");
+	assert_int_equal(feed_str(s, "fio: pid=42, got signal=9\n", err), 0);
+	feed_doc(s, 25, "");
+	assert_int_equal(feed_str(s, "   \n\n", err), 0);
+	fiostat_take(s, &iv);
+	assert_int_equal(iv.read_ios, 25);
+	assert_int_equal(iv.docs, 2);
+	assert_int_equal(s->text_lines, 1);
+	assert_string_equal(s->last_text, "fio: pid=42, got signal=9");
+	free_stat(s);
+}
+
+/* A 9 MiB document is refused without being kept; the next one still counts. */
+static void test_oversize_doc(void **state)
+{
+	size_t pad = 9u << 20, n = 0;
+	char *doc = malloc(pad + 64), err[256];
+	struct fiostat *s = new_stat();
+	struct fio_interval iv;
+
+	(void)state;
+	assert_non_null(doc);
+	n += (size_t)sprintf(doc, "{\"jobs\": [], \"pad\": \"");
+	memset(doc + n, 'a', pad);
+	n += pad;
+	n += (size_t)sprintf(doc + n, "\"}\n");
+	assert_int_equal(fiostat_feed(s, doc, n, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "larger than"));
+	assert_true(s->cap <= FIOSTAT_DOC_MAX);
+	feed_doc(s, 7, "");
+	fiostat_take(s, &iv);
+	assert_int_equal(iv.docs, 1);
+	assert_int_equal(iv.read_ios, 7);
+	free(doc);
+	free_stat(s);
+}
+
+/* Random bytes and deep nesting: errors or nothing, never a crash. */
+static void test_random_bytes(void **state)
+{
+	struct fiostat *s = new_stat();
+	char buf[4096], err[256];
+
+	(void)state;
+	srand(7);
+	for (int round = 0; round < 200; round++) {
+		for (size_t i = 0; i < sizeof(buf); i++)
+			buf[i] = (char)(round % 2 ? "{}[]\":,\\ a1\n"[rand() % 12] : rand());
+		fiostat_feed(s, buf, sizeof(buf), err, sizeof(err));
+	}
+	memset(buf, '[', sizeof(buf));
+	buf[0] = '{';
+	for (int i = 0; i < 100; i++)
+		fiostat_feed(s, buf, sizeof(buf), err, sizeof(err));
+	memset(buf, ']', sizeof(buf));
+	for (int i = 0; i < 101; i++)
+		fiostat_feed(s, buf, sizeof(buf), err, sizeof(err));
+	free_stat(s);
+}
+
+static int split_check(const char *text, char *err)
+{
+	char **argv = NULL;
+	int argc, r;
+
+	r = fioargs_split(text, &argv, &argc, err, 256);
+	if (r == 0)
+		r = fioargs_check(argv, err, 256);
+	fioargs_free(argv);
+	return r;
+}
+
+static void test_split(void **state)
+{
+	char **argv, err[256], *big;
+	int argc;
+
+	(void)state;
+	assert_int_equal(fioargs_split("  --a=1\t--b\n --c  ", &argv, &argc, err, sizeof(err)), 0);
+	assert_int_equal(argc, 3);
+	assert_string_equal(argv[0], "--a=1");
+	assert_string_equal(argv[2], "--c");
+	assert_null(argv[3]);
+	fioargs_free(argv);
+	assert_int_equal(fioargs_split("", &argv, &argc, err, sizeof(err)), 0);
+	assert_int_equal(argc, 0);
+	fioargs_free(argv);
+	assert_int_equal(fioargs_split("--a=\x01", &argv, &argc, err, sizeof(err)), -1);
+	assert_int_equal(fioargs_split("--a=\xc3\xa9", &argv, &argc, err, sizeof(err)), -1);
+	big = malloc(8192);
+	assert_non_null(big);
+	memset(big, 'x', 257);
+	big[257] = '\0';
+	assert_int_equal(fioargs_split(big, &argv, &argc, err, sizeof(err)), -1);
+	for (int i = 0; i < 65; i++)
+		memcpy(big + 3 * i, "-- ", 3);
+	big[195] = '\0';
+	assert_int_equal(fioargs_split(big, &argv, &argc, err, sizeof(err)), -1);
+	big[192] = '\0';                       /* 64 args */
+	assert_int_equal(fioargs_split(big, &argv, &argc, err, sizeof(err)), 0);
+	assert_int_equal(argc, 64);
+	fioargs_free(argv);
+	memset(big, ' ', 4097);
+	big[4097] = '\0';
+	assert_int_equal(fioargs_split(big, &argv, &argc, err, sizeof(err)), -1);
+	free(big);
+}
+
+static void test_check_refuses(void **state)
+{
+	static const char *const bad[] = {
+		"--output=x", "--output-format=json", "--status-interval=1",
+		"--directory=/tmp", "--exec_prerun=id", "--exec_postrun=id", "--trigger=x",
+		"--trigger-file=x", "--trigger-timeout=1", "--trigger-remote=x",
+		"--server", "--client=h", "--daemonize=p", "--pidfile=p",
+		"--write_bw_log=b", "--write_lat_log=l", "--write_iops_log=i",
+		"--write_hist_log=h", "--write_foo_log=f", "--write_iolog=i",
+		"--latency-log", "--bandwidth-log", "--aux-path=/x", "--cgroup=x",
+		"--directo=/tmp", "--outp=x", "--status-int=1",      /* fio takes abbreviations */
+		"--filename=/dev/vda", "--filename=../x", "--filename=a:/etc/passwd",
+		"--filename_format=/x.$jobnum", "--filename_format=a/../../b",
+		"--opendir=/", "--opendir=x/..", "--filename=${HOME}/x", "--filename",
+		"--name=../x", "--name=a/b", "-name=x", "name=x", "--", "--=1",
+	};
+	char err[256];
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		err[0] = '\0';
+		if (split_check(bad[i], err) != -1)
+			fail_msg("accepted '%s'", bad[i]);
+		assert_true(err[0] != '\0' && !strchr(err, '\n'));
+	}
+	assert_int_equal(split_check("--name=x --output=/tmp/o", err), -1);
+	assert_string_equal(err, "option '--output' is not allowed: the harness sets it");
+}
+
+static void test_check_accepts(void **state)
+{
+	char err[256];
+
+	(void)state;
+	assert_int_equal(split_check(line_004, err), 0);
+	assert_int_equal(split_check("--name=x --direct=1 --filename=a:b/c --opendir=d", err), 0);
+	assert_int_equal(split_check("--name=vec --ioengine=mmap --fadvise_hint=0 "
+				     "--write_barrier=0 --latency_target=1ms", err), 0);
+}
+
+static void test_jobfile(void **state)
+{
+	char err[256];
+
+	(void)state;
+	assert_int_equal(fioargs_check_jobfile(
+		"; seed 004\n[global]\nrw = randread\nbs=4k\n# comment\n\n"
+		"[fg]\nnumjobs=16\nfilename_format=realdk.$jobnum.img\ntime_based\n", err,
+		sizeof(err)), 0);
+	assert_int_equal(fioargs_check_jobfile("[g]\ninclude other.fio\n", err, sizeof(err)), -1);
+	assert_int_equal(fioargs_check_jobfile("[g]\ndirectory=/etc\n", err, sizeof(err)), -1);
+	assert_string_equal(err, "job file line 2: option '--directory' is not allowed: "
+			    "the harness sets it");
+	assert_int_equal(fioargs_check_jobfile("[g]\nfilename = /dev/vda\n", err, sizeof(err)), -1);
+	assert_int_equal(fioargs_check_jobfile("[../g]\n", err, sizeof(err)), -1);
+	assert_int_equal(fioargs_check_jobfile("[g\n", err, sizeof(err)), -1);
+	assert_int_equal(fioargs_check_jobfile("[g]\nexec_prerun=rm\n", err, sizeof(err)), -1);
+	assert_int_equal(fioargs_check_jobfile("[g]\nrw=\x7f\n", err, sizeof(err)), -1);
+}
+
+static void test_build(void **state)
+{
+	char *user[] = { "--name=x", "--rw=read", NULL };
+	char **argv;
+	int n = 0;
+
+	(void)state;
+	assert_int_equal(fioargs_build(user, "/data", "/tmp/fio.json", 500, &argv), 0);
+	while (argv[n])
+		n++;
+	assert_int_equal(n, 7);
+	assert_string_equal(argv[0], "fio");
+	assert_string_equal(argv[2], "--rw=read");
+	assert_string_equal(argv[3], "--directory=/data");
+	assert_string_equal(argv[4], "--output-format=json+");
+	assert_string_equal(argv[5], "--output=/tmp/fio.json");
+	assert_string_equal(argv[6], "--status-interval=500ms");
+	fioargs_free(argv);
+	assert_int_equal(fioargs_build(user, "/data", "/o", 0, &argv), -1);
+}
+
+static void test_fiocheck(void **state)
+{
+	char err[ERR_MAX];
+
+	(void)state;
+	if (access(FIO_BIN, X_OK) != 0)
+		skip();
+	assert_int_equal(fiocheck_args(FIO_BIN, "--name=x --bogus=1", NULL, "vec", err), -1);
+	assert_string_equal(err, "stream 'vec': fio: unrecognized option '--bogus=1'");
+	assert_int_equal(fiocheck_args(FIO_BIN, line_004, NULL, "fg", err), 0);
+	assert_int_equal(fiocheck_args(FIO_BIN, "--name=x --rw=bogus", NULL, "s", err), -1);
+	assert_non_null(strstr(err, "stream 's': fio: failed parsing rw=bogus; valid values: read"));
+	assert_int_equal(fiocheck_args(FIO_BIN, "--name=x --output=o", NULL, "s", err), -1);
+	assert_string_equal(err, "stream 's': option '--output' is not allowed: the harness sets it");
+	assert_int_equal(fiocheck_args(FIO_BIN, "", "[g]\nrw=randread\nbogus=1\n", "j", err), -1);
+	assert_string_equal(err, "stream 'j': Bad option <bogus=1>; Did you mean bs?");
+	assert_int_equal(fiocheck_args(FIO_BIN, "--size=1G", "[g]\nrw=randread\n"
+				       "filename=not/on/this/host\n", "j", err), 0);
+	assert_int_equal(fiocheck_args(FIO_BIN, "", NULL, "e", err), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_intervals_sum_to_total),
+		cmocka_unit_test(test_intervals_ramp_reset),
+		cmocka_unit_test(test_random_chunks_same_as_whole),
+		cmocka_unit_test(test_percentiles_match_fio),
+		cmocka_unit_test(test_percentiles_of_delta),
+		cmocka_unit_test(test_percentile_rule),
+		cmocka_unit_test(test_reset),
+		cmocka_unit_test(test_garbage),
+		cmocka_unit_test(test_text_between_docs),
+		cmocka_unit_test(test_oversize_doc),
+		cmocka_unit_test(test_random_bytes),
+		cmocka_unit_test(test_split),
+		cmocka_unit_test(test_check_refuses),
+		cmocka_unit_test(test_check_accepts),
+		cmocka_unit_test(test_jobfile),
+		cmocka_unit_test(test_build),
+		cmocka_unit_test(test_fiocheck),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
