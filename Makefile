@@ -21,6 +21,7 @@ FIO     := images/out/$(ARCH)/fio
 UNIT_TESTS := tests/build/test_abba tests/build/test_spec tests/build/test_proto \
               tests/build/test_zipf tests/build/test_fio
 UNIT_TESTS += tests/build/test_streams
+UNIT_TESTS += tests/build/test_sampler
 
 # Debian packages the build, the images and the tests need.
 DEBS := gcc make pkg-config libc6-dev libvirt-dev libjansson-dev libsqlite3-dev \
@@ -67,6 +68,13 @@ STREAMS_SRC := guest/stream.c guest/stream_random.c guest/stream_scan.c guest/zi
 tests/build/test_streams: tests/test_streams.c $(STREAMS_SRC) $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O1 -g $(SAN) -Iguest $< $(STREAMS_SRC) -o $@ \
+		$$(pkg-config --cflags --libs jansson) -lcmocka -lpthread -lm
+
+# The sampler's parsers run on the host too: its own sources, no harness.
+SAMPLER_SRC := guest/sampler.c guest/proto.c
+tests/build/test_sampler: tests/test_sampler.c $(SAMPLER_SRC) $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O1 -g $(SAN) -Iguest $< $(SAMPLER_SRC) -o $@ \
 		$$(pkg-config --cflags --libs jansson) -lcmocka -lpthread -lm
 
 tests/build/test_%: tests/test_%.c $(HARNESS_SRC) guest/fiostat.c $(HEADERS)

@@ -295,9 +295,10 @@ int fioargs_build(char *const user[], const char *dir, const char *output,
 		return -1;
 	snprintf(interval, sizeof(interval), "%ums", interval_ms);
 	argv[i++] = strdup("fio");
+	/* before the first job: a global option; after a --filename it would not apply */
+	argv[i++] = concat("--directory=", dir);
 	for (size_t u = 0; u < n; u++)
 		argv[i++] = strdup(user[u]);
-	argv[i++] = concat("--directory=", dir);
 	argv[i++] = strdup("--output-format=json+");
 	argv[i++] = concat("--output=", output);
 	argv[i++] = concat("--status-interval=", interval);

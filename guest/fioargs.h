@@ -35,8 +35,9 @@ int fioargs_check(char *const argv[], char *err, size_t errlen);
 int fioargs_check_jobfile(const char *text, char *err, size_t errlen);
 
 /*
- * The argv the agent execs: "fio", the user's args, then --directory=DIR
- * --output-format=json+ --output=OUTPUT --status-interval=<N>ms (fio takes a
+ * The argv the agent execs: "fio", --directory=DIR (global: before the
+ * first job), the user's args, then --output-format=json+ --output=OUTPUT
+ * --status-interval=<N>ms (fio takes a
  * time with a unit suffix, millisecond resolution, at least 1 ms). Returns 0
  * and a malloc'd argv (fioargs_free), or -1 if interval_ms is 0 or memory
  * runs out.

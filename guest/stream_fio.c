@@ -78,13 +78,16 @@ static int user_argv(struct stream_ctx *c, char ***ret)
 	return 0;
 }
 
-static pid_t spawn(char *const argv[], const char *err_path)
+/* fio in the data directory: relative file names in a job file resolve there too. */
+static pid_t spawn(char *const argv[], const char *dir, const char *err_path)
 {
 	pid_t pid = fork();
 	int fd;
 
 	if (pid != 0)
 		return pid;
+	if (chdir(dir) < 0)
+		_exit(126);
 	fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd >= 0) {
 		dup2(fd, 1);
@@ -158,7 +161,7 @@ int stream_fio_run(struct stream_ctx *c)
 	fioargs_free(user);
 	atomic_store(&c->sh->state, ST_RUNNING);
 	stream_event(c, EV_START, 0, 0);
-	pid = spawn(argv, errp);
+	pid = spawn(argv, c->data_dir, errp);
 	fioargs_free(argv);
 	if (pid < 0)
 		return stream_fail(c, "stream '%s': fork: %s", st->name, strerror(errno));

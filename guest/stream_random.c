@@ -15,6 +15,8 @@
 
 #define PAGE            4096
 #define CALIBRATE_READS 2000
+#define CALIBRATE_NS    1000000000.0   /* a paced calibration lasts at most this */
+#define CALIBRATE_PAGES 256   /* 1 MiB of the file made resident to time cached reads */
 #define STOP_EVERY      64      /* ops between stop checks when nothing sleeps */
 
 /* What the reader threads share; read-only once they run, but for quit. */
@@ -139,29 +141,44 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /*
- * The median of CALIBRATE_READS pread()s of one cached page (page 0, read
- * once first). pread is used for mmap streams too: a touch that finds its page
- * cached but unmapped (a minor fault) costs about what a cached pread does,
- * while a touch of a mapped page costs nearly nothing, so factor x this median
- * separates page-cache hits from reads that went to the disk for both.
+ * The median of CALIBRATE_READS pread()s of cached pages: CALIBRATE_PAGES
+ * random pages are read once, then read again at random. Random pages, not
+ * one page again and again: under TCG a read that misses the emulated TLB
+ * costs several times one that hits, and the workload's reads do miss it.
+ * pread is used for mmap streams too: a touch that finds its page cached but
+ * unmapped (a minor fault) costs about what a cached pread does, while a touch
+ * of a mapped page costs nearly nothing, so factor x this median separates
+ * page-cache hits from reads that went to the disk for both. A paced stream
+ * is calibrated at its own pace (for at most CALIBRATE_NS): a read after a
+ * sleep costs more than one in a tight loop, under TCG several times more.
  * Returns 0, or -1 with errno set.
  */
 static int calibrate(const struct rnd *r, uint64_t *ret_median)
 {
 	char buf[PAGE] __attribute__((aligned(PAGE)));
-	uint64_t lat[CALIBRATE_READS], t0;
-	unsigned i;
+	uint64_t lat[CALIBRATE_READS], pages[CALIBRATE_PAGES], t0, off;
+	unsigned i, n = CALIBRATE_READS;
+	struct rng rng;
 
-	if (pread(r->fd, buf, PAGE, 0) != PAGE)
-		return -1;
-	for (i = 0; i < CALIBRATE_READS; i++) {
+	rng_seed(&rng, r->c->job->run, UINT64_C(0xca11b) << 16 | r->c->index);
+	for (i = 0; i < CALIBRATE_PAGES; i++) {
+		pages[i] = rng_below(&rng, r->pages);
+		if (pread(r->fd, buf, PAGE, (off_t)(pages[i] * PAGE)) != PAGE)
+			return -1;
+	}
+	if (r->period_ns > 0 && n * r->period_ns > CALIBRATE_NS)
+		n = (unsigned)(CALIBRATE_NS / r->period_ns) + 1;
+	for (i = 0; i < n; i++) {
+		off = pages[rng_below(&rng, CALIBRATE_PAGES)] * PAGE;
+		if (r->period_ns > 0)
+			stream_sleep_until(r->c, stream_now_ns() + (uint64_t)r->period_ns);
 		t0 = stream_now_ns();
-		if (pread(r->fd, buf, PAGE, 0) != PAGE)
+		if (pread(r->fd, buf, PAGE, (off_t)off) != PAGE)
 			return -1;
 		lat[i] = stream_now_ns() - t0;
 	}
-	qsort(lat, CALIBRATE_READS, sizeof(lat[0]), cmp_u64);
-	*ret_median = lat[CALIBRATE_READS / 2];
+	qsort(lat, n, sizeof(lat[0]), cmp_u64);
+	*ret_median = lat[n / 2];
 	return 0;
 }
 
@@ -251,13 +268,13 @@ static int setup(struct rnd *r)
 	if (st->threads < 1 || st->threads > c->sh->nthreads || st->threads > STREAM_MAX_THREADS)
 		return stream_fail(c, "stream '%s': %llu threads, counters for %u", st->name,
 				   (unsigned long long)st->threads, c->sh->nthreads);
+	r->period_ns = st->rate > 0 ? 1e9 * (double)st->threads / st->rate : 0;
 	if (open_file(r) < 0 || advise(r) < 0 || miss_threshold(r) < 0)
 		return -1;
 	if (st->dist == DIST_ZIPF && zipf_init(&r->zipf, r->pages, st->theta) < 0)
 		return stream_fail(c, "stream '%s': zipf(%g) over the %llu pages of '%s': %s",
 				   st->name, st->theta, (unsigned long long)r->pages, c->path,
 				   strerror(errno));
-	r->period_ns = st->rate > 0 ? 1e9 * (double)st->threads / st->rate : 0;
 	r->end_ns = end_ns(c);
 	return 0;
 }

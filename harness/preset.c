@@ -6,6 +6,7 @@
 #include "proto.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <limits.h>
 #include <math.h>
 #include <string.h>
@@ -190,7 +191,66 @@ static void value_text(json_t *v, char *buf, size_t len)
 		snprintf(buf, len, "%g", json_number_value(v));
 }
 
-/* Replace every ${name} in s; a string that is one placeholder keeps its type. */
+/* A param's number, or a literal number. */
+static int operand(const char *tok, json_t *vals, double *ret)
+{
+	json_t *v = json_object_get(vals, tok);
+	char *end;
+
+	if (v) {
+		if (!json_is_number(v))
+			return -1;
+		*ret = json_number_value(v);
+		return 0;
+	}
+	*ret = strtod(tok, &end);
+	return end != tok && !*end ? 0 : -1;
+}
+
+/*
+ * ${name} is a param's value; ${a*b/c} (operators + - * / on params and
+ * numbers, strictly left to right, no parentheses) computes one: a rate from
+ * a size and an interval. Returns the value, or NULL with the reason in err.
+ */
+static json_t *placeholder(const char *expr, json_t *vals, const char *where, char *err)
+{
+	char tok[64];
+	double acc = 0, x;
+	char op = '+';
+	size_t n;
+
+	if (!strpbrk(expr, "+-*/")) {
+		json_t *v = json_object_get(vals, expr);
+		if (!v)
+			errorf(err, "%s: ${%s} is not a parameter", where, expr);
+		return v ? json_incref(v) : NULL;
+	}
+	for (;;) {
+		n = strcspn(expr, "+-*/");
+		if (n == 0 || n >= sizeof(tok))
+			goto bad;
+		memcpy(tok, expr, n);
+		tok[n] = '\0';
+		if (operand(tok, vals, &x) < 0) {
+			errorf(err, "%s: ${...%s...}: not a numeric parameter or number", where, tok);
+			return NULL;
+		}
+		acc = op == '+' ? acc + x : op == '-' ? acc - x : op == '*' ? acc * x :
+		      x != 0 ? acc / x : NAN;
+		if (!expr[n])
+			break;
+		op = expr[n];
+		expr += n + 1;
+	}
+	if (!isfinite(acc))
+		goto bad;
+	return acc == floor(acc) && fabs(acc) < 1e15 ? json_integer((json_int_t)acc) : json_real(acc);
+bad:
+	errorf(err, "%s: bad expression in ${...}", where);
+	return NULL;
+}
+
+/* Replace every ${...} in s; a string that is one placeholder keeps its type. */
 static json_t *subst_string(const char *s, json_t *vals, const char *where, char *err)
 {
 	char out[PROTO_FIO_MAX], name[64], val[64];
@@ -213,14 +273,13 @@ static json_t *subst_string(const char *s, json_t *vals, const char *where, char
 		}
 		memcpy(name, p + 2, k);
 		name[k] = '\0';
-		v = json_object_get(vals, name);
-		if (!v) {
-			errorf(err, "%s: ${%s} is not a parameter", where, name);
+		v = placeholder(name, vals, where, err);
+		if (!v)
 			return NULL;
-		}
 		if (p == s && !end[1])
-			return json_incref(v);
+			return v;
 		value_text(v, val, sizeof(val));
+		json_decref(v);
 		if (n + strlen(val) >= sizeof(out))
 			goto too_long;
 		memcpy(out + n, val, strlen(val));

@@ -9,7 +9,8 @@
  * Expand one "workloads[i]" entry. Keys of an entry besides the job's own:
  *   name        the cell's name (expanded cells get "/<value>" per array param)
  *   preset      a file <presets_dir>/<preset>.json supplying everything else
- *   params      values for the preset's "${name}" placeholders; an array
+ *   params      values for the preset's "${name}" placeholders (or ${a*b/c}:
+ *               + - * / on params and numbers, left to right); an array
  *               expands the cell over its values (cartesian over all arrays)
  *   scale       multiplies every size in MiB (memcg_mib, files[].mib and
  *               params ending in _mib); rounded up to whole MiB

@@ -353,7 +353,7 @@ int store_add_matrix(struct store *s, const struct matrix *m, const struct abba_
 	return exec_sql(s, "COMMIT", err);
 }
 
-static int each_row(struct store *s, const char *sql, int64_t matrix_id,
+static int each_row(struct store *s, const char *sql, int64_t key,
 		    void (*fn)(sqlite3_stmt *st, void *arg), void *arg, char *err);
 
 struct ref_acc {
@@ -381,21 +381,35 @@ static void ref_row(sqlite3_stmt *st, void *arg)
 	acc->n++;
 }
 
-int store_queued_runs(struct store *s, int64_t matrix_id, struct run_ref **ret, size_t *ret_n,
-		      char *err)
+static int runs_with_status(struct store *s, int64_t matrix_id, const char *sql,
+			    struct run_ref **ret, size_t *ret_n, char *err)
 {
 	struct ref_acc acc = { 0 };
 
-	if (each_row(s, "SELECT r.id, a.idx, c.idx, r.block, r.position, r.seq FROM runs r"
-		     " JOIN arms a ON a.id = r.arm_id JOIN cells c ON c.id = r.cell_id"
-		     " WHERE r.matrix_id = ? AND r.status = 'queued' ORDER BY r.seq",
-		     matrix_id, ref_row, &acc, err) < 0 || acc.oom) {
+	if (each_row(s, sql, matrix_id, ref_row, &acc, err) < 0 || acc.oom) {
 		free(acc.v);
 		return acc.oom ? errorf(err, "out of memory") : -1;
 	}
 	*ret = acc.v;
 	*ret_n = acc.n;
 	return 0;
+}
+
+#define RUN_REF_SQL(status) \
+	"SELECT r.id, a.idx, c.idx, r.block, r.position, r.seq FROM runs r" \
+	" JOIN arms a ON a.id = r.arm_id JOIN cells c ON c.id = r.cell_id" \
+	" WHERE r.matrix_id = ? AND r.status = '" status "' ORDER BY r.seq"
+
+int store_queued_runs(struct store *s, int64_t matrix_id, struct run_ref **ret, size_t *ret_n,
+		      char *err)
+{
+	return runs_with_status(s, matrix_id, RUN_REF_SQL("queued"), ret, ret_n, err);
+}
+
+int store_done_runs(struct store *s, int64_t matrix_id, struct run_ref **ret, size_t *ret_n,
+		    char *err)
+{
+	return runs_with_status(s, matrix_id, RUN_REF_SQL("done"), ret, ret_n, err);
 }
 
 #define NOW "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
@@ -537,8 +551,8 @@ static void col_text(sqlite3_stmt *st, int col, char *dst, size_t len)
 	snprintf(dst, len, "%s", t ? (const char *)t : "");
 }
 
-/* Step a prepared query over a matrix, calling fn for each row. */
-static int each_row(struct store *s, const char *sql, int64_t matrix_id,
+/* Step a prepared query whose ?1 is key, calling fn for each row. */
+static int each_row(struct store *s, const char *sql, int64_t key,
 		    void (*fn)(sqlite3_stmt *st, void *arg), void *arg, char *err)
 {
 	sqlite3_stmt *st = NULL;
@@ -546,7 +560,7 @@ static int each_row(struct store *s, const char *sql, int64_t matrix_id,
 
 	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return db_err(s, err, "prepare");
-	sqlite3_bind_int64(st, 1, matrix_id);
+	sqlite3_bind_int64(st, 1, key);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		fn(st, arg);
 	sqlite3_finalize(st);
@@ -673,5 +687,178 @@ int store_summaries(struct store *s, int64_t matrix_id, struct run_summary **ret
 	}
 	*ret = acc.v;
 	*ret_n = acc.n;
+	return 0;
+}
+
+struct layout_arg {
+	struct cell_layout *l;
+	unsigned cell;
+};
+
+static void layout_row(sqlite3_stmt *st, void *arg)
+{
+	struct layout_arg *la = arg;
+	struct cell_layout *l = la->l;
+	int kind = sqlite3_column_int(st, 0), idx = sqlite3_column_int(st, 1);
+
+	if ((unsigned)sqlite3_column_int(st, 3) != la->cell)
+		return;
+	if (kind == 0 && idx >= 0 && idx < PROTO_MAX_FILES) {
+		col_text(st, 2, l->files[idx], sizeof(l->files[idx]));
+		l->file_mib[idx] = (uint64_t)sqlite3_column_int64(st, 4);
+		if ((unsigned)idx >= l->nfiles)
+			l->nfiles = (unsigned)idx + 1;
+	} else if (kind == 1 && idx >= 0 && idx < PROTO_MAX_STREAMS) {
+		col_text(st, 2, l->streams[idx], sizeof(l->streams[idx]));
+		if ((unsigned)idx >= l->nstreams)
+			l->nstreams = (unsigned)idx + 1;
+	} else if (kind == 2) {
+		col_text(st, 2, l->report, sizeof(l->report));
+	}
+}
+
+int store_cell_layout(struct store *s, int64_t matrix_id, unsigned cell, struct cell_layout *l,
+		      char *err)
+{
+	struct layout_arg la = { l, cell };
+
+	memset(l, 0, sizeof(*l));
+	return each_row(s, "SELECT 0, f.idx, f.name, c.idx, f.mib FROM cell_files f JOIN cells c"
+			" ON c.id = f.cell_id WHERE c.matrix_id = ?1"
+			" UNION ALL SELECT 1, t.idx, t.name, c.idx, 0 FROM cell_streams t JOIN cells c"
+			" ON c.id = t.cell_id WHERE c.matrix_id = ?1"
+			" UNION ALL SELECT 2, 0, COALESCE(report, ''), idx, 0 FROM cells"
+			" WHERE matrix_id = ?1", matrix_id, layout_row, &la, err);
+}
+
+struct series_acc {
+	struct series_point *v;
+	size_t n, cap;
+	int oom;
+};
+
+static void series_row(sqlite3_stmt *st, void *arg)
+{
+	struct series_acc *a = arg;
+	struct series_point *p, *nv;
+
+	if (a->n == a->cap) {
+		a->cap = a->cap ? a->cap * 2 : 256;
+		nv = realloc(a->v, a->cap * sizeof(*nv));
+		if (!nv) {
+			a->oom = 1;
+			return;
+		}
+		a->v = nv;
+	}
+	p = &a->v[a->n++];
+	memset(p, 0, sizeof(*p));
+	p->seq = (uint64_t)sqlite3_column_int64(st, 0);
+	p->t_ms = (uint64_t)sqlite3_column_int64(st, 1);
+	p->ramp = sqlite3_column_int(st, 2);
+	p->majflt = sqlite3_column_double(st, 3);
+	p->refault = sqlite3_column_double(st, 4);
+	p->activate = sqlite3_column_double(st, 5);
+}
+
+/* Rows (seq, index, value...) land in the point of that seq, if there is one. */
+static struct series_point *point_of(struct series_acc *a, sqlite3_stmt *st)
+{
+	int64_t seq = sqlite3_column_int64(st, 0);
+
+	return seq >= 0 && (size_t)seq < a->n && a->v[seq].seq == (uint64_t)seq ? &a->v[seq] : NULL;
+}
+
+static void series_stream_row(sqlite3_stmt *st, void *arg)
+{
+	struct series_point *p = point_of(arg, st);
+	int k = sqlite3_column_int(st, 1);
+
+	if (!p || k < 0 || k >= PROTO_MAX_STREAMS)
+		return;
+	p->ops[k] = sqlite3_column_double(st, 2);
+	p->reads[k] = sqlite3_column_double(st, 3);
+	p->misses[k] = sqlite3_column_double(st, 4);
+}
+
+static void series_file_row(sqlite3_stmt *st, void *arg)
+{
+	struct series_point *p = point_of(arg, st);
+	int f = sqlite3_column_int(st, 1);
+
+	if (p && f >= 0 && f < PROTO_MAX_FILES)
+		p->resident[f] = sqlite3_column_double(st, 2);
+}
+
+int store_run_series(struct store *s, int64_t run, struct series_point **ret, size_t *ret_n,
+		     char *err)
+{
+	struct series_acc a = { 0 };
+
+	if (each_row(s, "SELECT seq, t_ms, ramp, pgmajfault, workingset_refault_file,"
+		     " workingset_activate_file FROM samples WHERE run_id = ? ORDER BY seq",
+		     run, series_row, &a, err) < 0 || a.oom ||
+	    each_row(s, "SELECT seq, stream, read_ops + write_ops, read_ops, misses"
+		     " FROM stream_samples WHERE run_id = ?", run, series_stream_row, &a, err) < 0 ||
+	    each_row(s, "SELECT seq, file, resident_pages FROM file_samples WHERE run_id = ?",
+		     run, series_file_row, &a, err) < 0) {
+		free(a.v);
+		return a.oom ? errorf(err, "out of memory") : -1;
+	}
+	*ret = a.v;
+	*ret_n = a.n;
+	return 0;
+}
+
+struct event_acc {
+	struct event_row *v;
+	size_t n, cap;
+	int oom;
+};
+
+static void event_row_fn(sqlite3_stmt *st, void *arg)
+{
+	struct event_acc *a = arg;
+	struct event_row *e, *nv;
+	int f = sqlite3_column_int(st, 5);
+
+	if (sqlite3_column_int(st, 6) == 0 || a->n == 0) {   /* first file of a new event */
+		if (a->n == a->cap) {
+			a->cap = a->cap ? a->cap * 2 : 64;
+			nv = realloc(a->v, a->cap * sizeof(*nv));
+			if (!nv) {
+				a->oom = 1;
+				return;
+			}
+			a->v = nv;
+		}
+		e = &a->v[a->n++];
+		memset(e, 0, sizeof(*e));
+		e->t_ms = (uint64_t)sqlite3_column_int64(st, 0);
+		e->stream = (uint64_t)sqlite3_column_int64(st, 1);
+		col_text(st, 2, e->kind, sizeof(e->kind));
+		e->pass = (uint64_t)sqlite3_column_int64(st, 3);
+		e->value = (uint64_t)sqlite3_column_int64(st, 4);
+	}
+	e = &a->v[a->n - 1];
+	if (f >= 0 && f < PROTO_MAX_FILES)
+		e->resident[f] = sqlite3_column_double(st, 7);
+}
+
+int store_run_events(struct store *s, int64_t run, struct event_row **ret, size_t *ret_n,
+		     char *err)
+{
+	struct event_acc a = { 0 };
+
+	if (each_row(s, "SELECT e.t_ms, e.stream, e.kind, e.pass, e.value, f.file,"
+		     " ROW_NUMBER() OVER (PARTITION BY e.idx ORDER BY f.file) - 1, f.resident_pages"
+		     " FROM events e JOIN event_files f ON f.run_id = e.run_id AND f.idx = e.idx"
+		     " WHERE e.run_id = ? ORDER BY e.idx, f.file", run, event_row_fn, &a, err) < 0 ||
+	    a.oom) {
+		free(a.v);
+		return a.oom ? errorf(err, "out of memory") : -1;
+	}
+	*ret = a.v;
+	*ret_n = a.n;
 	return 0;
 }

@@ -81,4 +81,41 @@ int store_matrix_info(struct store *s, int64_t matrix_id, struct matrix_info *mi
 int store_summaries(struct store *s, int64_t matrix_id, struct run_summary **ret,
 		    size_t *ret_n, char *err);
 
+/* Done runs of a matrix, in order. *ret is malloc'd. */
+int store_done_runs(struct store *s, int64_t matrix_id, struct run_ref **ret, size_t *ret_n,
+		    char *err);
+
+/* A cell's declared files and streams by name, and its preset's table layout. */
+struct cell_layout {
+	unsigned nfiles, nstreams;
+	char files[PROTO_MAX_FILES][PROTO_NAME_MAX];
+	uint64_t file_mib[PROTO_MAX_FILES];
+	char streams[PROTO_MAX_STREAMS][PROTO_NAME_MAX];
+	char report[1024];            /* the preset's "table" JSON, "" for none */
+};
+
+int store_cell_layout(struct store *s, int64_t matrix_id, unsigned cell, struct cell_layout *l,
+		      char *err);
+
+/* One run's intervals, with every stream and file of it. */
+struct series_point {
+	uint64_t seq, t_ms;
+	int ramp;
+	double majflt, refault, activate;
+	double ops[PROTO_MAX_STREAMS], reads[PROTO_MAX_STREAMS], misses[PROTO_MAX_STREAMS];
+	double resident[PROTO_MAX_FILES];   /* pages */
+};
+
+struct event_row {
+	uint64_t t_ms, stream, pass, value;
+	char kind[16];
+	double resident[PROTO_MAX_FILES];   /* pages */
+};
+
+/* *ret malloc'd, in seq (resp. event) order. */
+int store_run_series(struct store *s, int64_t run, struct series_point **ret, size_t *ret_n,
+		     char *err);
+int store_run_events(struct store *s, int64_t run, struct event_row **ret, size_t *ret_n,
+		     char *err);
+
 #endif

@@ -1,7 +1,9 @@
-/* test_proto.c -- unit tests for guest/proto.c (the channel protocol both
- * sides share) and channel_take_line() from harness/channel.c: every message
- * round-trips through proto_format/proto_parse, and the strict parser refuses
- * every malformed, oversized or out-of-range line. */
+/* test_proto.c -- unit tests for guest/proto.c (the v2 channel protocol and
+ * the job's option tables, both sides share them) and channel_take_line()
+ * from harness/channel.c: every message round-trips through proto_format /
+ * proto_parse field for field, the strict parser refuses every malformed,
+ * oversized or out-of-range line, and a job's files and streams are checked
+ * against their tables and the kind-specific rules. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,20 +14,45 @@
 #include <sys/types.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "channel.h"
 #include "proto.h"
 
-#define WL_FULL                                                                   \
-	"{\"access\":\"mmap\",\"distribution\":\"zipf\",\"theta\":1.1,\"threads\":4," \
-	"\"duration_s\":30,\"interval_ms\":500,\"file_mib\":128,\"memcg_mib\":64}"
-
-#define HELLO_OK                                                                  \
-	"{\"type\":\"hello\",\"proto\":1,\"release\":\"6.12.0\",\"arch\":\"x86_64\"," \
-	"\"page_size\":4096,\"mem_total_kib\":400000,\"lru_gen_caps\":\"0x0007\","    \
-	"\"cachestat\":1}"
-
 static char err[PROTO_ERR_MAX];
+
+/* ---- helpers ---- */
+
+/*
+ * JSON written with ' for " so tests read better; the copy lives until eight
+ * more calls have been made.
+ */
+static const char *jq(const char *s)
+{
+	static char *ring[8];
+	static unsigned k;
+	char *d = strdup(s), *p;
+
+	assert_non_null(d);
+	for (p = d; *p; p++)
+		if (*p == '\'')
+			*p = '"';
+	free(ring[k % 8]);
+	ring[k % 8] = d;
+	k++;
+	return d;
+}
+
+/* A job message line around a workload object (written with '). */
+static const char *job_line(const char *workload)
+{
+	static char buf[PROTO_LINE_MAX * 2];
+	int n = snprintf(buf, sizeof(buf), "{\"type\":\"job\",\"run\":1,\"lru_gen\":\"y\","
+			 "\"workload\":%s}", jq(workload));
+
+	assert_true(n > 0 && (size_t)n < sizeof(buf));
+	return buf;
+}
 
 /* Parse a NUL-terminated line; on success err is cleared. */
 static int parse(const char *line, struct proto_msg *m)
@@ -34,23 +61,56 @@ static int parse(const char *line, struct proto_msg *m)
 	return proto_parse(line, strlen(line), m, err, sizeof(err));
 }
 
+static struct proto_msg *new_msg(void)
+{
+	struct proto_msg *m = calloc(1, sizeof(*m));
+
+	assert_non_null(m);
+	return m;
+}
+
 /* The line must be refused with a reason containing want. */
 static void refuse(const char *line, const char *want)
 {
-	struct proto_msg m;
+	struct proto_msg *m = new_msg();
+	int rc = parse(line, m);
 
-	if (parse(line, &m) == 0)
+	free(m);
+	if (rc == 0)
 		fail_msg("accepted: %s", line);
 	if (!strstr(err, want))
 		fail_msg("line %s: error '%s' lacks '%s'", line, err, want);
 }
 
-/* Format m, check the line shape, parse it back into out. */
-static void round_trip(const struct proto_msg *m, struct proto_msg *out)
+/* A workload object (written with ') must be refused in a job message with want. */
+static void refuse_job(const char *workload, const char *want)
 {
-	char line[PROTO_LINE_MAX], again[PROTO_LINE_MAX];
+	refuse(job_line(workload), want);
+}
+
+/* Parse a workload object (written with ') with proto_job_from_json. */
+static int job_from_text(const char *text, struct proto_job *job)
+{
+	json_error_t jerr;
+	json_t *obj = json_loads(jq(text), JSON_REJECT_DUPLICATES, &jerr);
+	int rc;
+
+	if (!obj)
+		fail_msg("test JSON does not load: %s: %s", text, jerr.text);
+	err[0] = '\0';
+	rc = proto_job_from_json(obj, job, "wl", err, sizeof(err));
+	json_decref(obj);
+	return rc;
+}
+
+/* Format m, check the line shape, parse it back into out; returns the line. */
+static char *round_trip(const struct proto_msg *m, struct proto_msg *out)
+{
+	static char line[PROTO_LINE_MAX];
+	char *again = malloc(PROTO_LINE_MAX);
 	int n, n2;
 
+	assert_non_null(again);
 	n = proto_format(m, line, sizeof(line));
 	assert_true(n > 1);
 	assert_int_equal((size_t)n, strlen(line));
@@ -62,216 +122,593 @@ static void round_trip(const struct proto_msg *m, struct proto_msg *out)
 		fail_msg("own line refused: %s: %s", line, err);
 	assert_int_equal(out->type, m->type);
 	/* formatting the parsed message gives the same bytes */
-	n2 = proto_format(out, again, sizeof(again));
+	n2 = proto_format(out, again, PROTO_LINE_MAX);
 	assert_int_equal(n2, n);
 	assert_string_equal(again, line);
+	free(again);
+	line[n - 1] = '\0';
+	return line;
 }
 
-static void full_workload(struct proto_workload *w)
+/* line (a JSON object) with key set to v (stolen), or removed if v is NULL. */
+static char *mutate(const char *line, const char *key, json_t *v)
 {
-	proto_workload_defaults(w);
-	w->access = WL_MMAP;
-	w->dist = WL_ZIPF;
-	w->theta = 1.1;
-	w->threads = 4;
-	w->duration_s = 30;
-	w->interval_ms = 500;
-	w->file_mib = 128;
-	w->memcg_mib = 64;
+	json_t *root = json_loads(line, 0, NULL);
+	char *s;
+
+	assert_non_null(root);
+	if (v)
+		json_object_set_new(root, key, v);
+	else
+		assert_int_equal(json_object_del(root, key), 0);
+	s = json_dumps(root, JSON_COMPACT);
+	assert_non_null(s);
+	json_decref(root);
+	return s;
 }
 
-static void assert_workload_equal(const struct proto_workload *a, const struct proto_workload *b)
+static void refuse_mutated(const char *line, const char *key, json_t *v, const char *want)
 {
-	assert_int_equal(a->access, b->access);
-	assert_int_equal(a->dist, b->dist);
-	assert_true(a->theta == b->theta);
-	assert_int_equal(a->threads, b->threads);
+	char *s = mutate(line, key, v);
+
+	refuse(s, want);
+	free(s);
+}
+
+static void assert_u64s_equal(const struct proto_u64s *a, const struct proto_u64s *b)
+{
+	uint64_t i;
+
+	assert_int_equal(a->n, b->n);
+	for (i = 0; i < a->n; i++)
+		assert_int_equal(a->v[i], b->v[i]);
+}
+
+/* Every field of two jobs but the streams' "given" bits. */
+static void assert_job_equal(const struct proto_job *a, const struct proto_job *b)
+{
+	unsigned i;
+
+	assert_int_equal(a->run, b->run);
+	assert_string_equal(a->lru_gen, b->lru_gen);
+	assert_int_equal(a->memcg_mib, b->memcg_mib);
 	assert_int_equal(a->duration_s, b->duration_s);
 	assert_int_equal(a->interval_ms, b->interval_ms);
-	assert_int_equal(a->file_mib, b->file_mib);
-	assert_int_equal(a->memcg_mib, b->memcg_mib);
+	assert_int_equal(a->ramp_s, b->ramp_s);
+	assert_int_equal(a->nfiles, b->nfiles);
+	assert_int_equal(a->nstreams, b->nstreams);
+	for (i = 0; i < a->nfiles; i++) {
+		assert_string_equal(a->files[i].name, b->files[i].name);
+		assert_int_equal(a->files[i].mib, b->files[i].mib);
+		assert_int_equal(a->files[i].content, b->files[i].content);
+	}
+	for (i = 0; i < a->nstreams; i++) {
+		const struct proto_stream *x = &a->streams[i], *y = &b->streams[i];
+
+		assert_int_equal(x->kind, y->kind);
+		assert_string_equal(x->name, y->name);
+		assert_string_equal(x->file, y->file);
+		assert_true(x->start_s == y->start_s);
+		assert_true(x->duration_s == y->duration_s);
+		assert_int_equal(x->threads, y->threads);
+		assert_int_equal(x->access, y->access);
+		assert_int_equal(x->dist, y->dist);
+		assert_true(x->theta == y->theta);
+		assert_true(x->rate == y->rate);
+		assert_int_equal(x->advice, y->advice);
+		assert_true(x->miss_us == y->miss_us);
+		assert_true(x->miss_factor == y->miss_factor);
+		assert_int_equal(x->chunk_kib, y->chunk_kib);
+		assert_int_equal(x->passes, y->passes);
+		assert_true(x->gap_s == y->gap_s);
+		assert_true(x->rate_mibs == y->rate_mibs);
+		assert_int_equal(x->mode, y->mode);
+		assert_string_equal(x->args, y->args);
+		assert_string_equal(x->jobfile, y->jobfile);
+	}
+}
+
+/* Two files, one stream of each kind, every option away from its default. */
+#define JOB_FULL                                                                        \
+	"{'memcg_mib':96,'duration_s':120,'interval_ms':250,'ramp_s':5,"                \
+	"'files':[{'name':'data','mib':192,'content':'zero'},"                          \
+	"{'name':'scan.bin','mib':512,'content':'random'}],"                            \
+	"'streams':["                                                                   \
+	"{'kind':'random','name':'hot','file':'data','start_s':1.5,'duration_s':60,"    \
+	"'threads':4,'access':'mmap','distribution':'zipf','theta':1.1,'rate':5000,"    \
+	"'advice':'random','miss_us':50.5,'miss_factor':8},"                            \
+	"{'kind':'scan','name':'cold','file':'scan.bin','start_s':10,"                  \
+	"'duration_s':30.25,'access':'mmap','chunk_kib':256,'passes':3,'gap_s':2.5,"    \
+	"'rate_mibs':100,'mode':'fadv_random'},"                                        \
+	"{'kind':'fio','name':'fio1','start_s':20,'duration_s':45,"                     \
+	"'args':'--name=x --rw=randread --bs=4k --size=8M','jobfile':'[g]'}]}"
+
+/* The values JOB_FULL spells out. */
+static void assert_job_full(const struct proto_job *j)
+{
+	const struct proto_stream *r = &j->streams[0], *s = &j->streams[1], *f = &j->streams[2];
+
+	assert_int_equal(j->memcg_mib, 96);
+	assert_int_equal(j->duration_s, 120);
+	assert_int_equal(j->interval_ms, 250);
+	assert_int_equal(j->ramp_s, 5);
+	assert_int_equal(j->nfiles, 2);
+	assert_int_equal(j->nstreams, 3);
+	assert_string_equal(j->files[0].name, "data");
+	assert_int_equal(j->files[0].mib, 192);
+	assert_int_equal(j->files[0].content, CONTENT_ZERO);
+	assert_string_equal(j->files[1].name, "scan.bin");
+	assert_int_equal(j->files[1].mib, 512);
+	assert_int_equal(j->files[1].content, CONTENT_RANDOM);
+
+	assert_int_equal(r->kind, KIND_RANDOM);
+	assert_string_equal(r->name, "hot");
+	assert_string_equal(r->file, "data");
+	assert_true(r->start_s == 1.5);
+	assert_true(r->duration_s == 60);
+	assert_int_equal(r->threads, 4);
+	assert_int_equal(r->access, ACC_MMAP);
+	assert_int_equal(r->dist, DIST_ZIPF);
+	assert_true(r->theta == 1.1);
+	assert_true(r->rate == 5000);
+	assert_int_equal(r->advice, ADV_RANDOM);
+	assert_true(r->miss_us == 50.5);
+	assert_true(r->miss_factor == 8);
+
+	assert_int_equal(s->kind, KIND_SCAN);
+	assert_string_equal(s->name, "cold");
+	assert_string_equal(s->file, "scan.bin");
+	assert_true(s->start_s == 10);
+	assert_true(s->duration_s == 30.25);
+	assert_int_equal(s->access, ACC_MMAP);
+	assert_int_equal(s->chunk_kib, 256);
+	assert_int_equal(s->passes, 3);
+	assert_true(s->gap_s == 2.5);
+	assert_true(s->rate_mibs == 100);
+	assert_int_equal(s->mode, MODE_FADV_RANDOM);
+
+	assert_int_equal(f->kind, KIND_FIO);
+	assert_string_equal(f->name, "fio1");
+	assert_string_equal(f->file, "");
+	assert_true(f->start_s == 20);
+	assert_true(f->duration_s == 45);
+	assert_string_equal(f->args, "--name=x --rw=randread --bs=4k --size=8M");
+	assert_string_equal(f->jobfile, "[g]");
+
+	assert_int_equal(proto_job_file(j, "data"), 0);
+	assert_int_equal(proto_job_file(j, "scan.bin"), 1);
+	assert_int_equal(proto_job_file(j, "nope"), -1);
+	assert_string_equal(proto_enum_name(proto_stream_opts, r, "access"), "mmap");
+	assert_string_equal(proto_enum_name(proto_stream_opts, r, "distribution"), "zipf");
+	assert_string_equal(proto_enum_name(proto_stream_opts, s, "mode"), "fadv_random");
+	assert_string_equal(proto_enum_name(proto_stream_opts, f, "kind"), "fio");
+	assert_string_equal(proto_enum_name(proto_file_opts, &j->files[0], "content"), "zero");
 }
 
 /* ---- round trips ---- */
 
 static void test_rt_hello(void **state)
 {
-	struct proto_msg m, o;
+	struct proto_msg *m = new_msg(), *o = new_msg();
 
 	(void)state;
-	memset(&m, 0, sizeof(m));
-	m.type = PROTO_HELLO;
-	m.u.hello.proto = PROTO_VERSION;
-	strcpy(m.u.hello.release, "6.12.99-test");
-	strcpy(m.u.hello.arch, "x86_64");
-	m.u.hello.page_size = 4096;
-	m.u.hello.mem_total_kib = 412345;
-	strcpy(m.u.hello.lru_gen_caps, "0x0007");
-	m.u.hello.cachestat = 1;
-	round_trip(&m, &o);
-	assert_int_equal(o.u.hello.proto, PROTO_VERSION);
-	assert_string_equal(o.u.hello.release, "6.12.99-test");
-	assert_string_equal(o.u.hello.arch, "x86_64");
-	assert_int_equal(o.u.hello.page_size, 4096);
-	assert_int_equal(o.u.hello.mem_total_kib, 412345);
-	assert_string_equal(o.u.hello.lru_gen_caps, "0x0007");
-	assert_int_equal(o.u.hello.cachestat, 1);
+	m->type = PROTO_HELLO;
+	m->u.hello.proto = PROTO_VERSION;
+	strcpy(m->u.hello.release, "6.12.99-test");
+	strcpy(m->u.hello.arch, "x86_64");
+	m->u.hello.page_size = 4096;
+	m->u.hello.mem_total_kib = 412345;
+	strcpy(m->u.hello.lru_gen_caps, "0x0007");
+	m->u.hello.cachestat = 1;
+	m->u.hello.dontcache = 1;
+	strcpy(m->u.hello.fio, "fio-3.38");
+	round_trip(m, o);
+	assert_int_equal(o->u.hello.proto, PROTO_VERSION);
+	assert_string_equal(o->u.hello.release, "6.12.99-test");
+	assert_string_equal(o->u.hello.arch, "x86_64");
+	assert_int_equal(o->u.hello.page_size, 4096);
+	assert_int_equal(o->u.hello.mem_total_kib, 412345);
+	assert_string_equal(o->u.hello.lru_gen_caps, "0x0007");
+	assert_int_equal(o->u.hello.cachestat, 1);
+	assert_int_equal(o->u.hello.dontcache, 1);
+	assert_string_equal(o->u.hello.fio, "fio-3.38");
 
-	/* an empty string and the largest values in range survive too */
-	m.u.hello.lru_gen_caps[0] = '\0';
-	m.u.hello.cachestat = 0;
-	m.u.hello.page_size = UINT64_C(1) << 20;
-	m.u.hello.mem_total_kib = UINT64_C(1) << 40;
-	memset(m.u.hello.release, 'r', PROTO_STR_MAX - 1);
-	m.u.hello.release[PROTO_STR_MAX - 1] = '\0';
-	round_trip(&m, &o);
-	assert_string_equal(o.u.hello.lru_gen_caps, "");
-	assert_int_equal(o.u.hello.cachestat, 0);
-	assert_int_equal(o.u.hello.page_size, UINT64_C(1) << 20);
-	assert_int_equal(o.u.hello.mem_total_kib, UINT64_C(1) << 40);
-	assert_int_equal(strlen(o.u.hello.release), PROTO_STR_MAX - 1);
+	/* empty strings, zeros and the largest values in range survive too */
+	m->u.hello.lru_gen_caps[0] = '\0';
+	m->u.hello.fio[0] = '\0';
+	m->u.hello.cachestat = 0;
+	m->u.hello.dontcache = 0;
+	m->u.hello.page_size = UINT64_C(1) << 20;
+	m->u.hello.mem_total_kib = UINT64_C(1) << 40;
+	memset(m->u.hello.release, 'r', PROTO_STR_MAX - 1);
+	m->u.hello.release[PROTO_STR_MAX - 1] = '\0';
+	memset(m->u.hello.fio, 'f', sizeof(m->u.hello.fio) - 1);
+	m->u.hello.fio[sizeof(m->u.hello.fio) - 1] = '\0';
+	round_trip(m, o);
+	assert_string_equal(o->u.hello.lru_gen_caps, "");
+	assert_int_equal(o->u.hello.cachestat, 0);
+	assert_int_equal(o->u.hello.dontcache, 0);
+	assert_int_equal(o->u.hello.page_size, UINT64_C(1) << 20);
+	assert_int_equal(o->u.hello.mem_total_kib, UINT64_C(1) << 40);
+	assert_int_equal(strlen(o->u.hello.release), PROTO_STR_MAX - 1);
+	assert_string_equal(o->u.hello.fio, m->u.hello.fio);
+	free(m);
+	free(o);
 }
 
 static void test_rt_job(void **state)
 {
-	struct proto_msg m, o;
+	struct proto_msg *m = new_msg(), *o = new_msg(), *o2 = new_msg();
 
 	(void)state;
-	memset(&m, 0, sizeof(m));
-	m.type = PROTO_JOB;
-	m.u.job.run = 123456789;
-	strcpy(m.u.job.lru_gen, "y");
-	full_workload(&m.u.job.wl);
-	round_trip(&m, &o);
-	assert_int_equal(o.u.job.run, 123456789);
-	assert_string_equal(o.u.job.lru_gen, "y");
-	assert_workload_equal(&o.u.job.wl, &m.u.job.wl);
-	assert_string_equal(proto_workload_enum_name(&o.u.job.wl, "access"), "mmap");
-	assert_string_equal(proto_workload_enum_name(&o.u.job.wl, "distribution"), "zipf");
+	m->type = PROTO_JOB;
+	assert_int_equal(job_from_text(JOB_FULL, &m->u.job), 0);
+	m->u.job.run = 123456789;
+	strcpy(m->u.job.lru_gen, "y");
+	assert_job_full(&m->u.job);
+	round_trip(m, o);
+	assert_int_equal(o->u.job.run, 123456789);
+	assert_string_equal(o->u.job.lru_gen, "y");
+	assert_job_full(&o->u.job);
+	assert_job_equal(&o->u.job, &m->u.job);
+	/* parsed from its own line twice: byte for byte the same job */
+	round_trip(o, o2);
+	assert_memory_equal(&o->u.job, &o2->u.job, sizeof(o->u.job));
 
-	/* the other enum values, an empty lru_gen and a non-trivial double */
-	m.u.job.lru_gen[0] = '\0';
-	m.u.job.wl.access = WL_PREAD;
-	m.u.job.wl.dist = WL_UNIFORM;
-	m.u.job.wl.theta = 0.123456789012345;
-	m.u.job.wl.threads = 256;
-	m.u.job.wl.file_mib = 1 << 20;
-	round_trip(&m, &o);
-	assert_string_equal(o.u.job.lru_gen, "");
-	assert_workload_equal(&o.u.job.wl, &m.u.job.wl);
+	/* an empty lru_gen, the largest run */
+	m->u.job.lru_gen[0] = '\0';
+	m->u.job.run = UINT64_C(1) << 53;
+	round_trip(m, o);
+	assert_string_equal(o->u.job.lru_gen, "");
+	assert_int_equal(o->u.job.run, UINT64_C(1) << 53);
+	assert_job_equal(&o->u.job, &m->u.job);
+	free(m);
+	free(o);
+	free(o2);
 }
 
 static void test_rt_setup(void **state)
 {
-	struct proto_msg m, o;
+	struct proto_msg *m = new_msg(), *o = new_msg();
 
 	(void)state;
-	memset(&m, 0, sizeof(m));
-	m.type = PROTO_SETUP;
-	strcpy(m.u.setup.lru_gen, "0x0007");
-	m.u.setup.file_pages = 32768;
-	strcpy(m.u.setup.residency, "cachestat");
-	round_trip(&m, &o);
-	assert_string_equal(o.u.setup.lru_gen, "0x0007");
-	assert_int_equal(o.u.setup.file_pages, 32768);
-	assert_string_equal(o.u.setup.residency, "cachestat");
+	m->type = PROTO_SETUP;
+	strcpy(m->u.setup.lru_gen, "0x0007");
+	strcpy(m->u.setup.residency, "cachestat");
+	m->u.setup.file_pages.n = 3;
+	m->u.setup.file_pages.v[0] = 49152;
+	m->u.setup.file_pages.v[1] = 0;
+	m->u.setup.file_pages.v[2] = UINT64_C(1) << 40;
+	round_trip(m, o);
+	assert_string_equal(o->u.setup.lru_gen, "0x0007");
+	assert_string_equal(o->u.setup.residency, "cachestat");
+	assert_u64s_equal(&o->u.setup.file_pages, &m->u.setup.file_pages);
+
+	/* no files, and all PROTO_MAX_FILES */
+	m->u.setup.file_pages.n = 0;
+	strcpy(m->u.setup.residency, "mincore");
+	round_trip(m, o);
+	assert_int_equal(o->u.setup.file_pages.n, 0);
+	assert_string_equal(o->u.setup.residency, "mincore");
+	m->u.setup.file_pages.n = PROTO_MAX_FILES;
+	for (unsigned i = 0; i < PROTO_MAX_FILES; i++)
+		m->u.setup.file_pages.v[i] = 1000 + i;
+	round_trip(m, o);
+	assert_u64s_equal(&o->u.setup.file_pages, &m->u.setup.file_pages);
+	free(m);
+	free(o);
 }
 
 static void test_rt_sample(void **state)
 {
-	struct proto_msg m, o;
+	struct proto_msg *msg = new_msg(), *o = new_msg();
+	uint64_t k;
 
 	(void)state;
-	memset(&m, 0, sizeof(m));
-	m.type = PROTO_SAMPLE;
-	m.u.sample.seq = 17;
-	m.u.sample.t_ms = 17000;
-	m.u.sample.ops = 98765;
-	m.u.sample.pgmajfault = 321;
-	m.u.sample.refault_file = 55;
-	m.u.sample.activate_file = 44;
-	m.u.sample.resident_pages = 8000;
-	round_trip(&m, &o);
-	assert_int_equal(o.u.sample.seq, 17);
-	assert_int_equal(o.u.sample.t_ms, 17000);
-	assert_int_equal(o.u.sample.ops, 98765);
-	assert_int_equal(o.u.sample.pgmajfault, 321);
-	assert_int_equal(o.u.sample.refault_file, 55);
-	assert_int_equal(o.u.sample.activate_file, 44);
-	assert_int_equal(o.u.sample.resident_pages, 8000);
+	msg->type = PROTO_SAMPLE;
+	/* every field at its bound */
+#define X(m, key, max) msg->u.sample.m = (max);
+	PROTO_SAMPLE_FIELDS(X)
+#undef X
+	msg->u.sample.resident.n = 2;
+	msg->u.sample.resident.v[0] = 12345;
+	msg->u.sample.resident.v[1] = UINT64_C(1) << 40;
+	round_trip(msg, o);
+#define X(m, key, max) assert_int_equal(o->u.sample.m, (max));
+	PROTO_SAMPLE_FIELDS(X)
+#undef X
+	assert_u64s_equal(&o->u.sample.resident, &msg->u.sample.resident);
+
+	/* distinct small values land in their own fields */
+	k = 0;
+#define X(m, key, max) msg->u.sample.m = ++k % ((max) + 1);
+	PROTO_SAMPLE_FIELDS(X)
+#undef X
+	msg->u.sample.resident.n = 0;
+	round_trip(msg, o);
+	k = 0;
+#define X(m, key, max) assert_int_equal(o->u.sample.m, ++k % ((max) + 1));
+	PROTO_SAMPLE_FIELDS(X)
+#undef X
+	assert_int_equal(o->u.sample.resident.n, 0);
+	free(msg);
+	free(o);
+}
+
+static void test_rt_stream(void **state)
+{
+	struct proto_msg *msg = new_msg(), *o = new_msg();
+	uint64_t k;
+
+	(void)state;
+	msg->type = PROTO_STREAM;
+#define X(m, key, max) msg->u.stream.m = (max);
+	PROTO_STREAM_FIELDS(X)
+#undef X
+	round_trip(msg, o);
+#define X(m, key, max) assert_int_equal(o->u.stream.m, (max));
+	PROTO_STREAM_FIELDS(X)
+#undef X
+	assert_int_equal(o->u.stream.stream, PROTO_MAX_STREAMS - 1);
+
+	k = 0;
+#define X(m, key, max) msg->u.stream.m = ++k % ((max) + 1);
+	PROTO_STREAM_FIELDS(X)
+#undef X
+	round_trip(msg, o);
+	k = 0;
+#define X(m, key, max) assert_int_equal(o->u.stream.m, ++k % ((max) + 1));
+	PROTO_STREAM_FIELDS(X)
+#undef X
+	free(msg);
+	free(o);
+}
+
+static void test_rt_event(void **state)
+{
+	struct proto_msg *m = new_msg(), *o = new_msg();
+	unsigned i;
+
+	(void)state;
+	m->type = PROTO_EVENT;
+	m->u.event.t_ms = 31415;
+	m->u.event.stream = 2;
+	strcpy(m->u.event.kind, "pass_end");
+	m->u.event.pass = 3;
+	m->u.event.value = 0;
+	m->u.event.resident.n = PROTO_MAX_FILES;
+	for (i = 0; i < PROTO_MAX_FILES; i++)
+		m->u.event.resident.v[i] = (uint64_t)i * 4096;
+	round_trip(m, o);
+	assert_int_equal(o->u.event.t_ms, 31415);
+	assert_int_equal(o->u.event.stream, 2);
+	assert_string_equal(o->u.event.kind, "pass_end");
+	assert_int_equal(o->u.event.pass, 3);
+	assert_int_equal(o->u.event.value, 0);
+	assert_u64s_equal(&o->u.event.resident, &m->u.event.resident);
+
+	/* every event kind name fits its buffer and survives */
+	for (i = 0; i < EV_COUNT; i++) {
+		assert_non_null(proto_event_names[i]);
+		assert_true(strlen(proto_event_names[i]) < sizeof(m->u.event.kind));
+		strcpy(m->u.event.kind, proto_event_names[i]);
+		m->u.event.value = UINT64_C(1) << 48;
+		m->u.event.resident.n = 1;
+		round_trip(m, o);
+		assert_string_equal(o->u.event.kind, proto_event_names[i]);
+		assert_int_equal(o->u.event.value, UINT64_C(1) << 48);
+		assert_int_equal(o->u.event.resident.n, 1);
+	}
+	assert_null(proto_event_names[EV_COUNT]);
+	assert_string_equal(proto_event_names[EV_CALIBRATED], "calibrated");
+	free(m);
+	free(o);
 }
 
 static void test_rt_summary(void **state)
 {
-	struct proto_msg m, o;
+	struct proto_msg *m = new_msg(), *o = new_msg();
 
 	(void)state;
-	memset(&m, 0, sizeof(m));
-	m.type = PROTO_SUMMARY;
-	m.u.summary.ops = UINT64_C(1) << 50;
-	m.u.summary.duration_ms = 10003;
-	m.u.summary.samples = 10;
-	round_trip(&m, &o);
-	assert_int_equal(o.u.summary.ops, UINT64_C(1) << 50);
-	assert_int_equal(o.u.summary.duration_ms, 10003);
-	assert_int_equal(o.u.summary.samples, 10);
+	m->type = PROTO_SUMMARY;
+	m->u.summary.duration_ms = 10003;
+	m->u.summary.samples = UINT64_C(1) << 32;
+	round_trip(m, o);
+	assert_int_equal(o->u.summary.duration_ms, 10003);
+	assert_int_equal(o->u.summary.samples, UINT64_C(1) << 32);
+	free(m);
+	free(o);
 }
 
 static void test_rt_error(void **state)
 {
-	struct proto_msg m, o;
+	struct proto_msg *m = new_msg(), *o = new_msg();
 
 	(void)state;
-	memset(&m, 0, sizeof(m));
-	m.type = PROTO_ERROR;
-	strcpy(m.u.error, "cannot open /data/data0: No such file or directory");
-	round_trip(&m, &o);
-	assert_string_equal(o.u.error, m.u.error);
+	m->type = PROTO_ERROR;
+	strcpy(m->u.error, "cannot open /data/data0: No such file or directory");
+	round_trip(m, o);
+	assert_string_equal(o->u.error, m->u.error);
 
 	/* the longest message that fits its buffer */
-	memset(m.u.error, 'e', PROTO_ERR_MAX - 1);
-	m.u.error[PROTO_ERR_MAX - 1] = '\0';
-	round_trip(&m, &o);
-	assert_int_equal(strlen(o.u.error), PROTO_ERR_MAX - 1);
+	memset(m->u.error, 'e', PROTO_ERR_MAX - 1);
+	m->u.error[PROTO_ERR_MAX - 1] = '\0';
+	round_trip(m, o);
+	assert_int_equal(strlen(o->u.error), PROTO_ERR_MAX - 1);
+	free(m);
+	free(o);
 }
 
 static void test_format_limits(void **state)
 {
-	struct proto_msg m;
+	struct proto_msg *m = new_msg();
 	char small[16];
 
 	(void)state;
-	memset(&m, 0, sizeof(m));
-	m.type = PROTO_SUMMARY;
-	assert_int_equal(proto_format(&m, small, sizeof(small)), -1);
-	m.type = (enum proto_type)99;
-	assert_int_equal(proto_format(&m, small, sizeof(small)), -1);
+	m->type = PROTO_SUMMARY;
+	assert_int_equal(proto_format(m, small, sizeof(small)), -1);
+	m->type = (enum proto_type)99;
+	assert_int_equal(proto_format(m, small, sizeof(small)), -1);
+	free(m);
 }
 
 /* A hand-written job line (keys in any order) parses field for field. */
 static void test_parse_job_line(void **state)
 {
-	struct proto_msg m;
+	struct proto_msg *m = new_msg();
+	char line[PROTO_LINE_MAX];
 
 	(void)state;
-	assert_int_equal(parse("{\"workload\":" WL_FULL ",\"lru_gen\":\"n\",\"run\":5,"
-			       "\"type\":\"job\"}", &m), 0);
-	assert_int_equal(m.type, PROTO_JOB);
-	assert_int_equal(m.u.job.run, 5);
-	assert_string_equal(m.u.job.lru_gen, "n");
-	assert_int_equal(m.u.job.wl.access, WL_MMAP);
-	assert_int_equal(m.u.job.wl.dist, WL_ZIPF);
-	assert_true(m.u.job.wl.theta == 1.1);
-	assert_int_equal(m.u.job.wl.threads, 4);
-	assert_int_equal(m.u.job.wl.duration_s, 30);
-	assert_int_equal(m.u.job.wl.interval_ms, 500);
-	assert_int_equal(m.u.job.wl.file_mib, 128);
-	assert_int_equal(m.u.job.wl.memcg_mib, 64);
-	assert_int_equal(parse(HELLO_OK, &m), 0);
-	assert_int_equal(m.type, PROTO_HELLO);
+	snprintf(line, sizeof(line), "{\"workload\":%s,\"lru_gen\":\"n\",\"run\":5,"
+		 "\"type\":\"job\"}", jq(JOB_FULL));
+	if (parse(line, m) < 0)
+		fail_msg("refused: %s", err);
+	assert_int_equal(m->type, PROTO_JOB);
+	assert_int_equal(m->u.job.run, 5);
+	assert_string_equal(m->u.job.lru_gen, "n");
+	assert_job_full(&m->u.job);
+	free(m);
 }
 
-/* ---- refusals ---- */
+/* ---- the job: defaults, to_json/from_json ---- */
+
+static void test_job_defaults(void **state)
+{
+	struct proto_job *j = calloc(1, sizeof(*j));
+	const struct proto_stream *r, *s, *f;
+
+	(void)state;
+	assert_non_null(j);
+	memset(j, 0xff, sizeof(*j));
+	if (job_from_text("{'files':[{'name':'a','mib':8}],'streams':["
+			  "{'kind':'random','file':'a'},{'kind':'scan','file':'a'},"
+			  "{'kind':'fio','args':'--name=x'}]}", j) < 0)
+		fail_msg("refused: %s", err);
+	assert_int_equal(j->run, 0);
+	assert_string_equal(j->lru_gen, "");
+	assert_int_equal(j->memcg_mib, 256);
+	assert_int_equal(j->duration_s, 10);
+	assert_int_equal(j->interval_ms, 1000);
+	assert_int_equal(j->ramp_s, 0);
+	assert_int_equal(j->nfiles, 1);
+	assert_int_equal(j->files[0].content, CONTENT_RANDOM);
+	assert_int_equal(j->nstreams, 3);
+	r = &j->streams[0];
+	s = &j->streams[1];
+	f = &j->streams[2];
+	/* names s<index> */
+	assert_string_equal(r->name, "s0");
+	assert_string_equal(s->name, "s1");
+	assert_string_equal(f->name, "s2");
+	/* random */
+	assert_true(r->start_s == 0 && r->duration_s == 0);
+	assert_int_equal(r->threads, 1);
+	assert_int_equal(r->access, ACC_PREAD);
+	assert_int_equal(r->dist, DIST_UNIFORM);
+	assert_true(r->theta == 0.9);
+	assert_true(r->rate == 0);
+	assert_int_equal(r->advice, ADV_NORMAL);
+	assert_true(r->miss_us == 0);
+	assert_true(r->miss_factor == 4);
+	assert_int_equal(r->chunk_kib, 0);     /* a scan's options stay unset */
+	assert_int_equal(r->passes, 0);
+	/* scan */
+	assert_int_equal(s->access, ACC_READ);
+	assert_int_equal(s->chunk_kib, 1024);
+	assert_int_equal(s->passes, 1);
+	assert_true(s->gap_s == 0 && s->rate_mibs == 0);
+	assert_int_equal(s->mode, MODE_NORMAL);
+	assert_int_equal(s->threads, 0);       /* a random stream's options stay unset */
+	assert_true(s->theta == 0);
+	/* fio */
+	assert_string_equal(f->args, "--name=x");
+	assert_string_equal(f->jobfile, "");
+	assert_string_equal(f->file, "");
+	assert_int_equal(f->threads, 0);
+	assert_int_equal(f->chunk_kib, 0);
+	free(j);
+}
+
+/* to_json then from_json: the same job; and a job parsed from to_json is a fixed point. */
+static void check_json_round_trip(const char *text)
+{
+	struct proto_job *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	struct proto_job *c = calloc(1, sizeof(*c));
+	json_t *ja, *jb;
+	char *sa, *sb;
+
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(c);
+	if (job_from_text(text, a) < 0)
+		fail_msg("refused: %s", err);
+	ja = proto_job_to_json(a);
+	assert_non_null(ja);
+	if (proto_job_from_json(ja, b, "again", err, sizeof(err)) < 0)
+		fail_msg("own JSON refused: %s", err);
+	assert_job_equal(a, b);
+	/* everything given before is still given (to_json writes every option) */
+	for (unsigned i = 0; i < a->nstreams; i++)
+		assert_int_equal(a->streams[i].set & ~b->streams[i].set, 0);
+	jb = proto_job_to_json(b);
+	assert_non_null(jb);
+	assert_int_equal(proto_job_from_json(jb, c, "again", err, sizeof(err)), 0);
+	assert_memory_equal(b, c, sizeof(*b));
+	/* and the JSON of both is the same text */
+	sa = json_dumps(ja, JSON_COMPACT | JSON_SORT_KEYS);
+	sb = json_dumps(jb, JSON_COMPACT | JSON_SORT_KEYS);
+	assert_non_null(sa);
+	assert_non_null(sb);
+	assert_string_equal(sa, sb);
+	free(sa);
+	free(sb);
+	json_decref(ja);
+	json_decref(jb);
+	free(a);
+	free(b);
+	free(c);
+}
+
+static void test_job_json_round_trip(void **state)
+{
+	struct proto_job *j = calloc(1, sizeof(*j));
+	json_t *o, *st;
+
+	(void)state;
+	check_json_round_trip(JOB_FULL);
+	check_json_round_trip("{'files':[{'name':'a','mib':8}],'streams':["
+			      "{'kind':'random','file':'a'},{'kind':'scan','file':'a'},"
+			      "{'kind':'fio','args':'--name=x'}]}");
+	check_json_round_trip("{'duration_s':600,'files':[{'name':'a','mib':8},{'name':'b','mib':9}],"
+			      "'streams':[{'kind':'scan','file':'b','mode':'dontcache'},"
+			      "{'kind':'random','file':'a','theta':0.123456789012345,"
+			      "'distribution':'zipf','rate':0.1}]}");
+
+	/* to_json writes a stream's own options only, defaults included */
+	assert_int_equal(job_from_text("{'files':[{'name':'a','mib':8}],'streams':["
+				       "{'kind':'random','file':'a'},{'kind':'fio','args':'--name=x'}]}",
+				       j), 0);
+	o = proto_job_to_json(j);
+	assert_non_null(o);
+	assert_int_equal(json_integer_value(json_object_get(o, "memcg_mib")), 256);
+	st = json_array_get(json_object_get(o, "streams"), 0);
+	assert_string_equal(json_string_value(json_object_get(st, "kind")), "random");
+	assert_string_equal(json_string_value(json_object_get(st, "access")), "pread");
+	assert_true(json_number_value(json_object_get(st, "theta")) == 0.9);
+	assert_null(json_object_get(st, "passes"));
+	assert_null(json_object_get(st, "args"));
+	st = json_array_get(json_object_get(o, "streams"), 1);
+	assert_string_equal(json_string_value(json_object_get(st, "args")), "--name=x");
+	assert_null(json_object_get(st, "file"));
+	assert_null(json_object_get(st, "jobfile"));   /* empty strings are left out */
+	assert_null(json_object_get(st, "threads"));
+	assert_null(json_object_get(o, "run"));
+	assert_null(json_object_get(o, "lru_gen"));
+	json_decref(o);
+	free(j);
+}
+
+/* ---- refusals: the line and its fields ---- */
 
 static void test_refuse_shape(void **state)
 {
@@ -290,83 +727,215 @@ static void test_refuse_shape(void **state)
 	refuse("{\"type\":\"ERROR\",\"msg\":\"x\"}", "unknown message type");
 }
 
-static void test_refuse_fields(void **state)
+/* One valid line of each type, as the sides format them. */
+static char **valid_lines(void)
 {
+	static char *lines[8];
+	struct proto_msg *m = new_msg(), *o = new_msg();
+	int i = 0;
+
+	if (lines[0]) {
+		free(m);
+		free(o);
+		return lines;
+	}
+	m->type = PROTO_HELLO;
+	strcpy(m->u.hello.release, "6.12.0");
+	lines[i++] = strdup(round_trip(m, o));
+	memset(m, 0, sizeof(*m));
+	m->type = PROTO_JOB;
+	assert_int_equal(job_from_text(JOB_FULL, &m->u.job), 0);
+	lines[i++] = strdup(round_trip(m, o));
+	memset(m, 0, sizeof(*m));
+	m->type = PROTO_SETUP;
+	m->u.setup.file_pages.n = 2;
+	lines[i++] = strdup(round_trip(m, o));
+	memset(m, 0, sizeof(*m));
+	m->type = PROTO_SAMPLE;
+	m->u.sample.resident.n = 2;
+	lines[i++] = strdup(round_trip(m, o));
+	memset(m, 0, sizeof(*m));
+	m->type = PROTO_STREAM;
+	lines[i++] = strdup(round_trip(m, o));
+	memset(m, 0, sizeof(*m));
+	m->type = PROTO_EVENT;
+	strcpy(m->u.event.kind, "start");
+	m->u.event.resident.n = 1;
+	lines[i++] = strdup(round_trip(m, o));
+	memset(m, 0, sizeof(*m));
+	m->type = PROTO_SUMMARY;
+	lines[i++] = strdup(round_trip(m, o));
+	memset(m, 0, sizeof(*m));
+	m->type = PROTO_ERROR;
+	strcpy(m->u.error, "x");
+	lines[i++] = strdup(round_trip(m, o));
+	for (i = 0; i < 8; i++)
+		assert_non_null(lines[i]);
+	free(m);
+	free(o);
+	return lines;
+}
+
+/* Every field of every type: missing is refused by name; an extra one too. */
+static void test_refuse_missing_extra(void **state)
+{
+	char **lines = valid_lines(), want[96];
+	const char *key;
+	json_t *root, *v;
+	int i;
+
 	(void)state;
-	/* missing field */
-	refuse("{\"type\":\"summary\",\"ops\":1,\"duration_ms\":2}", "'samples' missing");
-	refuse("{\"type\":\"error\"}", "'msg' missing");
-	/* extra field */
-	refuse("{\"type\":\"summary\",\"ops\":1,\"duration_ms\":2,\"samples\":3,\"x\":0}",
-	       "unexpected fields");
-	refuse("{\"type\":\"error\",\"msg\":\"x\",\"msg2\":\"y\"}", "unexpected fields");
-	/* wrong JSON type */
-	refuse("{\"type\":\"summary\",\"ops\":\"1\",\"duration_ms\":2,\"samples\":3}",
-	       "'ops' must be an integer");
-	refuse("{\"type\":\"summary\",\"ops\":1.0,\"duration_ms\":2,\"samples\":3}",
-	       "'ops' must be an integer");
-	refuse("{\"type\":\"summary\",\"ops\":true,\"duration_ms\":2,\"samples\":3}",
-	       "'ops' must be an integer");
-	refuse("{\"type\":\"error\",\"msg\":7}", "'msg' must be a string");
-	refuse("{\"type\":\"error\",\"msg\":null}", "'msg' must be a string");
-	refuse("{\"type\":\"job\",\"run\":1,\"lru_gen\":\"y\",\"workload\":[]}",
-	       "'workload' must be an object");
+	for (i = 0; i < 8; i++) {
+		root = json_loads(lines[i], 0, NULL);
+		assert_non_null(root);
+		json_object_foreach(root, key, v) {
+			if (!strcmp(key, "type"))
+				continue;
+			snprintf(want, sizeof(want), "field '%s' missing", key);
+			refuse_mutated(lines[i], key, NULL, want);
+		}
+		refuse_mutated(lines[i], "extra", json_integer(0), "unexpected fields");
+		refuse_mutated(lines[i], "Type", json_string("x"), "unexpected fields");
+		json_decref(root);
+	}
+	refuse("{\"type\":\"error\"}", "error: field 'msg' missing");
+}
+
+static void test_refuse_types(void **state)
+{
+	char **lines = valid_lines();
+	const char *sample = lines[3], *error = lines[7], *hello = lines[0];
+
+	(void)state;
+	/* integers: a string, a real, a boolean, null, an array */
+	refuse_mutated(sample, "pgscan", json_string("1"), "'pgscan' must be an integer");
+	refuse_mutated(sample, "pgscan", json_real(1.0), "'pgscan' must be an integer");
+	refuse_mutated(sample, "pgscan", json_true(), "'pgscan' must be an integer");
+	refuse_mutated(sample, "pgscan", json_null(), "'pgscan' must be an integer");
+	refuse_mutated(sample, "pgscan", json_pack("[i]", 1), "'pgscan' must be an integer");
+	/* strings */
+	refuse_mutated(error, "msg", json_integer(7), "'msg' must be a string");
+	refuse_mutated(error, "msg", json_null(), "'msg' must be a string");
+	refuse_mutated(hello, "fio", json_false(), "'fio' must be a string");
+	/* arrays */
+	refuse_mutated(sample, "resident", json_integer(3), "'resident' must be an array");
+	refuse_mutated(sample, "resident", json_object(), "'resident' must be an array");
+	refuse_mutated(lines[2], "file_pages", json_string("1,2"), "'file_pages' must be an array");
+	/* the workload */
+	refuse_mutated(lines[1], "workload", json_array(), "job: expected an object");
+	refuse_mutated(lines[1], "workload", json_string("{}"), "job: expected an object");
+	refuse_mutated(lines[1], "run", json_real(1.5), "'run' must be an integer");
 }
 
 static void test_refuse_ranges(void **state)
 {
+	char **lines = valid_lines(), want[96];
+	const char *hello = lines[0];
+	struct proto_msg *m = new_msg();
+	char *s;
+
 	(void)state;
 	/* negative */
-	refuse("{\"type\":\"summary\",\"ops\":-1,\"duration_ms\":2,\"samples\":3}",
-	       "'ops' out of range");
+	refuse_mutated(lines[6], "samples", json_integer(-1), "'samples' out of range: -1");
+	refuse_mutated(lines[1], "run", json_integer(-5), "'run' out of range");
+	/* every sample and stream field: max accepted above, max + 1 refused */
+#define X(mm, key, max)                                                                    \
+	snprintf(want, sizeof(want), "field '%s' out of range", key);                      \
+	refuse_mutated(lines[3], key, json_integer((json_int_t)(max) + 1), want);
+	PROTO_SAMPLE_FIELDS(X)
+#undef X
+#define X(mm, key, max)                                                                    \
+	snprintf(want, sizeof(want), "field '%s' out of range", key);                      \
+	refuse_mutated(lines[4], key, json_integer((json_int_t)(max) + 1), want);
+	PROTO_STREAM_FIELDS(X)
+#undef X
 	/* page_size bound is 2^20: 2^21 refused, 2^20 accepted */
-	refuse("{\"type\":\"hello\",\"proto\":1,\"release\":\"r\",\"arch\":\"a\","
-	       "\"page_size\":2097152,\"mem_total_kib\":1,\"lru_gen_caps\":\"\",\"cachestat\":0}",
-	       "'page_size' out of range");
-	{
-		struct proto_msg m;
-
-		assert_int_equal(parse("{\"type\":\"hello\",\"proto\":1,\"release\":\"r\","
-				       "\"arch\":\"a\",\"page_size\":1048576,\"mem_total_kib\":1,"
-				       "\"lru_gen_caps\":\"\",\"cachestat\":0}", &m), 0);
-		assert_int_equal(m.u.hello.page_size, 1048576);
-	}
-	refuse("{\"type\":\"hello\",\"proto\":1,\"release\":\"r\",\"arch\":\"a\","
-	       "\"page_size\":4096,\"mem_total_kib\":1,\"lru_gen_caps\":\"\",\"cachestat\":2}",
-	       "'cachestat' out of range");
-	refuse("{\"type\":\"sample\",\"seq\":4294967297,\"t_ms\":0,\"ops\":0,\"pgmajfault\":0,"
-	       "\"workingset_refault_file\":0,\"workingset_activate_file\":0,"
-	       "\"resident_pages\":0}", "'seq' out of range");
+	refuse_mutated(hello, "page_size", json_integer(2097152), "'page_size' out of range");
+	s = mutate(hello, "page_size", json_integer(1048576));
+	assert_int_equal(parse(s, m), 0);
+	assert_int_equal(m->u.hello.page_size, 1048576);
+	free(s);
+	refuse_mutated(hello, "cachestat", json_integer(2), "'cachestat' out of range");
+	refuse_mutated(hello, "dontcache", json_integer(2), "'dontcache' out of range");
+	refuse_mutated(hello, "proto", json_integer(1001), "'proto' out of range");
+	refuse_mutated(lines[5], "stream", json_integer(PROTO_MAX_STREAMS),
+		       "'stream' out of range");
+	refuse_mutated(lines[6], "samples", json_integer((json_int_t)(UINT64_C(1) << 32) + 1),
+		       "'samples' out of range");
+	refuse_mutated(lines[1], "run", json_integer((json_int_t)(UINT64_C(1) << 53) + 1),
+		       "'run' out of range");
 	/* beyond what json_int_t holds: refused as JSON */
-	refuse("{\"type\":\"summary\",\"ops\":99999999999999999999,\"duration_ms\":2,\"samples\":3}",
-	       "");
+	refuse("{\"type\":\"summary\",\"duration_ms\":99999999999999999999,\"samples\":3}",
+	       "not JSON");
+	free(m);
+}
+
+static void test_refuse_u64_arrays(void **state)
+{
+	char **lines = valid_lines();
+	struct proto_msg *m = new_msg();
+	json_t *a;
+	char *s;
+	int i;
+
+	(void)state;
+	/* PROTO_MAX_FILES entries fit, one more does not */
+	a = json_array();
+	for (i = 0; i < PROTO_MAX_FILES; i++)
+		json_array_append_new(a, json_integer(i));
+	s = mutate(lines[3], "resident", json_deep_copy(a));
+	if (parse(s, m) < 0)
+		fail_msg("refused: %s", err);
+	assert_int_equal(m->u.sample.resident.n, PROTO_MAX_FILES);
+	assert_int_equal(m->u.sample.resident.v[PROTO_MAX_FILES - 1], PROTO_MAX_FILES - 1);
+	free(s);
+	json_array_append_new(a, json_integer(0));
+	refuse_mutated(lines[3], "resident", json_deep_copy(a),
+		       "'resident' must be an array of at most 16");
+	refuse_mutated(lines[5], "resident", json_deep_copy(a), "'resident' must be an array");
+	refuse_mutated(lines[2], "file_pages", a, "'file_pages' must be an array of at most 16");
+	/* an empty array is fine */
+	s = mutate(lines[2], "file_pages", json_array());
+	assert_int_equal(parse(s, m), 0);
+	assert_int_equal(m->u.setup.file_pages.n, 0);
+	free(s);
+	/* entries: a string, a real, null, negative, above the bound, nested */
+	refuse_mutated(lines[3], "resident", json_pack("[i, s]", 1, "2"),
+		       "'resident' must be an integer");
+	refuse_mutated(lines[3], "resident", json_pack("[f]", 1.5), "'resident' must be an integer");
+	refuse_mutated(lines[3], "resident", json_pack("[n]"), "'resident' must be an integer");
+	refuse_mutated(lines[3], "resident", json_pack("[[i]]", 1), "'resident' must be an integer");
+	refuse_mutated(lines[3], "resident", json_pack("[i, i]", 4, -1), "'resident' out of range");
+	refuse_mutated(lines[2], "file_pages",
+		       json_pack("[I]", (json_int_t)(UINT64_C(1) << 40) + 1),
+		       "'file_pages' out of range");
+	s = mutate(lines[2], "file_pages", json_pack("[I]", (json_int_t)(UINT64_C(1) << 40)));
+	assert_int_equal(parse(s, m), 0);
+	free(s);
+	free(m);
 }
 
 static void test_refuse_strings(void **state)
 {
-	char line[1024], arch[40];
+	char **lines = valid_lines();
+	char big[PROTO_STR_MAX + 2];
+	struct proto_msg *m = new_msg();
+	char *s;
 
 	(void)state;
 	/* arch buffer is 32: 31 characters fit, 32 do not */
-	memset(arch, 'a', 31);
-	arch[31] = '\0';
-	snprintf(line, sizeof(line), "{\"type\":\"hello\",\"proto\":1,\"release\":\"r\","
-		 "\"arch\":\"%s\",\"page_size\":4096,\"mem_total_kib\":1,\"lru_gen_caps\":\"\","
-		 "\"cachestat\":0}", arch);
-	{
-		struct proto_msg m;
-
-		assert_int_equal(parse(line, &m), 0);
-		assert_string_equal(m.u.hello.arch, arch);
-	}
-	strcat(arch, "a");
-	snprintf(line, sizeof(line), "{\"type\":\"hello\",\"proto\":1,\"release\":\"r\","
-		 "\"arch\":\"%s\",\"page_size\":4096,\"mem_total_kib\":1,\"lru_gen_caps\":\"\","
-		 "\"cachestat\":0}", arch);
-	refuse(line, "'arch' too long");
-	/* lru_gen in a job is an 8-byte buffer */
-	refuse("{\"type\":\"job\",\"run\":1,\"lru_gen\":\"12345678\",\"workload\":" WL_FULL "}",
-	       "'lru_gen' too long");
+	s = mutate(lines[0], "arch", json_string("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
+	assert_int_equal(parse(s, m), 0);
+	assert_int_equal(strlen(m->u.hello.arch), 31);
+	free(s);
+	refuse_mutated(lines[0], "arch", json_string("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
+		       "'arch' too long");
+	memset(big, 'r', PROTO_STR_MAX);
+	big[PROTO_STR_MAX] = '\0';
+	refuse_mutated(lines[0], "release", json_string(big), "'release' too long");
+	/* lru_gen in a job is an 8-byte buffer; an event's kind 16 */
+	refuse_mutated(lines[1], "lru_gen", json_string("12345678"), "'lru_gen' too long");
+	refuse_mutated(lines[5], "kind", json_string("calibrated_twice"), "'kind' too long");
 
 	/* control characters, escaped and raw, and DEL */
 	refuse("{\"type\":\"error\",\"msg\":\"a\\u0001b\"}", "'msg' has non-printable");
@@ -374,34 +943,50 @@ static void test_refuse_strings(void **state)
 	refuse("{\"type\":\"error\",\"msg\":\"a\\u007fb\"}", "'msg' has non-printable");
 	refuse("{\"type\":\"error\",\"msg\":\"a\tb\"}", "not JSON");
 	/* an escaped NUL is refused (jansson without JSON_ALLOW_NUL) */
-	refuse("{\"type\":\"error\",\"msg\":\"a\\u0000b\"}", "");
+	refuse("{\"type\":\"error\",\"msg\":\"a\\u0000b\"}", "not JSON");
 	/* non-ASCII, valid UTF-8: raw and escaped */
 	refuse("{\"type\":\"error\",\"msg\":\"caf\xc3\xa9\"}", "'msg' has non-printable");
 	refuse("{\"type\":\"error\",\"msg\":\"caf\\u00e9\"}", "'msg' has non-printable");
+	refuse_mutated(lines[0], "fio", json_string("fio-3.38\xe2\x80\x94"),
+		       "'fio' has non-printable");
 	/* invalid UTF-8 */
 	refuse("{\"type\":\"error\",\"msg\":\"a\xff" "b\"}", "not JSON");
 	refuse("{\"type\":\"error\",\"msg\":\"a\xc3\x28" "b\"}", "not JSON");
 	refuse("{\"type\":\"error\",\"msg\":\"a\xed\xa0\x80" "b\"}", "not JSON");
+	/* the same inside a job's options */
+	refuse_job("{'files':[{'name':'a','mib':8}],'streams':[{'kind':'fio',"
+		   "'args':'--name=x\\u0001'}]}", "job.streams[0].args: expected printable ASCII");
+	refuse_job("{'files':[{'name':'a','mib':8}],'streams':[{'kind':'random','file':'a',"
+		   "'name':'caf\\u00e9'}]}", "job.streams[0].name: expected printable ASCII");
+	refuse("{\"type\":\"job\",\"run\":1,\"lru_gen\":\"y\",\"workload\":{\"files\":[{\"name\":"
+	       "\"a\xff\",\"mib\":8}],\"streams\":[{\"kind\":\"fio\",\"args\":\"--name=x\"}]}}",
+	       "not JSON");
+	free(m);
 }
 
 static void test_refuse_nul_in_line(void **state)
 {
 	static const char line[] = "{\"type\":\"error\",\"msg\":\"a\0b\"}";
-	struct proto_msg m;
+	struct proto_msg *m = new_msg();
 
 	(void)state;
-	assert_int_equal(proto_parse(line, sizeof(line) - 1, &m, err, sizeof(err)), -1);
+	assert_int_equal(proto_parse(line, sizeof(line) - 1, m, err, sizeof(err)), -1);
+	free(m);
 }
 
 static void test_refuse_duplicates(void **state)
 {
 	(void)state;
-	refuse("{\"type\":\"summary\",\"ops\":1,\"ops\":1,\"duration_ms\":2,\"samples\":3}",
-	       "not JSON");
+	refuse("{\"type\":\"summary\",\"samples\":1,\"samples\":1,\"duration_ms\":2}",
+	       "duplicate");
 	refuse("{\"type\":\"error\",\"type\":\"error\",\"msg\":\"x\"}", "not JSON");
-	refuse("{\"type\":\"job\",\"run\":1,\"lru_gen\":\"y\",\"workload\":{\"access\":\"mmap\","
-	       "\"access\":\"pread\",\"distribution\":\"zipf\",\"theta\":1.1,\"threads\":4,"
-	       "\"duration_s\":30,\"interval_ms\":500,\"file_mib\":128,\"memcg_mib\":64}}",
+	/* inside the workload, a file and a stream */
+	refuse(job_line("{'memcg_mib':64,'memcg_mib':64,'files':[{'name':'a','mib':8}],"
+			"'streams':[{'kind':'random','file':'a'}]}"), "not JSON");
+	refuse(job_line("{'files':[{'name':'a','mib':8,'mib':9}],"
+			"'streams':[{'kind':'random','file':'a'}]}"), "duplicate");
+	refuse(job_line("{'files':[{'name':'a','mib':8}],"
+			"'streams':[{'kind':'random','file':'a','access':'mmap','access':'pread'}]}"),
 	       "not JSON");
 }
 
@@ -420,62 +1005,291 @@ static char *padded(size_t len)
 
 static void test_line_length(void **state)
 {
-	struct proto_msg m;
+	struct proto_msg *m = new_msg();
+	char want[64];
 	char *s;
 
 	(void)state;
 	s = padded(PROTO_LINE_MAX - 1);
-	assert_int_equal(proto_parse(s, PROTO_LINE_MAX - 1, &m, err, sizeof(err)), 0);
-	assert_string_equal(m.u.error, "x");
+	assert_int_equal(proto_parse(s, PROTO_LINE_MAX - 1, m, err, sizeof(err)), 0);
+	assert_string_equal(m->u.error, "x");
 	free(s);
 
+	snprintf(want, sizeof(want), "exceeds %d", PROTO_LINE_MAX);
 	s = padded(PROTO_LINE_MAX);
-	assert_int_equal(proto_parse(s, PROTO_LINE_MAX, &m, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "exceeds 4096"));
+	assert_int_equal(proto_parse(s, PROTO_LINE_MAX, m, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, want));
 	free(s);
 
 	s = padded(PROTO_LINE_MAX * 4);
-	assert_int_equal(proto_parse(s, PROTO_LINE_MAX * 4, &m, err, sizeof(err)), -1);
+	assert_int_equal(proto_parse(s, PROTO_LINE_MAX * 4, m, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "exceeds"));
 	free(s);
+	free(m);
 }
 
-static void test_refuse_job_workload(void **state)
+/* ---- refusals: the job's files and streams ---- */
+
+#define F1  "'files':[{'name':'a','mib':8}]"
+#define F2  "'files':[{'name':'a','mib':8},{'name':'b','mib':16}]"
+#define RND "{'kind':'random','file':'a'}"
+
+static void test_refuse_job_options(void **state)
 {
 	(void)state;
-	/* lacks an option */
-	refuse("{\"type\":\"job\",\"run\":1,\"lru_gen\":\"y\",\"workload\":{\"access\":\"mmap\","
-	       "\"distribution\":\"zipf\",\"theta\":1.1,\"threads\":4,\"duration_s\":30,"
-	       "\"interval_ms\":500,\"file_mib\":128}}", "'memcg_mib' missing");
-	refuse("{\"type\":\"job\",\"run\":1,\"lru_gen\":\"y\",\"workload\":{}}", "missing");
-	/* unknown option */
-	refuse("{\"type\":\"job\",\"run\":1,\"lru_gen\":\"y\",\"workload\":{\"access\":\"mmap\","
-	       "\"distribution\":\"zipf\",\"theta\":1.1,\"threads\":4,\"duration_s\":30,"
-	       "\"interval_ms\":500,\"file_mib\":128,\"memcg_mib\":64,\"bogus\":1}}",
-	       "unknown workload option 'bogus'");
-	/* out of range */
-	refuse("{\"type\":\"job\",\"run\":1,\"lru_gen\":\"y\",\"workload\":{\"access\":\"mmap\","
-	       "\"distribution\":\"zipf\",\"theta\":1.1,\"threads\":0,\"duration_s\":30,"
-	       "\"interval_ms\":500,\"file_mib\":128,\"memcg_mib\":64}}",
-	       "'threads' must be between 1 and 256");
-	refuse("{\"type\":\"job\",\"run\":1,\"lru_gen\":\"y\",\"workload\":{\"access\":\"mmap\","
-	       "\"distribution\":\"zipf\",\"theta\":9,\"threads\":1,\"duration_s\":30,"
-	       "\"interval_ms\":500,\"file_mib\":128,\"memcg_mib\":64}}", "'theta'");
-	/* bad enum, non-whole number, wrong JSON type */
-	refuse("{\"type\":\"job\",\"run\":1,\"lru_gen\":\"y\",\"workload\":{\"access\":\"mmapx\","
-	       "\"distribution\":\"zipf\",\"theta\":1.1,\"threads\":4,\"duration_s\":30,"
-	       "\"interval_ms\":500,\"file_mib\":128,\"memcg_mib\":64}}", "'access' must be one of");
-	refuse("{\"type\":\"job\",\"run\":1,\"lru_gen\":\"y\",\"workload\":{\"access\":\"mmap\","
-	       "\"distribution\":\"zipf\",\"theta\":1.1,\"threads\":2.5,\"duration_s\":30,"
-	       "\"interval_ms\":500,\"file_mib\":128,\"memcg_mib\":64}}", "whole number");
-	refuse("{\"type\":\"job\",\"run\":1,\"lru_gen\":\"y\",\"workload\":{\"access\":\"mmap\","
-	       "\"distribution\":\"zipf\",\"theta\":1.1,\"threads\":true,\"duration_s\":30,"
-	       "\"interval_ms\":500,\"file_mib\":128,\"memcg_mib\":64}}",
-	       "'threads' must be a string or number");
-	/* the job's own fields */
-	refuse("{\"type\":\"job\",\"run\":1,\"lru_gen\":\"y\"}", "'workload' missing");
-	refuse("{\"type\":\"job\",\"run\":-5,\"lru_gen\":\"y\",\"workload\":" WL_FULL "}",
-	       "'run' out of range");
+	/* unknown options at each level */
+	refuse_job("{'bogus':1," F1 ",'streams':[" RND "]}", "job: unknown key 'bogus'");
+	refuse_job("{'files':[{'name':'a','mib':8,'size':1}],'streams':[" RND "]}",
+		   "job.files[0]: unknown key 'size'");
+	refuse_job("{" F1 ",'streams':[" RND ",{'kind':'scan','file':'a','speed':2}]}",
+		   "job.streams[1]: unknown key 'speed'");
+	/* v1's flat keys are gone */
+	refuse_job("{'access':'mmap'," F1 ",'streams':[" RND "]}", "job: unknown key 'access'");
+	refuse_job("{'file_mib':64," F1 ",'streams':[" RND "]}", "job: unknown key 'file_mib'");
+	/* an option of another kind of stream */
+	refuse_job("{" F1 ",'streams':[{'kind':'random','file':'a','passes':2}]}",
+		   "job.streams[0]: 'passes' is not an option of a random stream");
+	refuse_job("{" F1 ",'streams':[{'kind':'scan','file':'a','theta':1.0}]}",
+		   "'theta' is not an option of a scan stream");
+	refuse_job("{" F1 ",'streams':[{'kind':'fio','args':'--name=x','file':'a'}]}",
+		   "'file' is not an option of a fio stream");
+	refuse_job("{" F1 ",'streams':[{'kind':'random','file':'a','args':'--name=x'}]}",
+		   "'args' is not an option of a random stream");
+	/* kind: required, one of three, a string */
+	refuse_job("{" F1 ",'streams':[{'file':'a'}]}", "job.streams[0]: 'kind' is required");
+	refuse_job("{" F1 ",'streams':[{'kind':'sequential','file':'a'}]}",
+		   "job.streams[0].kind: expected one of random, scan, fio, got 'sequential'");
+	refuse_job("{" F1 ",'streams':[{'kind':0,'file':'a'}]}",
+		   "job.streams[0].kind: expected a string");
+	/* types, ranges, whole numbers, enum values */
+	refuse_job("{" F1 ",'streams':[{'kind':'random','file':'a','threads':0}]}",
+		   "job.streams[0].threads: expected 1..256, got 0");
+	refuse_job("{" F1 ",'streams':[{'kind':'random','file':'a','threads':257}]}",
+		   "threads: expected 1..256");
+	refuse_job("{" F1 ",'streams':[{'kind':'random','file':'a','threads':2.5}]}",
+		   "threads: expected a whole number");
+	refuse_job("{" F1 ",'streams':[{'kind':'random','file':'a','threads':'4'}]}",
+		   "threads: expected a number");
+	refuse_job("{" F1 ",'streams':[{'kind':'random','file':'a','threads':true}]}",
+		   "threads: expected a number");
+	refuse_job("{" F1 ",'streams':[{'kind':'random','file':'a','theta':5.5}]}",
+		   "theta: expected 0..5");
+	refuse_job("{" F1 ",'streams':[{'kind':'random','file':'a','theta':-0.1}]}", "theta");
+	refuse_job("{" F1 ",'streams':[{'kind':'random','file':'a','miss_factor':0.5}]}",
+		   "miss_factor: expected 1..1000");
+	refuse_job("{" F1 ",'streams':[{'kind':'scan','file':'a','chunk_kib':2}]}",
+		   "chunk_kib: expected 4..");
+	refuse_job("{" F1 ",'streams':[{'kind':'random','file':'a','access':'mmapx'}]}",
+		   "access: expected one of pread, read, mmap, got 'mmapx'");
+	refuse_job("{" F1 ",'streams':[{'kind':'random','file':'a','distribution':1}]}",
+		   "distribution: expected a string");
+	refuse_job("{" F1 ",'streams':[{'kind':'random','file':'a','start_s':-1}]}",
+		   "start_s: expected 0..");
+	refuse_job("{'memcg_mib':7," F1 ",'streams':[" RND "]}", "job.memcg_mib: expected 8..");
+	refuse_job("{'interval_ms':99," F1 ",'streams':[" RND "]}",
+		   "job.interval_ms: expected 100..60000, got 99");
+	refuse_job("{'duration_s':0," F1 ",'streams':[" RND "]}", "job.duration_s: expected 1..");
+	refuse_job("{'duration_s':1.5," F1 ",'streams':[" RND "]}",
+		   "job.duration_s: expected a whole number");
+	refuse_job("{'ramp_s':'5'," F1 ",'streams':[" RND "]}", "job.ramp_s: expected a number");
+	refuse_job("{'memcg_mib':null," F1 ",'streams':[" RND "]}", "job.memcg_mib: expected a number");
+	/* files: required keys, sizes, content */
+	refuse_job("{'files':[{'name':'a'}],'streams':[" RND "]}",
+		   "job.files[0]: 'name' and 'mib' are required");
+	refuse_job("{'files':[{'mib':8}],'streams':[" RND "]}", "'name' and 'mib' are required");
+	refuse_job("{'files':[{'name':'a','mib':0}],'streams':[" RND "]}", "job.files[0].mib");
+	refuse_job("{'files':[{'name':'a','mib':8,'content':'ones'}],'streams':[" RND "]}",
+		   "job.files[0].content: expected one of random, zero");
+	refuse_job("{'files':['a'],'streams':[" RND "]}", "job.files[0]: expected an object");
+	refuse_job("{" F1 ",'streams':['random']}", "job.streams[0]: expected an object");
+}
+
+static void test_refuse_job_rules(void **state)
+{
+	char text[4096], *p;
+	int i;
+
+	(void)state;
+	/* files and streams: present, non-empty arrays */
+	refuse_job("{'streams':[" RND "]}", "job.files: expected a non-empty array");
+	refuse_job("{'files':[],'streams':[" RND "]}", "job.files: expected a non-empty array");
+	refuse_job("{" F1 "}", "job.streams: expected a non-empty array");
+	refuse_job("{" F1 ",'streams':{}}", "job.streams: expected a non-empty array");
+	refuse_job("{}", "non-empty array");
+	/* a stream naming an undeclared file, or none */
+	refuse_job("{" F2 ",'streams':[{'kind':'scan','file':'c'}]}",
+		   "job.streams[0].file: 'c' is not a declared file");
+	refuse_job("{" F1 ",'streams':[" RND ",{'kind':'random'}]}",
+		   "job.streams[1]: 'file' is required for a random stream");
+	refuse_job("{" F1 ",'streams':[{'kind':'scan'}]}", "'file' is required for a scan stream");
+	refuse_job("{" F1 ",'streams':[{'kind':'random','file':''}]}", "job.streams[0].file");
+	/* access per kind */
+	refuse_job("{" F1 ",'streams':[{'kind':'random','file':'a','access':'read'}]}",
+		   "job.streams[0].access: a random stream reads by pread or mmap");
+	refuse_job("{" F1 ",'streams':[{'kind':'scan','file':'a','access':'pread'}]}",
+		   "job.streams[0].access: a scan reads by read or mmap");
+	/* dontcache and dontneed need read */
+	refuse_job("{" F1 ",'streams':[{'kind':'scan','file':'a','access':'mmap',"
+		   "'mode':'dontcache'}]}", "job.streams[0].mode: dontcache needs access read");
+	refuse_job("{" F1 ",'streams':[{'kind':'scan','file':'a','access':'mmap',"
+		   "'mode':'dontneed'}]}", "mode: dontneed needs access read");
+	/* a fio stream without args or jobfile */
+	refuse_job("{" F1 ",'streams':[{'kind':'fio'}]}",
+		   "job.streams[0]: a fio stream needs 'args' or 'jobfile'");
+	refuse_job("{" F1 ",'streams':[{'kind':'fio','args':'','jobfile':''}]}",
+		   "a fio stream needs 'args' or 'jobfile'");
+	/* start_s must be before the workload's end */
+	refuse_job("{'duration_s':30," F1 ",'streams':[{'kind':'random','file':'a','start_s':30}]}",
+		   "job.streams[0].start_s: 30 is not before the workload's end (30 s)");
+	refuse_job("{" F1 ",'streams':[{'kind':'fio','args':'--name=x','start_s':10.5}]}",
+		   "start_s: 10.5 is not before the workload's end (10 s)");
+	/* duplicate names */
+	refuse_job("{'files':[{'name':'a','mib':8},{'name':'a','mib':16}],'streams':[" RND "]}",
+		   "job.files[1].name: 'a' is declared twice");
+	refuse_job("{" F1 ",'streams':[{'kind':'random','file':'a','name':'x'},"
+		   "{'kind':'scan','file':'a','name':'x'}]}",
+		   "job.streams[1].name: 'x' is used by streams[0] too");
+	/* a given name that clashes with a default one */
+	refuse_job("{" F1 ",'streams':[{'kind':'random','file':'a','name':'s1'}," RND "]}",
+		   "job.streams[1].name: 's1' is used by streams[0] too");
+	/* file names: no '/', no leading '.', not empty, not too long */
+	refuse_job("{'files':[{'name':'d/a','mib':8}],'streams':[" RND "]}",
+		   "job.files[0].name: expected letters, digits");
+	refuse_job("{'files':[{'name':'../a','mib':8}],'streams':[" RND "]}", "job.files[0].name");
+	refuse_job("{'files':[{'name':'.a','mib':8}],'streams':[" RND "]}", "job.files[0].name");
+	refuse_job("{'files':[{'name':'a b','mib':8}],'streams':[" RND "]}", "job.files[0].name");
+	refuse_job("{'files':[{'name':'','mib':8}],'streams':[" RND "]}", "job.files[0].name");
+	refuse_job("{'files':[{'name':'abcdefghijklmnopqrstuvwxyz012345','mib':8}],"
+		   "'streams':[" RND "]}", "job.files[0].name: expected 1 to 31 characters");
+	refuse_job("{" F1 ",'streams':[{'kind':'random','file':'a',"
+		   "'name':'abcdefghijklmnopqrstuvwxyz012345'}]}",
+		   "job.streams[0].name: expected 1 to 31 characters");
+
+	/* more than PROTO_MAX_STREAMS streams, more than PROTO_MAX_FILES files */
+	p = text + sprintf(text, "{" F1 ",'streams':[");
+	for (i = 0; i <= PROTO_MAX_STREAMS; i++)
+		p += sprintf(p, "%s" RND, i ? "," : "");
+	sprintf(p, "]}");
+	refuse_job(text, "job.streams: at most 8 entries");
+	p = text + sprintf(text, "{'files':[");
+	for (i = 0; i <= PROTO_MAX_FILES; i++)
+		p += sprintf(p, "%s{'name':'f%d','mib':1}", i ? "," : "", i);
+	sprintf(p, "],'streams':[{'kind':'random','file':'f0'}]}");
+	refuse_job(text, "job.files: at most 16 entries");
+}
+
+/* The limits themselves are accepted. */
+static void test_job_limits(void **state)
+{
+	struct proto_job *j = calloc(1, sizeof(*j));
+	char text[4096], *p;
+	int i;
+
+	(void)state;
+	assert_non_null(j);
+	p = text + sprintf(text, "{'files':[");
+	for (i = 0; i < PROTO_MAX_FILES; i++)
+		p += sprintf(p, "%s{'name':'f%d','mib':1}", i ? "," : "", i);
+	p += sprintf(p, "],'streams':[");
+	for (i = 0; i < PROTO_MAX_STREAMS; i++)
+		p += sprintf(p, "%s{'kind':'%s','file':'f%d'}", i ? "," : "",
+			     i % 2 ? "scan" : "random", 15 - i);
+	sprintf(p, "]}");
+	if (job_from_text(text, j) < 0)
+		fail_msg("refused: %s", err);
+	assert_int_equal(j->nfiles, PROTO_MAX_FILES);
+	assert_int_equal(j->nstreams, PROTO_MAX_STREAMS);
+	assert_string_equal(j->streams[7].file, "f8");
+	assert_string_equal(j->streams[7].name, "s7");
+	assert_int_equal(j->streams[7].access, ACC_READ);
+
+	/* scan: read with dontcache and dontneed; mmap with fadv_random */
+	assert_int_equal(job_from_text("{" F1 ",'streams':[{'kind':'scan','file':'a',"
+				       "'mode':'dontcache'},{'kind':'scan','file':'a','access':'read',"
+				       "'mode':'dontneed'},{'kind':'scan','file':'a','access':'mmap',"
+				       "'mode':'fadv_random'}]}", j), 0);
+	assert_int_equal(j->streams[0].mode, MODE_DONTCACHE);
+	assert_int_equal(j->streams[1].mode, MODE_DONTNEED);
+	assert_int_equal(j->streams[2].access, ACC_MMAP);
+	/* a start just before the end, a jobfile alone, the longest names */
+	assert_int_equal(job_from_text("{'duration_s':30,'files':[{'name':"
+				       "'abcdefghijklmnopqrstuvwxyz01234','mib':16777216}],'streams':["
+				       "{'kind':'fio','jobfile':'[g]','start_s':29.999,"
+				       "'name':'abcdefghijklmnopqrstuvwxyz01234'}]}", j), 0);
+	assert_int_equal(j->files[0].mib, 16777216);
+	assert_true(j->streams[0].start_s == 29.999);
+	assert_string_equal(j->streams[0].jobfile, "[g]");
+	/* the error names the caller's prefix */
+	assert_int_equal(job_from_text("{" F1 ",'streams':[{'kind':'fio'}]}", j), -1);
+	assert_non_null(strstr(err, "wl.streams[0]"));
+	/* not an object at all */
+	{
+		json_t *a = json_array();
+
+		assert_int_equal(proto_job_from_json(a, j, "wl", err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "wl: expected an object"));
+		json_decref(a);
+	}
+	free(j);
+}
+
+/* proto_opt_set_json and proto_enum_name directly. */
+static void test_opt_set_json(void **state)
+{
+	struct proto_stream s;
+	char e[PROTO_ERR_MAX];
+	json_t *v;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	v = json_integer(16);
+	assert_int_equal(proto_opt_set_json(proto_stream_opts, &s, "threads", v, "x", e, sizeof(e)), 0);
+	assert_int_equal(s.threads, 16);
+	json_decref(v);
+	v = json_real(1.25);
+	assert_int_equal(proto_opt_set_json(proto_stream_opts, &s, "theta", v, "x", e, sizeof(e)), 0);
+	assert_true(s.theta == 1.25);
+	json_decref(v);
+	v = json_real(4.0);   /* a whole real is a whole number */
+	assert_int_equal(proto_opt_set_json(proto_stream_opts, &s, "threads", v, "x", e, sizeof(e)), 0);
+	assert_int_equal(s.threads, 4);
+	json_decref(v);
+	v = json_string("mmap");
+	assert_int_equal(proto_opt_set_json(proto_stream_opts, &s, "access", v, "x", e, sizeof(e)), 0);
+	assert_int_equal(s.access, ACC_MMAP);
+	json_decref(v);
+	v = json_integer(1);   /* an enum wants its name */
+	assert_int_equal(proto_opt_set_json(proto_stream_opts, &s, "access", v, "x", e, sizeof(e)), -1);
+	assert_non_null(strstr(e, "x.access: expected a string"));
+	assert_int_equal(s.access, ACC_MMAP);   /* unchanged on error */
+	json_decref(v);
+	v = json_integer(0);
+	assert_int_equal(proto_opt_set_json(proto_stream_opts, &s, "threads", v, "x", e, sizeof(e)), -1);
+	assert_non_null(strstr(e, "x.threads: expected 1..256, got 0"));
+	assert_int_equal(s.threads, 4);
+	json_decref(v);
+	v = json_integer(1);
+	assert_int_equal(proto_opt_set_json(proto_stream_opts, &s, "speed", v, "x", e, sizeof(e)), -1);
+	assert_non_null(strstr(e, "x: unknown key 'speed'"));
+	/* a NULL err is allowed */
+	assert_int_equal(proto_opt_set_json(proto_stream_opts, &s, "speed", v, "x", NULL, 0), -1);
+	json_decref(v);
+	v = json_real(1e300);
+	assert_int_equal(proto_opt_set_json(proto_stream_opts, &s, "rate", v, "x", e, sizeof(e)), -1);
+	json_decref(v);
+	assert_string_equal(proto_enum_name(proto_stream_opts, &s, "access"), "mmap");
+	assert_string_equal(proto_enum_name(proto_stream_opts, &s, "threads"), "?");
+	assert_string_equal(proto_enum_name(proto_stream_opts, &s, "nope"), "?");
+
+	/* every option has a name, a type, a help text, and (streams) a kind */
+	for (const struct proto_opt *o = proto_stream_opts; o->name; o++) {
+		assert_non_null(o->help);
+		assert_true(o->kinds != 0 && (o->kinds & ~K_ALL) == 0);
+		if (o->type == OPT_ENUM)
+			assert_non_null(o->choices);
+	}
+	for (const struct proto_opt *o = proto_job_opts; o->name; o++)
+		assert_non_null(o->def);
 }
 
 /* ---- channel_take_line ---- */
@@ -506,123 +1320,6 @@ static void test_take_line(void **state)
 	assert_int_equal(consumed, 4);
 }
 
-/* ---- workload options ---- */
-
-static void test_workload_defaults(void **state)
-{
-	struct proto_workload w;
-
-	(void)state;
-	memset(&w, 0xff, sizeof(w));
-	assert_int_equal(proto_workload_defaults(&w), 0);
-	assert_int_equal(w.access, WL_PREAD);
-	assert_int_equal(w.dist, WL_UNIFORM);
-	assert_true(w.theta == 0.9);
-	assert_int_equal(w.threads, 1);
-	assert_int_equal(w.duration_s, 10);
-	assert_int_equal(w.interval_ms, 1000);
-	assert_int_equal(w.file_mib, 64);
-	assert_int_equal(w.memcg_mib, 32);
-}
-
-static void test_workload_set(void **state)
-{
-	struct proto_workload w;
-	char e[256];
-
-	(void)state;
-	proto_workload_defaults(&w);
-
-	/* enum: accepted values, refused ones list every choice */
-	assert_int_equal(proto_workload_set(&w, "access", "mmap", e, sizeof(e)), 0);
-	assert_int_equal(w.access, WL_MMAP);
-	assert_int_equal(proto_workload_set(&w, "access", "read", e, sizeof(e)), -1);
-	assert_non_null(strstr(e, "'access'"));
-	assert_non_null(strstr(e, "pread, mmap"));
-	assert_non_null(strstr(e, "'read'"));
-	assert_int_equal(w.access, WL_MMAP);   /* unchanged on error */
-	assert_int_equal(proto_workload_set(&w, "distribution", "normal", e, sizeof(e)), -1);
-	assert_non_null(strstr(e, "uniform, zipf"));
-	assert_int_equal(proto_workload_set(&w, "distribution", "zipf", e, sizeof(e)), 0);
-	assert_int_equal(w.dist, WL_ZIPF);
-
-	/* whole numbers */
-	assert_int_equal(proto_workload_set(&w, "threads", "8", e, sizeof(e)), 0);
-	assert_int_equal(w.threads, 8);
-	assert_int_equal(proto_workload_set(&w, "threads", "2.5", e, sizeof(e)), -1);
-	assert_non_null(strstr(e, "'threads' must be a whole number"));
-	assert_int_equal(w.threads, 8);
-	assert_int_equal(proto_workload_set(&w, "threads", "4.0", e, sizeof(e)), 0);
-	assert_int_equal(w.threads, 4);
-
-	/* ranges, inclusive */
-	assert_int_equal(proto_workload_set(&w, "threads", "0", e, sizeof(e)), -1);
-	assert_non_null(strstr(e, "'threads' must be between 1 and 256"));
-	assert_int_equal(proto_workload_set(&w, "threads", "257", e, sizeof(e)), -1);
-	assert_int_equal(proto_workload_set(&w, "threads", "256", e, sizeof(e)), 0);
-	assert_int_equal(proto_workload_set(&w, "threads", "1", e, sizeof(e)), 0);
-	assert_int_equal(proto_workload_set(&w, "interval_ms", "99", e, sizeof(e)), -1);
-	assert_non_null(strstr(e, "between 100 and 60000"));
-	assert_int_equal(proto_workload_set(&w, "memcg_mib", "7", e, sizeof(e)), -1);
-	assert_int_equal(proto_workload_set(&w, "theta", "5.0001", e, sizeof(e)), -1);
-	assert_non_null(strstr(e, "'theta' must be between 0 and 5"));
-	assert_int_equal(proto_workload_set(&w, "theta", "-0.1", e, sizeof(e)), -1);
-	assert_int_equal(proto_workload_set(&w, "theta", "1.25", e, sizeof(e)), 0);
-	assert_true(w.theta == 1.25);
-	assert_int_equal(proto_workload_set(&w, "theta", "0", e, sizeof(e)), 0);
-	assert_true(w.theta == 0.0);
-
-	/* not numbers */
-	assert_int_equal(proto_workload_set(&w, "threads", "four", e, sizeof(e)), -1);
-	assert_non_null(strstr(e, "'threads' must be a number"));
-	assert_int_equal(proto_workload_set(&w, "threads", "", e, sizeof(e)), -1);
-	assert_int_equal(proto_workload_set(&w, "threads", "4x", e, sizeof(e)), -1);
-	assert_int_equal(proto_workload_set(&w, "theta", "nan", e, sizeof(e)), -1);
-	assert_int_equal(proto_workload_set(&w, "theta", "inf", e, sizeof(e)), -1);
-	assert_int_equal(proto_workload_set(&w, "file_mib", "1e400", e, sizeof(e)), -1);
-
-	/* unknown option; a NULL err is allowed */
-	assert_int_equal(proto_workload_set(&w, "speed", "1", e, sizeof(e)), -1);
-	assert_non_null(strstr(e, "unknown workload option 'speed'"));
-	assert_int_equal(proto_workload_set(&w, "speed", "1", NULL, 0), -1);
-}
-
-static void test_workload_set_json(void **state)
-{
-	struct proto_workload w;
-	char e[256];
-	json_t *v;
-
-	(void)state;
-	proto_workload_defaults(&w);
-	v = json_integer(16);
-	assert_int_equal(proto_workload_set_json(&w, "threads", v, e, sizeof(e)), 0);
-	assert_int_equal(w.threads, 16);
-	json_decref(v);
-	v = json_real(1.1);
-	assert_int_equal(proto_workload_set_json(&w, "theta", v, e, sizeof(e)), 0);
-	assert_true(w.theta == 1.1);
-	json_decref(v);
-	v = json_string("mmap");
-	assert_int_equal(proto_workload_set_json(&w, "access", v, e, sizeof(e)), 0);
-	assert_int_equal(w.access, WL_MMAP);
-	json_decref(v);
-	v = json_integer(1);   /* an enum wants its name */
-	assert_int_equal(proto_workload_set_json(&w, "access", v, e, sizeof(e)), -1);
-	json_decref(v);
-	v = json_true();
-	assert_int_equal(proto_workload_set_json(&w, "threads", v, e, sizeof(e)), -1);
-	assert_non_null(strstr(e, "string or number"));
-	json_decref(v);
-	v = json_integer(0);
-	assert_int_equal(proto_workload_set_json(&w, "threads", v, e, sizeof(e)), -1);
-	assert_non_null(strstr(e, "between 1 and 256"));
-	json_decref(v);
-	assert_string_equal(proto_workload_enum_name(&w, "access"), "mmap");
-	assert_string_equal(proto_workload_enum_name(&w, "threads"), "?");
-	assert_string_equal(proto_workload_enum_name(&w, "nope"), "?");
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -630,22 +1327,28 @@ int main(void)
 		cmocka_unit_test(test_rt_job),
 		cmocka_unit_test(test_rt_setup),
 		cmocka_unit_test(test_rt_sample),
+		cmocka_unit_test(test_rt_stream),
+		cmocka_unit_test(test_rt_event),
 		cmocka_unit_test(test_rt_summary),
 		cmocka_unit_test(test_rt_error),
 		cmocka_unit_test(test_format_limits),
 		cmocka_unit_test(test_parse_job_line),
+		cmocka_unit_test(test_job_defaults),
+		cmocka_unit_test(test_job_json_round_trip),
 		cmocka_unit_test(test_refuse_shape),
-		cmocka_unit_test(test_refuse_fields),
+		cmocka_unit_test(test_refuse_missing_extra),
+		cmocka_unit_test(test_refuse_types),
 		cmocka_unit_test(test_refuse_ranges),
+		cmocka_unit_test(test_refuse_u64_arrays),
 		cmocka_unit_test(test_refuse_strings),
 		cmocka_unit_test(test_refuse_nul_in_line),
 		cmocka_unit_test(test_refuse_duplicates),
 		cmocka_unit_test(test_line_length),
-		cmocka_unit_test(test_refuse_job_workload),
+		cmocka_unit_test(test_refuse_job_options),
+		cmocka_unit_test(test_refuse_job_rules),
+		cmocka_unit_test(test_job_limits),
+		cmocka_unit_test(test_opt_set_json),
 		cmocka_unit_test(test_take_line),
-		cmocka_unit_test(test_workload_defaults),
-		cmocka_unit_test(test_workload_set),
-		cmocka_unit_test(test_workload_set_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
