@@ -29,7 +29,7 @@ DEBS := gcc make pkg-config libc6-dev libvirt-dev libjansson-dev libsqlite3-dev 
         qemu-system-x86 qemu-utils busybox-static e2fsprogs cpio xz-utils kmod \
         sqlite3 passwd ca-certificates dpkg-dev zlib1g-dev
 
-.PHONY: all deps build images demo test unit e2e clean distclean
+.PHONY: all deps build images demo test unit e2e bench clean distclean
 
 all: build
 
@@ -87,6 +87,15 @@ unit: deps $(UNIT_TESTS)
 
 test: build images unit
 	tests/run.sh $(HARNESS) $(UNIT_TESTS)
+
+# Benchmarks measure; tests assert. Figures go to BENCHMARKS.md by hand.
+tests/build/bench_sampler: tests/bench_sampler.c guest/sampler.c guest/proto.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O2 -Iguest $< guest/sampler.c guest/proto.c -o $@ \
+		$$(pkg-config --cflags --libs jansson)
+
+bench: deps tests/build/bench_sampler
+	tests/build/bench_sampler
 
 clean:
 	rm -rf harness/build guest/build tests/build

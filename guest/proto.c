@@ -29,8 +29,9 @@ static const char *const content_names[] = { "random", "zero", NULL };
 #define SSZ(m)  (sizeof(((struct proto_stream *)0)->m) - 1)
 
 const struct proto_opt proto_job_opts[] = {
-	{ "memcg_mib", OPT_UINT, JOFF(memcg_mib), 8, 1 << 24, NULL, "256", 0,
-	  "memory.max of the workload's cgroup, MiB (memory.swap.max is 0)" },
+	{ "memcg_mib", OPT_UINT, JOFF(memcg_mib), 16, 1 << 24, NULL, "256", 0,
+	  "memory.max of the workload's cgroup, MiB (memory.swap.max is 0); below 16 MiB"
+	  " the workload process itself would not fit" },
 	{ "duration_s", OPT_UINT, JOFF(duration_s), 1, 7 * 86400, NULL, "10", 0,
 	  "length of the workload, seconds" },
 	{ "interval_ms", OPT_UINT, JOFF(interval_ms), 100, 60000, NULL, "1000", 0,

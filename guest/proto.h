@@ -205,7 +205,7 @@ struct proto_setup {
 /* What an event marks; names as stored. */
 #define PROTO_EVENT_KINDS(X) \
 	X(EV_START, "start") X(EV_END, "end") X(EV_PASS_START, "pass_start") \
-	X(EV_PASS_END, "pass_end") X(EV_CALIBRATED, "calibrated")
+	X(EV_PASS_END, "pass_end") X(EV_CALIBRATED, "calibrated") X(EV_TOTAL, "total")
 
 enum proto_event_kind {
 #define X(e, s) e,
@@ -221,7 +221,8 @@ struct proto_event {
 	uint64_t stream;
 	char kind[16];                 /* proto_event_names[] */
 	uint64_t pass;                 /* pass number, from 1 (scan) */
-	uint64_t value;                /* calibrated: the miss threshold in ns */
+	uint64_t value;                /* calibrated: the miss threshold in ns;
+	                                  total: fio's own final count of I/Os */
 	struct proto_u64s resident;    /* per declared file at that moment */
 };
 

@@ -113,6 +113,8 @@ int stream_fio_watch(const struct proto_job *job, unsigned index, struct fio_wat
 int stream_fio_sample(struct fio_watch *fw, struct proto_stream_sample *out, char *err,
 		      size_t errlen);
 void stream_fio_unwatch(struct fio_watch *fw);
+/* fio's own cumulative count of I/Os (read + write) in its last document. */
+uint64_t stream_fio_total(const struct fio_watch *fw);
 /* The status file of stream index (the workload process writes, the agent reads). */
 void stream_fio_output(unsigned index, char *buf, size_t len);
 

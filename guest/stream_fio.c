@@ -239,6 +239,11 @@ int stream_fio_sample(struct fio_watch *fw, struct proto_stream_sample *out, cha
 	return 0;
 }
 
+uint64_t stream_fio_total(const struct fio_watch *fw)
+{
+	return fw->fs.last[0].ios + fw->fs.last[1].ios;
+}
+
 void stream_fio_unwatch(struct fio_watch *fw)
 {
 	if (!fw)

@@ -379,6 +379,28 @@ static int drain_events(struct wl *w)
 	return 0;
 }
 
+/* Each fio stream's own final count, for the host to check the intervals against. */
+static int send_fio_totals(struct wl *w)
+{
+	struct proto_msg m = { .type = PROTO_EVENT };
+	unsigned i;
+
+	for (i = 0; i < w->job->nstreams; i++) {
+		if (!w->fio[i])
+			continue;
+		memset(&m.u.event, 0, sizeof(m.u.event));
+		m.u.event.t_ms = elapsed_ms(w);
+		m.u.event.stream = i;
+		snprintf(m.u.event.kind, sizeof(m.u.event.kind), "%s", proto_event_names[EV_TOTAL]);
+		m.u.event.value = stream_fio_total(w->fio[i]);
+		if (sampler_residency(&w->smp, &m.u.event.resident, w->err, w->errlen) < 0)
+			return -1;
+		if (w->env->send(w->env->send_arg, &m) < 0)
+			return fail(w, "channel: cannot send an event");
+	}
+	return 0;
+}
+
 static int start_timer(struct wl *w)
 {
 	uint64_t iv = w->job->interval_ms * 1000000u, first = w->reg->t0_ns + iv;
@@ -423,7 +445,7 @@ static int sample_loop(struct wl *w)
 	}
 	if (check_streams(w) < 0 || stop_process(w, 0) < 0 || check_streams(w) < 0)
 		return -1;
-	return take_sample(w) < 0 || drain_events(w) < 0 ? -1 : 0;
+	return take_sample(w) < 0 || drain_events(w) < 0 || send_fio_totals(w) < 0 ? -1 : 0;
 }
 
 static int send_summary(struct wl *w)

@@ -169,7 +169,7 @@ static void scale_job(json_t *job, const struct scaling *sc)
 	json_t *v;
 	size_t i;
 
-	scale_key(job, "memcg_mib", sc->size, 1, 8);
+	scale_key(job, "memcg_mib", sc->size, 1, 16);
 	scale_key(job, "duration_s", sc->time, 1, 1);
 	scale_key(job, "ramp_s", sc->time, 1, 0);
 	json_array_foreach(json_object_get(job, "files"), i, v)

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 enum jkind { J_NAME, J_TEXT, J_UINT, J_LRU, J_ANY };
@@ -172,9 +173,20 @@ static int cell_name_ok(const char *s)
 	return 1;
 }
 
-/* Cross-field checks the job's own tables cannot make: does it fit the guest. */
-static int check_cell(const struct matrix *m, const struct cell *c, const char *where, char *err)
+/* Cross-field checks the job's own tables cannot make: does it fit the guest and the disk. */
+static int check_cell(const struct matrix *m, const struct cell *c, const struct conf *conf,
+		      const char *where, char *err)
 {
+	uint64_t need = image_disk_bytes(&c->job) >> 20, avail;
+	struct statvfs sv;
+
+	if (statvfs(conf->results, &sv) == 0) {
+		avail = (uint64_t)sv.f_bavail * sv.f_frsize >> 20;
+		if (need > avail)
+			return errorf(err, "%s.files: their data disk needs %llu MiB, %s has %llu MiB "
+				      "free", where, (unsigned long long)need, conf->results,
+				      (unsigned long long)avail);
+	}
 	if (c->job.memcg_mib + GUEST_RESERVE_MIB > m->memory_mib)
 		return errorf(err, "%s.memcg_mib: %llu MiB does not fit a %llu MiB guest "
 			      "(at most %llu, or raise memory_mib)", where,
@@ -234,7 +246,7 @@ static int add_cell(struct matrix *m, json_t *x, const struct conf *conf, const 
 				      c->name);
 	if (proto_job_from_json(json_object_get(x, "job"), &c->job, where, msg, sizeof(msg)) < 0)
 		return errorf(err, "%s", msg);
-	if (check_cell(m, c, where, err) < 0 || check_fio(m, c, conf, where, err) < 0)
+	if (check_cell(m, c, conf, where, err) < 0 || check_fio(m, c, conf, where, err) < 0)
 		return -1;
 	if (json_is_object(table) && !(c->table = json_dumps(table, JSON_COMPACT)))
 		return errorf(err, "out of memory");

@@ -35,8 +35,10 @@ cat > "$work/boot.json" <<'EOF'
     { "name": "v6.12-classic", "kernel": "6.12", "lru_gen": "n" }
   ],
   "workloads": [
-    { "name": "zipf", "access": "pread", "distribution": "zipf", "theta": 1.1,
-      "threads": 2, "file_mib": 48, "memcg_mib": 24, "duration_s": 6 }
+    { "name": "zipf", "memcg_mib": 24, "duration_s": 6,
+      "files": [ { "name": "data", "mib": 48 } ],
+      "streams": [ { "kind": "random", "file": "data", "distribution": "zipf",
+                     "theta": 1.1, "threads": 2 } ] }
   ]
 }
 EOF
@@ -55,13 +57,20 @@ bad() { # bad NAME EXPECTED_TEXT JSON
 		_ "$lines" "$2" "$work/$1.err" "$1"
 }
 arms='"arms": [{"name": "a", "kernel": "6.12"}]'
-wl='"workloads": [{"name": "w", "file_mib": 8, "memcg_mib": 8, "duration_s": 1}]'
+files='"files": [{"name": "f", "mib": 8}]'
+wl="\"workloads\": [{\"name\": \"w\", \"memcg_mib\": 16, \"duration_s\": 2, $files, \"streams\": [{\"kind\": \"random\", \"file\": \"f\"}]}]"
 bad malformed "malformed JSON" '{"name": "x", "reps": 1,'
 bad unknown-key "unknown key 'repz'" "{\"name\": \"x\", \"repz\": 1, $arms, $wl}"
 bad missing-kernel "arms[0].kernel" \
 	"{\"name\": \"x\", \"reps\": 1, \"arms\": [{\"name\": \"a\", \"kernel\": \"/nope/vmlinuz\"}], $wl}"
 bad memcg-too-big "workloads[0].memcg_mib" \
-	"{\"name\": \"x\", \"reps\": 1, $arms, \"workloads\": [{\"name\": \"w\", \"memcg_mib\": 4000}]}"
+	"{\"name\": \"x\", \"reps\": 1, $arms, \"workloads\": [{\"name\": \"w\", \"memcg_mib\": 4000, $files, \"streams\": [{\"kind\": \"random\", \"file\": \"f\"}]}]}"
+bad bad-fio-option "unrecognized option '--bogus=1'" \
+	"{\"name\": \"x\", \"reps\": 1, $arms, \"workloads\": [{\"name\": \"w\", $files, \"streams\": [{\"kind\": \"fio\", \"name\": \"vec\", \"args\": \"--name=vec --filename=f --rw=randread --bogus=1\"}]}]}"
+bad file-beyond-disk "workloads[0].files" \
+	"{\"name\": \"x\", \"reps\": 1, $arms, \"workloads\": [{\"name\": \"w\", \"files\": [{\"name\": \"f\", \"mib\": 16000000}], \"streams\": [{\"kind\": \"random\", \"file\": \"f\"}]}]}"
+bad undeclared-file "workloads[0].streams[0].file" \
+	"{\"name\": \"x\", \"reps\": 1, $arms, \"workloads\": [{\"name\": \"w\", $files, \"streams\": [{\"kind\": \"scan\", \"file\": \"nope\"}]}]}"
 bad zero-reps "matrix.reps" "{\"name\": \"x\", \"reps\": 0, $arms, $wl}"
 check "nothing queued by refused matrices" \
 	bash -c '[ ! -f results/harness.db ] || [ "$(sqlite3 results/harness.db "SELECT COUNT(*) FROM matrices")" = 0 ]'
@@ -75,9 +84,10 @@ check "harness run exits 0" [ "$rc" -eq 0 ]
 check "both runs done" [ "$(q "SELECT COUNT(*) FROM runs WHERE status = 'done'")" = 2 ]
 check "ABBA order A then B" [ "$(q "SELECT group_concat(a.name, ' ') FROM (SELECT * FROM runs ORDER BY seq) r JOIN arms a ON a.id = r.arm_id")" = "v6.1-mglru v6.12-classic" ]
 check "samples every interval (>= 5 per run)" [ "$(q "SELECT MIN(n) FROM (SELECT COUNT(*) n FROM samples GROUP BY run_id)")" -ge 5 ]
-check "ops > 0 in every sample" [ "$(q "SELECT COUNT(*) FROM samples WHERE ops = 0")" = 0 ]
-check "residency <= file pages" [ "$(q "SELECT COUNT(*) FROM samples s JOIN runs r ON r.id = s.run_id WHERE s.resident_pages > r.file_pages OR r.file_pages != 48 * 256")" = 0 ]
-check "memcg caps residency near memory.max (24 MiB = 6144 pages)" [ "$(q "SELECT MAX(resident_pages) FROM samples")" -le 6400 ]
+check "ops > 0 in every interval" [ "$(q "SELECT COUNT(*) FROM stream_samples WHERE read_ops = 0")" = 0 ]
+check "residency <= file pages" [ "$(q "SELECT COUNT(*) FROM file_samples f JOIN run_files p ON p.run_id = f.run_id AND p.idx = f.file WHERE f.resident_pages > p.pages OR p.pages != 48 * 256")" = 0 ]
+check "memcg caps residency near memory.max (24 MiB = 6144 pages)" [ "$(q "SELECT MAX(resident_pages) FROM file_samples")" -le 6400 ]
+check "latency percentiles per interval" [ "$(q "SELECT COUNT(*) FROM stream_samples WHERE lat_p50_ns = 0 OR lat_p99_ns < lat_p50_ns")" = 0 ]
 check "lru_gen read back: y on the 6.1 arm" [ "$(q "SELECT lru_gen_read FROM runs r JOIN arms a ON a.id = r.arm_id WHERE a.name = 'v6.1-mglru'")" = 0x0007 ]
 check "lru_gen read back: n on the 6.12 arm" [ "$(q "SELECT lru_gen_read FROM runs r JOIN arms a ON a.id = r.arm_id WHERE a.name = 'v6.12-classic'")" = 0x0000 ]
 check "guest kernel matches each arm" [ "$(q "SELECT COUNT(*) FROM runs r JOIN arms a ON a.id = r.arm_id WHERE r.guest_release = a.release")" = 2 ]
@@ -86,10 +96,56 @@ check "6.1 residency by mincore, 6.12 by cachestat" [ "$(q "SELECT group_concat(
 check "boot-to-agent time recorded" [ "$(q "SELECT COUNT(*) FROM runs WHERE agent_ready_ms > 0")" = 2 ]
 check "accel recorded and printed" bash -c 'a=$(sqlite3 results/harness.db "SELECT DISTINCT accel FROM runs"); grep -q "^accel: $a" run.out && { [ "$a" = tcg ] || [ "$a" = kvm ]; }'
 check "console log kept per run" bash -c 'for f in $(sqlite3 results/harness.db "SELECT console_path FROM runs"); do grep -q "Linux version" "$f" || exit 1; done'
-check "summary ops equal the sum of samples" [ "$(q "SELECT COUNT(*) FROM runs r WHERE r.ops_total != (SELECT SUM(ops) FROM samples s WHERE s.run_id = r.id)")" = 0 ]
+check "summary counts every interval" [ "$(q "SELECT COUNT(*) FROM runs r WHERE r.samples != (SELECT COUNT(*) FROM samples s WHERE s.run_id = r.id)")" = 0 ]
 check "table printed with both arms" bash -c 'grep -q "^v6.1-mglru " run.out && grep -q "^v6.12-classic " run.out'
 "$harness" table e2e-boot > table.out 2>&1
 check "table regenerates from the database alone" bash -c 'grep -q "^v6.12-classic .* 1$" table.out'
+
+# --- streams in a real guest: fio as users write it, a scanner, a paced reader ---
+cat > streams.json <<'EOF'
+{
+  "name": "e2e-streams",
+  "reps": 1,
+  "arms": [ { "name": "v6.12", "kernel": "6.12" } ],
+  "workloads": [
+    { "name": "streams", "memcg_mib": 160, "duration_s": 8,
+      "files": [ { "name": "f", "mib": 32 }, { "name": "s", "mib": 32 }, { "name": "r", "mib": 16 } ],
+      "streams": [
+        { "kind": "fio", "name": "fio",
+          "args": "--name=fio --filename=f --rw=randread --bs=4k --numjobs=2 --time_based --runtime=8 --group_reporting" },
+        { "kind": "scan", "name": "scan", "file": "s", "start_s": 2, "passes": 2, "gap_s": 1 },
+        { "kind": "random", "name": "paced", "file": "r", "rate": 1000 }
+      ] },
+    { "name": "dontcache", "memcg_mib": 64, "duration_s": 3,
+      "files": [ { "name": "d", "mib": 8 } ],
+      "streams": [ { "kind": "scan", "file": "d", "mode": "dontcache" } ] }
+  ]
+}
+EOF
+"$harness" run streams.json > streams.out 2> streams.err
+rc=$?
+cat streams.out
+[ -s streams.err ] && sed 's/^/stderr: /' streams.err
+sr="(SELECT r.id FROM runs r JOIN cells c ON c.id = r.cell_id WHERE c.name = 'streams' AND r.matrix_id = (SELECT MAX(id) FROM matrices))"
+dr="(SELECT r.id FROM runs r JOIN cells c ON c.id = r.cell_id WHERE c.name = 'dontcache' AND r.matrix_id = (SELECT MAX(id) FROM matrices))"
+check "streams run done" [ "$(q "SELECT status FROM runs WHERE id = $sr")" = done ]
+check "RWF_DONTCACHE on 6.12 marks its run unsupported, the matrix goes on" \
+	bash -c '[ "$1" = unsupported ] && [ "$2" = 2 ]' _ "$(q "SELECT status FROM runs WHERE id = $dr")" "$rc"
+check "unsupported run says why" bash -c 'grep -q "RWF_DONTCACHE" <<< "$1"' _ "$(q "SELECT reason FROM runs WHERE id = $dr")"
+total=$(q "SELECT value FROM events WHERE run_id = $sr AND kind = 'total' AND stream = 0")
+sum=$(q "SELECT SUM(read_ops) FROM stream_samples WHERE run_id = $sr AND stream = 0")
+check "fio per-interval IOPS add up to fio's own total within 1% ($sum vs $total)" \
+	awk -v s="$sum" -v t="$total" 'BEGIN { exit !(t > 0 && (s - t) / t <= 0.01 && (t - s) / t <= 0.01) }'
+check "fio latency percentiles per interval" [ "$(q "SELECT COUNT(*) FROM stream_samples WHERE run_id = $sr AND stream = 0 AND read_ops > 0 AND lat_p50_ns = 0")" = 0 ]
+check "caches dropped: nothing of the scan file resident before its scan" [ "$(q "SELECT resident_pages FROM file_samples WHERE run_id = $sr AND seq = 0 AND file = 1")" = 0 ]
+check "a file read once in a larger memcg is ~100% resident after the pass" [ "$(q "SELECT f.resident_pages * 100 / 8192 FROM events e JOIN event_files f ON f.run_id = e.run_id AND f.idx = e.idx WHERE e.run_id = $sr AND e.kind = 'pass_end' AND e.pass = 1 AND f.file = 1")" -ge 99 ]
+check "scanner pass events in order with residency" [ "$(q "SELECT group_concat(kind || pass, ' ') FROM (SELECT e.kind, e.pass FROM events e WHERE e.run_id = $sr AND e.stream = 1 AND e.kind LIKE 'pass%' ORDER BY e.idx)")" = "pass_start1 pass_end1 pass_start2 pass_end2" ]
+check "each pass read the whole file" [ "$(q "SELECT COUNT(*) FROM events WHERE run_id = $sr AND kind = 'pass_end' AND value = 32 * 1048576")" = 2 ]
+# over the stream's own life: from its start event (after calibration) to its end
+rate=$(q "SELECT (SELECT SUM(read_ops) FROM stream_samples WHERE run_id = $sr AND stream = 2) * 1000.0 / ((SELECT t_ms FROM events WHERE run_id = $sr AND stream = 2 AND kind = 'end') - (SELECT t_ms FROM events WHERE run_id = $sr AND stream = 2 AND kind = 'start'))")
+check "a fixed-rate reader keeps 1000/s within 2% ($rate)" awk -v r="$rate" 'BEGIN { exit !(r >= 980 && r <= 1020) }'
+check "miss threshold calibrated and stored" [ "$(q "SELECT COUNT(*) FROM events WHERE run_id = $sr AND kind = 'calibrated' AND stream = 2 AND value > 0")" = 1 ]
+check "memory.stat counters and the lru_gen window sampled" [ "$(q "SELECT COUNT(*) FROM samples WHERE run_id = $sr AND lru_gen_valid = 1 AND file > 0")" -ge 7 ]
 
 echo "e2e: $pass passed, $fail failed"
 [ "$fail" -eq 0 ] && [ -z "${KEEP:-}" ] && rm -rf "$work"

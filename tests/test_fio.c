@@ -540,9 +540,11 @@ static void test_build(void **state)
 	while (argv[n])
 		n++;
 	assert_int_equal(n, 7);
+	/* --directory is global: before the first job's options */
 	assert_string_equal(argv[0], "fio");
-	assert_string_equal(argv[2], "--rw=read");
-	assert_string_equal(argv[3], "--directory=/data");
+	assert_string_equal(argv[1], "--directory=/data");
+	assert_string_equal(argv[2], "--name=x");
+	assert_string_equal(argv[3], "--rw=read");
 	assert_string_equal(argv[4], "--output-format=json+");
 	assert_string_equal(argv[5], "--output=/tmp/fio.json");
 	assert_string_equal(argv[6], "--status-interval=500ms");

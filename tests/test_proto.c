@@ -1085,7 +1085,7 @@ static void test_refuse_job_options(void **state)
 		   "distribution: expected a string");
 	refuse_job("{" F1 ",'streams':[{'kind':'random','file':'a','start_s':-1}]}",
 		   "start_s: expected 0..");
-	refuse_job("{'memcg_mib':7," F1 ",'streams':[" RND "]}", "job.memcg_mib: expected 8..");
+	refuse_job("{'memcg_mib':15," F1 ",'streams':[" RND "]}", "job.memcg_mib: expected 16..");
 	refuse_job("{'interval_ms':99," F1 ",'streams':[" RND "]}",
 		   "job.interval_ms: expected 100..60000, got 99");
 	refuse_job("{'duration_s':0," F1 ",'streams':[" RND "]}", "job.duration_s: expected 1..");

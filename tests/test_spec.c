@@ -641,8 +641,27 @@ static void test_memcg_too_big(void **state)
 	       "\"workloads\":[" WL ", {\"name\":\"w2\"," FS "}]}",
 	       "workloads[1].memcg_mib", "256 MiB does not fit a 256 MiB guest", "at most 160", NULL);
 	/* the table's own range */
-	refuse(MATRIX(ARMS, "{\"name\":\"w\",\"memcg_mib\":4," FS "}"),
-	       "workloads[0].memcg_mib: expected 8..", NULL);
+	refuse(MATRIX(ARMS, "{\"name\":\"w\",\"memcg_mib\":15," FS "}"),
+	       "workloads[0].memcg_mib: expected 16..", NULL);
+}
+
+/* The files' data disk must fit the free space where results live. */
+static void test_disk_space(void **state)
+{
+	char saved[PATH_MAX];
+	struct matrix *m;
+
+	(void)state;
+	memcpy(saved, conf.results, sizeof(saved));
+	memcpy(conf.results, dir, sizeof(dir));
+	/* 2 x 16 TiB */
+	refuse(jq(ONE_ARM("{'name':'w','files':[{'name':'a','mib':16777216},"
+			  "{'name':'b','mib':16777216}],'streams':[{'kind':'random','file':'a'}]}")),
+	       "workloads[0].files: their data disk needs", dir, "free", NULL);
+	/* a small one fits */
+	m = load_wl(ONE_ARM("{'name':'w'," FSQ "}"));
+	done(m);
+	memcpy(conf.results, saved, sizeof(saved));
 }
 
 static void test_reps(void **state)
@@ -943,7 +962,7 @@ static void test_preset_scale(void **state)
 			    "'files':[{'name':'a','mib':33},{'name':'b','mib':1}],"
 			    "'streams':[{'kind':'random','file':'a','threads':3}]},"
 			    "{'name':'z','preset':'zipf','scale':0.5,'params':{'file_mib':33}},"
-			    "{'name':'small','scale':0.5,'memcg_mib':10," FSQ "}"));
+			    "{'name':'small','scale':0.5,'memcg_mib':20," FSQ "}"));
 	j = &m->cells[0].job;
 	assert_int_equal(j->memcg_mib, 38);
 	assert_int_equal(j->files[0].mib, 17);
@@ -955,7 +974,7 @@ static void test_preset_scale(void **state)
 	assert_string_equal(j->files[1].name, "f17");
 	assert_true(j->streams[0].theta == 0.9);       /* not a size */
 	assert_string_equal(m->cells[1].params, "theta=0.9 file_mib=17");
-	assert_int_equal(m->cells[2].job.memcg_mib, 8);   /* never below the table's minimum */
+	assert_int_equal(m->cells[2].job.memcg_mib, 16);  /* never below the table's minimum */
 	done(m);
 
 	/* scale 2 doubles; a memcg that then does not fit is refused */
@@ -1009,7 +1028,7 @@ static void test_preset_time_scale(void **state)
 	done(m);
 	/* both at once, on the same entry */
 	m = load_wl(ONE_ARM("{'name':'z','preset':'zipf','scale':0.25,'time_scale':0.5}"));
-	assert_int_equal(m->cells[0].job.memcg_mib, 8);
+	assert_int_equal(m->cells[0].job.memcg_mib, 16);  /* 8, raised to the minimum */
 	assert_int_equal(m->cells[0].job.files[0].mib, 16);
 	assert_int_equal(m->cells[0].job.duration_s, 10);
 	done(m);
@@ -1390,6 +1409,7 @@ int main(void)
 		cmocka_unit_test(test_missing_keys),
 		cmocka_unit_test(test_missing_kernel),
 		cmocka_unit_test(test_memcg_too_big),
+		cmocka_unit_test(test_disk_space),
 		cmocka_unit_test(test_reps),
 		cmocka_unit_test(test_arrays),
 		cmocka_unit_test(test_arm_fields),

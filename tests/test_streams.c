@@ -384,7 +384,8 @@ static void test_random_stop_while_sleeping(void **state)
 	pthread_t tid;
 
 	(void)state;
-	st.rate = 0.2;          /* calibrated: its 2001 reads must not count */
+	st.rate = 0.2;
+	st.miss_us = 1000;      /* a fixed threshold: no calibration before the first op */
 	f = fix_new(&st);
 	assert_int_equal(pthread_create(&tid, NULL, run_random, f), 0);
 	nanosleep(&pause, NULL);
@@ -393,6 +394,32 @@ static void test_random_stop_while_sleeping(void **state)
 	assert_int_equal(pthread_join(tid, NULL), 0);
 	assert_true(secs_since(t_stop) < 1.0);
 	assert_int_equal(totals(f).ops, 1);
+	fix_free(f);
+}
+
+/*
+ * A paced stream is calibrated at its own pace: at 0.2 reads/s it sleeps 5 s
+ * before its calibration read. The stop interrupts that sleep too, and the
+ * calibration reads never count as ops.
+ */
+static void test_random_stop_while_calibrating(void **state)
+{
+	struct proto_stream st = stream_of(KIND_RANDOM, "hot");
+	struct timespec pause = { 0, 300000000 };
+	uint64_t t_stop;
+	struct fix *f;
+	pthread_t tid;
+
+	(void)state;
+	st.rate = 0.2;
+	f = fix_new(&st);
+	assert_int_equal(pthread_create(&tid, NULL, run_random, f), 0);
+	nanosleep(&pause, NULL);
+	t_stop = stream_now_ns();
+	atomic_store(&f->reg->stop, 1);
+	assert_int_equal(pthread_join(tid, NULL), 0);
+	assert_true(secs_since(t_stop) < 1.0);
+	assert_int_equal(totals(f).ops, 0);
 	fix_free(f);
 }
 
@@ -591,6 +618,7 @@ int main(void)
 		cmocka_unit_test(test_random_calibrate_mmap_zipf),
 		cmocka_unit_test(test_random_stop),
 		cmocka_unit_test(test_random_stop_while_sleeping),
+		cmocka_unit_test(test_random_stop_while_calibrating),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_scan_passes),
 		cmocka_unit_test(test_scan_modes),
