@@ -87,7 +87,7 @@ const struct proto_opt proto_stream_opts[] = {
 	  " fadv_random: POSIX_FADV_RANDOM on the file" },
 	{ "args", OPT_STR, SOFF(args), 0, SSZ(args), NULL, NULL, K_FIO,
 	  "fio options as on its command line (--name=x --rw=randread ...)" },
-	{ "jobfile", OPT_STR, SOFF(jobfile), 0, SSZ(jobfile), NULL, NULL, K_FIO,
+	{ "jobfile", OPT_TEXT, SOFF(jobfile), 0, SSZ(jobfile), NULL, NULL, K_FIO,
 	  "a fio job file's text" },
 	{ NULL, 0, 0, 0, 0, NULL, NULL, 0, NULL },
 };
@@ -145,6 +145,15 @@ static int text_ok(const char *s)
 	return 1;
 }
 
+/* Printable ASCII, and line breaks and tabs: a job file. */
+static int lines_ok(const char *s)
+{
+	for (; *s; s++)
+		if ((*s < 0x20 || *s > 0x7e) && *s != '\n' && *s != '\t')
+			return 0;
+	return 1;
+}
+
 /* Set option o of obj from text; every range and type check lives here. */
 static int opt_set_text(const struct proto_opt *o, void *obj, const char *val,
 			const char *where, char *err, size_t errlen)
@@ -164,11 +173,13 @@ static int opt_set_text(const struct proto_opt *o, void *obj, const char *val,
 		*(unsigned *)dst = (unsigned)idx;
 		return 0;
 	case OPT_STR:
+	case OPT_TEXT:
 		if (strlen(val) < (size_t)o->min || strlen(val) > (size_t)o->max)
 			return errf(err, errlen, "%s.%s: expected %g to %g characters", where,
 				    o->name, o->min, o->max);
-		if (!text_ok(val))
-			return errf(err, errlen, "%s.%s: expected printable ASCII", where, o->name);
+		if (o->type == OPT_STR ? !text_ok(val) : !lines_ok(val))
+			return errf(err, errlen, "%s.%s: expected printable ASCII%s", where, o->name,
+				    o->type == OPT_TEXT ? " lines" : "");
 		memcpy(dst, val, strlen(val) + 1);
 		return 0;
 	case OPT_UINT:
@@ -203,18 +214,18 @@ int proto_opt_set_json(const struct proto_opt *table, void *obj, const char *key
 	if (!o)
 		return errf(err, errlen, "%s: unknown key '%s'", where, key);
 	if (json_is_string(v)) {
-		if (o->type != OPT_STR && o->type != OPT_ENUM)
+		if (o->type == OPT_UINT || o->type == OPT_DOUBLE)
 			return errf(err, errlen, "%s.%s: expected a number", where, key);
 		return opt_set_text(o, obj, json_string_value(v), where, err, errlen);
 	}
 	if (json_is_number(v)) {
-		if (o->type == OPT_STR || o->type == OPT_ENUM)
+		if (o->type != OPT_UINT && o->type != OPT_DOUBLE)
 			return errf(err, errlen, "%s.%s: expected a string", where, key);
 		snprintf(num, sizeof(num), "%.17g", json_number_value(v));
 		return opt_set_text(o, obj, num, where, err, errlen);
 	}
 	return errf(err, errlen, "%s.%s: expected a %s", where, key,
-		    o->type == OPT_STR || o->type == OPT_ENUM ? "string" : "number");
+		    o->type == OPT_UINT || o->type == OPT_DOUBLE ? "number" : "string");
 }
 
 const char *proto_enum_name(const struct proto_opt *table, const void *obj, const char *opt)
@@ -432,6 +443,7 @@ static json_t *opt_to_json(const struct proto_opt *o, const void *obj)
 	case OPT_DOUBLE:
 		return json_real(*(const double *)p);
 	case OPT_STR:
+	case OPT_TEXT:
 		return json_string(p);
 	}
 	return NULL;
@@ -446,7 +458,7 @@ static json_t *opts_to_json(const struct proto_opt *table, const void *obj, unsi
 	for (o = table; out && o->name; o++) {
 		if (kind_mask && !(o->kinds & kind_mask))
 			continue;
-		if (o->type == OPT_STR && !((const char *)obj + o->off)[0])
+		if ((o->type == OPT_STR || o->type == OPT_TEXT) && !((const char *)obj + o->off)[0])
 			continue;
 		json_object_set_new(out, o->name, opt_to_json(o, obj));
 	}

@@ -77,7 +77,7 @@ struct proto_stream_sample {
 
 /* ---- the job: files and streams, described by option tables ---- */
 
-enum proto_opt_type { OPT_UINT, OPT_DOUBLE, OPT_ENUM, OPT_STR };
+enum proto_opt_type { OPT_UINT, OPT_DOUBLE, OPT_ENUM, OPT_STR, OPT_TEXT /* multi-line */ };
 
 enum stream_kind { KIND_RANDOM, KIND_SCAN, KIND_FIO, KIND_COUNT };
 #define K_RANDOM (1u << KIND_RANDOM)

@@ -84,47 +84,61 @@ static int scalar_ok(json_t *v)
 }
 
 /* Defaults from the preset, overridden by the entry; each a scalar or an array. */
-static int collect_params(json_t *preset, json_t *entry, const char *where, json_t **ret,
-			  char *err)
+static int param_ok(json_t *v)
+{
+	json_t *x;
+	size_t i;
+
+	if (scalar_ok(v))
+		return 1;
+	if (!json_is_array(v) || json_array_size(v) < 1 || json_array_size(v) > PARAM_VALUES)
+		return 0;
+	json_array_foreach(v, i, x)
+		if (!scalar_ok(x))
+			return 0;
+	return 1;
+}
+
+/*
+ * Defaults from the preset, overridden by the entry; each a scalar or an
+ * array. With a preset, the entry may only set the preset's own params.
+ */
+static int collect_params(json_t *preset, int has_preset, json_t *entry, const char *where,
+			  json_t **ret, char *err)
 {
 	json_t *defs = json_object_get(preset, "params"), *given = json_object_get(entry, "params");
-	json_t *out, *v, *x;
+	json_t *out, *v;
 	const char *key;
-	size_t i;
+	int rc = -1;
 
 	out = defs ? json_deep_copy(defs) : json_object();
 	if (!json_is_object(out)) {
-		json_decref(out);
-		return errorf(err, "%s: the preset's params must be an object", where);
+		errorf(err, "%s: the preset's params must be an object", where);
+		goto out;
 	}
 	if (given && !json_is_object(given)) {
-		json_decref(out);
-		return errorf(err, "%s.params: expected an object", where);
+		errorf(err, "%s.params: expected an object", where);
+		goto out;
 	}
 	json_object_foreach(given, key, v) {
-		if (defs && !json_object_get(defs, key)) {
-			json_decref(out);
-			return errorf(err, "%s.params.%s: not a parameter of this preset", where, key);
+		if (has_preset && !json_object_get(defs, key)) {
+			errorf(err, "%s.params.%s: not a parameter of this preset", where, key);
+			goto out;
 		}
 		json_object_set(out, key, v);
 	}
 	json_object_foreach(out, key, v) {
-		if (json_is_array(v) && json_array_size(v) >= 1 &&
-		    json_array_size(v) <= PARAM_VALUES) {
-			json_array_foreach(v, i, x)
-				if (!scalar_ok(x))
-					break;
-			if (i == json_array_size(v))
-				continue;
-		} else if (scalar_ok(v)) {
-			continue;
+		if (!param_ok(v)) {
+			errorf(err, "%s.params.%s: expected a number, a string, or an array of "
+			       "1..%d of them", where, key, PARAM_VALUES);
+			goto out;
 		}
-		json_decref(out);
-		return errorf(err, "%s.params.%s: expected a number, a string, or an array of "
-			      "1..%d of them", where, key, PARAM_VALUES);
 	}
-	*ret = out;
-	return 0;
+	*ret = json_incref(out);
+	rc = 0;
+out:
+	json_decref(out);   /* after the message: key belongs to out */
+	return rc;
 }
 
 static int ends_with(const char *s, const char *suffix)
@@ -142,9 +156,9 @@ static json_t *scale_param(const char *name, json_t *v, const struct scaling *sc
 	if (!json_is_number(v))
 		return json_incref(v);
 	d = json_number_value(v);
-	if (ends_with(name, "_mib"))
+	if (ends_with(name, "_mib") && sc->size != 1.0)
 		return json_integer((json_int_t)fmax(1, ceil(d * sc->size)));
-	if (ends_with(name, "_s"))
+	if (ends_with(name, "_s") && sc->time != 1.0)
 		return json_integer((json_int_t)ceil(d * sc->time));
 	return json_incref(v);
 }
@@ -426,7 +440,7 @@ int preset_expand(json_t *entry, const char *presets_dir, const char *where, jso
 		return -1;
 	job = merge(preset, entry);
 	out = json_array();
-	if (job && out && collect_params(preset, entry, where, &params, err) == 0 &&
+	if (job && out && collect_params(preset, pname != NULL, entry, where, &params, err) == 0 &&
 	    expand(entry, preset, job, params, &sc, where, out, err) == 0) {
 		*ret = json_incref(out);
 		rc = 0;

@@ -173,6 +173,19 @@ static int cell_name_ok(const char *s)
 	return 1;
 }
 
+/* Length of the job as the guest will get it, or -1 if it does not fit a line. */
+static int job_line_len(const struct proto_job *job)
+{
+	static struct proto_msg msg;
+	static char line[PROTO_LINE_MAX];
+
+	msg.type = PROTO_JOB;
+	msg.u.job = *job;
+	snprintf(msg.u.job.lru_gen, sizeof(msg.u.job.lru_gen), "y");
+	msg.u.job.run = UINT64_C(1) << 40;
+	return proto_format(&msg, line, sizeof(line));
+}
+
 /* Cross-field checks the job's own tables cannot make: does it fit the guest and the disk. */
 static int check_cell(const struct matrix *m, const struct cell *c, const struct conf *conf,
 		      const char *where, char *err)
@@ -180,6 +193,9 @@ static int check_cell(const struct matrix *m, const struct cell *c, const struct
 	uint64_t need = image_disk_bytes(&c->job) >> 20, avail;
 	struct statvfs sv;
 
+	if (job_line_len(&c->job) < 0)
+		return errorf(err, "%s: the job does not fit one %d-byte channel line (shorten fio "
+			      "args or job files)", where, PROTO_LINE_MAX);
 	if (statvfs(conf->results, &sv) == 0) {
 		avail = (uint64_t)sv.f_bavail * sv.f_frsize >> 20;
 		if (need > avail)
@@ -226,6 +242,7 @@ static int add_cell(struct matrix *m, json_t *x, const struct conf *conf, const 
 {
 	struct cell *c;
 	json_t *table = json_object_get(x, "table");
+	const char *name;
 	char msg[ERR_MAX];
 	unsigned j;
 
@@ -234,12 +251,13 @@ static int add_cell(struct matrix *m, json_t *x, const struct conf *conf, const 
 			      SPEC_MAX_CELLS);
 	c = &m->cells[m->n_cells];
 	memset(c, 0, sizeof(*c));
-	snprintf(c->name, sizeof(c->name), "%s", json_string_value(json_object_get(x, "name")));
+	name = json_string_value(json_object_get(x, "name"));
+	if (!cell_name_ok(name))
+		return errorf(err, "%s.name: '%.80s': expected up to %d letters, digits, '.', '_', "
+			      "'-' or '/'", where, name, CELL_NAME_MAX - 1);
+	snprintf(c->name, sizeof(c->name), "%s", name);
 	snprintf(c->preset, sizeof(c->preset), "%s", json_string_value(json_object_get(x, "preset")));
 	snprintf(c->params, sizeof(c->params), "%s", json_string_value(json_object_get(x, "params")));
-	if (!cell_name_ok(c->name))
-		return errorf(err, "%s.name: '%s': expected up to %d letters, digits, '.', '_', "
-			      "'-' or '/'", where, c->name, CELL_NAME_MAX - 1);
 	for (j = 0; j < m->n_cells; j++)
 		if (!strcmp(m->cells[j].name, c->name))
 			return errorf(err, "%s.name: '%s' is used by another workload too", where,

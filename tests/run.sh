@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run.sh -- every test: the cmocka unit tests (built with ASan+UBSan), then the
-# end-to-end boot test. Ends with one "N passed, N failed" line for CI.
+# end-to-end tests in real guests. Ends with one "N passed, N failed" line for CI.
 # usage: tests/run.sh HARNESS_BINARY UNIT_TEST_BINARY...
 set -u
 
@@ -22,11 +22,14 @@ for t in "$@"; do
 	fail=$((fail + f))
 done
 
-out=$(tests/e2e_boot.sh "$harness" 2>&1)
-printf '%s\n' "$out"
-pass=$((pass + $(printf '%s\n' "$out" | grep -c '^ok - ')))
-fail=$((fail + $(printf '%s\n' "$out" | grep -c '^not ok - ')))
-if ! printf '%s\n' "$out" | grep -q '^e2e: '; then fail=$((fail + 1)); fi
+# the end-to-end tests: each prints "ok - ..." / "not ok - ..." and a last "NAME: ..." line
+for e in tests/e2e_boot.sh tests/e2e_presets.sh; do
+	out=$("$e" "$harness" 2>&1)
+	printf '%s\n' "$out"
+	pass=$((pass + $(printf '%s\n' "$out" | grep -c '^ok - ')))
+	fail=$((fail + $(printf '%s\n' "$out" | grep -c '^not ok - ')))
+	if ! printf '%s\n' "$out" | grep -qE '^e2e[a-z-]*: [0-9]+ passed'; then fail=$((fail + 1)); fi
+done
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
