@@ -1,6 +1,7 @@
 /* fioargs.c -- split, check and complete fio command lines and job files, the
  * same rules on the host (before any guest boots) and in the guest agent. */
 #include "fioargs.h"
+#include "proto.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -56,20 +57,6 @@ static const struct {
 	{ "filename", 0 }, { "filename_format", 0 }, { "opendir", 0 }, { "name", 1 },
 };
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 static int is_space(char c)
 {
@@ -96,11 +83,11 @@ static int check_text(const char *text, size_t max, const char *what, char *err,
 	size_t n = strnlen(text, max + 1);
 
 	if (n > max)
-		return fail(err, errlen, "%s: longer than %zu bytes", what, max);
+		return proto_errf(err, errlen, "%s: longer than %zu bytes", what, max);
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)text[i];
 		if (!is_space((char)c) && (c < 0x20 || c > 0x7e))
-			return fail(err, errlen, "%s: byte %zu is not printable ASCII", what, i);
+			return proto_errf(err, errlen, "%s: byte %zu is not printable ASCII", what, i);
 	}
 	return 0;
 }
@@ -114,7 +101,7 @@ int fioargs_split(const char *text, char ***ret_argv, int *ret_argc, char *err, 
 		return -1;
 	argv = calloc(FIOARGS_MAX + 1, sizeof(*argv));
 	if (!argv)
-		return fail(err, errlen, "fio arguments: out of memory");
+		return proto_errf(err, errlen, "fio arguments: out of memory");
 	for (const char *p = text; *p;) {
 		size_t n = 0;
 
@@ -126,14 +113,14 @@ int fioargs_split(const char *text, char ***ret_argv, int *ret_argc, char *err, 
 			break;
 		if (argc == FIOARGS_MAX || n > FIOARGS_ARG_MAX) {
 			fioargs_free(argv);
-			return fail(err, errlen, argc == FIOARGS_MAX ? "fio arguments: more than %d"
+			return proto_errf(err, errlen, argc == FIOARGS_MAX ? "fio arguments: more than %d"
 				    : "fio arguments: argument %d longer than 256 bytes",
 				    argc == FIOARGS_MAX ? FIOARGS_MAX : argc + 1);
 		}
 		argv[argc] = strndup(p, n);
 		if (!argv[argc++]) {
 			fioargs_free(argv);
-			return fail(err, errlen, "fio arguments: out of memory");
+			return proto_errf(err, errlen, "fio arguments: out of memory");
 		}
 		p += n;
 	}
@@ -147,16 +134,16 @@ int fioargs_split(const char *text, char ***ret_argv, int *ret_argc, char *err, 
 static int check_path(const char *opt, const char *val, int is_name, char *err, size_t errlen)
 {
 	if (is_name && strchr(val, '/'))
-		return fail(err, errlen, "option '--%s': job name '%s' must not contain '/'", opt, val);
+		return proto_errf(err, errlen, "option '--%s': job name '%s' must not contain '/'", opt, val);
 	if (strstr(val, ".."))
-		return fail(err, errlen, "option '--%s': path '%s' must not contain '..'", opt, val);
+		return proto_errf(err, errlen, "option '--%s': path '%s' must not contain '..'", opt, val);
 	if (strstr(val, "${"))
-		return fail(err, errlen, "option '--%s': path '%s' must not use ${...}", opt, val);
+		return proto_errf(err, errlen, "option '--%s': path '%s' must not use ${...}", opt, val);
 	for (const char *p = val; p; p = strchr(p, ':')) {
 		if (*p == ':')
 			p++;
 		if (*p == '/')
-			return fail(err, errlen, "option '--%s': path '%s' must be relative", opt, val);
+			return proto_errf(err, errlen, "option '--%s': path '%s' must be relative", opt, val);
 	}
 	return 0;
 }
@@ -167,22 +154,22 @@ static int check_opt(const char *name, size_t nlen, const char *val, char *err, 
 	size_t i;
 
 	if (nlen == 0)
-		return fail(err, errlen, "option '--': an option name is expected");
+		return proto_errf(err, errlen, "option '--': an option name is expected");
 	for (i = 0; i < ARRAY_LEN(allowed_exact); i++)
 		if (strlen(allowed_exact[i]) == nlen && !strncmp(name, allowed_exact[i], nlen))
 			return 0;
 	for (i = 0; i < ARRAY_LEN(forbidden); i++)
 		if (abbreviates(name, nlen, forbidden[i].name))
-			return fail(err, errlen, "option '--%.*s' is not allowed: %s", (int)nlen,
+			return proto_errf(err, errlen, "option '--%.*s' is not allowed: %s", (int)nlen,
 				    name, forbidden[i].why);
 	if ((nlen >= 7 && !strncmp(name, "trigger", 7)) ||
 	    (nlen > 10 && !strncmp(name, "write_", 6) && !strncmp(name + nlen - 4, "_log", 4)))
-		return fail(err, errlen, "option '--%.*s' is not allowed", (int)nlen, name);
+		return proto_errf(err, errlen, "option '--%.*s' is not allowed", (int)nlen, name);
 	for (i = 0; i < ARRAY_LEN(path_opts); i++) {
 		if (!abbreviates(name, nlen, path_opts[i].name))
 			continue;
 		if (!val)
-			return fail(err, errlen, "option '--%.*s': '=VALUE' expected", (int)nlen, name);
+			return proto_errf(err, errlen, "option '--%.*s': '=VALUE' expected", (int)nlen, name);
 		if (check_path(path_opts[i].name, val, path_opts[i].is_name, err, errlen) < 0)
 			return -1;
 	}
@@ -195,7 +182,7 @@ int fioargs_check(char *const argv[], char *err, size_t errlen)
 		const char *a = *argv, *eq;
 
 		if (strncmp(a, "--", 2) != 0)
-			return fail(err, errlen, "argument '%s': fio options must start with '--'", a);
+			return proto_errf(err, errlen, "argument '%s': fio options must start with '--'", a);
 		eq = strchr(a + 2, '=');
 		if (check_opt(a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2), eq ? eq + 1 : NULL,
 			      err, errlen) < 0)
@@ -225,13 +212,13 @@ static int check_line(const char *line, size_t len, char *err, size_t errlen)
 		return 0;
 	if (line[0] == '[') {
 		if (line[len - 1] != ']')
-			return fail(err, errlen, "section header: ']' expected at the end");
+			return proto_errf(err, errlen, "section header: ']' expected at the end");
 		memcpy(buf, line + 1, len - 2);
 		buf[len - 2] = '\0';
 		return check_path("name", buf, 1, err, errlen);
 	}
 	if (len > 7 && !strncmp(line, "include", 7) && is_space(line[7]))
-		return fail(err, errlen, "'include' is not allowed: the job file must be self-contained");
+		return proto_errf(err, errlen, "'include' is not allowed: the job file must be self-contained");
 	eq = memchr(line, '=', len);
 	klen = eq ? (size_t)(eq - line) : len;
 	trim(&line, &klen);
@@ -258,10 +245,10 @@ int fioargs_check_jobfile(const char *text, char *err, size_t errlen)
 
 		lineno++;
 		if (len > FIOARGS_LINE_MAX)
-			return fail(err, errlen, "job file line %u: longer than %d bytes", lineno,
+			return proto_errf(err, errlen, "job file line %u: longer than %d bytes", lineno,
 				    FIOARGS_LINE_MAX);
 		if (check_line(p, len, why, sizeof(why)) < 0)
-			return fail(err, errlen, "job file line %u: %s", lineno, why);
+			return proto_errf(err, errlen, "job file line %u: %s", lineno, why);
 		p += len + (nl != NULL);
 	}
 	return 0;

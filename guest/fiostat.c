@@ -1,6 +1,7 @@
 /* fiostat.c -- an incremental reader of fio's concatenated json+ status
  * documents, keeping cumulative totals and handing out per-interval deltas. */
 #include "fiostat.h"
+#include "proto.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,20 +17,6 @@ enum { ST_BETWEEN, ST_DOC, ST_TEXT };
 
 static const char *const dir_key[2] = { "read", "write" };
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 void fiostat_init(struct fiostat *s)
 {
@@ -99,7 +86,7 @@ static int get_count(json_t *obj, const char *key, bool optional, uint64_t *ret,
 		return 0;
 	}
 	if (!json_is_integer(v) || json_integer_value(v) < 0)
-		return fail(err, errlen, "fio output: %s.%s: a non-negative integer is expected",
+		return proto_errf(err, errlen, "fio output: %s.%s: a non-negative integer is expected",
 			    where, key);
 	*ret = (uint64_t)json_integer_value(v);
 	return 0;
@@ -108,7 +95,7 @@ static int get_count(json_t *obj, const char *key, bool optional, uint64_t *ret,
 static int add(uint64_t *sum, uint64_t v, const char *what, char *err, size_t errlen)
 {
 	if (__builtin_add_overflow(*sum, v, sum))
-		return fail(err, errlen, "fio output: %s overflows 64 bits", what);
+		return proto_errf(err, errlen, "fio output: %s overflows 64 bits", what);
 	return 0;
 }
 
@@ -122,23 +109,23 @@ static int add_bins(struct fiostat_dir *d, json_t *ddir, const char *where,
 	if (!clat)
 		return 0;
 	if (!json_is_object(clat))
-		return fail(err, errlen, "fio output: %s.clat_ns: an object is expected", where);
+		return proto_errf(err, errlen, "fio output: %s.clat_ns: an object is expected", where);
 	bins = json_object_get(clat, "bins");
 	if (!bins)
 		return 0;
 	if (!json_is_object(bins))
-		return fail(err, errlen, "fio output: %s.clat_ns.bins: an object is expected", where);
+		return proto_errf(err, errlen, "fio output: %s.clat_ns.bins: an object is expected", where);
 	json_object_foreach(bins, key, v) {
 		char *end;
 		unsigned long long ns;
 		uint64_t n;
 
 		if (key[0] < '0' || key[0] > '9' || strlen(key) > 20)
-			return fail(err, errlen, "fio output: %s.clat_ns.bins: key '%.32s' is not "
+			return proto_errf(err, errlen, "fio output: %s.clat_ns.bins: key '%.32s' is not "
 				    "a latency in ns", where, key);
 		ns = strtoull(key, &end, 10);
 		if (*end)
-			return fail(err, errlen, "fio output: %s.clat_ns.bins: key '%.32s' is not "
+			return proto_errf(err, errlen, "fio output: %s.clat_ns.bins: key '%.32s' is not "
 				    "a latency in ns", where, key);
 		if (get_count(bins, key, false, &n, "clat_ns.bins", err, errlen) < 0 ||
 		    add(&d->bins[fiostat_bin_index(ns)], n, "clat_ns.bins", err, errlen) < 0)
@@ -156,7 +143,7 @@ static int add_dir(struct fiostat_dir *d, json_t *job, int dir, char *err, size_
 
 	snprintf(where, sizeof(where), "jobs[].%s", dir_key[dir]);
 	if (!json_is_object(ddir))
-		return fail(err, errlen, "fio output: %s: an object is expected", where);
+		return proto_errf(err, errlen, "fio output: %s: an object is expected", where);
 	if (get_count(ddir, "total_ios", false, &ios, where, err, errlen) < 0 ||
 	    get_count(ddir, "io_bytes", false, &bytes, where, err, errlen) < 0 ||
 	    add(&d->ios, ios, "total_ios", err, errlen) < 0 ||
@@ -172,13 +159,13 @@ static int sum_doc(struct fiostat *s, json_t *root, char *err, size_t errlen)
 	size_t i;
 
 	if (!json_is_object(root))
-		return fail(err, errlen, "fio output: a JSON object is expected");
+		return proto_errf(err, errlen, "fio output: a JSON object is expected");
 	if (!json_is_array(jobs))
-		return fail(err, errlen, "fio output: \"jobs\": an array is expected");
+		return proto_errf(err, errlen, "fio output: \"jobs\": an array is expected");
 	memset(s->doc, 0, sizeof(s->doc));
 	json_array_foreach(jobs, i, job) {
 		if (!json_is_object(job))
-			return fail(err, errlen, "fio output: jobs[%zu]: an object is expected", i);
+			return proto_errf(err, errlen, "fio output: jobs[%zu]: an object is expected", i);
 		for (int d = 0; d < 2; d++)
 			if (add_dir(&s->doc[d], job, d, err, errlen) < 0)
 				return -1;
@@ -227,7 +214,7 @@ static int parse_doc(struct fiostat *s, char *err, size_t errlen)
 	int r;
 
 	if (!root)
-		return fail(err, errlen, "fio output: invalid JSON at line %d column %d: %s",
+		return proto_errf(err, errlen, "fio output: invalid JSON at line %d column %d: %s",
 			    jerr.line, jerr.column, jerr.text);
 	r = sum_doc(s, root, err, errlen);
 	json_decref(root);
@@ -282,11 +269,11 @@ static int doc_byte(struct fiostat *s, char c, char *err, size_t errlen)
 		s->len = 0;
 		if (scan(s, c))
 			s->state = ST_BETWEEN;
-		return fail(err, errlen, "fio output: document larger than %u bytes refused",
+		return proto_errf(err, errlen, "fio output: document larger than %u bytes refused",
 			    FIOSTAT_DOC_MAX);
 	}
 	if (!s->oversize && append(s, c) < 0)
-		return fail(err, errlen, "fio output: out of memory");
+		return proto_errf(err, errlen, "fio output: out of memory");
 	done = scan(s, c);
 	if (!done)
 		return 0;
@@ -344,7 +331,7 @@ int fiostat_feed(struct fiostat *s, const char *buf, size_t len, char *err, size
 int fiostat_finish(const struct fiostat *s, char *err, size_t errlen)
 {
 	if (s->state == ST_DOC)
-		return fail(err, errlen, "fio output: truncated document (%zu bytes)", s->len);
+		return proto_errf(err, errlen, "fio output: truncated document (%zu bytes)", s->len);
 	return 0;
 }
 

@@ -92,10 +92,7 @@ const struct proto_opt proto_stream_opts[] = {
 	{ NULL, 0, 0, 0, 0, NULL, NULL, 0, NULL },
 };
 
-static int errf(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int errf(char *err, size_t errlen, const char *fmt, ...)
+int proto_errf(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -167,7 +164,7 @@ static int opt_set_text(const struct proto_opt *o, void *obj, const char *val,
 		idx = enum_index(o->choices, val);
 		if (idx < 0) {
 			choices_text(o->choices, buf, sizeof(buf));
-			return errf(err, errlen, "%s.%s: expected one of %s, got '%.64s'", where,
+			return proto_errf(err, errlen, "%s.%s: expected one of %s, got '%.64s'", where,
 				    o->name, buf, val);
 		}
 		*(unsigned *)dst = (unsigned)idx;
@@ -175,10 +172,10 @@ static int opt_set_text(const struct proto_opt *o, void *obj, const char *val,
 	case OPT_STR:
 	case OPT_TEXT:
 		if (strlen(val) < (size_t)o->min || strlen(val) > (size_t)o->max)
-			return errf(err, errlen, "%s.%s: expected %g to %g characters", where,
+			return proto_errf(err, errlen, "%s.%s: expected %g to %g characters", where,
 				    o->name, o->min, o->max);
 		if (o->type == OPT_STR ? !text_ok(val) : !lines_ok(val))
-			return errf(err, errlen, "%s.%s: expected printable ASCII%s", where, o->name,
+			return proto_errf(err, errlen, "%s.%s: expected printable ASCII%s", where, o->name,
 				    o->type == OPT_TEXT ? " lines" : "");
 		memcpy(dst, val, strlen(val) + 1);
 		return 0;
@@ -187,22 +184,22 @@ static int opt_set_text(const struct proto_opt *o, void *obj, const char *val,
 		errno = 0;
 		d = strtod(val, &end);
 		if (errno || end == val || *end || !isfinite(d))
-			return errf(err, errlen, "%s.%s: expected a number, got '%.64s'", where,
+			return proto_errf(err, errlen, "%s.%s: expected a number, got '%.64s'", where,
 				    o->name, val);
 		if (d < o->min || d > o->max)
-			return errf(err, errlen, "%s.%s: expected %g..%g, got %s", where, o->name,
+			return proto_errf(err, errlen, "%s.%s: expected %g..%g, got %s", where, o->name,
 				    o->min, o->max, val);
 		if (o->type == OPT_DOUBLE) {
 			*(double *)dst = d;
 			return 0;
 		}
 		if (d != floor(d))
-			return errf(err, errlen, "%s.%s: expected a whole number, got %s", where,
+			return proto_errf(err, errlen, "%s.%s: expected a whole number, got %s", where,
 				    o->name, val);
 		*(uint64_t *)dst = (uint64_t)d;
 		return 0;
 	}
-	return errf(err, errlen, "%s.%s: option has no type", where, o->name);
+	return proto_errf(err, errlen, "%s.%s: option has no type", where, o->name);
 }
 
 int proto_opt_set_json(const struct proto_opt *table, void *obj, const char *key, json_t *v,
@@ -212,19 +209,19 @@ int proto_opt_set_json(const struct proto_opt *table, void *obj, const char *key
 	char num[64];
 
 	if (!o)
-		return errf(err, errlen, "%s: unknown key '%s'", where, key);
+		return proto_errf(err, errlen, "%s: unknown key '%s'", where, key);
 	if (json_is_string(v)) {
 		if (o->type == OPT_UINT || o->type == OPT_DOUBLE)
-			return errf(err, errlen, "%s.%s: expected a number", where, key);
+			return proto_errf(err, errlen, "%s.%s: expected a number", where, key);
 		return opt_set_text(o, obj, json_string_value(v), where, err, errlen);
 	}
 	if (json_is_number(v)) {
 		if (o->type != OPT_UINT && o->type != OPT_DOUBLE)
-			return errf(err, errlen, "%s.%s: expected a string", where, key);
+			return proto_errf(err, errlen, "%s.%s: expected a string", where, key);
 		snprintf(num, sizeof(num), "%.17g", json_number_value(v));
 		return opt_set_text(o, obj, num, where, err, errlen);
 	}
-	return errf(err, errlen, "%s.%s: expected a %s", where, key,
+	return proto_errf(err, errlen, "%s.%s: expected a %s", where, key,
 		    o->type == OPT_UINT || o->type == OPT_DOUBLE ? "number" : "string");
 }
 
@@ -257,11 +254,11 @@ static int opts_from_json(const struct proto_opt *table, json_t *in, void *obj,
 	json_t *v;
 
 	if (!json_is_object(in))
-		return errf(err, errlen, "%s: expected an object", where);
+		return proto_errf(err, errlen, "%s: expected an object", where);
 	json_object_foreach(in, key, v) {
 		o = opt_find(table, key);
 		if (o && kind_mask && !(o->kinds & kind_mask))
-			return errf(err, errlen, "%s: '%s' is not an option of a %s stream", where,
+			return proto_errf(err, errlen, "%s: '%s' is not an option of a %s stream", where,
 				    key, proto_kind_names[__builtin_ctz(kind_mask)]);
 		if (proto_opt_set_json(table, obj, key, v, where, err, errlen) < 0)
 			return -1;
@@ -310,11 +307,11 @@ static int file_from_json(json_t *in, struct proto_job *job, unsigned i, const c
 	if (opts_from_json(proto_file_opts, in, f, 0, NULL, w, err, errlen) < 0)
 		return -1;
 	if (!json_object_get(in, "name") || !json_object_get(in, "mib"))
-		return errf(err, errlen, "%s: 'name' and 'mib' are required", w);
+		return proto_errf(err, errlen, "%s: 'name' and 'mib' are required", w);
 	if (!name_ok(f->name))
-		return errf(err, errlen, "%s.name: expected letters, digits, '.', '_' or '-'", w);
+		return proto_errf(err, errlen, "%s.name: expected letters, digits, '.', '_' or '-'", w);
 	if (proto_job_file(job, f->name) >= 0)   /* job->nfiles counts files before this one */
-		return errf(err, errlen, "%s.name: '%s' is declared twice", w, f->name);
+		return proto_errf(err, errlen, "%s.name: '%s' is declared twice", w, f->name);
 	return 0;
 }
 
@@ -324,24 +321,24 @@ static int stream_check(const struct proto_job *job, struct proto_stream *s, con
 {
 	if (s->kind != KIND_FIO) {
 		if (!s->file[0])
-			return errf(err, errlen, "%s: 'file' is required for a %s stream", w,
+			return proto_errf(err, errlen, "%s: 'file' is required for a %s stream", w,
 				    proto_kind_names[s->kind]);
 		if (proto_job_file(job, s->file) < 0)
-			return errf(err, errlen, "%s.file: '%s' is not a declared file", w, s->file);
+			return proto_errf(err, errlen, "%s.file: '%s' is not a declared file", w, s->file);
 	}
 	if (!opt_given(s, "access"))
 		s->access = s->kind == KIND_SCAN ? ACC_READ : ACC_PREAD;
 	if (s->kind == KIND_RANDOM && s->access == ACC_READ)
-		return errf(err, errlen, "%s.access: a random stream reads by pread or mmap", w);
+		return proto_errf(err, errlen, "%s.access: a random stream reads by pread or mmap", w);
 	if (s->kind == KIND_SCAN && s->access == ACC_PREAD)
-		return errf(err, errlen, "%s.access: a scan reads by read or mmap", w);
+		return proto_errf(err, errlen, "%s.access: a scan reads by read or mmap", w);
 	if (s->kind == KIND_SCAN && s->access == ACC_MMAP && s->mode != MODE_NORMAL &&
 	    s->mode != MODE_FADV_RANDOM)
-		return errf(err, errlen, "%s.mode: %s needs access read", w, mode_names[s->mode]);
+		return proto_errf(err, errlen, "%s.mode: %s needs access read", w, mode_names[s->mode]);
 	if (s->kind == KIND_FIO && !s->args[0] && !s->jobfile[0])
-		return errf(err, errlen, "%s: a fio stream needs 'args' or 'jobfile'", w);
+		return proto_errf(err, errlen, "%s: a fio stream needs 'args' or 'jobfile'", w);
 	if (s->start_s >= (double)job->duration_s)
-		return errf(err, errlen, "%s.start_s: %g is not before the workload's end (%llu s)",
+		return proto_errf(err, errlen, "%s.start_s: %g is not before the workload's end (%llu s)",
 			    w, s->start_s, (unsigned long long)job->duration_s);
 	return 0;
 }
@@ -357,9 +354,9 @@ static int stream_from_json(json_t *in, struct proto_job *job, unsigned i, const
 
 	snprintf(w, sizeof(w), "%s.streams[%u]", where, i);
 	if (!json_is_object(in))
-		return errf(err, errlen, "%s: expected an object", w);
+		return proto_errf(err, errlen, "%s: expected an object", w);
 	if (!kind)
-		return errf(err, errlen, "%s: 'kind' is required (random, scan or fio)", w);
+		return proto_errf(err, errlen, "%s: 'kind' is required (random, scan or fio)", w);
 	if (proto_opt_set_json(proto_stream_opts, s, "kind", kind, w, err, errlen) < 0)
 		return -1;
 	opts_defaults(proto_stream_opts, s, 1u << s->kind);
@@ -369,7 +366,7 @@ static int stream_from_json(json_t *in, struct proto_job *job, unsigned i, const
 		return -1;
 	for (j = 0; j < i; j++)
 		if (!strcmp(job->streams[j].name, s->name))
-			return errf(err, errlen, "%s.name: '%s' is used by streams[%u] too", w,
+			return proto_errf(err, errlen, "%s.name: '%s' is used by streams[%u] too", w,
 				    s->name, j);
 	return stream_check(job, s, w, err, errlen);
 }
@@ -380,9 +377,9 @@ static int array_of(json_t *in, const char *key, size_t max, const char *where, 
 	json_t *a = json_object_get(in, key);
 
 	if (!json_is_array(a) || json_array_size(a) == 0)
-		return errf(err, errlen, "%s.%s: expected a non-empty array", where, key);
+		return proto_errf(err, errlen, "%s.%s: expected a non-empty array", where, key);
 	if (json_array_size(a) > max)
-		return errf(err, errlen, "%s.%s: at most %zu entries", where, key, max);
+		return proto_errf(err, errlen, "%s.%s: at most %zu entries", where, key, max);
 	*ret = a;
 	return 0;
 }
@@ -397,11 +394,11 @@ int proto_job_from_json(json_t *obj, struct proto_job *job, const char *where,
 
 	memset(job, 0, sizeof(*job));
 	if (!json_is_object(obj))
-		return errf(err, errlen, "%s: expected an object", where);
+		return proto_errf(err, errlen, "%s: expected an object", where);
 	opts_defaults(proto_job_opts, job, 0);
 	top = json_deep_copy(obj);
 	if (!top)
-		return errf(err, errlen, "%s: out of memory", where);
+		return proto_errf(err, errlen, "%s: out of memory", where);
 	if (array_of(top, "files", PROTO_MAX_FILES, where, err, errlen, &files) < 0 ||
 	    array_of(top, "streams", PROTO_MAX_STREAMS, where, err, errlen, &streams) < 0)
 		goto out;
@@ -609,10 +606,10 @@ static int u64_from_json(const char *key, json_t *v, uint64_t max, uint64_t *dst
 	json_int_t i;
 
 	if (!json_is_integer(v))
-		return errf(err, errlen, "field '%s' must be an integer", key);
+		return proto_errf(err, errlen, "field '%s' must be an integer", key);
 	i = json_integer_value(v);
 	if (i < 0 || (uint64_t)i > max)
-		return errf(err, errlen, "field '%s' out of range: %lld", key, (long long)i);
+		return proto_errf(err, errlen, "field '%s' out of range: %lld", key, (long long)i);
 	*dst = (uint64_t)i;
 	return 0;
 }
@@ -644,7 +641,7 @@ static int field_from_json(const struct field *f, json_t *v, char *base, char *e
 	case F_U64S:
 		arr = (struct proto_u64s *)(base + f->off);
 		if (!json_is_array(v) || json_array_size(v) > PROTO_MAX_FILES)
-			return errf(err, errlen, "field '%s' must be an array of at most %d",
+			return proto_errf(err, errlen, "field '%s' must be an array of at most %d",
 				    f->key, PROTO_MAX_FILES);
 		arr->n = json_array_size(v);
 		for (i = 0; i < arr->n; i++)
@@ -654,18 +651,18 @@ static int field_from_json(const struct field *f, json_t *v, char *base, char *e
 		return 0;
 	case F_STR:
 		if (!json_is_string(v))
-			return errf(err, errlen, "field '%s' must be a string", f->key);
+			return proto_errf(err, errlen, "field '%s' must be a string", f->key);
 		s = json_string_value(v);
 		if (json_string_length(v) >= f->max || strlen(s) != json_string_length(v))
-			return errf(err, errlen, "field '%s' too long or has NUL", f->key);
+			return proto_errf(err, errlen, "field '%s' too long or has NUL", f->key);
 		if (!text_ok(s))
-			return errf(err, errlen, "field '%s' has non-printable characters", f->key);
+			return proto_errf(err, errlen, "field '%s' has non-printable characters", f->key);
 		memcpy(base + f->off, s, strlen(s) + 1);
 		return 0;
 	case F_JOB:
 		return job_field_from_json(v, (struct proto_job *)base, err, errlen);
 	}
-	return errf(err, errlen, "field '%s' has no kind", f->key);
+	return proto_errf(err, errlen, "field '%s' has no kind", f->key);
 }
 
 int proto_parse(const char *line, size_t len, struct proto_msg *out, char *err, size_t errlen)
@@ -678,17 +675,17 @@ int proto_parse(const char *line, size_t len, struct proto_msg *out, char *err, 
 	int ret = -1;
 
 	if (len >= PROTO_LINE_MAX)
-		return errf(err, errlen, "line of %zu bytes exceeds %d", len, PROTO_LINE_MAX);
+		return proto_errf(err, errlen, "line of %zu bytes exceeds %d", len, PROTO_LINE_MAX);
 	root = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root)
-		return errf(err, errlen, "not JSON: %s", jerr.text);
+		return proto_errf(err, errlen, "not JSON: %s", jerr.text);
 	if (!json_is_object(root)) {
-		errf(err, errlen, "not a JSON object");
+		proto_errf(err, errlen, "not a JSON object");
 		goto out;
 	}
 	t = json_object_get(root, "type");
 	if (!json_is_string(t) || !(d = desc_by_name(json_string_value(t)))) {
-		errf(err, errlen, "missing or unknown message type");
+		proto_errf(err, errlen, "missing or unknown message type");
 		goto out;
 	}
 	memset(out, 0, sizeof(*out));
@@ -696,14 +693,14 @@ int proto_parse(const char *line, size_t len, struct proto_msg *out, char *err, 
 	for (f = d->fields; f->key; f++, nfields++) {
 		v = json_object_get(root, f->key);
 		if (!v) {
-			errf(err, errlen, "%s: field '%s' missing", d->name, f->key);
+			proto_errf(err, errlen, "%s: field '%s' missing", d->name, f->key);
 			goto out;
 		}
 		if (field_from_json(f, v, (char *)&out->u, err, errlen) < 0)
 			goto out;
 	}
 	if (json_object_size(root) != nfields + 1) {
-		errf(err, errlen, "%s: unexpected fields", d->name);
+		proto_errf(err, errlen, "%s: unexpected fields", d->name);
 		goto out;
 	}
 	ret = 0;

@@ -171,6 +171,9 @@ int proto_opt_set_json(const struct proto_opt *table, void *obj, const char *key
 /* Name of an enum option's value, for tables and logs. */
 const char *proto_enum_name(const struct proto_opt *table, const void *obj, const char *opt);
 
+/* Format a one-line message into err (if not NULL) and return -1. */
+int proto_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* ---- messages ---- */
 
 enum proto_type {

@@ -57,6 +57,18 @@ uint64_t stream_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+uint64_t stream_start_ns(const struct stream_ctx *c)
+{
+	return c->reg->t0_ns + (uint64_t)(c->st->start_s * 1e9);
+}
+
+uint64_t stream_end_ns(const struct stream_ctx *c)
+{
+	if (c->st->duration_s <= 0)
+		return UINT64_MAX;
+	return c->reg->t0_ns + (uint64_t)((c->st->start_s + c->st->duration_s) * 1e9);
+}
+
 double stream_elapsed_s(const struct stream_ctx *c)
 {
 	return (double)(stream_now_ns() - c->reg->t0_ns) / 1e9;

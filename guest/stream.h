@@ -91,6 +91,10 @@ int stream_should_stop(const struct stream_ctx *c);
 uint64_t stream_now_ns(void);
 void stream_sleep_until(const struct stream_ctx *c, uint64_t t_ns);
 
+/* When the stream is due to start, and to end (UINT64_MAX: with the workload). */
+uint64_t stream_start_ns(const struct stream_ctx *c);
+uint64_t stream_end_ns(const struct stream_ctx *c);
+
 /* Seconds since the workload's start, as a stream's own clock. */
 double stream_elapsed_s(const struct stream_ctx *c);
 

@@ -147,7 +147,7 @@ int stream_fio_run(struct stream_ctx *c)
 	int status = 0, stopped;
 	pid_t pid;
 
-	stream_sleep_until(c, c->reg->t0_ns + (uint64_t)(st->start_s * 1e9));
+	stream_sleep_until(c, stream_start_ns(c));
 	if (atomic_load(&c->reg->stop))
 		return 0;
 	stream_fio_output(c->index, out, sizeof(out));

@@ -39,17 +39,6 @@ struct rnd_thread {
 	pthread_t tid;
 };
 
-static uint64_t start_ns(const struct stream_ctx *c)
-{
-	return c->reg->t0_ns + (uint64_t)(c->st->start_s * 1e9);
-}
-
-static uint64_t end_ns(const struct stream_ctx *c)
-{
-	if (c->st->duration_s <= 0)
-		return UINT64_MAX;
-	return c->reg->t0_ns + (uint64_t)((c->st->start_s + c->st->duration_s) * 1e9);
-}
 
 static int should_stop(struct rnd *r)
 {
@@ -275,7 +264,7 @@ static int setup(struct rnd *r)
 		return stream_fail(c, "stream '%s': zipf(%g) over the %llu pages of '%s': %s",
 				   st->name, st->theta, (unsigned long long)r->pages, c->path,
 				   strerror(errno));
-	r->end_ns = end_ns(c);
+	r->end_ns = stream_end_ns(c);
 	return 0;
 }
 
@@ -316,7 +305,7 @@ int stream_random_run(struct stream_ctx *c)
 	struct rnd r = { .c = c, .fd = -1 };
 	int ret = -1, running = ST_RUNNING;
 
-	stream_sleep_until(c, start_ns(c));
+	stream_sleep_until(c, stream_start_ns(c));
 	if (stream_should_stop(c)) {
 		atomic_store(&c->sh->state, ST_DONE);
 		return 0;

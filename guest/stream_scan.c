@@ -31,17 +31,6 @@ struct scan {
 	struct stream_thread *th;
 };
 
-static uint64_t start_ns(const struct stream_ctx *c)
-{
-	return c->reg->t0_ns + (uint64_t)(c->st->start_s * 1e9);
-}
-
-static uint64_t end_ns(const struct stream_ctx *c)
-{
-	if (c->st->duration_s <= 0)
-		return UINT64_MAX;
-	return c->reg->t0_ns + (uint64_t)((c->st->start_s + c->st->duration_s) * 1e9);
-}
 
 /* Sleep until t_ns, but not past the stream's end; 1 if the stream should stop. */
 static int sleep_until(const struct scan *s, uint64_t t_ns)
@@ -199,10 +188,10 @@ static int setup(struct scan *s)
 
 int stream_scan_run(struct stream_ctx *c)
 {
-	struct scan s = { .c = c, .fd = -1, .end_ns = end_ns(c) };
+	struct scan s = { .c = c, .fd = -1, .end_ns = stream_end_ns(c) };
 	int ret = -1, running = ST_RUNNING;
 
-	stream_sleep_until(c, start_ns(c));
+	stream_sleep_until(c, stream_start_ns(c));
 	if (stream_should_stop(c)) {
 		atomic_store(&c->sh->state, ST_DONE);
 		return 0;
