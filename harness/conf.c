@@ -5,7 +5,10 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 enum ckind { C_PATH, C_STR, C_UINT };
 
@@ -36,6 +39,23 @@ static const struct ckey keys[] = {
 	{ "slack_s", C_UINT, COFF(slack_s), 5, 3600, "60",
 	  "seconds beyond a workload's duration before its run times out" },
 	{ "accel", C_STR, COFF(accel), 0, 7, "auto", "auto (probe KVM), kvm or tcg" },
+	{ "api_socket", C_PATH, COFF(api_socket), 0, 0, "results/harnessd.sock",
+	  "the daemon's HTTP API: a unix socket, mode 0600" },
+	{ "api_group", C_STR, COFF(api_group), 0, 63, "",
+	  "a group that may use the API too (socket mode 0660)" },
+	{ "api_tcp", C_STR, COFF(api_tcp), 0, 63, "",
+	  "also listen on HOST:PORT (off when empty); requires api_token" },
+	{ "api_token", C_STR, COFF(api_token), 0, 127, "",
+	  "bearer token every TCP request must carry" },
+	{ "guests", C_UINT, COFF(guests), 0, 256, "0",
+	  "guests at once; 0: cores / vcpus, at least 1" },
+	{ "pin", C_UINT, COFF(pin), 0, 1, "1", "pin each guest's vCPUs to cores of its own" },
+	{ "watchdog_intervals", C_UINT, COFF(watchdog_intervals), 2, 1000, "10",
+	  "a run that sends no sample for this many intervals times out" },
+	{ "retries", C_UINT, COFF(retries), 0, 10, "1",
+	  "re-runs of a run that failed for the harness's own reasons (not a kernel crash)" },
+	{ "webhook", C_STR, COFF(webhook), 0, PATH_MAX - 1, "",
+	  "URL to POST JSON to when a matrix finishes or a run crashes (empty: none)" },
 	{ NULL, 0, 0, 0, 0, NULL, NULL },
 };
 
@@ -159,4 +179,54 @@ void conf_uri(const struct conf *c, char *buf, size_t len)
 		snprintf(buf, len, "%s", c->uri);
 	else
 		snprintf(buf, len, "qemu:///embed?root=%s/libvirt", c->results);
+}
+
+/* mkdir -p, without proc.h: conf sits below everything else. */
+static int make_dirs(const char *path, char *err)
+{
+	char buf[PATH_MAX];
+	char *p;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return errorf(err, "cannot create '%s': %s", buf, strerror(errno));
+		*p = '/';
+	}
+	if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+		return errorf(err, "cannot create '%s': %s", buf, strerror(errno));
+	return 0;
+}
+
+static void absolute(char *path)
+{
+	char real[PATH_MAX];
+
+	if (realpath(path, real))
+		snprintf(path, PATH_MAX, "%s", real);
+}
+
+int conf_setup(struct conf *c, const char *path, char *err)
+{
+	if (path) {
+		if (conf_load(c, path, err) < 0)
+			return -1;
+	} else if (access("harness.conf", F_OK) == 0) {
+		if (conf_load(c, "harness.conf", err) < 0)
+			return -1;
+	} else {
+		conf_defaults(c, ".");
+	}
+	if (c->api_tcp[0] && !c->api_token[0])
+		return errorf(err, "%s: api_tcp is set but api_token is empty: a TCP listener "
+			      "needs a token", path ? path : "harness.conf");
+	if (make_dirs(c->results, err) < 0)
+		return -1;
+	absolute(c->results);
+	absolute(c->images);
+	absolute(c->presets);
+	return 0;
 }

@@ -17,6 +17,16 @@ struct conf {
 	uint64_t boot_timeout_s;  /* fresh boot to the agent's hello */
 	uint64_t slack_s;         /* beyond the workload's duration before a run times out */
 	char accel[8];            /* "auto", "kvm" or "tcg" */
+	/* the daemon */
+	char api_socket[PATH_MAX];  /* unix socket of the HTTP API, mode 0600 */
+	char api_group[64];       /* if set: socket mode 0660, owned by this group */
+	char api_tcp[64];         /* "" (off) or "127.0.0.1:PORT"; needs api_token */
+	char api_token[128];      /* bearer token for TCP requests */
+	uint64_t guests;          /* guests at once; 0: as many as the cores allow */
+	uint64_t pin;             /* 1: pin each guest's vCPUs to its own cores */
+	uint64_t watchdog_intervals;  /* no sample for this many intervals: timeout */
+	uint64_t retries;         /* re-runs after an infrastructure failure */
+	char webhook[PATH_MAX];   /* URL POSTed JSON when a matrix ends or a run crashes */
 };
 
 /* Defaults, with relative paths resolved against dir. */
@@ -28,6 +38,14 @@ void conf_defaults(struct conf *c, const char *dir);
  * with the first in err.
  */
 int conf_load(struct conf *c, const char *path, char *err);
+
+/*
+ * What the commands and the daemon do first: load path, else ./harness.conf
+ * if there is one, else the defaults; create the results directory and make
+ * results, images and presets absolute (libvirt and QEMU resolve paths from
+ * elsewhere).
+ */
+int conf_setup(struct conf *c, const char *path, char *err);
 
 /* The URI to connect to (the embedded driver's when uri is empty). */
 void conf_uri(const struct conf *c, char *buf, size_t len);

@@ -2,6 +2,7 @@
  * the agent its job, check and store every message, tear the guest down. */
 #include "runner.h"
 #include "channel.h"
+#include "console.h"
 #include "err.h"
 #include "image.h"
 #include "proc.h"
@@ -28,18 +29,24 @@ struct run_ctx {
 	struct run_outcome *out;
 };
 
-/* Record why the run failed; returns -1 so stages can `return fail(...)`. */
-static int fail(struct run_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Record why the run ended as status; returns -1 so stages can `return fail(...)`. */
+static int fail_as(struct run_ctx *c, const char *status, int infra, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
-static int fail(struct run_ctx *c, const char *fmt, ...)
+static int fail_as(struct run_ctx *c, const char *status, int infra, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(c->out->reason, sizeof(c->out->reason), fmt, ap);
 	va_end(ap);
+	snprintf(c->out->status, sizeof(c->out->status), "%s", status);
+	c->out->infra = infra;
 	return -1;
 }
+
+#define fail(c, ...)       fail_as(c, "failed", 0, __VA_ARGS__)
+#define fail_infra(c, ...) fail_as(c, "failed", 1, __VA_ARGS__)
 
 static int prepare(struct run_ctx *c)
 {
@@ -53,13 +60,13 @@ static int prepare(struct run_ctx *c)
 	    pathf(c->sock, err, "%s/channel.sock", c->dir) < 0 ||
 	    pathf(cache, err, "%s/cache", conf->results) < 0 ||
 	    mkdir_p(c->dir, err) < 0)
-		return fail(c, "%s", err);
+		return fail_infra(c, "%s", err);
 	unlink(c->console);
 	unlink(c->sock);
 	if (image_data_disk(cache, &c->cell->job, c->disk, err) < 0 ||
 	    image_overlay(c->disk, c->overlay, err) < 0 ||
 	    image_initrd(c->r->base, c->arm->files.modules, c->initrd, err) < 0)
-		return fail(c, "%s", err);
+		return fail_infra(c, "%s", err);
 	return 0;
 }
 
@@ -71,6 +78,7 @@ static int boot(struct run_ctx *c)
 		.memory_mib = c->m->memory_mib, .vcpus = c->m->vcpus,
 		.kernel = c->arm->files.kernel, .initrd = c->initrd, .cmdline = cmdline,
 		.disk = c->overlay, .console = c->console, .channel = c->sock,
+		.first_cpu = c->r->first_cpu,
 	};
 
 	snprintf(name, sizeof(name), "harness-%d-run-%lld", (int)getpid(), (long long)c->id);
@@ -80,9 +88,9 @@ static int boot(struct run_ctx *c)
 		return -2;
 	c->t_boot = now_ms();
 	if (vm_start(c->r->vm, &cfg, &c->dom, err) < 0)
-		return fail(c, "%s", err);
+		return fail_infra(c, "%s", err);
 	if (channel_connect(&c->ch, c->sock, c->t_boot + 10000, err) < 0)
-		return fail(c, "%s", err);
+		return fail_infra(c, "%s", err);
 	return 0;
 }
 
@@ -221,24 +229,42 @@ static int check_event(struct run_ctx *c, const struct proto_event *e)
 	return check_resident(c, &e->resident, "event");
 }
 
-/* Wait for the next message of any type; ends the run on timeout or garbage. */
+static int stopped(const struct run_ctx *c)
+{
+	return c->r->should_stop && c->r->should_stop(c->r->stop_arg);
+}
+
+/*
+ * Wait for the next message of any type; ends the run on timeout, garbage or
+ * a stop request (looked at every second).
+ */
 static int next_msg(struct run_ctx *c, struct proto_msg *msg, int64_t deadline, const char *what)
 {
 	char err[ERR_MAX];
+	int64_t slice;
 
-	switch (channel_recv(&c->ch, msg, deadline, err)) {
-	case CH_MSG:
-		if (msg->type == PROTO_ERROR)
-			return fail(c, "guest: %s", msg->u.error);
-		return 0;
-	case CH_TIMEOUT:
-		return fail(c, "timeout: no %s from the guest in time (see %s)", what, c->console);
-	case CH_EOF:
-		return fail(c, "guest went away before its %s (see %s)", what, c->console);
-	case CH_BAD:
-		return fail(c, "guest sent a bad message: %s", err);
+	for (;;) {
+		slice = now_ms() + 1000 < deadline ? now_ms() + 1000 : deadline;
+		switch (channel_recv(&c->ch, msg, slice, err)) {
+		case CH_MSG:
+			if (msg->type == PROTO_ERROR)
+				return fail(c, "guest: %s", msg->u.error);
+			return 0;
+		case CH_TIMEOUT:
+			if (stopped(c))
+				return fail_as(c, "interrupted", 0, "stopped while waiting for its %s",
+					       what);
+			if (now_ms() < deadline)
+				continue;
+			return fail_as(c, "timeout", 0, "timeout: no %s from the guest in time "
+				       "(see %s)", what, c->console);
+		case CH_EOF:
+			return fail(c, "guest went away before its %s (see %s)", what, c->console);
+		case CH_BAD:
+			return fail(c, "guest sent a bad message: %s", err);
+		}
+		return fail(c, "channel: unknown status");
 	}
-	return fail(c, "channel: unknown status");
 }
 
 /* Store one message of the workload phase; 1 when it was the summary. */
@@ -276,19 +302,22 @@ static int stream(struct run_ctx *c)
 {
 	const struct proto_job *w = &c->cell->job;
 	int64_t end = now_ms() + (int64_t)(w->duration_s + c->r->conf->slack_s) * 1000;
-	int64_t silence = (int64_t)w->interval_ms * 5 + 15000;
+	int64_t silence = (int64_t)w->interval_ms * (int64_t)c->r->conf->watchdog_intervals;
 	struct proto_msg msg;
 	int rc;
 
 	for (;;) {
 		if (next_msg(c, &msg, now_ms() + silence < end ? now_ms() + silence : end,
-			     "next sample") < 0)
+			     now_ms() + silence < end ? "next sample" : "summary before the deadline")
+		    < 0)
 			return -1;
 		rc = handle(c, &msg);
 		if (rc < 0)
 			return rc;
 		if (rc == 1)
 			break;
+		if (stopped(c))
+			return fail_as(c, "interrupted", 0, "stopped during the workload");
 	}
 	c->summary = msg.u.summary;
 	if (c->summary.samples != c->next_seq)
@@ -308,6 +337,31 @@ static void teardown(struct run_ctx *c)
 	unlink(c->overlay);
 	unlink(c->initrd);
 	unlink(c->sock);
+}
+
+/*
+ * The status the run ends with: what the stages said, unless the console
+ * shows the kernel crashed (a crash is a finding, whatever the agent managed).
+ */
+static void conclude(struct run_ctx *c, int rc)
+{
+	struct run_outcome *out = c->out;
+	struct console_report rep;
+
+	if (rc == 0)
+		snprintf(out->status, sizeof(out->status), "done");
+	else if (strstr(out->reason, "guest: unsupported: ") == out->reason)
+		snprintf(out->status, sizeof(out->status), "unsupported");
+	console_scan(c->console, &rep);
+	out->warnings = rep.warnings;
+	if (rep.crashed) {
+		snprintf(out->crash, sizeof(out->crash), "%s", rep.first);
+		snprintf(out->status, sizeof(out->status), "crashed");
+		snprintf(out->reason, sizeof(out->reason), "kernel crashed: %.*s",
+			 (int)strcspn(rep.first, "\n"), rep.first);
+		out->infra = 0;
+	}
+	out->ok = !strcmp(out->status, "done");
 }
 
 int runner_run(struct runner *r, const struct matrix *m, const struct run_ref *ref,
@@ -333,11 +387,11 @@ int runner_run(struct runner *r, const struct matrix *m, const struct run_ref *r
 	teardown(&c);
 	if (rc == -2)
 		return errorf(err, "run %lld: cannot record it in the database", (long long)c.id);
-	out->ok = rc == 0;
-	out->unsupported = !out->ok && strstr(out->reason, "guest: unsupported: ") == out->reason;
-	if (store_run_finish(r->store, c.id, out->ok ? "done" : out->unsupported ? "unsupported" :
-			     "failed", out->ok ? NULL : out->reason, out->ok ? &c.summary : NULL,
-			     err) < 0)
+	conclude(&c, rc);
+	if (store_run_console(r->store, c.id, out->crash[0] ? out->crash : NULL, out->warnings,
+			      err) < 0 ||
+	    store_run_finish(r->store, c.id, out->status, out->ok ? NULL : out->reason,
+			     out->ok ? &c.summary : NULL, err) < 0)
 		return -1;
 	return 0;
 }

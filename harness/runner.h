@@ -18,12 +18,24 @@ struct runner {
 	const char *accel;           /* "kvm" or "tcg" */
 	char host[64];
 	char base[PATH_MAX];         /* base initramfs */
+	int first_cpu;               /* pin vCPUs from this host CPU on; -1: no pinning */
+	/* asked to stop (daemon shutdown, matrix cancelled): the run ends interrupted */
+	int (*should_stop)(void *arg);
+	void *stop_arg;
 };
 
+/*
+ * How a run ended, as stored: done, failed, unsupported (the guest kernel
+ * lacks a feature), crashed (panic, oops or BUG in its console), timeout
+ * (no hello, no sample, or past its deadline), interrupted (stopped).
+ */
 struct run_outcome {
-	int ok;                      /* 1 done, 0 failed */
-	int unsupported;             /* failed because the guest kernel lacks a feature */
-	char reason[ERR_MAX];        /* why it failed */
+	int ok;                      /* status is done */
+	char status[16];
+	int infra;                   /* the harness's fault, not the kernel's: worth a retry */
+	int warnings;                /* WARNING lines in the console */
+	char crash[1024];            /* the first lines of a panic, oops or BUG */
+	char reason[ERR_MAX];        /* why it did not end done */
 	int64_t agent_ready_ms;
 	uint64_t samples;
 	double ops_per_s;

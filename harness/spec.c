@@ -13,7 +13,8 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-enum jkind { J_NAME, J_TEXT, J_UINT, J_LRU, J_ANY };
+/* J_PKG: a Debian package name; J_URL: http(s)/file URL; J_SHA: SHA-256 hex (kept lowercase) */
+enum jkind { J_NAME, J_TEXT, J_UINT, J_LRU, J_ANY, J_PKG, J_URL, J_SHA };
 
 struct jkey {
 	const char *name;
@@ -41,8 +42,14 @@ static const struct jkey matrix_keys[] = {
 
 static const struct jkey arm_keys[] = {
 	{ "name", J_NAME, 1, AOFF(name), SZ(arm, name), 0, 0 },
-	{ "kernel", J_TEXT, 1, AOFF(kernel), SZ(arm, kernel), 0, 0 },
+	/* the kernel: exactly one of kernel, package and url (parse_arm checks) */
+	{ "kernel", J_TEXT, 0, AOFF(kernel), SZ(arm, kernel), 0, 0 },
 	{ "modules", J_TEXT, 0, AOFF(modules), SZ(arm, modules), 0, 0 },
+	{ "package", J_PKG, 0, AOFF(package), SZ(arm, package), 0, 0 },
+	{ "url", J_URL, 0, AOFF(url), SZ(arm, url), 0, 0 },
+	{ "sha256", J_SHA, 0, AOFF(sha256), SZ(arm, sha256), 0, 0 },
+	{ "modules_url", J_URL, 0, AOFF(modules_url), SZ(arm, modules_url), 0, 0 },
+	{ "modules_sha256", J_SHA, 0, AOFF(modules_sha256), SZ(arm, modules_sha256), 0, 0 },
 	{ "lru_gen", J_LRU, 0, AOFF(lru_gen), SZ(arm, lru_gen), 0, 0 },
 	{ "cmdline", J_TEXT, 0, AOFF(cmdline), SZ(arm, cmdline), 0, 0 },
 	{ NULL, 0, 0, 0, 0, 0, 0 },
@@ -66,6 +73,15 @@ static int text_ok(const char *s)
 	return 1;
 }
 
+static char *lowercase(char *s)
+{
+	char *p;
+
+	for (p = s; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	return s;
+}
+
 static int set_string(const struct jkey *k, json_t *v, char *dst, const char *where, char *err)
 {
 	const char *s;
@@ -81,7 +97,15 @@ static int set_string(const struct jkey *k, json_t *v, char *dst, const char *wh
 	if (k->kind == J_TEXT && !text_ok(s))
 		return errorf(err, "%s.%s: expected printable text without quotes or <>&",
 			      where, k->name);
+	if (k->kind == J_PKG && !image_package_ok(s))
+		return errorf(err, "%s.%s: expected a Debian package name (a-z, 0-9, '.', '+', "
+			      "'-', starting with a letter or digit), got '%.80s'", where, k->name, s);
+	if (k->kind == J_URL && !fetch_url_ok(s))
+		return errorf(err, "%s.%s: expected an http://, https:// or file:// URL without "
+			      "spaces", where, k->name);
 	strcpy(dst, s);
+	if (k->kind == J_SHA && !sha256_hex_ok(lowercase(dst)))
+		return errorf(err, "%s.%s: expected a SHA-256: 64 hex digits", where, k->name);
 	return 0;
 }
 
@@ -96,6 +120,9 @@ static int set_value(const struct jkey *k, json_t *v, void *obj, const char *whe
 		return 0;
 	case J_NAME:
 	case J_TEXT:
+	case J_PKG:
+	case J_URL:
+	case J_SHA:
 		return set_string(k, v, dst, where, err);
 	case J_UINT:
 		if (!json_is_integer(v))
@@ -144,23 +171,89 @@ static int parse_object(json_t *obj, const struct jkey *keys, void *dst, const c
 	return 0;
 }
 
+/* Which keys may (or must) come with which source of the kernel. */
+static int check_arm_source(json_t *obj, const char *where, char *err)
+{
+	static const char *const sources[] = { "kernel", "package", "url" };
+	static const struct { const char *key, *needs; } pairs[] = {
+		{ "modules", "kernel" },
+		{ "sha256", "url" },
+		{ "modules_url", "url" },
+		{ "modules_sha256", "modules_url" },
+	};
+	const char *first = NULL;
+	unsigned i;
+
+	for (i = 0; i < ARRAY_SIZE(sources); i++) {
+		if (!json_object_get(obj, sources[i]))
+			continue;
+		if (first)
+			return errorf(err, "%s.%s: give one of 'kernel', 'package' or 'url', not "
+				      "both '%s' and '%s'", where, sources[i], first, sources[i]);
+		first = sources[i];
+	}
+	if (!first)
+		return errorf(err, "%s: missing key 'kernel', 'package' or 'url' (a kernel alias "
+			      "or path, a Debian package name, or a URL with its sha256)", where);
+	for (i = 0; i < ARRAY_SIZE(pairs); i++)
+		if (json_object_get(obj, pairs[i].key) && !json_object_get(obj, pairs[i].needs))
+			return errorf(err, "%s.%s: only with '%s'", where, pairs[i].key,
+				      pairs[i].needs);
+	if (json_object_get(obj, "url") && !json_object_get(obj, "sha256"))
+		return errorf(err, "%s.sha256: required with 'url' (the kernel image's SHA-256, "
+			      "64 hex digits)", where);
+	if (json_object_get(obj, "modules_url") && !json_object_get(obj, "modules_sha256"))
+		return errorf(err, "%s.modules_sha256: required with 'modules_url' (the modules "
+			      "cpio's SHA-256, 64 hex digits)", where);
+	return 0;
+}
+
+/*
+ * The arm's kernel files, downloaded or built into RESULTS/cache/kernels if the
+ * arm names a URL or a package: this is where a wrong sha256 refuses a matrix.
+ */
+static int resolve_arm(const struct matrix *m, struct arm *a, const struct conf *conf,
+		       const char *base_dir, const char *where, char *err)
+{
+	char cache[PATH_MAX], msg[ERR_MAX];
+
+	if (a->kernel[0] || (!a->package[0] && !a->url[0])) {
+		if (image_resolve_kernel(conf->images, m->arch, a->kernel, a->modules, base_dir,
+					 &a->files, msg) < 0)
+			return errorf(err, "%s.kernel: %s", where, msg);
+		return 0;
+	}
+	if (image_kernel_cache(conf->results, cache, err) < 0)
+		return -1;
+	if (a->package[0]) {
+		if (image_resolve_package(conf->images, m->arch, cache, a->package, &a->files,
+					  msg) < 0)
+			return errorf(err, "%s.package: %s", where, msg);
+		return 0;
+	}
+	if (image_resolve_url(cache, a->url, a->sha256, &a->files, msg) < 0)
+		return errorf(err, "%s.url: %s", where, msg);
+	if (a->modules_url[0] &&
+	    fetch_url(a->modules_url, a->modules_sha256, cache, a->files.modules, msg) < 0)
+		return errorf(err, "%s.modules_url: %s", where, msg);
+	return 0;
+}
+
 static int parse_arm(struct matrix *m, json_t *obj, unsigned i, const struct conf *conf,
 		     const char *base_dir, char *err)
 {
 	struct arm *a = &m->arms[i];
-	char where[64], msg[ERR_MAX];
+	char where[64];
 	unsigned j;
 
 	snprintf(where, sizeof(where), "arms[%u]", i);
-	if (parse_object(obj, arm_keys, a, where, err) < 0)
+	if (parse_object(obj, arm_keys, a, where, err) < 0 ||
+	    check_arm_source(obj, where, err) < 0)
 		return -1;
 	for (j = 0; j < i; j++)
 		if (!strcmp(m->arms[j].name, a->name))
 			return errorf(err, "%s.name: '%s' is used by arms[%u] too", where, a->name, j);
-	if (image_resolve_kernel(conf->images, m->arch, a->kernel, a->modules, base_dir,
-				 &a->files, msg) < 0)
-		return errorf(err, "%s.kernel: %s", where, msg);
-	return 0;
+	return resolve_arm(m, a, conf, base_dir, where, err);
 }
 
 static int cell_name_ok(const char *s)
@@ -312,6 +405,23 @@ static void fnv1a_hex(const char *s, char out[17])
 	snprintf(out, 17, "%016llx", (unsigned long long)h);
 }
 
+/* The matrix's identity: its spec without "reps", so more reps append to it. */
+static int hash_without_reps(json_t *root, char out[17], char *err)
+{
+	json_t *copy = json_deep_copy(root);
+	char *text;
+
+	if (!copy || json_object_del(copy, "reps") < 0 ||
+	    !(text = json_dumps(copy, JSON_COMPACT | JSON_SORT_KEYS))) {
+		json_decref(copy);
+		return errorf(err, "out of memory");
+	}
+	fnv1a_hex(text, out);
+	free(text);
+	json_decref(copy);
+	return 0;
+}
+
 static int spec_parse(struct matrix *m, json_t *root, const struct conf *conf,
 		      const char *base_dir, char *err)
 {
@@ -334,23 +444,36 @@ static int spec_parse(struct matrix *m, json_t *root, const struct conf *conf,
 	m->canonical = json_dumps(root, JSON_COMPACT | JSON_SORT_KEYS);
 	if (!m->canonical)
 		return errorf(err, "out of memory");
-	fnv1a_hex(m->canonical, m->hash);
+	return hash_without_reps(root, m->hash, err);
+}
+
+/* Parse root (label names it in errors); relative paths start at base_dir. */
+static int spec_from_json(struct matrix *m, json_t *root, const char *label,
+			  const char *base_dir, const struct conf *conf, char *err)
+{
+	char msg[ERR_MAX];
+
+	memset(m, 0, sizeof(*m));
+	snprintf(m->path, sizeof(m->path), "%s", label);
+	snprintf(m->base_dir, sizeof(m->base_dir), "%s", base_dir);
+	snprintf(m->arch, sizeof(m->arch), "x86_64");
+	m->memory_mib = conf->memory_mib;
+	m->vcpus = conf->vcpus;
+	if (spec_parse(m, root, conf, base_dir, msg) < 0) {
+		spec_release(m);
+		return errorf(err, "%s: %s", label, msg);
+	}
 	return 0;
 }
 
 int spec_load(struct matrix *m, const char *path, const struct conf *conf, char *err)
 {
-	char msg[ERR_MAX], base_dir[PATH_MAX], *slash;
+	char base_dir[PATH_MAX], *slash;
 	json_error_t jerr;
 	json_t *root;
 	struct stat st;
 	int ret;
 
-	memset(m, 0, sizeof(*m));
-	snprintf(m->path, sizeof(m->path), "%s", path);
-	snprintf(m->arch, sizeof(m->arch), "x86_64");
-	m->memory_mib = conf->memory_mib;
-	m->vcpus = conf->vcpus;
 	if (stat(path, &st) < 0)
 		return errorf(err, "%s: cannot read: %s", path, strerror(errno));
 	if (st.st_size > SPEC_FILE_MAX)
@@ -365,13 +488,27 @@ int spec_load(struct matrix *m, const char *path, const struct conf *conf, char 
 		*slash = '\0';
 	else
 		strcpy(base_dir, ".");
-	ret = spec_parse(m, root, conf, base_dir, msg);
+	ret = spec_from_json(m, root, path, base_dir, conf, err);
 	json_decref(root);
-	if (ret < 0) {
-		spec_release(m);
-		return errorf(err, "%s: %s", path, msg);
-	}
-	return 0;
+	return ret;
+}
+
+int spec_load_text(struct matrix *m, const char *text, const char *label, const char *base_dir,
+		   const struct conf *conf, char *err)
+{
+	json_error_t jerr;
+	json_t *root;
+	int ret;
+
+	if (strlen(text) > SPEC_FILE_MAX)
+		return errorf(err, "%s: larger than %d bytes", label, SPEC_FILE_MAX);
+	root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root)
+		return errorf(err, "%s:%d:%d: malformed JSON: %s", label, jerr.line, jerr.column,
+			      jerr.text);
+	ret = spec_from_json(m, root, label, base_dir, conf, err);
+	json_decref(root);
+	return ret;
 }
 
 void spec_release(struct matrix *m)

@@ -14,6 +14,9 @@ struct store {
 	sqlite3_stmt *ins_sample, *ins_file_sample, *ins_stream;
 };
 
+static int each_row(struct store *s, const char *sql, int64_t key,
+		    void (*fn)(sqlite3_stmt *st, void *arg), void *arg, char *err);
+
 #define X(m, key, max) ", \"" key "\" INTEGER NOT NULL"
 static const char sample_columns[] = PROTO_SAMPLE_FIELDS(X);
 static const char stream_columns[] = PROTO_STREAM_FIELDS(X);
@@ -25,9 +28,13 @@ static const char schema[] =
 	" name TEXT NOT NULL,"
 	" spec_path TEXT NOT NULL,"
 	" spec TEXT NOT NULL,"
-	" spec_hash TEXT NOT NULL,"
+	" spec_hash TEXT NOT NULL,"       /* of the spec without "reps": appends find it */
+	" base_dir TEXT NOT NULL,"        /* relative paths in the spec start here */
+	" reps INTEGER NOT NULL,"
 	" memory_mib INTEGER NOT NULL,"
 	" vcpus INTEGER NOT NULL,"
+	" state TEXT NOT NULL DEFAULT 'active'"
+	"  CHECK (state IN ('active','paused','cancelled','finished')),"
 	" created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')));"
 	"CREATE TABLE IF NOT EXISTS arms ("
 	" id INTEGER PRIMARY KEY,"
@@ -65,9 +72,15 @@ static const char schema[] =
 	" seq INTEGER NOT NULL,"          /* order within the matrix */
 	" block INTEGER NOT NULL,"        /* ABBA block within the cell */
 	" position INTEGER NOT NULL,"     /* position within the block */
+	" attempt INTEGER NOT NULL DEFAULT 0,"  /* 1, 2...: re-runs of the same slot */
+	" retry_of INTEGER REFERENCES runs(id),"
+	" slot INTEGER,"                  /* the daemon's guest slot that claimed it */
 	" status TEXT NOT NULL DEFAULT 'queued'"
-	"  CHECK (status IN ('queued','booting','running','done','failed','unsupported')),"
+	"  CHECK (status IN ('queued','booting','running','done','failed','unsupported',"
+	"   'crashed','timeout','interrupted','cancelled')),"
 	" reason TEXT,"
+	" crash TEXT,"                    /* first lines of a panic, oops or BUG */
+	" warnings INTEGER,"              /* WARNINGs in the console log */
 	" accel TEXT, host TEXT, arch TEXT,"
 	" guest_release TEXT, lru_gen_caps TEXT, lru_gen_read TEXT,"
 	" page_size INTEGER, mem_total_kib INTEGER, cachestat INTEGER, dontcache INTEGER,"
@@ -76,7 +89,7 @@ static const char schema[] =
 	" started_at TEXT, finished_at TEXT,"
 	" agent_ready_ms INTEGER,"        /* domain start to the agent's hello */
 	" duration_ms INTEGER, samples INTEGER,"
-	" UNIQUE (matrix_id, seq));"
+	" UNIQUE (matrix_id, seq, attempt));"
 	"CREATE INDEX IF NOT EXISTS runs_matrix ON runs (matrix_id, status);"
 	"CREATE TABLE IF NOT EXISTS run_files ("
 	" run_id INTEGER NOT NULL REFERENCES runs(id), idx INTEGER NOT NULL,"
@@ -191,6 +204,35 @@ static int prepare_inserts(struct store *s, char *err)
 	return 0;
 }
 
+#define STORE_SCHEMA 3
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define STORE_SCHEMA_STR STR(STORE_SCHEMA)
+
+static void int_row(sqlite3_stmt *st, void *arg)
+{
+	*(int64_t *)arg = sqlite3_column_int64(st, 0);
+}
+
+/*
+ * A database from another schema is left as it is: nothing committed is
+ * ever rewritten behind its owner's back.
+ */
+static int check_version(struct store *s, const char *path, char *err)
+{
+	int64_t version = 0, tables = 0;
+
+	if (each_row(s, "PRAGMA user_version", 0, int_row, &version, err) < 0 ||
+	    each_row(s, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'runs' AND ?1 = ?1", 0,
+		     int_row, &tables, err) < 0)
+		return -1;
+	if (version == STORE_SCHEMA || (version == 0 && tables == 0))
+		return 0;
+	return errorf(err, "%s has schema %lld, this harness writes schema %d: move it aside "
+		      "(or set results in harness.conf) and keep it for its tables", path,
+		      (long long)version, STORE_SCHEMA);
+}
+
 int store_open(const char *path, struct store **ret, char *err)
 {
 	struct store *s = calloc(1, sizeof(*s));
@@ -205,13 +247,20 @@ int store_open(const char *path, struct store **ret, char *err)
 	sqlite3_busy_timeout(s->db, 10000);
 	if (exec_sql(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
 		     " PRAGMA foreign_keys=ON;", err) < 0 ||
-	    create_schema(s, err) < 0 || prepare_inserts(s, err) < 0)
+	    check_version(s, path, err) < 0 || create_schema(s, err) < 0 ||
+	    exec_sql(s, "PRAGMA user_version = " STORE_SCHEMA_STR ";", err) < 0 ||
+	    prepare_inserts(s, err) < 0)
 		goto fail;
 	*ret = s;
 	return 0;
 fail:
 	store_close(s);
 	return -1;
+}
+
+struct sqlite3 *store_db(struct store *s)
+{
+	return s->db;
 }
 
 void store_close(struct store *s)
@@ -318,25 +367,37 @@ static int add_arms_cells(struct store *s, const struct matrix *m, int64_t mid,
 	return 0;
 }
 
+/* Runs for slots, seq numbers from first_seq, by the matrix's arm and cell rows. */
+static int add_runs(struct store *s, int64_t mid, const struct abba_slot *slots, size_t n,
+		    int64_t first_seq, char *err)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (run_stmt(s, err, "INSERT INTO runs (matrix_id, arm_id, cell_id, seq, block,"
+			     " position) SELECT ?1, a.id, c.id, ?4, ?5, ?6 FROM arms a, cells c"
+			     " WHERE a.matrix_id = ?1 AND a.idx = ?2 AND c.matrix_id = ?1"
+			     " AND c.idx = ?3", "iiiiii", mid, (int64_t)slots[i].arm,
+			     (int64_t)slots[i].cell, first_seq + (int64_t)i, (int64_t)slots[i].block,
+			     (int64_t)slots[i].position) < 0)
+			return -1;
+	return 0;
+}
+
 static int add_matrix_rows(struct store *s, const struct matrix *m, const struct abba_slot *slots,
 			   size_t n, int64_t *ret_id, char *err)
 {
 	int64_t arm_ids[SPEC_MAX_ARMS], cell_ids[SPEC_MAX_CELLS], mid;
-	size_t i;
 
-	if (run_stmt(s, err, "INSERT INTO matrices (name, spec_path, spec, spec_hash, memory_mib,"
-		     " vcpus) VALUES (?,?,?,?,?,?)", "ttttii", m->name, m->path, m->canonical,
-		     m->hash, (int64_t)m->memory_mib, (int64_t)m->vcpus) < 0)
+	if (run_stmt(s, err, "INSERT INTO matrices (name, spec_path, spec, spec_hash, base_dir,"
+		     " reps, memory_mib, vcpus) VALUES (?,?,?,?,?,?,?,?)", "tttttiii", m->name,
+		     m->path, m->canonical, m->hash, m->base_dir, (int64_t)m->reps,
+		     (int64_t)m->memory_mib, (int64_t)m->vcpus) < 0)
 		return -1;
 	mid = sqlite3_last_insert_rowid(s->db);
-	if (add_arms_cells(s, m, mid, arm_ids, cell_ids, err) < 0)
+	if (add_arms_cells(s, m, mid, arm_ids, cell_ids, err) < 0 ||
+	    add_runs(s, mid, slots, n, 0, err) < 0)
 		return -1;
-	for (i = 0; i < n; i++)
-		if (run_stmt(s, err, "INSERT INTO runs (matrix_id, arm_id, cell_id, seq, block,"
-			     " position) VALUES (?,?,?,?,?,?)", "iiiiii", mid,
-			     arm_ids[slots[i].arm], cell_ids[slots[i].cell], (int64_t)i,
-			     (int64_t)slots[i].block, (int64_t)slots[i].position) < 0)
-			return -1;
 	*ret_id = mid;
 	return 0;
 }
@@ -353,8 +414,6 @@ int store_add_matrix(struct store *s, const struct matrix *m, const struct abba_
 	return exec_sql(s, "COMMIT", err);
 }
 
-static int each_row(struct store *s, const char *sql, int64_t key,
-		    void (*fn)(sqlite3_stmt *st, void *arg), void *arg, char *err);
 
 struct ref_acc {
 	struct run_ref *v;
@@ -861,4 +920,299 @@ int store_run_events(struct store *s, int64_t run, struct event_row **ret, size_
 	*ret = a.v;
 	*ret_n = a.n;
 	return 0;
+}
+
+/* ---- the daemon's queue ---- */
+
+/* Run sql (a write) inside BEGIN IMMEDIATE ... COMMIT with fn doing the work. */
+static int in_transaction(struct store *s, int (*fn)(struct store *, void *, char *), void *arg,
+			  char *err)
+{
+	if (exec_sql(s, "BEGIN IMMEDIATE", err) < 0)
+		return -1;
+	if (fn(s, arg, err) < 0) {
+		exec_sql(s, "ROLLBACK", NULL);
+		return -1;
+	}
+	return exec_sql(s, "COMMIT", err);
+}
+
+int store_find_spec(struct store *s, const char *hash, int64_t *ret_id, uint64_t *ret_reps,
+		    char *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT id, reps FROM matrices WHERE spec_hash = ?"
+			       " AND state != 'cancelled' ORDER BY id DESC LIMIT 1", -1, &st,
+			       NULL) != SQLITE_OK)
+		return db_err(s, err, "prepare");
+	sqlite3_bind_text(st, 1, hash, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*ret_id = sqlite3_column_int64(st, 0);
+		*ret_reps = (uint64_t)sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	return rc == SQLITE_DONE ? 1 : db_err(s, err, "find spec");
+}
+
+struct append_arg {
+	int64_t mid;
+	const struct abba_slot *slots;
+	size_t n;
+	uint64_t reps;
+};
+
+static int append_rows(struct store *s, void *p, char *err)
+{
+	struct append_arg *a = p;
+	int64_t next = 0;
+
+	if (each_row(s, "SELECT COALESCE(MAX(seq) + 1, 0) FROM runs WHERE matrix_id = ?", a->mid,
+		     int_row, &next, err) < 0 ||
+	    add_runs(s, a->mid, a->slots, a->n, next, err) < 0)
+		return -1;
+	return run_stmt(s, err, "UPDATE matrices SET reps = ?, state = CASE state WHEN"
+			" 'finished' THEN 'active' ELSE state END WHERE id = ?", "ii",
+			(int64_t)a->reps, a->mid);
+}
+
+int store_append_runs(struct store *s, int64_t mid, const struct abba_slot *slots, size_t n,
+		      uint64_t new_reps, char *err)
+{
+	struct append_arg a = { mid, slots, n, new_reps };
+
+	return in_transaction(s, append_rows, &a, err);
+}
+
+struct spec_arg {
+	char *text;
+	char *base_dir;
+	int found;
+};
+
+static void spec_row(sqlite3_stmt *st, void *arg)
+{
+	struct spec_arg *a = arg;
+	const unsigned char *t = sqlite3_column_text(st, 0);
+
+	a->text = t ? strdup((const char *)t) : NULL;
+	col_text(st, 1, a->base_dir, PATH_MAX);
+	a->found = 1;
+}
+
+int store_matrix_spec(struct store *s, int64_t mid, char **ret_text, char *base_dir, char *err)
+{
+	struct spec_arg a = { NULL, base_dir, 0 };
+
+	if (each_row(s, "SELECT spec, base_dir FROM matrices WHERE id = ?", mid, spec_row, &a,
+		     err) < 0)
+		return -1;
+	if (!a.found || !a.text)
+		return errorf(err, "matrix %lld: no stored spec", (long long)mid);
+	*ret_text = a.text;
+	return 0;
+}
+
+struct claim_arg {
+	int slot;
+	int64_t mid;
+	struct ref_acc refs;
+};
+
+/* The first queued run of an active matrix, and the rest of its ABBA block. */
+static int claim_rows(struct store *s, void *p, char *err)
+{
+	struct claim_arg *a = p;
+	int64_t first = 0;
+
+	if (each_row(s, "SELECT COALESCE((SELECT r.id FROM runs r JOIN matrices m ON m.id ="
+		     " r.matrix_id WHERE m.state = 'active' AND r.status = 'queued' AND r.slot IS"
+		     " NULL ORDER BY r.matrix_id, r.seq, r.attempt LIMIT 1), 0) + 0 * ?", 0,
+		     int_row, &first, err) < 0)
+		return -1;
+	if (!first)
+		return 0;
+	if (run_stmt(s, err, "UPDATE runs SET slot = ?1 WHERE status = 'queued' AND slot IS NULL"
+		     " AND (matrix_id, cell_id, block) = (SELECT matrix_id, cell_id, block FROM runs"
+		     " WHERE id = ?2)", "ii", (int64_t)a->slot, first) < 0 ||
+	    each_row(s, "SELECT matrix_id FROM runs WHERE id = ?", first, int_row, &a->mid,
+		     err) < 0)
+		return -1;
+	return each_row(s, "SELECT r.id, a.idx, c.idx, r.block, r.position, r.seq FROM runs r"
+			" JOIN arms a ON a.id = r.arm_id JOIN cells c ON c.id = r.cell_id"
+			" WHERE r.slot = ? AND r.status = 'queued' ORDER BY r.seq, r.attempt",
+			(int64_t)a->slot, ref_row, &a->refs, err);
+}
+
+int store_claim_block(struct store *s, int slot, int64_t *ret_matrix, struct run_ref **ret,
+		      size_t *ret_n, char *err)
+{
+	struct claim_arg a = { .slot = slot };
+
+	if (in_transaction(s, claim_rows, &a, err) < 0 || a.refs.oom) {
+		free(a.refs.v);
+		return a.refs.oom ? errorf(err, "out of memory") : -1;
+	}
+	*ret_matrix = a.mid;
+	*ret = a.refs.v;
+	*ret_n = a.refs.n;
+	return 0;
+}
+
+int store_unclaim(struct store *s, int slot, char *err)
+{
+	return run_stmt(s, err, "UPDATE runs SET slot = NULL WHERE slot = ? AND status = 'queued'",
+			"i", (int64_t)slot);
+}
+
+struct requeue_arg {
+	int64_t run;
+	const char *status, *reason;
+	int keep_slot;
+	int64_t new_id;
+};
+
+static int requeue_rows(struct store *s, void *p, char *err)
+{
+	struct requeue_arg *a = p;
+
+	if (run_stmt(s, err, "UPDATE runs SET status = ?, reason = ?, finished_at = " NOW
+		     " WHERE id = ?", "tti", a->status, a->reason, a->run) < 0 ||
+	    run_stmt(s, err, "INSERT INTO runs (matrix_id, arm_id, cell_id, seq, block, position,"
+		     " attempt, retry_of, slot) SELECT matrix_id, arm_id, cell_id, seq, block,"
+		     " position, (SELECT MAX(attempt) + 1 FROM runs r2 WHERE r2.matrix_id ="
+		     " runs.matrix_id AND r2.seq = runs.seq), id, CASE WHEN ?2 THEN slot END"
+		     " FROM runs WHERE id = ?1", "ii", a->run, (int64_t)a->keep_slot) < 0)
+		return -1;
+	a->new_id = sqlite3_last_insert_rowid(s->db);
+	return 0;
+}
+
+int store_requeue(struct store *s, int64_t run, const char *status, const char *reason,
+		  int keep_slot, int64_t *ret_new, char *err)
+{
+	struct requeue_arg a = { run, status, reason, keep_slot, 0 };
+
+	if (in_transaction(s, requeue_rows, &a, err) < 0)
+		return -1;
+	if (ret_new)
+		*ret_new = a.new_id;
+	return 0;
+}
+
+struct resume_acc {
+	int64_t ids[4096];
+	size_t n;
+};
+
+static void resume_row(sqlite3_stmt *st, void *arg)
+{
+	struct resume_acc *a = arg;
+
+	if (a->n < ARRAY_SIZE(a->ids))
+		a->ids[a->n++] = sqlite3_column_int64(st, 0);
+}
+
+static int resume_rows(struct store *s, void *p, char *err)
+{
+	struct resume_acc *a = p;
+	struct requeue_arg r = { 0, "interrupted", "the daemon stopped during this run; "
+				 "re-queued as a fresh boot", 0, 0 };
+	size_t i;
+
+	if (each_row(s, "SELECT id FROM runs WHERE status IN ('booting', 'running') AND ?1 = ?1",
+		     0, resume_row, a, err) < 0)
+		return -1;
+	for (i = 0; i < a->n; i++) {
+		r.run = a->ids[i];
+		if (requeue_rows(s, &r, err) < 0)
+			return -1;
+	}
+	return run_stmt(s, err, "UPDATE runs SET slot = NULL WHERE status = 'queued'", "");
+}
+
+int store_resume(struct store *s, unsigned *ret_interrupted, char *err)
+{
+	static struct resume_acc a;
+
+	a.n = 0;
+	if (in_transaction(s, resume_rows, &a, err) < 0)
+		return -1;
+	*ret_interrupted = (unsigned)a.n;
+	return 0;
+}
+
+static void state_row(sqlite3_stmt *st, void *arg)
+{
+	col_text(st, 0, arg, 16);
+}
+
+int store_matrix_state(struct store *s, int64_t mid, char state[16], char *err)
+{
+	state[0] = '\0';
+	if (each_row(s, "SELECT state FROM matrices WHERE id = ?", mid, state_row, state, err) < 0)
+		return -1;
+	return state[0] ? 0 : errorf(err, "no matrix %lld", (long long)mid);
+}
+
+int store_set_matrix_state(struct store *s, int64_t mid, const char *state, char *err)
+{
+	if (run_stmt(s, err, "UPDATE matrices SET state = ? WHERE id = ?", "ti", state, mid) < 0)
+		return -1;
+	if (strcmp(state, "cancelled"))
+		return 0;
+	return run_stmt(s, err, "UPDATE runs SET status = 'cancelled', slot = NULL,"
+			" finished_at = " NOW " WHERE matrix_id = ? AND status = 'queued'", "i", mid);
+}
+
+struct id_acc {
+	int64_t ids[256];
+	size_t n;
+};
+
+static void id_row(sqlite3_stmt *st, void *arg)
+{
+	struct id_acc *a = arg;
+
+	if (a->n < ARRAY_SIZE(a->ids))
+		a->ids[a->n++] = sqlite3_column_int64(st, 0);
+}
+
+static int finish_rows(struct store *s, void *p, char *err)
+{
+	struct id_acc *a = p;
+	size_t i;
+
+	if (each_row(s, "SELECT m.id FROM matrices m WHERE m.state = 'active' AND NOT EXISTS"
+		     " (SELECT 1 FROM runs r WHERE r.matrix_id = m.id AND r.status IN"
+		     " ('queued', 'booting', 'running')) AND ?1 = ?1", 0, id_row, a, err) < 0)
+		return -1;
+	for (i = 0; i < a->n; i++)
+		if (run_stmt(s, err, "UPDATE matrices SET state = 'finished' WHERE id = ?", "i",
+			     a->ids[i]) < 0)
+			return -1;
+	return 0;
+}
+
+int store_finish_matrices(struct store *s, int64_t *ids, size_t max, size_t *ret_n, char *err)
+{
+	static struct id_acc a;
+
+	a.n = 0;
+	if (in_transaction(s, finish_rows, &a, err) < 0)
+		return -1;
+	*ret_n = a.n < max ? a.n : max;
+	memcpy(ids, a.ids, *ret_n * sizeof(*ids));
+	return 0;
+}
+
+int store_run_console(struct store *s, int64_t run, const char *crash, int64_t warnings,
+		      char *err)
+{
+	return run_stmt(s, err, "UPDATE runs SET crash = ?, warnings = ? WHERE id = ?", "tii",
+			crash, warnings, run);
 }

@@ -16,6 +16,9 @@ struct store;
 int store_open(const char *path, struct store **ret, char *err);
 void store_close(struct store *s);
 
+/* The SQLite connection, for read-only queries (queue.c); never shared across threads. */
+struct sqlite3 *store_db(struct store *s);
+
 /*
  * Queue a matrix: the matrix, its arms and every run in the given order, in
  * one transaction, so a failure leaves nothing half-queued.
@@ -117,5 +120,42 @@ int store_run_series(struct store *s, int64_t run, struct series_point **ret, si
 		     char *err);
 int store_run_events(struct store *s, int64_t run, struct event_row **ret, size_t *ret_n,
 		     char *err);
+
+/* ---- the daemon's queue ---- */
+
+/* The newest live matrix with this spec hash: 0 found, 1 none, -1 error. */
+int store_find_spec(struct store *s, const char *hash, int64_t *ret_id, uint64_t *ret_reps,
+		    char *err);
+/* Append runs (more reps) to a matrix in one transaction; reps becomes new_reps. */
+int store_append_runs(struct store *s, int64_t mid, const struct abba_slot *slots, size_t n,
+		      uint64_t new_reps, char *err);
+/* The spec a matrix was queued with, and its base directory (PATH_MAX). */
+int store_matrix_spec(struct store *s, int64_t mid, char **ret_text, char *base_dir, char *err);
+
+/*
+ * Claim for a guest slot the next ABBA block: the first queued run of an
+ * active matrix and the queued runs of its block. *ret_n 0: nothing queued.
+ */
+int store_claim_block(struct store *s, int slot, int64_t *ret_matrix, struct run_ref **ret,
+		      size_t *ret_n, char *err);
+/* Give back a slot's claimed, not yet started runs (pause, shutdown). */
+int store_unclaim(struct store *s, int slot, char *err);
+/*
+ * End a run with status and reason, and queue a fresh attempt of it (same
+ * place in its block); keep_slot: the same slot runs it next.
+ */
+int store_requeue(struct store *s, int64_t run, const char *status, const char *reason,
+		  int keep_slot, int64_t *ret_new, char *err);
+/* At daemon start: runs left booting or running become interrupted and re-queued. */
+int store_resume(struct store *s, unsigned *ret_interrupted, char *err);
+
+int store_matrix_state(struct store *s, int64_t mid, char state[16], char *err);
+/* cancelled also cancels the matrix's queued runs. */
+int store_set_matrix_state(struct store *s, int64_t mid, const char *state, char *err);
+/* Active matrices with nothing left to run become finished; their ids (at most max). */
+int store_finish_matrices(struct store *s, int64_t *ids, size_t max, size_t *ret_n, char *err);
+/* What the console log showed: a crash excerpt (or NULL) and the WARNING count. */
+int store_run_console(struct store *s, int64_t run, const char *crash, int64_t warnings,
+		      char *err);
 
 #endif

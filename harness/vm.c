@@ -168,8 +168,31 @@ static int xml_escape(const char *s, char *out, size_t len)
 	return 0;
 }
 
+/* <cputune> pinning vCPU i (and QEMU's own threads) to first_cpu + i. */
+static void cputune(const struct vm_config *cfg, char *buf, size_t len)
+{
+	size_t n = 0;
+	uint64_t i;
+
+	buf[0] = '\0';
+	if (cfg->first_cpu < 0)
+		return;
+	n += (size_t)snprintf(buf + n, len - n, "  <cputune>\n");
+	for (i = 0; i < cfg->vcpus && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "    <vcpupin vcpu='%llu' cpuset='%llu'/>\n",
+				      (unsigned long long)i,
+				      (unsigned long long)(cfg->first_cpu + (int)i));
+	if (n < len)
+		n += (size_t)snprintf(buf + n, len - n, "    <emulatorpin cpuset='%d-%llu'/>\n",
+				      cfg->first_cpu,
+				      (unsigned long long)(cfg->first_cpu + (int)cfg->vcpus - 1));
+	if (n < len)
+		snprintf(buf + n, len - n, "  </cputune>\n");
+}
+
 int vm_domain_xml(const struct vm_config *cfg, char *buf, size_t len, char *err)
 {
+	char tune[2048];
 	char e[7][PATH_MAX];
 	const char *src[7] = { cfg->name, cfg->kernel, cfg->initrd, cfg->cmdline, cfg->disk,
 			       cfg->console, cfg->channel };
@@ -179,6 +202,7 @@ int vm_domain_xml(const struct vm_config *cfg, char *buf, size_t len, char *err)
 	if (strlen(cfg->channel) >= sizeof(sun.sun_path))
 		return errorf(err, "channel socket path '%s' is longer than %zu bytes", cfg->channel,
 			      sizeof(sun.sun_path) - 1);
+	cputune(cfg, tune, sizeof(tune));
 	for (i = 0; i < 7; i++)
 		if (xml_escape(src[i], e[i], sizeof(e[i])) < 0)
 			return errorf(err, "path too long for the domain XML: '%.64s'", src[i]);
@@ -187,6 +211,7 @@ int vm_domain_xml(const struct vm_config *cfg, char *buf, size_t len, char *err)
 		"  <name>%s</name>\n"
 		"  <memory unit='MiB'>%llu</memory>\n"
 		"  <vcpu>%llu</vcpu>\n"
+		"%s"
 		"  <os>\n"
 		"    <type arch='%s' machine='pc'>hvm</type>\n"
 		"    <kernel>%s</kernel>\n"
@@ -214,7 +239,7 @@ int vm_domain_xml(const struct vm_config *cfg, char *buf, size_t len, char *err)
 		"  </devices>\n"
 		"</domain>\n",
 		strcmp(cfg->accel, "kvm") ? "qemu" : "kvm", e[0],
-		(unsigned long long)cfg->memory_mib, (unsigned long long)cfg->vcpus,
+		(unsigned long long)cfg->memory_mib, (unsigned long long)cfg->vcpus, tune,
 		cfg->arch, e[1], e[2], e[3],
 		strcmp(cfg->accel, "kvm") ? "" : "  <cpu mode='host-passthrough'/>\n",
 		e[4], e[5], e[5], e[6]);

@@ -18,6 +18,7 @@ struct vm_config {
 	const char *disk;        /* qcow2 overlay, attached virtio-blk cache=none */
 	const char *console;     /* serial console log file */
 	const char *channel;     /* unix socket QEMU binds for the agent's port */
+	int first_cpu;           /* vCPU i pinned to host CPU first_cpu + i; -1: none */
 };
 
 /*

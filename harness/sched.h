@@ -1,0 +1,21 @@
+/* sched.h -- the daemon's guest slots: each claims the next ABBA block from
+ * the queue and runs it back to back in fresh guests until told to stop. */
+#ifndef SCHED_H
+#define SCHED_H
+
+#include "conf.h"
+#include "vm.h"
+
+struct sched;
+
+/* Start queue_guests(c) slots, each with its own database connection. */
+int sched_start(const struct conf *c, struct vm_conn *vm, struct sched **ret, char *err);
+
+/*
+ * Stop: runs in flight end interrupted (their guests destroyed) and are
+ * queued again as fresh boots; claimed blocks are given back. Waits for the
+ * slots, then frees.
+ */
+void sched_stop(struct sched *s);
+
+#endif
