@@ -6,14 +6,19 @@ CC       ?= gcc
 CFLAGS   ?= -O2 -g
 WARN     := -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2
 ARCH     := x86_64
-PKGS     := libvirt jansson sqlite3
+PKGS     := libvirt jansson sqlite3 libcurl libmicrohttpd
 SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer
 
-HARNESS_SRC := $(wildcard harness/*.c) guest/proto.c guest/fioargs.c
+# Every harness module but the two mains goes into both programs.
+COMMON_SRC  := $(filter-out harness/main.c harness/harnessd.c,$(wildcard harness/*.c)) \
+               guest/proto.c guest/fioargs.c
+HARNESS_SRC := harness/main.c $(COMMON_SRC)
+HARNESSD_SRC := harness/harnessd.c $(COMMON_SRC)
 AGENT_SRC   := $(wildcard guest/*.c)
 HEADERS     := $(wildcard harness/*.h guest/*.h)
 
 HARNESS := harness/build/harness
+HARNESSD := harness/build/harnessd
 AGENT   := guest/build/agent-$(ARCH)
 IMAGES  := images/out/$(ARCH)
 FIO     := images/out/$(ARCH)/fio
@@ -22,12 +27,15 @@ UNIT_TESTS := tests/build/test_abba tests/build/test_spec tests/build/test_proto
               tests/build/test_zipf tests/build/test_fio
 UNIT_TESTS += tests/build/test_streams
 UNIT_TESTS += tests/build/test_sampler
+UNIT_TESTS += tests/build/test_sha256
+UNIT_TESTS += tests/build/test_fetch
+UNIT_TESTS += tests/build/test_api
 
 # Debian packages the build, the images and the tests need.
 DEBS := gcc make pkg-config libc6-dev libvirt-dev libjansson-dev libsqlite3-dev \
         libcurl4-openssl-dev libcmocka-dev libvirt-daemon libvirt-daemon-driver-qemu \
         qemu-system-x86 qemu-utils busybox-static e2fsprogs cpio xz-utils kmod \
-        sqlite3 passwd ca-certificates dpkg-dev zlib1g-dev
+        sqlite3 passwd ca-certificates dpkg-dev zlib1g-dev libmicrohttpd-dev python3
 
 .PHONY: all deps build images demo test unit e2e bench clean distclean
 
@@ -42,11 +50,16 @@ deps:
 		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
 	fi
 
-build: deps $(HARNESS) $(AGENT)
+build: deps $(HARNESS) $(HARNESSD) $(AGENT)
 
 $(HARNESS): $(HARNESS_SRC) $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(CFLAGS) -Iharness -Iguest $(HARNESS_SRC) -o $@ \
+		$$(pkg-config --cflags --libs $(PKGS)) -lpthread -lm
+
+$(HARNESSD): $(HARNESSD_SRC) $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CFLAGS) -Iharness -Iguest $(HARNESSD_SRC) -o $@ \
 		$$(pkg-config --cflags --libs $(PKGS)) -lpthread -lm
 
 $(AGENT): $(AGENT_SRC) $(wildcard guest/*.h)
@@ -77,10 +90,10 @@ tests/build/test_sampler: tests/test_sampler.c $(SAMPLER_SRC) $(HEADERS)
 	$(CC) $(WARN) -O1 -g $(SAN) -Iguest $< $(SAMPLER_SRC) -o $@ \
 		$$(pkg-config --cflags --libs jansson) -lcmocka -lpthread -lm
 
-tests/build/test_%: tests/test_%.c $(HARNESS_SRC) guest/fiostat.c $(HEADERS)
+tests/build/test_%: tests/test_%.c $(COMMON_SRC) guest/fiostat.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O1 -g $(SAN) -Iharness -Iguest $< \
-		$(filter-out harness/main.c,$(HARNESS_SRC)) guest/zipf.c guest/fiostat.c -o $@ \
+		$(COMMON_SRC) guest/zipf.c guest/fiostat.c -o $@ \
 		$$(pkg-config --cflags --libs $(PKGS)) -lcmocka -lpthread -lm
 
 unit: deps $(UNIT_TESTS)

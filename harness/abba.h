@@ -1,5 +1,7 @@
 /* abba.h -- the order runs happen in: arms interleaved A B B A so that slow
- * drift of the host cancels out of every arm's mean. */
+ * drift of the host cancels out of every arm's mean; for more than two arms a
+ * balanced (Williams) design, so every arm also precedes and follows every
+ * other equally often. */
 #ifndef ABBA_H
 #define ABBA_H
 
@@ -8,16 +10,39 @@
 struct abba_slot {
 	unsigned arm;       /* index into the matrix's arms */
 	unsigned cell;      /* index into the matrix's workloads */
-	unsigned block;     /* ABBA block number within the cell, from 0 */
+	unsigned block;     /* block number within the cell, from 0 */
 	unsigned position;  /* position inside the block, from 0 */
 };
 
 /*
- * Order n_cells x n_arms x reps runs. Within a cell, rep r runs the arms
- * forwards when r is even and backwards when odd (A B, B A: two reps make
- * one ABBA block); cells take turns block by block. out must hold
- * n_cells * n_arms * reps slots. Returns the number of slots written.
+ * Repetitions in one block: one complete Williams design for n_arms arms.
+ * n_arms for even n_arms (2 -> A B, B A), 2 * n_arms for odd n_arms > 1
+ * (every row and its mirror), 1 for a single arm (and for 0).
+ */
+unsigned abba_block_reps(unsigned n_arms);
+
+/*
+ * Order n_cells x n_arms x reps runs. Within a cell, rep r uses Williams row
+ * r mod R (R = abba_block_reps(n_arms)); a block is R consecutive reps, and
+ * its slots are numbered 0 .. R * n_arms - 1. Odd reps within a block are the
+ * mirror of the rep before them, so any even number of reps cancels linear
+ * drift; a whole block also balances carry-over (every arm directly precedes
+ * every other equally often). For 2 arms this is A B, B A. Cells take turns
+ * block by block. out must hold n_cells * n_arms * reps slots. Returns the
+ * number of slots written. Same as abba_order_from(..., 0, reps, out).
  */
 size_t abba_order(unsigned n_arms, unsigned n_cells, unsigned reps, struct abba_slot *out);
+
+/*
+ * Like abba_order, but only reps [first_rep, first_rep + reps) of every cell,
+ * with the block numbers and positions they have in one big design of
+ * first_rep + reps reps: appending reps to a matrix that already has first_rep
+ * continues its blocks (a partial last block is completed first). Cells take
+ * turns block by block within what is produced. out must hold
+ * n_cells * n_arms * reps slots. Returns the number of slots written (0 if
+ * first_rep + reps overflows).
+ */
+size_t abba_order_from(unsigned n_arms, unsigned n_cells, unsigned first_rep, unsigned reps,
+		       struct abba_slot *out);
 
 #endif

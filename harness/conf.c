@@ -39,8 +39,8 @@ static const struct ckey keys[] = {
 	{ "slack_s", C_UINT, COFF(slack_s), 5, 3600, "60",
 	  "seconds beyond a workload's duration before its run times out" },
 	{ "accel", C_STR, COFF(accel), 0, 7, "auto", "auto (probe KVM), kvm or tcg" },
-	{ "api_socket", C_PATH, COFF(api_socket), 0, 0, "results/harnessd.sock",
-	  "the daemon's HTTP API: a unix socket, mode 0600" },
+	{ "api_socket", C_STR, COFF(api_socket), 0, PATH_MAX - 1, "",
+	  "the daemon's HTTP API: a unix socket, mode 0600 (empty: <results>/harnessd.sock)" },
 	{ "api_group", C_STR, COFF(api_group), 0, 63, "",
 	  "a group that may use the API too (socket mode 0660)" },
 	{ "api_tcp", C_STR, COFF(api_tcp), 0, 63, "",
@@ -226,6 +226,9 @@ int conf_setup(struct conf *c, const char *path, char *err)
 	if (make_dirs(c->results, err) < 0)
 		return -1;
 	absolute(c->results);
+	if (!c->api_socket[0])
+		snprintf(c->api_socket, sizeof(c->api_socket), "%.*s/harnessd.sock",
+			 PATH_MAX - 20, c->results);
 	absolute(c->images);
 	absolute(c->presets);
 	return 0;

@@ -5,7 +5,7 @@
 #include "err.h"
 #include "log.h"
 #include "proc.h"
-#include "sched.h"
+#include "scheduler.h"
 #include "store.h"
 #include "vm.h"
 

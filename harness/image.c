@@ -2,6 +2,7 @@
  * mkfs.ext4 -d and overlays with qemu-img, both through argv, never a shell. */
 #include "image.h"
 #include "err.h"
+#include "fetch.h"
 #include "proc.h"
 
 #include <errno.h>
@@ -94,6 +95,109 @@ int image_resolve_kernel(const char *images, const char *arch, const char *kerne
 		if (!file_exists(out->modules))
 			return errorf(err, "modules cpio '%s' not found", out->modules);
 	}
+	return image_kernel_release(out->kernel, out->release, sizeof(out->release), err);
+}
+
+int image_kernel_cache(const char *results, char *path, char *err)
+{
+	return pathf(path, err, "%s/" IMAGE_KERNEL_CACHE, results);
+}
+
+int image_package_ok(const char *s)
+{
+	size_t n = strlen(s), i;
+
+	if (n < 2 || n >= IMAGE_PACKAGE_MAX || !strchr("abcdefghijklmnopqrstuvwxyz0123456789", s[0]))
+		return 0;
+	for (i = 1; i < n; i++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyz0123456789.+-", s[i]))
+			return 0;
+	return 1;
+}
+
+int image_resolve_url(const char *cache, const char *url, const char *sha256,
+		      struct kernel_files *out, char *err)
+{
+	char msg[ERR_MAX];
+
+	memset(out, 0, sizeof(*out));
+	if (fetch_url(url, sha256, cache, out->kernel, err) < 0)
+		return -1;
+	if (image_kernel_release(out->kernel, out->release, sizeof(out->release), msg) < 0)
+		return errorf(err, "%.200s: downloaded, but %s", url, msg);
+	return 0;
+}
+
+/* dir holds a complete build of pkg: its "package" file (written last) names it. */
+static int package_built(const char *dir, const char *pkg)
+{
+	char path[PATH_MAX], buf[IMAGE_PACKAGE_MAX + 2];
+	_cleanup_close_ int fd = -1;
+	ssize_t n;
+
+	if (pathf(path, NULL, "%s/package", dir) < 0 ||
+	    (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return !strcmp(buf, pkg) && file_exists_in(dir, "vmlinuz") &&
+	       file_exists_in(dir, "modules.cpio");
+}
+
+static int build_package(const char *images, const char *arch, const char *pkg,
+			 const char *dir, const char *log, char *err)
+{
+	char parent[PATH_MAX], script[PATH_MAX], *slash;
+	int status;
+
+	/* IMAGES/../build.sh, taken apart as text: IMAGES need not exist yet */
+	if (pathf(parent, err, "%s", images) < 0)
+		return -1;
+	while ((slash = strrchr(parent, '/')) && slash > parent && !slash[1])
+		*slash = '\0';
+	slash = strrchr(parent, '/');
+	if (slash)
+		slash[1] = '\0';
+	else
+		strcpy(parent, "./");
+	if (pathf(script, err, "%sbuild.sh", parent) < 0)
+		return -1;
+	if (access(script, X_OK) < 0)
+		return errorf(err, "package '%s' needs images/build.sh, not found at '%s'", pkg,
+			      script);
+	char *argv[] = { script, "kernel-package", (char *)arch, (char *)pkg, (char *)dir, NULL };
+	unlink(log);
+	if (proc_run(argv, log, IMAGE_PACKAGE_TIMEOUT_MS, &status, err) < 0)
+		return -1;
+	if (status != 0)
+		return errorf(err, "package '%s': images/build.sh kernel-package %s (exit %d); see %s",
+			      pkg, status < 0 ? "timed out or was killed" : "failed", status, log);
+	if (!package_built(dir, pkg))
+		return errorf(err, "package '%s': images/build.sh left no complete kernel in %s; "
+			      "see %s", pkg, dir, log);
+	return 0;
+}
+
+int image_resolve_package(const char *images, const char *arch, const char *cache,
+			  const char *pkg, struct kernel_files *out, char *err)
+{
+	char top[PATH_MAX], dir[PATH_MAX], log[PATH_MAX];
+
+	memset(out, 0, sizeof(*out));
+	if (!image_package_ok(pkg))
+		return errorf(err, "'%.128s' is not a Debian package name", pkg);
+	if (pathf(top, err, "%s/pkg", cache) < 0 || pathf(dir, err, "%s/%s", top, pkg) < 0 ||
+	    pathf(log, err, "%s/%s.log", top, pkg) < 0)
+		return -1;
+	if (!package_built(dir, pkg) &&
+	    (mkdir_p(top, err) < 0 || build_package(images, arch, pkg, dir, log, err) < 0))
+		return -1;
+	if (pathf(out->kernel, err, "%s/vmlinuz", dir) < 0 ||
+	    pathf(out->modules, err, "%s/modules.cpio", dir) < 0)
+		return -1;
 	return image_kernel_release(out->kernel, out->release, sizeof(out->release), err);
 }
 

@@ -10,6 +10,7 @@
 #include "proto.h"
 
 #define RELEASE_MAX 128
+#define IMAGE_PACKAGE_MAX 128   /* a Debian package name, with its NUL */
 
 struct kernel_files {
 	char kernel[PATH_MAX];
@@ -25,6 +26,40 @@ struct kernel_files {
 int image_resolve_kernel(const char *images, const char *arch, const char *kernel,
 			 const char *modules, const char *base_dir,
 			 struct kernel_files *out, char *err);
+
+/*
+ * Kernels a matrix names by "url" or "package" are cached under the results
+ * directory, in CACHE = RESULTS/cache/kernels:
+ *   CACHE/sha256/<hex>          a download, named by its verified SHA-256
+ *   CACHE/tmp/<random>.part     a download in progress, never used as is
+ *   CACHE/pkg/<PKG>/            vmlinuz, modules.cpio, release, package
+ *   CACHE/pkg/<PKG>.log         the output of the images/build.sh that made it
+ */
+#define IMAGE_KERNEL_CACHE "cache/kernels"
+#define IMAGE_PACKAGE_TIMEOUT_MS (30 * 60 * 1000)   /* apt-get download and unpack */
+
+/* RESULTS/cache/kernels into path (PATH_MAX bytes). */
+int image_kernel_cache(const char *results, char *path, char *err);
+
+/* 1 if s is a Debian package name: [a-z0-9][a-z0-9.+-]+ (policy 5.6.1), shorter than
+ * IMAGE_PACKAGE_MAX. */
+int image_package_ok(const char *s);
+
+/*
+ * A kernel image downloaded from url (checked against sha256) into the cache
+ * with fetch_url(); modules are left "" for the caller. The message of a
+ * failed download names the URL and, for a mismatch, both hashes.
+ */
+int image_resolve_url(const char *cache, const char *url, const char *sha256,
+		      struct kernel_files *out, char *err);
+
+/*
+ * The Debian kernel package pkg, built once into CACHE/pkg/PKG/ by running
+ * `build.sh kernel-package ARCH PKG DIR` (the build.sh beside the images
+ * directory, IMAGES/../build.sh) and reused while its "package" file names it.
+ */
+int image_resolve_package(const char *images, const char *arch, const char *cache,
+			  const char *pkg, struct kernel_files *out, char *err);
 
 /* The release string embedded in an x86 bzImage header. */
 int image_kernel_release(const char *path, char *buf, size_t len, char *err);

@@ -1,6 +1,7 @@
 /* main.c -- the `harness` command: check a matrix, run it in fresh guests,
  * print its ABBA table; the only place that decides to exit. */
 #include "abba.h"
+#include "client.h"
 #include "conf.h"
 #include "err.h"
 #include "proc.h"
@@ -16,35 +17,16 @@
 #include <unistd.h>
 
 static const char usage[] =
-	"usage: harness [-c harness.conf] COMMAND ...\n"
+	"usage: harness [-c harness.conf] [-j|--json] COMMAND ...\n"
 	"  check FILE     validate a matrix file; boots nothing\n"
 	"  run FILE       queue the matrix, run every run in a fresh guest, print its table\n"
 	"  table MATRIX   print the ABBA table of a stored matrix (id or name)\n"
-	"  probe          say which accelerator guests would use, and why\n";
-
-static int load_conf(struct conf *c, const char *path, char *err)
-{
-	char real[PATH_MAX];
-
-	if (path) {
-		if (conf_load(c, path, err) < 0)
-			return -1;
-	} else if (access("harness.conf", F_OK) == 0) {
-		if (conf_load(c, "harness.conf", err) < 0)
-			return -1;
-	} else {
-		conf_defaults(c, ".");
-	}
-	if (mkdir_p(c->results, err) < 0)
-		return -1;
-	/* libvirt and QEMU resolve paths from elsewhere: make them absolute */
-	if (!realpath(c->results, real))
-		return errorf(err, "results directory '%s': %s", c->results, strerror(errno));
-	snprintf(c->results, sizeof(c->results), "%s", real);
-	if (realpath(c->images, real))
-		snprintf(c->images, sizeof(c->images), "%s", real);
-	return 0;
-}
+	"  probe          say which accelerator guests would use, and why\n"
+	"through the daemon (harnessd); --json prints its JSON as is:\n"
+	"  submit FILE    queue a matrix (more reps of a queued one are appended)\n"
+	"  status [MATRIX]  every matrix, or one matrix's progress, ETA and runs\n"
+	"  cancel|pause|resume MATRIX\n"
+	"  watch RUN      follow a run's samples live, one line an interval\n";
 
 static int open_store(const struct conf *c, struct store **s, char *err)
 {
@@ -105,7 +87,7 @@ static int run_all(struct runner *r, const struct matrix *m, int64_t mid, unsign
 			       (unsigned long long)out.samples, out.ops_per_s,
 			       out.agent_ready_ms / 1000.0);
 		else
-			printf("%s: %s\n", out.unsupported ? "UNSUPPORTED" : "FAILED", out.reason);
+			printf("%s: %s\n", out.status, out.reason);
 		*failed += !out.ok;
 		fflush(stdout);
 	}
@@ -114,7 +96,7 @@ static int run_all(struct runner *r, const struct matrix *m, int64_t mid, unsign
 
 static int cmd_run(const struct conf *c, const char *file)
 {
-	struct runner r = { .conf = c };
+	struct runner r = { .conf = c, .first_cpu = -1 };
 	_cleanup_free_ struct matrix *m = calloc(1, sizeof(*m));
 	_cleanup_free_ struct abba_slot *slots = NULL;
 	char err[ERR_MAX], uri[PATH_MAX], log[PATH_MAX];
@@ -187,15 +169,22 @@ static int cmd_probe(const struct conf *c)
 
 int main(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
 	const char *conf_path = NULL;
 	struct conf c;
 	char err[ERR_MAX];
-	int opt;
+	int opt, json = 0;
 
-	while ((opt = getopt(argc, argv, "+c:h")) != -1) {
+	while ((opt = getopt_long(argc, argv, "+c:hj", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			conf_path = optarg;
+			break;
+		case 'j':
+			json = 1;
 			break;
 		default:
 			fputs(usage, opt == 'h' ? stdout : stderr);
@@ -209,7 +198,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (load_conf(&c, conf_path, err) < 0) {
+	if (conf_setup(&c, conf_path, err) < 0) {
 		fprintf(stderr, "harness: %s\n", err);
 		return 1;
 	}
@@ -221,6 +210,8 @@ int main(int argc, char **argv)
 		return cmd_table(&c, argv[1]);
 	if (!strcmp(argv[0], "probe") && argc == 1)
 		return cmd_probe(&c);
+	if (client_handles(argv[0]))
+		return client_main(&c, argc, argv, json);
 	fputs(usage, stderr);
 	return 1;
 }

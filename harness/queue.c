@@ -277,13 +277,21 @@ int queue_control(struct store *s, const char *key, const char *action, int *ret
 	*ret_http = 409;
 	if (!strcmp(state, "cancelled") || !strcmp(state, "finished"))
 		return errorf(err, "matrix %lld is %s", (long long)id, state);
+	static const struct { const char *action, *state; } to[] = {
+		{ "cancel", "cancelled" }, { "pause", "paused" }, { "resume", "active" },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(to); i++) {
+		if (strcmp(action, to[i].action))
+			continue;
+		*ret_http = 500;
+		if (store_set_matrix_state(s, id, to[i].state, err) < 0)
+			return -1;
+		*ret_http = 200;
+		return 0;
+	}
 	*ret_http = 400;
-	if (!strcmp(action, "cancel"))
-		return store_set_matrix_state(s, id, "cancelled", err);
-	if (!strcmp(action, "pause"))
-		return store_set_matrix_state(s, id, "paused", err);
-	if (!strcmp(action, "resume"))
-		return store_set_matrix_state(s, id, "active", err);
 	return errorf(err, "unknown action '%s' (cancel, pause or resume)", action);
 }
 

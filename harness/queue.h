@@ -48,7 +48,8 @@ int queue_matrix(struct store *s, const struct conf *c, const char *key, json_t 
  * action "cancel" (queued runs become cancelled; running ones are stopped by
  * the scheduler), "pause" (no new run starts) or "resume". Returns 0, -1 with
  * err (unknown matrix: the caller answers 404; a cancelled or finished matrix
- * cannot be resumed: 409 — queue_control sets *ret_http to the status code).
+ * cannot be resumed: 409 — queue_control sets *ret_http to the status code,
+ * 200 on success).
  */
 int queue_control(struct store *s, const char *key, const char *action, int *ret_http,
 		  char *err);
@@ -58,7 +59,7 @@ int queue_control(struct store *s, const char *key, const char *action, int *ret
  *   {"run": ID, "status": S, "finished": bool,
  *    "samples": [{"seq", "t_ms", "ramp", <every PROTO_SAMPLE_FIELDS key>,
  *                 "resident": [pages per file],
- *                 "streams": [{<every PROTO_STREAM_FIELDS key>}]}],
+ *                 "streams": [{"ops", "misses"} per stream]}],
  *    "files": [names], "streams": [names]}
  */
 int queue_samples(struct store *s, int64_t run, int64_t after, unsigned max, json_t **ret,

@@ -2,12 +2,26 @@
 # build.sh -- guest images for one architecture: the base initramfs (busybox,
 # agent, fio) and, per pinned kernel, its vmlinuz and a cpio of its virtio modules.
 # usage: images/build.sh ARCH AGENT_BINARY OUTDIR
+#        images/build.sh kernel-package ARCH PKG OUTDIR
+# The second form builds one Debian kernel package (a matrix arm's "package")
+# into OUTDIR/{vmlinuz,modules.cpio,release,package}, as for kernels.conf.
 # Idempotent: a kernel whose output already names its pinned package is skipped.
 set -euo pipefail
 
-arch=${1:?arch}
-agent=${2:?agent binary}
-out=${3:?output dir}
+mode=images
+if [ "${1:-}" = kernel-package ]; then
+	mode=kernel-package
+	arch=${2:?arch}
+	pkg_arg=${3:?package}
+	out=${4:?output dir}
+	# a Debian package name (policy 5.6.1); it becomes a file name below
+	[[ $pkg_arg =~ ^[a-z0-9][a-z0-9.+-]+$ ]] ||
+		{ echo "images/build.sh: '$pkg_arg' is not a Debian package name" >&2; exit 1; }
+else
+	arch=${1:?arch}
+	agent=${2:?agent binary}
+	out=${3:?output dir}
+fi
 here=$(cd "$(dirname "$0")" && pwd)
 conf=$here/kernels.conf
 debs=$here/cache/debs
@@ -53,12 +67,15 @@ module_order() {
 	done | awk '!seen[$0]++'
 }
 
+# Build package PKG's vmlinuz, modules.cpio, release and package (written
+# last: its presence means the rest is complete) into DIR.
 build_kernel() {
-	local alias=$1 pkg=$2 dir=$out/kernel/$1 x rel ko dst stage deb
+	local dir=$1 pkg=$2 x rel ko dst stage deb
 	if [ -f "$dir/package" ] && [ "$(cat "$dir/package")" = "$pkg" ] &&
 	   [ -f "$dir/vmlinuz" ] && [ -f "$dir/modules.cpio" ]; then
 		return
 	fi
+	rm -f "$dir/package"
 	deb=$(ls "$debs/${pkg}"_*.deb 2>/dev/null | head -n 1 || true)
 	if [ -z "$deb" ]; then
 		(cd "$debs" && apt-get download "$pkg" 2>&1 | grep -v '^W: Download is performed unsandboxed' || true)
@@ -67,7 +84,12 @@ build_kernel() {
 	fi
 	x=$(mktemp -d)
 	dpkg-deb -x "$deb" "$x"
-	rel=$(ls "$x/lib/modules")
+	rel=$(ls "$x/lib/modules" 2>/dev/null || true)
+	if [ -z "$rel" ] || [ ! -f "$x/boot/vmlinuz-$rel" ]; then
+		rm -rf "$x"
+		echo "images: $pkg is not a kernel package (no /lib/modules/REL and /boot/vmlinuz-REL)" >&2
+		exit 1
+	fi
 	depmod -b "$x" "$rel"
 	stage=$(mktemp -d)
 	mkdir -p "$stage/etc" "$stage/lib/modules/$rel"
@@ -90,9 +112,14 @@ build_kernel() {
 	echo "images: $dir ($rel)"
 }
 
+if [ "$mode" = kernel-package ]; then
+	build_kernel "$out" "$pkg_arg"
+	exit 0
+fi
+
 build_base
 while read -r alias karch pkg; do
 	case $alias in ''|'#'*) continue ;; esac
 	[ "$karch" = "$arch" ] || continue
-	build_kernel "$alias" "$pkg"
+	build_kernel "$out/kernel/$alias" "$pkg"
 done < "$conf"

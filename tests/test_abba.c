@@ -1,6 +1,7 @@
-/* test_abba.c -- unit tests for harness/abba.c: the A B B A run order, its
- * mirror generalisation to more arms, odd repetition counts, cells taking
- * turns block by block, and the position balance that cancels linear drift. */
+/* test_abba.c -- unit tests for harness/abba.c: the A B B A run order, the
+ * Williams design for more arms (carry-over and position balance), odd
+ * repetition counts, cells taking turns block by block, the position balance
+ * that cancels linear drift, and appending reps to an existing design. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -145,8 +146,12 @@ static void test_counts(void **state)
 				for (i = 0; i < n; i++) {
 					assert_true(slots[i].arm < arms);
 					assert_true(slots[i].cell < cells);
-					assert_true(slots[i].block < (reps + 1) / 2);
-					assert_true(slots[i].position < 2 * arms);
+					/* a block is abba_block_reps(arms) reps */
+					assert_true(slots[i].block <
+						    (reps + abba_block_reps(arms) - 1) /
+						    abba_block_reps(arms));
+					assert_true(slots[i].position <
+						    abba_block_reps(arms) * arms);
 					count[slots[i].cell][slots[i].arm]++;
 				}
 				for (c = 0; c < cells; c++)
@@ -207,6 +212,251 @@ static void test_zero(void **state)
 	assert_int_equal(slots[0].arm, 0xa5a5a5a5u);
 }
 
+static void test_block_reps(void **state)
+{
+	(void)state;
+	assert_int_equal(abba_block_reps(0), 1);
+	assert_int_equal(abba_block_reps(1), 1);
+	assert_int_equal(abba_block_reps(2), 2);
+	assert_int_equal(abba_block_reps(3), 6);
+	assert_int_equal(abba_block_reps(4), 4);
+	assert_int_equal(abba_block_reps(5), 10);
+	assert_int_equal(abba_block_reps(6), 6);
+}
+
+/* One arm: every rep is its own block. */
+static void test_one_arm(void **state)
+{
+	size_t i, n;
+
+	(void)state;
+	n = order(1, 2, 3);
+	assert_int_equal(n, 6);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(slots[i].arm, 0);
+		assert_int_equal(slots[i].cell, i % 2);
+		assert_int_equal(slots[i].block, i / 2);
+		assert_int_equal(slots[i].position, 0);
+	}
+}
+
+/* The rows of one block, straight from the textbook construction: row 0 is
+ * 0, 1, k-1, 2, k-2, ...; row i adds i mod k; odd k adds every row's mirror.
+ * Each block must hold exactly these rows, each once. */
+static void test_williams_rows(void **state)
+{
+	unsigned k, R, q, j, i, m, want[16][8], got, used[16];
+	size_t n;
+
+	(void)state;
+	for (k = 2; k <= 8; k++) {
+		R = abba_block_reps(k);
+		for (i = 0; i < k; i++)
+			for (j = 0; j < k; j++) {
+				unsigned f = j == 0 ? 0 : j % 2 ? (j + 1) / 2 : k - j / 2;
+
+				want[i][j] = (f + i) % k;
+				if (k % 2)
+					want[k + i][k - 1 - j] = (f + i) % k;
+			}
+		n = order(k, 1, R);
+		assert_int_equal(n, (size_t)R * k);
+		memset(used, 0, sizeof(used));
+		for (q = 0; q < R; q++) {
+			got = R;
+			for (m = 0; m < R && got == R; m++) {
+				for (j = 0; j < k; j++)
+					if (slots[q * k + j].arm != want[m][j])
+						break;
+				if (j == k)
+					got = m;
+			}
+			assert_true(got < R);           /* rep q is a Williams row */
+			assert_int_equal(used[got], 0); /* ... not used before */
+			used[got] = 1;
+		}
+	}
+}
+
+/* Over one full block of k = 3..8 arms: every arm once per row, every ordered
+ * pair (a, b), a != b, adjacent (a then b) equally often within rows, every
+ * arm at every position in a row equally often. */
+static void test_williams_balance(void **state)
+{
+	unsigned k, cells, R, q, j, a, b, c, seen[8], pair[8][8], at[8][8];
+	size_t base, n;
+
+	(void)state;
+	for (k = 3; k <= 8; k++)
+		for (cells = 1; cells <= 2; cells++) {
+			R = abba_block_reps(k);
+			n = order(k, cells, R);
+			assert_int_equal(n, (size_t)R * k * cells);
+			for (c = 0; c < cells; c++) {
+				base = (size_t)c * R * k;   /* one block per cell */
+				memset(pair, 0, sizeof(pair));
+				memset(at, 0, sizeof(at));
+				for (q = 0; q < R; q++) {
+					memset(seen, 0, sizeof(seen));
+					for (j = 0; j < k; j++) {
+						const struct abba_slot *s = &slots[base + q * k + j];
+
+						assert_int_equal(s->cell, c);
+						assert_int_equal(s->block, 0);
+						assert_int_equal(s->position, q * k + j);
+						assert_true(s->arm < k);
+						seen[s->arm]++;
+						at[s->arm][j]++;
+						if (j > 0)
+							pair[slots[base + q * k + j - 1].arm][s->arm]++;
+					}
+					for (a = 0; a < k; a++)
+						assert_int_equal(seen[a], 1);
+				}
+				/* k(k-1) pairs share R(k-1) adjacencies: R/k each */
+				for (a = 0; a < k; a++)
+					for (b = 0; b < k; b++)
+						assert_int_equal(pair[a][b], a == b ? 0 : R / k);
+				/* k positions share R rows: R/k each */
+				for (a = 0; a < k; a++)
+					for (j = 0; j < k; j++)
+						assert_int_equal(at[a][j], R / k);
+			}
+		}
+}
+
+/* The explicit first block for 4 arms. */
+static void test_four_arms_block(void **state)
+{
+	static const unsigned arm[] = {
+		0, 1, 3, 2,   2, 3, 1, 0,   1, 2, 0, 3,   3, 0, 2, 1,
+	};
+	size_t i, n;
+
+	(void)state;
+	n = order(4, 1, 5);
+	assert_int_equal(n, 20);
+	for (i = 0; i < 16; i++) {
+		assert_int_equal(slots[i].arm, arm[i]);
+		assert_int_equal(slots[i].block, 0);
+		assert_int_equal(slots[i].position, i);
+	}
+	for (i = 16; i < 20; i++) {           /* rep 4 starts block 1 again */
+		assert_int_equal(slots[i].arm, arm[i - 16]);
+		assert_int_equal(slots[i].block, 1);
+		assert_int_equal(slots[i].position, i - 16);
+	}
+}
+
+static struct abba_slot whole[MAX_SLOTS];
+
+/* Per cell, abba_order_from(k, c, first, reps) equals the cell's slots from
+ * first * k onwards of abba_order(k, c, first + reps); cells take turns block
+ * by block in what abba_order_from produces. */
+static void check_append(unsigned k, unsigned cells, unsigned first, unsigned reps)
+{
+	unsigned R = abba_block_reps(k), c;
+	size_t n_all, n, i, w, p, left;
+
+	memset(whole, 0xa5, sizeof(whole));
+	n_all = abba_order(k, cells, first + reps, whole);
+	assert_int_equal(n_all, (size_t)k * cells * (first + reps));
+	memset(slots, 0xa5, sizeof(slots));
+	n = abba_order_from(k, cells, first, reps, slots);
+	assert_int_equal(n, (size_t)k * cells * reps);
+	assert_int_equal(slots[n].arm, 0xa5a5a5a5u);
+	for (c = 0; c < cells; c++) {
+		/* skip the cell's first `first * k` slots in the whole design */
+		for (w = 0, left = (size_t)first * k; w < n_all; w++)
+			if (whole[w].cell == c && left-- == 0)
+				break;
+		for (p = 0; p < n; p++) {
+			if (slots[p].cell != c)
+				continue;
+			while (w < n_all && whole[w].cell != c)
+				w++;
+			assert_true(w < n_all);
+			assert_int_equal(slots[p].arm, whole[w].arm);
+			assert_int_equal(slots[p].block, whole[w].block);
+			assert_int_equal(slots[p].position, whole[w].position);
+			w++;
+		}
+		while (w < n_all && whole[w].cell != c)
+			w++;
+		assert_int_equal(w, n_all);           /* nothing of the cell left */
+	}
+	/* blocks never go down, and within a block the cells take turns */
+	for (i = 1; i < n; i++) {
+		assert_true(slots[i].block >= slots[i - 1].block);
+		if (slots[i].block == slots[i - 1].block)
+			assert_true(slots[i].cell >= slots[i - 1].cell);
+		else
+			assert_true(slots[i].block == slots[i - 1].block + 1);
+	}
+	assert_true(slots[0].block == first / R);
+}
+
+static void test_append(void **state)
+{
+	unsigned k, cells, first, reps;
+
+	(void)state;
+	/* the case asked for: 2 reps then 3 more */
+	for (k = 1; k <= 6; k++)
+		for (cells = 1; cells <= 3; cells++)
+			check_append(k, cells, 2, 3);
+	/* and every split of a small design */
+	for (k = 1; k <= 5; k++)
+		for (cells = 1; cells <= 2; cells++)
+			for (first = 0; first <= 12; first++)
+				for (reps = 1; reps <= 12; reps++)
+					check_append(k, cells, first, reps);
+}
+
+/* Two arms: 2 reps, then 2 more appended, are block 1 A B B A, as if 4 had
+ * been queued at once. */
+static void test_append_two_arms(void **state)
+{
+	static const unsigned arm[] = { 0, 1, 1, 0, 0, 1, 1, 0 };
+	static const unsigned cell[] = { 0, 0, 0, 0, 1, 1, 1, 1 };
+	size_t i, n;
+
+	(void)state;
+	memset(slots, 0xa5, sizeof(slots));
+	n = abba_order_from(2, 2, 2, 2, slots);
+	assert_int_equal(n, 8);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(slots[i].arm, arm[i]);
+		assert_int_equal(slots[i].cell, cell[i]);
+		assert_int_equal(slots[i].block, 1);
+		assert_int_equal(slots[i].position, i % 4);
+	}
+	/* appending to an odd count finishes the half block first */
+	n = abba_order_from(2, 1, 3, 3, slots);
+	assert_int_equal(n, 6);
+	assert_int_equal(slots[0].arm, 1);
+	assert_int_equal(slots[0].block, 1);
+	assert_int_equal(slots[0].position, 2);
+	assert_int_equal(slots[1].arm, 0);
+	assert_int_equal(slots[1].position, 3);
+	assert_int_equal(slots[2].block, 2);
+	assert_int_equal(slots[2].position, 0);
+	assert_int_equal(slots[5].arm, 0);
+	assert_int_equal(slots[5].block, 2);
+	assert_int_equal(slots[5].position, 3);
+}
+
+static void test_append_zero(void **state)
+{
+	(void)state;
+	memset(slots, 0xa5, sizeof(slots));
+	assert_int_equal(abba_order_from(2, 1, 4, 0, slots), 0);
+	assert_int_equal(abba_order_from(0, 1, 4, 2, slots), 0);
+	assert_int_equal(abba_order_from(2, 0, 4, 2, slots), 0);
+	assert_int_equal(abba_order_from(2, 1, 0xffffffffu, 2, slots), 0);
+	assert_int_equal(slots[0].arm, 0xa5a5a5a5u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -220,6 +470,14 @@ int main(void)
 		cmocka_unit_test(test_balance),
 		cmocka_unit_test(test_odd_reps_unbalanced_tail),
 		cmocka_unit_test(test_zero),
+		cmocka_unit_test(test_block_reps),
+		cmocka_unit_test(test_one_arm),
+		cmocka_unit_test(test_williams_rows),
+		cmocka_unit_test(test_williams_balance),
+		cmocka_unit_test(test_four_arms_block),
+		cmocka_unit_test(test_append),
+		cmocka_unit_test(test_append_two_arms),
+		cmocka_unit_test(test_append_zero),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,6 @@
-/* sched.c -- guest slots: claim a block, run its runs back to back, re-queue
+/* scheduler.c -- guest slots: claim a block, run its runs back to back, re-queue
  * what was interrupted or failed for the harness's own reasons, report. */
-#include "sched.h"
+#include "scheduler.h"
 #include "err.h"
 #include "log.h"
 #include "notify.h"

@@ -1,7 +1,7 @@
-/* sched.h -- the daemon's guest slots: each claims the next ABBA block from
+/* scheduler.h -- the daemon's guest slots: each claims the next ABBA block from
  * the queue and runs it back to back in fresh guests until told to stop. */
-#ifndef SCHED_H
-#define SCHED_H
+#ifndef SCHEDULER_H
+#define SCHEDULER_H
 
 #include "conf.h"
 #include "vm.h"

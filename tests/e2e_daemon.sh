@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# e2e_daemon.sh -- the overnight story on real parts: a real harnessd, real
+# guests, the CLI; kill -9 mid-run and restart; nothing lost, nothing twice.
+# usage: tests/e2e_daemon.sh HARNESS HARNESSD   (images must be built)
+set -u
+
+harness=$(readlink -f "${1:?harness binary}")
+harnessd=$(readlink -f "${2:?harnessd binary}")
+repo=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d /tmp/e2e-daemon.XXXXXX)
+pass=0 fail=0 dpid= hpid=
+
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
+check() {
+	local what=$1; shift
+	if "$@"; then ok "$what"; else not_ok "$what"; fi
+}
+q() { sqlite3 "$work/results/harness.db" "$1"; }
+cleanup() {
+	[ -n "$dpid" ] && kill -9 "$dpid" 2>/dev/null
+	[ -n "$hpid" ] && kill "$hpid" 2>/dev/null
+	wait 2>/dev/null
+}
+trap cleanup EXIT
+
+cd "$work" || exit 1
+hookport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+cat > harness.conf <<EOF
+results = results
+images = $repo/images/out
+presets = $repo/workloads/presets
+memory_mib = 384
+vcpus = 2
+webhook = http://127.0.0.1:$hookport/hook
+EOF
+
+# A webhook receiver on loopback: one JSON document per line in hooks.log.
+cat > hook.py <<'EOF'
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        n = int(self.headers.get("Content-Length", 0))
+        with open("hooks.log", "ab") as f:
+            f.write(self.rfile.read(n) + b"\n")
+        self.send_response(200)
+        self.end_headers()
+    def log_message(self, *a):
+        pass
+http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+EOF
+python3 hook.py "$hookport" & hpid=$!
+
+start_daemon() {
+	"$harnessd" -c harness.conf 2>> daemon.log & dpid=$!
+	for _ in $(seq 100); do
+		[ -S results/harnessd.sock ] && "$harness" status > /dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+check "configuration OK (-n)" bash -c '"$1" -c harness.conf -n | grep -qx "configuration OK"' _ "$harnessd"
+check "daemon starts and answers" start_daemon
+check "API socket is mode 0600" [ "$(stat -c %a results/harnessd.sock)" = 600 ]
+check "malformed JSON is a 400 with a reason" bash -c \
+	'r=$(curl -s -w "\n%{http_code}" --unix-socket results/harnessd.sock -X POST \
+	   -d "{\"spec\": {" http://localhost/matrices); [ "$(tail -n1 <<< "$r")" = 400 ] &&
+	 head -n1 <<< "$r" | grep -q "\"error\""'
+
+cat > night.json <<'EOF'
+{
+  "name": "night", "reps": 2,
+  "arms": [ { "name": "mglru", "kernel": "6.12", "lru_gen": "y" },
+            { "name": "classic", "kernel": "6.12", "lru_gen": "n" } ],
+  "workloads": [
+    { "name": "zipf", "memcg_mib": 32, "duration_s": 8,
+      "files": [ { "name": "data", "mib": 48 } ],
+      "streams": [ { "kind": "random", "file": "data", "distribution": "zipf",
+                     "theta": 1.1, "threads": 2 } ] }
+  ]
+}
+EOF
+check "submit through the CLI" bash -c '"$1" submit night.json | grep -q "4 runs queued"' _ "$harness"
+
+# Wait until the second run has committed a few samples, then kill -9 the daemon.
+for _ in $(seq 300); do
+	n=$(q "SELECT COUNT(*) FROM samples s JOIN runs r ON r.id = s.run_id WHERE r.seq = 1 AND r.status = 'running'" 2>/dev/null)
+	[ "${n:-0}" -ge 3 ] && break
+	sleep 0.2
+done
+kill -9 "$dpid"; wait "$dpid" 2>/dev/null; dpid=
+before=$(q "SELECT COUNT(*) FROM samples")
+inflight=$(q "SELECT id FROM runs WHERE status IN ('booting', 'running')")
+check "killed while a run was in flight (run $inflight)" [ -n "$inflight" ]
+# the guest of a kill -9'd daemon's embedded libvirt dies with it
+sleep 1
+
+check "daemon restarts" start_daemon
+for _ in $(seq 600); do
+	s=$("$harness" --json status night 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])' 2>/dev/null)
+	[ "$s" = finished ] && break
+	sleep 0.5
+done
+check "the matrix finishes after the restart" [ "$s" = finished ]
+check "the interrupted run is kept, marked interrupted" [ "$(q "SELECT status FROM runs WHERE id = ${inflight:-0}")" = interrupted ]
+check "no committed sample lost ($before before the restart)" [ "$(q "SELECT COUNT(*) FROM samples WHERE run_id <= ${inflight:-0}")" -ge "$before" ]
+check "every run done exactly once" [ "$(q "SELECT COUNT(*) || ' ' || COUNT(DISTINCT seq) FROM runs WHERE status = 'done'")" = "4 4" ]
+check "the re-run is a fresh attempt of the same slot in the block" [ "$(q "SELECT COUNT(*) FROM runs WHERE retry_of = ${inflight:-0} AND attempt = 1 AND status = 'done'")" = 1 ]
+check "interrupted samples never reach a summary" [ "$(q "SELECT COUNT(*) FROM run_summary WHERE run_id = ${inflight:-0}")" = 0 ]
+check "database integrity ok" [ "$(q "PRAGMA integrity_check")" = ok ]
+check "status shows progress and an ETA" bash -c '"$1" status night | grep -q "4/4"' _ "$harness"
+check "webhook told the matrix finished" bash -c 'grep -q "\"matrix_finished\"" hooks.log'
+
+# More reps of the same matrix append blocks instead of duplicating it.
+sed 's/"reps": 2/"reps": 3/' night.json > night3.json
+check "more reps append to the matrix" bash -c '"$1" submit night3.json | grep -q "2 runs appended"' _ "$harness"
+check "still one matrix called night" [ "$(q "SELECT COUNT(*) FROM matrices WHERE name = 'night'")" = 1 ]
+"$harness" cancel night > /dev/null
+
+# Twenty submissions at once: each queued exactly once.
+for i in $(seq 20); do
+	sed "s/\"name\": \"night\"/\"name\": \"burst$i\"/" night.json > "burst$i.json"
+done
+for i in $(seq 20); do "$harness" submit "burst$i.json" > "burst$i.out" 2>&1 & done
+wait $(jobs -p | grep -v "^$hpid$") 2>/dev/null
+for i in $(seq 20); do "$harness" cancel "burst$i" > /dev/null 2>&1; done
+check "20 concurrent submissions, each queued exactly once" [ "$(q "SELECT COUNT(DISTINCT name) || ' ' || COUNT(*) FROM matrices WHERE name LIKE 'burst%'")" = "20 20" ]
+
+# A kernel from a URL with a wrong sha256 is refused, both hashes shown.
+mkdir -p www && cp "$repo/images/out/x86_64/kernel/6.12/vmlinuz" www/bzImage
+wport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+python3 -m http.server --bind 127.0.0.1 "$wport" --directory www > /dev/null 2>&1 & wpid=$!
+for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$wport/" && break; sleep 0.1; done
+good=$(sha256sum www/bzImage | cut -d' ' -f1)
+bad=0000000000000000000000000000000000000000000000000000000000000000
+sed "s|\"kernel\": \"6.12\", \"lru_gen\": \"y\"|\"url\": \"http://127.0.0.1:$wport/bzImage\", \"sha256\": \"$bad\", \"lru_gen\": \"y\"|; s/\"name\": \"night\"/\"name\": \"urlarm\"/" night.json > url.json
+"$harness" submit url.json > url.out 2> url.err
+check "URL arm with a wrong sha256 refused with both hashes" bash -c \
+	'grep -q "$1" url.err && grep -q "$2" url.err' _ "$bad" "$good"
+kill "$wpid" 2>/dev/null
+
+kill -TERM "$dpid"; wait "$dpid" 2>/dev/null; dpid=
+check "SIGTERM stops the daemon cleanly" bash -c 'grep -q "stopped" daemon.log'
+
+echo "e2e-daemon: $pass passed, $fail failed"
+[ "$fail" -eq 0 ] && [ -z "${KEEP:-}" ] && rm -rf "$work"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,623 @@
+/* test_api.c -- the daemon's HTTP API in-process: api_start on a mkdtemp()
+ * results directory with a fake images tree (a 4 KiB x86 bzImage look-alike
+ * as IMAGES/x86_64/kernel/6.12/vmlinuz), then libcurl over the unix socket
+ * and over TCP, as a client would. No guest boots. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <ftw.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <curl/curl.h>
+#include <jansson.h>
+
+#include "api.h"
+#include "conf.h"
+#include "err.h"
+#include "store.h"
+
+#define NSUBMIT 20
+
+static char dir[PATH_MAX];
+static struct conf conf;
+static struct api *api;
+
+/* snprintf that fails the test on truncation. */
+static void sfmt(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void sfmt(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	assert_true(n >= 0 && (size_t)n < len);
+}
+
+/* ---- fixture ---- */
+
+static void write_bytes(const char *path, const void *buf, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void mkdirs(const char *path)
+{
+	char p[PATH_MAX], *s;
+
+	sfmt(p, sizeof(p), "%s", path);
+	for (s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		mkdir(p, 0755);
+		*s = '/';
+	}
+	assert_true(mkdir(p, 0755) == 0 || access(p, F_OK) == 0);
+}
+
+/* A 4 KiB bzImage look-alike: "HdrS" at 0x202, version offset - 0x200 at 0x20e. */
+static void write_kernel(const char *path)
+{
+	static const char ver[] = "6.12.99-test (x@y) #1 SMP";
+	unsigned char img[4096];
+	unsigned off = 0x400;
+
+	memset(img, 0, sizeof(img));
+	memcpy(img + 0x202, "HdrS", 4);
+	img[0x20e] = (unsigned char)((off - 0x200) & 0xff);
+	img[0x20f] = (unsigned char)((off - 0x200) >> 8);
+	memcpy(img + off, ver, sizeof(ver));
+	write_bytes(path, img, sizeof(img));
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int setup(void **state)
+{
+	char path[PATH_MAX], err[ERR_MAX];
+
+	(void)state;
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	sfmt(dir, sizeof(dir), "/tmp/test_api.XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	conf_defaults(&conf, dir);   /* results DIR/results, socket DIR/results/harnessd.sock */
+	sfmt(path, sizeof(path), "%s/x86_64/kernel/6.12", conf.images);
+	mkdirs(path);
+	mkdirs(conf.results);
+	sfmt(path, sizeof(path), "%s/x86_64/kernel/6.12/vmlinuz", conf.images);
+	write_kernel(path);
+	sfmt(path, sizeof(path), "%s/x86_64/kernel/6.12/modules.cpio", conf.images);
+	write_bytes(path, "070701", 6);
+	if (api_start(&conf, &api, err) < 0) {
+		fprintf(stderr, "api_start: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	api_stop(api);
+	curl_global_cleanup();
+	return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* ---- a client ---- */
+
+struct resp {
+	long code;
+	char *body;
+	size_t len;
+	json_t *json;
+};
+
+static size_t collect(char *data, size_t size, size_t n, void *cls)
+{
+	struct resp *r = cls;
+	char *nb = realloc(r->body, r->len + size * n + 1);
+
+	if (!nb)
+		return 0;
+	r->body = nb;
+	memcpy(r->body + r->len, data, size * n);
+	r->len += size * n;
+	r->body[r->len] = '\0';
+	return size * n;
+}
+
+static void resp_release(struct resp *r)
+{
+	free(r->body);
+	json_decref(r->json);
+	memset(r, 0, sizeof(*r));
+}
+
+/*
+ * method url (a path on the unix socket, or a whole http:// URL) with body
+ * (len bytes; NULL: none) and, for TCP, a bearer token. Returns the curl code;
+ * the reply in r, its JSON parsed if it is JSON.
+ */
+static CURLcode req(const char *method, const char *url, const char *body, size_t len,
+		    const char *token, struct resp *r)
+{
+	struct curl_slist *hdrs = NULL;
+	char full[512], auth[256];
+	CURL *cu = curl_easy_init();
+	CURLcode rc;
+
+	memset(r, 0, sizeof(*r));
+	assert_non_null(cu);
+	if (!strncmp(url, "http://", 7)) {
+		sfmt(full, sizeof(full), "%s", url);
+	} else {
+		sfmt(full, sizeof(full), "http://localhost%s", url);
+		curl_easy_setopt(cu, CURLOPT_UNIX_SOCKET_PATH, conf.api_socket);
+	}
+	if (token) {
+		sfmt(auth, sizeof(auth), "Authorization: Bearer %s", token);
+		hdrs = curl_slist_append(hdrs, auth);
+	}
+	curl_easy_setopt(cu, CURLOPT_URL, full);
+	curl_easy_setopt(cu, CURLOPT_CUSTOMREQUEST, method);
+	if (body) {
+		curl_easy_setopt(cu, CURLOPT_POSTFIELDS, body);
+		curl_easy_setopt(cu, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+	}
+	curl_easy_setopt(cu, CURLOPT_HTTPHEADER, hdrs);
+	curl_easy_setopt(cu, CURLOPT_WRITEFUNCTION, collect);
+	curl_easy_setopt(cu, CURLOPT_WRITEDATA, r);
+	curl_easy_setopt(cu, CURLOPT_TIMEOUT, 30L);
+	curl_easy_setopt(cu, CURLOPT_NOSIGNAL, 1L);
+	rc = curl_easy_perform(cu);
+	curl_easy_getinfo(cu, CURLINFO_RESPONSE_CODE, &r->code);
+	curl_easy_cleanup(cu);
+	curl_slist_free_all(hdrs);
+	if (r->body)
+		r->json = json_loads(r->body, 0, NULL);
+	return rc;
+}
+
+/* method path [body] must answer code; an error must be {"error": one line}. */
+static void expect(const char *method, const char *path, const char *body, long code,
+		   const char *want_in_error)
+{
+	struct resp r;
+	const char *msg;
+
+	assert_int_equal(req(method, path, body, body ? strlen(body) : 0, NULL, &r), CURLE_OK);
+	if (r.code != code)
+		fail_msg("%s %s: %ld, not %ld: %s", method, path, r.code, code, r.body);
+	assert_non_null(r.json);
+	assert_true(r.len > 0 && r.body[r.len - 1] == '\n');
+	assert_null(memchr(r.body, '\n', r.len - 1));   /* compact: one line */
+	if (code >= 400) {
+		msg = json_string_value(json_object_get(r.json, "error"));
+		assert_non_null(msg);
+		if (want_in_error && !strstr(msg, want_in_error))
+			fail_msg("%s %s: error '%s' lacks '%s'", method, path, msg, want_in_error);
+	}
+	resp_release(&r);
+}
+
+/* A matrix the queue accepts (two arms on the fake 6.12), as a submission body. */
+static char *submission(const char *name)
+{
+	char *body;
+
+	assert_true(asprintf(&body,
+		"{\"base_dir\": \"%s\", \"spec\": {\"name\": \"%s\", \"reps\": 2, \"arms\": ["
+		"{\"name\": \"on\", \"kernel\": \"6.12\", \"lru_gen\": \"y\"},"
+		"{\"name\": \"off\", \"kernel\": \"6.12\", \"lru_gen\": \"n\"}],"
+		"\"workloads\": [{\"name\": \"w\", \"files\": [{\"name\": \"d\", \"mib\": 8}],"
+		"\"streams\": [{\"kind\": \"random\", \"file\": \"d\"}]}]}}", dir, name) > 0);
+	return body;
+}
+
+/* A matrix's runs: "runs_list" (queue.c) or "runs" when that is the list (queue.h). */
+static json_t *run_list(json_t *m)
+{
+	json_t *l = json_object_get(m, "runs_list");
+
+	return json_is_array(l) ? l : json_object_get(m, "runs");
+}
+
+/* ---- tests ---- */
+
+static void test_health(void **state)
+{
+	struct resp r;
+
+	(void)state;
+	assert_int_equal(req("GET", "/health", NULL, 0, NULL, &r), CURLE_OK);
+	assert_int_equal(r.code, 200);
+	assert_true(json_is_true(json_object_get(r.json, "ok")));
+	resp_release(&r);
+}
+
+static void test_socket_mode(void **state)
+{
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(stat(conf.api_socket, &st), 0);
+	assert_true(S_ISSOCK(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0600);
+}
+
+static void test_bad_requests(void **state)
+{
+	(void)state;
+	expect("POST", "/matrices", "{\"spec\": {\"name\": ", 400, "malformed JSON at line 1");
+	expect("POST", "/matrices", "{\"spec\": [}", 400, "column");
+	expect("POST", "/matrices", "", 400, "malformed JSON");
+	expect("POST", "/matrices", "[1, 2]", 400, "\"spec\"");
+	expect("POST", "/matrices", "{\"base_dir\": \"/\"}", 400, "\"spec\"");
+	expect("POST", "/matrices", "{\"base_dir\": \"/\", \"spec\": 3}", 400, "\"spec\"");
+	expect("POST", "/matrices", "{\"base_dir\": \"rel\", \"spec\": {}}", 400, "base_dir");
+	expect("POST", "/matrices", "{\"base_dir\": \"/\", \"spec\": {}, \"x\": 1}", 400,
+	       "unknown key 'x'");
+	/* a matrix the queue refuses: its reason comes back */
+	expect("POST", "/matrices", "{\"base_dir\": \"/\", \"spec\": {\"name\": \"x\"}}", 400,
+	       NULL);
+	expect("GET", "/nowhere", NULL, 404, "no such path");
+	expect("GET", "/matrices/1/2/3/4/5", NULL, 404, NULL);
+	expect("GET", "//health", NULL, 404, NULL);
+	expect("GET", "/health/", NULL, 404, NULL);
+	expect("DELETE", "/matrices", NULL, 405, "allowed: POST, GET");
+	expect("POST", "/health", "", 405, "allowed: GET");
+	expect("GET", "/matrices/x/cancel", NULL, 405, NULL);
+	expect("GET", "/matrices/a%20b", NULL, 400, "expected an id or a name");
+	expect("GET", "/matrices/"
+	       "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", NULL, 404, NULL);
+	expect("GET", "/matrices/no-such-matrix", NULL, 404, "no matrix");
+	expect("POST", "/matrices/no-such-matrix/pause", "", 404, "no matrix");
+	expect("GET", "/runs/0/samples", NULL, 400, "positive");
+	expect("GET", "/runs/-1/samples", NULL, 400, NULL);
+	expect("GET", "/runs/99999999999999999999/samples", NULL, 400, NULL);
+	expect("GET", "/runs/12345/samples", NULL, 404, "no run");
+	expect("GET", "/runs/12345/stream", NULL, 404, "no run");
+	expect("GET", "/runs/1/samples?after=x", NULL, 400, "'after'");
+	expect("GET", "/runs/1/samples?after=1&after=2", NULL, 400, "twice");
+	expect("GET", "/runs/1/samples?max=0", NULL, 400, "'max'");
+	expect("GET", "/runs/1/samples?max=1001", NULL, 400, "'max'");
+	expect("GET", "/runs/1/samples?after=+1", NULL, 400, NULL);
+	expect("GET", "/runs/1/stream?max=5", NULL, 400, "unknown query parameter");
+	expect("GET", "/health?x=1", NULL, 400, "unknown query parameter");
+	expect("GET", "/health", "{}", 400, "takes no body");
+}
+
+static void test_body_too_large(void **state)
+{
+	size_t len = API_BODY_MAX + 1;
+	char *big = malloc(len);
+	struct resp r;
+
+	(void)state;
+	assert_non_null(big);
+	memset(big, ' ', len);
+	assert_int_equal(req("POST", "/matrices", big, len, NULL, &r), CURLE_OK);
+	assert_int_equal(r.code, 413);
+	assert_non_null(json_object_get(r.json, "error"));
+	resp_release(&r);
+	/* exactly the limit is read (and is not JSON) */
+	assert_int_equal(req("POST", "/matrices", big, len - 1, NULL, &r), CURLE_OK);
+	assert_int_equal(r.code, 400);
+	resp_release(&r);
+	free(big);
+	/* the daemon still answers */
+	expect("GET", "/health", NULL, 200, NULL);
+}
+
+/* Chunked, no Content-Length: refused once it passes the limit, without buffering it all. */
+struct feed {
+	size_t left;
+};
+
+static size_t feed_spaces(char *buf, size_t size, size_t n, void *cls)
+{
+	struct feed *f = cls;
+	size_t len = size * n < f->left ? size * n : f->left;
+
+	memset(buf, ' ', len);
+	f->left -= len;
+	return len;
+}
+
+static void test_body_too_large_chunked(void **state)
+{
+	struct feed f = { 3 * API_BODY_MAX };
+	struct curl_slist *hdrs = curl_slist_append(NULL, "Transfer-Encoding: chunked");
+	struct resp r = { 0 };
+	CURL *cu = curl_easy_init();
+	CURLcode rc;
+
+	(void)state;
+	curl_easy_setopt(cu, CURLOPT_URL, "http://localhost/matrices");
+	curl_easy_setopt(cu, CURLOPT_UNIX_SOCKET_PATH, conf.api_socket);
+	curl_easy_setopt(cu, CURLOPT_POST, 1L);
+	curl_easy_setopt(cu, CURLOPT_HTTPHEADER, hdrs);
+	curl_easy_setopt(cu, CURLOPT_READFUNCTION, feed_spaces);
+	curl_easy_setopt(cu, CURLOPT_READDATA, &f);
+	curl_easy_setopt(cu, CURLOPT_WRITEFUNCTION, collect);
+	curl_easy_setopt(cu, CURLOPT_WRITEDATA, &r);
+	curl_easy_setopt(cu, CURLOPT_TIMEOUT, 30L);
+	rc = curl_easy_perform(cu);
+	curl_easy_getinfo(cu, CURLINFO_RESPONSE_CODE, &r.code);
+	curl_easy_cleanup(cu);
+	curl_slist_free_all(hdrs);
+	/* a 413, or the connection dropped mid-upload: never a 2xx or a 400 */
+	if (rc == CURLE_OK)
+		assert_int_equal(r.code, 413);
+	assert_true(f.left > 0);   /* it did not read the whole 3 MiB */
+	resp_release(&r);
+	expect("GET", "/health", NULL, 200, NULL);
+}
+
+struct submitter {
+	pthread_t t;
+	int i;
+	long code;
+	char body[512];
+};
+
+static void *submit_one(void *arg)
+{
+	struct submitter *s = arg;
+	char name[32];
+	char *body;
+	struct resp r;
+
+	snprintf(name, sizeof(name), "conc-%02d", s->i);
+	body = submission(name);
+	if (req("POST", "/matrices", body, strlen(body), NULL, &r) == CURLE_OK) {
+		s->code = r.code;
+		snprintf(s->body, sizeof(s->body), "%s", r.body ? r.body : "");
+	}
+	resp_release(&r);
+	free(body);
+	return NULL;
+}
+
+static void test_concurrent_submissions(void **state)
+{
+	struct submitter s[NSUBMIT];
+	int seen[NSUBMIT] = { 0 }, i, k;
+	const json_t *m;
+	const char *name;
+	struct resp r;
+	size_t j;
+
+	(void)state;
+	for (i = 0; i < NSUBMIT; i++) {
+		memset(&s[i], 0, sizeof(s[i]));
+		s[i].i = i;
+		assert_int_equal(pthread_create(&s[i].t, NULL, submit_one, &s[i]), 0);
+	}
+	for (i = 0; i < NSUBMIT; i++)
+		pthread_join(s[i].t, NULL);
+	for (i = 0; i < NSUBMIT; i++)
+		if (s[i].code != 201)
+			fail_msg("submission %d: %ld %s", i, s[i].code, s[i].body);
+	assert_int_equal(req("GET", "/matrices", NULL, 0, NULL, &r), CURLE_OK);
+	assert_int_equal(r.code, 200);
+	assert_true(json_is_array(r.json));
+	json_array_foreach(r.json, j, m) {
+		name = json_string_value(json_object_get(m, "name"));
+		if (!name || sscanf(name, "conc-%d", &k) != 1)
+			continue;
+		assert_true(k >= 0 && k < NSUBMIT);
+		seen[k]++;
+		assert_int_equal(json_integer_value(json_object_get(json_object_get(m, "runs"),
+								    "total")), 4);
+	}
+	for (i = 0; i < NSUBMIT; i++)
+		if (seen[i] != 1)
+			fail_msg("conc-%02d listed %d times", i, seen[i]);
+	resp_release(&r);
+}
+
+static void test_submit_and_control(void **state)
+{
+	char *body = submission("ctl");
+	struct resp r;
+
+	(void)state;
+	assert_int_equal(req("POST", "/matrices", body, strlen(body), NULL, &r), CURLE_OK);
+	assert_int_equal(r.code, 201);
+	assert_string_equal(json_string_value(json_object_get(r.json, "name")), "ctl");
+	assert_int_equal(json_integer_value(json_object_get(r.json, "runs")), 4);
+	assert_true(json_is_false(json_object_get(r.json, "appended")));
+	resp_release(&r);
+	/* the same spec again: nothing new, appended */
+	assert_int_equal(req("POST", "/matrices", body, strlen(body), NULL, &r), CURLE_OK);
+	assert_int_equal(r.code, 201);
+	assert_true(json_is_true(json_object_get(r.json, "appended")));
+	assert_int_equal(json_integer_value(json_object_get(r.json, "runs")), 0);
+	resp_release(&r);
+	free(body);
+	assert_int_equal(req("GET", "/matrices/ctl", NULL, 0, NULL, &r), CURLE_OK);
+	assert_int_equal(r.code, 200);
+	assert_int_equal(json_array_size(run_list(r.json)), 4);
+	resp_release(&r);
+	expect("POST", "/matrices/ctl/pause", "", 200, NULL);
+	expect("POST", "/matrices/ctl/resume", "", 200, NULL);
+	expect("POST", "/matrices/ctl/cancel", "", 200, NULL);
+	expect("POST", "/matrices/ctl/resume", "", 409, "cancelled");
+}
+
+/* A run with two samples, then failed: the stream sends header, samples, end. */
+static void test_samples_and_stream(void **state)
+{
+	struct proto_sample smp;
+	struct store *s;
+	char db[PATH_MAX], err[ERR_MAX], path[128], *body = submission("str");
+	json_t *line, *runs;
+	struct resp r;
+	int64_t run;
+	char *p, *nl;
+	int n = 0;
+
+	(void)state;
+	assert_int_equal(req("POST", "/matrices", body, strlen(body), NULL, &r), CURLE_OK);
+	assert_int_equal(r.code, 201);
+	resp_release(&r);
+	free(body);
+	assert_int_equal(req("GET", "/matrices/str", NULL, 0, NULL, &r), CURLE_OK);
+	runs = run_list(r.json);
+	run = json_integer_value(json_object_get(json_array_get(runs, 0), "id"));
+	assert_true(run > 0);
+	resp_release(&r);
+
+	sfmt(db, sizeof(db), "%s/harness.db", conf.results);
+	assert_int_equal(store_open(db, &s, err), 0);
+	memset(&smp, 0, sizeof(smp));
+	smp.t_ms = 1000;
+	smp.pgmajfault = 7;
+	if (store_sample(s, run, &smp, err) < 0)
+		fail_msg("store_sample: %s", err);
+	smp.seq = 1;
+	smp.t_ms = 2000;
+	assert_int_equal(store_sample(s, run, &smp, err), 0);
+
+	sfmt(path, sizeof(path), "/runs/%lld/samples?after=0", (long long)run);
+	assert_int_equal(req("GET", path, NULL, 0, NULL, &r), CURLE_OK);
+	assert_int_equal(r.code, 200);
+	assert_int_equal(json_array_size(json_object_get(r.json, "samples")), 1);
+	resp_release(&r);
+
+	if (store_run_finish(s, run, "failed", "test", NULL, err) < 0)
+		fail_msg("store_run_finish: %s", err);
+	store_close(s);
+	sfmt(path, sizeof(path), "/runs/%lld/stream", (long long)run);
+	assert_int_equal(req("GET", path, NULL, 0, NULL, &r), CURLE_OK);
+	assert_int_equal(r.code, 200);
+	for (p = r.body; p && (nl = strchr(p, '\n')); p = nl + 1, n++) {
+		line = json_loadb(p, (size_t)(nl - p), 0, NULL);
+		assert_true(json_is_object(line));
+		if (n == 0)
+			assert_non_null(json_object_get(line, "streams"));
+		else if (n < 3)
+			assert_int_equal(json_integer_value(json_object_get(line, "seq")), n - 1);
+		else
+			assert_true(json_is_true(json_object_get(line, "finished")));
+		json_decref(line);
+	}
+	assert_int_equal(n, 4);
+	resp_release(&r);
+}
+
+static void test_tcp_token(void **state)
+{
+	struct conf tc = conf;
+	struct api *t = NULL;
+	char err[ERR_MAX], url[128];
+	struct resp r;
+
+	(void)state;
+	/* an open TCP listener is refused */
+	sfmt(tc.api_socket, sizeof(tc.api_socket), "%s/tcp.sock", conf.results);
+	sfmt(tc.api_tcp, sizeof(tc.api_tcp), "127.0.0.1:0");
+	assert_int_equal(api_start(&tc, &t, err), -1);
+	assert_non_null(strstr(err, "api_token"));
+	sfmt(tc.api_token, sizeof(tc.api_token), "s3cret-token-for-the-test");
+	if (api_start(&tc, &t, err) < 0)
+		fail_msg("api_start: %s", err);
+	assert_true(api_tcp_port(t) > 0);
+	sfmt(url, sizeof(url), "http://127.0.0.1:%u/health", api_tcp_port(t));
+	assert_int_equal(req("GET", url, NULL, 0, NULL, &r), CURLE_OK);
+	assert_int_equal(r.code, 401);
+	assert_non_null(json_object_get(r.json, "error"));
+	resp_release(&r);
+	assert_int_equal(req("GET", url, NULL, 0, "s3cret-token-for-the-tes", &r), CURLE_OK);
+	assert_int_equal(r.code, 401);
+	resp_release(&r);
+	assert_int_equal(req("GET", url, NULL, 0, "s3cret-token-for-the-test!", &r), CURLE_OK);
+	assert_int_equal(r.code, 401);
+	resp_release(&r);
+	assert_int_equal(req("GET", url, NULL, 0, "s3cret-token-for-the-test", &r), CURLE_OK);
+	assert_int_equal(r.code, 200);
+	assert_true(json_is_true(json_object_get(r.json, "ok")));
+	resp_release(&r);
+	/* without a token even a 404 is a 401 */
+	sfmt(url, sizeof(url), "http://127.0.0.1:%u/nowhere", api_tcp_port(t));
+	assert_int_equal(req("GET", url, NULL, 0, NULL, &r), CURLE_OK);
+	assert_int_equal(r.code, 401);
+	resp_release(&r);
+	api_stop(t);
+}
+
+static void test_socket_takeover(void **state)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct conf oc = conf;
+	struct api *o = NULL;
+	char err[ERR_MAX], path[PATH_MAX];
+	struct stat st;
+	int fd;
+
+	(void)state;
+	/* the running API answers on its socket: a second one is refused */
+	assert_int_equal(api_start(&conf, &o, err), -1);
+	assert_non_null(strstr(err, "another daemon answers"));
+	/* a file that is not a socket is left alone */
+	sfmt(oc.api_socket, sizeof(oc.api_socket), "%s/plain", conf.results);
+	write_bytes(oc.api_socket, "x", 1);
+	assert_int_equal(api_start(&oc, &o, err), -1);
+	assert_non_null(strstr(err, "not a socket"));
+	/* a stale socket (nobody listening) is replaced, and removed at stop */
+	sfmt(path, sizeof(path), "%s/stale.sock", conf.results);
+	sfmt(oc.api_socket, sizeof(oc.api_socket), "%s", path);
+	sfmt(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	close(fd);
+	if (api_start(&oc, &o, err) < 0)
+		fail_msg("api_start over a stale socket: %s", err);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	api_stop(o);
+	assert_int_equal(stat(path, &st), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_health),
+		cmocka_unit_test(test_socket_mode),
+		cmocka_unit_test(test_bad_requests),
+		cmocka_unit_test(test_body_too_large),
+		cmocka_unit_test(test_body_too_large_chunked),
+		cmocka_unit_test(test_concurrent_submissions),
+		cmocka_unit_test(test_submit_and_control),
+		cmocka_unit_test(test_samples_and_stream),
+		cmocka_unit_test(test_tcp_token),
+		cmocka_unit_test(test_socket_takeover),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
