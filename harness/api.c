@@ -953,9 +953,12 @@ void api_stop(struct api *a)
 
 int api_start(const struct conf *c, struct api **ret, char *err)
 {
-	struct api *a = calloc(1, sizeof(*a));
+	struct api *a;
 	struct store *s = NULL;
 
+	if (!c->api_socket[0])
+		return errorf(err, "api_socket: empty (conf_setup fills in <results>/harnessd.sock)");
+	a = calloc(1, sizeof(*a));
 	if (!a)
 		return errorf(err, "out of memory");
 	a->conf = *c;

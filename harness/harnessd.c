@@ -41,6 +41,19 @@ static int resume(const struct conf *c, char *err)
 	return rc;
 }
 
+/*
+ * Guests a killed daemon left running (the API socket proved no other daemon
+ * owns them): destroyed, their runs already re-queued by resume().
+ */
+static int destroy_leftovers(struct vm_conn *vm, char *err)
+{
+	int n = vm_destroy_leftovers(vm, "harness-", err);
+
+	if (n > 0)
+		hlog("destroyed %d guest%s the last daemon left running", n, n == 1 ? "" : "s");
+	return n < 0 ? -1 : 0;
+}
+
 static int detach(const struct conf *c, char *err)
 {
 	char log[PATH_MAX];
@@ -93,7 +106,7 @@ static int serve(const struct conf *c, char *err)
 	conf_uri(c, uri, sizeof(uri));
 	if (resume(c, err) < 0 || pathf(log, err, "%s/libvirt.log", c->results) < 0 ||
 	    vm_connect(uri, log, &vm, err) < 0 || api_start(c, &api, err) < 0 ||
-	    sched_start(c, vm, &sc, err) < 0) {
+	    destroy_leftovers(vm, err) < 0 || sched_start(c, vm, &sc, err) < 0) {
 		api_stop(api);
 		vm_disconnect(vm);
 		return -1;

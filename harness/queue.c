@@ -154,8 +154,9 @@ static int add_progress(struct store *s, const struct conf *c, json_t *mx, char 
 	size_t i;
 
 	if (!rows || !runs ||
-	    query(s, "SELECT status, COUNT(*) AS n FROM runs WHERE matrix_id = ?1 GROUP BY status",
-		  id, NULL, row_object, rows, err) < 0) {
+	    query(s, "SELECT status, COUNT(*) AS n FROM runs r WHERE matrix_id = ?1 AND attempt ="
+		  " (SELECT MAX(attempt) FROM runs r2 WHERE r2.matrix_id = r.matrix_id AND"
+		  " r2.seq = r.seq) GROUP BY status", id, NULL, row_object, rows, err) < 0) {
 		json_decref(rows);
 		json_decref(runs);
 		return -1;

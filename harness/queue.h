@@ -26,7 +26,8 @@ int queue_submit(struct store *s, const struct conf *c, const char *text, const 
  *   [{"id", "name", "state" (active|paused|cancelled|finished), "created_at",
  *     "runs": {"queued": N, "booting": N, "running": N, "done": N, "failed": N,
  *              "crashed": N, "timeout": N, "interrupted": N, "unsupported": N,
- *              "cancelled": N, "total": N},
+ *              "cancelled": N, "total": N},   (each planned run counted once,
+ *                                                 by the state of its latest attempt)
  *     "mean_run_s": seconds per finished run or null, "eta_s": seconds or null}]
  * eta_s: remaining runs x mean_run_s / guests (conf), null before any run ended.
  */

@@ -132,6 +132,25 @@ int vm_connect(const char *uri, const char *log_path, struct vm_conn **ret, char
 	return 0;
 }
 
+int vm_destroy_leftovers(struct vm_conn *c, const char *prefix, char *err)
+{
+	virDomainPtr *doms = NULL;
+	const char *name;
+	int n, i, killed = 0;
+
+	n = virConnectListAllDomains(c->conn, &doms, VIR_CONNECT_LIST_DOMAINS_ACTIVE);
+	if (n < 0)
+		return errorf(err, "libvirt: cannot list domains: %s", virGetLastErrorMessage());
+	for (i = 0; i < n; i++) {
+		name = virDomainGetName(doms[i]);
+		if (name && !strncmp(name, prefix, strlen(prefix)) && virDomainDestroy(doms[i]) == 0)
+			killed++;
+		virDomainFree(doms[i]);
+	}
+	free(doms);
+	return killed;
+}
+
 void vm_disconnect(struct vm_conn *c)
 {
 	if (!c)

@@ -30,6 +30,13 @@ struct vm_config {
 int vm_connect(const char *uri, const char *log_path, struct vm_conn **ret, char *err);
 void vm_disconnect(struct vm_conn *c);
 
+/*
+ * Destroy every running domain whose name starts with prefix: guests a
+ * killed daemon left behind (the embedded driver finds them again at
+ * connect). Returns how many, or -1 with err.
+ */
+int vm_destroy_leftovers(struct vm_conn *c, const char *prefix, char *err);
+
 /* The domain XML for cfg; -1 if it does not fit or a path is unusable. */
 int vm_domain_xml(const struct vm_config *cfg, char *buf, size_t len, char *err);
 

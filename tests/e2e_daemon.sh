@@ -122,8 +122,10 @@ check "still one matrix called night" [ "$(q "SELECT COUNT(*) FROM matrices WHER
 for i in $(seq 20); do
 	sed "s/\"name\": \"night\"/\"name\": \"burst$i\"/" night.json > "burst$i.json"
 done
-for i in $(seq 20); do "$harness" submit "burst$i.json" > "burst$i.out" 2>&1 & done
-wait $(jobs -p | grep -v "^$hpid$") 2>/dev/null
+"$harness" pause night > /dev/null 2>&1
+subs=()
+for i in $(seq 20); do "$harness" submit "burst$i.json" > "burst$i.out" 2>&1 & subs+=($!); done
+wait "${subs[@]}"
 for i in $(seq 20); do "$harness" cancel "burst$i" > /dev/null 2>&1; done
 check "20 concurrent submissions, each queued exactly once" [ "$(q "SELECT COUNT(DISTINCT name) || ' ' || COUNT(*) FROM matrices WHERE name LIKE 'burst%'")" = "20 20" ]
 

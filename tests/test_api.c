@@ -104,7 +104,8 @@ static int setup(void **state)
 	sfmt(dir, sizeof(dir), "/tmp/test_api.XXXXXX");
 	if (!mkdtemp(dir))
 		return -1;
-	conf_defaults(&conf, dir);   /* results DIR/results, socket DIR/results/harnessd.sock */
+	conf_defaults(&conf, dir);   /* results DIR/results */
+	sfmt(conf.api_socket, sizeof(conf.api_socket), "%s/harnessd.sock", conf.results);
 	sfmt(path, sizeof(path), "%s/x86_64/kernel/6.12", conf.images);
 	mkdirs(path);
 	mkdirs(conf.results);
