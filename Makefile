@@ -35,7 +35,7 @@ UNIT_TESTS += tests/build/test_api
 DEBS := gcc make pkg-config libc6-dev libvirt-dev libjansson-dev libsqlite3-dev \
         libcurl4-openssl-dev libcmocka-dev libvirt-daemon libvirt-daemon-driver-qemu \
         qemu-system-x86 qemu-utils busybox-static e2fsprogs cpio xz-utils kmod \
-        sqlite3 passwd ca-certificates dpkg-dev zlib1g-dev libmicrohttpd-dev python3
+        sqlite3 passwd ca-certificates dpkg-dev zlib1g-dev libmicrohttpd-dev python3 curl
 
 .PHONY: all deps build images demo test unit e2e bench clean distclean
 

@@ -23,8 +23,9 @@ for t in "$@"; do
 done
 
 # the end-to-end tests: each prints "ok - ..." / "not ok - ..." and a last "NAME: ..." line
-for e in tests/e2e_boot.sh tests/e2e_presets.sh; do
-	out=$("$e" "$harness" 2>&1)
+harnessd=$(dirname "$harness")/harnessd
+for e in tests/e2e_boot.sh tests/e2e_presets.sh tests/e2e_daemon.sh; do
+	out=$("$e" "$harness" "$harnessd" 2>&1)
 	printf '%s\n' "$out"
 	pass=$((pass + $(printf '%s\n' "$out" | grep -c '^ok - ')))
 	fail=$((fail + $(printf '%s\n' "$out" | grep -c '^not ok - ')))
