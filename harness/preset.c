@@ -141,6 +141,52 @@ out:
 	return rc;
 }
 
+/* Move an array-valued field into the params as name, leaving ${name} behind. */
+static void lift(json_t *obj, const char *key, const char *name, json_t *lifted)
+{
+	char ref[96];
+
+	json_object_set(lifted, name, json_object_get(obj, key));
+	snprintf(ref, sizeof(ref), "${%s}", name);
+	json_object_set_new(obj, key, json_string(ref));
+}
+
+/*
+ * Any array-valued option of the job expands the cell like a param does:
+ * "memcg_mib": [64, 128] at the top, "theta": [0.8, 1.1] in a stream (named
+ * theta, or STREAM_theta if taken), "mib": [..] in a file (named FILE_mib, so
+ * scale applies as it would to the number).
+ */
+static void lift_arrays(json_t *job, json_t *lifted)
+{
+	json_t *v, *x, *y;
+	const char *key, *k2;
+	char name[96];
+	size_t i;
+
+	json_object_foreach(job, key, v)
+		if (json_is_array(v) && strcmp(key, "files") && strcmp(key, "streams"))
+			lift(job, key, key, lifted);
+	json_array_foreach(json_object_get(job, "files"), i, x) {
+		y = json_object_get(x, "mib");
+		if (json_is_array(y) && json_is_string(json_object_get(x, "name"))) {
+			snprintf(name, sizeof(name), "%s_mib", json_string_value(json_object_get(x, "name")));
+			lift(x, "mib", name, lifted);
+		}
+	}
+	json_array_foreach(json_object_get(job, "streams"), i, x) {
+		json_object_foreach(x, k2, y) {
+			if (!json_is_array(y))
+				continue;
+			if (json_object_get(lifted, k2))
+				snprintf(name, sizeof(name), "s%zu_%s", i, k2);
+			else
+				snprintf(name, sizeof(name), "%s", k2);
+			lift(x, k2, name, lifted);
+		}
+	}
+}
+
 static int ends_with(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
@@ -422,7 +468,7 @@ static int expand(json_t *entry, json_t *preset, json_t *job, json_t *params,
 int preset_expand(json_t *entry, const char *presets_dir, const char *where, json_t **ret,
 		  char *err)
 {
-	json_t *preset = NULL, *job = NULL, *params = NULL, *out = NULL, *pname;
+	json_t *preset = NULL, *job = NULL, *params = NULL, *out = NULL, *lifted = NULL, *pname;
 	struct scaling sc;
 	int rc = -1;
 
@@ -440,7 +486,12 @@ int preset_expand(json_t *entry, const char *presets_dir, const char *where, jso
 		return -1;
 	job = merge(preset, entry);
 	out = json_array();
-	if (job && out && collect_params(preset, pname != NULL, entry, where, &params, err) == 0 &&
+	lifted = json_object();
+	if (job && lifted)
+		lift_arrays(job, lifted);
+	if (job && out && lifted &&
+	    collect_params(preset, pname != NULL, entry, where, &params, err) == 0 &&
+	    json_object_update(params, lifted) == 0 &&
 	    expand(entry, preset, job, params, &sc, where, out, err) == 0) {
 		*ret = json_incref(out);
 		rc = 0;
@@ -448,6 +499,7 @@ int preset_expand(json_t *entry, const char *presets_dir, const char *where, jso
 	json_decref(preset);
 	json_decref(job);
 	json_decref(params);
+	json_decref(lifted);
 	json_decref(out);
 	return rc;
 }

@@ -12,6 +12,8 @@
  *   params      values for the preset's "${name}" placeholders (or ${a*b/c}:
  *               + - * / on params and numbers, left to right); an array
  *               expands the cell over its values (cartesian over all arrays)
+ *   (any array-valued option of the job itself, e.g. "memcg_mib": [64, 128]
+ *   or "theta": [0.8, 1.1] in a stream, expands the cell the same way)
  *   scale       multiplies every size in MiB (memcg_mib, files[].mib and
  *               params ending in _mib); rounded up to whole MiB
  *   time_scale  multiplies every time (duration_s, ramp_s, streams' start_s,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # build-fio.sh -- a static fio for the guest, built from Debian's fio source
 # package (bookworm: fio 3.33), so the guest needs none of its shared libraries.
-# usage: images/build-fio.sh ARCH OUTDIR     (ARCH: x86_64; aarch64 later)
+# usage: images/build-fio.sh ARCH OUTDIR     (ARCH: x86_64 or aarch64)
 # Idempotent: does nothing if OUTDIR/fio exists; the source is fetched once.
 set -euo pipefail
 
@@ -13,8 +13,10 @@ srclist=/etc/apt/sources.list.d/mglru-harness-src.sources
 
 case $arch in
 x86_64) cc=gcc ;;
-# aarch64) cc=aarch64-linux-gnu-gcc ;;  # needs gcc-aarch64-linux-gnu + libc6-dev-arm64-cross
-*) echo "build-fio.sh: unsupported arch '$arch' (only x86_64 for now)" >&2; exit 1 ;;
+# cross: gcc-aarch64-linux-gnu + libc6-dev-arm64-cross (static libc); zlib is
+# not in the cross sysroot, so configure leaves it out (fio runs without it)
+aarch64) cc=aarch64-linux-gnu-gcc ;;
+*) echo "build-fio.sh: unsupported arch '$arch' (x86_64 or aarch64)" >&2; exit 1 ;;
 esac
 
 [ -x "$out/fio" ] && exit 0

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# build.sh -- guest images for one architecture: the base initramfs (busybox,
+# build.sh -- guest images for one architecture (x86_64 or aarch64): the base initramfs (busybox,
 # agent, fio) and, per pinned kernel, its vmlinuz and a cpio of its virtio modules.
 # usage: images/build.sh ARCH AGENT_BINARY OUTDIR
 #        images/build.sh kernel-package ARCH PKG OUTDIR
@@ -31,13 +31,35 @@ want_modules="virtio_pci virtio_blk virtio_console"
 
 case $arch in
 x86_64) busybox_bin=/bin/busybox ;;
-*) echo "images/build.sh: unsupported arch '$arch'" >&2; exit 1 ;;
+aarch64) busybox_bin=$here/cache/busybox-aarch64 ;;
+*) echo "images/build.sh: unsupported arch '$arch' (x86_64 or aarch64)" >&2; exit 1 ;;
 esac
 
 mkdir -p "$out" "$debs"
 
+# The arm64 busybox comes from Debian's busybox-static:arm64 (apt-get download,
+# needs `dpkg --add-architecture arm64` and apt-get update), never installed.
+fetch_busybox() {
+	local deb x
+	[ -x "$busybox_bin" ] && return 0
+	deb=$(ls "$debs"/busybox-static_*_arm64.deb 2>/dev/null | head -n 1 || true)
+	if [ -z "$deb" ]; then
+		(cd "$debs" && apt-get download busybox-static:arm64 2>&1 |
+			grep -v '^W: Download is performed unsandboxed' || true)
+		deb=$(ls "$debs"/busybox-static_*_arm64.deb 2>/dev/null | head -n 1 || true)
+		[ -n "$deb" ] || { echo "images: apt-get download busybox-static:arm64 failed" \
+			"(dpkg --add-architecture arm64 && apt-get update?)" >&2; exit 1; }
+	fi
+	x=$(mktemp -d)
+	dpkg-deb -x "$deb" "$x"
+	cp "$x/bin/busybox" "$busybox_bin.tmp"
+	mv "$busybox_bin.tmp" "$busybox_bin"
+	rm -rf "$x"
+}
+
 build_base() {
 	local stage dst=$out/base.cpio
+	if [ "$arch" = aarch64 ]; then fetch_busybox; fi
 	if [ -f "$dst" ] && [ "$dst" -nt "$agent" ] && [ "$dst" -nt "$here/../guest/init" ] &&
 	   [ "$dst" -nt "$busybox_bin" ] && { [ ! -f "$out/fio" ] || [ "$dst" -nt "$out/fio" ]; }; then
 		return

@@ -966,6 +966,38 @@ static void test_preset_expand_arrays(void **state)
 	       "workloads[1].name", "'g/0.8' is used by another workload", NULL);
 }
 
+/* Array-valued options of the job itself expand the cell, no preset needed. */
+static void test_job_arrays(void **state)
+{
+	static const struct {
+		const char *name;
+		uint64_t memcg, mib;
+		double theta;
+	} want[] = {
+		{ "w/32/48/0.8", 32, 48, 0.8 }, { "w/64/48/0.8", 64, 48, 0.8 },
+		{ "w/32/96/0.8", 32, 96, 0.8 }, { "w/64/96/0.8", 64, 96, 0.8 },
+		{ "w/32/48/1.1", 32, 48, 1.1 },
+	};
+	struct matrix *m;
+	unsigned i;
+
+	(void)state;
+	m = load_wl(ONE_ARM("{'name':'w','memcg_mib':[32,64],'duration_s':5,"
+			    "'files':[{'name':'d','mib':[48,96]}],"
+			    "'streams':[{'kind':'random','file':'d','distribution':'zipf',"
+			    "'theta':[0.8,1.1]}]}"));
+	assert_int_equal(m->n_cells, 8);
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		const struct cell *c = &m->cells[i];
+
+		assert_string_equal(c->name, want[i].name);
+		assert_int_equal(c->job.memcg_mib, want[i].memcg);
+		assert_int_equal(c->job.files[0].mib, want[i].mib);
+		assert_true(c->job.streams[0].theta == want[i].theta);
+	}
+	done(m);
+}
+
 static void test_preset_scale(void **state)
 {
 	struct matrix *m;
@@ -1431,6 +1463,7 @@ int main(void)
 		cmocka_unit_test(test_workload_fields),
 		cmocka_unit_test_setup(test_preset_plain, presets_setup),
 		cmocka_unit_test_setup(test_preset_expand_arrays, presets_setup),
+		cmocka_unit_test(test_job_arrays),
 		cmocka_unit_test_setup(test_preset_scale, presets_setup),
 		cmocka_unit_test_setup(test_preset_time_scale, presets_setup),
 		cmocka_unit_test_setup(test_preset_refusals, presets_setup),
