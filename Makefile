@@ -5,7 +5,7 @@
 CC       ?= gcc
 CFLAGS   ?= -O2 -g
 WARN     := -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2
-ARCH     := x86_64
+ARCHS    := x86_64 aarch64
 PKGS     := libvirt jansson sqlite3 libcurl libmicrohttpd
 SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer
 
@@ -19,9 +19,11 @@ HEADERS     := $(wildcard harness/*.h guest/*.h)
 
 HARNESS := harness/build/harness
 HARNESSD := harness/build/harnessd
-AGENT   := guest/build/agent-$(ARCH)
-IMAGES  := images/out/$(ARCH)
-FIO     := images/out/$(ARCH)/fio
+# Guest architectures: a static agent, a static fio and images for each.
+AGENTS  := $(foreach a,$(ARCHS),guest/build/agent-$(a))
+FIOS    := $(foreach a,$(ARCHS),images/out/$(a)/fio)
+CROSS_CC_x86_64  := $(CC)
+CROSS_CC_aarch64 := aarch64-linux-gnu-gcc
 
 UNIT_TESTS := tests/build/test_abba tests/build/test_spec tests/build/test_proto \
               tests/build/test_zipf tests/build/test_fio
@@ -36,6 +38,9 @@ DEBS := gcc make pkg-config libc6-dev libvirt-dev libjansson-dev libsqlite3-dev 
         libcurl4-openssl-dev libcmocka-dev libvirt-daemon libvirt-daemon-driver-qemu \
         qemu-system-x86 qemu-utils busybox-static e2fsprogs cpio xz-utils kmod \
         sqlite3 passwd ca-certificates dpkg-dev zlib1g-dev libmicrohttpd-dev python3 curl
+# aarch64 guests: QEMU, the cross compiler and its static libc, arm64 jansson
+# (multiarch, beside the amd64 one); busybox-static:arm64 is only downloaded.
+DEBS += qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross libjansson-dev:arm64
 
 .PHONY: all deps build images demo test unit e2e bench clean distclean
 
@@ -47,10 +52,14 @@ deps:
 	done); \
 	if [ -n "$$missing" ]; then \
 		echo "installing:" $$missing; \
+		if echo "$$missing" | grep -q ':arm64' && \
+		   ! dpkg --print-foreign-architectures | grep -qx arm64; then \
+			echo "adding dpkg architecture arm64"; dpkg --add-architecture arm64; \
+		fi; \
 		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
 	fi
 
-build: deps $(HARNESS) $(HARNESSD) $(AGENT)
+build: deps $(HARNESS) $(HARNESSD) $(AGENTS)
 
 $(HARNESS): $(HARNESS_SRC) $(HEADERS)
 	@mkdir -p $(@D)
@@ -62,16 +71,17 @@ $(HARNESSD): $(HARNESSD_SRC) $(HEADERS)
 	$(CC) $(WARN) $(CFLAGS) -Iharness -Iguest $(HARNESSD_SRC) -o $@ \
 		$$(pkg-config --cflags --libs $(PKGS)) -lpthread -lm
 
-$(AGENT): $(AGENT_SRC) $(wildcard guest/*.h)
+guest/build/agent-%: $(AGENT_SRC) $(wildcard guest/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) -static -Iguest $(AGENT_SRC) -o $@ -ljansson -lpthread -lm
+	$(CROSS_CC_$*) $(WARN) $(CFLAGS) -static -Iguest $(AGENT_SRC) -o $@ -ljansson -lpthread -lm
 
-images: deps $(AGENT) $(FIO)
-	images/build.sh $(ARCH) $(AGENT) $(IMAGES)
+# build.sh skips what is up to date: a second make images redoes nothing.
+images: deps $(AGENTS) $(FIOS)
+	@for a in $(ARCHS); do images/build.sh $$a guest/build/agent-$$a images/out/$$a || exit 1; done
 
 # Static fio for the guest, from Debian's source package (images/build-fio.sh).
-$(FIO): | deps
-	images/build-fio.sh $(ARCH) $(IMAGES)
+images/out/%/fio: | deps
+	images/build-fio.sh $* images/out/$*
 
 demo: build images
 	$(HARNESS) run workloads/examples/quick.json

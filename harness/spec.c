@@ -405,6 +405,48 @@ static void fnv1a_hex(const char *s, char out[17])
 	snprintf(out, 17, "%016llx", (unsigned long long)h);
 }
 
+/*
+ * An arm whose lru_gen or cmdline is an array stands for one arm per value
+ * (cartesian), named "<name>-<value>" ("<name>-<index>" for cmdlines).
+ */
+static json_t *expand_arms(json_t *arms)
+{
+	static const char *const keys[] = { "lru_gen", "cmdline" };
+	json_t *out = json_array(), *next, *a, *vals, *x;
+	size_t i, k, j;
+	char name[128];
+
+	if (!out)
+		return NULL;
+	json_array_extend(out, arms);
+	for (k = 0; k < ARRAY_SIZE(keys); k++) {
+		next = json_array();
+		json_array_foreach(out, i, a) {
+			vals = json_object_get(a, keys[k]);
+			if (!json_is_array(vals) || !json_array_size(vals)) {
+				json_array_append(next, a);
+				continue;
+			}
+			json_array_foreach(vals, j, x) {
+				json_t *c = json_copy(a);
+				const char *base = json_string_value(json_object_get(a, "name"));
+
+				if (json_is_string(x) && k == 0)
+					snprintf(name, sizeof(name), "%s-%s", base ? base : "arm",
+						 json_string_value(x));
+				else
+					snprintf(name, sizeof(name), "%s-%zu", base ? base : "arm", j);
+				json_object_set(c, keys[k], x);
+				json_object_set_new(c, "name", json_string(name));
+				json_array_append_new(next, c);
+			}
+		}
+		json_decref(out);
+		out = next;
+	}
+	return out;
+}
+
 /* The matrix's identity: its spec without "reps", so more reps append to it. */
 static int hash_without_reps(json_t *root, char out[17], char *err)
 {
@@ -425,7 +467,7 @@ static int hash_without_reps(json_t *root, char out[17], char *err)
 static int spec_parse(struct matrix *m, json_t *root, const struct conf *conf,
 		      const char *base_dir, char *err)
 {
-	json_t *v;
+	json_t *v, *arms;
 	size_t i;
 
 	if (parse_object(root, matrix_keys, m, "matrix", err) < 0)
@@ -433,11 +475,22 @@ static int spec_parse(struct matrix *m, json_t *root, const struct conf *conf,
 	if (parse_array(root, "arms", SPEC_MAX_ARMS, err) < 0 ||
 	    parse_array(root, "workloads", SPEC_MAX_CELLS, err) < 0)
 		return -1;
-	json_array_foreach(json_object_get(root, "arms"), i, v) {
-		if (parse_arm(m, v, (unsigned)i, conf, base_dir, err) < 0)
+	arms = expand_arms(json_object_get(root, "arms"));
+	if (!arms)
+		return errorf(err, "out of memory");
+	if (json_array_size(arms) > SPEC_MAX_ARMS) {
+		json_decref(arms);
+		return errorf(err, "arms: expand to %zu arms, at most %d", json_array_size(arms),
+			      SPEC_MAX_ARMS);
+	}
+	json_array_foreach(arms, i, v) {
+		if (parse_arm(m, v, (unsigned)i, conf, base_dir, err) < 0) {
+			json_decref(arms);
 			return -1;
+		}
 		m->n_arms++;
 	}
+	json_decref(arms);
 	json_array_foreach(json_object_get(root, "workloads"), i, v)
 		if (parse_cells(m, v, (unsigned)i, conf, err) < 0)
 			return -1;

@@ -966,6 +966,28 @@ static void test_preset_expand_arrays(void **state)
 	       "workloads[1].name", "'g/0.8' is used by another workload", NULL);
 }
 
+/* An arm's lru_gen or cmdline array stands for one arm per value. */
+static void test_arm_arrays(void **state)
+{
+	struct matrix *m;
+
+	(void)state;
+	m = load_wl("{'name':'t','reps':1,'arms':[{'name':'v','kernel':'6.12',"
+		    "'lru_gen':['y','n'],'cmdline':['a=1','a=2']}],"
+		    "'workloads':[{'name':'w','files':[{'name':'d','mib':8}],"
+		    "'streams':[{'kind':'random','file':'d'}]}]}");
+	assert_int_equal(m->n_arms, 4);
+	assert_string_equal(m->arms[0].name, "v-y-0");
+	assert_string_equal(m->arms[0].lru_gen, "y");
+	assert_string_equal(m->arms[0].cmdline, "a=1");
+	assert_string_equal(m->arms[1].name, "v-y-1");
+	assert_string_equal(m->arms[1].cmdline, "a=2");
+	assert_string_equal(m->arms[3].name, "v-n-1");
+	assert_string_equal(m->arms[3].lru_gen, "n");
+	assert_int_equal(spec_run_count(m), 4);
+	done(m);
+}
+
 /* Array-valued options of the job itself expand the cell, no preset needed. */
 static void test_job_arrays(void **state)
 {
@@ -1464,6 +1486,7 @@ int main(void)
 		cmocka_unit_test_setup(test_preset_plain, presets_setup),
 		cmocka_unit_test_setup(test_preset_expand_arrays, presets_setup),
 		cmocka_unit_test(test_job_arrays),
+		cmocka_unit_test(test_arm_arrays),
 		cmocka_unit_test_setup(test_preset_scale, presets_setup),
 		cmocka_unit_test_setup(test_preset_time_scale, presets_setup),
 		cmocka_unit_test_setup(test_preset_refusals, presets_setup),
