@@ -32,6 +32,9 @@ UNIT_TESTS += tests/build/test_sampler
 UNIT_TESTS += tests/build/test_sha256
 UNIT_TESTS += tests/build/test_fetch
 UNIT_TESTS += tests/build/test_api
+UNIT_TESTS += tests/build/test_arch
+UNIT_TESTS += tests/build/test_stats
+UNIT_TESTS += tests/build/test_compare
 
 # Debian packages the build, the images and the tests need.
 DEBS := gcc make pkg-config libc6-dev libvirt-dev libjansson-dev libsqlite3-dev \

@@ -2,12 +2,12 @@
  * every bad line reported as file:line before giving up. */
 #include "conf.h"
 #include "err.h"
+#include "proc.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 enum ckind { C_PATH, C_STR, C_UINT };
@@ -181,26 +181,6 @@ void conf_uri(const struct conf *c, char *buf, size_t len)
 		snprintf(buf, len, "qemu:///embed?root=%s/libvirt", c->results);
 }
 
-/* mkdir -p, without proc.h: conf sits below everything else. */
-static int make_dirs(const char *path, char *err)
-{
-	char buf[PATH_MAX];
-	char *p;
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-			return errorf(err, "cannot create '%s': %s", buf, strerror(errno));
-		*p = '/';
-	}
-	if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-		return errorf(err, "cannot create '%s': %s", buf, strerror(errno));
-	return 0;
-}
-
 static void absolute(char *path)
 {
 	char real[PATH_MAX];
@@ -223,7 +203,7 @@ int conf_setup(struct conf *c, const char *path, char *err)
 	if (c->api_tcp[0] && !c->api_token[0])
 		return errorf(err, "%s: api_tcp is set but api_token is empty: a TCP listener "
 			      "needs a token", path ? path : "harness.conf");
-	if (make_dirs(c->results, err) < 0)
+	if (mkdir_p(c->results, err) < 0)
 		return -1;
 	absolute(c->results);
 	if (!c->api_socket[0])

@@ -1,5 +1,6 @@
 /* image.c -- find and prepare what a guest boots from. Builds data disks with
  * mkfs.ext4 -d and overlays with qemu-img, both through argv, never a shell. */
+#define _GNU_SOURCE             /* memmem */
 #include "image.h"
 #include "err.h"
 #include "fetch.h"
@@ -17,25 +18,87 @@ static int file_exists(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-int image_kernel_release(const char *path, char *buf, size_t len, char *err)
+/* The release in an x86 bzImage: its header points at the version string. */
+static int bzimage_release(int fd, const char *path, const unsigned char *hdr, char *ver,
+			   char *err)
+{
+	unsigned off = (unsigned)(hdr[0x20e] | hdr[0x20f] << 8) + 0x200;
+	ssize_t n = pread(fd, ver, RELEASE_MAX - 1, off);
+
+	if (n <= 0)
+		return errorf(err, "'%s': cannot read its version string", path);
+	ver[n] = '\0';
+	return 0;
+}
+
+/*
+ * The release in an arm64 Image (uncompressed, as Debian ships it): the
+ * "Linux version X " banner, found by scanning the file. A gzip'd Image
+ * (vmlinuz.gz, Image.gz) is refused: gunzip it first, or use its package.
+ */
+static int arm64_release(int fd, const char *path, char *ver, char *err)
+{
+	static const char banner[] = "Linux version ";
+	const size_t blen = sizeof(banner) - 1;
+	_cleanup_free_ char *buf = malloc(1 << 20);
+	off_t off = 0;
+	ssize_t n;
+	char *p;
+
+	if (!buf)
+		return errorf(err, "out of memory");
+	/* overlapping windows, so a banner across a boundary is still seen */
+	while ((n = pread(fd, buf, 1 << 20, off)) > 0) {
+		for (p = buf; (p = memmem(p, (size_t)n - (size_t)(p - buf), banner, blen));
+		     p++) {
+			size_t rest = (size_t)n - (size_t)(p - buf) - blen;
+			if (rest < RELEASE_MAX && n == (1 << 20))
+				break;   /* read it whole from the next window */
+			rest = rest < RELEASE_MAX - 1 ? rest : RELEASE_MAX - 1;
+			memcpy(ver, p + blen, rest);
+			ver[rest] = '\0';
+			/* the banner's own format string in .rodata has "%s", not a release */
+			if (ver[0] != '%')
+				return 0;
+		}
+		if (n < (1 << 20))
+			break;
+		off += (1 << 20) - 256;
+	}
+	return errorf(err, "'%s': no \"Linux version\" string in this arm64 Image", path);
+}
+
+int image_kernel_release(const char *path, const char *arch, char *buf, size_t len, char *err)
 {
 	_cleanup_close_ int fd = -1;
 	unsigned char hdr[0x210];
 	char ver[RELEASE_MAX];
-	unsigned off;
-	ssize_t n;
 	size_t i;
+	int is_bz, is_arm64;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errorf(err, "cannot open kernel '%s': %s", path, strerror(errno));
-	if (pread(fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) || memcmp(hdr + 0x202, "HdrS", 4))
-		return errorf(err, "'%s' is not an x86 bzImage (no HdrS header)", path);
-	off = (unsigned)(hdr[0x20e] | hdr[0x20f] << 8) + 0x200;
-	n = pread(fd, ver, sizeof(ver) - 1, off);
-	if (n <= 0)
-		return errorf(err, "'%s': cannot read its version string", path);
-	ver[n] = '\0';
+	/* a short file has neither magic */
+	memset(hdr, 0, sizeof(hdr));
+	if (pread(fd, hdr, sizeof(hdr), 0) < 0)
+		return errorf(err, "cannot read kernel '%s': %s", path, strerror(errno));
+	is_bz = !memcmp(hdr + 0x202, "HdrS", 4);
+	is_arm64 = !memcmp(hdr + 0x38, "ARM\x64", 4);
+	if (!strcmp(arch, "aarch64")) {
+		if (hdr[0] == 0x1f && hdr[1] == 0x8b)
+			return errorf(err, "'%s' is gzip-compressed: give the arm64 Image "
+				      "uncompressed (gunzip it)", path);
+		if (!is_arm64)
+			return errorf(err, "'%s' is not an arm64 Image (no ARM\\x64 magic)", path);
+		if (arm64_release(fd, path, ver, err) < 0)
+			return -1;
+	} else {
+		if (!is_bz)
+			return errorf(err, "'%s' is not an x86 bzImage (no HdrS header)", path);
+		if (bzimage_release(fd, path, hdr, ver, err) < 0)
+			return -1;
+	}
 	for (i = 0; ver[i] && ver[i] != ' '; i++)
 		if (ver[i] < 0x21 || ver[i] > 0x7e)
 			return errorf(err, "'%s': version string is not text", path);
@@ -46,11 +109,48 @@ int image_kernel_release(const char *path, char *buf, size_t len, char *err)
 	return 0;
 }
 
+/* DIR/release, written by images/build.sh beside the kernel it built. */
+static int release_file(const char *dir, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	_cleanup_close_ int fd = -1;
+	ssize_t n;
+	size_t i;
+
+	if (pathf(path, NULL, "%s/release", dir) < 0 ||
+	    (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	for (i = 0; buf[i]; i++)
+		if (buf[i] < 0x21 || buf[i] > 0x7e)
+			return -1;
+	return i ? 0 : -1;
+}
+
 static int file_exists_in(const char *dir, const char *name)
 {
 	char path[PATH_MAX];
 
 	return pathf(path, NULL, "%s/%s", dir, name) == 0 && file_exists(path);
+}
+
+/* An arm's own modules cpio (relative to base_dir) overrides the built one. */
+static int check_modules(struct kernel_files *out, const char *modules, const char *base_dir,
+			 char *err)
+{
+	if (!modules || !modules[0])
+		return 0;
+	if (modules[0] == '/')
+		snprintf(out->modules, sizeof(out->modules), "%s", modules);
+	else
+		snprintf(out->modules, sizeof(out->modules), "%s/%s", base_dir, modules);
+	if (!file_exists(out->modules))
+		return errorf(err, "modules cpio '%s' not found", out->modules);
+	return 0;
 }
 
 static int is_alias(const char *s)
@@ -80,6 +180,9 @@ int image_resolve_kernel(const char *images, const char *arch, const char *kerne
 			return -1;
 		if (!file_exists(out->modules))
 			out->modules[0] = '\0';
+		/* build.sh wrote the release beside the kernel: no need to dig for it */
+		if (release_file(dir, out->release, sizeof(out->release)) == 0)
+			return check_modules(out, modules, base_dir, err);
 	} else if (kernel[0] == '/') {
 		snprintf(out->kernel, sizeof(out->kernel), "%s", kernel);
 	} else {
@@ -87,15 +190,9 @@ int image_resolve_kernel(const char *images, const char *arch, const char *kerne
 	}
 	if (!file_exists(out->kernel))
 		return errorf(err, "kernel file '%s' not found", out->kernel);
-	if (modules && modules[0]) {
-		if (modules[0] == '/')
-			snprintf(out->modules, sizeof(out->modules), "%s", modules);
-		else
-			snprintf(out->modules, sizeof(out->modules), "%s/%s", base_dir, modules);
-		if (!file_exists(out->modules))
-			return errorf(err, "modules cpio '%s' not found", out->modules);
-	}
-	return image_kernel_release(out->kernel, out->release, sizeof(out->release), err);
+	if (check_modules(out, modules, base_dir, err) < 0)
+		return -1;
+	return image_kernel_release(out->kernel, arch, out->release, sizeof(out->release), err);
 }
 
 int image_kernel_cache(const char *results, char *path, char *err)
@@ -115,15 +212,15 @@ int image_package_ok(const char *s)
 	return 1;
 }
 
-int image_resolve_url(const char *cache, const char *url, const char *sha256,
-		      struct kernel_files *out, char *err)
+int image_resolve_url(const char *cache, const char *arch, const char *url,
+		      const char *sha256, struct kernel_files *out, char *err)
 {
 	char msg[ERR_MAX];
 
 	memset(out, 0, sizeof(*out));
 	if (fetch_url(url, sha256, cache, out->kernel, err) < 0)
 		return -1;
-	if (image_kernel_release(out->kernel, out->release, sizeof(out->release), msg) < 0)
+	if (image_kernel_release(out->kernel, arch, out->release, sizeof(out->release), msg) < 0)
 		return errorf(err, "%.200s: downloaded, but %s", url, msg);
 	return 0;
 }
@@ -198,7 +295,7 @@ int image_resolve_package(const char *images, const char *arch, const char *cach
 	if (pathf(out->kernel, err, "%s/vmlinuz", dir) < 0 ||
 	    pathf(out->modules, err, "%s/modules.cpio", dir) < 0)
 		return -1;
-	return image_kernel_release(out->kernel, out->release, sizeof(out->release), err);
+	return image_kernel_release(out->kernel, arch, out->release, sizeof(out->release), err);
 }
 
 int image_base(const char *images, const char *arch, char *path, char *err)

@@ -20,8 +20,9 @@ struct kernel_files {
 
 /*
  * Resolve an arm's "kernel": an alias from images/kernels.conf (looked up in
- * IMAGES/ARCH/kernel/ALIAS/) or a path to a kernel image (relative paths are
- * taken from base_dir). modules, if non-empty, overrides the modules cpio.
+ * IMAGES/ARCH/kernel/ALIAS/, its release read from the "release" file there)
+ * or a path to a kernel image for ARCH (relative paths are taken from
+ * base_dir). modules, if non-empty, overrides the modules cpio.
  */
 int image_resolve_kernel(const char *images, const char *arch, const char *kernel,
 			 const char *modules, const char *base_dir,
@@ -50,8 +51,8 @@ int image_package_ok(const char *s);
  * with fetch_url(); modules are left "" for the caller. The message of a
  * failed download names the URL and, for a mismatch, both hashes.
  */
-int image_resolve_url(const char *cache, const char *url, const char *sha256,
-		      struct kernel_files *out, char *err);
+int image_resolve_url(const char *cache, const char *arch, const char *url,
+		      const char *sha256, struct kernel_files *out, char *err);
 
 /*
  * The Debian kernel package pkg, built once into CACHE/pkg/PKG/ by running
@@ -61,8 +62,12 @@ int image_resolve_url(const char *cache, const char *url, const char *sha256,
 int image_resolve_package(const char *images, const char *arch, const char *cache,
 			  const char *pkg, struct kernel_files *out, char *err);
 
-/* The release string embedded in an x86 bzImage header. */
-int image_kernel_release(const char *path, char *buf, size_t len, char *err);
+/*
+ * The release (uname -r) of a kernel image for arch: from an x86_64 bzImage's
+ * header, or from the "Linux version X" banner of an uncompressed arm64 Image
+ * (a gzip'd one is refused). An image of the other architecture is refused.
+ */
+int image_kernel_release(const char *path, const char *arch, char *buf, size_t len, char *err);
 
 /* IMAGES/ARCH/base.cpio, which must exist. */
 int image_base(const char *images, const char *arch, char *path, char *err);

@@ -2,6 +2,7 @@
  * print its ABBA table; the only place that decides to exit. */
 #include "abba.h"
 #include "client.h"
+#include "compare.h"
 #include "conf.h"
 #include "err.h"
 #include "proc.h"
@@ -21,6 +22,7 @@ static const char usage[] =
 	"  check FILE     validate a matrix file; boots nothing\n"
 	"  run FILE       queue the matrix, run every run in a fresh guest, print its table\n"
 	"  table MATRIX   print the ABBA table of a stored matrix (id or name)\n"
+	"  compare MATRIX BASE NEW | --matrices M1 M2  verdicts; exit 1 on a regression\n"
 	"  probe          say which accelerator guests would use, and why\n"
 	"through the daemon (harnessd); --json prints its JSON as is:\n"
 	"  submit FILE    queue a matrix (more reps of a queued one are appended)\n"
@@ -52,17 +54,22 @@ static int cmd_check(const struct conf *c, const char *file)
 	return 0;
 }
 
-static const char *pick_accel(const struct conf *c, const char *kernel)
+/* For the host's arch; guests of another arch always run under TCG. */
+static const char *pick_accel(const struct conf *c, const struct matrix *m)
 {
 	char why[ERR_MAX] = "";
 	const char *accel;
+	unsigned i;
 
-	if (strcmp(c->accel, "auto")) {
+	accel = runner_pick_accel(c, m, why, sizeof(why));
+	if (strcmp(c->accel, "auto"))
 		printf("accel: %s (harness.conf)\n", c->accel);
-		return c->accel;
-	}
-	accel = vm_pick_accel(kernel, why, sizeof(why));
-	printf("accel: %s%s%s%s\n", accel, why[0] ? " (kvm: " : "", why, why[0] ? ")" : "");
+	else
+		printf("accel: %s%s%s%s\n", accel, why[0] ? " (kvm: " : "", why, why[0] ? ")" : "");
+	for (i = 0; i < m->n_archs; i++)
+		if (strcmp(m->archs[i], vm_host_arch()))
+			printf("accel: tcg for %s guests (the host is %s)\n", m->archs[i],
+			       vm_host_arch());
 	return accel;
 }
 
@@ -112,14 +119,13 @@ static int cmd_run(const struct conf *c, const char *file)
 	slots = calloc(spec_run_count(m), sizeof(*slots));
 	if (!slots && errorf(err, "out of memory"))
 		goto out;
-	if (image_base(c->images, m->arch, r.base, err) < 0 ||
-	    open_store(c, &r.store, err) < 0)
+	if (runner_check_images(c, m, err) < 0 || open_store(c, &r.store, err) < 0)
 		goto out;
 	n = abba_order(m->n_arms, m->n_cells, (unsigned)m->reps, slots);
 	if (store_add_matrix(r.store, m, slots, n, &mid, err) < 0)
 		goto out;
 	printf("matrix %lld '%s': %zu runs queued in ABBA order\n", (long long)mid, m->name, n);
-	r.accel = pick_accel(c, m->arms[0].files.kernel);
+	r.accel = pick_accel(c, m);
 	gethostname(r.host, sizeof(r.host) - 1);
 	conf_uri(c, uri, sizeof(uri));
 	if (pathf(log, err, "%s/libvirt.log", c->results) < 0 ||
@@ -157,12 +163,12 @@ static int cmd_probe(const struct conf *c)
 	char kernel[PATH_MAX], why[ERR_MAX] = "";
 	const char *accel;
 
-	if (pathf(kernel, why, "%s/x86_64/kernel/6.12/vmlinuz", c->images) < 0 ||
+	if (pathf(kernel, why, "%s/%s/kernel/6.12/vmlinuz", c->images, vm_host_arch()) < 0 ||
 	    access(kernel, R_OK) < 0) {
 		fprintf(stderr, "harness: %s missing (run make images)\n", kernel);
 		return 1;
 	}
-	accel = vm_pick_accel(kernel, why, sizeof(why));
+	accel = vm_pick_accel(vm_host_arch(), kernel, why, sizeof(why));
 	printf("%s%s%s\n", accel, why[0] ? ": " : "", why);
 	return 0;
 }
@@ -208,6 +214,8 @@ int main(int argc, char **argv)
 		return cmd_run(&c, argv[1]);
 	if (!strcmp(argv[0], "table") && argc == 2)
 		return cmd_table(&c, argv[1]);
+	if (!strcmp(argv[0], "compare"))
+		return compare_main(&c, argc, argv, json);
 	if (!strcmp(argv[0], "probe") && argc == 1)
 		return cmd_probe(&c);
 	if (client_handles(argv[0]))

@@ -88,7 +88,8 @@ static void abba_header(FILE *f, const struct matrix_info *mi, unsigned cell)
 	size_t k;
 
 	fprintf(f, "\n%s / %s  (%s, %s)\n", mi->name, mi->cell_names[cell],
-		mi->arch[0] ? mi->arch : "-", mi->accel[0] ? mi->accel : "-");
+		mi->cell_arch[cell][0] ? mi->cell_arch[cell] : mi->arch[0] ? mi->arch : "-",
+		mi->cell_accel[cell][0] ? mi->cell_accel[cell] : mi->accel[0] ? mi->accel : "-");
 	if (mi->cell_preset[cell][0] || mi->cell_params[cell][0])
 		fprintf(f, "  %s%s%s\n", mi->cell_preset[cell], mi->cell_preset[cell][0] ? ": " : "",
 			mi->cell_params[cell]);
@@ -110,7 +111,7 @@ static void abba_block(FILE *f, const struct matrix_info *mi, const struct run_s
 	abba_header(f, mi, cell);
 	for (arm = 0; arm < mi->n_arms; arm++) {
 		fprintf(f, "%-14.14s %-8.8s", mi->arm_names[arm],
-			mi->arm_lru[arm][0] ? mi->arm_lru[arm] : "-");
+			mi->cell_lru[cell][arm][0] ? mi->cell_lru[cell][arm] : "-");
 		for (k = 0; k < ABBA_METRICS; k++) {
 			val = arm_mean(v, n, cell, arm, &metrics[k], &runs);
 			base = arm_mean(v, n, cell, 0, &metrics[k], &base_n);
@@ -344,7 +345,8 @@ static int series_arm(struct view *w, uint64_t step_ms, char *err)
 	}
 	fprintf(w->f, "\n%s / %s, %s (lru_gen %s), mean of %u run%s, per %llu s:\n",
 		w->mi->name, w->mi->cell_names[w->cell], w->mi->arm_names[w->arm],
-		w->mi->arm_lru[w->arm][0] ? w->mi->arm_lru[w->arm] : "-", used, used == 1 ? "" : "s",
+		w->mi->cell_lru[w->cell][w->arm][0] ? w->mi->cell_lru[w->cell][w->arm] : "-", used,
+		used == 1 ? "" : "s",
 		(unsigned long long)(step_ms / 1000));
 	print_head(w->f, "t", w->cols, w->ncols);
 	for (b = 0; b < nbins; b++) {
@@ -434,7 +436,8 @@ static int events_arm(struct view *w, int stream, const char *kind, char *err)
 	}
 	fprintf(w->f, "\n%s / %s, %s (lru_gen %s), mean of %u run%s, at each %s of '%s':\n",
 		w->mi->name, w->mi->cell_names[w->cell], w->mi->arm_names[w->arm],
-		w->mi->arm_lru[w->arm][0] ? w->mi->arm_lru[w->arm] : "-", used, used == 1 ? "" : "s",
+		w->mi->cell_lru[w->cell][w->arm][0] ? w->mi->cell_lru[w->cell][w->arm] : "-", used,
+		used == 1 ? "" : "s",
 		kind, w->l->streams[stream]);
 	print_head(w->f, "#", w->cols, w->ncols);
 	for (r = 0; r < rows; r++) {

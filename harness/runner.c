@@ -51,7 +51,7 @@ static int fail_as(struct run_ctx *c, const char *status, int infra, const char 
 static int prepare(struct run_ctx *c)
 {
 	const struct conf *conf = c->r->conf;
-	char err[ERR_MAX], cache[PATH_MAX];
+	char err[ERR_MAX], cache[PATH_MAX], base[PATH_MAX];
 
 	if (pathf(c->dir, err, "%s/runs/%lld", conf->results, (long long)c->id) < 0 ||
 	    pathf(c->console, err, "%s/console.log", c->dir) < 0 ||
@@ -63,9 +63,10 @@ static int prepare(struct run_ctx *c)
 		return fail_infra(c, "%s", err);
 	unlink(c->console);
 	unlink(c->sock);
-	if (image_data_disk(cache, &c->cell->job, c->disk, err) < 0 ||
+	if (image_base(conf->images, c->cell->arch, base, err) < 0 ||
+	    image_data_disk(cache, &c->cell->job, c->disk, err) < 0 ||
 	    image_overlay(c->disk, c->overlay, err) < 0 ||
-	    image_initrd(c->r->base, c->arm->files.modules, c->initrd, err) < 0)
+	    image_initrd(base, spec_files(c->arm, c->cell)->modules, c->initrd, err) < 0)
 		return fail_infra(c, "%s", err);
 	return 0;
 }
@@ -73,17 +74,21 @@ static int prepare(struct run_ctx *c)
 static int boot(struct run_ctx *c)
 {
 	char name[64], cmdline[512], err[ERR_MAX];
+	/* a guest of another architecture than the host's runs under TCG */
+	const char *accel = vm_accel_for(c->cell->arch, c->r->accel);
 	struct vm_config cfg = {
-		.name = name, .arch = c->m->arch, .accel = c->r->accel,
+		.name = name, .arch = c->cell->arch, .accel = accel,
 		.memory_mib = c->m->memory_mib, .vcpus = c->m->vcpus,
-		.kernel = c->arm->files.kernel, .initrd = c->initrd, .cmdline = cmdline,
+		.kernel = spec_files(c->arm, c->cell)->kernel, .initrd = c->initrd,
+		.cmdline = cmdline,
 		.disk = c->overlay, .console = c->console, .channel = c->sock,
 		.first_cpu = c->r->first_cpu,
 	};
 
 	snprintf(name, sizeof(name), "harness-%d-run-%lld", (int)getpid(), (long long)c->id);
-	snprintf(cmdline, sizeof(cmdline), "console=ttyS0 panic=-1 %s", c->arm->cmdline);
-	if (store_run_booting(c->r->store, c->id, c->r->accel, c->r->host, c->m->arch, c->console,
+	snprintf(cmdline, sizeof(cmdline), "console=%s panic=-1 %s",
+		 vm_console_device(c->cell->arch), c->arm->cmdline);
+	if (store_run_booting(c->r->store, c->id, accel, c->r->host, c->cell->arch, c->console,
 			      err) < 0)
 		return -2;
 	c->t_boot = now_ms();
@@ -123,9 +128,12 @@ static int await_hello(struct run_ctx *c)
 	if (h->proto != PROTO_VERSION)
 		return fail(c, "guest agent speaks protocol %llu, harness %d",
 			    (unsigned long long)h->proto, PROTO_VERSION);
-	if (strcmp(h->release, c->arm->files.release))
+	if (strcmp(h->release, spec_files(c->arm, c->cell)->release))
 		return fail(c, "guest runs kernel '%s', arm '%s' expects '%s'", h->release,
-			    c->arm->name, c->arm->files.release);
+			    c->arm->name, spec_files(c->arm, c->cell)->release);
+	if (strcmp(h->arch, c->cell->arch))
+		return fail(c, "guest reports arch '%s', cell '%s' is for '%s'", h->arch,
+			    c->cell->name, c->cell->arch);
 	return 0;
 }
 
@@ -362,6 +370,32 @@ static void conclude(struct run_ctx *c, int rc)
 		out->infra = 0;
 	}
 	out->ok = !strcmp(out->status, "done");
+}
+
+int runner_check_images(const struct conf *conf, const struct matrix *m, char *err)
+{
+	char base[PATH_MAX];
+	unsigned i;
+
+	for (i = 0; i < m->n_archs; i++)
+		if (image_base(conf->images, m->archs[i], base, err) < 0)
+			return -1;
+	return 0;
+}
+
+const char *runner_pick_accel(const struct conf *conf, const struct matrix *m, char *why,
+			      size_t len)
+{
+	int h = spec_arch_index(m, vm_host_arch());
+
+	why[0] = '\0';
+	if (strcmp(conf->accel, "auto"))
+		return conf->accel;
+	if (h < 0) {
+		snprintf(why, len, "no cell runs on the host's arch (%s)", vm_host_arch());
+		return "tcg";
+	}
+	return vm_pick_accel(m->archs[h], m->arms[0].files[h].kernel, why, len);
 }
 
 int runner_run(struct runner *r, const struct matrix *m, const struct run_ref *ref,

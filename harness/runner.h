@@ -17,7 +17,6 @@ struct runner {
 	struct vm_conn *vm;
 	const char *accel;           /* "kvm" or "tcg" */
 	char host[64];
-	char base[PATH_MAX];         /* base initramfs */
 	int first_cpu;               /* pin vCPUs from this host CPU on; -1: no pinning */
 	/* asked to stop (daemon shutdown, matrix cancelled): the run ends interrupted */
 	int (*should_stop)(void *arg);
@@ -40,6 +39,17 @@ struct run_outcome {
 	uint64_t samples;
 	double ops_per_s;
 };
+
+/* Every arch the matrix runs on has its base initramfs (IMAGES/ARCH/base.cpio). */
+int runner_check_images(const struct conf *conf, const struct matrix *m, char *err);
+
+/*
+ * The accelerator for the matrix's host-arch guests: conf's, or probed with
+ * the first arm's host-arch kernel; "tcg" if no cell runs on the host's arch.
+ * why gets the probe's reason when it said no.
+ */
+const char *runner_pick_accel(const struct conf *conf, const struct matrix *m, char *why,
+			      size_t len);
 
 /*
  * Execute one queued run. A failure of the run itself (guest error, bad

@@ -51,24 +51,26 @@ static int should_stop(void *arg)
 	       !strcmp(state, "cancelled");
 }
 
-/* KVM only if it proves itself, decided once, with the first run's kernel. */
-static const char *accel_for(struct sched *sc, const char *kernel)
+/*
+ * KVM only if it proves itself, decided once, with the first matrix's
+ * host-arch kernel; guests of another arch run under TCG whatever it says.
+ */
+static const char *accel_for(struct sched *sc, const struct matrix *m)
 {
 	char why[ERR_MAX] = "";
 
 	pthread_mutex_lock(&sc->lock);
-	if (!sc->accel[0]) {
-		if (strcmp(sc->c->accel, "auto"))
-			snprintf(sc->accel, sizeof(sc->accel), "%s", sc->c->accel);
-		else
-			snprintf(sc->accel, sizeof(sc->accel), "%s",
-				 vm_pick_accel(kernel, why, sizeof(why)));
+	if (!sc->accel[0] && (strcmp(sc->c->accel, "auto") ||
+			      spec_arch_index(m, vm_host_arch()) >= 0)) {
+		snprintf(sc->accel, sizeof(sc->accel), "%s",
+			 runner_pick_accel(sc->c, m, why, sizeof(why)));
 		hlog("accel: %s%s%s", sc->accel, why[0] ? " (kvm: " : "", why[0] ? why : "");
 		if (why[0])
 			hlog("accel: kvm probe said: %s", why);
 	}
 	pthread_mutex_unlock(&sc->lock);
-	return sc->accel;
+	/* not decided yet (no host-arch guest so far): this matrix needs no answer */
+	return sc->accel[0] ? sc->accel : "tcg";
 }
 
 static void webhook(struct sched *sc, json_t *body)
@@ -169,12 +171,12 @@ static void runner_init(struct slot *sl, struct runner *r, const struct matrix *
 	r->conf = c;
 	r->store = sl->store;
 	r->vm = sl->sc->vm;
-	r->accel = accel_for(sl->sc, m->arms[0].files.kernel);
+	r->accel = accel_for(sl->sc, m);
 	snprintf(r->host, sizeof(r->host), "%s", sl->sc->host);
 	r->first_cpu = c->pin && cpus > 0 && first + m->vcpus <= (uint64_t)cpus ? (int)first : -1;
 	r->should_stop = should_stop;
 	r->stop_arg = sl;
-	if (image_base(c->images, m->arch, r->base, err) < 0)
+	if (runner_check_images(c, m, err) < 0)
 		hlog("slot %u: %s", sl->index, err);
 }
 

@@ -5,6 +5,7 @@
 #include "preset.h"
 #include "fiocheck.h"
 #include "proc.h"
+#include "vm.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -35,6 +36,7 @@ static const struct jkey matrix_keys[] = {
 	{ "reps", J_UINT, 1, MOFF(reps), 0, 1, SPEC_MAX_REPS },
 	{ "memory_mib", J_UINT, 0, MOFF(memory_mib), 0, 128, 1 << 20 },
 	{ "vcpus", J_UINT, 0, MOFF(vcpus), 0, 1, 256 },
+	{ "arch", J_ANY, 0, 0, 0, 0, 0 },          /* parse_archs */
 	{ "arms", J_ANY, 1, 0, 0, 0, 0 },
 	{ "workloads", J_ANY, 1, 0, 0, 0, 0 },
 	{ NULL, 0, 0, 0, 0, 0, 0 },
@@ -43,7 +45,7 @@ static const struct jkey matrix_keys[] = {
 static const struct jkey arm_keys[] = {
 	{ "name", J_NAME, 1, AOFF(name), SZ(arm, name), 0, 0 },
 	/* the kernel: exactly one of kernel, package and url (parse_arm checks) */
-	{ "kernel", J_TEXT, 0, AOFF(kernel), SZ(arm, kernel), 0, 0 },
+	{ "kernel", J_ANY, 0, 0, 0, 0, 0 },        /* parse_kernel: a string or per arch */
 	{ "modules", J_TEXT, 0, AOFF(modules), SZ(arm, modules), 0, 0 },
 	{ "package", J_PKG, 0, AOFF(package), SZ(arm, package), 0, 0 },
 	{ "url", J_URL, 0, AOFF(url), SZ(arm, url), 0, 0 },
@@ -171,6 +173,146 @@ static int parse_object(json_t *obj, const struct jkey *keys, void *dst, const c
 	return 0;
 }
 
+/* The guest architectures the harness can boot, and the cell-name suffix of each. */
+static const struct { const char *name, *suffix; } known_archs[] = {
+	{ "x86_64", "" },
+	{ "aarch64", "@aarch64" },
+};
+
+const char *spec_arch_suffix(const char *arch)
+{
+	unsigned i;
+
+	for (i = 0; i < ARRAY_SIZE(known_archs); i++)
+		if (!strcmp(known_archs[i].name, arch))
+			return known_archs[i].suffix;
+	return "@?";
+}
+
+int spec_arch_index(const struct matrix *m, const char *arch)
+{
+	unsigned i;
+
+	for (i = 0; i < m->n_archs; i++)
+		if (!strcmp(m->archs[i], arch))
+			return (int)i;
+	return -1;
+}
+
+static int arch_known(const char *s)
+{
+	unsigned i;
+
+	for (i = 0; i < ARRAY_SIZE(known_archs); i++)
+		if (!strcmp(known_archs[i].name, s))
+			return 1;
+	return 0;
+}
+
+/* "arch": "x86_64", "aarch64", or an array of them, each at most once. */
+static int parse_archs(struct matrix *m, json_t *root, char *err)
+{
+	json_t *v = json_object_get(root, "arch"), *x;
+	const char *s;
+	size_t i;
+
+	if (!v) {
+		snprintf(m->archs[0], sizeof(m->archs[0]), "x86_64");
+		m->n_archs = 1;
+		return 0;
+	}
+	if (json_is_string(v)) {
+		x = json_array();
+		if (!x || json_array_append(x, v) < 0) {
+			json_decref(x);
+			return errorf(err, "out of memory");
+		}
+	} else if (json_is_array(v) && json_array_size(v) > 0 &&
+		   json_array_size(v) <= SPEC_MAX_ARCHS) {
+		x = json_incref(v);
+	} else {
+		return errorf(err, "arch: expected \"x86_64\", \"aarch64\" or an array of them");
+	}
+	for (i = 0; i < json_array_size(x); i++) {
+		s = json_string_value(json_array_get(x, i));
+		if (!s || !arch_known(s)) {
+			json_decref(x);
+			return errorf(err, "arch[%zu]: expected \"x86_64\" or \"aarch64\"", i);
+		}
+		if (spec_arch_index(m, s) >= 0) {
+			json_decref(x);
+			return errorf(err, "arch[%zu]: '%s' is listed twice", i, s);
+		}
+		snprintf(m->archs[m->n_archs++], sizeof(m->archs[0]), "%s", s);
+	}
+	json_decref(x);
+	return 0;
+}
+
+static int kernel_text(json_t *v, char *dst, const char *where, const char *key, char *err)
+{
+	if (!json_is_string(v))
+		return errorf(err, "%s.%s: expected a string (a kernel alias or path)", where, key);
+	if (json_string_length(v) >= PATH_MAX)
+		return errorf(err, "%s.%s: longer than %d characters", where, key, PATH_MAX - 1);
+	if (!text_ok(json_string_value(v)))
+		return errorf(err, "%s.%s: expected printable text without quotes or <>&", where,
+			      key);
+	strcpy(dst, json_string_value(v));
+	return 0;
+}
+
+/*
+ * "kernel": one alias for every arch, one path (a kernel image fits one
+ * architecture, so only in a matrix of one), or {ARCH: alias or path} with
+ * an entry for each of the matrix's arches (others allowed, and unused).
+ */
+static int parse_kernel(const struct matrix *m, struct arm *a, json_t *obj, const char *where,
+			char *err)
+{
+	json_t *v = json_object_get(obj, "kernel"), *x;
+	const char *key;
+	char sub[96];
+	char *text;
+	unsigned i;
+
+	if (!v)
+		return 0;
+	if (json_is_string(v)) {
+		if (kernel_text(v, a->kernel, where, "kernel", err) < 0)
+			return -1;
+		if (strchr(a->kernel, '/') && m->n_archs > 1)
+			return errorf(err, "%s.kernel: a kernel path fits one architecture; give "
+				      "{\"x86_64\": ..., \"aarch64\": ...}", where);
+		for (i = 0; i < m->n_archs; i++)
+			strcpy(a->kernels[i], a->kernel);
+		return 0;
+	}
+	if (!json_is_object(v))
+		return errorf(err, "%s.kernel: expected a kernel alias or path, or an object "
+			      "of them by arch", where);
+	if (json_object_get(obj, "modules"))
+		return errorf(err, "%s.modules: only with a kernel string, not per arch", where);
+	json_object_foreach(v, key, x) {
+		if (!arch_known(key))
+			return errorf(err, "%s.kernel: unknown arch '%.32s' (x86_64 or aarch64)",
+				      where, key);
+		snprintf(sub, sizeof(sub), "kernel.%s", key);
+		if (spec_arch_index(m, key) >= 0 &&
+		    kernel_text(x, a->kernels[spec_arch_index(m, key)], where, sub, err) < 0)
+			return -1;
+	}
+	for (i = 0; i < m->n_archs; i++)
+		if (!a->kernels[i][0])
+			return errorf(err, "%s.kernel: no kernel for arch '%s'", where, m->archs[i]);
+	text = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
+	if (!text)
+		return errorf(err, "out of memory");
+	snprintf(a->kernel, sizeof(a->kernel), "%s", text);
+	free(text);
+	return 0;
+}
+
 /* Which keys may (or must) come with which source of the kernel. */
 static int check_arm_source(json_t *obj, const char *where, char *err)
 {
@@ -216,25 +358,33 @@ static int resolve_arm(const struct matrix *m, struct arm *a, const struct conf 
 		       const char *base_dir, const char *where, char *err)
 {
 	char cache[PATH_MAX], msg[ERR_MAX];
+	unsigned i;
 
 	if (a->kernel[0] || (!a->package[0] && !a->url[0])) {
-		if (image_resolve_kernel(conf->images, m->arch, a->kernel, a->modules, base_dir,
-					 &a->files, msg) < 0)
-			return errorf(err, "%s.kernel: %s", where, msg);
+		for (i = 0; i < m->n_archs; i++)
+			if (image_resolve_kernel(conf->images, m->archs[i], a->kernels[i], a->modules,
+						 base_dir, &a->files[i], msg) < 0)
+				return errorf(err, "%s.kernel%s%s: %s", where,
+					      m->n_archs > 1 ? "." : "",
+					      m->n_archs > 1 ? m->archs[i] : "", msg);
 		return 0;
 	}
+	/* a package or an image names one architecture's kernel */
+	if (m->n_archs > 1)
+		return errorf(err, "%s.%s: fits one architecture; with several in 'arch', give "
+			      "'kernel' per arch", where, a->package[0] ? "package" : "url");
 	if (image_kernel_cache(conf->results, cache, err) < 0)
 		return -1;
 	if (a->package[0]) {
-		if (image_resolve_package(conf->images, m->arch, cache, a->package, &a->files,
-					  msg) < 0)
+		if (image_resolve_package(conf->images, m->archs[0], cache, a->package,
+					  &a->files[0], msg) < 0)
 			return errorf(err, "%s.package: %s", where, msg);
 		return 0;
 	}
-	if (image_resolve_url(cache, a->url, a->sha256, &a->files, msg) < 0)
+	if (image_resolve_url(cache, m->archs[0], a->url, a->sha256, &a->files[0], msg) < 0)
 		return errorf(err, "%s.url: %s", where, msg);
 	if (a->modules_url[0] &&
-	    fetch_url(a->modules_url, a->modules_sha256, cache, a->files.modules, msg) < 0)
+	    fetch_url(a->modules_url, a->modules_sha256, cache, a->files[0].modules, msg) < 0)
 		return errorf(err, "%s.modules_url: %s", where, msg);
 	return 0;
 }
@@ -248,8 +398,11 @@ static int parse_arm(struct matrix *m, json_t *obj, unsigned i, const struct con
 
 	snprintf(where, sizeof(where), "arms[%u]", i);
 	if (parse_object(obj, arm_keys, a, where, err) < 0 ||
-	    check_arm_source(obj, where, err) < 0)
+	    check_arm_source(obj, where, err) < 0 || parse_kernel(m, a, obj, where, err) < 0)
 		return -1;
+	if (a->modules[0] && m->n_archs > 1)
+		return errorf(err, "%s.modules: a modules cpio fits one architecture; not with "
+			      "several in 'arch'", where);
 	for (j = 0; j < i; j++)
 		if (!strcmp(m->arms[j].name, a->name))
 			return errorf(err, "%s.name: '%s' is used by arms[%u] too", where, a->name, j);
@@ -306,33 +459,41 @@ static int check_cell(const struct matrix *m, const struct cell *c, const struct
 	return 0;
 }
 
-/* fio streams: the harness's rules, then the guest's own fio with --parse-only. */
-static int check_fio(const struct matrix *m, const struct cell *c, const struct conf *conf,
-		     const char *where, char *err)
+/*
+ * fio streams: the harness's rules, then fio --parse-only. The guest's fio
+ * for the cell's arch must be built; the check runs the host's own (the same
+ * fio source), as a foreign binary cannot run here.
+ */
+static int check_fio(const struct cell *c, const struct conf *conf, const char *where, char *err)
 {
 	const struct proto_stream *st;
-	char fio[PATH_MAX], msg[ERR_MAX];
+	char fio[PATH_MAX], host_fio[PATH_MAX], msg[ERR_MAX];
 	unsigned i;
 
 	for (i = 0; i < c->job.nstreams; i++) {
 		st = &c->job.streams[i];
 		if (st->kind != KIND_FIO)
 			continue;
-		if (pathf(fio, err, "%s/%s/fio", conf->images, m->arch) < 0)
+		if (pathf(fio, err, "%s/%s/fio", conf->images, c->arch) < 0 ||
+		    pathf(host_fio, err, "%s/%s/fio", conf->images, vm_host_arch()) < 0)
 			return -1;
 		if (access(fio, X_OK) < 0)
 			return errorf(err, "%s.streams[%u]: fio is not built: %s missing (run make "
 				      "images)", where, i, fio);
-		if (fiocheck_args(fio, st->args, st->jobfile, st->name, msg) < 0)
+		if (access(host_fio, X_OK) < 0)
+			return errorf(err, "%s.streams[%u]: checking fio arguments needs the host's "
+				      "fio: %s missing (run make images)", where, i, host_fio);
+		if (fiocheck_args(host_fio, st->args, st->jobfile, st->name, msg) < 0)
 			return errorf(err, "%s.streams[%u]: %s", where, i, msg);
 	}
 	return 0;
 }
 
-/* One expanded cell {name, preset, params, table, job} into m->cells. */
-static int add_cell(struct matrix *m, json_t *x, const struct conf *conf, const char *where,
-		    char *err)
+/* One expanded cell {name, preset, params, table, job} on arch a into m->cells. */
+static int add_cell(struct matrix *m, json_t *x, unsigned a, const struct conf *conf,
+		    const char *where, char *err)
 {
+	const char *suffix = spec_arch_suffix(m->archs[a]);
 	struct cell *c;
 	json_t *table = json_object_get(x, "table");
 	const char *name;
@@ -345,10 +506,13 @@ static int add_cell(struct matrix *m, json_t *x, const struct conf *conf, const 
 	c = &m->cells[m->n_cells];
 	memset(c, 0, sizeof(*c));
 	name = json_string_value(json_object_get(x, "name"));
-	if (!cell_name_ok(name))
-		return errorf(err, "%s.name: '%.80s': expected up to %d letters, digits, '.', '_', "
-			      "'-' or '/'", where, name, CELL_NAME_MAX - 1);
-	snprintf(c->name, sizeof(c->name), "%s", name);
+	if (!cell_name_ok(name) || strlen(name) + strlen(suffix) >= CELL_NAME_MAX)
+		return errorf(err, "%s.name: '%.80s': expected up to %zu letters, digits, '.', '_', "
+			      "'-' or '/'", where, name, CELL_NAME_MAX - 1 - strlen(suffix));
+	strcpy(c->name, name);          /* both fit: checked above */
+	strcat(c->name, suffix);
+	memcpy(c->arch, m->archs[a], sizeof(c->arch));
+	c->arch_idx = a;
 	snprintf(c->preset, sizeof(c->preset), "%s", json_string_value(json_object_get(x, "preset")));
 	snprintf(c->params, sizeof(c->params), "%s", json_string_value(json_object_get(x, "params")));
 	for (j = 0; j < m->n_cells; j++)
@@ -357,7 +521,7 @@ static int add_cell(struct matrix *m, json_t *x, const struct conf *conf, const 
 				      c->name);
 	if (proto_job_from_json(json_object_get(x, "job"), &c->job, where, msg, sizeof(msg)) < 0)
 		return errorf(err, "%s", msg);
-	if (check_cell(m, c, conf, where, err) < 0 || check_fio(m, c, conf, where, err) < 0)
+	if (check_cell(m, c, conf, where, err) < 0 || check_fio(c, conf, where, err) < 0)
 		return -1;
 	if (json_is_object(table) && !(c->table = json_dumps(table, JSON_COMPACT)))
 		return errorf(err, "out of memory");
@@ -365,8 +529,8 @@ static int add_cell(struct matrix *m, json_t *x, const struct conf *conf, const 
 	return 0;
 }
 
-static int parse_cells(struct matrix *m, json_t *entry, unsigned i, const struct conf *conf,
-		       char *err)
+static int parse_cells(struct matrix *m, json_t *entry, unsigned i, unsigned a,
+		       const struct conf *conf, char *err)
 {
 	json_t *cells = NULL, *x;
 	char where[64];
@@ -377,7 +541,7 @@ static int parse_cells(struct matrix *m, json_t *entry, unsigned i, const struct
 	if (preset_expand(entry, conf->presets, where, &cells, err) < 0)
 		return -1;
 	json_array_foreach(cells, k, x)
-		if ((rc = add_cell(m, x, conf, where, err)) < 0)
+		if ((rc = add_cell(m, x, a, conf, where, err)) < 0)
 			break;
 	json_decref(cells);
 	return rc;
@@ -469,8 +633,9 @@ static int spec_parse(struct matrix *m, json_t *root, const struct conf *conf,
 {
 	json_t *v, *arms;
 	size_t i;
+	unsigned a;
 
-	if (parse_object(root, matrix_keys, m, "matrix", err) < 0)
+	if (parse_object(root, matrix_keys, m, "matrix", err) < 0 || parse_archs(m, root, err) < 0)
 		return -1;
 	if (parse_array(root, "arms", SPEC_MAX_ARMS, err) < 0 ||
 	    parse_array(root, "workloads", SPEC_MAX_CELLS, err) < 0)
@@ -491,9 +656,11 @@ static int spec_parse(struct matrix *m, json_t *root, const struct conf *conf,
 		m->n_arms++;
 	}
 	json_decref(arms);
-	json_array_foreach(json_object_get(root, "workloads"), i, v)
-		if (parse_cells(m, v, (unsigned)i, conf, err) < 0)
-			return -1;
+	/* every workload on each arch, one arch after the other */
+	for (a = 0; a < m->n_archs; a++)
+		json_array_foreach(json_object_get(root, "workloads"), i, v)
+			if (parse_cells(m, v, (unsigned)i, a, conf, err) < 0)
+				return -1;
 	m->canonical = json_dumps(root, JSON_COMPACT | JSON_SORT_KEYS);
 	if (!m->canonical)
 		return errorf(err, "out of memory");
@@ -509,7 +676,6 @@ static int spec_from_json(struct matrix *m, json_t *root, const char *label,
 	memset(m, 0, sizeof(*m));
 	snprintf(m->path, sizeof(m->path), "%s", label);
 	snprintf(m->base_dir, sizeof(m->base_dir), "%s", base_dir);
-	snprintf(m->arch, sizeof(m->arch), "x86_64");
 	m->memory_mib = conf->memory_mib;
 	m->vcpus = conf->vcpus;
 	if (spec_parse(m, root, conf, base_dir, msg) < 0) {

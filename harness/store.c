@@ -17,6 +17,46 @@ struct store {
 static int each_row(struct store *s, const char *sql, int64_t key,
 		    void (*fn)(sqlite3_stmt *st, void *arg), void *arg, char *err);
 
+/* A growing array of rows read from a query; oom once memory ran out. */
+struct rows {
+	void *v;
+	size_t n, cap, size;
+	int oom;
+};
+
+#define ROWS(type) { .size = sizeof(type) }
+
+/* A new zeroed element at the end, or NULL (and oom) when memory runs out. */
+static void *rows_push(struct rows *r)
+{
+	void *nv;
+
+	if (r->oom)
+		return NULL;
+	if (r->n == r->cap) {
+		nv = realloc(r->v, (r->cap ? r->cap * 2 : 64) * r->size);
+		if (!nv) {
+			r->oom = 1;
+			return NULL;
+		}
+		r->v = nv;
+		r->cap = r->cap ? r->cap * 2 : 64;
+	}
+	return memset((char *)r->v + r->n++ * r->size, 0, r->size);
+}
+
+/* Hand the rows out (0), or free them and say why (-1). */
+static int rows_take(struct rows *r, int rc, void *ret, size_t *ret_n, char *err)
+{
+	if (rc < 0 || r->oom) {
+		free(r->v);
+		return r->oom && rc == 0 ? errorf(err, "out of memory") : -1;
+	}
+	*(void **)ret = r->v;
+	*ret_n = r->n;
+	return 0;
+}
+
 #define X(m, key, max) ", \"" key "\" INTEGER NOT NULL"
 static const char sample_columns[] = PROTO_SAMPLE_FIELDS(X);
 static const char stream_columns[] = PROTO_STREAM_FIELDS(X);
@@ -356,8 +396,8 @@ static int add_arms_cells(struct store *s, const struct matrix *m, int64_t mid,
 		const struct arm *a = &m->arms[i];
 		if (run_stmt(s, err, "INSERT INTO arms (matrix_id, idx, name, kernel, kernel_path,"
 			     " modules_path, release, lru_gen, cmdline) VALUES (?,?,?,?,?,?,?,?,?)",
-			     "iittttttt", mid, (int64_t)i, a->name, a->kernel, a->files.kernel,
-			     a->files.modules, a->files.release, a->lru_gen, a->cmdline) < 0)
+			     "iittttttt", mid, (int64_t)i, a->name, a->kernel, a->files[0].kernel,
+			     a->files[0].modules, a->files[0].release, a->lru_gen, a->cmdline) < 0)
 			return -1;
 		arm_ids[i] = sqlite3_last_insert_rowid(s->db);
 	}
@@ -415,43 +455,26 @@ int store_add_matrix(struct store *s, const struct matrix *m, const struct abba_
 }
 
 
-struct ref_acc {
-	struct run_ref *v;
-	size_t n;
-	int oom;
-};
-
 static void ref_row(sqlite3_stmt *st, void *arg)
 {
-	struct ref_acc *acc = arg;
-	struct run_ref *nv = realloc(acc->v, (acc->n + 1) * sizeof(*nv));
+	struct run_ref *r = rows_push(arg);
 
-	if (!nv) {
-		acc->oom = 1;
+	if (!r)
 		return;
-	}
-	acc->v = nv;
-	nv[acc->n].id = sqlite3_column_int64(st, 0);
-	nv[acc->n].arm = (unsigned)sqlite3_column_int(st, 1);
-	nv[acc->n].cell = (unsigned)sqlite3_column_int(st, 2);
-	nv[acc->n].block = (unsigned)sqlite3_column_int(st, 3);
-	nv[acc->n].position = (unsigned)sqlite3_column_int(st, 4);
-	nv[acc->n].seq = (unsigned)sqlite3_column_int(st, 5);
-	acc->n++;
+	r->id = sqlite3_column_int64(st, 0);
+	r->arm = (unsigned)sqlite3_column_int(st, 1);
+	r->cell = (unsigned)sqlite3_column_int(st, 2);
+	r->block = (unsigned)sqlite3_column_int(st, 3);
+	r->position = (unsigned)sqlite3_column_int(st, 4);
+	r->seq = (unsigned)sqlite3_column_int(st, 5);
 }
 
 static int runs_with_status(struct store *s, int64_t matrix_id, const char *sql,
 			    struct run_ref **ret, size_t *ret_n, char *err)
 {
-	struct ref_acc acc = { 0 };
+	struct rows acc = ROWS(struct run_ref);
 
-	if (each_row(s, sql, matrix_id, ref_row, &acc, err) < 0 || acc.oom) {
-		free(acc.v);
-		return acc.oom ? errorf(err, "out of memory") : -1;
-	}
-	*ret = acc.v;
-	*ret_n = acc.n;
-	return 0;
+	return rows_take(&acc, each_row(s, sql, matrix_id, ref_row, &acc, err), ret, ret_n, err);
 }
 
 #define RUN_REF_SQL(status) \
@@ -484,10 +507,11 @@ int store_run_booting(struct store *s, int64_t run, const char *accel, const cha
 int store_run_hello(struct store *s, int64_t run, const struct proto_hello *h,
 		    int64_t agent_ready_ms, char *err)
 {
+	/* arch: the planned one until now, from here on the guest's own uname -m */
 	return run_stmt(s, err, "UPDATE runs SET status = 'running', guest_release = ?,"
-			" lru_gen_caps = ?, page_size = ?, mem_total_kib = ?, cachestat = ?,"
-			" dontcache = ?, fio = ?, agent_ready_ms = ? WHERE id = ?", "ttiiiitii",
-			h->release, h->lru_gen_caps, (int64_t)h->page_size,
+			" arch = ?, lru_gen_caps = ?, page_size = ?, mem_total_kib = ?,"
+			" cachestat = ?, dontcache = ?, fio = ?, agent_ready_ms = ? WHERE id = ?",
+			"tttiiiitii", h->release, h->arch, h->lru_gen_caps, (int64_t)h->page_size,
 			(int64_t)h->mem_total_kib, (int64_t)h->cachestat, (int64_t)h->dontcache,
 			h->fio, agent_ready_ms, run);
 }
@@ -663,6 +687,19 @@ static void info_cell(sqlite3_stmt *st, void *arg)
 		mi->n_cells = (unsigned)i + 1;
 }
 
+/* Per cell and arm: what the guests read back, which arch and accel they were. */
+static void info_cell_runs(sqlite3_stmt *st, void *arg)
+{
+	struct matrix_info *mi = arg;
+	int c = sqlite3_column_int(st, 0), a = sqlite3_column_int(st, 1);
+
+	if (c < 0 || c >= SPEC_MAX_CELLS || a < 0 || a >= SPEC_MAX_ARMS)
+		return;
+	col_text(st, 2, mi->cell_lru[c][a], sizeof(mi->cell_lru[c][a]));
+	col_text(st, 3, mi->cell_arch[c], sizeof(mi->cell_arch[c]));
+	col_text(st, 4, mi->cell_accel[c], sizeof(mi->cell_accel[c]));
+}
+
 static void info_runs(sqlite3_stmt *st, void *arg)
 {
 	struct matrix_info *mi = arg;
@@ -687,6 +724,14 @@ int store_matrix_info(struct store *s, int64_t matrix_id, struct matrix_info *mi
 		     err) < 0 ||
 	    each_row(s, "SELECT idx, name, params, preset FROM cells WHERE matrix_id = ? ORDER BY idx",
 		     matrix_id, info_cell, mi, err) < 0 ||
+	    each_row(s, "SELECT c.idx, a.idx, group_concat(DISTINCT r.lru_gen_read),"
+		     " (SELECT group_concat(DISTINCT r2.arch) FROM runs r2 WHERE r2.cell_id = c.id"
+		     "  AND r2.status = 'done'),"
+		     " (SELECT group_concat(DISTINCT r3.accel) FROM runs r3 WHERE r3.cell_id = c.id"
+		     "  AND r3.status = 'done')"
+		     " FROM runs r JOIN cells c ON c.id = r.cell_id JOIN arms a ON a.id = r.arm_id"
+		     " WHERE r.matrix_id = ? AND r.status = 'done' GROUP BY c.idx, a.idx",
+		     matrix_id, info_cell_runs, mi, err) < 0 ||
 	    each_row(s, "SELECT COUNT(*), SUM(status = 'done'), SUM(status = 'failed'),"
 		     " group_concat(DISTINCT accel), group_concat(DISTINCT arch),"
 		     " SUM(status = 'unsupported')"
@@ -695,27 +740,12 @@ int store_matrix_info(struct store *s, int64_t matrix_id, struct matrix_info *mi
 	return 0;
 }
 
-struct summary_acc {
-	struct run_summary *v;
-	size_t n, cap;
-	int oom;
-};
-
 static void summary_row(sqlite3_stmt *st, void *arg)
 {
-	struct summary_acc *acc = arg;
-	struct run_summary *r, *nv;
+	struct run_summary *r = rows_push(arg);
 
-	if (acc->n == acc->cap) {
-		acc->cap = acc->cap ? acc->cap * 2 : 64;
-		nv = realloc(acc->v, acc->cap * sizeof(*nv));
-		if (!nv) {
-			acc->oom = 1;
-			return;
-		}
-		acc->v = nv;
-	}
-	r = &acc->v[acc->n++];
+	if (!r)
+		return;
 	r->run = sqlite3_column_int64(st, 0);
 	r->arm = (unsigned)sqlite3_column_int(st, 1);
 	r->cell = (unsigned)sqlite3_column_int(st, 2);
@@ -734,19 +764,13 @@ static void summary_row(sqlite3_stmt *st, void *arg)
 int store_summaries(struct store *s, int64_t matrix_id, struct run_summary **ret,
 		    size_t *ret_n, char *err)
 {
-	struct summary_acc acc = { 0 };
+	struct rows acc = ROWS(struct run_summary);
 
-	if (each_row(s, "SELECT run_id, arm, cell, block, position, seconds, ops_per_s, refault_per_s,"
-		     " majflt_per_s, activate_per_s, refaults_per_read, miss_share, resident_share"
-		     " FROM run_summary"
-		     " WHERE matrix_id = ? ORDER BY run_id", matrix_id, summary_row, &acc, err) < 0 ||
-	    acc.oom) {
-		free(acc.v);
-		return acc.oom ? errorf(err, "out of memory") : -1;
-	}
-	*ret = acc.v;
-	*ret_n = acc.n;
-	return 0;
+	return rows_take(&acc, each_row(s, "SELECT run_id, arm, cell, block, position, seconds,"
+					 " ops_per_s, refault_per_s, majflt_per_s, activate_per_s,"
+					 " refaults_per_read, miss_share, resident_share"
+					 " FROM run_summary WHERE matrix_id = ? ORDER BY run_id",
+					 matrix_id, summary_row, &acc, err), ret, ret_n, err);
 }
 
 struct layout_arg {
@@ -790,28 +814,12 @@ int store_cell_layout(struct store *s, int64_t matrix_id, unsigned cell, struct 
 			" WHERE matrix_id = ?1", matrix_id, layout_row, &la, err);
 }
 
-struct series_acc {
-	struct series_point *v;
-	size_t n, cap;
-	int oom;
-};
-
 static void series_row(sqlite3_stmt *st, void *arg)
 {
-	struct series_acc *a = arg;
-	struct series_point *p, *nv;
+	struct series_point *p = rows_push(arg);
 
-	if (a->n == a->cap) {
-		a->cap = a->cap ? a->cap * 2 : 256;
-		nv = realloc(a->v, a->cap * sizeof(*nv));
-		if (!nv) {
-			a->oom = 1;
-			return;
-		}
-		a->v = nv;
-	}
-	p = &a->v[a->n++];
-	memset(p, 0, sizeof(*p));
+	if (!p)
+		return;
 	p->seq = (uint64_t)sqlite3_column_int64(st, 0);
 	p->t_ms = (uint64_t)sqlite3_column_int64(st, 1);
 	p->ramp = sqlite3_column_int(st, 2);
@@ -821,11 +829,12 @@ static void series_row(sqlite3_stmt *st, void *arg)
 }
 
 /* Rows (seq, index, value...) land in the point of that seq, if there is one. */
-static struct series_point *point_of(struct series_acc *a, sqlite3_stmt *st)
+static struct series_point *point_of(struct rows *a, sqlite3_stmt *st)
 {
+	struct series_point *v = a->v;
 	int64_t seq = sqlite3_column_int64(st, 0);
 
-	return seq >= 0 && (size_t)seq < a->n && a->v[seq].seq == (uint64_t)seq ? &a->v[seq] : NULL;
+	return seq >= 0 && (size_t)seq < a->n && v[seq].seq == (uint64_t)seq ? &v[seq] : NULL;
 }
 
 static void series_stream_row(sqlite3_stmt *st, void *arg)
@@ -852,54 +861,40 @@ static void series_file_row(sqlite3_stmt *st, void *arg)
 int store_run_series(struct store *s, int64_t run, struct series_point **ret, size_t *ret_n,
 		     char *err)
 {
-	struct series_acc a = { 0 };
+	struct rows a = ROWS(struct series_point);
+	int rc;
 
-	if (each_row(s, "SELECT seq, t_ms, ramp, pgmajfault, workingset_refault_file,"
-		     " workingset_activate_file FROM samples WHERE run_id = ? ORDER BY seq",
-		     run, series_row, &a, err) < 0 || a.oom ||
-	    each_row(s, "SELECT seq, stream, read_ops + write_ops, read_ops, misses"
-		     " FROM stream_samples WHERE run_id = ?", run, series_stream_row, &a, err) < 0 ||
-	    each_row(s, "SELECT seq, file, resident_pages FROM file_samples WHERE run_id = ?",
-		     run, series_file_row, &a, err) < 0) {
-		free(a.v);
-		return a.oom ? errorf(err, "out of memory") : -1;
-	}
-	*ret = a.v;
-	*ret_n = a.n;
-	return 0;
+	rc = each_row(s, "SELECT seq, t_ms, ramp, pgmajfault, workingset_refault_file,"
+		      " workingset_activate_file FROM samples WHERE run_id = ? ORDER BY seq",
+		      run, series_row, &a, err);
+	if (rc == 0 && !a.oom)
+		rc = each_row(s, "SELECT seq, stream, read_ops + write_ops, read_ops, misses"
+			      " FROM stream_samples WHERE run_id = ?", run, series_stream_row, &a, err);
+	if (rc == 0 && !a.oom)
+		rc = each_row(s, "SELECT seq, file, resident_pages FROM file_samples WHERE run_id = ?",
+			      run, series_file_row, &a, err);
+	return rows_take(&a, rc, ret, ret_n, err);
 }
-
-struct event_acc {
-	struct event_row *v;
-	size_t n, cap;
-	int oom;
-};
 
 static void event_row_fn(sqlite3_stmt *st, void *arg)
 {
-	struct event_acc *a = arg;
-	struct event_row *e, *nv;
+	struct rows *a = arg;
+	struct event_row *e;
 	int f = sqlite3_column_int(st, 5);
 
 	if (sqlite3_column_int(st, 6) == 0 || a->n == 0) {   /* first file of a new event */
-		if (a->n == a->cap) {
-			a->cap = a->cap ? a->cap * 2 : 64;
-			nv = realloc(a->v, a->cap * sizeof(*nv));
-			if (!nv) {
-				a->oom = 1;
-				return;
-			}
-			a->v = nv;
-		}
-		e = &a->v[a->n++];
-		memset(e, 0, sizeof(*e));
+		e = rows_push(a);
+		if (!e)
+			return;
 		e->t_ms = (uint64_t)sqlite3_column_int64(st, 0);
 		e->stream = (uint64_t)sqlite3_column_int64(st, 1);
 		col_text(st, 2, e->kind, sizeof(e->kind));
 		e->pass = (uint64_t)sqlite3_column_int64(st, 3);
 		e->value = (uint64_t)sqlite3_column_int64(st, 4);
 	}
-	e = &a->v[a->n - 1];
+	if (a->oom)
+		return;
+	e = (struct event_row *)a->v + a->n - 1;
 	if (f >= 0 && f < PROTO_MAX_FILES)
 		e->resident[f] = sqlite3_column_double(st, 7);
 }
@@ -907,19 +902,14 @@ static void event_row_fn(sqlite3_stmt *st, void *arg)
 int store_run_events(struct store *s, int64_t run, struct event_row **ret, size_t *ret_n,
 		     char *err)
 {
-	struct event_acc a = { 0 };
+	struct rows a = ROWS(struct event_row);
 
-	if (each_row(s, "SELECT e.t_ms, e.stream, e.kind, e.pass, e.value, f.file,"
-		     " ROW_NUMBER() OVER (PARTITION BY e.idx ORDER BY f.file) - 1, f.resident_pages"
-		     " FROM events e JOIN event_files f ON f.run_id = e.run_id AND f.idx = e.idx"
-		     " WHERE e.run_id = ? ORDER BY e.idx, f.file", run, event_row_fn, &a, err) < 0 ||
-	    a.oom) {
-		free(a.v);
-		return a.oom ? errorf(err, "out of memory") : -1;
-	}
-	*ret = a.v;
-	*ret_n = a.n;
-	return 0;
+	return rows_take(&a, each_row(s, "SELECT e.t_ms, e.stream, e.kind, e.pass, e.value,"
+				      " f.file, ROW_NUMBER() OVER (PARTITION BY e.idx ORDER BY"
+				      " f.file) - 1, f.resident_pages FROM events e JOIN event_files"
+				      " f ON f.run_id = e.run_id AND f.idx = e.idx WHERE e.run_id = ?"
+				      " ORDER BY e.idx, f.file", run, event_row_fn, &a, err),
+			 ret, ret_n, err);
 }
 
 /* ---- the daemon's queue ---- */
@@ -1020,7 +1010,7 @@ int store_matrix_spec(struct store *s, int64_t mid, char **ret_text, char *base_
 struct claim_arg {
 	int slot;
 	int64_t mid;
-	struct ref_acc refs;
+	struct rows refs;
 };
 
 /* The first queued run of an active matrix, and the rest of its ABBA block. */
@@ -1051,15 +1041,12 @@ static int claim_rows(struct store *s, void *p, char *err)
 int store_claim_block(struct store *s, int slot, int64_t *ret_matrix, struct run_ref **ret,
 		      size_t *ret_n, char *err)
 {
-	struct claim_arg a = { .slot = slot };
+	struct claim_arg a = { .slot = slot, .refs = ROWS(struct run_ref) };
 
-	if (in_transaction(s, claim_rows, &a, err) < 0 || a.refs.oom) {
-		free(a.refs.v);
-		return a.refs.oom ? errorf(err, "out of memory") : -1;
-	}
+	*ret_matrix = 0;
+	if (rows_take(&a.refs, in_transaction(s, claim_rows, &a, err), ret, ret_n, err) < 0)
+		return -1;
 	*ret_matrix = a.mid;
-	*ret = a.refs.v;
-	*ret_n = a.refs.n;
 	return 0;
 }
 

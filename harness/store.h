@@ -70,7 +70,10 @@ struct matrix_info {
 	unsigned n_arms, n_cells;
 	char arm_names[SPEC_MAX_ARMS][64];
 	char arm_release[SPEC_MAX_ARMS][RELEASE_MAX];
-	char arm_lru[SPEC_MAX_ARMS][32];     /* lru_gen read back in the guest */
+	char arm_lru[SPEC_MAX_ARMS][32];     /* lru_gen read back, over all cells */
+	char cell_lru[SPEC_MAX_CELLS][SPEC_MAX_ARMS][32];   /* ... in this cell's runs */
+	char cell_arch[SPEC_MAX_CELLS][32];  /* the guests' arch in this cell's runs */
+	char cell_accel[SPEC_MAX_CELLS][32];
 	char cell_names[SPEC_MAX_CELLS][CELL_NAME_MAX];
 	char cell_params[SPEC_MAX_CELLS][256];
 	char cell_preset[SPEC_MAX_CELLS][SPEC_NAME_MAX];

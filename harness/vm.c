@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/utsname.h>
 
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
@@ -209,8 +210,63 @@ static void cputune(const struct vm_config *cfg, char *buf, size_t len)
 		snprintf(buf + n, len - n, "  </cputune>\n");
 }
 
+/*
+ * What differs between the guest architectures. aarch64: the virt machine
+ * (GICv3, PL011 serial as ttyAMA0, virtio over PCIe), no ACPI (libvirt ties
+ * it to UEFI there; direct kernel boot needs neither, and poweroff goes
+ * through PSCI), and under TCG QEMU's "max" CPU, which has every feature.
+ */
+static const struct vm_arch {
+	const char *arch, *machine, *emulator, *console;
+	const char *features;   /* <features> for the domain */
+	const char *tcg_cpu;    /* <cpu> under TCG, "" for QEMU's default */
+	const char *probe_machine, *probe_cpu_kvm, *probe_cpu_tcg;
+} vm_archs[] = {
+	{ "x86_64", "pc", "/usr/bin/qemu-system-x86_64", "ttyS0",
+	  "  <features><acpi/></features>\n", "",
+	  "pc", "host", "qemu64" },
+	{ "aarch64", "virt", "/usr/bin/qemu-system-aarch64", "ttyAMA0",
+	  "  <features><gic version='3'/></features>\n",
+	  "  <cpu mode='custom' match='exact'><model fallback='forbid'>max</model></cpu>\n",
+	  "virt,gic-version=3", "host", "max" },
+};
+
+static const struct vm_arch *arch_of(const char *arch)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(vm_archs); i++)
+		if (!strcmp(vm_archs[i].arch, arch))
+			return &vm_archs[i];
+	return NULL;
+}
+
+const char *vm_host_arch(void)
+{
+	static char machine[sizeof(((struct utsname *)0)->machine)];
+	struct utsname u;
+
+	if (!machine[0] && uname(&u) == 0)
+		snprintf(machine, sizeof(machine), "%s", u.machine);
+	return machine[0] ? machine : "x86_64";
+}
+
+const char *vm_console_device(const char *arch)
+{
+	const struct vm_arch *va = arch_of(arch);
+
+	return va ? va->console : "ttyS0";
+}
+
+const char *vm_accel_for(const char *arch, const char *host_accel)
+{
+	return strcmp(arch, vm_host_arch()) ? "tcg" : host_accel;
+}
+
 int vm_domain_xml(const struct vm_config *cfg, char *buf, size_t len, char *err)
 {
+	const struct vm_arch *va = arch_of(cfg->arch);
+	int kvm = !strcmp(cfg->accel, "kvm");
 	char tune[2048];
 	char e[7][PATH_MAX];
 	const char *src[7] = { cfg->name, cfg->kernel, cfg->initrd, cfg->cmdline, cfg->disk,
@@ -218,6 +274,8 @@ int vm_domain_xml(const struct vm_config *cfg, char *buf, size_t len, char *err)
 	struct sockaddr_un sun;
 	int i, n;
 
+	if (!va)
+		return errorf(err, "no domain XML for arch '%s' (x86_64 or aarch64)", cfg->arch);
 	if (strlen(cfg->channel) >= sizeof(sun.sun_path))
 		return errorf(err, "channel socket path '%s' is longer than %zu bytes", cfg->channel,
 			      sizeof(sun.sun_path) - 1);
@@ -232,17 +290,18 @@ int vm_domain_xml(const struct vm_config *cfg, char *buf, size_t len, char *err)
 		"  <vcpu>%llu</vcpu>\n"
 		"%s"
 		"  <os>\n"
-		"    <type arch='%s' machine='pc'>hvm</type>\n"
+		"    <type arch='%s' machine='%s'>hvm</type>\n"
 		"    <kernel>%s</kernel>\n"
 		"    <initrd>%s</initrd>\n"
 		"    <cmdline>%s</cmdline>\n"
 		"  </os>\n"
-		"  <features><acpi/></features>\n"
+		"%s"
 		"%s"
 		"  <on_poweroff>destroy</on_poweroff>\n"
 		"  <on_reboot>destroy</on_reboot>\n"
 		"  <on_crash>destroy</on_crash>\n"
 		"  <devices>\n"
+		"    <emulator>%s</emulator>\n"
 		"    <disk type='file' device='disk'>\n"
 		"      <driver name='qemu' type='qcow2' cache='none'/>\n"
 		"      <source file='%s'/>\n"
@@ -257,11 +316,11 @@ int vm_domain_xml(const struct vm_config *cfg, char *buf, size_t len, char *err)
 		"    <memballoon model='none'/>\n"
 		"  </devices>\n"
 		"</domain>\n",
-		strcmp(cfg->accel, "kvm") ? "qemu" : "kvm", e[0],
+		kvm ? "kvm" : "qemu", e[0],
 		(unsigned long long)cfg->memory_mib, (unsigned long long)cfg->vcpus, tune,
-		cfg->arch, e[1], e[2], e[3],
-		strcmp(cfg->accel, "kvm") ? "" : "  <cpu mode='host-passthrough'/>\n",
-		e[4], e[5], e[5], e[6]);
+		va->arch, va->machine, e[1], e[2], e[3], va->features,
+		kvm ? "  <cpu mode='host-passthrough'/>\n" : va->tcg_cpu,
+		va->emulator, e[4], e[5], e[5], e[6]);
 	if (n < 0 || (size_t)n >= len)
 		return errorf(err, "domain XML does not fit %zu bytes", len);
 	return 0;
@@ -315,14 +374,23 @@ void vm_destroy(struct vm_domain *d)
  * reboot by itself. A trivial real-mode guest is not proof: on nested hosts
  * KVM runs one fine while a Linux guest hangs after "Booting from ROM".
  */
-int vm_probe(const char *accel, const char *kernel, int timeout_ms, char *why, size_t len)
+int vm_probe(const char *accel, const char *arch, const char *kernel, int timeout_ms,
+	     char *why, size_t len)
 {
-	char accel_opt[16], kpath[PATH_MAX], err[ERR_MAX];
+	const struct vm_arch *va = arch_of(arch);
+	char accel_opt[16], kpath[PATH_MAX], err[ERR_MAX], emu[64], machine[32], cpu[16];
 	int status;
 
+	if (!va) {
+		snprintf(why, len, "no QEMU for arch '%s'", arch);
+		return 0;
+	}
 	snprintf(accel_opt, sizeof(accel_opt), "%s", accel);
 	snprintf(kpath, sizeof(kpath), "%s", kernel);
-	char *argv[] = { "qemu-system-x86_64", "-accel", accel_opt, "-nodefaults",
+	snprintf(emu, sizeof(emu), "%s", va->emulator);
+	snprintf(machine, sizeof(machine), "%s", va->probe_machine);
+	snprintf(cpu, sizeof(cpu), "%s", strcmp(accel, "kvm") ? va->probe_cpu_tcg : va->probe_cpu_kvm);
+	char *argv[] = { emu, "-accel", accel_opt, "-M", machine, "-cpu", cpu, "-nodefaults",
 			 "-display", "none", "-m", "256", "-kernel", kpath,
 			 "-append", "panic=-1 quiet", "-no-reboot", NULL };
 	if (proc_run(argv, NULL, timeout_ms, &status, err) < 0) {
@@ -339,13 +407,17 @@ int vm_probe(const char *accel, const char *kernel, int timeout_ms, char *why, s
 	return 0;
 }
 
-const char *vm_pick_accel(const char *kernel, char *why, size_t len)
+const char *vm_pick_accel(const char *arch, const char *kernel, char *why, size_t len)
 {
+	if (strcmp(arch, vm_host_arch())) {
+		snprintf(why, len, "an %s guest on an %s host: no KVM", arch, vm_host_arch());
+		return "tcg";
+	}
 	if (access("/dev/kvm", R_OK | W_OK) < 0) {
 		snprintf(why, len, "no usable /dev/kvm");
 		return "tcg";
 	}
-	if (vm_probe("kvm", kernel, 2000, why, len))
+	if (vm_probe("kvm", arch, kernel, 2000, why, len))
 		return "kvm";
 	return "tcg";
 }

@@ -11,7 +11,7 @@ struct vm_domain;
 
 struct vm_config {
 	const char *name;
-	const char *arch;        /* "x86_64" */
+	const char *arch;        /* "x86_64" or "aarch64" */
 	const char *accel;       /* "kvm" or "tcg" */
 	uint64_t memory_mib, vcpus;
 	const char *kernel, *initrd, *cmdline;
@@ -51,12 +51,25 @@ void vm_destroy(struct vm_domain *d);
 
 /*
  * Does a guest actually run with accel ("kvm" or "tcg")? Boots kernel (an
- * x86 bzImage) without a root file system and waits up to timeout_ms for its
- * panic to end QEMU. Returns 1 if it did, 0 if not, with the reason in why.
+ * image for arch) without a root file system and waits up to timeout_ms for
+ * its panic to end QEMU. Returns 1 if it did, 0 if not, with the reason in why.
  */
-int vm_probe(const char *accel, const char *kernel, int timeout_ms, char *why, size_t len);
+int vm_probe(const char *accel, const char *arch, const char *kernel, int timeout_ms,
+	     char *why, size_t len);
 
-/* "kvm" if /dev/kvm exists and the probe proves it within 2 s, else "tcg". */
-const char *vm_pick_accel(const char *kernel, char *why, size_t len);
+/*
+ * "kvm" if arch is the host's, /dev/kvm exists and the probe proves it
+ * within 2 s, else "tcg" (always, without probing, for a foreign arch).
+ */
+const char *vm_pick_accel(const char *arch, const char *kernel, char *why, size_t len);
+
+/* The host's architecture, as uname -m says it ("x86_64", "aarch64"). */
+const char *vm_host_arch(void);
+
+/* The accelerator an arch guest gets: host_accel on the host's arch, else "tcg". */
+const char *vm_accel_for(const char *arch, const char *host_accel);
+
+/* The guest's serial console device for console=: ttyS0, or ttyAMA0 on aarch64. */
+const char *vm_console_device(const char *arch);
 
 #endif

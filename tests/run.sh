@@ -24,12 +24,12 @@ done
 
 # the end-to-end tests: each prints "ok - ..." / "not ok - ..." and a last "NAME: ..." line
 harnessd=$(dirname "$harness")/harnessd
-for e in tests/e2e_boot.sh tests/e2e_presets.sh tests/e2e_daemon.sh; do
+for e in tests/e2e_boot.sh tests/e2e_arm64.sh tests/e2e_presets.sh tests/e2e_daemon.sh; do
 	out=$("$e" "$harness" "$harnessd" 2>&1)
 	printf '%s\n' "$out"
 	pass=$((pass + $(printf '%s\n' "$out" | grep -c '^ok - ')))
 	fail=$((fail + $(printf '%s\n' "$out" | grep -c '^not ok - ')))
-	if ! printf '%s\n' "$out" | grep -qE '^e2e[a-z-]*: [0-9]+ passed'; then fail=$((fail + 1)); fi
+	if ! printf '%s\n' "$out" | grep -qE '^e2e[a-z0-9-]*: [0-9]+ passed'; then fail=$((fail + 1)); fi
 done
 
 echo "$pass passed, $fail failed"

@@ -492,10 +492,10 @@ static void test_spec_url_right_hash(void **state)
 	if (load_arm(m, arm) < 0)
 		fail_msg("refused: %s", err);
 	sfmt(want, sizeof(want), "%s/results/" IMAGE_KERNEL_CACHE "/sha256/%s", dir, sha_kernel);
-	assert_string_equal(m->arms[0].files.kernel, want);
+	assert_string_equal(m->arms[0].files[0].kernel, want);
 	sfmt(want, sizeof(want), "%s/results/" IMAGE_KERNEL_CACHE "/sha256/%s", dir, sha_mods);
-	assert_string_equal(m->arms[0].files.modules, want);
-	assert_string_equal(m->arms[0].files.release, RELEASE);
+	assert_string_equal(m->arms[0].files[0].modules, want);
+	assert_string_equal(m->arms[0].files[0].release, RELEASE);
 	assert_string_equal(m->arms[0].url, url);
 	assert_string_equal(m->arms[0].sha256, sha_kernel);
 	spec_release(m);
@@ -597,9 +597,9 @@ static void test_spec_package(void **state)
 	if (load_arm(m, "{\"name\":\"a\",\"package\":\"linux-image-6.12.99+deb12-test\"}") < 0)
 		fail_msg("refused: %s", err);
 	sfmt(want, sizeof(want), "%s/results/" IMAGE_KERNEL_CACHE "/pkg/linux-image-6.12.99+deb12-test/vmlinuz", dir);
-	assert_string_equal(m->arms[0].files.kernel, want);
-	assert_string_equal(m->arms[0].files.release, RELEASE);
-	assert_non_null(strstr(m->arms[0].files.modules, "/pkg/linux-image-6.12.99+deb12-test/modules.cpio"));
+	assert_string_equal(m->arms[0].files[0].kernel, want);
+	assert_string_equal(m->arms[0].files[0].release, RELEASE);
+	assert_non_null(strstr(m->arms[0].files[0].modules, "/pkg/linux-image-6.12.99+deb12-test/modules.cpio"));
 	spec_release(m);
 	assert_int_equal(lines_in(calls), 1);
 	/* built once: a second matrix with it does not run build.sh again */

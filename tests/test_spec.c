@@ -291,7 +291,8 @@ static void test_valid(void **state)
 		fail_msg("refused: %s", err);
 	assert_string_equal(m->path, mpath);
 	assert_string_equal(m->name, "t1");
-	assert_string_equal(m->arch, "x86_64");
+	assert_int_equal(m->n_archs, 1);
+	assert_string_equal(m->archs[0], "x86_64");
 	assert_int_equal(m->n_arms, 2);
 	assert_int_equal(m->n_cells, 1);
 	assert_int_equal(m->reps, 4);
@@ -306,11 +307,11 @@ static void test_valid(void **state)
 	assert_string_equal(m->arms[1].lru_gen, "y");
 	assert_string_equal(m->arms[1].cmdline, "mitigations=off quiet");
 	for (i = 0; i < 2; i++) {
-		assert_string_equal(m->arms[i].files.release, RELEASE);
+		assert_string_equal(m->arms[i].files[0].release, RELEASE);
 		sfmt(path, sizeof(path), "%s/x86_64/kernel/6.12/vmlinuz", conf.images);
-		assert_string_equal(m->arms[i].files.kernel, path);
+		assert_string_equal(m->arms[i].files[0].kernel, path);
 		sfmt(path, sizeof(path), "%s/x86_64/kernel/6.12/modules.cpio", conf.images);
-		assert_string_equal(m->arms[i].files.modules, path);
+		assert_string_equal(m->arms[i].files[0].modules, path);
 	}
 
 	assert_string_equal(m->cells[0].name, "zipf-mmap");
@@ -492,13 +493,13 @@ static void test_kernel_by_path(void **state)
 		    "\"workloads\":[{\"name\":\"w\"," FS "}]}") < 0)
 		fail_msg("refused: %s", err);
 	assert_string_equal(m->arms[0].kernel, "../k/bzImage");
-	assert_string_equal(m->arms[0].files.release, RELEASE);
+	assert_string_equal(m->arms[0].files[0].release, RELEASE);
 	sfmt(path, sizeof(path), "%s/sub/../k/bzImage", dir);
-	assert_string_equal(m->arms[0].files.kernel, path);
+	assert_string_equal(m->arms[0].files[0].kernel, path);
 	sfmt(path, sizeof(path), "%s/sub/../k/mods.cpio", dir);
-	assert_string_equal(m->arms[0].files.modules, path);
-	assert_string_equal(m->arms[1].files.modules, "");
-	assert_string_equal(m->arms[1].files.release, RELEASE);
+	assert_string_equal(m->arms[0].files[0].modules, path);
+	assert_string_equal(m->arms[1].files[0].modules, "");
+	assert_string_equal(m->arms[1].files[0].release, RELEASE);
 	assert_int_equal(spec_run_count(m), 4);
 	spec_release(m);
 
@@ -509,8 +510,8 @@ static void test_kernel_by_path(void **state)
 	if (load_at(m, mpath, text) < 0)
 		fail_msg("refused: %s", err);
 	sfmt(path, sizeof(path), "%s/k/bzImage", dir);
-	assert_string_equal(m->arms[0].files.kernel, path);
-	assert_string_equal(m->arms[0].files.release, RELEASE);
+	assert_string_equal(m->arms[0].files[0].kernel, path);
+	assert_string_equal(m->arms[0].files[0].release, RELEASE);
 	spec_release(m);
 
 	/* a bare file name beside the matrix, where no alias of that name is built */
@@ -519,7 +520,7 @@ static void test_kernel_by_path(void **state)
 		    "{\"name\":\"a\",\"kernel\":\"bzImage\"}],\"workloads\":[{\"name\":\"w\"," FS "}]}") < 0)
 		fail_msg("refused: %s", err);
 	sfmt(path, sizeof(path), "%s/k/bzImage", dir);
-	assert_string_equal(m->arms[0].files.kernel, path);
+	assert_string_equal(m->arms[0].files[0].kernel, path);
 	spec_release(m);
 
 	/* an alias with a modules override */
@@ -528,7 +529,7 @@ static void test_kernel_by_path(void **state)
 		    "\"workloads\":[{\"name\":\"w\"," FS "}]}") < 0)
 		fail_msg("refused: %s", err);
 	sfmt(path, sizeof(path), "%s/k/mods.cpio", dir);
-	assert_string_equal(m->arms[0].files.modules, path);
+	assert_string_equal(m->arms[0].files[0].modules, path);
 	done(m);
 }
 

@@ -1,0 +1,665 @@
+/* compare.c -- `harness compare`: verdicts (DIFFERENT, SAME, UNKNOWN) per
+ * common cell and metric between two arms of a matrix or two matrices, from
+ * per-ABBA-block paired deltas, against a noise floor. */
+#include "compare.h"
+#include "err.h"
+#include "proc.h"
+#include "stats.h"
+#include "store_compare.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+/* ---- the metrics compared: direction and averaging, described once ---- */
+
+struct cmp_metric {
+	const char *name;
+	int higher_better;
+	int harmonic;        /* throughput: harmonic mean within a block, as MMTests */
+	double (*get)(const struct run_summary *r);
+};
+
+static double get_ops(const struct run_summary *r) { return r->ops_per_s; }
+static double get_refault(const struct run_summary *r) { return r->refault_per_s; }
+static double get_majflt(const struct run_summary *r) { return r->majflt_per_s; }
+static double get_per_read(const struct run_summary *r) { return r->refaults_per_read; }
+static double get_miss(const struct run_summary *r) { return 100.0 * r->miss_share; }
+
+/* Event rates and ratios can be 0 in a run: arithmetic means for them. */
+static const struct cmp_metric cmp_metrics[] = {
+	{ "ops/s",     1, 1, get_ops },
+	{ "refault/s", 0, 0, get_refault },
+	{ "majflt/s",  0, 0, get_majflt },
+	{ "rf/read",   0, 0, get_per_read },
+	{ "miss%",     0, 0, get_miss },
+};
+
+static const char *const verdict_names[] = { "UNKNOWN", "SAME", "DIFFERENT" };
+
+/* ---- the verdict ---- */
+
+#define WILCOXON_MIN 6   /* two-sided exact p < 0.05 needs 6 non-zero deltas */
+
+/*
+ * Drift: Pearson's r of the paired delta against the block index, flagged
+ * when p < COMPARE_ALPHA and the fitted line moves by at least the floor from
+ * the first block to the last (a drift well inside the noise floor changes
+ * no verdict, and would warn on rounding).
+ */
+static void drift_check(const double *d, const unsigned *blocks, size_t n, double floor,
+			struct verdict *v)
+{
+	double *x = calloc(n ? n : 1, sizeof(*x)), mx, my, sxx = 0, sxy = 0;
+	struct stats_corr c;
+	size_t i;
+
+	v->drift_r = v->drift_p = NAN;
+	if (!x || !blocks)
+		goto out;
+	for (i = 0; i < n; i++)
+		x[i] = blocks[i];
+	if (stats_pearson(x, d, n, &c) < 0)
+		goto out;
+	v->drift_r = c.r;
+	v->drift_p = c.p;
+	mx = stats_mean(x, n);
+	my = stats_mean(d, n);
+	for (i = 0; i < n; i++) {
+		sxx += (x[i] - mx) * (x[i] - mx);
+		sxy += (x[i] - mx) * (d[i] - my);
+	}
+	v->drift = c.p < COMPARE_ALPHA && fabs(sxy / sxx) * (x[n - 1] - x[0]) >= floor;
+out:
+	free(x);
+}
+
+int compare_verdict(const double *d, const unsigned *blocks, size_t n, double floor,
+		    int higher_better, unsigned resamples, struct verdict *v)
+{
+	struct stats_wilcoxon w;
+	unsigned more;
+
+	memset(v, 0, sizeof(*v));
+	v->blocks = n;
+	v->floor = floor;
+	v->delta = v->lo = v->hi = v->p = NAN;
+	v->kind = VERDICT_UNKNOWN;
+	if (n < COMPARE_MIN_BLOCKS) {
+		v->more = (unsigned)(COMPARE_MIN_BLOCKS - n);
+		drift_check(d, blocks, n, floor, v);
+		return 0;
+	}
+	v->delta = stats_mean(d, n);
+	if (stats_bootstrap_ci(d, n, resamples ? resamples : STATS_BOOT_B, COMPARE_LEVEL,
+			       STATS_BOOT_SEED, &v->lo, &v->hi) < 0 ||
+	    stats_wilcoxon(d, n, &w) < 0)
+		return -1;
+	v->p = w.p;
+	drift_check(d, blocks, n, floor, v);
+	if ((v->lo > 0 || v->hi < 0) && fabs(v->delta) >= floor && w.p < COMPARE_ALPHA) {
+		v->kind = VERDICT_DIFFERENT;
+		v->worse = higher_better ? v->delta < 0 : v->delta > 0;
+	} else if (v->lo >= -floor && v->hi <= floor) {
+		v->kind = VERDICT_SAME;
+	} else {
+		more = stats_more_blocks(n, v->delta, (v->hi - v->lo) / 2, floor);
+		if (fabs(v->delta) >= floor && n + more < WILCOXON_MIN)
+			more = (unsigned)(WILCOXON_MIN - n);
+		v->more = more;
+	}
+	return 0;
+}
+
+/* ---- one side of a comparison: a matrix and its done runs ---- */
+
+struct side {
+	const char *key;
+	int64_t mid;
+	struct matrix_info mi;
+	struct run_summary *v;
+	size_t n;
+	int aa[2];             /* A/A calibration arms, -1 for none */
+	const char *aa_rule;
+};
+
+static void side_free(struct side *sd)
+{
+	if (!sd)
+		return;
+	free(sd->v);
+	free(sd);
+}
+
+static int has_aa_suffix(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n >= 3 && !strcmp(name + n - 3, "-aa");
+}
+
+static int same_boot(const struct arm_identity *a, const struct arm_identity *b)
+{
+	return !strcmp(a->kernel, b->kernel) && !strcmp(a->modules, b->modules) &&
+	       !strcmp(a->lru_gen, b->lru_gen) && !strcmp(a->cmdline, b->cmdline);
+}
+
+/*
+ * A/A arms: the first two arms whose names end in "-aa", else the first two
+ * that boot the same kernel and modules with the same lru_gen and cmdline;
+ * never the pair being compared (skip_a, skip_b): it is no yardstick of itself.
+ */
+static int find_aa(struct store *s, struct side *sd, int skip_a, int skip_b, char *err)
+{
+	struct arm_identity *ids = calloc(SPEC_MAX_ARMS, sizeof(*ids));
+	unsigned n, i, j, pass;
+
+	sd->aa[0] = sd->aa[1] = -1;
+	if (!ids)
+		return errorf(err, "out of memory");
+	if (store_arm_identities(s, sd->mid, ids, &n, err) < 0) {
+		free(ids);
+		return -1;
+	}
+	for (pass = 0; pass < 2 && sd->aa[0] < 0; pass++)
+		for (i = 0; i < n && sd->aa[0] < 0; i++)
+			for (j = i + 1; j < n && sd->aa[0] < 0; j++) {
+				if (((int)i == skip_a && (int)j == skip_b) ||
+				    ((int)i == skip_b && (int)j == skip_a))
+					continue;
+				if (pass == 0 ? has_aa_suffix(ids[i].name) && has_aa_suffix(ids[j].name)
+					      : same_boot(&ids[i], &ids[j])) {
+					sd->aa[0] = (int)i;
+					sd->aa[1] = (int)j;
+					sd->aa_rule = pass == 0 ? "names end in -aa"
+								: "same kernel, lru_gen and cmdline";
+				}
+			}
+	free(ids);
+	return 0;
+}
+
+static struct side *side_load(struct store *s, const char *key, char *err)
+{
+	struct side *sd = calloc(1, sizeof(*sd));
+
+	if (!sd) {
+		errorf(err, "out of memory");
+		return NULL;
+	}
+	sd->key = key;
+	sd->aa[0] = sd->aa[1] = -1;
+	if (store_find_matrix(s, key, &sd->mid, err) < 0 ||
+	    store_matrix_info(s, sd->mid, &sd->mi, err) < 0 ||
+	    store_summaries(s, sd->mid, &sd->v, &sd->n, err) < 0) {
+		side_free(sd);
+		return NULL;
+	}
+	return sd;
+}
+
+static int arm_index(const struct side *sd, const char *name, char *err)
+{
+	unsigned i;
+
+	for (i = 0; i < sd->mi.n_arms; i++)
+		if (!strcmp(sd->mi.arm_names[i], name))
+			return (int)i;
+	return errorf(err, "no arm '%s' in matrix '%s'", name, sd->mi.name);
+}
+
+static int cell_index(const struct side *sd, const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < sd->mi.n_cells; i++)
+		if (!strcmp(sd->mi.cell_names[i], name))
+			return (int)i;
+	return -1;
+}
+
+/* Scratch for one cell and metric: observations, deltas and their blocks. */
+struct scratch {
+	struct stats_obs *obs;
+	double *d;
+	unsigned *blocks;
+	size_t cap;
+};
+
+static size_t add_obs(struct stats_obs *o, const struct side *sd, unsigned cell, unsigned arm,
+		      int which, const struct cmp_metric *m)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < sd->n; i++)
+		if (sd->v[i].cell == cell && sd->v[i].arm == arm) {
+			o[k].block = sd->v[i].block;
+			o[k].arm = which;
+			o[k++].v = m->get(&sd->v[i]);
+		}
+	return k;
+}
+
+/* Paired deltas of (nw, cn, an) against (b, cb, ab), into sc; their count or -1. */
+static long paired(const struct side *b, unsigned cb, unsigned ab, const struct side *nw,
+		   unsigned cn, unsigned an, const struct cmp_metric *m, struct scratch *sc)
+{
+	size_t k = add_obs(sc->obs, b, cb, ab, 0, m);
+
+	k += add_obs(sc->obs + k, nw, cn, an, 1, m);
+	return stats_block_deltas(sc->obs, k, m->harmonic, sc->d, sc->blocks, sc->cap);
+}
+
+/* The A/A floor of a cell and metric: the larger end of the A/A interval; NAN if none. */
+static int aa_floor(const struct side *sd, const char *cell, const struct cmp_metric *m,
+		    unsigned resamples, struct scratch *sc, double *ret, char *err)
+{
+	int c = cell_index(sd, cell);
+	double lo, hi;
+	long n;
+
+	*ret = NAN;
+	if (sd->aa[0] < 0 || c < 0)
+		return 0;
+	n = paired(sd, (unsigned)c, (unsigned)sd->aa[0], sd, (unsigned)c, (unsigned)sd->aa[1], m, sc);
+	if (n < 0)
+		return errorf(err, "out of memory");
+	if (n < COMPARE_MIN_BLOCKS)
+		return 0;
+	if (stats_bootstrap_ci(sc->d, (size_t)n, resamples ? resamples : STATS_BOOT_B, COMPARE_LEVEL,
+			       STATS_BOOT_SEED, &lo, &hi) < 0)
+		return errorf(err, "out of memory");
+	*ret = fmax(fabs(lo), fabs(hi));
+	return 0;
+}
+
+/* ---- the comparison ---- */
+
+struct row {
+	char cell[CELL_NAME_MAX];
+	char arm[64];           /* two matrices: the new matrix's arm */
+	const struct cmp_metric *m;
+	int aa;                 /* floor from A/A arms */
+	struct verdict v;
+};
+
+struct result {
+	struct row *rows;
+	size_t n, cap;
+	unsigned counts[3], worse;
+};
+
+static int push_row(struct result *res, const struct row *r)
+{
+	struct row *nv;
+
+	if (res->n == res->cap) {
+		res->cap = res->cap ? 2 * res->cap : 64;
+		if (!(nv = realloc(res->rows, res->cap * sizeof(*nv))))
+			return -1;
+		res->rows = nv;
+	}
+	res->rows[res->n++] = *r;
+	res->counts[r->v.kind]++;
+	res->worse += r->v.kind == VERDICT_DIFFERENT && r->v.worse;
+	return 0;
+}
+
+static int compare_one(const struct side *b, const struct side *nw, unsigned cb, unsigned cn,
+		       unsigned ab, unsigned an, const struct compare_opts *o, struct scratch *sc,
+		       struct result *res, char *err)
+{
+	const struct cmp_metric *m;
+	double fb, fn, floor;
+	struct row r;
+	long n;
+
+	for (m = cmp_metrics; m < cmp_metrics + ARRAY_SIZE(cmp_metrics); m++) {
+		memset(&r, 0, sizeof(r));
+		snprintf(r.cell, sizeof(r.cell), "%s", b->mi.cell_names[cb]);
+		snprintf(r.arm, sizeof(r.arm), "%s", nw->mi.arm_names[an]);
+		r.m = m;
+		if (aa_floor(b, r.cell, m, o->resamples, sc, &fb, err) < 0 ||
+		    (nw != b && aa_floor(nw, r.cell, m, o->resamples, sc, &fn, err) < 0))
+			return -1;
+		if (nw == b)
+			fn = NAN;
+		floor = fmax(fb, fn);      /* fmax ignores a NAN */
+		r.aa = !isnan(floor);
+		if (!r.aa || o->floor_set)
+			floor = r.aa ? fmax(floor, o->floor) : o->floor;
+		n = paired(b, cb, ab, nw, cn, an, m, sc);
+		if (n < 0 || compare_verdict(sc->d, sc->blocks, (size_t)n, floor, m->higher_better,
+					     o->resamples, &r.v) < 0 || push_row(res, &r) < 0)
+			return errorf(err, "out of memory");
+	}
+	return 0;
+}
+
+static int compare_all(const struct side *b, const struct side *nw, int ab, int an,
+		       const struct compare_opts *o, struct result *res, char *err)
+{
+	struct scratch sc = { 0 };
+	unsigned cb, arm, narms;
+	int cn, ret = 0;
+
+	sc.cap = b->n + nw->n + 1;
+	sc.obs = calloc(sc.cap, sizeof(*sc.obs));
+	sc.d = calloc(sc.cap, sizeof(*sc.d));
+	sc.blocks = calloc(sc.cap, sizeof(*sc.blocks));
+	if (!sc.obs || !sc.d || !sc.blocks) {
+		ret = errorf(err, "out of memory");
+		goto out;
+	}
+	narms = b->mi.n_arms < nw->mi.n_arms ? b->mi.n_arms : nw->mi.n_arms;
+	for (cb = 0; cb < b->mi.n_cells && ret == 0; cb++) {
+		cn = b == nw ? (int)cb : cell_index(nw, b->mi.cell_names[cb]);
+		if (cn < 0)
+			continue;
+		if (ab >= 0) {
+			ret = compare_one(b, nw, cb, (unsigned)cn, (unsigned)ab, (unsigned)an, o, &sc,
+					  res, err);
+			continue;
+		}
+		for (arm = 0; arm < narms && ret == 0; arm++)
+			ret = compare_one(b, nw, cb, (unsigned)cn, arm, arm, o, &sc, res, err);
+	}
+	if (ret == 0 && !res->n)
+		ret = errorf(err, "matrices '%s' and '%s' have no cell in common", b->mi.name,
+			     nw->mi.name);
+out:
+	free(sc.obs);
+	free(sc.d);
+	free(sc.blocks);
+	return ret;
+}
+
+/* ---- output ---- */
+
+static const char *row_label(const struct row *r, int two, char *buf, size_t len)
+{
+	if (two)
+		snprintf(buf, len, "%s [%s]", r->cell, r->arm);
+	else
+		snprintf(buf, len, "%s", r->cell);
+	return buf;
+}
+
+static void print_verdict(FILE *f, const struct verdict *v)
+{
+	fputs(verdict_names[v->kind], f);
+	if (v->kind == VERDICT_DIFFERENT)
+		fputs(v->worse ? ", worse" : ", better", f);
+	else if (v->kind == VERDICT_UNKNOWN && v->more >= STATS_MORE_MAX)
+		fprintf(f, " (more than %u more blocks)", STATS_MORE_MAX);
+	else if (v->kind == VERDICT_UNKNOWN)
+		fprintf(f, " (~%u more block%s)", v->more, v->more == 1 ? "" : "s");
+	fputc('\n', f);
+}
+
+static void print_floor(FILE *f, const struct side *sd)
+{
+	if (sd->aa[0] >= 0)
+		fprintf(f, "noise floor in '%s': A/A arms '%s' and '%s' (%s), per cell and metric:"
+			" the larger end of their %.0f %% interval\n", sd->mi.name,
+			sd->mi.arm_names[sd->aa[0]], sd->mi.arm_names[sd->aa[1]], sd->aa_rule,
+			100 * COMPARE_LEVEL);
+}
+
+static void print_text(FILE *f, const struct side *b, const struct side *nw, int ab, int an,
+		       const struct compare_opts *o, const struct result *res)
+{
+	char label[CELL_NAME_MAX + 70];
+	const struct row *r;
+	const struct verdict *v;
+	size_t i;
+
+	if (ab >= 0)
+		fprintf(f, "compare in '%s': %s -> %s\n", b->mi.name, b->mi.arm_names[ab],
+			b->mi.arm_names[an]);
+	else
+		fprintf(f, "compare '%s' -> '%s', arms by position\n", b->mi.name, nw->mi.name);
+	print_floor(f, b);
+	if (nw != b)
+		print_floor(f, nw);
+	fprintf(f, "noise floor otherwise: %.1f %%; delta: mean per-block paired delta, "
+		"%.0f %% bootstrap interval, p: Wilcoxon signed-rank\n", 100 * o->floor,
+		100 * COMPARE_LEVEL);
+	fprintf(f, "%-24s %-9s %3s %8s %19s %6s %6s  %s\n", "cell", "metric", "n", "delta",
+		"interval", "floor", "p", "verdict");
+	for (i = 0; i < res->n; i++) {
+		r = &res->rows[i];
+		v = &r->v;
+		if (o->regressions && !(v->kind == VERDICT_DIFFERENT && v->worse))
+			continue;
+		fprintf(f, "%-24.24s %-9s %3zu", row_label(r, ab < 0, label, sizeof(label)),
+			r->m->name, v->blocks);
+		if (isnan(v->delta))
+			fprintf(f, " %8s %19s", "-", "-");
+		else
+			fprintf(f, " %+7.2f%% [%+7.2f%%,%+7.2f%%]", 100 * v->delta, 100 * v->lo,
+				100 * v->hi);
+		fprintf(f, " %4.1f%%%s", 100 * v->floor, r->aa ? "*" : " ");
+		if (isnan(v->p))
+			fprintf(f, " %6s  ", "-");
+		else
+			fprintf(f, " %6.4f  ", v->p);
+		print_verdict(f, v);
+	}
+	if (o->regressions)
+		fprintf(f, "%u regression%s (DIFFERENT and worse)\n", res->worse,
+			res->worse == 1 ? "" : "s");
+	else
+		fprintf(f, "%zu verdicts: %u DIFFERENT (%u worse), %u SAME, %u UNKNOWN;"
+			" * floor from A/A arms\n", res->n, res->counts[VERDICT_DIFFERENT], res->worse,
+			res->counts[VERDICT_SAME], res->counts[VERDICT_UNKNOWN]);
+}
+
+static json_t *num(double x)
+{
+	return isnan(x) || isinf(x) ? json_null() : json_real(x);
+}
+
+static json_t *side_json(const struct side *sd)
+{
+	json_t *j = json_pack("{s:s, s:I}", "name", sd->mi.name, "id", (json_int_t)sd->mid);
+
+	if (j && sd->aa[0] >= 0)
+		json_object_set_new(j, "aa", json_pack("{s:[s,s], s:s}", "arms",
+			sd->mi.arm_names[sd->aa[0]], sd->mi.arm_names[sd->aa[1]], "rule", sd->aa_rule));
+	return j;
+}
+
+static json_t *row_json(const struct row *r)
+{
+	const struct verdict *v = &r->v;
+
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:o, s:[o,o], s:o, s:s, s:o, s:b, s:I,"
+			 " s:b, s:o, s:o}",
+			 "cell", r->cell, "arm", r->arm, "metric", r->m->name,
+			 "better", r->m->higher_better ? "higher" : "lower",
+			 "verdict", verdict_names[v->kind], "blocks", (json_int_t)v->blocks,
+			 "delta_pct", num(100 * v->delta), "interval_pct", num(100 * v->lo),
+			 num(100 * v->hi), "floor_pct", num(100 * v->floor),
+			 "floor_from", r->aa ? "aa" : "configured", "wilcoxon_p", num(v->p),
+			 "worse", v->kind == VERDICT_DIFFERENT && v->worse,
+			 "more_blocks", (json_int_t)(v->kind == VERDICT_UNKNOWN ? v->more : 0),
+			 "drift", v->drift, "drift_r", num(v->drift_r), "drift_p", num(v->drift_p));
+}
+
+static int print_json(FILE *f, const struct side *b, const struct side *nw, int ab, int an,
+		      const struct compare_opts *o, const struct result *res, char *err)
+{
+	json_t *j = json_object(), *rows = json_array();
+	size_t i;
+	int rc;
+
+	if (!j || !rows)
+		goto oom;
+	json_object_set_new(j, "base", side_json(b));
+	json_object_set_new(j, "new", side_json(nw));
+	if (ab >= 0)
+		json_object_set_new(j, "arms", json_pack("[s,s]", b->mi.arm_names[ab],
+							 b->mi.arm_names[an]));
+	json_object_set_new(j, "floor_configured_pct", json_real(100 * o->floor));
+	for (i = 0; i < res->n; i++)
+		if (!o->regressions ||
+		    (res->rows[i].v.kind == VERDICT_DIFFERENT && res->rows[i].v.worse))
+			json_array_append_new(rows, row_json(&res->rows[i]));
+	json_object_set_new(j, "verdicts", rows);
+	json_object_set_new(j, "summary", json_pack("{s:I, s:I, s:I, s:I}",
+		"different", (json_int_t)res->counts[VERDICT_DIFFERENT],
+		"same", (json_int_t)res->counts[VERDICT_SAME],
+		"unknown", (json_int_t)res->counts[VERDICT_UNKNOWN],
+		"regressions", (json_int_t)res->worse));
+	rc = json_dumpf(j, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	fputc('\n', f);
+	json_decref(j);
+	return rc < 0 ? errorf(err, "cannot write JSON") : 0;
+oom:
+	json_decref(j);
+	json_decref(rows);
+	return errorf(err, "out of memory");
+}
+
+static void warn_drift(FILE *warn, const struct result *res, int two)
+{
+	char label[CELL_NAME_MAX + 70];
+	const struct row *r;
+	size_t i;
+
+	if (!warn)
+		return;
+	for (i = 0; i < res->n; i++) {
+		r = &res->rows[i];
+		if (r->v.drift)
+			fprintf(warn, "harness: warning: '%s' %s: the paired delta drifts with the block"
+				" index (r = %+.2f, p = %.4f); the host changed during the matrix?\n",
+				row_label(r, two, label, sizeof(label)), r->m->name, r->v.drift_r,
+				r->v.drift_p);
+	}
+}
+
+int compare_run(struct store *s, const struct compare_opts *o, FILE *out, FILE *warn, char *err)
+{
+	struct side *b = NULL, *nw = NULL;
+	struct result res = { 0 };
+	int ab = -1, an = -1, ret = -1;
+
+	if (!(b = side_load(s, o->base_matrix, err)))
+		goto out;
+	if (o->base_arm) {
+		nw = b;
+		if ((ab = arm_index(b, o->base_arm, err)) < 0 || (an = arm_index(b, o->new_arm, err)) < 0)
+			goto out;
+		if (ab == an && errorf(err, "arm '%s' compared with itself", o->base_arm))
+			goto out;
+	} else if (!(nw = side_load(s, o->new_matrix, err))) {
+		goto out;
+	}
+	if (find_aa(s, b, ab, an, err) < 0 || (nw != b && find_aa(s, nw, -1, -1, err) < 0) ||
+	    compare_all(b, nw, ab, an, o, &res, err) < 0)
+		goto out;
+	if (o->json) {
+		if (print_json(out, b, nw, ab, an, o, &res, err) < 0)
+			goto out;
+	} else {
+		print_text(out, b, nw, ab, an, o, &res);
+	}
+	warn_drift(warn, &res, ab < 0);
+	ret = res.worse > 0;
+out:
+	free(res.rows);
+	if (nw != b)
+		side_free(nw);
+	side_free(b);
+	return ret;
+}
+
+/* ---- the command ---- */
+
+static const char compare_usage[] =
+	"usage: harness compare [--floor PCT] [--regressions] [--json] MATRIX BASE NEW\n"
+	"       harness compare --matrices [--floor PCT] [--regressions] [--json] M1 M2\n"
+	"  BASE, NEW  arm names of MATRIX; with --matrices, cells match by name, arms by position\n"
+	"  --floor    noise floor in % without A/A arms (default 2), and the least with them\n"
+	"exit: 0 no regression, 1 some cell and metric DIFFERENT and worse, 2 error\n";
+
+static int parse_pct(const char *s, double *ret)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || *end || !(v >= 0) || v > 100)
+		return -1;
+	*ret = v / 100;
+	return 0;
+}
+
+int compare_main(const struct conf *c, int argc, char **argv, int json)
+{
+	static const struct option longopts[] = {
+		{ "floor", required_argument, NULL, 'f' },
+		{ "matrices", no_argument, NULL, 'm' },
+		{ "regressions", no_argument, NULL, 'r' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "resamples", required_argument, NULL, 'B' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct compare_opts o = { .floor = COMPARE_FLOOR, .resamples = STATS_BOOT_B, .json = json };
+	struct store *s = NULL;
+	char err[ERR_MAX], db[PATH_MAX], *end;
+	int opt, matrices = 0, ret;
+	unsigned long b;
+
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "+hj", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'f':
+			o.floor_set = 1;
+			if (parse_pct(optarg, &o.floor) < 0) {
+				fprintf(stderr, "harness: compare: --floor '%s': a percentage from 0 to 100\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'm': matrices = 1; break;
+		case 'r': o.regressions = 1; break;
+		case 'j': o.json = 1; break;
+		case 'B':
+			b = strtoul(optarg, &end, 10);
+			if (*end || b < 100 || b > 1000000) {
+				fprintf(stderr, "harness: compare: --resamples: 100 to 1000000\n");
+				return 2;
+			}
+			o.resamples = (unsigned)b;
+			break;
+		default:
+			fputs(compare_usage, opt == 'h' ? stdout : stderr);
+			return opt == 'h' ? 0 : 2;
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (matrices ? argc != 2 : argc != 3) {
+		fputs(compare_usage, stderr);
+		return 2;
+	}
+	o.base_matrix = argv[0];
+	o.new_matrix = matrices ? argv[1] : argv[0];
+	o.base_arm = matrices ? NULL : argv[1];
+	o.new_arm = matrices ? NULL : argv[2];
+	if (pathf(db, err, "%s/harness.db", c->results) < 0 || store_open(db, &s, err) < 0) {
+		fprintf(stderr, "harness: %s\n", err);
+		return 2;
+	}
+	ret = compare_run(s, &o, stdout, stderr, err);
+	if (ret < 0)
+		fprintf(stderr, "harness: %s\n", err);
+	store_close(s);
+	return ret < 0 ? 2 : ret;
+}

@@ -1,0 +1,509 @@
+/* test_compare.c -- `harness compare` on a real SQLite database built through
+ * the store API, as the runner would fill it: matrices queued in ABBA order,
+ * then every run booted, sampled and finished with chosen ops/s, refaults
+ * and misses. Checks verdicts, the A/A noise floor, drift and exit codes.
+ * No guest boots. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <ftw.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "abba.h"
+#include "compare.h"
+#include "conf.h"
+#include "err.h"
+#include "stats.h"
+#include "store.h"
+
+static char dir[PATH_MAX];
+static struct conf conf;
+static struct store *store;
+
+/* ---- a matrix, filled by hand ---- */
+
+/* What one arm does to a cell: ops/s and refault/s factors, noise, drift per block. */
+struct effect {
+	double ops, refault, noise, drift;
+};
+
+struct arm_def {
+	const char *name, *kernel, *lru_gen, *cmdline;
+};
+
+static char canonical[] = "{}";
+
+static void set_kernel(struct matrix *m, struct arm *a, const char *kernel)
+{
+#ifdef SPEC_MAX_ARCHS    /* kernels per architecture */
+	snprintf(m->archs[0], sizeof(m->archs[0]), "x86_64");
+	m->n_archs = 1;
+	snprintf(a->files[0].kernel, sizeof(a->files[0].kernel), "/images/%s/vmlinuz", kernel);
+	snprintf(a->files[0].release, sizeof(a->files[0].release), "%s-test", kernel);
+#else
+	snprintf(m->arch, sizeof(m->arch), "x86_64");
+	snprintf(a->files.kernel, sizeof(a->files.kernel), "/images/%s/vmlinuz", kernel);
+	snprintf(a->files.release, sizeof(a->files.release), "%s-test", kernel);
+#endif
+	snprintf(a->kernel, sizeof(a->kernel), "%s", kernel);
+}
+
+static struct matrix *new_matrix(const char *name, const struct arm_def *arms, unsigned n_arms,
+				 const char *const *cells, unsigned n_cells, unsigned reps)
+{
+	struct matrix *m = calloc(1, sizeof(*m));
+	struct cell *c;
+	unsigned i;
+
+	assert_non_null(m);
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	snprintf(m->path, sizeof(m->path), "%s.json", name);
+	snprintf(m->base_dir, sizeof(m->base_dir), "%s", dir);
+	snprintf(m->hash, sizeof(m->hash), "0");
+	m->canonical = canonical;
+	m->reps = reps;
+	m->memory_mib = 512;
+	m->vcpus = 2;
+	m->n_arms = n_arms;
+	m->n_cells = n_cells;
+	for (i = 0; i < n_arms; i++) {
+		snprintf(m->arms[i].name, sizeof(m->arms[i].name), "%s", arms[i].name);
+		set_kernel(m, &m->arms[i], arms[i].kernel);
+		snprintf(m->arms[i].lru_gen, sizeof(m->arms[i].lru_gen), "%s", arms[i].lru_gen);
+		snprintf(m->arms[i].cmdline, sizeof(m->arms[i].cmdline), "%s", arms[i].cmdline);
+	}
+	for (i = 0; i < n_cells; i++) {
+		c = &m->cells[i];
+		snprintf(c->name, sizeof(c->name), "%s", cells[i]);
+		c->job.memcg_mib = 64;
+		c->job.duration_s = 11;
+		c->job.interval_ms = 1000;
+		c->job.ramp_s = 1;
+		c->job.nfiles = 1;
+		snprintf(c->job.files[0].name, sizeof(c->job.files[0].name), "d");
+		c->job.files[0].mib = 8;
+		c->job.nstreams = 1;
+		c->job.streams[0].kind = KIND_RANDOM;
+		snprintf(c->job.streams[0].name, sizeof(c->job.streams[0].name), "r");
+		snprintf(c->job.streams[0].file, sizeof(c->job.streams[0].file), "d");
+		c->job.streams[0].threads = 1;
+	}
+	return m;
+}
+
+static double gauss(uint64_t *state)
+{
+	double u1 = ((double)(stats_rand(state) >> 11) + 0.5) / 9007199254740992.0;
+	double u2 = (double)(stats_rand(state) >> 11) / 9007199254740992.0;
+
+	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+}
+
+/* One done run: a ramp interval, then 10 one-second intervals at these rates. */
+static void fake_run(int64_t run, double ops, double refault, double miss_share)
+{
+	struct proto_hello h = { .proto = 1, .page_size = 4096, .mem_total_kib = 1 << 19 };
+	struct proto_setup st = { .file_pages = { .n = 1, .v = { 2048 } } };
+	struct proto_summary sum = { 0 };
+	struct proto_stream_sample ss;
+	struct proto_sample smp;
+	char err[ERR_MAX];
+	uint64_t i;
+
+	snprintf(h.release, sizeof(h.release), "6.12.99-test");
+	snprintf(st.lru_gen, sizeof(st.lru_gen), "0x0007");
+	snprintf(st.residency, sizeof(st.residency), "mincore");
+	if (store_run_booting(store, run, "tcg", "host", "x86_64", "", err) < 0 ||
+	    store_run_hello(store, run, &h, 1000, err) < 0 || store_run_setup(store, run, &st, err) < 0)
+		fail_msg("run %lld: %s", (long long)run, err);
+	for (i = 0; i <= 10; i++) {
+		memset(&smp, 0, sizeof(smp));
+		smp.seq = i;
+		smp.t_ms = 1000 * (i + 1);
+		smp.ramp = i == 0;
+		smp.refault_file = (uint64_t)llround(refault);
+		smp.pgmajfault = 50;
+		smp.resident.n = 1;
+		smp.resident.v[0] = 1024;
+		memset(&ss, 0, sizeof(ss));
+		ss.seq = i;
+		ss.active = 1;
+		ss.read_ops = (uint64_t)llround(ops);
+		ss.misses = (uint64_t)llround(ops * miss_share);
+		if (store_sample(store, run, &smp, err) < 0 || store_stream_sample(store, run, &ss, err) < 0)
+			fail_msg("sample: %s", err);
+	}
+	sum.samples = 11;
+	sum.duration_ms = 11000;
+	if (store_run_finish(store, run, "done", NULL, &sum, err) < 0)
+		fail_msg("finish: %s", err);
+}
+
+/*
+ * Queue a matrix in ABBA order and finish every run: arm a of cell c does
+ * 100000 ops/s and 1000 refaults/s times eff[c * n_arms + a], with noise.
+ */
+static void add_matrix(const char *name, const struct arm_def *arms, unsigned n_arms,
+		       const char *const *cells, unsigned n_cells, unsigned reps,
+		       const struct effect *eff, uint64_t seed)
+{
+	struct matrix *m = new_matrix(name, arms, n_arms, cells, n_cells, reps);
+	struct abba_slot *slots = calloc((size_t)n_arms * n_cells * reps, sizeof(*slots));
+	struct run_ref *runs = NULL;
+	const struct effect *e;
+	char err[ERR_MAX];
+	double shift;
+	int64_t mid;
+	size_t n, i;
+
+	assert_non_null(slots);
+	n = abba_order(n_arms, n_cells, reps, slots);
+	if (store_add_matrix(store, m, slots, n, &mid, err) < 0 ||
+	    store_queued_runs(store, mid, &runs, &n, err) < 0)
+		fail_msg("%s: %s", name, err);
+	for (i = 0; i < n; i++) {
+		e = &eff[runs[i].cell * n_arms + runs[i].arm];
+		shift = 1 + e->drift * runs[i].block;
+		fake_run(runs[i].id, 100000 * e->ops * shift * (1 + e->noise * gauss(&seed)),
+			 1000 * e->refault * (1 + e->noise * gauss(&seed)), 0.1);
+	}
+	free(runs);
+	free(slots);
+	free(m);
+}
+
+/* ---- fixture ---- */
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static const char *const two_cells[] = { "16G/1.1", "16G/0.9" };
+
+static int setup(void **state)
+{
+	static const struct arm_def arms[] = {
+		{ "orig", "6.12", "y", "" }, { "fg", "6.12-fg", "y", "" },
+	};
+	/* 16G/1.1: fg 6 % slower, 10 % fewer refaults; 16G/0.9: fg the same */
+	static const struct effect eff[] = {
+		{ 1, 1, 0.005, 0 }, { 0.94, 0.90, 0.005, 0 },
+		{ 1, 1, 0.003, 0 }, { 1.00, 1.00, 0.003, 0 },
+	};
+	static const struct effect eff2[] = {   /* a second run of the matrix: fg fixed */
+		{ 1, 1, 0.005, 0 }, { 1.05, 0.90, 0.005, 0 },
+		{ 1, 1, 0.003, 0 }, { 1.05, 1.00, 0.003, 0 },
+	};
+	static const struct arm_def aa_arms[] = {
+		{ "base-aa", "6.12", "y", "" }, { "base2-aa", "6.12", "y", "quiet" },
+		{ "new", "6.12-fg", "y", "" },
+	};
+	/* A/A noise 0.3 %: a 1 % gain is DIFFERENT (under the default 2 % floor it would not be) */
+	static const struct effect aa_eff[] = {
+		{ 1, 1, 0.003, 0 }, { 1, 1, 0.003, 0 }, { 1.01, 1, 0.003, 0 },
+	};
+	static const struct arm_def same_arms[] = {
+		{ "a", "6.12", "y", "" }, { "b", "6.12-fg", "n", "" }, { "c", "6.12", "y", "" },
+	};
+	/* the new arm's ops/s climb 1 % a block: drift */
+	static const struct effect drift_eff[] = {
+		{ 1, 1, 0.003, 0 }, { 1, 1, 0.003, 0.01 }, { 1, 1, 0.003, 0 },
+	};
+	static const char *const one_cell[] = { "16G/1.1" };
+	char path[PATH_MAX + 16], err[ERR_MAX];
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/test_compare.XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	conf_defaults(&conf, dir);
+	if (mkdir(conf.results, 0755) < 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s/harness.db", conf.results);
+	if (store_open(path, &store, err) < 0) {
+		fprintf(stderr, "store_open: %s\n", err);
+		return -1;
+	}
+	add_matrix("v3", arms, 2, two_cells, 2, 20, eff, 1);
+	add_matrix("v4", arms, 2, two_cells, 2, 20, eff2, 2);
+	add_matrix("aa", aa_arms, 3, one_cell, 1, 48, aa_eff, 3);
+	add_matrix("same", same_arms, 3, one_cell, 1, 48, drift_eff, 4);
+	add_matrix("short", arms, 2, one_cell, 1, 4, eff, 5);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	store_close(store);
+	return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* ---- helpers ---- */
+
+/* compare_run with JSON output, parsed; *ret_rc its return. */
+static json_t *compare_json(const char *m1, const char *m2, const char *base, const char *new,
+			    int regressions, int *ret_rc, char **ret_warn)
+{
+	struct compare_opts o = { .base_matrix = m1, .new_matrix = m2 ? m2 : m1, .base_arm = base,
+				  .new_arm = new, .floor = COMPARE_FLOOR, .resamples = 2000,
+				  .regressions = regressions, .json = 1 };
+	char *buf = NULL, *wbuf = NULL, err[ERR_MAX] = "";
+	size_t len = 0, wlen = 0;
+	FILE *out = open_memstream(&buf, &len), *warn = open_memstream(&wbuf, &wlen);
+	json_error_t e;
+	json_t *j;
+
+	assert_non_null(out);
+	assert_non_null(warn);
+	*ret_rc = compare_run(store, &o, out, warn, err);
+	fclose(out);
+	fclose(warn);
+	if (*ret_rc < 0)
+		fail_msg("compare: %s", err);
+	j = json_loads(buf, 0, &e);
+	if (!j)
+		fail_msg("not JSON (%s): %s", e.text, buf);
+	free(buf);
+	if (ret_warn)
+		*ret_warn = wbuf;
+	else
+		free(wbuf);
+	return j;
+}
+
+static json_t *row(json_t *j, const char *cell, const char *arm, const char *metric)
+{
+	json_t *r;
+	size_t i;
+
+	json_array_foreach(json_object_get(j, "verdicts"), i, r)
+		if (!strcmp(json_string_value(json_object_get(r, "cell")), cell) &&
+		    (!arm || !strcmp(json_string_value(json_object_get(r, "arm")), arm)) &&
+		    !strcmp(json_string_value(json_object_get(r, "metric")), metric))
+			return r;
+	fail_msg("no row %s %s", cell, metric);
+	return NULL;
+}
+
+static const char *verdict(json_t *r)
+{
+	return json_string_value(json_object_get(r, "verdict"));
+}
+
+static double field(json_t *r, const char *key)
+{
+	return json_number_value(json_object_get(r, key));
+}
+
+/* ---- tests ---- */
+
+static void test_arms_regression(void **state)
+{
+	json_t *j, *r;
+	int rc;
+
+	(void)state;
+	j = compare_json("v3", NULL, "orig", "fg", 0, &rc, NULL);
+	assert_int_equal(rc, 1);
+	r = row(j, "16G/1.1", NULL, "ops/s");
+	assert_string_equal(verdict(r), "DIFFERENT");
+	assert_true(json_is_true(json_object_get(r, "worse")));
+	assert_int_equal(field(r, "blocks"), 10);
+	assert_true(fabs(field(r, "delta_pct") + 6) < 0.5);
+	assert_string_equal(json_string_value(json_object_get(r, "better")), "higher");
+	assert_string_equal(json_string_value(json_object_get(r, "floor_from")), "configured");
+	assert_true(fabs(field(r, "floor_pct") - 2) < 1e-9);
+	r = row(j, "16G/1.1", NULL, "refault/s");   /* lower is better: 10 % fewer */
+	assert_string_equal(verdict(r), "DIFFERENT");
+	assert_true(json_is_false(json_object_get(r, "worse")));
+	r = row(j, "16G/0.9", NULL, "ops/s");
+	assert_string_equal(verdict(r), "SAME");
+	r = row(j, "16G/0.9", NULL, "miss%");
+	assert_string_equal(verdict(r), "SAME");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "summary"),
+							    "regressions")), 1);
+	json_decref(j);
+
+	/* the other way round: the refault gains are now the regressions */
+	j = compare_json("v3", NULL, "fg", "orig", 1, &rc, NULL);
+	assert_int_equal(rc, 1);
+	assert_int_equal(json_array_size(json_object_get(j, "verdicts")), 2);
+	assert_string_equal(verdict(row(j, "16G/1.1", NULL, "refault/s")), "DIFFERENT");
+	r = row(j, "16G/1.1", NULL, "rf/read");      /* 0.90 / 0.94 the other way round */
+	assert_true(fabs(field(r, "delta_pct") - 100 * (0.94 / 0.90 - 1)) < 0.5);
+	json_decref(j);
+}
+
+static void test_matrices(void **state)
+{
+	json_t *j, *r;
+	int rc;
+
+	(void)state;
+	/* v3 -> v4, arms by position: fg went from -6 % to +5 %, refaults unchanged */
+	j = compare_json("v3", "v4", NULL, NULL, 0, &rc, NULL);
+	assert_int_equal(rc, 0);
+	r = row(j, "16G/1.1", "fg", "ops/s");
+	assert_string_equal(verdict(r), "DIFFERENT");
+	assert_true(json_is_false(json_object_get(r, "worse")));
+	assert_true(fabs(field(r, "delta_pct") - 100 * (1.05 / 0.94 - 1)) < 1);
+	r = row(j, "16G/0.9", "fg", "ops/s");
+	assert_string_equal(verdict(r), "DIFFERENT");
+	r = row(j, "16G/1.1", "orig", "ops/s");
+	assert_string_equal(verdict(r), "SAME");
+	r = row(j, "16G/1.1", "fg", "refault/s");
+	assert_string_equal(verdict(r), "SAME");
+	json_decref(j);
+	/* v4 -> v3 regresses: fg's ops/s and refaults per read, in both cells */
+	j = compare_json("v4", "v3", NULL, NULL, 1, &rc, NULL);
+	assert_int_equal(rc, 1);
+	assert_int_equal(json_array_size(json_object_get(j, "verdicts")), 4);
+	assert_true(json_is_true(json_object_get(row(j, "16G/0.9", "fg", "rf/read"), "worse")));
+	json_decref(j);
+}
+
+static void test_aa_floor(void **state)
+{
+	json_t *j, *r;
+	int rc;
+
+	(void)state;
+	j = compare_json("aa", NULL, "base-aa", "new", 0, &rc, NULL);
+	assert_int_equal(rc, 0);
+	r = json_object_get(json_object_get(j, "base"), "aa");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(r, "arms"), 1)),
+			    "base2-aa");
+	assert_string_equal(json_string_value(json_object_get(r, "rule")), "names end in -aa");
+	r = row(j, "16G/1.1", NULL, "ops/s");
+	assert_string_equal(json_string_value(json_object_get(r, "floor_from")), "aa");
+	assert_true(field(r, "floor_pct") > 0 && field(r, "floor_pct") < 0.8);
+	assert_string_equal(verdict(r), "DIFFERENT");
+	assert_true(json_is_false(json_object_get(r, "worse")));
+	json_decref(j);
+
+	/* --floor given: the least floor, also with A/A arms: the 1 % gain is below it */
+	{
+		struct compare_opts o = { .base_matrix = "aa", .new_matrix = "aa",
+					  .base_arm = "base-aa", .new_arm = "new", .floor = 0.02,
+					  .floor_set = 1, .resamples = 2000, .json = 1 };
+		char *buf = NULL, err[ERR_MAX];
+		size_t len = 0;
+		FILE *out = open_memstream(&buf, &len);
+
+		assert_int_equal(compare_run(store, &o, out, NULL, err), 0);
+		fclose(out);
+		j = json_loads(buf, 0, NULL);
+		free(buf);
+		r = row(j, "16G/1.1", NULL, "ops/s");
+		assert_true(fabs(field(r, "floor_pct") - 2) < 1e-9);
+		assert_string_equal(verdict(r), "SAME");
+		json_decref(j);
+	}
+
+	/* the A/A pair itself is no yardstick of itself: configured floor, and no effect */
+	j = compare_json("aa", NULL, "base-aa", "base2-aa", 0, &rc, NULL);
+	assert_int_equal(rc, 0);
+	r = row(j, "16G/1.1", NULL, "ops/s");
+	assert_string_equal(json_string_value(json_object_get(r, "floor_from")), "configured");
+	assert_string_equal(verdict(r), "SAME");
+	json_decref(j);
+}
+
+static void test_aa_by_identity_and_drift(void **state)
+{
+	char *warn = NULL;
+	json_t *j, *r;
+	int rc;
+
+	(void)state;
+	/* a and c boot the same kernel, lru_gen and cmdline: the A/A pair */
+	j = compare_json("same", NULL, "a", "b", 0, &rc, &warn);
+	r = json_object_get(json_object_get(j, "base"), "aa");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(r, "arms"), 0)), "a");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(r, "arms"), 1)), "c");
+	assert_string_equal(json_string_value(json_object_get(r, "rule")),
+			    "same kernel, lru_gen and cmdline");
+	r = row(j, "16G/1.1", NULL, "ops/s");
+	assert_true(json_is_true(json_object_get(r, "drift")));
+	assert_true(field(r, "drift_p") < 0.05 && field(r, "drift_r") > 0.9);
+	assert_non_null(strstr(warn, "drifts with the block index"));
+	assert_false(json_is_true(json_object_get(row(j, "16G/1.1", NULL, "refault/s"), "drift")));
+	free(warn);
+	json_decref(j);
+}
+
+static void test_too_few_blocks(void **state)
+{
+	json_t *j, *r;
+	int rc;
+
+	(void)state;
+	/* 2 blocks of a 6 % regression: not yet decided, and it says how many more */
+	j = compare_json("short", NULL, "orig", "fg", 0, &rc, NULL);
+	assert_int_equal(rc, 0);
+	r = row(j, "16G/1.1", NULL, "ops/s");
+	assert_string_equal(verdict(r), "UNKNOWN");
+	assert_int_equal(field(r, "blocks"), 2);
+	assert_int_equal(json_integer_value(json_object_get(r, "more_blocks")), 1);
+	json_decref(j);
+}
+
+static void test_text_and_exit_codes(void **state)
+{
+	struct compare_opts o = { .base_matrix = "v3", .new_matrix = "v3", .base_arm = "orig",
+				  .new_arm = "fg", .floor = COMPARE_FLOOR, .resamples = 2000 };
+	char *buf = NULL, err[ERR_MAX];
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	char *ok[] = { "compare", "--floor", "3", "--matrices", "v3", "v4", NULL };
+	char *reg[] = { "compare", "--regressions", "v3", "orig", "fg", NULL };
+	char *bad_arm[] = { "compare", "v3", "orig", "nope", NULL };
+	char *bad_matrix[] = { "compare", "--matrices", "v3", "v9", NULL };
+	char *usage[] = { "compare", "v3", "orig", NULL };
+	char *bad_floor[] = { "compare", "--floor", "x", "v3", "orig", "fg", NULL };
+
+	(void)state;
+	assert_int_equal(compare_run(store, &o, out, NULL, err), 1);
+	fclose(out);
+	assert_non_null(strstr(buf, "16G/1.1                  ops/s      10"));
+	assert_non_null(strstr(buf, "DIFFERENT, worse"));
+	assert_non_null(strstr(buf, "SAME"));
+	free(buf);
+
+	assert_int_equal(compare_main(&conf, 6, ok, 0), 0);
+	assert_int_equal(compare_main(&conf, 5, reg, 0), 1);
+	assert_int_equal(compare_main(&conf, 5, reg, 1), 1);
+	assert_int_equal(compare_main(&conf, 4, bad_arm, 0), 2);
+	assert_int_equal(compare_main(&conf, 4, bad_matrix, 0), 2);
+	assert_int_equal(compare_main(&conf, 3, usage, 0), 2);
+	assert_int_equal(compare_main(&conf, 6, bad_floor, 0), 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_arms_regression),
+		cmocka_unit_test(test_matrices),
+		cmocka_unit_test(test_aa_floor),
+		cmocka_unit_test(test_aa_by_identity_and_drift),
+		cmocka_unit_test(test_too_few_blocks),
+		cmocka_unit_test(test_text_and_exit_codes),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
