@@ -2,6 +2,7 @@
  * common cell and metric between two arms of a matrix or two matrices, from
  * per-ABBA-block paired deltas, against a noise floor. */
 #include "compare.h"
+#include "metric.h"
 #include "err.h"
 #include "proc.h"
 #include "stats.h"
@@ -13,30 +14,6 @@
 #include <string.h>
 
 #include <jansson.h>
-
-/* ---- the metrics compared: direction and averaging, described once ---- */
-
-struct cmp_metric {
-	const char *name;
-	int higher_better;
-	int harmonic;        /* throughput: harmonic mean within a block, as MMTests */
-	double (*get)(const struct run_summary *r);
-};
-
-static double get_ops(const struct run_summary *r) { return r->ops_per_s; }
-static double get_refault(const struct run_summary *r) { return r->refault_per_s; }
-static double get_majflt(const struct run_summary *r) { return r->majflt_per_s; }
-static double get_per_read(const struct run_summary *r) { return r->refaults_per_read; }
-static double get_miss(const struct run_summary *r) { return 100.0 * r->miss_share; }
-
-/* Event rates and ratios can be 0 in a run: arithmetic means for them. */
-static const struct cmp_metric cmp_metrics[] = {
-	{ "ops/s",     1, 1, get_ops },
-	{ "refault/s", 0, 0, get_refault },
-	{ "majflt/s",  0, 0, get_majflt },
-	{ "rf/read",   0, 0, get_per_read },
-	{ "miss%",     0, 0, get_miss },
-};
 
 static const char *const verdict_names[] = { "UNKNOWN", "SAME", "DIFFERENT" };
 
@@ -230,7 +207,7 @@ struct scratch {
 };
 
 static size_t add_obs(struct stats_obs *o, const struct side *sd, unsigned cell, unsigned arm,
-		      int which, const struct cmp_metric *m)
+		      int which, const struct metric *m)
 {
 	size_t i, k = 0;
 
@@ -245,7 +222,7 @@ static size_t add_obs(struct stats_obs *o, const struct side *sd, unsigned cell,
 
 /* Paired deltas of (nw, cn, an) against (b, cb, ab), into sc; their count or -1. */
 static long paired(const struct side *b, unsigned cb, unsigned ab, const struct side *nw,
-		   unsigned cn, unsigned an, const struct cmp_metric *m, struct scratch *sc)
+		   unsigned cn, unsigned an, const struct metric *m, struct scratch *sc)
 {
 	size_t k = add_obs(sc->obs, b, cb, ab, 0, m);
 
@@ -254,7 +231,7 @@ static long paired(const struct side *b, unsigned cb, unsigned ab, const struct 
 }
 
 /* The A/A floor of a cell and metric: the larger end of the A/A interval; NAN if none. */
-static int aa_floor(const struct side *sd, const char *cell, const struct cmp_metric *m,
+static int aa_floor(const struct side *sd, const char *cell, const struct metric *m,
 		    unsigned resamples, struct scratch *sc, double *ret, char *err)
 {
 	int c = cell_index(sd, cell);
@@ -281,7 +258,7 @@ static int aa_floor(const struct side *sd, const char *cell, const struct cmp_me
 struct row {
 	char cell[CELL_NAME_MAX];
 	char arm[64];           /* two matrices: the new matrix's arm */
-	const struct cmp_metric *m;
+	const struct metric *m;
 	int aa;                 /* floor from A/A arms */
 	struct verdict v;
 };
@@ -312,12 +289,14 @@ static int compare_one(const struct side *b, const struct side *nw, unsigned cb,
 		       unsigned ab, unsigned an, const struct compare_opts *o, struct scratch *sc,
 		       struct result *res, char *err)
 {
-	const struct cmp_metric *m;
+	const struct metric *m;
 	double fb, fn, floor;
 	struct row r;
 	long n;
 
-	for (m = cmp_metrics; m < cmp_metrics + ARRAY_SIZE(cmp_metrics); m++) {
+	for (m = metrics; m < metrics + n_metrics; m++) {
+		if (!m->compared)
+			continue;
 		memset(&r, 0, sizeof(r));
 		snprintf(r.cell, sizeof(r.cell), "%s", b->mi.cell_names[cb]);
 		snprintf(r.arm, sizeof(r.arm), "%s", nw->mi.arm_names[an]);

@@ -2,6 +2,7 @@
  * database: ABBA blocks, a grid of cells x arms, time series, per-event rows. */
 #include "report.h"
 #include "err.h"
+#include "metric.h"
 
 #include <math.h>
 #include <string.h>
@@ -12,42 +13,6 @@
 #define MAX_COLS  8
 
 /* ---- run summaries: the ABBA block and the grid ---- */
-
-struct metric {
-	const char *name;
-	int width, decimals;
-	int delta;          /* print Delta % against the first arm */
-	double (*get)(const struct run_summary *r);
-};
-
-static double get_ops(const struct run_summary *r) { return r->ops_per_s; }
-static double get_refault(const struct run_summary *r) { return r->refault_per_s; }
-static double get_majflt(const struct run_summary *r) { return r->majflt_per_s; }
-static double get_per_read(const struct run_summary *r) { return r->refaults_per_read; }
-static double get_resident(const struct run_summary *r) { return 100.0 * r->resident_share; }
-static double get_miss(const struct run_summary *r) { return 100.0 * r->miss_share; }
-
-static const struct metric metrics[] = {
-	{ "ops/s",     10, 0, 1, get_ops },
-	{ "refault/s", 9,  0, 1, get_refault },
-	{ "majflt/s",  8,  0, 0, get_majflt },
-	{ "rf/read",   7,  4, 0, get_per_read },
-	{ "resid%",    6,  1, 0, get_resident },
-	{ "miss%",     6,  1, 0, get_miss },
-};
-
-#define NMETRICS ARRAY_SIZE(metrics)
-#define ABBA_METRICS 5      /* the ABBA block shows the first five */
-
-static const struct metric *metric_find(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < NMETRICS; i++)
-		if (!strcmp(metrics[i].name, name))
-			return &metrics[i];
-	return NULL;
-}
 
 /* Mean of a metric over one arm's done runs of one cell; n of them. */
 static double arm_mean(const struct run_summary *v, size_t n, unsigned cell, unsigned arm,
@@ -94,7 +59,9 @@ static void abba_header(FILE *f, const struct matrix_info *mi, unsigned cell)
 		fprintf(f, "  %s%s%s\n", mi->cell_preset[cell], mi->cell_preset[cell][0] ? ": " : "",
 			mi->cell_params[cell]);
 	fprintf(f, "%-14s %-8s", "arm", "lru_gen");
-	for (k = 0; k < ABBA_METRICS; k++) {
+	for (k = 0; k < n_metrics; k++) {
+		if (!metrics[k].abba)
+			continue;
 		fprintf(f, " %*s", metrics[k].width, metrics[k].name);
 		if (metrics[k].delta)
 			fprintf(f, " %7s", "Delta");
@@ -112,7 +79,9 @@ static void abba_block(FILE *f, const struct matrix_info *mi, const struct run_s
 	for (arm = 0; arm < mi->n_arms; arm++) {
 		fprintf(f, "%-14.14s %-8.8s", mi->arm_names[arm],
 			mi->cell_lru[cell][arm][0] ? mi->cell_lru[cell][arm] : "-");
-		for (k = 0; k < ABBA_METRICS; k++) {
+		for (k = 0; k < n_metrics; k++) {
+			if (!metrics[k].abba)
+				continue;
 			val = arm_mean(v, n, cell, arm, &metrics[k], &runs);
 			base = arm_mean(v, n, cell, 0, &metrics[k], &base_n);
 			print_value(f, &metrics[k], val);
