@@ -126,13 +126,12 @@ static void report(struct slot *sl, const struct matrix *m, const struct run_ref
 /*
  * One queued run; again (a fresh attempt, same slot) after a failure of the
  * harness's own, up to conf retries. Interrupted runs go back to the queue.
- * Returns -1 only when the database refused a write (the slot then rests).
+ * Returns -1 only when the database refused a write (why in err; the slot rests).
  */
 static int run_one(struct slot *sl, struct runner *r, const struct matrix *m,
-		   struct run_ref ref)
+		   struct run_ref ref, char *err)
 {
 	struct run_outcome out;
-	char err[ERR_MAX];
 	uint64_t tries = 0;
 
 	for (;;) {
@@ -199,9 +198,10 @@ static void run_block(struct slot *sl, struct run_ref *refs, size_t n)
 		if (store_matrix_state(sl->store, sl->matrix, state, err) < 0 ||
 		    strcmp(state, "active"))
 			break;
-		if (run_one(sl, &r, m, refs[i]) < 0) {
+		if (run_one(sl, &r, m, refs[i], err) < 0) {
 			hlog("slot %u: %s; pausing this slot for 30 s", sl->index, err);
-			sleep(30);
+			for (i = 0; i < 30 && !atomic_load(&sl->sc->stop); i++)
+				sleep(1);
 			break;
 		}
 	}
