@@ -103,9 +103,9 @@ tests/build/test_sampler: tests/test_sampler.c $(SAMPLER_SRC) $(HEADERS)
 	$(CC) $(WARN) -O1 -g $(SAN) -Iguest $< $(SAMPLER_SRC) -o $@ \
 		$$(pkg-config --cflags --libs jansson) -lcmocka -lpthread -lm
 
-tests/build/test_%: tests/test_%.c $(COMMON_SRC) guest/fiostat.c $(HEADERS)
+tests/build/test_%: tests/test_%.c tests/testlib.c tests/testlib.h $(COMMON_SRC) guest/fiostat.c $(HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(SAN) -Iharness -Iguest $< \
+	$(CC) $(WARN) -O1 -g $(SAN) -Iharness -Iguest $< tests/testlib.c \
 		$(COMMON_SRC) guest/zipf.c guest/fiostat.c -o $@ \
 		$$(pkg-config --cflags --libs $(PKGS)) -lcmocka -lpthread -lm
 

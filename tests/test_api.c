@@ -25,6 +25,7 @@
 #include "conf.h"
 #include "err.h"
 #include "store.h"
+#include "testlib.h"
 
 #define NSUBMIT 20
 
@@ -32,60 +33,7 @@ static char dir[PATH_MAX];
 static struct conf conf;
 static struct api *api;
 
-/* snprintf that fails the test on truncation. */
-static void sfmt(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void sfmt(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-	assert_true(n >= 0 && (size_t)n < len);
-}
-
 /* ---- fixture ---- */
-
-static void write_bytes(const char *path, const void *buf, size_t len)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	assert_int_equal(fwrite(buf, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
-}
-
-static void mkdirs(const char *path)
-{
-	char p[PATH_MAX], *s;
-
-	sfmt(p, sizeof(p), "%s", path);
-	for (s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		mkdir(p, 0755);
-		*s = '/';
-	}
-	assert_true(mkdir(p, 0755) == 0 || access(p, F_OK) == 0);
-}
-
-/* A 4 KiB bzImage look-alike: "HdrS" at 0x202, version offset - 0x200 at 0x20e. */
-static void write_kernel(const char *path)
-{
-	static const char ver[] = "6.12.99-test (x@y) #1 SMP";
-	unsigned char img[4096];
-	unsigned off = 0x400;
-
-	memset(img, 0, sizeof(img));
-	memcpy(img + 0x202, "HdrS", 4);
-	img[0x20e] = (unsigned char)((off - 0x200) & 0xff);
-	img[0x20f] = (unsigned char)((off - 0x200) >> 8);
-	memcpy(img + off, ver, sizeof(ver));
-	write_bytes(path, img, sizeof(img));
-}
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -107,10 +55,10 @@ static int setup(void **state)
 	conf_defaults(&conf, dir);   /* results DIR/results */
 	sfmt(conf.api_socket, sizeof(conf.api_socket), "%s/harnessd.sock", conf.results);
 	sfmt(path, sizeof(path), "%s/x86_64/kernel/6.12", conf.images);
-	mkdirs(path);
-	mkdirs(conf.results);
+	mkdirs("%s", path);
+	mkdirs("%s", conf.results);
 	sfmt(path, sizeof(path), "%s/x86_64/kernel/6.12/vmlinuz", conf.images);
-	write_kernel(path);
+	write_bzimage(path, "6.12.99-test");
 	sfmt(path, sizeof(path), "%s/x86_64/kernel/6.12/modules.cpio", conf.images);
 	write_bytes(path, "070701", 6);
 	if (api_start(&conf, &api, err) < 0) {

@@ -22,6 +22,7 @@
 #include "image.h"
 #include "spec.h"
 #include "vm.h"
+#include "testlib.h"
 
 #define X86_RELEASE "6.12.99-test"
 #define ARM_RELEASE "6.12.99-test-arm64"
@@ -30,75 +31,6 @@ static char dir[PATH_MAX];
 static char mpath[PATH_MAX];
 static struct conf conf;
 static char err[ERR_MAX];
-
-static void sfmt(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void sfmt(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-	assert_true(n >= 0 && (size_t)n < len);
-}
-
-/* JSON written with ' for "; the copy lives until four more calls. */
-static const char *jq(const char *s)
-{
-	static char *ring[4];
-	static unsigned k;
-	char *d = strdup(s), *p;
-
-	assert_non_null(d);
-	for (p = d; *p; p++)
-		if (*p == '\'')
-			*p = '"';
-	free(ring[k % 4]);
-	ring[k % 4] = d;
-	k++;
-	return d;
-}
-
-static void write_bytes(const char *path, const void *buf, size_t len)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	assert_int_equal(fwrite(buf, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
-}
-
-static void mkdirs(const char *path)
-{
-	char p[PATH_MAX], *s;
-
-	sfmt(p, sizeof(p), "%s", path);
-	for (s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		mkdir(p, 0755);
-		*s = '/';
-	}
-	assert_true(mkdir(p, 0755) == 0 || access(p, F_OK) == 0);
-}
-
-/* A 4 KiB bzImage look-alike: "HdrS" at 0x202, version offset - 0x200 at 0x20e. */
-static void write_bzimage(const char *path)
-{
-	static const char ver[] = X86_RELEASE " (x@y) #1 SMP";
-	unsigned char img[4096];
-	unsigned off = 0x400;
-
-	memset(img, 0, sizeof(img));
-	memcpy(img + 0x202, "HdrS", 4);
-	img[0x20e] = (unsigned char)((off - 0x200) & 0xff);
-	img[0x20f] = (unsigned char)((off - 0x200) >> 8);
-	memcpy(img + off, ver, sizeof(ver));
-	write_bytes(path, img, sizeof(img));
-}
 
 /*
  * An arm64 Image look-alike of 2.5 MiB: "ARM\x64" at 0x38, the banner's
@@ -120,11 +52,6 @@ static void write_arm64_image(const char *path)
 	free(img);
 }
 
-static void write_text(const char *path, const char *text)
-{
-	write_bytes(path, text, strlen(text));
-}
-
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st;
@@ -144,11 +71,11 @@ static int setup(void **state)
 		return -1;
 	conf_defaults(&conf, dir);
 	sfmt(path, sizeof(path), "%s/x86_64/kernel/6.12", conf.images);
-	mkdirs(path);
+	mkdirs("%s", path);
 	sfmt(path, sizeof(path), "%s/x86_64/kernel/6.12/vmlinuz", conf.images);
-	write_bzimage(path);
+	write_bzimage(path, X86_RELEASE);
 	sfmt(path, sizeof(path), "%s/aarch64/kernel/6.12", conf.images);
-	mkdirs(path);
+	mkdirs("%s", path);
 	sfmt(path, sizeof(path), "%s/aarch64/kernel/6.12/vmlinuz", conf.images);
 	write_arm64_image(path);
 	/* build.sh writes the release beside the kernel; the alias reads it */
@@ -157,9 +84,9 @@ static int setup(void **state)
 	sfmt(path, sizeof(path), "%s/aarch64/kernel/6.12/modules.cpio", conf.images);
 	write_text(path, "070701 not really a cpio\n");
 	sfmt(path, sizeof(path), "%s/k", dir);
-	mkdirs(path);
+	mkdirs("%s", path);
 	sfmt(path, sizeof(path), "%s/k/bzImage", dir);
-	write_bzimage(path);
+	write_bzimage(path, X86_RELEASE);
 	sfmt(path, sizeof(path), "%s/k/Image", dir);
 	write_arm64_image(path);
 	sfmt(path, sizeof(path), "%s/k/Image.gz", dir);

@@ -32,6 +32,7 @@
 #include "fetch.h"
 #include "sha256.h"
 #include "spec.h"
+#include "testlib.h"
 
 #define RELEASE "6.12.99-test"
 /* a SHA-256 nothing here hashes to */
@@ -49,19 +50,6 @@ static pid_t server = -1;
 static struct conf conf;
 static char err[ERR_MAX];
 
-static void sfmt(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void sfmt(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-	assert_true(n >= 0 && (size_t)n < len);
-}
-
 /* snprintf for the fixture, which cannot assert: -1 on truncation. */
 static int pfmt(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -78,7 +66,7 @@ static int pfmt(char *buf, size_t len, const char *fmt, ...)
 
 /* ---- fixture: files, the server ---- */
 
-static int write_bytes(const char *path, const void *buf, size_t len)
+static int put_bytes(const char *path, const void *buf, size_t len)
 {
 	FILE *f = fopen(path, "w");
 
@@ -91,19 +79,13 @@ static int write_bytes(const char *path, const void *buf, size_t len)
 	return fclose(f);
 }
 
-/* A 4 KiB bzImage look-alike: "HdrS" at 0x202, version offset - 0x200 at 0x20e. */
-static int write_kernel(const char *path)
+/* The fake bzImage of testlib, written without failing the test (a setup step). */
+static int put_kernel(const char *path)
 {
-	static const char ver[] = RELEASE " (x@y) #1 SMP";
-	unsigned char img[4096];
-	unsigned off = 0x400;
+	unsigned char img[FAKE_BZIMAGE_SIZE];
 
-	memset(img, 0, sizeof(img));
-	memcpy(img + 0x202, "HdrS", 4);
-	img[0x20e] = (unsigned char)((off - 0x200) & 0xff);
-	img[0x20f] = (unsigned char)((off - 0x200) >> 8);
-	memcpy(img + off, ver, sizeof(ver));
-	return write_bytes(path, img, sizeof(img));
+	fake_bzimage(img, RELEASE);
+	return put_bytes(path, img, sizeof(img));
 }
 
 /* 300 KiB of bytes that are not a kernel: several writes of the callback. */
@@ -117,7 +99,7 @@ static int write_blob(const char *path)
 		return -1;
 	for (i = 0; i < n; i++)
 		b[i] = (unsigned char)(i * 31 + (i >> 9));
-	rc = write_bytes(path, b, n);
+	rc = put_bytes(path, b, n);
 	free(b);
 	return rc;
 }
@@ -208,10 +190,10 @@ static int group_setup(void **state)
 	if (pfmt(path, sizeof(path), "%s/blob", srv) < 0 || write_blob(path) < 0 ||
 	    sha256_file(path, sha_blob, err) < 0)
 		return -1;
-	if (pfmt(path, sizeof(path), "%s/bzImage", srv) < 0 || write_kernel(path) < 0 ||
+	if (pfmt(path, sizeof(path), "%s/bzImage", srv) < 0 || put_kernel(path) < 0 ||
 	    sha256_file(path, sha_kernel, err) < 0)
 		return -1;
-	if (pfmt(path, sizeof(path), "%s/mods.cpio", srv) < 0 || write_bytes(path, "070701 modules", 14) < 0 || sha256_file(path, sha_mods, err) < 0)
+	if (pfmt(path, sizeof(path), "%s/mods.cpio", srv) < 0 || put_bytes(path, "070701 modules", 14) < 0 || sha256_file(path, sha_mods, err) < 0)
 		return -1;
 	/* another process may take the port between free_port() and the bind: retry */
 	for (tries = 0; tries < 5; tries++) {
@@ -436,7 +418,7 @@ static int load_arm(struct matrix *m, const char *arm)
 	sfmt(path, sizeof(path), "%s/m.json", dir);
 	sfmt(text, sizeof(text), "{\"name\":\"t\",\"reps\":1,\"arms\":[%s],\"workloads\":[" WL "]}",
 	     arm);
-	assert_int_equal(write_bytes(path, text, strlen(text)), 0);
+	assert_int_equal(put_bytes(path, text, strlen(text)), 0);
 	err[0] = '\0';
 	return spec_load(m, path, &conf, err);
 }
@@ -590,7 +572,7 @@ static void test_spec_package(void **state)
 	sfmt(script, sizeof(script), "%s/images", dir);
 	assert_int_equal(mkdir(script, 0755), 0);
 	sfmt(script, sizeof(script), "%s/images/build.sh", dir);
-	assert_int_equal(write_bytes(script, fake_build, strlen(fake_build)), 0);
+	assert_int_equal(put_bytes(script, fake_build, strlen(fake_build)), 0);
 	assert_int_equal(chmod(script, 0755), 0);
 	sfmt(calls, sizeof(calls), "%s/images/calls", dir);
 

@@ -18,30 +18,11 @@
 
 #include "channel.h"
 #include "proto.h"
+#include "testlib.h"
 
 static char err[PROTO_ERR_MAX];
 
 /* ---- helpers ---- */
-
-/*
- * JSON written with ' for " so tests read better; the copy lives until eight
- * more calls have been made.
- */
-static const char *jq(const char *s)
-{
-	static char *ring[8];
-	static unsigned k;
-	char *d = strdup(s), *p;
-
-	assert_non_null(d);
-	for (p = d; *p; p++)
-		if (*p == '\'')
-			*p = '"';
-	free(ring[k % 8]);
-	ring[k % 8] = d;
-	k++;
-	return d;
-}
 
 /* A job message line around a workload object (written with '). */
 static const char *job_line(const char *workload)

@@ -24,6 +24,7 @@
 #include "err.h"
 #include "preset.h"
 #include "spec.h"
+#include "testlib.h"
 
 #define RELEASE "6.12.99-test"
 #define REAL_FIO "images/out/x86_64/fio"   /* from `make images`, run from the repo root */
@@ -34,55 +35,7 @@ static char mpath[PATH_MAX];    /* dir/m.json, the matrix under test */
 static struct conf conf;
 static char err[ERR_MAX];
 
-/* snprintf that fails the test on truncation (and keeps -Wformat-truncation quiet). */
-static void sfmt(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void sfmt(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-	assert_true(n >= 0 && (size_t)n < len);
-}
-
-/*
- * JSON written with ' for " so the workload tests read better; the copy lives
- * until eight more calls have been made.
- */
-static const char *jq(const char *s)
-{
-	static char *ring[8];
-	static unsigned k;
-	char *d = strdup(s), *p;
-
-	assert_non_null(d);
-	for (p = d; *p; p++)
-		if (*p == '\'')
-			*p = '"';
-	free(ring[k % 8]);
-	ring[k % 8] = d;
-	k++;
-	return d;
-}
-
 /* ---- fixture ---- */
-
-static void write_bytes(const char *path, const void *buf, size_t len)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	assert_int_equal(fwrite(buf, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
-}
-
-static void write_text(const char *path, const char *text)
-{
-	write_bytes(path, text, strlen(text));
-}
 
 /* A preset file DIR/presets/NAME.json (text written with '). */
 static void write_preset(const char *name, const char *text)
@@ -91,41 +44,6 @@ static void write_preset(const char *name, const char *text)
 
 	sfmt(path, sizeof(path), "%s/%s.json", conf.presets, name);
 	write_text(path, jq(text));
-}
-
-static void mkdirs(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void mkdirs(const char *fmt, ...)
-{
-	char path[PATH_MAX], *p;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(path, sizeof(path), fmt, ap);
-	va_end(ap);
-	for (p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		mkdir(path, 0755);
-		*p = '/';
-	}
-	assert_true(mkdir(path, 0755) == 0 || access(path, F_OK) == 0);
-}
-
-/* A 4 KiB bzImage look-alike: "HdrS" at 0x202, version offset - 0x200 at 0x20e. */
-static void write_kernel(const char *path)
-{
-	static const char ver[] = RELEASE " (x@y) #1 SMP";
-	unsigned char img[4096];
-	unsigned off = 0x400;
-
-	memset(img, 0, sizeof(img));
-	memcpy(img + 0x202, "HdrS", 4);
-	img[0x20e] = (unsigned char)((off - 0x200) & 0xff);
-	img[0x20f] = (unsigned char)((off - 0x200) >> 8);
-	memcpy(img + off, ver, sizeof(ver));
-	write_bytes(path, img, sizeof(img));
 }
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -157,14 +75,14 @@ static int setup(void **state)
 	mkdirs("%s", conf.presets);
 	mkdirs("%s/x86_64/kernel/6.12", conf.images);
 	sfmt(path, sizeof(path), "%s/x86_64/kernel/6.12/vmlinuz", conf.images);
-	write_kernel(path);
+	write_bzimage(path, RELEASE);
 	sfmt(path, sizeof(path), "%s/x86_64/kernel/6.12/modules.cpio", conf.images);
 	write_text(path, "070701 not really a cpio\n");
 	/* kernels named by path */
 	mkdirs("%s/k", dir);
 	mkdirs("%s/sub", dir);
 	sfmt(path, sizeof(path), "%s/k/bzImage", dir);
-	write_kernel(path);
+	write_bzimage(path, RELEASE);
 	sfmt(path, sizeof(path), "%s/k/mods.cpio", dir);
 	write_text(path, "modules");
 	sfmt(path, sizeof(path), "%s/k/garbage", dir);
