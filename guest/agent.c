@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fault.h"
 #include "proto.h"
 #include "sampler.h"
 #include "stream.h"
@@ -45,6 +46,7 @@ struct agent {
 	char memcg[PATH_MAX];
 	int cachestat;
 	struct proto_job job;
+	struct fault fault;          /* harness.fault=KIND: tests only */
 };
 
 static char errmsg[PROTO_ERR_MAX];
@@ -251,13 +253,20 @@ static int open_channel(struct agent *a)
 static int send_msg(struct agent *a, const struct proto_msg *m)
 {
 	char line[PROTO_LINE_MAX];
-	int n;
+	int n, rc;
 
 	n = proto_format(m, line, sizeof(line));
 	if (n < 0)
 		return error("cannot format message of type %d", m->type);
+	rc = fault_filter(&a->fault, a->fd, m, line, (size_t)n, errmsg, sizeof(errmsg));
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
 	if (write_all(a->fd, line, (size_t)n) < 0)
 		return error_errno("write to the channel");
+	/* the console's own record of what was sent, for tests to compare */
+	if (m->type == PROTO_SAMPLE)
+		fprintf(stderr, "harness: sent sample seq=%llu\n",
+			(unsigned long long)m->u.sample.seq);
 	return 0;
 }
 
@@ -595,6 +604,10 @@ int main(int argc, char **argv)
 	/* A fixed hash seed: otherwise jansson's first object waits on the
 	 * guest's entropy pool, a second or more after boot under TCG. */
 	json_object_seed(1);
+	if (fault_load(&a.fault, "/proc/cmdline", errmsg, sizeof(errmsg)) < 0) {
+		send_error(&a);
+		return 1;
+	}
 	a.fd = open_channel(&a);
 	if (a.fd < 0) {
 		send_error(&a);

@@ -1,0 +1,200 @@
+/* fault.c -- test-only fault injection in the agent, chosen on the kernel
+ * command line; proves the host survives a guest that misbehaves. */
+#define _GNU_SOURCE
+#include "fault.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CMDLINE_MAX   4096
+#define LONGLINE_MIB  10
+#define GARBAGE_BYTES 4096
+
+static const char *const kind_names[] = {
+	[FAULT_NONE] = "none", [FAULT_PANIC] = "panic", [FAULT_SILENCE] = "silence",
+	[FAULT_GARBAGE] = "garbage", [FAULT_BADUTF8] = "badutf8",
+	[FAULT_LONGLINE] = "longline", [FAULT_BADJSON] = "badjson",
+};
+
+static int ferr(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int ferr(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	ssize_t n;
+
+	while (len) {
+		n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* One "key=value" word of the command line. */
+static int fault_option(struct fault *f, const char *word, char *err, size_t errlen)
+{
+	char *end;
+	size_t k;
+
+	if (!strncmp(word, "harness.fault=", 14)) {
+		for (k = 1; k < sizeof(kind_names) / sizeof(kind_names[0]); k++)
+			if (!strcmp(word + 14, kind_names[k])) {
+				f->kind = (enum fault_kind)k;
+				return 0;
+			}
+		return ferr(err, errlen, "/proc/cmdline: harness.fault: unknown kind '%.32s'",
+			    word + 14);
+	}
+	if (!strncmp(word, "harness.fault_after=", 20)) {
+		errno = 0;
+		f->after_ms = strtoull(word + 20, &end, 10) * 1000;
+		if (errno || end == word + 20 || *end || f->after_ms > 86400000)
+			return ferr(err, errlen, "/proc/cmdline: harness.fault_after: expected "
+				    "seconds (0..86400), got '%.32s'", word + 20);
+	}
+	return 0;
+}
+
+int fault_load(struct fault *f, const char *path, char *err, size_t errlen)
+{
+	char buf[CMDLINE_MAX], *word, *save = NULL;
+	ssize_t n;
+	int fd;
+
+	memset(f, 0, sizeof(*f));
+	f->after_ms = 2000;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;   /* no /proc: no fault */
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return ferr(err, errlen, "read '%s': %s", path, strerror(errno));
+	buf[n] = '\0';
+	for (word = strtok_r(buf, " \t\n", &save); word; word = strtok_r(NULL, " \t\n", &save))
+		if (fault_option(f, word, err, errlen) < 0)
+			return -1;
+	return 0;
+}
+
+/* GARBAGE_BYTES of noise (newlines included), then a newline. */
+static int send_garbage(int fd)
+{
+	static char buf[GARBAGE_BYTES + 1];
+	uint64_t x = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull | 1;
+	size_t i;
+
+	for (i = 0; i < GARBAGE_BYTES; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		buf[i] = (char)(x >> 24);
+	}
+	buf[GARBAGE_BYTES] = '\n';
+	return write_all(fd, buf, sizeof(buf));
+}
+
+/* The sample with two bytes of invalid UTF-8 at the start of its first key. */
+static int send_badutf8(int fd, const char *line, size_t len)
+{
+	static const char bad[] = "{\"\xc3\x28";
+
+	if (len < 2 || write_all(fd, bad, sizeof(bad) - 1) < 0)
+		return -1;
+	return write_all(fd, line + 2, len - 2);
+}
+
+/* A line of LONGLINE_MIB MiB: blocks once the host stops reading, as it should. */
+static int send_longline(int fd)
+{
+	static char chunk[65536];
+	size_t i;
+
+	memset(chunk, 'x', sizeof(chunk));
+	for (i = 0; i < (LONGLINE_MIB << 20) / sizeof(chunk); i++)
+		if (write_all(fd, chunk, sizeof(chunk)) < 0)
+			return -1;
+	return write_all(fd, "\n", 1);
+}
+
+/* The sample with pgmajfault made negative: well-formed JSON, absurd value. */
+static int send_badjson(int fd, const char *line, size_t len)
+{
+	static const char key[] = "\"pgmajfault\":";
+	const char *at = memmem(line, len, key, sizeof(key) - 1), *rest;
+
+	if (!at)
+		return -1;
+	rest = at + sizeof(key) - 1;
+	while (*rest >= '0' && *rest <= '9')
+		rest++;
+	if (write_all(fd, line, (size_t)(at - line)) < 0 ||
+	    write_all(fd, "\"pgmajfault\":-1", 15) < 0)
+		return -1;
+	return write_all(fd, rest, len - (size_t)(rest - line));
+}
+
+static int fire(struct fault *f, int fd, const char *line, size_t len)
+{
+	int fd2;
+
+	fprintf(stderr, "harness: fault %s\n", kind_names[f->kind]);
+	switch (f->kind) {
+	case FAULT_PANIC:
+		sync();
+		fd2 = open("/proc/sysrq-trigger", O_WRONLY | O_CLOEXEC);
+		if (fd2 < 0 || write(fd2, "c", 1) != 1)
+			return -1;
+		close(fd2);
+		return -1;   /* still here: the kernel did not crash */
+	case FAULT_SILENCE:
+		return 0;
+	case FAULT_GARBAGE:
+		return send_garbage(fd);
+	case FAULT_BADUTF8:
+		return send_badutf8(fd, line, len);
+	case FAULT_LONGLINE:
+		return send_longline(fd);
+	case FAULT_BADJSON:
+		return send_badjson(fd, line, len);
+	case FAULT_NONE:
+		break;
+	}
+	return 0;
+}
+
+int fault_filter(struct fault *f, int fd, const struct proto_msg *m, const char *line,
+		 size_t len, char *err, size_t errlen)
+{
+	if (f->kind == FAULT_NONE)
+		return 0;
+	if (f->fired)
+		return f->kind == FAULT_SILENCE;
+	if (m->type != PROTO_SAMPLE || m->u.sample.t_ms < f->after_ms)
+		return 0;
+	f->fired = 1;
+	if (fire(f, fd, line, len) < 0)
+		return ferr(err, errlen, "fault %s: could not inject it: %s", kind_names[f->kind],
+			    strerror(errno));
+	return 1;
+}

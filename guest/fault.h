@@ -1,0 +1,42 @@
+/* fault.h -- test-only fault injection in the agent: harness.fault=KIND on the
+ * kernel command line makes the agent misbehave once, in one chosen way. */
+#ifndef FAULT_H
+#define FAULT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto.h"
+
+enum fault_kind {
+	FAULT_NONE,
+	FAULT_PANIC,     /* crash the kernel (sysrq c) */
+	FAULT_SILENCE,   /* send nothing more, keep running */
+	FAULT_GARBAGE,   /* a line of random bytes */
+	FAULT_BADUTF8,   /* a sample line with invalid UTF-8 */
+	FAULT_LONGLINE,  /* a 10 MiB line */
+	FAULT_BADJSON,   /* a sample with a negative counter */
+};
+
+struct fault {
+	enum fault_kind kind;
+	uint64_t after_ms;   /* fires at the first sample this far into the workload */
+	int fired;
+};
+
+/*
+ * Read harness.fault=KIND and harness.fault_after=SECONDS (default 2) from
+ * path (/proc/cmdline), at most 4 KiB of it. No option: kind FAULT_NONE.
+ * Returns 0, or -1 with a message in err on an unknown kind or a bad number.
+ */
+int fault_load(struct fault *f, const char *path, char *err, size_t errlen);
+
+/*
+ * Called with every formatted message before it is written to fd. Returns 0:
+ * write line as usual; 1: the fault took its place (nothing more to write);
+ * -1: the fault could not be injected (err says why).
+ */
+int fault_filter(struct fault *f, int fd, const struct proto_msg *m, const char *line,
+		 size_t len, char *err, size_t errlen);
+
+#endif
