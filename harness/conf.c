@@ -139,38 +139,93 @@ static int conf_line(struct conf *c, char *line, const char *dir, char *err)
 	return errorf(err, "unknown key '%s'", key);
 }
 
+/* One line (len bytes, no newline): 0, or -1 with the reason in msg. */
+static int conf_text_line(struct conf *c, const char *text, size_t len, const char *dir,
+			  char *msg)
+{
+	char line[CONF_LINE_MAX + 1];
+
+	if (len > CONF_LINE_MAX)
+		return errorf(msg, "line too long");
+	if (memchr(text, '\0', len))
+		return errorf(msg, "NUL byte in line");
+	memcpy(line, text, len);
+	line[len] = '\0';
+	return conf_line(c, line, dir, msg);
+}
+
+int conf_load_text(struct conf *c, const char *text, size_t len, const char *label,
+		   const char *dir, char *err)
+{
+	const char *p = text, *end = text + len, *nl;
+	char msg[ERR_MAX];
+	int lineno = 0, bad = 0;
+	size_t n;
+
+	conf_defaults(c, dir);
+	while (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		lineno++;
+		if (conf_text_line(c, p, n, dir, msg) < 0) {
+			fprintf(stderr, "%s:%d: %s\n", label, lineno, msg);
+			if (!bad++)
+				errorf(err, "%s:%d: %s", label, lineno, msg);
+			if (n > CONF_LINE_MAX)
+				break;
+		}
+		p += n + (nl != NULL);
+	}
+	return bad ? -1 : 0;
+}
+
+/* The whole of f into a malloc'd buffer (at most CONF_FILE_MAX bytes). */
+static int read_all(FILE *f, const char *path, char **ret, size_t *ret_len, char *err)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t cap = 0, len = 0, n;
+	char *nb;
+
+	for (;;) {
+		if (len == cap) {
+			cap = cap ? cap * 2 : 4096;
+			if (!(nb = realloc(buf, cap)))
+				return errorf(err, "%s: out of memory", path);
+			buf = nb;
+		}
+		n = fread(buf + len, 1, cap - len, f);
+		if (n == 0)
+			break;
+		len += n;
+		if (len > CONF_FILE_MAX)
+			return errorf(err, "%s: larger than %d bytes", path, CONF_FILE_MAX);
+	}
+	if (ferror(f))
+		return errorf(err, "%s: cannot read: %s", path, strerror(errno));
+	*ret = TAKE_PTR(buf);
+	*ret_len = len;
+	return 0;
+}
+
 int conf_load(struct conf *c, const char *path, char *err)
 {
 	_cleanup_fclose_ FILE *f = NULL;
-	char line[PATH_MAX + 64], dir[PATH_MAX], msg[ERR_MAX];
-	char *slash;
-	int lineno = 0, bad = 0;
+	_cleanup_free_ char *text = NULL;
+	char dir[PATH_MAX], *slash;
+	size_t len;
 
 	f = fopen(path, "re");
 	if (!f)
 		return errorf(err, "%s: cannot open: %s", path, strerror(errno));
+	if (read_all(f, path, &text, &len, err) < 0)
+		return -1;
 	snprintf(dir, sizeof(dir), "%s", path);
 	slash = strrchr(dir, '/');
 	if (slash)
 		*slash = '\0';
 	else
 		strcpy(dir, ".");
-	conf_defaults(c, dir);
-	while (fgets(line, sizeof(line), f)) {
-		int whole = strchr(line, '\n') || feof(f);
-
-		lineno++;
-		if (!whole)
-			errorf(msg, "line too long");
-		else if (conf_line(c, line, dir, msg) == 0)
-			continue;
-		fprintf(stderr, "%s:%d: %s\n", path, lineno, msg);
-		if (!bad++)
-			errorf(err, "%s:%d: %s", path, lineno, msg);
-		if (!whole)
-			break;
-	}
-	return bad ? -1 : 0;
+	return conf_load_text(c, text, len, path, dir, err);
 }
 
 void conf_uri(const struct conf *c, char *buf, size_t len)

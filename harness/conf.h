@@ -39,6 +39,18 @@ void conf_defaults(struct conf *c, const char *dir);
  */
 int conf_load(struct conf *c, const char *path, char *err);
 
+#define CONF_FILE_MAX (1 << 20)        /* a larger harness.conf is refused */
+#define CONF_LINE_MAX (PATH_MAX + 62)  /* bytes in a line, without its newline */
+
+/*
+ * The same from text (len bytes, lines split on '\n'): what conf_load does
+ * with the file's contents. label stands for the file in messages; relative
+ * paths start at dir. A line longer than CONF_LINE_MAX stops the parse; one
+ * with a NUL byte is refused.
+ */
+int conf_load_text(struct conf *c, const char *text, size_t len, const char *label,
+		   const char *dir, char *err);
+
 /*
  * What the commands and the daemon do first: load path, else ./harness.conf
  * if there is one, else the defaults; create the results directory and make
