@@ -17,6 +17,13 @@ const char *const proto_event_names[] = {
 	NULL
 };
 
+const char *const proto_op_names[] = {
+#define X(e, s) s,
+	PROTO_OP_NAMES(X)
+#undef X
+	NULL
+};
+
 static const char *const access_names[]  = { "pread", "read", "mmap", NULL };
 static const char *const dist_names[]    = { "uniform", "zipf", NULL };
 static const char *const advice_names[]  = { "normal", "random", "sequential", NULL };
@@ -484,6 +491,18 @@ json_t *proto_job_to_json(const struct proto_job *job)
 	return out;
 }
 
+/* Per kind: which operations its streams report one by one (NULL: none). */
+static unsigned (*const kind_ops[KIND_COUNT])(const struct proto_stream *) = {
+	[KIND_RANDOM] = NULL,
+};
+
+unsigned proto_stream_ops(const struct proto_stream *st)
+{
+	if (st->kind >= KIND_COUNT || !kind_ops[st->kind])
+		return 0;
+	return kind_ops[st->kind](st);
+}
+
 /* ---- message field tables ---- */
 
 enum fkind { F_U64, F_STR, F_U64S, F_JOB };
@@ -548,6 +567,14 @@ static const struct field stream_fields[] = {
 	END,
 };
 
+static const struct field op_fields[] = {
+#define X(m, key, mx) U64(proto_op_sample, m, key, mx),
+	PROTO_OP_FIELDS(X)
+#undef X
+	STR(proto_op_sample, op, "op"),
+	END,
+};
+
 static const struct field event_fields[] = {
 	U64(proto_event, t_ms, "t_ms", UINT64_C(1) << 40),
 	U64(proto_event, stream, "stream", PROTO_MAX_STREAMS - 1),
@@ -578,6 +605,7 @@ static const struct msg_desc msgs[] = {
 	{ PROTO_EVENT,   "event",   event_fields },
 	{ PROTO_SUMMARY, "summary", summary_fields },
 	{ PROTO_ERROR,   "error",   error_fields },
+	{ PROTO_OP,      "op",      op_fields },
 };
 
 static const struct msg_desc *desc_by_name(const char *name)

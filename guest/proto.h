@@ -56,6 +56,44 @@
 	X(lat_max_ns,       "lat_max_ns",               UINT64_C(1) << 48)     \
 	X(misses,           "misses",                   UINT64_C(1) << 48)
 
+/*
+ * What a stream counts by operation when one stream does several kinds of
+ * work (YCSB's operations, a reclaim request): op names as sent and stored.
+ */
+#define PROTO_OP_NAMES(X) \
+	X(OP_READ, "read") X(OP_UPDATE, "update") X(OP_INSERT, "insert") \
+	X(OP_SCAN, "scan") X(OP_RMW, "rmw") X(OP_RECLAIM, "reclaim")
+
+enum proto_op {
+#define X(e, s) e,
+	PROTO_OP_NAMES(X)
+#undef X
+	OP_COUNT
+};
+
+extern const char *const proto_op_names[];
+
+/*
+ * One operation of one stream over an interval (total 0) or over the whole
+ * measured run, ramp excluded (total 1, seq then counts the intervals).
+ * ops: succeeded; errors: failed for another reason than EAGAIN; records:
+ * what scans returned, or bytes reclaim requests asked for. Latency covers
+ * every attempt, failed ones too.
+ */
+#define PROTO_OP_FIELDS(X)                                                     \
+	X(seq,              "seq",                      UINT64_C(1) << 32)     \
+	X(stream,           "stream",                   PROTO_MAX_STREAMS - 1) \
+	X(total,            "total",                    1)                     \
+	X(span_ms,          "span_ms",                  UINT64_C(1) << 40)     \
+	X(ops,              "ops",                      UINT64_C(1) << 48)     \
+	X(errors,           "errors",                   UINT64_C(1) << 48)     \
+	X(eagain,           "eagain",                   UINT64_C(1) << 48)     \
+	X(records,          "records",                  UINT64_C(1) << 60)     \
+	X(lat_mean_ns,      "lat_mean_ns",              UINT64_C(1) << 48)     \
+	X(lat_p50_ns,       "lat_p50_ns",               UINT64_C(1) << 48)     \
+	X(lat_p99_ns,       "lat_p99_ns",               UINT64_C(1) << 48)     \
+	X(lat_max_ns,       "lat_max_ns",               UINT64_C(1) << 48)
+
 /* A list of per-file values (residency in 4 KiB pages, file sizes). */
 struct proto_u64s {
 	uint64_t n;
@@ -73,6 +111,13 @@ struct proto_stream_sample {
 #define X(m, key, max) uint64_t m;
 	PROTO_STREAM_FIELDS(X)
 #undef X
+};
+
+struct proto_op_sample {
+#define X(m, key, max) uint64_t m;
+	PROTO_OP_FIELDS(X)
+#undef X
+	char op[16];                  /* proto_op_names[] */
 };
 
 /* ---- the job: files and streams, described by option tables ---- */
@@ -168,6 +213,9 @@ int proto_job_file(const struct proto_job *job, const char *name);
 int proto_opt_set_json(const struct proto_opt *table, void *obj, const char *key, json_t *v,
 		       const char *where, char *err, size_t errlen);
 
+/* The operations (bit i: enum proto_op i) a stream reports on its own; 0: none. */
+unsigned proto_stream_ops(const struct proto_stream *st);
+
 /* Name of an enum option's value, for tables and logs. */
 const char *proto_enum_name(const struct proto_opt *table, const void *obj, const char *opt);
 
@@ -185,6 +233,7 @@ enum proto_type {
 	PROTO_EVENT,      /* guest: a stream started, ended, finished a pass... */
 	PROTO_SUMMARY,    /* guest: workload ended */
 	PROTO_ERROR,      /* guest: the job cannot run; msg says why */
+	PROTO_OP,         /* guest: one interval (or the total) of one operation of a stream */
 };
 
 struct proto_hello {
@@ -244,6 +293,7 @@ struct proto_msg {
 		struct proto_stream_sample stream;
 		struct proto_event event;
 		struct proto_summary summary;
+		struct proto_op_sample op;
 		char error[PROTO_ERR_MAX];
 	} u;
 };

@@ -30,6 +30,15 @@ struct stream_thread {
 	_Atomic uint64_t hist[LAT_BUCKETS];
 } __attribute__((aligned(64)));
 
+/*
+ * One thread's counters for one operation, for streams that report their
+ * operations one by one (proto_stream_ops() != 0); written by that thread only.
+ */
+struct stream_opc {
+	_Atomic uint64_t ops, errors, eagain, records, sum_ns;
+	_Atomic uint64_t hist[LAT_BUCKETS];
+} __attribute__((aligned(64)));
+
 enum stream_state { ST_WAITING, ST_RUNNING, ST_DONE, ST_FAILED };
 
 /* One stream's part of the shared region. */
@@ -41,6 +50,8 @@ struct stream_shared {
 	char err[PROTO_ERR_MAX];
 	unsigned nthreads;
 	struct stream_thread *th;       /* nthreads entries, in the shared region */
+	unsigned ops;                   /* proto_stream_ops() of the stream */
+	struct stream_opc *opc;         /* nthreads x OP_COUNT entries, or NULL */
 };
 
 /*
@@ -83,6 +94,14 @@ void stream_event(struct stream_ctx *c, unsigned kind, unsigned pass, uint64_t v
 
 /* Record why the stream failed (first reason wins), mark it failed. Returns -1. */
 int stream_fail(struct stream_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * Count one operation of thread t: how long it took, how it ended (0, EAGAIN,
+ * or another errno), and what it returned (records, bytes). Also counted in
+ * the thread's totals (ops, latency histogram) when it succeeded.
+ */
+void stream_op_done(struct stream_ctx *c, unsigned t, unsigned op, uint64_t ns, int err,
+		    uint64_t records);
 
 /* 1 once the agent asked every stream to stop, or this stream's time is up. */
 int stream_should_stop(const struct stream_ctx *c);

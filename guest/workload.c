@@ -29,6 +29,19 @@ struct stream_acc {
 	uint64_t hist[LAT_BUCKETS];
 };
 
+/* One operation of one stream: cumulative as of the previous sample, and the
+ * sum of the measured (non-ramp) intervals. */
+struct op_acc {
+	uint64_t ops, errors, eagain, records, sum_ns;
+	uint64_t hist[LAT_BUCKETS];
+};
+
+struct op_accs {
+	struct op_acc prev[PROTO_MAX_STREAMS][OP_COUNT];
+	struct op_acc total[PROTO_MAX_STREAMS][OP_COUNT];
+	uint64_t total_ms, total_intervals;
+};
+
 struct wl {
 	const struct workload_env *env;
 	const struct proto_job *job;
@@ -38,6 +51,7 @@ struct wl {
 	struct sampler_reading prev;
 	struct stream_acc acc[PROTO_MAX_STREAMS];
 	struct fio_watch *fio[PROTO_MAX_STREAMS];
+	struct op_accs *opa;            /* NULL when no stream reports operations */
 	char path[PROTO_MAX_FILES][512];
 	int ev_rd, ev_wr, tfd;
 	pid_t pid;
@@ -65,16 +79,26 @@ static uint64_t elapsed_ms(const struct wl *w)
 
 /* ---- the shared region ---- */
 
+/* Bytes of shared counters stream st needs: per thread, and per operation. */
+static size_t stream_bytes(const struct proto_stream *st)
+{
+	size_t n = stream_threads(st);
+
+	return n * sizeof(struct stream_thread) +
+	       (proto_stream_ops(st) ? n * OP_COUNT * sizeof(struct stream_opc) : 0);
+}
+
 static int region_new(struct wl *w)
 {
 	size_t len = sizeof(struct stream_region), off;
-	unsigned i, n;
+	struct stream_shared *sh;
+	unsigned i;
 	char *base;
 
 	len = (len + 63) & ~(size_t)63;
 	off = len;
 	for (i = 0; i < w->job->nstreams; i++)
-		len += stream_threads(&w->job->streams[i]) * sizeof(struct stream_thread);
+		len += stream_bytes(&w->job->streams[i]);
 	base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (base == MAP_FAILED)
 		return fail(w, "shared counters (%zu bytes): %s", len, strerror(errno));
@@ -82,10 +106,16 @@ static int region_new(struct wl *w)
 	w->reg_len = len;
 	w->reg->nstreams = w->job->nstreams;
 	for (i = 0; i < w->job->nstreams; i++) {
-		n = stream_threads(&w->job->streams[i]);
-		w->reg->s[i].nthreads = n;
-		w->reg->s[i].th = (struct stream_thread *)(base + off);
-		off += n * sizeof(struct stream_thread);
+		sh = &w->reg->s[i];
+		sh->nthreads = stream_threads(&w->job->streams[i]);
+		sh->ops = proto_stream_ops(&w->job->streams[i]);
+		sh->th = (struct stream_thread *)(base + off);
+		if (sh->ops)
+			sh->opc = (struct stream_opc *)(base + off + sh->nthreads *
+							 sizeof(struct stream_thread));
+		off += stream_bytes(&w->job->streams[i]);
+		if (sh->ops && !w->opa && !(w->opa = calloc(1, sizeof(*w->opa))))
+			return fail(w, "operation counters: out of memory");
 	}
 	return 0;
 }
@@ -331,21 +361,138 @@ static int send_streams(struct wl *w)
 	return 0;
 }
 
+/* The sum of every thread's counters for operation op of stream i. */
+static void op_now(const struct stream_shared *sh, unsigned op, struct op_acc *now)
+{
+	const struct stream_opc *o;
+	unsigned t, b;
+
+	memset(now, 0, sizeof(*now));
+	for (t = 0; t < sh->nthreads; t++) {
+		o = &sh->opc[t * OP_COUNT + op];
+		now->ops += atomic_load_explicit(&o->ops, memory_order_relaxed);
+		now->errors += atomic_load_explicit(&o->errors, memory_order_relaxed);
+		now->eagain += atomic_load_explicit(&o->eagain, memory_order_relaxed);
+		now->records += atomic_load_explicit(&o->records, memory_order_relaxed);
+		now->sum_ns += atomic_load_explicit(&o->sum_ns, memory_order_relaxed);
+		for (b = 0; b < LAT_BUCKETS; b++)
+			now->hist[b] += atomic_load_explicit(&o->hist[b], memory_order_relaxed);
+	}
+}
+
+/* d = now - prev, field by field (counters only grow; a torn read gives 0). */
+static void op_delta(const struct op_acc *now, const struct op_acc *prev, struct op_acc *d)
+{
+	unsigned b;
+
+#define SUB(f) d->f = now->f >= prev->f ? now->f - prev->f : 0
+	SUB(ops); SUB(errors); SUB(eagain); SUB(records); SUB(sum_ns);
+	for (b = 0; b < LAT_BUCKETS; b++)
+		SUB(hist[b]);
+#undef SUB
+}
+
+static void op_add(struct op_acc *to, const struct op_acc *d)
+{
+	unsigned b;
+
+	to->ops += d->ops; to->errors += d->errors; to->eagain += d->eagain;
+	to->records += d->records; to->sum_ns += d->sum_ns;
+	for (b = 0; b < LAT_BUCKETS; b++)
+		to->hist[b] += d->hist[b];
+}
+
+static void op_fill(const struct op_acc *d, struct proto_op_sample *o)
+{
+	uint64_t n = d->ops + d->errors + d->eagain;
+	int hi = -1;
+	unsigned b;
+
+	for (b = 0; b < LAT_BUCKETS; b++)
+		if (d->hist[b])
+			hi = (int)b;
+	o->ops = d->ops;
+	o->errors = d->errors;
+	o->eagain = d->eagain;
+	o->records = d->records;
+	o->lat_mean_ns = n ? d->sum_ns / n : 0;
+	o->lat_p50_ns = lat_percentile(d->hist, 50);
+	o->lat_p99_ns = lat_percentile(d->hist, 99);
+	o->lat_max_ns = hi < 0 ? 0 : lat_bucket_floor((unsigned)hi + 1);
+}
+
+static int send_op(struct wl *w, unsigned i, unsigned op, const struct op_acc *d,
+		   uint64_t seq, uint64_t span_ms, int total)
+{
+	struct proto_msg m = { .type = PROTO_OP };
+
+	op_fill(d, &m.u.op);
+	m.u.op.seq = seq;
+	m.u.op.stream = i;
+	m.u.op.total = (uint64_t)total;
+	m.u.op.span_ms = span_ms;
+	snprintf(m.u.op.op, sizeof(m.u.op.op), "%s", proto_op_names[op]);
+	if (w->env->send(w->env->send_arg, &m) < 0)
+		return fail(w, "channel: cannot send an operation sample");
+	return 0;
+}
+
+/* Every reported operation of every stream over the interval just ended. */
+static int send_ops(struct wl *w, uint64_t span_ms, int ramp)
+{
+	struct op_acc now, d;
+	unsigned i, op;
+
+	for (i = 0; w->opa && i < w->job->nstreams; i++)
+		for (op = 0; op < OP_COUNT; op++) {
+			if (!(w->reg->s[i].ops & (1u << op)))
+				continue;
+			op_now(&w->reg->s[i], op, &now);
+			op_delta(&now, &w->opa->prev[i][op], &d);
+			w->opa->prev[i][op] = now;
+			if (!ramp)
+				op_add(&w->opa->total[i][op], &d);
+			if (send_op(w, i, op, &d, w->seq, span_ms, 0) < 0)
+				return -1;
+		}
+	if (w->opa && !ramp) {
+		w->opa->total_ms += span_ms;
+		w->opa->total_intervals++;
+	}
+	return 0;
+}
+
+/* The measured run of every reported operation, after the last sample. */
+static int send_op_totals(struct wl *w)
+{
+	unsigned i, op;
+
+	for (i = 0; w->opa && i < w->job->nstreams; i++)
+		for (op = 0; op < OP_COUNT; op++)
+			if ((w->reg->s[i].ops & (1u << op)) &&
+			    send_op(w, i, op, &w->opa->total[i][op], w->opa->total_intervals,
+				    w->opa->total_ms, 1) < 0)
+				return -1;
+	return 0;
+}
+
 static int take_sample(struct wl *w)
 {
 	struct proto_msg m = { .type = PROTO_SAMPLE };
 	struct sampler_reading now;
+	uint64_t span;
 
 	if (sampler_read(&w->smp, &now, w->err, w->errlen) < 0 ||
 	    sampler_fill(&now, &w->prev, &m.u.sample, w->err, w->errlen) < 0)
 		return -1;
-	w->t_ms = elapsed_ms(w);
+	span = elapsed_ms(w) - w->t_ms;
+	w->t_ms += span;
 	m.u.sample.seq = w->seq;
 	m.u.sample.t_ms = w->t_ms;
 	m.u.sample.ramp = w->t_ms <= w->job->ramp_s * 1000;
 	if (w->env->send(w->env->send_arg, &m) < 0)
 		return fail(w, "channel: cannot send a sample");
-	if (send_streams(w) < 0)
+	if (send_streams(w) < 0 || send_ops(w, span, (int)m.u.sample.ramp) < 0)
 		return -1;
 	w->prev = now;
 	w->seq++;
@@ -445,7 +592,8 @@ static int sample_loop(struct wl *w)
 	}
 	if (check_streams(w) < 0 || stop_process(w, 0) < 0 || check_streams(w) < 0)
 		return -1;
-	return take_sample(w) < 0 || drain_events(w) < 0 || send_fio_totals(w) < 0 ? -1 : 0;
+	return take_sample(w) < 0 || drain_events(w) < 0 || send_fio_totals(w) < 0 ||
+	       send_op_totals(w) < 0 ? -1 : 0;
 }
 
 static int send_summary(struct wl *w)
@@ -524,5 +672,6 @@ out:
 	sampler_close(&w.smp);
 	if (w.reg)
 		munmap(w.reg, w.reg_len);
+	free(w.opa);
 	return ret;
 }

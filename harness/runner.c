@@ -25,6 +25,8 @@ struct run_ctx {
 	uint64_t next_seq, last_t, ops;
 	unsigned events;
 	uint8_t stream_seen[PROTO_MAX_STREAMS];  /* stream samples of the current interval */
+	uint32_t op_seen[PROTO_MAX_STREAMS];     /* op samples of the current interval */
+	uint32_t op_total_seen[PROTO_MAX_STREAMS];
 	struct proto_summary summary;
 	struct run_outcome *out;
 };
@@ -223,6 +225,36 @@ static int check_stream(struct run_ctx *c, const struct proto_stream_sample *s)
 	return 0;
 }
 
+/*
+ * An operation sample: of an operation the stream reports, once per interval
+ * (in the interval's turn), and once as the total after the last interval.
+ */
+static int check_op(struct run_ctx *c, const struct proto_op_sample *o)
+{
+	const struct proto_job *job = &c->cell->job;
+	uint32_t *seen;
+	unsigned k;
+
+	for (k = 0; k < OP_COUNT && strcmp(proto_op_names[k], o->op); k++)
+		;
+	if (o->stream >= job->nstreams || k == OP_COUNT ||
+	    !(proto_stream_ops(&job->streams[o->stream]) & (1u << k)))
+		return fail(c, "guest operation sample '%s' of stream %llu is unexpected", o->op,
+			    (unsigned long long)o->stream);
+	if (!o->total && (c->next_seq == 0 || o->seq != c->next_seq - 1))
+		return fail(c, "guest operation sample for interval %llu arrived out of turn",
+			    (unsigned long long)o->seq);
+	if (o->total && o->seq > c->next_seq)
+		return fail(c, "guest operation total over %llu intervals of %llu",
+			    (unsigned long long)o->seq, (unsigned long long)c->next_seq);
+	seen = o->total ? &c->op_total_seen[o->stream] : &c->op_seen[o->stream];
+	if (*seen & (1u << k))
+		return fail(c, "guest operation sample '%s' of stream %llu came twice", o->op,
+			    (unsigned long long)o->stream);
+	*seen |= 1u << k;
+	return 0;
+}
+
 static int check_event(struct run_ctx *c, const struct proto_event *e)
 {
 	unsigned k;
@@ -289,6 +321,7 @@ static int handle(struct run_ctx *c, const struct proto_msg *msg)
 		c->next_seq++;
 		c->last_t = msg->u.sample.t_ms;
 		memset(c->stream_seen, 0, sizeof(c->stream_seen));
+		memset(c->op_seen, 0, sizeof(c->op_seen));
 		return rc < 0 ? -2 : 0;
 	case PROTO_STREAM:
 		if (check_stream(c, &msg->u.stream) < 0)
@@ -299,6 +332,10 @@ static int handle(struct run_ctx *c, const struct proto_msg *msg)
 		if (check_event(c, &msg->u.event) < 0)
 			return -1;
 		return store_event(c->r->store, c->id, c->events++, &msg->u.event, err) < 0 ? -2 : 0;
+	case PROTO_OP:
+		if (check_op(c, &msg->u.op) < 0)
+			return -1;
+		return store_op_sample(c->r->store, c->id, &msg->u.op, err) < 0 ? -2 : 0;
 	case PROTO_SUMMARY:
 		return 1;
 	default:

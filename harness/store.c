@@ -11,7 +11,7 @@
 
 struct store {
 	sqlite3 *db;
-	sqlite3_stmt *ins_sample, *ins_file_sample, *ins_stream;
+	sqlite3_stmt *ins_sample, *ins_file_sample, *ins_stream, *ins_op;
 };
 
 static int each_row(struct store *s, const char *sql, int64_t key,
@@ -60,6 +60,7 @@ static int rows_take(struct rows *r, int rc, void *ret, size_t *ret_n, char *err
 #define X(m, key, max) ", \"" key "\" INTEGER NOT NULL"
 static const char sample_columns[] = PROTO_SAMPLE_FIELDS(X);
 static const char stream_columns[] = PROTO_STREAM_FIELDS(X);
+static const char op_columns[] = PROTO_OP_FIELDS(X);
 #undef X
 
 static const char schema[] =
@@ -204,7 +205,10 @@ static int create_schema(struct store *s, char *err)
 		 "CREATE TABLE IF NOT EXISTS samples (run_id INTEGER NOT NULL REFERENCES runs(id)%s,"
 		 " PRIMARY KEY (run_id, seq)) WITHOUT ROWID;"
 		 "CREATE TABLE IF NOT EXISTS stream_samples (run_id INTEGER NOT NULL%s,"
-		 " PRIMARY KEY (run_id, seq, stream)) WITHOUT ROWID;", sample_columns, stream_columns);
+		 " PRIMARY KEY (run_id, seq, stream)) WITHOUT ROWID;"
+		 "CREATE TABLE IF NOT EXISTS op_samples (run_id INTEGER NOT NULL%s, op TEXT NOT NULL,"
+		 " PRIMARY KEY (run_id, total, seq, stream, op)) WITHOUT ROWID;",
+		 sample_columns, stream_columns, op_columns);
 	if (exec_sql(s, sql, err) < 0)
 		return -1;
 	return exec_sql(s, summary_view, err);
@@ -232,6 +236,7 @@ static int prepare_insert(struct store *s, const char *table, const char *const 
 #define X(m, key, max) key,
 static const char *const sample_keys[] = { PROTO_SAMPLE_FIELDS(X) NULL };
 static const char *const stream_keys[] = { PROTO_STREAM_FIELDS(X) NULL };
+static const char *const op_keys[] = { PROTO_OP_FIELDS(X) "op", NULL };
 #undef X
 static const char *const file_sample_keys[] = { "seq", "file", "resident_pages", NULL };
 
@@ -239,12 +244,13 @@ static int prepare_inserts(struct store *s, char *err)
 {
 	if (prepare_insert(s, "samples", sample_keys, &s->ins_sample, err) < 0 ||
 	    prepare_insert(s, "stream_samples", stream_keys, &s->ins_stream, err) < 0 ||
+	    prepare_insert(s, "op_samples", op_keys, &s->ins_op, err) < 0 ||
 	    prepare_insert(s, "file_samples", file_sample_keys, &s->ins_file_sample, err) < 0)
 		return -1;
 	return 0;
 }
 
-#define STORE_SCHEMA 3
+#define STORE_SCHEMA 4
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define STORE_SCHEMA_STR STR(STORE_SCHEMA)
@@ -309,6 +315,7 @@ void store_close(struct store *s)
 		return;
 	sqlite3_finalize(s->ins_sample);
 	sqlite3_finalize(s->ins_stream);
+	sqlite3_finalize(s->ins_op);
 	sqlite3_finalize(s->ins_file_sample);
 	sqlite3_close(s->db);
 	free(s);
@@ -575,6 +582,19 @@ int store_stream_sample(struct store *s, int64_t run, const struct proto_stream_
 	PROTO_STREAM_FIELDS(X)
 #undef X
 	return step_insert(s, st, "insert stream sample", err);
+}
+
+int store_op_sample(struct store *s, int64_t run, const struct proto_op_sample *o, char *err)
+{
+	sqlite3_stmt *st = s->ins_op;
+	int i = 1;
+
+	sqlite3_bind_int64(st, i++, run);
+#define X(m, key, max) sqlite3_bind_int64(st, i++, (int64_t)o->m);
+	PROTO_OP_FIELDS(X)
+#undef X
+	sqlite3_bind_text(st, i, o->op, -1, SQLITE_TRANSIENT);
+	return step_insert(s, st, "insert operation sample", err);
 }
 
 int store_event(struct store *s, int64_t run, unsigned idx, const struct proto_event *e,

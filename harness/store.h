@@ -45,6 +45,8 @@ int store_run_setup(struct store *s, int64_t run, const struct proto_setup *st, 
  * later loses nothing stored here. Likewise a stream's interval, an event.
  */
 int store_sample(struct store *s, int64_t run, const struct proto_sample *smp, char *err);
+/* One operation sample (an interval's, or the run's total). */
+int store_op_sample(struct store *s, int64_t run, const struct proto_op_sample *o, char *err);
 int store_stream_sample(struct store *s, int64_t run, const struct proto_stream_sample *smp,
 			char *err);
 int store_event(struct store *s, int64_t run, unsigned idx, const struct proto_event *e,

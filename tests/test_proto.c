@@ -445,6 +445,35 @@ static void test_rt_stream(void **state)
 	free(o);
 }
 
+static void test_rt_op(void **state)
+{
+	struct proto_msg *msg = new_msg(), *o = new_msg();
+	char *s;
+
+	(void)state;
+	msg->type = PROTO_OP;
+#define X(m, key, max) msg->u.op.m = (max);
+	PROTO_OP_FIELDS(X)
+#undef X
+	strcpy(msg->u.op.op, "rmw");
+	s = round_trip(msg, o);
+#define X(m, key, max) assert_int_equal(o->u.op.m, (max));
+	PROTO_OP_FIELDS(X)
+#undef X
+	assert_string_equal(o->u.op.op, "rmw");
+	/* every counter: max accepted above, max + 1 refused; the name is bounded text */
+#define X(mm, key, max)                                                                    \
+	refuse_mutated(s, key, json_integer((json_int_t)(max) + 1), "out of range");
+	PROTO_OP_FIELDS(X)
+#undef X
+	refuse_mutated(s, "op", json_string("readmodifywrite-and-more"), "too long");
+	refuse_mutated(s, "op", json_integer(1), "must be a string");
+	assert_string_equal(proto_op_names[OP_RECLAIM], "reclaim");
+	assert_null(proto_op_names[OP_COUNT]);
+	free(msg);
+	free(o);
+}
+
 static void test_rt_event(void **state)
 {
 	struct proto_msg *m = new_msg(), *o = new_msg();
@@ -1309,6 +1338,7 @@ int main(void)
 		cmocka_unit_test(test_rt_setup),
 		cmocka_unit_test(test_rt_sample),
 		cmocka_unit_test(test_rt_stream),
+		cmocka_unit_test(test_rt_op),
 		cmocka_unit_test(test_rt_event),
 		cmocka_unit_test(test_rt_summary),
 		cmocka_unit_test(test_rt_error),
