@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const proto_kind_names[] = { "random", "scan", "fio", NULL };
+const char *const proto_kind_names[] = { "random", "scan", "fio", "ycsb", "reclaim", NULL };
 const char *const proto_event_names[] = {
 #define X(e, s) s,
 	PROTO_EVENT_KINDS(X)
@@ -61,7 +61,7 @@ const struct proto_opt proto_stream_opts[] = {
 	{ "kind", OPT_ENUM, SOFF(kind), 0, 0, proto_kind_names, NULL, K_ALL,
 	  "random reader, sequential scanner, or fio as users write it" },
 	{ "name", OPT_STR, SOFF(name), 1, SSZ(name), NULL, NULL, K_ALL, "stream name" },
-	{ "file", OPT_STR, SOFF(file), 1, SSZ(file), NULL, NULL, K_RANDOM | K_SCAN,
+	{ "file", OPT_STR, SOFF(file), 1, SSZ(file), NULL, NULL, K_RANDOM | K_SCAN | K_RECLAIM,
 	  "the declared file it reads" },
 	{ "start_s", OPT_DOUBLE, SOFF(start_s), 0, 7 * 86400, NULL, "0", K_ALL,
 	  "start, seconds after the workload starts" },
@@ -326,7 +326,7 @@ static int file_from_json(json_t *in, struct proto_job *job, unsigned i, const c
 static int stream_check(const struct proto_job *job, struct proto_stream *s, const char *w,
 			char *err, size_t errlen)
 {
-	if (s->kind != KIND_FIO) {
+	if (s->kind == KIND_RANDOM || s->kind == KIND_SCAN || s->kind == KIND_RECLAIM) {
 		if (!s->file[0])
 			return proto_errf(err, errlen, "%s: 'file' is required for a %s stream", w,
 				    proto_kind_names[s->kind]);

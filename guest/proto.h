@@ -124,11 +124,13 @@ struct proto_op_sample {
 
 enum proto_opt_type { OPT_UINT, OPT_DOUBLE, OPT_ENUM, OPT_STR, OPT_TEXT /* multi-line */ };
 
-enum stream_kind { KIND_RANDOM, KIND_SCAN, KIND_FIO, KIND_COUNT };
-#define K_RANDOM (1u << KIND_RANDOM)
-#define K_SCAN   (1u << KIND_SCAN)
-#define K_FIO    (1u << KIND_FIO)
-#define K_ALL    (K_RANDOM | K_SCAN | K_FIO)
+enum stream_kind { KIND_RANDOM, KIND_SCAN, KIND_FIO, KIND_YCSB, KIND_RECLAIM, KIND_COUNT };
+#define K_RANDOM  (1u << KIND_RANDOM)
+#define K_SCAN    (1u << KIND_SCAN)
+#define K_FIO     (1u << KIND_FIO)
+#define K_YCSB    (1u << KIND_YCSB)
+#define K_RECLAIM (1u << KIND_RECLAIM)
+#define K_ALL     (K_RANDOM | K_SCAN | K_FIO | K_YCSB | K_RECLAIM)
 
 struct proto_opt {
 	const char *name;            /* key in the matrix and in the job */
