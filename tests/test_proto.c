@@ -1068,7 +1068,7 @@ static void test_refuse_job_options(void **state)
 	/* kind: required, one of three, a string */
 	refuse_job("{" F1 ",'streams':[{'file':'a'}]}", "job.streams[0]: 'kind' is required");
 	refuse_job("{" F1 ",'streams':[{'kind':'sequential','file':'a'}]}",
-		   "job.streams[0].kind: expected one of random, scan, fio, got 'sequential'");
+		   "job.streams[0].kind: expected one of random, scan, fio, ycsb, reclaim, got 'sequential'");
 	refuse_job("{" F1 ",'streams':[{'kind':0,'file':'a'}]}",
 		   "job.streams[0].kind: expected a string");
 	/* types, ranges, whole numbers, enum values */
