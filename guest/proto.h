@@ -76,9 +76,10 @@ extern const char *const proto_op_names[];
 /*
  * One operation of one stream over an interval (total 0) or over the whole
  * measured run, ramp excluded (total 1, seq then counts the intervals).
- * ops: succeeded; errors: failed for another reason than EAGAIN; records:
- * what scans returned, or bytes reclaim requests asked for. Latency covers
- * every attempt, failed ones too.
+ * ops: every operation that completed, failed ones too (YCSB's throughput,
+ * seed 002's requests); of those, eagain failed with EAGAIN and errors with
+ * anything else. records: what scans returned, or bytes reclaim requests
+ * asked for. Latency covers every completed operation.
  */
 #define PROTO_OP_FIELDS(X)                                                     \
 	X(seq,              "seq",                      UINT64_C(1) << 32)     \

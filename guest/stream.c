@@ -140,13 +140,13 @@ void stream_op_done(struct stream_ctx *c, unsigned t, unsigned op, uint64_t ns, 
 	if (t >= c->sh->nthreads || op >= OP_COUNT || !c->sh->opc)
 		return;
 	o = &c->sh->opc[t * OP_COUNT + op];
-	atomic_fetch_add_explicit(err == EAGAIN ? &o->eagain : err ? &o->errors : &o->ops, 1,
-				  memory_order_relaxed);
+	atomic_fetch_add_explicit(&o->ops, 1, memory_order_relaxed);
+	if (err)
+		atomic_fetch_add_explicit(err == EAGAIN ? &o->eagain : &o->errors, 1,
+					  memory_order_relaxed);
 	atomic_fetch_add_explicit(&o->records, records, memory_order_relaxed);
 	atomic_fetch_add_explicit(&o->sum_ns, ns, memory_order_relaxed);
 	atomic_fetch_add_explicit(&o->hist[b], 1, memory_order_relaxed);
-	if (err)
-		return;
 	th = &c->sh->th[t];
 	atomic_fetch_add_explicit(&th->ops, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&th->hist[b], 1, memory_order_relaxed);

@@ -98,7 +98,7 @@ int stream_fail(struct stream_ctx *c, const char *fmt, ...) __attribute__((forma
 /*
  * Count one operation of thread t: how long it took, how it ended (0, EAGAIN,
  * or another errno), and what it returned (records, bytes). Also counted in
- * the thread's totals (ops, latency histogram) when it succeeded.
+ * the thread's totals (ops, latency histogram), failed or not.
  */
 void stream_op_done(struct stream_ctx *c, unsigned t, unsigned op, uint64_t ns, int err,
 		    uint64_t records);

@@ -404,7 +404,7 @@ static void op_add(struct op_acc *to, const struct op_acc *d)
 
 static void op_fill(const struct op_acc *d, struct proto_op_sample *o)
 {
-	uint64_t n = d->ops + d->errors + d->eagain;
+	uint64_t n = d->ops;
 	int hi = -1;
 	unsigned b;
 

@@ -4,6 +4,7 @@
 #include "abba.h"
 #include "err.h"
 #include "proc.h"
+#include "scheduler.h"
 #include "spec.h"
 
 #include <string.h>
@@ -415,6 +416,7 @@ static int count_row(sqlite3_stmt *st, void *arg, char *err)
 int queue_health(struct store *s, const struct conf *c, json_t **ret, char *err)
 {
 	int64_t matrices = 0, queued = 0, running = 0;
+	char paused[ERR_MAX];
 
 	if (query(s, "SELECT COUNT(*) FROM matrices WHERE ?1 = ?1", 0, NULL, count_row,
 		  &matrices, err) < 0 ||
@@ -423,8 +425,10 @@ int queue_health(struct store *s, const struct conf *c, json_t **ret, char *err)
 	    query(s, "SELECT COUNT(*) FROM runs WHERE status IN ('booting', 'running')"
 		  " AND ?1 = ?1", 0, NULL, count_row, &running, err) < 0)
 		return -1;
-	*ret = json_pack("{s:b, s:i, s:i, s:I, s:I, s:I}", "ok", 1, "version", PROTO_VERSION,
+	sched_pause_reason(paused, sizeof(paused));
+	*ret = json_pack("{s:b, s:i, s:i, s:I, s:I, s:I, s:o}", "ok", 1, "version", PROTO_VERSION,
 			 "guests", (int)queue_guests(c), "matrices", (json_int_t)matrices,
-			 "queued", (json_int_t)queued, "running", (json_int_t)running);
+			 "queued", (json_int_t)queued, "running", (json_int_t)running, "paused",
+			 paused[0] ? json_string(paused) : json_null());
 	return *ret ? 0 : errorf(err, "out of memory");
 }

@@ -69,7 +69,10 @@ int queue_samples(struct store *s, int64_t run, int64_t after, unsigned max, jso
 /* Guests run at once: conf guests, or as many as the cores allow (at least 1). */
 unsigned queue_guests(const struct conf *c);
 
-/* {"ok": true, "version": V, "guests": N, "matrices": N, "queued": N, "running": N} */
+/*
+ * {"ok": true, "version": V, "guests": N, "matrices": N, "queued": N, "running": N,
+ *  "paused": null, or why the queue is paused (sched_pause_reason)}
+ */
 int queue_health(struct store *s, const struct conf *c, json_t **ret, char *err);
 
 #endif
