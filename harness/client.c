@@ -364,6 +364,21 @@ static void print_matrix(const json_t *m)
 	}
 }
 
+/* "queue paused: why" when the daemon stopped starting runs on its own. */
+static void print_paused(const struct conf *c)
+{
+	char err[ERR_MAX];
+	const json_t *why;
+	json_t *res;
+
+	if (call(c, "GET", "/health", NULL, 0, &res, err) < 0)
+		return;
+	why = json_object_get(res, "paused");
+	if (json_is_string(why))
+		printf("queue paused: %s\n", json_string_value(why));
+	json_decref(res);
+}
+
 static int cmd_status(const struct conf *c, char **argv, int json, char *err)
 {
 	char path[128];
@@ -381,6 +396,7 @@ static int cmd_status(const struct conf *c, char **argv, int json, char *err)
 	else
 		print_matrices(res);
 	json_decref(res);
+	print_paused(c);
 	return 0;
 }
 

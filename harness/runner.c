@@ -29,6 +29,7 @@ struct run_ctx {
 	uint32_t op_total_seen[PROTO_MAX_STREAMS];
 	struct proto_summary summary;
 	struct run_outcome *out;
+	char dberr[ERR_MAX];         /* why the database refused a write (stages return -2) */
 };
 
 /* Record why the run ended as status; returns -1 so stages can `return fail(...)`. */
@@ -91,7 +92,7 @@ static int boot(struct run_ctx *c)
 	snprintf(cmdline, sizeof(cmdline), "console=%s panic=-1 %s",
 		 vm_console_device(c->cell->arch), c->arm->cmdline);
 	if (store_run_booting(c->r->store, c->id, accel, c->r->host, c->cell->arch, c->console,
-			      err) < 0)
+			      c->dberr) < 0)
 		return -2;
 	c->t_boot = now_ms();
 	if (vm_start(c->r->vm, &cfg, &c->dom, err) < 0)
@@ -118,14 +119,13 @@ static int await_hello(struct run_ctx *c)
 {
 	const struct proto_hello *h;
 	struct proto_msg msg;
-	char err[ERR_MAX];
 
 	if (expect(c, PROTO_HELLO, &msg, c->t_boot + (int64_t)c->r->conf->boot_timeout_s * 1000,
 		   "hello") < 0)
 		return -1;
 	h = &msg.u.hello;
 	c->out->agent_ready_ms = now_ms() - c->t_boot;
-	if (store_run_hello(c->r->store, c->id, h, c->out->agent_ready_ms, err) < 0)
+	if (store_run_hello(c->r->store, c->id, h, c->out->agent_ready_ms, c->dberr) < 0)
 		return -2;
 	if (h->proto != PROTO_VERSION)
 		return fail(c, "guest agent speaks protocol %llu, harness %d",
@@ -180,7 +180,7 @@ static int send_job(struct run_ctx *c)
 		return fail(c, "%s", err);
 	if (expect(c, PROTO_SETUP, &msg, now_ms() + 120000, "setup") < 0)
 		return -1;
-	if (store_run_setup(c->r->store, c->id, &msg.u.setup, err) < 0)
+	if (store_run_setup(c->r->store, c->id, &msg.u.setup, c->dberr) < 0)
 		return -2;
 	return check_setup(c, &msg.u.setup);
 }
@@ -299,6 +299,9 @@ static int next_msg(struct run_ctx *c, struct proto_msg *msg, int64_t deadline, 
 			return fail_as(c, "timeout", 0, "timeout: no %s from the guest in time "
 				       "(see %s)", what, c->console);
 		case CH_EOF:
+			if (vm_stopped(c->dom, 3000) == VM_STOP_EMULATOR_DIED)
+				return fail_infra(c, "QEMU died on the host before the guest's %s "
+						  "(killed?)", what);
 			return fail(c, "guest went away before its %s (see %s)", what, c->console);
 		case CH_BAD:
 			return fail(c, "guest sent a bad message: %s", err);
@@ -310,14 +313,13 @@ static int next_msg(struct run_ctx *c, struct proto_msg *msg, int64_t deadline, 
 /* Store one message of the workload phase; 1 when it was the summary. */
 static int handle(struct run_ctx *c, const struct proto_msg *msg)
 {
-	char err[ERR_MAX];
 	int rc;
 
 	switch (msg->type) {
 	case PROTO_SAMPLE:
 		if (check_sample(c, &msg->u.sample) < 0)
 			return -1;
-		rc = store_sample(c->r->store, c->id, &msg->u.sample, err);
+		rc = store_sample(c->r->store, c->id, &msg->u.sample, c->dberr);
 		c->next_seq++;
 		c->last_t = msg->u.sample.t_ms;
 		memset(c->stream_seen, 0, sizeof(c->stream_seen));
@@ -327,15 +329,16 @@ static int handle(struct run_ctx *c, const struct proto_msg *msg)
 		if (check_stream(c, &msg->u.stream) < 0)
 			return -1;
 		c->ops += msg->u.stream.read_ops + msg->u.stream.write_ops;
-		return store_stream_sample(c->r->store, c->id, &msg->u.stream, err) < 0 ? -2 : 0;
+		return store_stream_sample(c->r->store, c->id, &msg->u.stream, c->dberr) < 0 ? -2 : 0;
 	case PROTO_EVENT:
 		if (check_event(c, &msg->u.event) < 0)
 			return -1;
-		return store_event(c->r->store, c->id, c->events++, &msg->u.event, err) < 0 ? -2 : 0;
+		return store_event(c->r->store, c->id, c->events++, &msg->u.event, c->dberr) < 0 ?
+			-2 : 0;
 	case PROTO_OP:
 		if (check_op(c, &msg->u.op) < 0)
 			return -1;
-		return store_op_sample(c->r->store, c->id, &msg->u.op, err) < 0 ? -2 : 0;
+		return store_op_sample(c->r->store, c->id, &msg->u.op, c->dberr) < 0 ? -2 : 0;
 	case PROTO_SUMMARY:
 		return 1;
 	default:
@@ -457,7 +460,8 @@ int runner_run(struct runner *r, const struct matrix *m, const struct run_ref *r
 		rc = stream(&c);
 	teardown(&c);
 	if (rc == -2)
-		return errorf(err, "run %lld: cannot record it in the database", (long long)c.id);
+		return errorf(err, "run %lld: cannot record it in the database: %s", (long long)c.id,
+			      c.dberr);
 	conclude(&c, rc);
 	if (store_run_console(r->store, c.id, out->crash[0] ? out->crash : NULL, out->warnings,
 			      err) < 0 ||

@@ -17,6 +17,11 @@
 
 #define MAX_SLOTS 64
 #define IDLE_MS   1000
+#define RETRY_S   5              /* a paused queue tries the database this often */
+
+/* Why the queue is paused ("" while it runs): the database refused a write. */
+static pthread_mutex_t pause_lock = PTHREAD_MUTEX_INITIALIZER;
+static char pause_why[ERR_MAX + 64];
 
 struct sched;
 
@@ -26,6 +31,7 @@ struct slot {
 	pthread_t th;
 	struct store *store;
 	int64_t matrix;              /* the matrix of the block in hand */
+	int64_t stuck;               /* a run left booting/running by a refused write */
 };
 
 struct sched {
@@ -123,18 +129,68 @@ static void report(struct slot *sl, const struct matrix *m, const struct run_ref
 				  "cell", m->cells[ref->cell].name, "crash", out->crash));
 }
 
+void sched_pause_reason(char *buf, size_t len)
+{
+	pthread_mutex_lock(&pause_lock);
+	snprintf(buf, len, "%s", pause_why);
+	pthread_mutex_unlock(&pause_lock);
+}
+
+static int queue_paused(void)
+{
+	int paused;
+
+	pthread_mutex_lock(&pause_lock);
+	paused = pause_why[0] != '\0';
+	pthread_mutex_unlock(&pause_lock);
+	return paused;
+}
+
+/* A refused write: run stays in flight in the database, nothing new starts. */
+static void pause_queue(struct slot *sl, int64_t run, const char *why)
+{
+	pthread_mutex_lock(&pause_lock);
+	snprintf(pause_why, sizeof(pause_why), "the database refused a write (%s)", why);
+	pthread_mutex_unlock(&pause_lock);
+	sl->stuck = run;
+	hlog("slot %u: %s; queue paused until it takes writes again", sl->index, why);
+}
+
+/*
+ * A paused slot's run goes back to the queue as soon as the database takes
+ * writes again; then the queue resumes. -1 while it still refuses.
+ */
+static int unpause(struct slot *sl)
+{
+	char err[ERR_MAX];
+
+	if (store_requeue(sl->store, sl->stuck, "interrupted", "the database refused a write "
+			  "during this run; re-queued as a fresh boot", 0, NULL, err) < 0 ||
+	    store_unclaim(sl->store, (int)sl->index, err) < 0)
+		return -1;
+	hlog("slot %u: the database takes writes again: run %lld re-queued, queue resumed",
+	     sl->index, (long long)sl->stuck);
+	sl->stuck = 0;
+	pthread_mutex_lock(&pause_lock);
+	pause_why[0] = '\0';
+	pthread_mutex_unlock(&pause_lock);
+	return 0;
+}
+
 /*
  * One queued run; again (a fresh attempt, same slot) after a failure of the
  * harness's own, up to conf retries. Interrupted runs go back to the queue.
- * Returns -1 only when the database refused a write (why in err; the slot rests).
+ * Returns -1 only when the database refused a write (why in err; *ret_run is
+ * the run left in flight).
  */
 static int run_one(struct slot *sl, struct runner *r, const struct matrix *m,
-		   struct run_ref ref, char *err)
+		   struct run_ref ref, int64_t *ret_run, char *err)
 {
 	struct run_outcome out;
 	uint64_t tries = 0;
 
 	for (;;) {
+		*ret_run = ref.id;
 		if (runner_run(r, m, &ref, &out, err) < 0)
 			return -1;
 		report(sl, m, &ref, &out);
@@ -185,6 +241,7 @@ static void run_block(struct slot *sl, struct run_ref *refs, size_t n)
 	_cleanup_free_ struct matrix *m = calloc(1, sizeof(*m));
 	struct runner r;
 	char err[ERR_MAX], state[16];
+	int64_t run;
 	size_t i;
 
 	if (!m || load_matrix(sl, m, err) < 0) {
@@ -194,14 +251,12 @@ static void run_block(struct slot *sl, struct run_ref *refs, size_t n)
 		return;
 	}
 	runner_init(sl, &r, m);
-	for (i = 0; i < n && !atomic_load(&sl->sc->stop); i++) {
+	for (i = 0; i < n && !atomic_load(&sl->sc->stop) && !queue_paused(); i++) {
 		if (store_matrix_state(sl->store, sl->matrix, state, err) < 0 ||
 		    strcmp(state, "active"))
 			break;
-		if (run_one(sl, &r, m, refs[i], err) < 0) {
-			hlog("slot %u: %s; pausing this slot for 30 s", sl->index, err);
-			for (i = 0; i < 30 && !atomic_load(&sl->sc->stop); i++)
-				sleep(1);
+		if (run_one(sl, &r, m, refs[i], &run, err) < 0) {
+			pause_queue(sl, run, err);
 			break;
 		}
 	}
@@ -221,6 +276,15 @@ static void *slot_main(void *arg)
 		return NULL;
 	}
 	while (!atomic_load(&sl->sc->stop)) {
+		if (sl->stuck && unpause(sl) < 0) {
+			for (n = 0; n < RETRY_S && !atomic_load(&sl->sc->stop); n++)
+				sleep(1);
+			continue;
+		}
+		if (queue_paused()) {
+			usleep(IDLE_MS * 1000);
+			continue;
+		}
 		finish_matrices(sl);
 		if (store_claim_block(sl->store, (int)sl->index, &sl->matrix, &refs, &n, err) < 0) {
 			hlog("slot %u: %s", sl->index, err);

@@ -18,4 +18,11 @@ int sched_start(const struct conf *c, struct vm_conn *vm, struct sched **ret, ch
  */
 void sched_stop(struct sched *s);
 
+/*
+ * Why the queue is paused, "" while it runs: a database write was refused
+ * (disk full...). The run in flight then is re-queued, and the queue resumes,
+ * once the database takes writes again; nothing committed is touched.
+ */
+void sched_pause_reason(char *buf, size_t len);
+
 #endif

@@ -17,13 +17,22 @@
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 
-struct vm_conn {
-	virConnectPtr conn;
-	int embedded;    /* domains die with the connection already */
-};
+#define VM_WATCH_MAX 64
 
 struct vm_domain {
 	virDomainPtr dom;
+	struct vm_conn *conn;
+	char name[128];
+	atomic_int stopped;   /* enum vm_stop, set from libvirt's lifecycle events */
+};
+
+struct vm_conn {
+	virConnectPtr conn;
+	int embedded;    /* domains die with the connection already */
+	char uri[PATH_MAX];
+	int event_id;    /* lifecycle callback, -1 if none */
+	pthread_mutex_t lock;   /* conn (reconnect) and watch[] */
+	struct vm_domain *watch[VM_WATCH_MAX];   /* running domains, for their events */
 };
 
 static pthread_t loop_thread;
@@ -107,6 +116,75 @@ static int setup_embedded(const char *uri, char *err)
 	return ensure_qemu_user(err);
 }
 
+/* Which of our domains an event is about; called with c->lock held. */
+static struct vm_domain *watched(struct vm_conn *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < VM_WATCH_MAX; i++)
+		if (c->watch[i] && !strcmp(c->watch[i]->name, name))
+			return c->watch[i];
+	return NULL;
+}
+
+/* STOPPED_FAILED: QEMU itself went away (killed, crashed), not the guest's doing. */
+static int on_lifecycle(virConnectPtr conn, virDomainPtr dom, int event, int detail, void *arg)
+{
+	struct vm_conn *c = arg;
+	struct vm_domain *d;
+
+	(void)conn;
+	if (event != VIR_DOMAIN_EVENT_STOPPED)
+		return 0;
+	pthread_mutex_lock(&c->lock);
+	d = watched(c, virDomainGetName(dom));
+	if (d)
+		atomic_store(&d->stopped, detail == VIR_DOMAIN_EVENT_STOPPED_FAILED ?
+			     VM_STOP_EMULATOR_DIED : VM_STOP_NORMAL);
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
+/* Open c->uri into c->conn with its lifecycle callback; called with c->lock held. */
+static int open_conn(struct vm_conn *c, char *err)
+{
+	c->conn = virConnectOpen(c->uri);
+	if (!c->conn)
+		return errorf(err, "libvirt: cannot connect to '%s': %s", c->uri,
+			      virGetLastErrorMessage());
+	c->event_id = virConnectDomainEventRegisterAny(c->conn, NULL,
+						       VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+						       VIR_DOMAIN_EVENT_CALLBACK(on_lifecycle), c,
+						       NULL);
+	return 0;
+}
+
+static void close_conn(struct vm_conn *c)
+{
+	if (!c->conn)
+		return;
+	if (c->event_id >= 0)
+		virConnectDomainEventDeregisterAny(c->conn, c->event_id);
+	virConnectClose(c->conn);
+	c->conn = NULL;
+	c->event_id = -1;
+}
+
+/*
+ * A connection that died (a remote libvirtd restarted, the link dropped) is
+ * opened again before the next guest; the runs it took down were failures of
+ * the harness's own and are retried. Called with c->lock held.
+ */
+static int ensure_alive(struct vm_conn *c, char *err)
+{
+	if (c->conn && virConnectIsAlive(c->conn) == 1)
+		return 0;
+	close_conn(c);
+	if (open_conn(c, err) < 0)
+		return -1;
+	return 1;
+}
+
 int vm_connect(const char *uri, const char *log_path, struct vm_conn **ret, char *err)
 {
 	char outputs[PATH_MAX + 16];
@@ -123,11 +201,13 @@ int vm_connect(const char *uri, const char *log_path, struct vm_conn **ret, char
 	if (!c)
 		return errorf(err, "out of memory");
 	c->embedded = is_embedded(uri);
-	c->conn = virConnectOpen(uri);
-	if (!c->conn) {
+	c->event_id = -1;
+	snprintf(c->uri, sizeof(c->uri), "%s", uri);
+	pthread_mutex_init(&c->lock, NULL);
+	if (open_conn(c, err) < 0) {
+		pthread_mutex_destroy(&c->lock);
 		free(c);
-		return errorf(err, "libvirt: cannot connect to '%s': %s", uri,
-			      virGetLastErrorMessage());
+		return -1;
 	}
 	*ret = c;
 	return 0;
@@ -156,7 +236,8 @@ void vm_disconnect(struct vm_conn *c)
 {
 	if (!c)
 		return;
-	virConnectClose(c->conn);
+	close_conn(c);
+	pthread_mutex_destroy(&c->lock);
 	free(c);
 }
 
@@ -326,33 +407,83 @@ int vm_domain_xml(const struct vm_config *cfg, char *buf, size_t len, char *err)
 	return 0;
 }
 
+/* Follow d's lifecycle events; called with c->lock held. */
+static int watch_add(struct vm_conn *c, struct vm_domain *d, char *err)
+{
+	size_t i;
+
+	for (i = 0; i < VM_WATCH_MAX; i++)
+		if (!c->watch[i]) {
+			c->watch[i] = d;
+			return 0;
+		}
+	return errorf(err, "more than %d guests at once", VM_WATCH_MAX);
+}
+
+static void watch_del(struct vm_conn *c, struct vm_domain *d)
+{
+	size_t i;
+
+	for (i = 0; i < VM_WATCH_MAX; i++)
+		if (c->watch[i] == d)
+			c->watch[i] = NULL;
+}
+
 int vm_start(struct vm_conn *c, const struct vm_config *cfg, struct vm_domain **ret, char *err)
 {
 	char xml[16384];
 	struct vm_domain *d;
+	virConnectPtr conn;
 
 	if (vm_domain_xml(cfg, xml, sizeof(xml), err) < 0)
 		return -1;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return errorf(err, "out of memory");
+	d->conn = c;
+	snprintf(d->name, sizeof(d->name), "%s", cfg->name);
+	pthread_mutex_lock(&c->lock);
+	if (watch_add(c, d, err) < 0 || ensure_alive(c, err) < 0) {
+		watch_del(c, d);
+		pthread_mutex_unlock(&c->lock);
+		free(d);
+		return -1;
+	}
+	/* not under the lock: starting QEMU needs the event thread, whose
+	 * lifecycle callback takes it */
+	conn = c->conn;
+	virConnectRef(conn);
+	pthread_mutex_unlock(&c->lock);
 	/* libvirt 9 refuses AUTODESTROY on the embedded driver, whose domains
 	 * die with the connection anyway */
-	d->dom = virDomainCreateXML(c->conn, xml, c->embedded ? 0 : VIR_DOMAIN_START_AUTODESTROY);
+	d->dom = virDomainCreateXML(conn, xml, c->embedded ? 0 : VIR_DOMAIN_START_AUTODESTROY);
+	virConnectClose(conn);
 	if (!d->dom) {
-		free(d);
-		return errorf(err, "libvirt: cannot start domain '%s': %s", cfg->name,
-			      virGetLastErrorMessage());
+		errorf(err, "libvirt: cannot start domain '%s': %s", cfg->name,
+		       virGetLastErrorMessage());
+		vm_destroy(d);
+		return -1;
 	}
 	*ret = d;
 	return 0;
+}
+
+enum vm_stop vm_stopped(struct vm_domain *d, int wait_ms)
+{
+	enum vm_stop st;
+
+	while ((st = atomic_load(&d->stopped)) == VM_STOP_NOT && wait_ms > 0) {
+		usleep(50000);
+		wait_ms -= 50;
+	}
+	return st;
 }
 
 int vm_running(struct vm_domain *d)
 {
 	int state, reason;
 
-	if (virDomainGetState(d->dom, &state, &reason, 0) < 0)
+	if (!d->dom || virDomainGetState(d->dom, &state, &reason, 0) < 0)
 		return 0;
 	return state == VIR_DOMAIN_RUNNING || state == VIR_DOMAIN_BLOCKED ||
 	       state == VIR_DOMAIN_PAUSED;
@@ -362,9 +493,13 @@ void vm_destroy(struct vm_domain *d)
 {
 	if (!d)
 		return;
-	if (vm_running(d))
+	if (d->dom && vm_running(d))
 		virDomainDestroy(d->dom);
-	virDomainFree(d->dom);
+	pthread_mutex_lock(&d->conn->lock);
+	watch_del(d->conn, d);
+	pthread_mutex_unlock(&d->conn->lock);
+	if (d->dom)
+		virDomainFree(d->dom);
 	free(d);
 }
 

@@ -40,11 +40,21 @@ int vm_destroy_leftovers(struct vm_conn *c, const char *prefix, char *err);
 /* The domain XML for cfg; -1 if it does not fit or a path is unusable. */
 int vm_domain_xml(const struct vm_config *cfg, char *buf, size_t len, char *err);
 
-/* Start a transient domain that dies with the connection. */
+/* Start a transient domain that dies with the connection (opened again first if
+ * it died: a remote libvirtd restarted). */
 int vm_start(struct vm_conn *c, const struct vm_config *cfg, struct vm_domain **ret, char *err);
 
 /* 1 while the domain exists and runs, 0 once it is gone or shut off. */
 int vm_running(struct vm_domain *d);
+
+enum vm_stop { VM_STOP_NOT, VM_STOP_NORMAL, VM_STOP_EMULATOR_DIED };
+
+/*
+ * How the domain stopped, from libvirt's lifecycle events, waiting up to
+ * wait_ms for the event: VM_STOP_EMULATOR_DIED when QEMU itself went away
+ * (killed or crashed on the host), not by the guest's poweroff or reboot.
+ */
+enum vm_stop vm_stopped(struct vm_domain *d, int wait_ms);
 
 /* Destroy (if still there) and free. */
 void vm_destroy(struct vm_domain *d);
