@@ -264,7 +264,7 @@ static void int_row(sqlite3_stmt *st, void *arg)
  * A database from another schema is left as it is: nothing committed is
  * ever rewritten behind its owner's back.
  */
-static int check_version(struct store *s, const char *path, char *err)
+static int check_version(struct store *s, const char *path, int *ret_fresh, char *err)
 {
 	int64_t version = 0, tables = 0;
 
@@ -272,6 +272,7 @@ static int check_version(struct store *s, const char *path, char *err)
 	    each_row(s, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'runs' AND ?1 = ?1", 0,
 		     int_row, &tables, err) < 0)
 		return -1;
+	*ret_fresh = version == 0;
 	if (version == STORE_SCHEMA || (version == 0 && tables == 0))
 		return 0;
 	return errorf(err, "%s has schema %lld, this harness writes schema %d: move it aside "
@@ -282,6 +283,7 @@ static int check_version(struct store *s, const char *path, char *err)
 int store_open(const char *path, struct store **ret, char *err)
 {
 	struct store *s = calloc(1, sizeof(*s));
+	int fresh = 0;
 
 	if (!s)
 		return errorf(err, "out of memory");
@@ -293,8 +295,9 @@ int store_open(const char *path, struct store **ret, char *err)
 	sqlite3_busy_timeout(s->db, 10000);
 	if (exec_sql(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
 		     " PRAGMA foreign_keys=ON;", err) < 0 ||
-	    check_version(s, path, err) < 0 || create_schema(s, err) < 0 ||
-	    exec_sql(s, "PRAGMA user_version = " STORE_SCHEMA_STR ";", err) < 0 ||
+	    check_version(s, path, &fresh, err) < 0 || create_schema(s, err) < 0 ||
+	    /* written once: opening must not write, or a full disk refuses readers */
+	    (fresh && exec_sql(s, "PRAGMA user_version = " STORE_SCHEMA_STR ";", err) < 0) ||
 	    prepare_inserts(s, err) < 0)
 		goto fail;
 	*ret = s;
