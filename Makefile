@@ -114,6 +114,12 @@ unit: deps $(UNIT_TESTS)
 test: build images unit
 	tests/run.sh $(HARNESS) $(UNIT_TESTS)
 
+# The fault suite in full: 20 kill -9 rounds (tests/run.sh runs it with 5),
+# misbehaving guests, a full disk, SIGTERM, QEMU killed; see RELIABILITY.md.
+.PHONY: faults
+faults: build images
+	FAULTS_KILLS=20 tests/e2e_faults.sh $(HARNESS) $(HARNESSD)
+
 # Benchmarks measure; tests assert. Figures go to BENCHMARKS.md by hand.
 tests/build/bench_sampler: tests/bench_sampler.c guest/sampler.c guest/proto.c $(HEADERS)
 	@mkdir -p $(@D)
