@@ -36,29 +36,58 @@ static unsigned williams_arm(unsigned k, unsigned q, unsigned j)
 	return (williams_first(k, j) + row) % k;
 }
 
+/* Reps [from, to) of cell c that fall in block b, written to out; their slots. */
+static size_t emit_block(unsigned k, unsigned c, unsigned b, unsigned from, unsigned to,
+			 struct abba_slot *out)
+{
+	unsigned long long R = abba_block_reps(k), r0 = b * R, r1 = r0 + R, r;
+	size_t n = 0;
+	unsigned i;
+
+	r0 = r0 > from ? r0 : from;
+	r1 = r1 < to ? r1 : to;
+	for (r = r0; r < r1; r++)
+		for (i = 0; i < k; i++) {
+			out[n].arm = williams_arm(k, (unsigned)(r - b * R), i);
+			out[n].cell = c;
+			out[n].block = b;
+			out[n].position = (unsigned)((r - b * R) * k + i);
+			n++;
+		}
+	return n;
+}
+
 size_t abba_order_from(unsigned n_arms, unsigned n_cells, unsigned first_rep, unsigned reps,
 		       struct abba_slot *out)
 {
-	unsigned R = abba_block_reps(n_arms), end, b, b_end, c, r, r0, r1, i;
+	unsigned R = abba_block_reps(n_arms), end, b, c;
 	size_t n = 0;
 
 	if (n_arms == 0 || n_cells == 0 || reps == 0 || reps > UINT_MAX - first_rep)
 		return 0;
 	end = first_rep + reps;
-	b_end = (end - 1) / R;
-	for (b = first_rep / R; b <= b_end; b++) {
-		r0 = b * R > first_rep ? b * R : first_rep;
-		r1 = end - b * R > R ? b * R + R : end;
+	for (b = first_rep / R; b <= (end - 1) / R; b++)
 		for (c = 0; c < n_cells; c++)
-			for (r = r0; r < r1; r++)
-				for (i = 0; i < n_arms; i++) {
-					out[n].arm = williams_arm(n_arms, r - b * R, i);
-					out[n].cell = c;
-					out[n].block = b;
-					out[n].position = (r - b * R) * n_arms + i;
-					n++;
-				}
+			n += emit_block(n_arms, c, b, first_rep, end, out + n);
+	return n;
+}
+
+size_t abba_order_cells(unsigned n_arms, unsigned n_cells, const unsigned *first_rep,
+			const unsigned *end_rep, struct abba_slot *out)
+{
+	unsigned R = abba_block_reps(n_arms), b0 = UINT_MAX, b1 = 0, b, c;
+	size_t n = 0;
+
+	for (c = 0; c < n_cells && n_arms; c++) {
+		if (end_rep[c] <= first_rep[c])
+			continue;
+		b0 = first_rep[c] / R < b0 ? first_rep[c] / R : b0;
+		b1 = (end_rep[c] - 1) / R > b1 ? (end_rep[c] - 1) / R : b1;
 	}
+	for (b = b0; b0 != UINT_MAX && b <= b1; b++)
+		for (c = 0; c < n_cells; c++)
+			if (end_rep[c] > first_rep[c])
+				n += emit_block(n_arms, c, b, first_rep[c], end_rep[c], out + n);
 	return n;
 }
 

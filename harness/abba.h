@@ -45,4 +45,15 @@ size_t abba_order(unsigned n_arms, unsigned n_cells, unsigned reps, struct abba_
 size_t abba_order_from(unsigned n_arms, unsigned n_cells, unsigned first_rep, unsigned reps,
 		       struct abba_slot *out);
 
+/*
+ * Like abba_order_from, but each cell c from its own rep first_rep[c] up to
+ * end_rep[c] (none if end_rep[c] <= first_rep[c]): cells that had blocks
+ * added on their own (harness extend) continue their own design, in ABBA (or
+ * Williams) order, and cells still take turns block by block. out must hold
+ * n_arms x the sum of (end_rep[c] - first_rep[c]) slots. Returns the number
+ * of slots written.
+ */
+size_t abba_order_cells(unsigned n_arms, unsigned n_cells, const unsigned *first_rep,
+			const unsigned *end_rep, struct abba_slot *out);
+
 #endif

@@ -2,6 +2,7 @@
  * strict about paths, queries, bodies and tokens; the queue does the work. */
 #include "api.h"
 #include "err.h"
+#include "extend.h"
 #include "proc.h"
 #include "queue.h"
 #include "store.h"
@@ -274,6 +275,51 @@ static enum MHD_Result h_control(struct call *x)
 		     json_pack("{s:s,s:s}", "matrix", x->r->key, "action", action));
 }
 
+/* The body {"max_blocks": N, "base": ARM, "new": ARM} (arms optional), checked. */
+static int extend_body(json_t *body, struct extend_opts *o, char *err)
+{
+	json_t *v;
+	const char *k;
+
+	if (!json_is_object(body))
+		return errorf(err, "expected an object {\"max_blocks\": N, \"base\": ARM, "
+			      "\"new\": ARM}");
+	json_object_foreach(body, k, v)
+		if (strcmp(k, "max_blocks") && strcmp(k, "base") && strcmp(k, "new"))
+			return errorf(err, "unknown key '%.64s' (expected max_blocks, base, new)", k);
+	v = json_object_get(body, "max_blocks");
+	if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 100000)
+		return errorf(err, "\"max_blocks\": expected a whole number from 1");
+	o->max_blocks = (unsigned)json_integer_value(v);
+	if ((json_object_get(body, "base") && !json_is_string(json_object_get(body, "base"))) ||
+	    (json_object_get(body, "new") && !json_is_string(json_object_get(body, "new"))))
+		return errorf(err, "\"base\", \"new\": expected arm names");
+	o->base_arm = json_string_value(json_object_get(body, "base"));
+	o->new_arm = json_string_value(json_object_get(body, "new"));
+	return 0;
+}
+
+static enum MHD_Result h_extend(struct call *x)
+{
+	struct extend_opts o = { .matrix = x->r->key };
+	char err[ERR_MAX];
+	json_error_t je;
+	json_t *body, *res = NULL;
+	int http = 400, rc;
+
+	body = json_loadb(x->r->body ? x->r->body : "", x->r->len, JSON_REJECT_DUPLICATES, &je);
+	if (!body)
+		return reply_err(x->conn, 400, "malformed JSON at line %d, column %d: %s", je.line,
+				 je.column, je.text);
+	rc = extend_body(body, &o, err);
+	if (rc == 0)
+		rc = extend_matrix(x->s, &o, &res, &http, err);
+	json_decref(body);
+	if (rc < 0)
+		return reply_err(x->conn, (unsigned)http, "%s", err);
+	return reply(x->conn, 200, res);
+}
+
 static enum MHD_Result h_samples(struct call *x)
 {
 	char err[ERR_MAX];
@@ -464,6 +510,7 @@ static const struct route routes[] = {
 	{ "POST", "/matrices/{key}/cancel",   0,               0, h_control },
 	{ "POST", "/matrices/{key}/pause",    0,               0, h_control },
 	{ "POST", "/matrices/{key}/resume",   0,               0, h_control },
+	{ "POST", "/matrices/{key}/extend",   0,               1, h_extend },
 	{ "GET",  "/runs/{id}/samples",       Q_AFTER | Q_MAX, 0, h_samples },
 	{ "GET",  "/runs/{id}/stream",        Q_AFTER,         0, h_stream },
 };

@@ -8,6 +8,8 @@
  *   GET  /matrices                      queue_list
  *   GET  /matrices/KEY                  queue_matrix (KEY: an id or a name)
  *   POST /matrices/KEY/cancel|pause|resume  queue_control -> {"matrix": KEY, "action": A}
+ *   POST /matrices/KEY/extend           {"max_blocks": N, "base": ARM, "new": ARM}
+ *                                       (arms optional) -> extend_matrix's result
  *   GET  /runs/ID/samples?after=N&max=M one page of queue_samples
  *   GET  /runs/ID/stream?after=N        chunked, one JSON object a line:
  *        first {"run", "status", "files", "streams"} (no "seq"),

@@ -26,6 +26,7 @@ struct http {
 	char *body;
 	size_t len;
 	int too_big;
+	int no_daemon;            /* nothing listens on the socket */
 };
 
 static void http_release(struct http *h)
@@ -110,6 +111,7 @@ static int request(const struct conf *c, const char *method, const char *path,
 		return errorf(err, "the daemon's reply is over %u MiB", REPLY_MAX >> 20);
 	if (rc != CURLE_OK) {
 		http_release(h);
+		h->no_daemon = rc == CURLE_COULDNT_CONNECT;
 		return curl_failed(c, rc, err);
 	}
 	return 0;
@@ -157,6 +159,30 @@ static int call(const struct conf *c, const char *method, const char *path, cons
 	if (!*ret)
 		return errorf(err, "the daemon's reply is not JSON: %s", je.text);
 	return 0;
+}
+
+int client_post(const struct conf *c, const char *path, const char *body, json_t **ret,
+		char *err)
+{
+	struct http h;
+	json_error_t je;
+	int rc;
+
+	*ret = NULL;
+	if (access(c->api_socket, F_OK) < 0)
+		return 1;
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		return errorf(err, "libcurl would not start");
+	rc = request(c, "POST", path, body, &h, err);
+	curl_global_cleanup();
+	if (rc < 0)
+		return h.no_daemon ? 1 : -1;
+	if (h.code < 200 || h.code >= 300)
+		rc = daemon_error(&h, err);
+	else if (!(*ret = json_loadb(h.body ? h.body : "", h.len, 0, &je)))
+		rc = errorf(err, "the daemon's reply is not JSON: %s", je.text);
+	http_release(&h);
+	return rc;
 }
 
 /* ---- formatting ---- */

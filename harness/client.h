@@ -3,6 +3,8 @@
 #ifndef CLIENT_H
 #define CLIENT_H
 
+#include <jansson.h>
+
 #include "conf.h"
 
 /* Is cmd one of the client's commands? */
@@ -16,5 +18,13 @@ int client_handles(const char *cmd);
  * done.
  */
 int client_main(const struct conf *c, int argc, char **argv, int json);
+
+/*
+ * POST body (JSON text) to path on the daemon at c->api_socket. 0: a 2xx
+ * reply, *ret its JSON; 1: no daemon listens there (nothing was sent); -1:
+ * an error reply or no usable answer, the daemon's message in err.
+ */
+int client_post(const struct conf *c, const char *path, const char *body, json_t **ret,
+		char *err);
 
 #endif

@@ -255,23 +255,15 @@ static int aa_floor(const struct side *sd, const char *cell, const struct metric
 
 /* ---- the comparison ---- */
 
-struct row {
-	char cell[CELL_NAME_MAX];
-	char arm[64];           /* two matrices: the new matrix's arm */
-	const struct metric *m;
-	int aa;                 /* floor from A/A arms */
-	struct verdict v;
-};
-
 struct result {
-	struct row *rows;
+	struct compare_row *rows;
 	size_t n, cap;
 	unsigned counts[3], worse;
 };
 
-static int push_row(struct result *res, const struct row *r)
+static int push_row(struct result *res, const struct compare_row *r)
 {
-	struct row *nv;
+	struct compare_row *nv;
 
 	if (res->n == res->cap) {
 		res->cap = res->cap ? 2 * res->cap : 64;
@@ -291,7 +283,7 @@ static int compare_one(const struct side *b, const struct side *nw, unsigned cb,
 {
 	const struct metric *m;
 	double fb, fn, floor;
-	struct row r;
+	struct compare_row r;
 	long n;
 
 	for (m = metrics; m < metrics + n_metrics; m++) {
@@ -358,7 +350,7 @@ out:
 
 /* ---- output ---- */
 
-static const char *row_label(const struct row *r, int two, char *buf, size_t len)
+static const char *row_label(const struct compare_row *r, int two, char *buf, size_t len)
 {
 	if (two)
 		snprintf(buf, len, "%s [%s]", r->cell, r->arm);
@@ -392,7 +384,7 @@ static void print_text(FILE *f, const struct side *b, const struct side *nw, int
 		       const struct compare_opts *o, const struct result *res)
 {
 	char label[CELL_NAME_MAX + 70];
-	const struct row *r;
+	const struct compare_row *r;
 	const struct verdict *v;
 	size_t i;
 
@@ -452,7 +444,7 @@ static json_t *side_json(const struct side *sd)
 	return j;
 }
 
-static json_t *row_json(const struct row *r)
+static json_t *row_json(const struct compare_row *r)
 {
 	const struct verdict *v = &r->v;
 
@@ -507,7 +499,7 @@ oom:
 static void warn_drift(FILE *warn, const struct result *res, int two)
 {
 	char label[CELL_NAME_MAX + 70];
-	const struct row *r;
+	const struct compare_row *r;
 	size_t i;
 
 	if (!warn)
@@ -522,40 +514,76 @@ static void warn_drift(FILE *warn, const struct result *res, int two)
 	}
 }
 
+/* The two sides, the arms compared (-1: two matrices) and every verdict. */
+struct comparison {
+	struct side *b, *nw;
+	int ab, an;
+	struct result res;
+};
+
+static void comparison_release(struct comparison *x)
+{
+	free(x->res.rows);
+	if (x->nw != x->b)
+		side_free(x->nw);
+	side_free(x->b);
+}
+
+static int comparison_run(struct store *s, const struct compare_opts *o, struct comparison *x,
+			  char *err)
+{
+	memset(x, 0, sizeof(*x));
+	x->ab = x->an = -1;
+	if (!(x->b = side_load(s, o->base_matrix, err)))
+		return -1;
+	if (o->base_arm) {
+		x->nw = x->b;
+		if ((x->ab = arm_index(x->b, o->base_arm, err)) < 0 ||
+		    (x->an = arm_index(x->b, o->new_arm, err)) < 0)
+			return -1;
+		if (x->ab == x->an)
+			return errorf(err, "arm '%s' compared with itself", o->base_arm);
+	} else if (!(x->nw = side_load(s, o->new_matrix, err))) {
+		return -1;
+	}
+	if (find_aa(s, x->b, x->ab, x->an, err) < 0 ||
+	    (x->nw != x->b && find_aa(s, x->nw, -1, -1, err) < 0))
+		return -1;
+	return compare_all(x->b, x->nw, x->ab, x->an, o, &x->res, err);
+}
+
 int compare_run(struct store *s, const struct compare_opts *o, FILE *out, FILE *warn, char *err)
 {
-	struct side *b = NULL, *nw = NULL;
-	struct result res = { 0 };
-	int ab = -1, an = -1, ret = -1;
+	struct comparison x;
+	int ret = -1;
 
-	if (!(b = side_load(s, o->base_matrix, err)))
-		goto out;
-	if (o->base_arm) {
-		nw = b;
-		if ((ab = arm_index(b, o->base_arm, err)) < 0 || (an = arm_index(b, o->new_arm, err)) < 0)
-			goto out;
-		if (ab == an && errorf(err, "arm '%s' compared with itself", o->base_arm))
-			goto out;
-	} else if (!(nw = side_load(s, o->new_matrix, err))) {
-		goto out;
-	}
-	if (find_aa(s, b, ab, an, err) < 0 || (nw != b && find_aa(s, nw, -1, -1, err) < 0) ||
-	    compare_all(b, nw, ab, an, o, &res, err) < 0)
+	if (comparison_run(s, o, &x, err) < 0)
 		goto out;
 	if (o->json) {
-		if (print_json(out, b, nw, ab, an, o, &res, err) < 0)
+		if (print_json(out, x.b, x.nw, x.ab, x.an, o, &x.res, err) < 0)
 			goto out;
 	} else {
-		print_text(out, b, nw, ab, an, o, &res);
+		print_text(out, x.b, x.nw, x.ab, x.an, o, &x.res);
 	}
-	warn_drift(warn, &res, ab < 0);
-	ret = res.worse > 0;
+	warn_drift(warn, &x.res, x.ab < 0);
+	ret = x.res.worse > 0;
 out:
-	free(res.rows);
-	if (nw != b)
-		side_free(nw);
-	side_free(b);
+	comparison_release(&x);
 	return ret;
+}
+
+int compare_rows(struct store *s, const struct compare_opts *o, struct compare_row **ret,
+		 size_t *ret_n, char *err)
+{
+	struct comparison x;
+	int rc = comparison_run(s, o, &x, err);
+
+	if (rc == 0) {
+		*ret = TAKE_PTR(x.res.rows);
+		*ret_n = x.res.n;
+	}
+	comparison_release(&x);
+	return rc;
 }
 
 /* ---- the command ---- */

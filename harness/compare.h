@@ -55,6 +55,24 @@ struct compare_opts {
 	int json;
 };
 
+/* One verdict: a common cell, the (new) arm, a compared metric. */
+struct metric;
+struct compare_row {
+	char cell[CELL_NAME_MAX];
+	char arm[64];           /* two matrices: the new matrix's arm */
+	const struct metric *m;
+	int aa;                 /* floor from A/A arms */
+	struct verdict v;
+};
+
+/*
+ * The verdicts o asks for, printing nothing (o's output options are
+ * ignored): one row per common cell and compared metric, in cell order.
+ * *ret malloc'd. Returns 0, or -1 with err.
+ */
+int compare_rows(struct store *s, const struct compare_opts *o, struct compare_row **ret,
+		 size_t *ret_n, char *err);
+
 /*
  * Compare and print to out (warnings, such as drift, to warn). Returns 1 if
  * any cell and metric is DIFFERENT and worse, 0 if none, -1 with err.

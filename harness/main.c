@@ -5,6 +5,7 @@
 #include "compare.h"
 #include "conf.h"
 #include "err.h"
+#include "extend.h"
 #include "proc.h"
 #include "report.h"
 #include "runner.h"
@@ -21,8 +22,11 @@ static const char usage[] =
 	"usage: harness [-c harness.conf] [-j|--json] COMMAND ...\n"
 	"  check FILE     validate a matrix file; boots nothing\n"
 	"  run FILE       queue the matrix, run every run in a fresh guest, print its table\n"
+	"  run MATRIX     run what a stored matrix (id or name) has queued, print its table\n"
 	"  table MATRIX   print the ABBA table of a stored matrix (id or name)\n"
 	"  compare MATRIX BASE NEW | --matrices M1 M2  verdicts; exit 1 on a regression\n"
+	"  extend --until-decided --max-blocks N MATRIX [BASE NEW]  queue blocks for the\n"
+	"                 cells compare calls UNKNOWN (through harnessd if it runs)\n"
 	"  probe          say which accelerator guests would use, and why\n"
 	"through the daemon (harnessd); --json prints its JSON as is:\n"
 	"  submit FILE    queue a matrix (more reps of a queued one are appended)\n"
@@ -101,30 +105,68 @@ static int run_all(struct runner *r, const struct matrix *m, int64_t mid, unsign
 	return 0;
 }
 
+/* A new matrix from its file, queued in ABBA order. */
+static int queue_file(struct store *s, struct matrix *m, int64_t *mid, char *err)
+{
+	_cleanup_free_ struct abba_slot *slots = calloc(spec_run_count(m), sizeof(*slots));
+	size_t n;
+
+	if (!slots)
+		return errorf(err, "out of memory");
+	n = abba_order(m->n_arms, m->n_cells, (unsigned)m->reps, slots);
+	if (store_add_matrix(s, m, slots, n, mid, err) < 0)
+		return -1;
+	printf("matrix %lld '%s': %zu runs queued in ABBA order\n", (long long)*mid, m->name, n);
+	return 0;
+}
+
+/* A stored matrix (no file is called key): its spec as queued, and what it has queued. */
+static int load_stored(const struct conf *c, struct store *s, const char *key,
+		       struct matrix *m, int64_t *mid, char *err)
+{
+	_cleanup_free_ struct run_ref *refs = NULL;
+	_cleanup_free_ char *text = NULL;
+	char base_dir[PATH_MAX], label[64];
+	size_t n;
+
+	if (store_find_matrix(s, key, mid, err) < 0)
+		return errorf(err, "'%s': no such matrix file, nor a stored matrix of that id or name",
+			      key);
+	snprintf(label, sizeof(label), "matrix %lld", (long long)*mid);
+	if (store_matrix_spec(s, *mid, &text, base_dir, err) < 0 ||
+	    spec_load_text(m, text, label, base_dir, c, err) < 0 ||
+	    store_queued_runs(s, *mid, &refs, &n, err) < 0)
+		return -1;
+	printf("matrix %lld '%s': %zu runs queued\n", (long long)*mid, m->name, n);
+	return 0;
+}
+
+/* The matrix to run: queued from its file, or stored (stored: no file is called file). */
+static int prepare(const struct conf *c, struct store *s, const char *file, int stored,
+		   struct matrix *m, int64_t *mid, char *err)
+{
+	if (stored)
+		return load_stored(c, s, file, m, mid, err) < 0 ? -1 : runner_check_images(c, m, err);
+	if (runner_check_images(c, m, err) < 0)
+		return -1;
+	return queue_file(s, m, mid, err);
+}
+
 static int cmd_run(const struct conf *c, const char *file)
 {
 	struct runner r = { .conf = c, .first_cpu = -1 };
 	_cleanup_free_ struct matrix *m = calloc(1, sizeof(*m));
-	_cleanup_free_ struct abba_slot *slots = NULL;
 	char err[ERR_MAX], uri[PATH_MAX], log[PATH_MAX];
+	int stored = access(file, F_OK) < 0, ret = 1;
 	unsigned failed = 0;
 	int64_t mid;
-	size_t n;
-	int ret = 1;
 
-	if (!m || spec_load(m, file, c, err) < 0) {
+	if (!m || (!stored && spec_load(m, file, c, err) < 0)) {
 		fprintf(stderr, "%s\n", m ? err : "out of memory");
 		return 1;
 	}
-	slots = calloc(spec_run_count(m), sizeof(*slots));
-	if (!slots && errorf(err, "out of memory"))
+	if (open_store(c, &r.store, err) < 0 || prepare(c, r.store, file, stored, m, &mid, err) < 0)
 		goto out;
-	if (runner_check_images(c, m, err) < 0 || open_store(c, &r.store, err) < 0)
-		goto out;
-	n = abba_order(m->n_arms, m->n_cells, (unsigned)m->reps, slots);
-	if (store_add_matrix(r.store, m, slots, n, &mid, err) < 0)
-		goto out;
-	printf("matrix %lld '%s': %zu runs queued in ABBA order\n", (long long)mid, m->name, n);
 	r.accel = pick_accel(c, m);
 	gethostname(r.host, sizeof(r.host) - 1);
 	conf_uri(c, uri, sizeof(uri));
@@ -216,6 +258,8 @@ int main(int argc, char **argv)
 		return cmd_table(&c, argv[1]);
 	if (!strcmp(argv[0], "compare"))
 		return compare_main(&c, argc, argv, json);
+	if (!strcmp(argv[0], "extend"))
+		return extend_main(&c, argc, argv, json);
 	if (!strcmp(argv[0], "probe") && argc == 1)
 		return cmd_probe(&c);
 	if (client_handles(argv[0]))

@@ -187,6 +187,23 @@ static void lift_arrays(json_t *job, json_t *lifted)
 	}
 }
 
+/*
+ * A lifted option must be a param's kind of array: 1..PARAM_VALUES numbers or
+ * strings. An empty one would expand the workload to no cell at all (and no
+ * check of its job), a nested one would reach the job as an array.
+ */
+static int check_lifted(json_t *lifted, const char *where, char *err)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach(lifted, key, v)
+		if (!param_ok(v))
+			return errorf(err, "%s: '%s': an array of values expands cells: expected "
+				      "1..%d numbers or strings", where, key, PARAM_VALUES);
+	return 0;
+}
+
 static int ends_with(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
@@ -489,7 +506,7 @@ int preset_expand(json_t *entry, const char *presets_dir, const char *where, jso
 	lifted = json_object();
 	if (job && lifted)
 		lift_arrays(job, lifted);
-	if (job && out && lifted &&
+	if (job && out && lifted && check_lifted(lifted, where, err) == 0 &&
 	    collect_params(preset, pname != NULL, entry, where, &params, err) == 0 &&
 	    json_object_update(params, lifted) == 0 &&
 	    expand(entry, preset, job, params, &sc, where, out, err) == 0) {

@@ -6,6 +6,7 @@
 #include "proc.h"
 #include "scheduler.h"
 #include "spec.h"
+#include "store_extend.h"
 
 #include <string.h>
 #include <unistd.h>
@@ -30,23 +31,24 @@ unsigned queue_guests(const struct conf *c)
 
 /* ---- submit ---- */
 
-static int append(struct store *s, const struct matrix *m, int64_t mid, uint64_t old_reps,
-		  json_t **ret, char *err)
+/*
+ * More reps of a queued matrix: every cell up to m->reps, each continuing its
+ * own blocks (a cell `harness extend` grew may need fewer, or none).
+ */
+static int append(struct store *s, const struct matrix *m, int64_t mid, json_t **ret,
+		  char *err)
 {
-	_cleanup_free_ struct abba_slot *slots = NULL;
-	unsigned extra = m->reps > old_reps ? (unsigned)(m->reps - old_reps) : 0;
-	size_t n = 0;
+	unsigned want[SPEC_MAX_CELLS], added[SPEC_MAX_CELLS], c;
+	json_int_t n = 0;
 
-	if (extra) {
-		slots = calloc((size_t)m->n_arms * m->n_cells * extra, sizeof(*slots));
-		if (!slots)
-			return errorf(err, "out of memory");
-		n = abba_order_from(m->n_arms, m->n_cells, (unsigned)old_reps, extra, slots);
-		if (store_append_runs(s, mid, slots, n, m->reps, err) < 0)
-			return -1;
-	}
+	for (c = 0; c < m->n_cells; c++)
+		want[c] = (unsigned)m->reps;
+	if (store_grow_cells(s, mid, m->n_arms, m->n_cells, want, m->reps, added, err) < 0)
+		return -1;
+	for (c = 0; c < m->n_cells; c++)
+		n += added[c];
 	*ret = json_pack("{s:I, s:s, s:I, s:b}", "matrix", (json_int_t)mid, "name", m->name,
-			 "runs", (json_int_t)n, "appended", 1);
+			 "runs", n, "appended", 1);
 	return *ret ? 0 : errorf(err, "out of memory");
 }
 
@@ -70,7 +72,7 @@ int queue_submit(struct store *s, const struct conf *c, const char *text, const 
 	if (found < 0)
 		goto out;
 	if (found == 0) {
-		rc = append(s, m, mid, old_reps, ret, err);
+		rc = append(s, m, mid, ret, err);
 		goto out;
 	}
 	slots = calloc(spec_run_count(m), sizeof(*slots));

@@ -147,36 +147,53 @@ static const char schema[] =
 	" resident_pages INTEGER NOT NULL, PRIMARY KEY (run_id, idx, file)) WITHOUT ROWID;";
 
 /*
- * Per done run: rates over the measured (non-ramp) intervals, refaults per
- * read, and residency at the end as a share of the declared files.
+ * Per done run, written once in the transaction that marks it done
+ * (store_run_finish): rates over the measured (non-ramp) intervals, refaults
+ * per read, and residency at the end as a share of the declared files.
+ * Reports read these rows and never aggregate samples. NULL where a rate has
+ * no denominator.
  */
-static const char summary_view[] =
-	"CREATE VIEW IF NOT EXISTS run_summary AS"
-	" WITH w AS (SELECT run_id,"
+static const char summary_table[] =
+	"CREATE TABLE IF NOT EXISTS run_summary ("
+	" run_id INTEGER PRIMARY KEY REFERENCES runs(id),"
+	" matrix_id INTEGER NOT NULL REFERENCES matrices(id),"
+	" arm INTEGER NOT NULL, cell INTEGER NOT NULL,"
+	" block INTEGER NOT NULL, position INTEGER NOT NULL,"
+	" seconds REAL, ops_per_s REAL, refault_per_s REAL, majflt_per_s REAL,"
+	" activate_per_s REAL, refaults_per_read REAL, miss_share REAL, resident_share REAL);"
+	"CREATE INDEX IF NOT EXISTS run_summary_matrix ON run_summary (matrix_id, run_id);";
+
+/* The summary row of run ?1 if it is done (a run without samples has none). */
+static const char summary_insert[] =
+	"WITH w AS (SELECT run_id,"
 	"   COALESCE(MAX(CASE WHEN ramp THEN t_ms END), 0) AS ramp_ms, MAX(t_ms) AS end_ms,"
 	"   MAX(seq) AS last_seq,"
 	"   SUM(CASE WHEN ramp THEN 0 ELSE workingset_refault_file END) AS refaults,"
 	"   SUM(CASE WHEN ramp THEN 0 ELSE pgmajfault END) AS majflt,"
 	"   SUM(CASE WHEN ramp THEN 0 ELSE workingset_activate_file END) AS activ"
-	"   FROM samples GROUP BY run_id),"
+	"   FROM samples WHERE run_id = ?1 GROUP BY run_id),"
 	" o AS (SELECT t.run_id, SUM(t.read_ops + t.write_ops) AS ops, SUM(t.read_ops) AS reads,"
 	"   SUM(t.misses) AS misses"
 	"   FROM stream_samples t JOIN samples s ON s.run_id = t.run_id AND s.seq = t.seq"
-	"   WHERE s.ramp = 0 GROUP BY t.run_id),"
-	" p AS (SELECT run_id, SUM(pages) AS pages FROM run_files GROUP BY run_id)"
-	" SELECT r.id AS run_id, r.matrix_id, a.idx AS arm, c.idx AS cell, r.block, r.position,"
-	"  (w.end_ms - w.ramp_ms) / 1000.0 AS seconds,"
-	"  o.ops * 1000.0 / NULLIF(w.end_ms - w.ramp_ms, 0) AS ops_per_s,"
-	"  w.refaults * 1000.0 / NULLIF(w.end_ms - w.ramp_ms, 0) AS refault_per_s,"
-	"  w.majflt * 1000.0 / NULLIF(w.end_ms - w.ramp_ms, 0) AS majflt_per_s,"
-	"  w.activ * 1000.0 / NULLIF(w.end_ms - w.ramp_ms, 0) AS activate_per_s,"
-	"  w.refaults * 1.0 / NULLIF(o.reads, 0) AS refaults_per_read,"
-	"  o.misses * 1.0 / NULLIF(o.reads, 0) AS miss_share,"
+	"   WHERE t.run_id = ?1 AND s.ramp = 0 GROUP BY t.run_id),"
+	" p AS (SELECT run_id, SUM(pages) AS pages FROM run_files WHERE run_id = ?1"
+	"   GROUP BY run_id)"
+	" INSERT OR REPLACE INTO run_summary (run_id, matrix_id, arm, cell, block, position,"
+	"  seconds, ops_per_s, refault_per_s, majflt_per_s, activate_per_s, refaults_per_read,"
+	"  miss_share, resident_share)"
+	" SELECT r.id, r.matrix_id, a.idx, c.idx, r.block, r.position,"
+	"  (w.end_ms - w.ramp_ms) / 1000.0,"
+	"  o.ops * 1000.0 / NULLIF(w.end_ms - w.ramp_ms, 0),"
+	"  w.refaults * 1000.0 / NULLIF(w.end_ms - w.ramp_ms, 0),"
+	"  w.majflt * 1000.0 / NULLIF(w.end_ms - w.ramp_ms, 0),"
+	"  w.activ * 1000.0 / NULLIF(w.end_ms - w.ramp_ms, 0),"
+	"  w.refaults * 1.0 / NULLIF(o.reads, 0),"
+	"  o.misses * 1.0 / NULLIF(o.reads, 0),"
 	"  (SELECT SUM(f.resident_pages) FROM file_samples f"
-	"   WHERE f.run_id = r.id AND f.seq = w.last_seq) * 1.0 / NULLIF(p.pages, 0) AS resident_share"
+	"   WHERE f.run_id = r.id AND f.seq = w.last_seq) * 1.0 / NULLIF(p.pages, 0)"
 	" FROM runs r JOIN arms a ON a.id = r.arm_id JOIN cells c ON c.id = r.cell_id"
 	"  JOIN w ON w.run_id = r.id LEFT JOIN o ON o.run_id = r.id LEFT JOIN p ON p.run_id = r.id"
-	" WHERE r.status = 'done';";
+	" WHERE r.id = ?1 AND r.status = 'done'";
 
 static int db_err(struct store *s, char *err, const char *what)
 {
@@ -211,7 +228,7 @@ static int create_schema(struct store *s, char *err)
 		 sample_columns, stream_columns, op_columns);
 	if (exec_sql(s, sql, err) < 0)
 		return -1;
-	return exec_sql(s, summary_view, err);
+	return exec_sql(s, summary_table, err);
 }
 
 /* INSERT INTO table (run_id, <columns of an X-macro>) VALUES (?, ...). */
@@ -616,16 +633,35 @@ int store_event(struct store *s, int64_t run, unsigned idx, const struct proto_e
 	return 0;
 }
 
+static int in_transaction(struct store *s, int (*fn)(struct store *, void *, char *), void *arg,
+			  char *err);
+
+struct finish_arg {
+	int64_t run;
+	const char *status, *reason;
+	const struct proto_summary *sum;
+};
+
+/* The run's end and, if it is done, its summary: both or neither. */
+static int run_end_rows(struct store *s, void *p, char *err)
+{
+	struct finish_arg *a = p;
+
+	if (run_stmt(s, err, "UPDATE runs SET status = ?, reason = ?, finished_at = " NOW ","
+		     " duration_ms = ?, samples = ? WHERE id = ?", "ttiii", a->status, a->reason,
+		     (int64_t)a->sum->duration_ms, (int64_t)a->sum->samples, a->run) < 0 ||
+	    run_stmt(s, err, summary_insert, "i", a->run) < 0)
+		return -1;
+	return 0;
+}
+
 int store_run_finish(struct store *s, int64_t run, const char *status, const char *reason,
 		     const struct proto_summary *sum, char *err)
 {
 	struct proto_summary none = { 0 };
+	struct finish_arg a = { run, status, reason, sum ? sum : &none };
 
-	if (!sum)
-		sum = &none;
-	return run_stmt(s, err, "UPDATE runs SET status = ?, reason = ?, finished_at = " NOW ","
-			" duration_ms = ?, samples = ? WHERE id = ?", "ttiii", status, reason,
-			(int64_t)sum->duration_ms, (int64_t)sum->samples, run);
+	return in_transaction(s, run_end_rows, &a, err);
 }
 
 int store_find_matrix(struct store *s, const char *key, int64_t *ret_id, char *err)

@@ -51,7 +51,10 @@ int store_stream_sample(struct store *s, int64_t run, const struct proto_stream_
 			char *err);
 int store_event(struct store *s, int64_t run, unsigned idx, const struct proto_event *e,
 		char *err);
-/* status is "done", "failed" or "unsupported"; reason and summary may be NULL. */
+/*
+ * status is "done", "failed" or "unsupported"; reason and summary may be NULL.
+ * A done run's summary (table run_summary) is written in the same transaction.
+ */
 int store_run_finish(struct store *s, int64_t run, const char *status, const char *reason,
 		     const struct proto_summary *sum, char *err);
 
@@ -85,7 +88,7 @@ struct matrix_info {
 
 int store_matrix_info(struct store *s, int64_t matrix_id, struct matrix_info *mi, char *err);
 
-/* Summaries of the matrix's done runs; *ret is malloc'd. */
+/* Summaries of the matrix's done runs, as written when each ended; *ret is malloc'd. */
 int store_summaries(struct store *s, int64_t matrix_id, struct run_summary **ret,
 		    size_t *ret_n, char *err);
 

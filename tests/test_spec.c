@@ -939,6 +939,24 @@ static void test_job_arrays(void **state)
 	done(m);
 }
 
+/*
+ * Found by fuzz_spec: an empty array anywhere in a job expanded the workload
+ * to no cell, so the matrix was accepted with 0 runs and its job (here an
+ * unknown key) never checked. A lifted array follows the params' rule.
+ */
+static void test_job_arrays_bad(void **state)
+{
+	(void)state;
+	refuse(jq(ONE_ARM("{'name':'w','memcg_mib':64,'bogus':[]," FSQ "}")),
+	       "workloads[0]: 'bogus': an array of values expands cells", NULL);
+	refuse(jq(ONE_ARM("{'name':'w','memcg_mib':[]," FSQ "}")), "'memcg_mib'", "1..16", NULL);
+	refuse(jq(ONE_ARM("{'name':'w','files':[{'name':'d','mib':[]}],"
+			  "'streams':[{'kind':'random','file':'d'}]}")), "'d_mib'", NULL);
+	refuse(jq(ONE_ARM("{'name':'w','files':[{'name':'d','mib':8}],"
+			  "'streams':[{'kind':'random','file':'d','theta':[[1.1]]}]}")), "'theta'",
+	       NULL);
+}
+
 static void test_preset_scale(void **state)
 {
 	struct matrix *m;
@@ -1405,6 +1423,7 @@ int main(void)
 		cmocka_unit_test_setup(test_preset_plain, presets_setup),
 		cmocka_unit_test_setup(test_preset_expand_arrays, presets_setup),
 		cmocka_unit_test(test_job_arrays),
+		cmocka_unit_test(test_job_arrays_bad),
 		cmocka_unit_test(test_arm_arrays),
 		cmocka_unit_test_setup(test_preset_scale, presets_setup),
 		cmocka_unit_test_setup(test_preset_time_scale, presets_setup),

@@ -1,0 +1,594 @@
+/* test_extend.c -- precomputed run summaries and `harness extend` on a real
+ * SQLite file filled through the store API: summaries equal schema 3's view,
+ * extend grows only UNKNOWN cells, capped, in ABBA order, also over the API. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <ftw.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <curl/curl.h>
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include "abba.h"
+#include "api.h"
+#include "client.h"
+#include "compare.h"
+#include "conf.h"
+#include "err.h"
+#include "extend.h"
+#include "stats.h"
+#include "store.h"
+#include "store_extend.h"
+#include "summary_v3.h"
+#include "testlib.h"
+
+static char dir[PATH_MAX];
+static struct conf conf;
+static struct store *store;
+
+/* ---- matrices filled by hand ---- */
+
+static char canonical[] = "{}";
+
+static struct matrix *new_matrix(const char *name, unsigned n_arms, unsigned n_cells,
+				 unsigned reps)
+{
+	static const char *const arm_names[] = { "base", "new", "third" };
+	struct matrix *m = calloc(1, sizeof(*m));
+	struct cell *c;
+	unsigned i;
+
+	assert_non_null(m);
+	sfmt(m->name, sizeof(m->name), "%s", name);
+	sfmt(m->path, sizeof(m->path), "%s.json", name);
+	sfmt(m->base_dir, sizeof(m->base_dir), "%s", dir);
+	sfmt(m->hash, sizeof(m->hash), "hash-%s", name);
+	sfmt(m->archs[0], sizeof(m->archs[0]), "x86_64");
+	m->n_archs = 1;
+	m->canonical = canonical;
+	m->reps = reps;
+	m->memory_mib = 512;
+	m->vcpus = 2;
+	m->n_arms = n_arms;
+	m->n_cells = n_cells;
+	for (i = 0; i < n_arms; i++) {
+		sfmt(m->arms[i].name, sizeof(m->arms[i].name), "%s", arm_names[i]);
+		sfmt(m->arms[i].files[0].kernel, sizeof(m->arms[i].files[0].kernel), "/k/%u", i);
+		sfmt(m->arms[i].files[0].release, sizeof(m->arms[i].files[0].release), "6.12.%u", i);
+	}
+	for (i = 0; i < n_cells; i++) {
+		c = &m->cells[i];
+		sfmt(c->name, sizeof(c->name), "cell%u", i);
+		c->job.duration_s = 10;
+		c->job.interval_ms = 1000;
+		c->job.nfiles = 2;
+		sfmt(c->job.files[0].name, sizeof(c->job.files[0].name), "a");
+		sfmt(c->job.files[1].name, sizeof(c->job.files[1].name), "b");
+		c->job.nstreams = 2;
+		sfmt(c->job.streams[0].name, sizeof(c->job.streams[0].name), "r");
+		sfmt(c->job.streams[1].name, sizeof(c->job.streams[1].name), "s");
+	}
+	return m;
+}
+
+/* Queue a matrix in ABBA order; its queued runs in *ret. */
+static int64_t queue_matrix(const char *name, unsigned n_arms, unsigned n_cells, unsigned reps,
+			    struct run_ref **ret, size_t *ret_n)
+{
+	struct matrix *m = new_matrix(name, n_arms, n_cells, reps);
+	struct abba_slot *slots = calloc((size_t)n_arms * n_cells * reps, sizeof(*slots));
+	char err[ERR_MAX];
+	int64_t mid;
+	size_t n;
+
+	assert_non_null(slots);
+	n = abba_order(n_arms, n_cells, reps, slots);
+	if (store_add_matrix(store, m, slots, n, &mid, err) < 0 ||
+	    store_queued_runs(store, mid, ret, ret_n, err) < 0)
+		fail_msg("%s: %s", name, err);
+	free(slots);
+	free(m);
+	return mid;
+}
+
+/* How a fake run looks: which parts the guest sent, and at what rates. */
+struct shape {
+	unsigned ramp, intervals, streams, files;
+	int setup;                 /* run_files from a setup message */
+	double ops, reads_share;   /* per interval per stream; the share of reads */
+	uint64_t seed;
+	double jitter;             /* every count times 1 +- jitter / 2, at random */
+};
+
+static uint64_t jitter(uint64_t *seed, double v, double amp)
+{
+	double u = (double)(stats_rand(seed) >> 11) / 9007199254740992.0 - 0.5;
+
+	return (uint64_t)llround(v * (1 + amp * u));
+}
+
+static void run_start(int64_t run, const struct shape *sh)
+{
+	struct proto_hello h = { .proto = 1, .page_size = 4096, .mem_total_kib = 1 << 19 };
+	struct proto_setup st = { .file_pages = { .n = 2, .v = { 2048, 4096 } } };
+	char err[ERR_MAX];
+
+	sfmt(h.release, sizeof(h.release), "6.12.99-test");
+	sfmt(st.lru_gen, sizeof(st.lru_gen), "0x0007");
+	sfmt(st.residency, sizeof(st.residency), "cachestat");
+	if (store_run_booting(store, run, "tcg", "host", "x86_64", "", err) < 0 ||
+	    store_run_hello(store, run, &h, 1000, err) < 0 ||
+	    (sh->setup && store_run_setup(store, run, &st, err) < 0))
+		fail_msg("run %lld: %s", (long long)run, err);
+}
+
+static void run_samples(int64_t run, const struct shape *sh)
+{
+	struct proto_stream_sample ss;
+	struct proto_sample smp;
+	uint64_t i, k, seed = sh->seed;
+	char err[ERR_MAX];
+
+	for (i = 0; i < sh->ramp + sh->intervals; i++) {
+		memset(&smp, 0, sizeof(smp));
+		smp.seq = i;
+		smp.t_ms = 1000 * (i + 1) + (i == 3 ? 37 : 0);
+		smp.ramp = i < sh->ramp;
+		smp.refault_file = jitter(&seed, 300, sh->jitter);
+		smp.pgmajfault = jitter(&seed, 40, sh->jitter);
+		smp.activate_file = jitter(&seed, 90, sh->jitter);
+		smp.resident.n = sh->files;
+		for (k = 0; k < sh->files; k++)
+			smp.resident.v[k] = jitter(&seed, 1500, sh->jitter);
+		if (store_sample(store, run, &smp, err) < 0)
+			fail_msg("sample: %s", err);
+		for (k = 0; k < sh->streams; k++) {
+			memset(&ss, 0, sizeof(ss));
+			ss.seq = i;
+			ss.stream = k;
+			ss.active = 1;
+			ss.read_ops = (uint64_t)llround((double)jitter(&seed, sh->ops, sh->jitter) * sh->reads_share);
+			ss.write_ops = jitter(&seed, sh->ops * (1 - sh->reads_share), sh->jitter);
+			ss.misses = ss.read_ops / 10;
+			if (store_stream_sample(store, run, &ss, err) < 0)
+				fail_msg("stream sample: %s", err);
+		}
+	}
+}
+
+static void run_end(int64_t run, const char *status, const struct shape *sh)
+{
+	struct proto_summary sum = { .samples = sh->ramp + sh->intervals,
+				     .duration_ms = 1000 * (sh->ramp + sh->intervals) };
+	char err[ERR_MAX];
+
+	if (store_run_finish(store, run, status, strcmp(status, "done") ? "why" : NULL, &sum,
+			     err) < 0)
+		fail_msg("finish: %s", err);
+}
+
+static void fake_run(int64_t run, const char *status, const struct shape *sh)
+{
+	run_start(run, sh);
+	run_samples(run, sh);
+	run_end(run, status, sh);
+}
+
+/* Two arms, ops/s 100000 x effect on the new arm, relative noise. */
+static void fill_matrix(const struct run_ref *runs, size_t n, const double *effect,
+			const double *noise, uint64_t seed)
+{
+	struct shape sh = { .ramp = 1, .intervals = 5, .streams = 1, .files = 1, .setup = 1,
+			    .reads_share = 1 };
+	double g;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		g = (double)(stats_rand(&seed) >> 11) / 9007199254740992.0 - 0.5;
+		sh.ops = 100000 * (runs[i].arm ? effect[runs[i].cell] : 1) *
+			 (1 + 3.46 * noise[runs[i].cell] * g);
+		sh.seed = seed + i;
+		fake_run(runs[i].id, "done", &sh);
+	}
+}
+
+/* ---- fixture ---- */
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int setup(void **state)
+{
+	char path[PATH_MAX + 16], err[ERR_MAX];
+
+	(void)state;
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	sfmt(dir, sizeof(dir), "/tmp/test_extend.XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	conf_defaults(&conf, dir);
+	sfmt(conf.api_socket, sizeof(conf.api_socket), "%s/harnessd.sock", conf.results);
+	if (mkdir(conf.results, 0755) < 0)
+		return -1;
+	sfmt(path, sizeof(path), "%s/harness.db", conf.results);
+	if (store_open(path, &store, err) < 0) {
+		fprintf(stderr, "store_open: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	store_close(store);
+	curl_global_cleanup();
+	return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* ---- helpers ---- */
+
+static int64_t count(const char *sql, int64_t key)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t v = -1;
+
+	assert_int_equal(sqlite3_prepare_v2(store_db(store), sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_bind_parameter_count(st))
+		sqlite3_bind_int64(st, 1, key);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* ---- summaries ---- */
+
+static void test_summaries_equal_v3_view(void **state)
+{
+	static const struct shape shapes[] = {
+		{ 2, 10, 2, 2, 1, 5000, 0.8, 1, 1 },   /* ramp, two streams, two files */
+		{ 0, 7, 1, 1, 1, 3000, 1, 2, 1 },      /* no ramp */
+		{ 1, 5, 0, 2, 1, 0, 1, 3, 1 },         /* no stream samples: no ops */
+		{ 1, 6, 1, 2, 1, 2000, 0, 4, 1 },      /* writes only: no reads */
+		{ 1, 6, 2, 2, 0, 4000, 0.5, 5, 1 },    /* no setup: no file pages */
+		{ 3, 3, 1, 1, 1, 1000, 1, 6, 1 },      /* as long a ramp as a measure */
+	};
+	struct run_ref *runs;
+	char err[ERR_MAX];
+	size_t n, i;
+	int64_t mid;
+
+	(void)state;
+	mid = queue_matrix("v3", 3, 3, 4, &runs, &n);
+	for (i = 0; i < n; i++) {
+		struct shape sh = shapes[i % ARRAY_SIZE(shapes)];
+
+		sh.seed += i * 7919;
+		if (i % 11 == 5) {               /* failed: samples, but no summary */
+			fake_run(runs[i].id, "failed", &sh);
+		} else if (i % 13 == 7) {        /* done without one sample */
+			run_start(runs[i].id, &sh);
+			run_end(runs[i].id, "done", &sh);
+		} else {
+			fake_run(runs[i].id, "done", &sh);
+		}
+	}
+	free(runs);
+	if (sqlite3_exec(store_db(store), summary_v3_view, NULL, NULL, NULL) != SQLITE_OK)
+		fail_msg("view: %s", sqlite3_errmsg(store_db(store)));
+	assert_true(count("SELECT COUNT(*) FROM run_summary WHERE matrix_id = ?", mid) > 20);
+	assert_int_equal(count("SELECT COUNT(*) FROM run_summary WHERE matrix_id = ?", mid),
+			 count("SELECT COUNT(*) FROM run_summary_v3 WHERE matrix_id = ?", mid));
+	assert_int_equal(count("SELECT COUNT(*) FROM (SELECT * FROM run_summary EXCEPT"
+			       " SELECT * FROM run_summary_v3)", 0), 0);
+	assert_int_equal(count("SELECT COUNT(*) FROM (SELECT * FROM run_summary_v3 EXCEPT"
+			       " SELECT * FROM run_summary)", 0), 0);
+	/* the NULL cases are there, and equal */
+	assert_true(count("SELECT COUNT(*) FROM run_summary WHERE ops_per_s IS NULL", 0) > 0);
+	assert_true(count("SELECT COUNT(*) FROM run_summary WHERE refaults_per_read IS NULL", 0) > 0);
+	assert_true(count("SELECT COUNT(*) FROM run_summary WHERE resident_share IS NULL", 0) > 0);
+	if (sqlite3_exec(store_db(store), "DROP VIEW temp.run_summary_v3", NULL, NULL, NULL))
+		fail_msg("drop: %s", err);
+}
+
+static void test_summary_written_at_finish(void **state)
+{
+	struct shape sh = { 1, 4, 1, 1, 1, 2000, 1, 9, 0.2 };
+	struct run_summary *v = NULL;
+	struct run_ref *runs;
+	char err[ERR_MAX];
+	size_t n, nv;
+	int64_t mid;
+
+	(void)state;
+	mid = queue_matrix("finish", 2, 1, 2, &runs, &n);
+	run_start(runs[0].id, &sh);
+	run_samples(runs[0].id, &sh);
+	assert_int_equal(count("SELECT COUNT(*) FROM run_summary WHERE run_id = ?", runs[0].id), 0);
+	run_end(runs[0].id, "done", &sh);
+	assert_int_equal(count("SELECT COUNT(*) FROM run_summary WHERE run_id = ?", runs[0].id), 1);
+	fake_run(runs[1].id, "failed", &sh);
+	fake_run(runs[2].id, "unsupported", &sh);
+	assert_int_equal(count("SELECT COUNT(*) FROM run_summary WHERE matrix_id = ?", mid), 1);
+	assert_int_equal(store_summaries(store, mid, &v, &nv, err), 0);
+	assert_int_equal(nv, 1);
+	assert_int_equal(v[0].run, runs[0].id);
+	assert_true(fabs(v[0].seconds - 4.0) < 1e-9 || fabs(v[0].seconds - 4.037) < 1e-9);
+	assert_true(v[0].ops_per_s > 0);
+	free(v);
+	free(runs);
+}
+
+static void test_schema3_refused(void **state)
+{
+	char path[PATH_MAX + 16], err[ERR_MAX] = "";
+	struct store *s = NULL;
+	sqlite3 *db;
+
+	(void)state;
+	sfmt(path, sizeof(path), "%s/old.db", dir);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "CREATE TABLE runs (id INTEGER PRIMARY KEY);"
+				      "CREATE VIEW run_summary AS SELECT id AS run_id FROM runs;"
+				      "PRAGMA user_version = 3;", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(store_open(path, &s, err), -1);
+	assert_null(s);
+	assert_non_null(strstr(err, "has schema 3, this harness writes schema 4"));
+	assert_non_null(strstr(err, path));
+	assert_null(strchr(err, '\n'));
+	/* left as it was */
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "SELECT 1 FROM run_summary", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+}
+
+/* ---- extend ---- */
+
+/* cell0: the same within 0.1 %: SAME; cell1: 3 % apart in 4 % noise: UNKNOWN. */
+static int64_t undecided_matrix(const char *name)
+{
+	static const double effect[] = { 1.0, 1.03 }, noise[] = { 0.001, 0.04 };
+	struct run_ref *runs;
+	size_t n;
+	int64_t mid = queue_matrix(name, 2, 2, 6, &runs, &n);
+
+	fill_matrix(runs, n, effect, noise, 42);
+	free(runs);
+	return mid;
+}
+
+/* Blocks cell c of mid should get: its UNKNOWN verdicts' blocks + more, capped. */
+static unsigned expected_blocks(int64_t mid, const char *cell, unsigned max)
+{
+	struct compare_opts o = { .base_arm = "base", .new_arm = "new", .floor = COMPARE_FLOOR,
+				  .resamples = STATS_BOOT_B };
+	struct compare_row *rows;
+	char key[32], err[ERR_MAX];
+	unsigned want = 0, w;
+	size_t n, i;
+
+	sfmt(key, sizeof(key), "%lld", (long long)mid);
+	o.base_matrix = o.new_matrix = key;
+	assert_int_equal(compare_rows(store, &o, &rows, &n, err), 0);
+	for (i = 0; i < n; i++) {
+		if (strcmp(rows[i].cell, cell) || rows[i].v.kind != VERDICT_UNKNOWN)
+			continue;
+		w = (unsigned)rows[i].v.blocks + rows[i].v.more;
+		w = w < max ? w : max;
+		want = w > want ? w : want;
+	}
+	free(rows);
+	return want;
+}
+
+static json_t *cell_result(json_t *res, const char *cell)
+{
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(json_object_get(res, "cells"), i, c)
+		if (!strcmp(json_string_value(json_object_get(c, "cell")), cell))
+			return c;
+	fail_msg("no cell %s", cell);
+	return NULL;
+}
+
+/* The queued runs of mid's cell: blocks from first on, each A B B A. */
+static void check_abba_tail(int64_t mid, unsigned cell, unsigned first, unsigned blocks)
+{
+	struct run_ref *runs;
+	char err[ERR_MAX];
+	size_t n, i, k = 0;
+	static const unsigned abba[] = { 0, 1, 1, 0 };
+
+	assert_int_equal(store_queued_runs(store, mid, &runs, &n, err), 0);
+	for (i = 0; i < n; i++) {
+		if (runs[i].cell != cell)
+			continue;
+		assert_int_equal(runs[i].block, first + k / 4);
+		assert_int_equal(runs[i].position, k % 4);
+		assert_int_equal(runs[i].arm, abba[k % 4]);
+		k++;
+	}
+	assert_int_equal(k, (size_t)blocks * 4);
+	free(runs);
+}
+
+static void test_extend_unknown_cells_only(void **state)
+{
+	struct extend_opts o = { .matrix = "undecided", .max_blocks = 8 };
+	unsigned want = 0;
+	char err[ERR_MAX];
+	json_t *res, *c;
+	int64_t mid;
+	int http;
+
+	(void)state;
+	mid = undecided_matrix("undecided");
+	want = expected_blocks(mid, "cell1", 8);
+	assert_true(want > 3);                                /* cell1 is UNKNOWN */
+	assert_int_equal(expected_blocks(mid, "cell0", 8), 0);   /* cell0 decided */
+	assert_int_equal(count("SELECT COUNT(*) FROM matrices WHERE state = 'active' AND id = ?",
+			       mid), 1);
+	assert_int_equal(extend_matrix(store, &o, &res, &http, err), 0);
+	c = cell_result(res, "cell0");
+	assert_true(json_is_true(json_object_get(c, "decided")));
+	assert_int_equal(json_integer_value(json_object_get(c, "runs")), 0);
+	c = cell_result(res, "cell1");
+	assert_false(json_is_true(json_object_get(c, "decided")));
+	assert_int_equal(json_integer_value(json_object_get(c, "blocks")), 3);
+	assert_int_equal(json_integer_value(json_object_get(c, "queued_blocks")), want - 3);
+	assert_int_equal(json_integer_value(json_object_get(c, "runs")), (want - 3) * 4);
+	assert_true(json_array_size(json_object_get(c, "unknown")) > 0);
+	assert_int_equal(json_integer_value(json_object_get(res, "runs")), (want - 3) * 4);
+	json_decref(res);
+	check_abba_tail(mid, 0, 0, 0);
+	check_abba_tail(mid, 1, 3, want - 3);
+
+	/* again: what is planned already counts; nothing twice */
+	assert_int_equal(extend_matrix(store, &o, &res, &http, err), 0);
+	assert_int_equal(json_integer_value(json_object_get(res, "runs")), 0);
+	json_decref(res);
+}
+
+static void test_extend_respects_max_blocks(void **state)
+{
+	struct extend_opts o = { .matrix = "capped", .max_blocks = 4 };
+	char err[ERR_MAX];
+	json_t *res;
+	int64_t mid;
+	int http;
+
+	(void)state;
+	mid = undecided_matrix("capped");
+	assert_true(expected_blocks(mid, "cell1", 1000) > 4);   /* wants more than the cap */
+	assert_int_equal(extend_matrix(store, &o, &res, &http, err), 0);
+	assert_int_equal(json_integer_value(json_object_get(cell_result(res, "cell1"),
+							    "queued_blocks")), 1);
+	json_decref(res);
+	check_abba_tail(mid, 1, 3, 1);
+	assert_int_equal(count("SELECT MAX(block) + 1 FROM runs WHERE matrix_id = ?", mid), 4);
+
+	/* a later submit with more reps continues each cell's own blocks */
+	{
+		unsigned want[2] = { 10, 10 }, added[2];
+
+		assert_int_equal(store_grow_cells(store, mid, 2, 2, want, 10, added, err), 0);
+		assert_int_equal(added[0], 4 * 2);         /* cell0: 6 -> 10 reps */
+		assert_int_equal(added[1], 2 * 2);         /* cell1: 8 -> 10 reps */
+		assert_int_equal(count("SELECT COUNT(*) FROM (SELECT 1 FROM runs WHERE matrix_id = ?"
+				       " GROUP BY cell_id, block, position HAVING COUNT(*) > 1)", mid), 0);
+		assert_int_equal(count("SELECT reps FROM matrices WHERE id = ?", mid), 10);
+	}
+
+	/* bad options are refused with a reason */
+	o.max_blocks = 0;
+	assert_int_equal(extend_matrix(store, &o, &res, &http, err), -1);
+	assert_int_equal(http, 400);
+	assert_non_null(strstr(err, "max_blocks"));
+	o.max_blocks = 4;
+	o.base_arm = "base";
+	o.new_arm = "nope";
+	assert_int_equal(extend_matrix(store, &o, &res, &http, err), -1);
+	assert_int_equal(http, 400);
+	assert_non_null(strstr(err, "no arm 'nope'"));
+	o.matrix = "no-such-matrix";
+	assert_int_equal(extend_matrix(store, &o, &res, &http, err), -1);
+	assert_int_equal(http, 404);
+}
+
+static void test_extend_finished_matrix_is_active_again(void **state)
+{
+	struct extend_opts o = { .matrix = "finished", .max_blocks = 6 };
+	char err[ERR_MAX];
+	json_t *res;
+	int64_t mid;
+	int http;
+
+	(void)state;
+	mid = undecided_matrix("finished");
+	assert_int_equal(store_set_matrix_state(store, mid, "finished", err), 0);
+	assert_int_equal(extend_matrix(store, &o, &res, &http, err), 0);
+	assert_string_equal(json_string_value(json_object_get(res, "state")), "active");
+	json_decref(res);
+	assert_int_equal(store_set_matrix_state(store, mid, "cancelled", err), 0);
+	assert_int_equal(extend_matrix(store, &o, &res, &http, err), -1);
+	assert_int_equal(http, 409);
+}
+
+static void test_extend_through_the_api(void **state)
+{
+	struct api *api = NULL;
+	char err[ERR_MAX];
+	json_t *res = NULL;
+	char *argv[] = { "extend", "--until-decided", "--max-blocks", "5", "viaapi", NULL };
+	int64_t mid;
+
+	(void)state;
+	mid = undecided_matrix("viaapi");
+	/* no daemon: 1, nothing sent */
+	assert_int_equal(client_post(&conf, "/matrices/viaapi/extend", "{\"max_blocks\": 5}",
+				     &res, err), 1);
+	if (api_start(&conf, &api, err) < 0)
+		fail_msg("api_start: %s", err);
+	assert_int_equal(client_post(&conf, "/matrices/viaapi/extend", "{\"max_blocks\": 0}",
+				     &res, err), -1);
+	assert_non_null(strstr(err, "max_blocks"));
+	assert_int_equal(client_post(&conf, "/matrices/viaapi/extend", "{\"max\": 5}", &res, err),
+			 -1);
+	assert_non_null(strstr(err, "unknown key 'max'"));
+	assert_int_equal(client_post(&conf, "/matrices/nothere/extend", "{\"max_blocks\": 5}",
+				     &res, err), -1);
+	assert_non_null(strstr(err, "no matrix"));
+	assert_int_equal(client_post(&conf, "/matrices/viaapi/extend", "{\"max_blocks\": 5}",
+				     &res, err), 0);
+	assert_int_equal(json_integer_value(json_object_get(res, "matrix")), mid);
+	assert_int_equal(json_integer_value(json_object_get(cell_result(res, "cell1"),
+							    "queued_blocks")), 2);
+	json_decref(res);
+	/* the command goes through the daemon too, and finds nothing more to queue */
+	assert_int_equal(extend_main(&conf, 5, argv, 1), 0);
+	api_stop(api);
+	/* and without one, into the database */
+	assert_int_equal(extend_main(&conf, 5, argv, 0), 0);
+	assert_int_equal(count("SELECT MAX(block) + 1 FROM runs WHERE matrix_id = ?", mid), 5);
+	{
+		char *usage[] = { "extend", "--max-blocks", "5", "viaapi", NULL };
+		char *bad[] = { "extend", "--until-decided", "--max-blocks", "x", "viaapi", NULL };
+
+		assert_int_equal(extend_main(&conf, 4, usage, 0), 1);
+		assert_int_equal(extend_main(&conf, 5, bad, 0), 1);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_summaries_equal_v3_view),
+		cmocka_unit_test(test_summary_written_at_finish),
+		cmocka_unit_test(test_schema3_refused),
+		cmocka_unit_test(test_extend_unknown_cells_only),
+		cmocka_unit_test(test_extend_respects_max_blocks),
+		cmocka_unit_test(test_extend_finished_matrix_is_active_again),
+		cmocka_unit_test(test_extend_through_the_api),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
