@@ -35,6 +35,7 @@ UNIT_TESTS += tests/build/test_api
 UNIT_TESTS += tests/build/test_arch
 UNIT_TESTS += tests/build/test_stats
 UNIT_TESTS += tests/build/test_compare
+UNIT_TESTS += tests/build/test_report
 UNIT_TESTS += tests/build/test_extend
 
 # Debian packages the build, the images and the tests need.

@@ -11,6 +11,7 @@
 #include "runner.h"
 #include "spec.h"
 #include "store.h"
+#include "table.h"
 #include "vm.h"
 
 #include <errno.h>
@@ -23,7 +24,8 @@ static const char usage[] =
 	"  check FILE     validate a matrix file; boots nothing\n"
 	"  run FILE       queue the matrix, run every run in a fresh guest, print its table\n"
 	"  run MATRIX     run what a stored matrix (id or name) has queued, print its table\n"
-	"  table MATRIX   print the ABBA table of a stored matrix (id or name)\n"
+	"  table [--format F] [--metric M] [--baseline ARM] [--pairs] MATRIX\n"
+	"                 the tables of a stored matrix (id or name), any time\n"
 	"  compare MATRIX BASE NEW | --matrices M1 M2  verdicts; exit 1 on a regression\n"
 	"  extend --until-decided --max-blocks N MATRIX [BASE NEW]  queue blocks for the\n"
 	"                 cells compare calls UNKNOWN (through harnessd if it runs)\n"
@@ -184,22 +186,6 @@ out:
 	return ret;
 }
 
-static int cmd_table(const struct conf *c, const char *key)
-{
-	struct store *s = NULL;
-	char err[ERR_MAX];
-	int64_t mid;
-	int ret = 0;
-
-	if (open_store(c, &s, err) < 0 || store_find_matrix(s, key, &mid, err) < 0 ||
-	    report_table(stdout, s, mid, err) < 0) {
-		fprintf(stderr, "harness: %s\n", err);
-		ret = 1;
-	}
-	store_close(s);
-	return ret;
-}
-
 static int cmd_probe(const struct conf *c)
 {
 	char kernel[PATH_MAX], why[ERR_MAX] = "";
@@ -254,8 +240,8 @@ int main(int argc, char **argv)
 		return cmd_check(&c, argv[1]);
 	if (!strcmp(argv[0], "run") && argc == 2)
 		return cmd_run(&c, argv[1]);
-	if (!strcmp(argv[0], "table") && argc == 2)
-		return cmd_table(&c, argv[1]);
+	if (!strcmp(argv[0], "table"))
+		return table_main(&c, argc, argv, json);
 	if (!strcmp(argv[0], "compare"))
 		return compare_main(&c, argc, argv, json);
 	if (!strcmp(argv[0], "extend"))

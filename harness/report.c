@@ -3,6 +3,8 @@
 #include "report.h"
 #include "err.h"
 #include "metric.h"
+#include "store_table.h"
+#include "table.h"
 
 #include <math.h>
 #include <string.h>
@@ -14,22 +16,20 @@
 
 /* ---- run summaries: the ABBA block and the grid ---- */
 
-/* Mean of a metric over one arm's done runs of one cell; n of them. */
+/* The metric's mean (harmonic or arithmetic) over one arm's done runs of one cell; n of them. */
 static double arm_mean(const struct run_summary *v, size_t n, unsigned cell, unsigned arm,
 		       const struct metric *m, unsigned *ret_n)
 {
-	double sum = 0;
-	unsigned k = 0;
-	size_t i;
+	_cleanup_free_ double *x = calloc(n + 1, sizeof(*x));
+	size_t i, k = 0;
 
-	for (i = 0; i < n; i++) {
-		if (v[i].cell != cell || v[i].arm != arm)
-			continue;
-		sum += m->get(&v[i]);
-		k++;
-	}
-	*ret_n = k;
-	return k ? sum / k : NAN;
+	*ret_n = 0;
+	if (!x)
+		return NAN;
+	for (i = 0; i < n; i++)
+		if (v[i].cell == cell && v[i].arm == arm)
+			x[k++] = m->get(&v[i]);
+	return metric_mean(m, x, k, ret_n);
 }
 
 static void print_delta(FILE *f, double val, double base, int first)
@@ -89,30 +89,6 @@ static void abba_block(FILE *f, const struct matrix_info *mi, const struct run_s
 				print_delta(f, val, base, arm == 0);
 		}
 		fprintf(f, " %3u\n", runs);
-	}
-}
-
-/* Cells down, arms across: "value (Delta)" per arm, like 004's tables. */
-static void grid(FILE *f, const struct matrix_info *mi, const struct run_summary *v, size_t n,
-		 const unsigned *cells, unsigned ncells, const struct metric *m)
-{
-	unsigned i, arm, runs, base_n;
-	double val, base;
-
-	fprintf(f, "\n%s: %s (mean over done runs; Delta vs %s)\n%-24s", mi->name, m->name,
-		mi->arm_names[0], "cell");
-	for (arm = 0; arm < mi->n_arms; arm++)
-		fprintf(f, " %*.*s", m->width + 8, m->width + 8, mi->arm_names[arm]);
-	fprintf(f, "\n");
-	for (i = 0; i < ncells; i++) {
-		fprintf(f, "%-24.24s", mi->cell_names[cells[i]]);
-		for (arm = 0; arm < mi->n_arms; arm++) {
-			val = arm_mean(v, n, cells[i], arm, m, &runs);
-			base = arm_mean(v, n, cells[i], 0, m, &base_n);
-			print_value(f, m, val);
-			print_delta(f, val, base, arm == 0);
-		}
-		fprintf(f, "\n");
 	}
 }
 
@@ -456,6 +432,7 @@ static int grids(FILE *f, struct store *s, int64_t mid, const struct matrix_info
 	json_t *layout, *ms = NULL, *x;
 	const struct metric *m;
 	size_t i;
+	int rc = 0;
 
 	for (c = 0; c < mi->n_cells; c++) {
 		if (store_cell_layout(s, mid, c, &l, err) < 0)
@@ -471,11 +448,11 @@ static int grids(FILE *f, struct store *s, int64_t mid, const struct matrix_info
 	}
 	json_array_foreach(ms, i, x) {
 		m = json_is_string(x) ? metric_find(json_string_value(x)) : NULL;
-		if (m)
-			grid(f, mi, v, n, cells, ncells, m);
+		if (m && (rc = table_text_grid(f, mi, v, n, cells, ncells, m, err)) < 0)
+			break;
 	}
 	json_decref(ms);
-	return 0;
+	return rc;
 }
 
 static int cell_tables(FILE *f, struct store *s, int64_t mid, const struct matrix_info *mi,
@@ -511,7 +488,8 @@ int report_table(FILE *f, struct store *s, int64_t matrix_id, char *err)
 	size_t n;
 
 	if (store_matrix_info(s, matrix_id, &mi, err) < 0 ||
-	    store_summaries(s, matrix_id, &v, &n, err) < 0)
+	    store_summaries(s, matrix_id, &v, &n, err) < 0 ||
+	    store_table_extras(s, matrix_id, v, n, err) < 0)
 		return -1;
 	for (cell = 0; cell < mi.n_cells; cell++)
 		abba_block(f, &mi, v, n, cell);

@@ -68,6 +68,8 @@ struct run_summary {
 	double seconds;              /* measured: after the ramp */
 	double ops_per_s, refault_per_s, majflt_per_s, activate_per_s;
 	double refaults_per_read, miss_share, resident_share;
+	/* filled by store_table_extras() only (harness table); 0 otherwise */
+	double lat_p99_us, pass_resident_share;
 };
 
 struct matrix_info {

@@ -15,6 +15,11 @@
 
 #include <cmocka.h>
 
+#include "abba.h"
+#include "err.h"
+#include "spec.h"
+#include "store.h"
+
 void sfmt(char *buf, size_t len, const char *fmt, ...)
 {
 	va_list ap;
@@ -95,4 +100,130 @@ void write_bzimage(const char *path, const char *release)
 
 	fake_bzimage(img, release);
 	write_bytes(path, img, sizeof(img));
+}
+
+/* ---- a results database filled through the store API ---- */
+
+static char fixture_spec[] = "{}";
+
+static void fixture_cell(struct cell *c, const char *name)
+{
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	snprintf(c->arch, sizeof(c->arch), "x86_64");
+	c->job.memcg_mib = 64;
+	c->job.duration_s = 11;
+	c->job.interval_ms = 1000;
+	c->job.ramp_s = 1;
+	c->job.nfiles = 1;
+	snprintf(c->job.files[0].name, sizeof(c->job.files[0].name), "d");
+	c->job.files[0].mib = 8;
+	c->job.nstreams = 1;
+	c->job.streams[0].kind = KIND_RANDOM;
+	snprintf(c->job.streams[0].name, sizeof(c->job.streams[0].name), "r");
+	snprintf(c->job.streams[0].file, sizeof(c->job.streams[0].file), "d");
+	c->job.streams[0].threads = 1;
+}
+
+struct matrix *fixture_matrix(const char *name, const char *dir, const struct fixture_arm *arms,
+			      unsigned n_arms, const char *const *cells, unsigned n_cells,
+			      unsigned reps)
+{
+	struct matrix *m = calloc(1, sizeof(*m));
+	struct arm *a;
+	unsigned i;
+
+	assert_non_null(m);
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	snprintf(m->path, sizeof(m->path), "%s.json", name);
+	snprintf(m->base_dir, sizeof(m->base_dir), "%s", dir);
+	snprintf(m->hash, sizeof(m->hash), "0");
+	snprintf(m->archs[0], sizeof(m->archs[0]), "x86_64");
+	m->n_archs = 1;
+	m->canonical = fixture_spec;
+	m->reps = reps;
+	m->memory_mib = 512;
+	m->vcpus = 2;
+	m->n_arms = n_arms;
+	m->n_cells = n_cells;
+	for (i = 0; i < n_arms; i++) {
+		a = &m->arms[i];
+		snprintf(a->name, sizeof(a->name), "%s", arms[i].name);
+		snprintf(a->kernel, sizeof(a->kernel), "%s", arms[i].kernel);
+		snprintf(a->files[0].kernel, sizeof(a->files[0].kernel), "/images/%s/vmlinuz",
+			 arms[i].kernel);
+		snprintf(a->files[0].release, sizeof(a->files[0].release), "%s-test", arms[i].kernel);
+		snprintf(a->lru_gen, sizeof(a->lru_gen), "%s", arms[i].lru_gen);
+	}
+	for (i = 0; i < n_cells; i++)
+		fixture_cell(&m->cells[i], cells[i]);
+	return m;
+}
+
+size_t fixture_queue(struct store *s, const struct matrix *m, int64_t *ret_mid,
+		     struct run_ref **ret_runs)
+{
+	struct abba_slot *slots = calloc((size_t)m->n_arms * m->n_cells * m->reps, sizeof(*slots));
+	char err[ERR_MAX];
+	size_t n;
+
+	assert_non_null(slots);
+	n = abba_order(m->n_arms, m->n_cells, (unsigned)m->reps, slots);
+	if (store_add_matrix(s, m, slots, n, ret_mid, err) < 0 ||
+	    store_queued_runs(s, *ret_mid, ret_runs, &n, err) < 0)
+		fail_msg("%s: %s", m->name, err);
+	free(slots);
+	return n;
+}
+
+static void fixture_event(struct store *s, int64_t run, const struct fixture_rates *r)
+{
+	struct proto_event e = { .t_ms = 6000, .stream = 0, .pass = 1 };
+	char err[ERR_MAX];
+
+	snprintf(e.kind, sizeof(e.kind), "pass_end");
+	e.resident.n = 1;
+	e.resident.v[0] = r->pass_resident;
+	if (store_event(s, run, 0, &e, err) < 0)
+		fail_msg("event: %s", err);
+}
+
+static void fixture_interval(struct store *s, int64_t run, uint64_t i,
+			     const struct fixture_rates *r)
+{
+	struct proto_sample smp = { .seq = i, .t_ms = 1000 * (i + 1), .ramp = i == 0 };
+	struct proto_stream_sample ss = { .seq = i, .active = 1 };
+	char err[ERR_MAX];
+
+	smp.refault_file = r->refault;
+	smp.pgmajfault = r->majflt;
+	smp.resident.n = 1;
+	smp.resident.v[0] = r->resident;
+	ss.read_ops = r->ops;
+	ss.lat_p50_ns = r->p99_ns / 2;
+	ss.lat_p99_ns = r->p99_ns;
+	ss.lat_max_ns = r->p99_ns;
+	if (store_sample(s, run, &smp, err) < 0 || store_stream_sample(s, run, &ss, err) < 0)
+		fail_msg("run %lld sample %llu: %s", (long long)run, (unsigned long long)i, err);
+}
+
+void fixture_run(struct store *s, int64_t run, const struct fixture_rates *r)
+{
+	struct proto_hello h = { .proto = 1, .page_size = 4096, .mem_total_kib = 1 << 19 };
+	struct proto_setup st = { .file_pages = { .n = 1, .v = { 2048 } } };
+	struct proto_summary sum = { .samples = 11, .duration_ms = 11000 };
+	char err[ERR_MAX];
+	uint64_t i;
+
+	snprintf(h.release, sizeof(h.release), "6.12.99-test");
+	snprintf(st.lru_gen, sizeof(st.lru_gen), "0x0007");
+	snprintf(st.residency, sizeof(st.residency), "mincore");
+	if (store_run_booting(s, run, "tcg", "host", "x86_64", "", err) < 0 ||
+	    store_run_hello(s, run, &h, 1000, err) < 0 || store_run_setup(s, run, &st, err) < 0)
+		fail_msg("run %lld: %s", (long long)run, err);
+	for (i = 0; i <= 10; i++)
+		fixture_interval(s, run, i, r);
+	if (r->pass_resident)
+		fixture_event(s, run, r);
+	if (store_run_finish(s, run, "done", NULL, &sum, err) < 0)
+		fail_msg("run %lld finish: %s", (long long)run, err);
 }

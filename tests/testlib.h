@@ -1,9 +1,11 @@
 /* testlib.h -- fixtures the cmocka tests share: checked formatting, JSON
- * written with ', files and directories, and a fake x86 bzImage. */
+ * written with ', files and directories, a fake x86 bzImage, and a results
+ * database filled with done runs. */
 #ifndef TESTLIB_H
 #define TESTLIB_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define FAKE_BZIMAGE_SIZE 4096
 
@@ -23,5 +25,39 @@ void mkdirs(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* An x86 bzImage look-alike reporting release: "HdrS" at 0x202, the version's offset - 0x200 at 0x20e. */
 void fake_bzimage(unsigned char img[FAKE_BZIMAGE_SIZE], const char *release);
 void write_bzimage(const char *path, const char *release);
+
+
+/* ---- a results database filled through the store API, as the runner would ---- */
+
+struct store;
+struct matrix;
+struct run_ref;
+
+struct fixture_arm {
+	const char *name, *kernel, *lru_gen;
+};
+
+/*
+ * A matrix of arms x cells, each cell one random-read stream 'r' over one
+ * 8 MiB file 'd' (2048 pages) for 11 s, the first second ramp; calloc'd.
+ */
+struct matrix *fixture_matrix(const char *name, const char *dir, const struct fixture_arm *arms,
+			      unsigned n_arms, const char *const *cells, unsigned n_cells,
+			      unsigned reps);
+
+/* Queue m in ABBA order; its runs in order in *ret_runs (malloc'd); returns how many. */
+size_t fixture_queue(struct store *s, const struct matrix *m, int64_t *ret_mid,
+		     struct run_ref **ret_runs);
+
+/* What a done run measured in every interval (= every second): */
+struct fixture_rates {
+	uint64_t ops, refault, majflt;    /* reads, workingset_refault_file, pgmajfault */
+	uint64_t p99_ns;                  /* the stream's p99 latency */
+	uint64_t resident;                /* pages of 'd' resident (at the end) */
+	uint64_t pass_resident;           /* 0, or pages resident at one pass_end event */
+};
+
+/* Boot, sample (1 ramp + 10 measured intervals) and finish run as done. */
+void fixture_run(struct store *s, int64_t run, const struct fixture_rates *r);
 
 #endif
