@@ -28,6 +28,7 @@ CROSS_CC_aarch64 := aarch64-linux-gnu-gcc
 UNIT_TESTS := tests/build/test_abba tests/build/test_spec tests/build/test_proto \
               tests/build/test_zipf tests/build/test_fio
 UNIT_TESTS += tests/build/test_streams
+UNIT_TESTS += tests/build/test_ycsb
 UNIT_TESTS += tests/build/test_sampler
 UNIT_TESTS += tests/build/test_sha256
 UNIT_TESTS += tests/build/test_fetch
@@ -46,6 +47,9 @@ DEBS := gcc make pkg-config libc6-dev libvirt-dev libjansson-dev libsqlite3-dev 
 # aarch64 guests: QEMU, the cross compiler and its static libc, arm64 jansson
 # (multiarch, beside the amd64 one); busybox-static:arm64 is only downloaded.
 DEBS += qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross libjansson-dev:arm64
+# ycsb streams: LevelDB's C API linked statically into the agent (amd64 and,
+# multiarch, arm64 with the cross C++ runtime) and into the host's loader.
+DEBS += libleveldb-dev libsnappy-dev g++-aarch64-linux-gnu libleveldb-dev:arm64 libsnappy-dev:arm64
 
 .PHONY: all deps build images demo test unit e2e bench clean distclean
 
@@ -64,7 +68,15 @@ deps:
 		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
 	fi
 
-build: deps $(HARNESS) $(HARNESSD) $(AGENTS)
+# The YCSB load phase, run once per database on the host (images/ycsb-load.c).
+YCSB_LOAD := harness/build/ycsb-load
+
+build: deps $(HARNESS) $(HARNESSD) $(AGENTS) $(YCSB_LOAD)
+
+$(YCSB_LOAD): images/ycsb-load.c guest/ycsb.c guest/zipf.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CFLAGS) -Iguest images/ycsb-load.c guest/ycsb.c guest/zipf.c -o $@ \
+		$$(pkg-config --cflags jansson) -lleveldb -lpthread -lm
 
 $(HARNESS): $(HARNESS_SRC) $(HEADERS)
 	@mkdir -p $(@D)
@@ -78,7 +90,8 @@ $(HARNESSD): $(HARNESSD_SRC) $(HEADERS)
 
 guest/build/agent-%: $(AGENT_SRC) $(wildcard guest/*.h)
 	@mkdir -p $(@D)
-	$(CROSS_CC_$*) $(WARN) $(CFLAGS) -static -Iguest $(AGENT_SRC) -o $@ -ljansson -lpthread -lm
+	$(CROSS_CC_$*) $(WARN) $(CFLAGS) -static -Iguest $(AGENT_SRC) -o $@ -ljansson \
+		-lleveldb -lsnappy -lstdc++ -lpthread -lm
 
 # build.sh skips what is up to date: a second make images redoes nothing.
 images: deps $(AGENTS) $(FIOS)
@@ -96,6 +109,13 @@ STREAMS_SRC := guest/stream.c guest/stream_random.c guest/stream_scan.c guest/zi
 tests/build/test_streams: tests/test_streams.c $(STREAMS_SRC) $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O1 -g $(SAN) -Iguest $< $(STREAMS_SRC) -o $@ \
+		$$(pkg-config --cflags --libs jansson) -lcmocka -lpthread -lm
+
+# YCSB's generators run on the host: their own sources, no LevelDB, no harness.
+YCSB_SRC := guest/ycsb.c guest/zipf.c guest/proto.c
+tests/build/test_ycsb: tests/test_ycsb.c $(YCSB_SRC) $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O1 -g $(SAN) -Iguest $< $(YCSB_SRC) -o $@ \
 		$$(pkg-config --cflags --libs jansson) -lcmocka -lpthread -lm
 
 # The sampler's parsers run on the host too: its own sources, no harness.

@@ -530,6 +530,16 @@ static int check_files(struct agent *a, struct proto_u64s *pages)
 	return 0;
 }
 
+/* Databases are written by their runs: the data disk (a per-run overlay) goes read-write. */
+static int data_writable(struct agent *a)
+{
+	if (!a->job.ndbs)
+		return 0;
+	if (mount(NULL, a->data_dir, NULL, MS_REMOUNT | MS_NOATIME, NULL) < 0)
+		return error_errno("remount '%s' read-write for the databases", a->data_dir);
+	return 0;
+}
+
 static int setup(struct agent *a)
 {
 	struct proto_msg m = { .type = PROTO_SETUP };
@@ -537,7 +547,7 @@ static int setup(struct agent *a)
 	char lru[64];
 
 	if (apply_lru_gen(a, lru, sizeof(lru)) < 0 || setup_memcg(a) < 0 ||
-	    check_files(a, &s->file_pages) < 0)
+	    check_files(a, &s->file_pages) < 0 || data_writable(a) < 0)
 		return -1;
 	sync();
 	if (write_file("/proc/sys/vm/drop_caches", "3") < 0)

@@ -29,9 +29,14 @@ static const char *const dist_names[]    = { "uniform", "zipf", NULL };
 static const char *const advice_names[]  = { "normal", "random", "sequential", NULL };
 static const char *const mode_names[]    = { "normal", "dontcache", "dontneed", "fadv_random", NULL };
 static const char *const content_names[] = { "random", "zero", NULL };
+static const char *const ydist_names[]   = { "uniform", "zipfian", "latest", NULL };
+static const char *const yscan_names[]   = { "uniform", "zipfian", NULL };
+static const char *const yorder_names[]  = { "hashed", "ordered", NULL };
+static const char *const bool_names[]    = { "false", "true", NULL };
 
 #define JOFF(m) offsetof(struct proto_job, m)
 #define FOFF(m) offsetof(struct proto_file, m)
+#define DOFF(m) offsetof(struct proto_db, m)
 #define SOFF(m) offsetof(struct proto_stream, m)
 #define SSZ(m)  (sizeof(((struct proto_stream *)0)->m) - 1)
 
@@ -45,6 +50,8 @@ const struct proto_opt proto_job_opts[] = {
 	  "sampling interval, milliseconds" },
 	{ "ramp_s", OPT_UINT, JOFF(ramp_s), 0, 7 * 86400, NULL, "0", 0,
 	  "samples before this are stored flagged as ramp and left out of summaries" },
+	{ "disk_mib", OPT_UINT, JOFF(disk_mib), 0, 1 << 24, NULL, "0", 0,
+	  "size of the data disk, MiB; 0: what its files and databases need" },
 	{ NULL, 0, 0, 0, 0, NULL, NULL, 0, NULL },
 };
 
@@ -54,6 +61,20 @@ const struct proto_opt proto_file_opts[] = {
 	{ "mib", OPT_UINT, FOFF(mib), 1, 1 << 24, NULL, NULL, 0, "size, MiB" },
 	{ "content", OPT_ENUM, FOFF(content), 0, 0, content_names, "random", 0,
 	  "random bytes (incompressible) or zeros" },
+	{ NULL, 0, 0, 0, 0, NULL, NULL, 0, NULL },
+};
+
+/* A database: YCSB's load-phase properties (fieldlengthdistribution constant). */
+const struct proto_opt proto_db_opts[] = {
+	{ "name", OPT_STR, DOFF(name), 1, PROTO_NAME_MAX - 1, NULL, "ycsb", 0,
+	  "the database's directory on the data disk" },
+	{ "recordcount", OPT_UINT, DOFF(recordcount), 10, 1e12, NULL, NULL, 0,
+	  "records loaded (YCSB recordcount)" },
+	{ "fieldcount", OPT_UINT, DOFF(fieldcount), 1, 1000, NULL, "10", 0, "fields per record" },
+	{ "fieldlength", OPT_UINT, DOFF(fieldlength), 1, 1 << 20, NULL, "100", 0,
+	  "bytes per field" },
+	{ "insertorder", OPT_ENUM, DOFF(insertorder), 0, 0, yorder_names, "hashed", 0,
+	  "hashed: keys are user + FNV hash of the key number; ordered: user + the number" },
 	{ NULL, 0, 0, 0, 0, NULL, NULL, 0, NULL },
 };
 
@@ -92,6 +113,39 @@ const struct proto_opt proto_stream_opts[] = {
 	{ "mode", OPT_ENUM, SOFF(mode), 0, 0, mode_names, "normal", K_SCAN,
 	  "dontcache: preadv2(RWF_DONTCACHE); dontneed: POSIX_FADV_DONTNEED per chunk;"
 	  " fadv_random: POSIX_FADV_RANDOM on the file" },
+	{ "db", OPT_STR, SOFF(db), 1, SSZ(db), NULL, NULL, K_YCSB,
+	  "the declared database it runs on (default: the only one)" },
+	{ "operationcount", OPT_UINT, SOFF(operationcount), 0, 1e15, NULL, "0", K_YCSB,
+	  "operations over all threads, then the stream ends; 0: run for its duration" },
+	{ "threadcount", OPT_UINT, SOFF(threadcount), 1, 256, NULL, "1", K_YCSB,
+	  "client threads" },
+	{ "target", OPT_DOUBLE, SOFF(ops_target), 0, 1e9, NULL, "0", K_YCSB,
+	  "operations per second over all threads; 0: as fast as possible" },
+	{ "readproportion", OPT_DOUBLE, SOFF(readproportion), 0, 1, NULL, "0.95", K_YCSB,
+	  "share of reads" },
+	{ "updateproportion", OPT_DOUBLE, SOFF(updateproportion), 0, 1, NULL, "0.05", K_YCSB,
+	  "share of updates" },
+	{ "insertproportion", OPT_DOUBLE, SOFF(insertproportion), 0, 1, NULL, "0", K_YCSB,
+	  "share of inserts" },
+	{ "scanproportion", OPT_DOUBLE, SOFF(scanproportion), 0, 1, NULL, "0", K_YCSB,
+	  "share of scans" },
+	{ "readmodifywriteproportion", OPT_DOUBLE, SOFF(readmodifywriteproportion), 0, 1, NULL,
+	  "0", K_YCSB, "share of read-modify-writes" },
+	{ "requestdistribution", OPT_ENUM, SOFF(requestdistribution), 0, 0, ydist_names,
+	  "uniform", K_YCSB, "which keys: uniform, zipfian (scrambled, 0.99) or latest" },
+	{ "minscanlength", OPT_UINT, SOFF(minscanlength), 1, 1e9, NULL, "1", K_YCSB,
+	  "fewest records a scan asks for" },
+	{ "maxscanlength", OPT_UINT, SOFF(maxscanlength), 1, 1e9, NULL, "1000", K_YCSB,
+	  "most records a scan asks for" },
+	{ "scanlengthdistribution", OPT_ENUM, SOFF(scanlengthdistribution), 0, 0, yscan_names,
+	  "uniform", K_YCSB, "scan lengths between min and max: uniform or zipfian" },
+	{ "readallfields", OPT_ENUM, SOFF(readallfields), 0, 0, bool_names, "true", K_YCSB,
+	  "reads return every field (else one, chosen uniformly)" },
+	{ "writeallfields", OPT_ENUM, SOFF(writeallfields), 0, 0, bool_names, "false", K_YCSB,
+	  "updates write every field (else one, chosen uniformly)" },
+	{ "leveldb_cache_mib", OPT_UINT, SOFF(cache_mib), 0, 1 << 20, NULL, "8", K_YCSB,
+	  "LevelDB's block cache, MiB (not a YCSB property): small, so the page cache holds"
+	  " the working set" },
 	{ "args", OPT_STR, SOFF(args), 0, SSZ(args), NULL, NULL, K_FIO,
 	  "fio options as on its command line (--name=x --rw=randread ...)" },
 	{ "jobfile", OPT_TEXT, SOFF(jobfile), 0, SSZ(jobfile), NULL, NULL, K_FIO,
@@ -282,6 +336,18 @@ static int opt_given(const struct proto_stream *s, const char *name)
 	return o && (s->set & (UINT64_C(1) << (o - proto_stream_opts)));
 }
 
+int proto_job_db(const struct proto_job *job, const struct proto_stream *st)
+{
+	unsigned i;
+
+	if (!st->db[0])
+		return job->ndbs == 1 ? 0 : -1;
+	for (i = 0; i < job->ndbs; i++)
+		if (!strcmp(job->dbs[i].name, st->db))
+			return (int)i;
+	return -1;
+}
+
 int proto_job_file(const struct proto_job *job, const char *name)
 {
 	unsigned i;
@@ -322,6 +388,55 @@ static int file_from_json(json_t *in, struct proto_job *job, unsigned i, const c
 	return 0;
 }
 
+static int db_from_json(json_t *in, struct proto_job *job, unsigned i, const char *where,
+			char *err, size_t errlen)
+{
+	struct proto_db *d = &job->dbs[i];
+	char w[64];
+	unsigned j;
+
+	snprintf(w, sizeof(w), "%s.databases[%u]", where, i);
+	opts_defaults(proto_db_opts, d, 0);
+	if (opts_from_json(proto_db_opts, in, d, 0, NULL, w, err, errlen) < 0)
+		return -1;
+	if (!json_object_get(in, "recordcount"))
+		return proto_errf(err, errlen, "%s: 'recordcount' is required", w);
+	if (!name_ok(d->name))
+		return proto_errf(err, errlen, "%s.name: expected letters, digits, '.', '_' or '-'", w);
+	if (proto_job_file(job, d->name) >= 0)
+		return proto_errf(err, errlen, "%s.name: '%s' is a declared file too", w, d->name);
+	for (j = 0; j < i; j++)
+		if (!strcmp(job->dbs[j].name, d->name))
+			return proto_errf(err, errlen, "%s.name: '%s' is declared twice", w, d->name);
+	return 0;
+}
+
+/*
+ * YCSB's rules the option table cannot say: a database to run on, proportions
+ * that add up to 1 (YCSB normalises silently; a typo should not), scan lengths.
+ */
+static int ycsb_check(const struct proto_job *job, const struct proto_stream *s, const char *w,
+		      char *err, size_t errlen)
+{
+	double sum = s->readproportion + s->updateproportion + s->insertproportion +
+		     s->scanproportion + s->readmodifywriteproportion;
+
+	if (proto_job_db(job, s) < 0)
+		return s->db[0] ? proto_errf(err, errlen, "%s.db: '%s' is not a declared database", w,
+					     s->db)
+				: proto_errf(err, errlen, "%s.db: the job declares %u databases: name "
+					     "one", w, job->ndbs);
+	if (fabs(sum - 1.0) > 1e-9)
+		return proto_errf(err, errlen, "%s: readproportion + updateproportion + "
+				  "insertproportion + scanproportion + readmodifywriteproportion "
+				  "is %.10g, expected 1", w, sum);
+	if (s->minscanlength > s->maxscanlength)
+		return proto_errf(err, errlen, "%s.minscanlength: %llu is above maxscanlength %llu", w,
+				  (unsigned long long)s->minscanlength,
+				  (unsigned long long)s->maxscanlength);
+	return 0;
+}
+
 /* Kind-specific rules the option table cannot say. */
 static int stream_check(const struct proto_job *job, struct proto_stream *s, const char *w,
 			char *err, size_t errlen)
@@ -342,6 +457,8 @@ static int stream_check(const struct proto_job *job, struct proto_stream *s, con
 	if (s->kind == KIND_SCAN && s->access == ACC_MMAP && s->mode != MODE_NORMAL &&
 	    s->mode != MODE_FADV_RANDOM)
 		return proto_errf(err, errlen, "%s.mode: %s needs access read", w, mode_names[s->mode]);
+	if (s->kind == KIND_YCSB && ycsb_check(job, s, w, err, errlen) < 0)
+		return -1;
 	if (s->kind == KIND_FIO && !s->args[0] && !s->jobfile[0])
 		return proto_errf(err, errlen, "%s: a fio stream needs 'args' or 'jobfile'", w);
 	if (s->start_s >= (double)job->duration_s)
@@ -394,7 +511,7 @@ static int array_of(json_t *in, const char *key, size_t max, const char *where, 
 int proto_job_from_json(json_t *obj, struct proto_job *job, const char *where,
 			char *err, size_t errlen)
 {
-	json_t *files, *streams, *v, *top;
+	json_t *files, *streams, *dbs = NULL, *v, *top;
 	const char *key;
 	size_t i;
 	int ret = -1;
@@ -406,13 +523,23 @@ int proto_job_from_json(json_t *obj, struct proto_job *job, const char *where,
 	top = json_deep_copy(obj);
 	if (!top)
 		return proto_errf(err, errlen, "%s: out of memory", where);
-	if (array_of(top, "files", PROTO_MAX_FILES, where, err, errlen, &files) < 0 ||
-	    array_of(top, "streams", PROTO_MAX_STREAMS, where, err, errlen, &streams) < 0)
+	if (json_object_get(top, "databases") &&
+	    array_of(top, "databases", PROTO_MAX_DBS, where, err, errlen, &dbs) < 0)
+		goto out;
+	if (dbs && !json_object_get(top, "files"))
+		json_object_set_new(top, "files", json_array());   /* a job of databases only */
+	files = json_object_get(top, "files");
+	if ((!dbs || !json_is_array(files) || json_array_size(files)) &&
+	    array_of(top, "files", PROTO_MAX_FILES, where, err, errlen, &files) < 0)
+		goto out;
+	if (array_of(top, "streams", PROTO_MAX_STREAMS, where, err, errlen, &streams) < 0)
 		goto out;
 	json_incref(files);
 	json_incref(streams);
+	json_incref(dbs);
 	json_object_del(top, "files");
 	json_object_del(top, "streams");
+	json_object_del(top, "databases");
 	json_object_foreach(top, key, v)
 		if (proto_opt_set_json(proto_job_opts, job, key, v, where, err, errlen) < 0)
 			goto out_arrays;
@@ -420,6 +547,11 @@ int proto_job_from_json(json_t *obj, struct proto_job *job, const char *where,
 		if (file_from_json(v, job, (unsigned)i, where, err, errlen) < 0)
 			goto out_arrays;
 		job->nfiles++;
+	}
+	json_array_foreach(dbs, i, v) {
+		if (db_from_json(v, job, (unsigned)i, where, err, errlen) < 0)
+			goto out_arrays;
+		job->ndbs++;
 	}
 	json_array_foreach(streams, i, v) {
 		if (stream_from_json(v, job, (unsigned)i, where, err, errlen) < 0)
@@ -430,6 +562,7 @@ int proto_job_from_json(json_t *obj, struct proto_job *job, const char *where,
 out_arrays:
 	json_decref(files);
 	json_decref(streams);
+	json_decref(dbs);
 out:
 	json_decref(top);
 	return ret;
@@ -488,12 +621,33 @@ json_t *proto_job_to_json(const struct proto_job *job)
 							    1u << job->streams[i].kind));
 	json_object_set_new(out, "files", files);
 	json_object_set_new(out, "streams", streams);
+	if (job->ndbs) {
+		json_t *dbs = json_array();
+
+		for (i = 0; dbs && i < job->ndbs; i++)
+			json_array_append_new(dbs, opts_to_json(proto_db_opts, &job->dbs[i], 0));
+		json_object_set_new(out, "databases", dbs);
+	}
 	return out;
+}
+
+/* A YCSB stream reports every operation its proportions can choose. */
+static unsigned ycsb_ops(const struct proto_stream *st)
+{
+	unsigned mask = 0;
+
+	mask |= st->readproportion > 0 ? 1u << OP_READ : 0;
+	mask |= st->updateproportion > 0 ? 1u << OP_UPDATE : 0;
+	mask |= st->insertproportion > 0 ? 1u << OP_INSERT : 0;
+	mask |= st->scanproportion > 0 ? 1u << OP_SCAN : 0;
+	mask |= st->readmodifywriteproportion > 0 ? 1u << OP_RMW : 0;
+	return mask;
 }
 
 /* Per kind: which operations its streams report one by one (NULL: none). */
 static unsigned (*const kind_ops[KIND_COUNT])(const struct proto_stream *) = {
 	[KIND_RANDOM] = NULL,
+	[KIND_YCSB] = ycsb_ops,
 };
 
 unsigned proto_stream_ops(const struct proto_stream *st)

@@ -17,6 +17,7 @@
 #define PROTO_MAX_FILES   16
 #define PROTO_MAX_STREAMS 8
 #define PROTO_FIO_MAX     4096   /* fio argument text, and job-file text */
+#define PROTO_MAX_DBS     4      /* databases a job declares (ycsb streams) */
 
 /*
  * One interval of the whole guest/memcg, described once: struct member, JSON
@@ -149,6 +150,15 @@ enum st_dist    { DIST_UNIFORM, DIST_ZIPF };
 enum st_advice  { ADV_NORMAL, ADV_RANDOM, ADV_SEQUENTIAL };
 enum st_mode    { MODE_NORMAL, MODE_DONTCACHE, MODE_DONTNEED, MODE_FADV_RANDOM };
 enum file_content { CONTENT_RANDOM, CONTENT_ZERO };
+enum ycsb_dist  { YDIST_UNIFORM, YDIST_ZIPFIAN, YDIST_LATEST };
+enum ycsb_order { YORDER_HASHED, YORDER_ORDERED };
+
+/* A YCSB record set, loaded once on the host into a LevelDB on the data disk. */
+struct proto_db {
+	char name[PROTO_NAME_MAX];   /* its directory on the data disk */
+	uint64_t recordcount, fieldcount, fieldlength;
+	unsigned insertorder;        /* enum ycsb_order */
+};
 
 struct proto_file {
 	char name[PROTO_NAME_MAX];
@@ -174,6 +184,14 @@ struct proto_stream {
 	uint64_t chunk_kib, passes;
 	double gap_s, rate_mibs;     /* rate_mibs 0: full speed */
 	unsigned mode;               /* enum st_mode */
+	/* ycsb: YCSB's own property names */
+	char db[PROTO_NAME_MAX];     /* a declared database; "" the only one */
+	uint64_t operationcount, threadcount, minscanlength, maxscanlength, cache_mib;
+	double ops_target;           /* target: ops/s over all threads, 0: flat out */
+	double readproportion, updateproportion, insertproportion, scanproportion,
+	       readmodifywriteproportion;
+	unsigned requestdistribution, scanlengthdistribution;   /* enum ycsb_dist */
+	unsigned readallfields, writeallfields;                 /* 0 false, 1 true */
 	/* fio */
 	char args[PROTO_FIO_MAX];
 	char jobfile[PROTO_FIO_MAX];
@@ -187,13 +205,16 @@ struct proto_job {
 	uint64_t duration_s;         /* the workload's length; streams end by then */
 	uint64_t interval_ms;        /* sampling interval */
 	uint64_t ramp_s;             /* samples before this are flagged ramp */
-	unsigned nfiles, nstreams;
+	uint64_t disk_mib;           /* the data disk's size; 0: what it holds needs */
+	unsigned nfiles, nstreams, ndbs;
 	struct proto_file files[PROTO_MAX_FILES];
+	struct proto_db dbs[PROTO_MAX_DBS];
 	struct proto_stream streams[PROTO_MAX_STREAMS];
 };
 
 extern const struct proto_opt proto_job_opts[];
 extern const struct proto_opt proto_file_opts[];
+extern const struct proto_opt proto_db_opts[];
 extern const struct proto_opt proto_stream_opts[];
 extern const char *const proto_kind_names[];
 
@@ -211,6 +232,8 @@ json_t *proto_job_to_json(const struct proto_job *job);
 
 /* Index of the declared file called name, or -1. */
 int proto_job_file(const struct proto_job *job, const char *name);
+/* Index of the database a ycsb stream uses (its db, or the only one), or -1. */
+int proto_job_db(const struct proto_job *job, const struct proto_stream *st);
 
 /* Set one option of a table from JSON (string, number); "where" prefixes errors. */
 int proto_opt_set_json(const struct proto_opt *table, void *obj, const char *key, json_t *v,

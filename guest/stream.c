@@ -154,5 +154,7 @@ void stream_op_done(struct stream_ctx *c, unsigned t, unsigned op, uint64_t ns, 
 
 unsigned stream_threads(const struct proto_stream *st)
 {
+	if (st->kind == KIND_YCSB)
+		return (unsigned)st->threadcount;
 	return st->kind == KIND_RANDOM ? (unsigned)st->threads : 1;
 }

@@ -125,6 +125,7 @@ double stream_elapsed_s(const struct stream_ctx *c);
 int stream_random_run(struct stream_ctx *c);
 int stream_scan_run(struct stream_ctx *c);
 int stream_fio_run(struct stream_ctx *c);
+int stream_ycsb_run(struct stream_ctx *c);
 
 /*
  * fio streams, in the agent: fio writes its cumulative status to a file that

@@ -130,6 +130,7 @@ static int (*const kind_run[KIND_COUNT])(struct stream_ctx *) = {
 	[KIND_RANDOM] = stream_random_run,
 	[KIND_SCAN] = stream_scan_run,
 	[KIND_FIO] = stream_fio_run,
+	[KIND_YCSB] = stream_ycsb_run,
 };
 
 static void *stream_main(void *p)

@@ -6,6 +6,7 @@
 #include "fetch.h"
 #include "proc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -337,15 +338,34 @@ int image_initrd(const char *base, const char *modules, const char *dst, char *e
 	return 0;
 }
 
-uint64_t image_disk_bytes(const struct proto_job *job)
+uint64_t image_db_bytes(const struct proto_db *d)
+{
+	/* a field: two 4-byte lengths, "fieldN", the value; a key: "user" + 19 digits;
+	 * LevelDB: an 8-byte sequence, varints and block trailers, about 5 % */
+	uint64_t rec = 0, f;
+
+	for (f = 0; f < d->fieldcount; f++)
+		rec += 8 + 5 + (f < 10 ? 1 : f < 100 ? 2 : f < 1000 ? 3 : 4) + d->fieldlength;
+	return (rec + 23 + 16) * d->recordcount / 20 * 21;
+}
+
+uint64_t image_need_bytes(const struct proto_job *job)
 {
 	uint64_t mib = 0;
 	unsigned i;
 
 	for (i = 0; i < job->nfiles; i++)
 		mib += job->files[i].mib;
+	/* a database's runs write too: logs, new tables, a level compacted beside itself */
+	for (i = 0; i < job->ndbs; i++)
+		mib += (image_db_bytes(&job->dbs[i]) * 5 / 4 >> 20) + 16;
 	/* ext4 metadata and journal, with room to spare */
 	return (mib + mib / 8 + 32) << 20;
+}
+
+uint64_t image_disk_bytes(const struct proto_job *job)
+{
+	return job->disk_mib ? job->disk_mib << 20 : image_need_bytes(job);
 }
 
 static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
@@ -395,15 +415,76 @@ static int write_files(const char *stage, const struct proto_job *job, char *err
 	return 0;
 }
 
+/* ycsb-load, built beside the harness (harness/build/ycsb-load). */
+static int loader_path(char *path, char *err)
+{
+	char self[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0)
+		return errorf(err, "cannot find the running program: %s", strerror(errno));
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	if (slash)
+		*slash = '\0';
+	if (pathf(path, err, "%s/ycsb-load", self) < 0)
+		return -1;
+	if (access(path, X_OK) < 0)
+		return errorf(err, "databases need the loader %s (run make build)", path);
+	return 0;
+}
+
+/* YCSB's load phase for each database, into stage/<name>; its output in log. */
+static int load_dbs(const char *stage, const struct proto_job *job, const char *log, char *err)
+{
+	char loader[PATH_MAX], dir[PATH_MAX], n[24], fc[24], fl[24];
+	const struct proto_db *d;
+	unsigned i;
+	int status;
+
+	if (job->ndbs && loader_path(loader, err) < 0)
+		return -1;
+	for (i = 0; i < job->ndbs; i++) {
+		d = &job->dbs[i];
+		snprintf(n, sizeof(n), "%llu", (unsigned long long)d->recordcount);
+		snprintf(fc, sizeof(fc), "%llu", (unsigned long long)d->fieldcount);
+		snprintf(fl, sizeof(fl), "%llu", (unsigned long long)d->fieldlength);
+		if (pathf(dir, err, "%s/%s", stage, d->name) < 0)
+			return -1;
+		char *argv[] = { loader, dir, n, fc, fl,
+				 d->insertorder == YORDER_ORDERED ? "ordered" : "hashed", NULL };
+		if (proc_run(argv, log, 24 * 3600 * 1000, &status, err) < 0)
+			return -1;
+		if (status != 0)
+			return errorf(err, "loading database '%s' (%s records) failed (exit %d); see %s",
+				      d->name, n, status, log);
+	}
+	return 0;
+}
+
+/* Remove a staged tree: the files, and each database's directory of tables. */
+static void remove_tree(const char *path)
+{
+	char child[PATH_MAX];
+	struct dirent *de;
+	DIR *dir = opendir(path);
+
+	if (!dir) {
+		unlink(path);
+		return;
+	}
+	while ((de = readdir(dir)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+		    pathf(child, NULL, "%s/%s", path, de->d_name) == 0)
+			remove_tree(child);
+	closedir(dir);
+	rmdir(path);
+}
+
 static void remove_files(const char *stage, const struct proto_job *job)
 {
-	char path[PATH_MAX];
-	unsigned i;
-
-	for (i = 0; i < job->nfiles; i++)
-		if (pathf(path, NULL, "%s/%s", stage, job->files[i].name) == 0)
-			unlink(path);
-	rmdir(stage);
+	(void)job;
+	remove_tree(stage);
 }
 
 static uint64_t files_hash(const struct proto_job *job)
@@ -416,6 +497,17 @@ static uint64_t files_hash(const struct proto_job *job)
 		h = fnv1a(h, &job->files[i].mib, sizeof(job->files[i].mib));
 		h = fnv1a(h, &job->files[i].content, sizeof(job->files[i].content));
 	}
+	/* a job without databases keeps the hash (and the cached disk) it had */
+	for (i = 0; i < job->ndbs; i++) {
+		h = fnv1a(h, "db", 3);
+		h = fnv1a(h, job->dbs[i].name, strlen(job->dbs[i].name) + 1);
+		h = fnv1a(h, &job->dbs[i].recordcount, sizeof(job->dbs[i].recordcount));
+		h = fnv1a(h, &job->dbs[i].fieldcount, sizeof(job->dbs[i].fieldcount));
+		h = fnv1a(h, &job->dbs[i].fieldlength, sizeof(job->dbs[i].fieldlength));
+		h = fnv1a(h, &job->dbs[i].insertorder, sizeof(job->dbs[i].insertorder));
+	}
+	if (job->disk_mib)
+		h = fnv1a(h, &job->disk_mib, sizeof(job->disk_mib));
 	return h;
 }
 
@@ -433,7 +525,9 @@ int image_data_disk(const char *cache_dir, const struct proto_job *job, char *pa
 	    pathf(tmp, err, "%s.tmp", path) < 0 || pathf(log, err, "%s/mkfs.log", cache_dir) < 0)
 		return -1;
 	snprintf(size, sizeof(size), "%lluk", (unsigned long long)(image_disk_bytes(job) >> 10));
-	if (mkdir_p(stage, err) < 0 || write_files(stage, job, err) < 0)
+	remove_tree(stage);     /* what an interrupted build left */
+	if (mkdir_p(stage, err) < 0 || write_files(stage, job, err) < 0 ||
+	    load_dbs(stage, job, log, err) < 0)
 		goto out;
 	char *argv[] = { "mkfs.ext4", "-q", "-F", "-m", "0", "-L", "harness-data",
 			 "-E", "lazy_itable_init=0,lazy_journal_init=0,root_owner=0:0",

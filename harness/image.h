@@ -75,13 +75,21 @@ int image_base(const char *images, const char *arch, char *path, char *err);
 /* Write base followed by modules (may be "") to dst: one initrd for libvirt. */
 int image_initrd(const char *base, const char *modules, const char *dst, char *err);
 
-/* Bytes of the ext4 data disk that holds a job's files. */
+/*
+ * Bytes of the ext4 data disk that holds a job's files and databases: its
+ * disk_mib if given, else what they need (image_need_bytes()).
+ */
 uint64_t image_disk_bytes(const struct proto_job *job);
+/* What the files and the databases (with room to grow and compact) need. */
+uint64_t image_need_bytes(const struct proto_job *job);
+/* A loaded database's estimated size on disk (records, keys, LevelDB's framing). */
+uint64_t image_db_bytes(const struct proto_db *d);
 
 /*
  * The ext4 data disk holding the job's declared files (pseudo-random bytes,
  * the same on every host, or zeros), built once with mkfs.ext4 -d (no mount)
- * under cache_dir, named by a hash of the file list, and reused.
+ * under cache_dir, named by a hash of the file list, and reused. Each declared
+ * database is loaded into it first by ycsb-load (beside the running program).
  */
 int image_data_disk(const char *cache_dir, const struct proto_job *job, char *path, char *err);
 

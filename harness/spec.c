@@ -432,6 +432,22 @@ static int job_line_len(const struct proto_job *job)
 	return proto_format(&msg, line, sizeof(line));
 }
 
+/* A data disk of a given size must hold its files and every record set. */
+static int check_disk_size(const struct cell *c, const char *where, char *err)
+{
+	uint64_t need = image_need_bytes(&c->job) >> 20, records = 0;
+	unsigned i;
+
+	if (!c->job.disk_mib || need <= c->job.disk_mib)
+		return 0;
+	for (i = 0; i < c->job.ndbs; i++)
+		records += image_db_bytes(&c->job.dbs[i]) >> 20;
+	return errorf(err, "%s.disk_mib: %llu MiB is too small: the files and databases (record "
+		      "sets about %llu MiB) need %llu MiB", where,
+		      (unsigned long long)c->job.disk_mib, (unsigned long long)records,
+		      (unsigned long long)need);
+}
+
 /* Cross-field checks the job's own tables cannot make: does it fit the guest and the disk. */
 static int check_cell(const struct matrix *m, const struct cell *c, const struct conf *conf,
 		      const char *where, char *err)
@@ -442,6 +458,8 @@ static int check_cell(const struct matrix *m, const struct cell *c, const struct
 	if (job_line_len(&c->job) < 0)
 		return errorf(err, "%s: the job does not fit one %d-byte channel line (shorten fio "
 			      "args or job files)", where, PROTO_LINE_MAX);
+	if (check_disk_size(c, where, err) < 0)
+		return -1;
 	if (statvfs(conf->results, &sv) == 0) {
 		avail = (uint64_t)sv.f_bavail * sv.f_frsize >> 20;
 		if (need > avail)
