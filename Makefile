@@ -51,12 +51,14 @@ DEBS += qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross libjansson-d
 # multiarch, arm64 with the cross C++ runtime) and into the host's loader.
 DEBS += libleveldb-dev libsnappy-dev g++-aarch64-linux-gnu libleveldb-dev:arm64 libsnappy-dev:arm64
 
-.PHONY: all deps build images demo test unit e2e bench clean distclean
+.PHONY: all deps build images demo test unit e2e bench clean distclean fuzz fuzz-deps fuzz-build
 
 all: build
 
-deps:
-	@missing=$$(for p in $(DEBS); do \
+# Install the Debian packages of a list that are missing (the :arm64 ones
+# after adding that dpkg architecture): $(call install_debs,LIST).
+define install_debs
+	@missing=$$(for p in $(1); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
 	done); \
 	if [ -n "$$missing" ]; then \
@@ -67,6 +69,10 @@ deps:
 		fi; \
 		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
 	fi
+endef
+
+deps:
+	$(call install_debs,$(DEBS))
 
 # The YCSB load phase, run once per database on the host (images/ycsb-load.c).
 YCSB_LOAD := harness/build/ycsb-load
@@ -151,8 +157,42 @@ tests/build/bench_sampler: tests/bench_sampler.c guest/sampler.c guest/proto.c $
 bench: deps tests/build/bench_sampler
 	tests/build/bench_sampler
 
+# Fuzzing: libFuzzer targets fuzz/fuzz_*.c over the real parsers, built with
+# clang and ASan+UBSan; `make fuzz` runs each for FUZZ_SECONDS (fuzz/run.sh
+# prints executions and crashes per target and fails on any crash).
+FUZZ_DEBS    := clang libclang-rt-14-dev llvm
+FUZZ_CC      := clang
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS   := -O1 -g -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
+                -DFUZZ_ROOT='"$(CURDIR)"' -Iharness -Iguest -Itests -Ifuzz
+FUZZ_LIB_SRC := $(COMMON_SRC) guest/fiostat.c guest/zipf.c tests/testlib.c fuzz/fuzzlib.c
+FUZZ_OBJS    := $(patsubst %.c,fuzz/build/obj/%.o,$(FUZZ_LIB_SRC))
+FUZZ_BINS    := $(patsubst fuzz/%.c,fuzz/build/%,$(wildcard fuzz/fuzz_*.c))
+
+fuzz-deps:
+	$(call install_debs,$(FUZZ_DEBS))
+
+# kept between builds: every target links the same objects
+.SECONDARY: $(FUZZ_OBJS)
+
+fuzz/build/obj/%.o: %.c $(HEADERS) fuzz/fuzzlib.h tests/testlib.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@ \
+		$$(pkg-config --cflags $(PKGS))
+
+# fetch_url is wrapped (fuzz/fuzzlib.c): a fuzzed "url" arm downloads nothing.
+fuzz/build/fuzz_%: fuzz/fuzz_%.c $(FUZZ_OBJS)
+	$(FUZZ_CC) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer,address,undefined $< $(FUZZ_OBJS) -o $@ \
+		-Wl,--wrap=fetch_url $$(pkg-config --cflags --libs $(PKGS)) -lcmocka -lpthread -lm
+
+fuzz-build: deps fuzz-deps
+	@$(MAKE) --no-print-directory $(FUZZ_BINS)
+
+fuzz: fuzz-build
+	fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BINS)
+
 clean:
-	rm -rf harness/build guest/build tests/build
+	rm -rf harness/build guest/build tests/build fuzz/build
 
 distclean: clean
 	rm -rf images/out images/cache
