@@ -38,6 +38,7 @@ UNIT_TESTS += tests/build/test_stats
 UNIT_TESTS += tests/build/test_compare
 UNIT_TESTS += tests/build/test_report
 UNIT_TESTS += tests/build/test_extend
+UNIT_TESTS += tests/build/test_plot
 
 # Debian packages the build, the images and the tests need.
 DEBS := gcc make pkg-config libc6-dev libvirt-dev libjansson-dev libsqlite3-dev \
@@ -50,6 +51,8 @@ DEBS += qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross libjansson-d
 # ycsb streams: LevelDB's C API linked statically into the agent (amd64 and,
 # multiarch, arm64 with the cross C++ runtime) and into the host's loader.
 DEBS += libleveldb-dev libsnappy-dev g++-aarch64-linux-gnu libleveldb-dev:arm64 libsnappy-dev:arm64
+# tests/e2e_report.sh renders the HTML report in headless Chromium.
+DEBS += chromium
 
 .PHONY: all deps build images demo test unit e2e bench clean distclean fuzz fuzz-deps fuzz-build
 

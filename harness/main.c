@@ -6,6 +6,8 @@
 #include "conf.h"
 #include "err.h"
 #include "extend.h"
+#include "html.h"
+#include "plot.h"
 #include "proc.h"
 #include "report.h"
 #include "runner.h"
@@ -29,6 +31,8 @@ static const char usage[] =
 	"  compare MATRIX BASE NEW | --matrices M1 M2  verdicts; exit 1 on a regression\n"
 	"  extend --until-decided --max-blocks N MATRIX [BASE NEW]  queue blocks for the\n"
 	"                 cells compare calls UNKNOWN (through harnessd if it runs)\n"
+	"  plot MATRIX [-o DIR] [--metric NAME]  SVG time series per cell, arm and file\n"
+	"  report MATRIX [-o FILE.html]  one self-contained HTML page: tables, verdicts, plots\n"
 	"  probe          say which accelerator guests would use, and why\n"
 	"through the daemon (harnessd); --json prints its JSON as is:\n"
 	"  submit FILE    queue a matrix (more reps of a queued one are appended)\n"
@@ -244,6 +248,10 @@ int main(int argc, char **argv)
 		return table_main(&c, argc, argv, json);
 	if (!strcmp(argv[0], "compare"))
 		return compare_main(&c, argc, argv, json);
+	if (!strcmp(argv[0], "plot"))
+		return plot_main(&c, argc, argv);
+	if (!strcmp(argv[0], "report"))
+		return html_main(&c, argc, argv);
 	if (!strcmp(argv[0], "extend"))
 		return extend_main(&c, argc, argv, json);
 	if (!strcmp(argv[0], "probe") && argc == 1)

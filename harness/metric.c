@@ -17,26 +17,80 @@ static double get_miss(const struct run_summary *r) { return 100.0 * r->miss_sha
 static double get_p99(const struct run_summary *r) { return r->lat_p99_us; }
 static double get_pass_resid(const struct run_summary *r) { return 100.0 * r->pass_resident_share; }
 
+/* Per interval: the same quantities over one interval of one run. */
+static double sum_streams(const double *v)
+{
+	double s = 0;
+	int k;
+
+	for (k = 0; k < PROTO_MAX_STREAMS; k++)
+		s += v[k];
+	return s;
+}
+
+static double per_s(double v, double seconds) { return seconds > 0 ? v / seconds : NAN; }
+static double share(double a, double b) { return b > 0 ? a / b : NAN; }
+
+static double at_ops(const struct metric_interval *i)
+{
+	return per_s(sum_streams(i->p->ops), i->seconds);
+}
+
+static double at_refault(const struct metric_interval *i)
+{
+	return per_s(i->p->refault, i->seconds);
+}
+
+static double at_majflt(const struct metric_interval *i)
+{
+	return per_s(i->p->majflt, i->seconds);
+}
+
+static double at_activ(const struct metric_interval *i)
+{
+	return per_s(i->p->activate, i->seconds);
+}
+
+static double at_per_read(const struct metric_interval *i)
+{
+	return share(i->p->refault, sum_streams(i->p->reads));
+}
+
+static double at_resident(const struct metric_interval *i)
+{
+	double pages = 0;
+	int f;
+
+	for (f = 0; f < PROTO_MAX_FILES; f++)
+		pages += i->p->resident[f];
+	return 100.0 * share(pages, i->file_pages);
+}
+
+static double at_miss(const struct metric_interval *i)
+{
+	return 100.0 * share(sum_streams(i->p->misses), sum_streams(i->p->reads));
+}
+
 const struct metric metrics[] = {
 	/* name        width dec delta abba cmp higher harm table */
 	{ "ops/s",       10, 0, 1, 1, 1, 1, 1, 1, get_ops,
-	  "operations per second, all streams, after the ramp" },
+	  "operations per second, all streams, after the ramp", .at = at_ops },
 	{ "refault/s",    9, 0, 1, 1, 1, 0, 0, 0, get_refault,
-	  "memcg workingset_refault_file per second" },
+	  "memcg workingset_refault_file per second", .at = at_refault },
 	{ "majflt/s",     8, 0, 0, 1, 1, 0, 0, 0, get_majflt,
-	  "memcg pgmajfault per second" },
+	  "memcg pgmajfault per second", .at = at_majflt },
 	{ "activ/s",      8, 0, 0, 0, 0, 0, 0, 0, get_activ,
-	  "memcg workingset_activate_file per second" },
+	  "memcg workingset_activate_file per second", .at = at_activ },
 	{ "rf/read",      7, 4, 0, 1, 1, 0, 0, 1, get_per_read,
-	  "file refaults per read" },
+	  "file refaults per read", .at = at_per_read },
 	{ "resid%",       6, 1, 0, 1, 0, 1, 0, 0, get_resident,
-	  "page-cache residency of the declared files at the end, %" },
+	  "page-cache residency of the declared files at the end, %", .at = at_resident },
 	{ "resid%@pass",  6, 1, 0, 0, 0, 1, 0, 0, get_pass_resid,
-	  "residency of the declared files at each scan pass_end event, mean over passes, %" },
+	  "residency of the declared files at each scan pass_end event, mean over passes, %", .at = NULL },
 	{ "miss%",        6, 1, 0, 0, 1, 0, 0, 0, get_miss,
-	  "share of reads slower than the miss threshold, %" },
+	  "share of reads slower than the miss threshold, %", .at = at_miss },
 	{ "p99_us",       8, 1, 0, 0, 0, 0, 0, 0, get_p99,
-	  "p99 latency of each interval, mean weighted by its reads, microseconds" },
+	  "p99 latency of each interval, mean weighted by its reads, microseconds", .at = NULL },
 };
 
 const size_t n_metrics = sizeof(metrics) / sizeof(metrics[0]);

@@ -7,6 +7,13 @@
 
 #include "store.h"
 
+/* One interval of one run, as a per-interval metric (plots) reads it. */
+struct metric_interval {
+	const struct series_point *p;
+	double seconds;        /* the interval's length */
+	double file_pages;     /* the cell's declared files, in pages */
+};
+
 struct metric {
 	const char *name;      /* as in headers and --metric */
 	int width, decimals;   /* in tables */
@@ -19,6 +26,8 @@ struct metric {
 	int table;             /* one of `harness table`'s tables without --metric */
 	double (*get)(const struct run_summary *r);   /* NAN: the run has no value */
 	const char *desc;      /* one line, for --metric's help and JSON */
+	double (*at)(const struct metric_interval *iv);  /* per interval (plots), NULL: none;
+							  * NAN: the interval has no value */
 };
 
 extern const struct metric metrics[];

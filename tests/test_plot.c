@@ -1,0 +1,511 @@
+/* test_plot.c -- the SVG plots and the HTML report on a real SQLite database
+ * filled through the store API as the runner would: ABBA runs with a ramp,
+ * stream events, per-file residency, a crashed run with a console log. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <ftw.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "abba.h"
+#include "conf.h"
+#include "err.h"
+#include "escape.h"
+#include "html.h"
+#include "metric.h"
+#include "plot.h"
+#include "store.h"
+#include "testlib.h"
+
+#define HOSTILE_CELL   "<b>\"x'&y</b>"
+#define HOSTILE_CELL_E "&lt;b&gt;&quot;x&#39;&amp;y&lt;/b&gt;"
+#define HOSTILE_STREAM "cold<&>"
+#define HOSTILE_MATRIX "plots<i>"
+
+static char dir[PATH_MAX], console[PATH_MAX + 16];
+static struct conf conf;
+static struct store *store;
+static int64_t mid, empty_mid;
+
+/* ---- a matrix filled by hand: arms mglru and classic, one cell, two files ---- */
+
+static char canonical[] = "{}";
+
+static struct matrix *new_matrix(const char *name, unsigned reps)
+{
+	static const char *const arms[] = { "mglru", "classic" };
+	struct matrix *m = calloc(1, sizeof(*m));
+	struct cell *c;
+	unsigned i;
+
+	assert_non_null(m);
+	sfmt(m->name, sizeof(m->name), "%s", name);
+	sfmt(m->path, sizeof(m->path), "plots.json");
+	sfmt(m->base_dir, sizeof(m->base_dir), "%s", dir);
+	sfmt(m->hash, sizeof(m->hash), "%s", name);
+	sfmt(m->archs[0], sizeof(m->archs[0]), "x86_64");
+	m->n_archs = 1;
+	m->canonical = canonical;
+	m->reps = reps;
+	m->memory_mib = 512;
+	m->vcpus = 2;
+	m->n_arms = 2;
+	m->n_cells = 1;
+	for (i = 0; i < 2; i++) {
+		sfmt(m->arms[i].name, sizeof(m->arms[i].name), "%s", arms[i]);
+		sfmt(m->arms[i].kernel, sizeof(m->arms[i].kernel), "6.12");
+		sfmt(m->arms[i].files[0].kernel, sizeof(m->arms[i].files[0].kernel), "/k/vmlinuz");
+		sfmt(m->arms[i].files[0].release, sizeof(m->arms[i].files[0].release), "6.12.99-test");
+		sfmt(m->arms[i].lru_gen, sizeof(m->arms[i].lru_gen), i ? "n" : "y");
+	}
+	c = &m->cells[0];
+	sfmt(c->name, sizeof(c->name), HOSTILE_CELL);
+	sfmt(c->arch, sizeof(c->arch), "x86_64");
+	c->job.memcg_mib = 64;
+	c->job.duration_s = 11;
+	c->job.interval_ms = 1000;
+	c->job.ramp_s = 1;
+	c->job.nfiles = 2;
+	sfmt(c->job.files[0].name, sizeof(c->job.files[0].name), "vec");
+	c->job.files[0].mib = 8;
+	sfmt(c->job.files[1].name, sizeof(c->job.files[1].name), "cold");
+	c->job.files[1].mib = 4;
+	c->job.nstreams = 2;
+	c->job.streams[0].kind = KIND_RANDOM;
+	sfmt(c->job.streams[0].name, sizeof(c->job.streams[0].name), "r");
+	sfmt(c->job.streams[0].file, sizeof(c->job.streams[0].file), "vec");
+	c->job.streams[1].kind = KIND_SCAN;
+	sfmt(c->job.streams[1].name, sizeof(c->job.streams[1].name), HOSTILE_STREAM);
+	sfmt(c->job.streams[1].file, sizeof(c->job.streams[1].file), "cold");
+	return m;
+}
+
+static void event(int64_t run, unsigned idx, uint64_t t_ms, uint64_t stream, const char *kind,
+		  uint64_t pass)
+{
+	struct proto_event e = { .t_ms = t_ms, .stream = stream, .pass = pass,
+				 .resident = { .n = 2, .v = { 1024, 512 } } };
+	char err[ERR_MAX];
+
+	sfmt(e.kind, sizeof(e.kind), "%s", kind);
+	if (store_event(store, run, idx, &e, err) < 0)
+		fail_msg("event: %s", err);
+}
+
+static void boot(int64_t run, const char *console_path)
+{
+	struct proto_hello h = { .proto = 1, .page_size = 4096, .mem_total_kib = 1 << 19 };
+	struct proto_setup st = { .file_pages = { .n = 2, .v = { 2048, 1024 } } };
+	char err[ERR_MAX];
+
+	sfmt(h.release, sizeof(h.release), "6.12.99-test");
+	sfmt(h.arch, sizeof(h.arch), "x86_64");
+	sfmt(st.lru_gen, sizeof(st.lru_gen), "0x0007");
+	sfmt(st.residency, sizeof(st.residency), "cachestat");
+	if (store_run_booting(store, run, "tcg", "testhost", "x86_64", console_path, err) < 0 ||
+	    store_run_hello(store, run, &h, 1000, err) < 0 || store_run_setup(store, run, &st, err) < 0)
+		fail_msg("run %lld: %s", (long long)run, err);
+}
+
+/* One done run: a ramp interval, 10 more at ops/s; the cold file read at t=5. */
+static void done_run(int64_t run, double ops)
+{
+	struct proto_summary sum = { .samples = 11, .duration_ms = 11000 };
+	struct proto_stream_sample ss;
+	struct proto_sample smp;
+	char err[ERR_MAX];
+	uint64_t i;
+
+	boot(run, "");
+	for (i = 0; i <= 10; i++) {
+		memset(&smp, 0, sizeof(smp));
+		smp.seq = i;
+		smp.t_ms = 1000 * (i + 1);
+		smp.ramp = i == 0;
+		smp.refault_file = 10 * i;
+		smp.resident.n = 2;
+		smp.resident.v[0] = 2048 - 100 * i;
+		smp.resident.v[1] = i >= 5 ? 1024 : 0;
+		memset(&ss, 0, sizeof(ss));
+		ss.seq = i;
+		ss.active = 1;
+		ss.read_ops = (uint64_t)ops;
+		if (store_sample(store, run, &smp, err) < 0 || store_stream_sample(store, run, &ss, err) < 0)
+			fail_msg("sample: %s", err);
+	}
+	event(run, 0, 20, 0, "start", 0);
+	event(run, 1, 5000, 1, "start", 0);
+	event(run, 2, 5010, 1, "pass_start", 1);
+	event(run, 3, 7000, 1, "pass_end", 1);
+	event(run, 4, 11000, 0, "end", 0);
+	if (store_run_finish(store, run, "done", NULL, &sum, err) < 0)
+		fail_msg("finish: %s", err);
+}
+
+/* A crashed run: its console log is 100 KiB, hostile text at its end. */
+static void crashed_run(int64_t run)
+{
+	char err[ERR_MAX];
+	FILE *f;
+	int i;
+
+	sfmt(console, sizeof(console), "%s/console.log", dir);
+	f = fopen(console, "w");
+	assert_non_null(f);
+	fprintf(f, "START-OF-LOG\r\n");
+	for (i = 0; i < 2000; i++)
+		fprintf(f, "[ %4d.000000] filler line of the boot log, fifty bytes\r\n", i);
+	fprintf(f, "Kernel panic - not syncing: <script>alert(1)</script> \x01\xff\r\nEND-OF-LOG\r\n");
+	assert_int_equal(fclose(f), 0);
+	boot(run, console);
+	if (store_run_finish(store, run, "crashed", "kernel panic & <oops>", NULL, err) < 0 ||
+	    store_run_console(store, run, "Kernel panic - not syncing: <x>", 2, err) < 0)
+		fail_msg("crash: %s", err);
+}
+
+static int64_t add_matrix(const char *name, unsigned reps, int finish)
+{
+	struct matrix *m = new_matrix(name, reps);
+	struct abba_slot slots[8];
+	struct run_ref *runs = NULL;
+	char err[ERR_MAX];
+	int64_t id;
+	size_t n, i;
+	int crashed = 0;
+
+	n = abba_order(2, 1, reps, slots);
+	if (store_add_matrix(store, m, slots, n, &id, err) < 0 ||
+	    store_queued_runs(store, id, &runs, &n, err) < 0)
+		fail_msg("%s: %s", name, err);
+	for (i = 0; i < n && finish; i++) {
+		if (runs[i].arm == 1 && !crashed++)
+			crashed_run(runs[i].id);
+		else
+			done_run(runs[i].id, runs[i].arm ? 2000 + 500.0 * runs[i].block : 1000);
+	}
+	free(runs);
+	free(m);
+	return id;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int setup(void **state)
+{
+	char path[PATH_MAX + 16], err[ERR_MAX];
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/test_plot.XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	conf_defaults(&conf, dir);
+	if (mkdir(conf.results, 0755) < 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s/harness.db", conf.results);
+	if (store_open(path, &store, err) < 0) {
+		fprintf(stderr, "store_open: %s\n", err);
+		return -1;
+	}
+	mid = add_matrix(HOSTILE_MATRIX, 4, 1);
+	empty_mid = add_matrix("empty", 2, 0);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	store_close(store);
+	return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* ---- checks on the text ---- */
+
+static int is_void(const char *name, size_t len)
+{
+	return (len == 4 && !strncmp(name, "meta", 4)) || (len == 2 && !strncmp(name, "br", 2));
+}
+
+/* Tags nest and close, and no '<' or '>' stands where an entity should. */
+static int balanced(const char *s)
+{
+	const char *stack[256], *name, *end;
+	size_t lens[256], len;
+	int depth = 0;
+
+	for (; (s = strchr(s, '<')); s = end + 1) {
+		end = strchr(s + 1, '>');
+		if (!end || memchr(s + 1, '<', (size_t)(end - s - 1)))
+			return 0;
+		if (s[1] == '!')
+			continue;
+		name = s + (s[1] == '/' ? 2 : 1);
+		len = strcspn(name, " \t\n/>");
+		if (s[1] == '/') {
+			if (!depth || lens[depth - 1] != len || strncmp(stack[depth - 1], name, len))
+				return 0;
+			depth--;
+		} else if (end[-1] != '/' && !is_void(name, len)) {
+			if (depth == 256)
+				return 0;
+			stack[depth] = name;
+			lens[depth++] = len;
+		}
+	}
+	return depth == 0;
+}
+
+static size_t count(const char *s, const char *needle)
+{
+	size_t n = 0;
+
+	for (; (s = strstr(s, needle)); s += strlen(needle))
+		n++;
+	return n;
+}
+
+/* The text between the first begin and the end after it. */
+static char *between(const char *s, const char *begin, const char *end)
+{
+	const char *a = strstr(s, begin), *b = a ? strstr(a, end) : NULL;
+
+	assert_non_null(b);
+	return strndup(a, (size_t)(b - a) + strlen(end));
+}
+
+typedef int (*svg_fn)(FILE *f, const struct plot_cell *pc, const void *arg, char *err);
+
+static int metric_svg(FILE *f, const struct plot_cell *pc, const void *arg, char *err)
+{
+	return plot_metric_svg(f, pc, arg, err);
+}
+
+static int file_svg(FILE *f, const struct plot_cell *pc, const void *arg, char *err)
+{
+	return plot_file_svg(f, pc, *(const unsigned *)arg, err);
+}
+
+static char *render(int64_t matrix, svg_fn fn, const void *arg)
+{
+	struct plot_cell *pc = NULL;
+	char *buf = NULL, err[ERR_MAX];
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	if (plot_cell_load(store, matrix, 0, &pc, err) < 0 || fn(f, pc, arg, err) < 0)
+		fail_msg("plot: %s", err);
+	assert_int_equal(fclose(f), 0);
+	plot_cell_free(pc);
+	return buf;
+}
+
+/* ---- tests ---- */
+
+static void test_escape(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(f);
+	escape_xml_n(f, "<a href=\"x\">&'\r\n\x01\x7f\xff\xc3\xa9\xe2\x82\0z", 25);
+	assert_int_equal(fclose(f), 0);
+	assert_string_equal(buf, "&lt;a href=&quot;x&quot;&gt;&amp;&#39;\n???\xc3\xa9???z");
+	free(buf);
+}
+
+static void test_metric_at(void **state)
+{
+	struct series_point p = { .refault = 50, .majflt = 10, .ops = { 300, 100 },
+				  .reads = { 200, 50 }, .misses = { 25 }, .resident = { 512, 256 } };
+	struct metric_interval iv = { .p = &p, .seconds = 0.5, .file_pages = 1024 };
+	const struct metric *m;
+	char err[ERR_MAX];
+
+	(void)state;
+	assert_int_equal(plot_find_metric("ops/s", &m, err), 0);
+	assert_float_equal(m->at(&iv), 800, 1e-9);
+	assert_int_equal(plot_find_metric("refault/s", &m, err), 0);
+	assert_float_equal(m->at(&iv), 100, 1e-9);
+	assert_int_equal(plot_find_metric("rf/read", &m, err), 0);
+	assert_float_equal(m->at(&iv), 0.2, 1e-9);
+	assert_int_equal(plot_find_metric("resid%", &m, err), 0);
+	assert_float_equal(m->at(&iv), 75, 1e-9);
+	assert_int_equal(plot_find_metric("miss%", &m, err), 0);
+	assert_float_equal(m->at(&iv), 10, 1e-9);
+	iv.seconds = 0;
+	assert_int_equal(plot_find_metric("ops/s", &m, err), 0);
+	assert_true(isnan(m->at(&iv)));
+	assert_int_equal(plot_find_metric("bogus", &m, err), -1);
+	assert_non_null(strstr(err, "'bogus'"));
+	assert_non_null(strstr(err, "refault/s"));
+}
+
+static void test_metric_svg(void **state)
+{
+	const struct metric *m;
+	char err[ERR_MAX], *svg, *median;
+
+	(void)state;
+	assert_int_equal(plot_find_metric("ops/s", &m, err), 0);
+	svg = render(mid, metric_svg, m);
+	assert_true(balanced(svg));
+	assert_int_equal(strncmp(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\"", 39), 0);
+	assert_int_equal(count(svg, "<svg"), 1);
+	assert_int_equal(count(svg, "class=\"median\""), 2);
+	assert_int_equal(count(svg, "class=\"band\""), 2);
+	/* every interval of the mglru runs is on its line: M then 10 L */
+	median = between(svg, "data-arm=\"mglru\"", "/>");
+	assert_int_equal(count(median, "M"), 1);
+	assert_int_equal(count(median, "L"), 10);
+	free(median);
+	assert_non_null(strstr(svg, "data-arm=\"classic\""));
+	assert_non_null(strstr(svg, "3 runs</text>"));      /* classic: one crashed */
+	assert_non_null(strstr(svg, "4 runs</text>"));
+	assert_non_null(strstr(svg, "class=\"ramp\""));
+	/* the cold read at t=5 and its pass; the reader's start at 20 ms is no news */
+	/* the cold read at t=5 and its pass share a line (10 ms apart); the reader's start
+	 * at 20 ms and its end with the workload are no news */
+	assert_non_null(strstr(svg, ">cold&lt;&amp;&gt; start, cold&lt;&amp;&gt; pass 1</text>"));
+	assert_non_null(strstr(svg, ">cold&lt;&amp;&gt; pass 1 end</text>"));
+	assert_non_null(strstr(svg, "cold&lt;&amp;&gt; start at t=5.0 s (mean of 7 runs)"));
+	assert_null(strstr(svg, "r start"));
+	assert_null(strstr(svg, "r end"));
+	assert_int_equal(count(svg, "class=\"event\""), 2);
+	assert_non_null(strstr(svg, HOSTILE_CELL_E));
+	assert_non_null(strstr(svg, "plots&lt;i&gt;"));
+	assert_null(strstr(svg, "<b>"));
+	assert_null(strstr(svg, "<i>"));
+	free(svg);
+}
+
+static void test_file_svg(void **state)
+{
+	unsigned file;
+	char *svg;
+
+	(void)state;
+	for (file = 0; file < 2; file++) {
+		svg = render(mid, file_svg, &file);
+		assert_true(balanced(svg));
+		assert_int_equal(count(svg, "class=\"median\""), 2);
+		/* files smaller than the memcg: their size is the line, the limit only named */
+		assert_null(strstr(svg, "memcg limit"));
+		assert_non_null(strstr(svg, file ? "file size 4 MiB" : "file size 8 MiB"));
+		assert_non_null(strstr(svg, file ? "page cache of &#39;cold&#39; (4 MiB; memcg 64 MiB)"
+					    : "page cache of &#39;vec&#39; (8 MiB; memcg 64 MiB)"));
+		free(svg);
+	}
+}
+
+static void test_empty_cell(void **state)
+{
+	const struct metric *m;
+	char err[ERR_MAX], *svg;
+
+	(void)state;
+	assert_int_equal(plot_find_metric("refault/s", &m, err), 0);
+	svg = render(empty_mid, metric_svg, m);
+	assert_true(balanced(svg));
+	assert_int_equal(count(svg, "class=\"median\""), 0);
+	assert_non_null(strstr(svg, "0 runs</text>"));
+	free(svg);
+}
+
+static char *report(int64_t matrix)
+{
+	struct html_opts o = { .console_bytes = 4096 };
+	char *buf = NULL, err[ERR_MAX];
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(plot_find_metric("ops/s", &o.metrics[o.n_metrics++], err), 0);
+	assert_int_equal(plot_find_metric("refault/s", &o.metrics[o.n_metrics++], err), 0);
+	if (html_report(f, store, matrix, &o, err) < 0)
+		fail_msg("report: %s", err);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+static void test_html(void **state)
+{
+	char *html = report(mid), *pre;
+	const char *dump = getenv("TEST_PLOT_HTML");   /* to look at it: a path */
+
+	(void)state;
+	if (dump)
+		write_text(dump, html);
+	assert_true(balanced(html));
+	assert_int_equal(strncmp(html, "<!DOCTYPE html>", 15), 0);
+	/* ops/s and refault/s, and the two files' page cache */
+	assert_int_equal(count(html, "<svg "), 4);
+	assert_int_equal(count(html, "</svg>"), 4);
+	/* self-contained: no scripts, nothing fetched */
+	assert_null(strstr(html, "<script"));
+	assert_null(strstr(html, "src="));
+	assert_null(strstr(html, "href=\"http"));
+	assert_null(strstr(html, "@import"));
+	/* the ABBA table and the verdicts */
+	assert_non_null(strstr(html, "<h2 id=\"tables\">"));
+	assert_non_null(strstr(html, "<h3>mglru &rarr; classic</h3>"));
+	assert_non_null(strstr(html, "UNKNOWN"));
+	/* kernels, options, where it ran */
+	assert_non_null(strstr(html, "6.12.99-test"));
+	assert_non_null(strstr(html, "<td>testhost</td>"));
+	assert_non_null(strstr(html, "<td>tcg</td>"));
+	assert_non_null(strstr(html, "7 done, 1 crashed"));
+	/* the crashed run: reason, crash excerpt, the console log's end, escaped and bounded */
+	assert_non_null(strstr(html, "kernel panic &amp; &lt;oops&gt;"));
+	assert_non_null(strstr(html, "Kernel panic - not syncing: &lt;x&gt;"));
+	pre = between(html, "<pre class=\"console\">", "</pre>");
+	assert_non_null(strstr(pre, "&lt;script&gt;alert(1)&lt;/script&gt; ??\nEND-OF-LOG\n"));
+	assert_null(strstr(pre, "START-OF-LOG"));
+	assert_null(strstr(pre, "\r"));
+	assert_true(strlen(pre) < 4096 + 512);
+	assert_non_null(strstr(pre, "bytes before]"));
+	free(pre);
+	free(html);
+}
+
+static void test_html_no_done_runs(void **state)
+{
+	char *html = report(empty_mid);
+
+	(void)state;
+	assert_true(balanced(html));
+	assert_non_null(strstr(html, "None failed"));
+	assert_int_equal(count(html, "<svg "), 4);
+	free(html);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_metric_at),
+		cmocka_unit_test(test_metric_svg),
+		cmocka_unit_test(test_file_svg),
+		cmocka_unit_test(test_empty_cell),
+		cmocka_unit_test(test_html),
+		cmocka_unit_test(test_html_no_done_runs),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
