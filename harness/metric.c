@@ -71,6 +71,23 @@ static double at_miss(const struct metric_interval *i)
 	return 100.0 * share(sum_streams(i->p->misses), sum_streams(i->p->reads));
 }
 
+/* Per operation (ycsb streams): YCSB's GET is a read, its SCAN a scan. */
+static double get_read(const struct run_summary *r) { return r->op_per_s[OP_READ]; }
+static double get_update(const struct run_summary *r) { return r->op_per_s[OP_UPDATE]; }
+static double get_insert(const struct run_summary *r) { return r->op_per_s[OP_INSERT]; }
+static double get_scan(const struct run_summary *r) { return r->op_per_s[OP_SCAN]; }
+static double get_rmw(const struct run_summary *r) { return r->op_per_s[OP_RMW]; }
+static double get_read_p99(const struct run_summary *r) { return r->op_p99_us[OP_READ]; }
+static double get_scan_p99(const struct run_summary *r) { return r->op_p99_us[OP_SCAN]; }
+
+/* GET/SCAN: reads per scan, as seed 001 relates the two intensities. */
+static double get_get_scan(const struct run_summary *r)
+{
+	double g = r->op_per_s[OP_READ], s = r->op_per_s[OP_SCAN];
+
+	return isnan(g) || isnan(s) || s <= 0 ? NAN : g / s;
+}
+
 const struct metric metrics[] = {
 	/* name        width dec delta abba cmp higher harm table */
 	{ "ops/s",       10, 0, 1, 1, 1, 1, 1, 1, get_ops,
@@ -91,6 +108,22 @@ const struct metric metrics[] = {
 	  "share of reads slower than the miss threshold, %", .at = at_miss },
 	{ "p99_us",       8, 1, 0, 0, 0, 0, 0, 0, get_p99,
 	  "p99 latency of each interval, mean weighted by its reads, microseconds", .at = NULL },
+	{ "read/s",       9, 0, 1, 0, 1, 1, 1, 0, get_read,
+	  "YCSB reads (GET) per second, every ycsb stream, after the ramp", .at = NULL },
+	{ "update/s",     9, 0, 1, 0, 1, 1, 1, 0, get_update,
+	  "YCSB updates per second, after the ramp", .at = NULL },
+	{ "insert/s",     9, 0, 1, 0, 1, 1, 1, 0, get_insert,
+	  "YCSB inserts per second, after the ramp", .at = NULL },
+	{ "scan/s",       9, 1, 1, 0, 1, 1, 1, 0, get_scan,
+	  "YCSB scans (SCAN) per second, after the ramp", .at = NULL },
+	{ "rmw/s",        9, 0, 1, 0, 1, 1, 1, 0, get_rmw,
+	  "YCSB read-modify-writes per second, after the ramp", .at = NULL },
+	{ "get/scan",     8, 1, 0, 0, 0, 1, 0, 0, get_get_scan,
+	  "YCSB reads per scan (seed 001's GET/SCAN)", .at = NULL },
+	{ "read_p99_us", 11, 1, 0, 0, 0, 0, 0, 0, get_read_p99,
+	  "p99 latency of YCSB reads over the measured run, microseconds", .at = NULL },
+	{ "scan_p99_us", 11, 1, 0, 0, 0, 0, 0, 0, get_scan_p99,
+	  "p99 latency of YCSB scans over the measured run, microseconds", .at = NULL },
 };
 
 const size_t n_metrics = sizeof(metrics) / sizeof(metrics[0]);

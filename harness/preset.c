@@ -165,7 +165,8 @@ static void lift_arrays(json_t *job, json_t *lifted)
 	size_t i;
 
 	json_object_foreach(job, key, v)
-		if (json_is_array(v) && strcmp(key, "files") && strcmp(key, "streams"))
+		if (json_is_array(v) && strcmp(key, "files") && strcmp(key, "streams") &&
+		    strcmp(key, "databases"))
 			lift(job, key, key, lifted);
 	json_array_foreach(json_object_get(job, "files"), i, x) {
 		y = json_object_get(x, "mib");
@@ -221,6 +222,8 @@ static json_t *scale_param(const char *name, json_t *v, const struct scaling *sc
 	d = json_number_value(v);
 	if (ends_with(name, "_mib") && sc->size != 1.0)
 		return json_integer((json_int_t)fmax(1, ceil(d * sc->size)));
+	if (ends_with(name, "_records") && sc->size != 1.0)   /* a database's recordcount */
+		return json_integer((json_int_t)fmax(10, ceil(d * sc->size)));
 	if (ends_with(name, "_s") && sc->time != 1.0)
 		return json_integer((json_int_t)ceil(d * sc->time));
 	return json_incref(v);
@@ -251,6 +254,8 @@ static void scale_job(json_t *job, const struct scaling *sc)
 	scale_key(job, "ramp_s", sc->time, 1, 0);
 	json_array_foreach(json_object_get(job, "files"), i, v)
 		scale_key(v, "mib", sc->size, 1, 1);
+	json_array_foreach(json_object_get(job, "databases"), i, v)
+		scale_key(v, "recordcount", sc->size, 1, 10);
 	json_array_foreach(json_object_get(job, "streams"), i, v) {
 		scale_key(v, "start_s", sc->time, 0, 0);
 		scale_key(v, "duration_s", sc->time, 0, 0);

@@ -70,6 +70,9 @@ struct run_summary {
 	double refaults_per_read, miss_share, resident_share;
 	/* filled by store_table_extras() only (harness table); 0 otherwise */
 	double lat_p99_us, pass_resident_share;
+	/* filled by store_op_rates() (harness table): per operation of streams
+	 * that report them (ycsb), over every stream; NAN where none ran */
+	double op_per_s[OP_COUNT], op_p99_us[OP_COUNT];
 };
 
 struct matrix_info {

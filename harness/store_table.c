@@ -2,6 +2,7 @@
  * store.c: latency and event residency per run, beside the run summaries. */
 #include "store_table.h"
 #include "err.h"
+#include "store_ops.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -65,5 +66,5 @@ int store_table_extras(struct store *s, int64_t matrix_id, struct run_summary *v
 	if (rc != SQLITE_DONE)
 		return errorf(err, "database: read run latency and pass residency: %s",
 			      sqlite3_errmsg(db));
-	return 0;
+	return store_op_rates(s, matrix_id, v, n, err);
 }
