@@ -3,6 +3,7 @@
 #include "table.h"
 #include "err.h"
 #include "grid.h"
+#include "sheet.h"
 #include "proc.h"
 #include "report.h"
 #include "store_table.h"
@@ -15,130 +16,9 @@
 
 #include <jansson.h>
 
-#define CELL_LEN   48              /* a sheet cell's text */
-#define SHEET_COLS (1 + 3 * SPEC_MAX_ARMS)
-#define LABEL_CAP  20              /* text: the row label column at most */
-#define GAP        2               /* text: spaces before each group of columns */
-
-/* ---- a sheet: the table as strings, row 0 the header, column 0 the label ---- */
-
-struct sheet {
-	unsigned ncols, nrows;
-	unsigned group[SHEET_COLS];    /* columns of one group stay in one stacked table */
-	unsigned cap[SHEET_COLS];      /* text: widest the column may be */
-	char (*cell)[CELL_LEN];
-};
-
-static char *at(const struct sheet *s, unsigned r, unsigned c)
+static void text72(FILE *f, const struct sheet *s)
 {
-	return s->cell[r * s->ncols + c];
-}
-
-static int sheet_init(struct sheet *s, unsigned nrows, unsigned ncols, char *err)
-{
-	s->nrows = nrows;
-	s->ncols = ncols;
-	s->cap[0] = LABEL_CAP;
-	s->cell = calloc((size_t)nrows * ncols, sizeof(*s->cell));
-	return s->cell ? 0 : errorf(err, "out of memory");
-}
-
-/* Widest text of each column, within its cap. */
-static void text_widths(const struct sheet *s, unsigned *w)
-{
-	unsigned r, c, len;
-
-	for (c = 0; c < s->ncols; c++)
-		for (r = 0, w[c] = 0; r < s->nrows; r++) {
-			len = (unsigned)strlen(at(s, r, c));
-			w[c] = len > w[c] ? (len < s->cap[c] ? len : s->cap[c]) : w[c];
-		}
-}
-
-static unsigned group_end(const struct sheet *s, unsigned c)
-{
-	unsigned g = s->group[c];
-
-	while (c < s->ncols && s->group[c] == g)
-		c++;
-	return c;
-}
-
-/* Width of a group [c0, c1) with its leading gap. */
-static unsigned group_width(const unsigned *w, unsigned c0, unsigned c1)
-{
-	unsigned c, sum = GAP + (c1 - c0 - 1);
-
-	for (c = c0; c < c1; c++)
-		sum += w[c];
-	return sum;
-}
-
-static void text_rows(FILE *f, const struct sheet *s, const unsigned *w, unsigned c0,
-		      unsigned c1)
-{
-	unsigned r, c, sep;
-
-	for (r = 0; r < s->nrows; r++) {
-		fprintf(f, "%-*.*s", (int)w[0], (int)w[0], at(s, r, 0));
-		for (c = c0; c < c1; c++) {
-			sep = c == c0 || s->group[c] != s->group[c - 1] ? GAP : 1;
-			fprintf(f, "%*s%*.*s", (int)sep, "", (int)w[c], (int)w[c], at(s, r, c));
-		}
-		fputc('\n', f);
-	}
-}
-
-/* Text: as many groups as fit TABLE_WIDTH, the rest stacked below, label repeated. */
-static void render_text(FILE *f, const struct sheet *s)
-{
-	unsigned w[SHEET_COLS], c0, c1, width;
-
-	text_widths(s, w);
-	for (c0 = 1; c0 < s->ncols; c0 = c1) {
-		c1 = group_end(s, c0);
-		width = w[0] + group_width(w, c0, c1);
-		while (c1 < s->ncols && width + group_width(w, c1, group_end(s, c1)) <= TABLE_WIDTH) {
-			width += group_width(w, c1, group_end(s, c1));
-			c1 = group_end(s, c1);
-		}
-		if (c0 > 1)
-			fputc('\n', f);
-		text_rows(f, s, w, c0, c1);
-	}
-}
-
-/* Markdown cell text: trailing blanks dropped, what GitHub would interpret escaped. */
-static void md_text(FILE *f, const char *t)
-{
-	size_t len = strlen(t), i;
-
-	while (len && t[len - 1] == ' ')
-		len--;
-	for (i = 0; i < len; i++) {
-		if (strchr("\\|*_`<>[]", t[i]))
-			fputc('\\', f);
-		fputc(t[i], f);
-	}
-}
-
-/* Markdown: one GitHub pipe table, the label left and numbers right aligned. */
-static void render_markdown(FILE *f, const struct sheet *s)
-{
-	unsigned r, c;
-
-	for (r = 0; r < s->nrows; r++) {
-		for (c = 0; c < s->ncols; c++) {
-			fputs(c ? " " : "| ", f);
-			md_text(f, at(s, r, c));
-			fputs(" |", f);
-		}
-		fputc('\n', f);
-		for (c = 0; r == 0 && c < s->ncols; c++)
-			fputs(c ? " ---: |" : "| --- |", f);
-		if (r == 0)
-			fputc('\n', f);
-	}
+	sheet_text(f, s, TABLE_WIDTH);
 }
 
 /* ---- formatting numbers ---- */
@@ -224,9 +104,9 @@ static int grid_sheet(const struct grid *g, struct sheet *s, char *err)
 			ncols += grid_cols[k].on_base || i;
 	if (sheet_init(s, g->n_rows + 1, ncols, err) < 0)
 		return -1;
-	snprintf(at(s, 0, 0), CELL_LEN, "cell");
+	snprintf(sheet_at(s, 0, 0), SHEET_CELL, "cell");
 	for (row = 0; row < g->n_rows; row++)
-		snprintf(at(s, row + 1, 0), CELL_LEN, "%s", g->mi->cell_names[g->cells[row]]);
+		snprintf(sheet_at(s, row + 1, 0), SHEET_CELL, "%s", g->mi->cell_names[g->cells[row]]);
 	for (i = 0; i < g->mi->n_arms; i++) {
 		arm = arm_at(g, i);
 		for (k = 0; k < ARRAY_SIZE(grid_cols); k++, c++) {
@@ -236,10 +116,10 @@ static int grid_sheet(const struct grid *g, struct sheet *s, char *err)
 			}
 			s->group[c] = i + 1;
 			s->cap[c] = grid_cols[k].cap;
-			snprintf(at(s, 0, c), CELL_LEN, "%s",
+			snprintf(sheet_at(s, 0, c), SHEET_CELL, "%s",
 				 grid_cols[k].head ? grid_cols[k].head : g->mi->arm_names[arm]);
 			for (row = 0; row < g->n_rows; row++)
-				grid_cols[k].text(g, row, arm, at(s, row + 1, c), CELL_LEN);
+				grid_cols[k].text(g, row, arm, sheet_at(s, row + 1, c), SHEET_CELL);
 		}
 	}
 	return 0;
@@ -371,7 +251,7 @@ static int grid_sheet_out(struct out *w, const struct grid *g,
 			  void (*render)(FILE *, const struct sheet *), char *err)
 {
 	struct sheet s = { 0 };
-	int md = render == render_markdown;
+	int md = render == sheet_markdown;
 
 	if (grid_sheet(g, &s, err) < 0)
 		return -1;
@@ -379,18 +259,18 @@ static int grid_sheet_out(struct out *w, const struct grid *g,
 	grid_title(w->f, g, md);
 	render(w->f, &s);
 	grid_legend(w->f, g, md);
-	free(s.cell);
+	sheet_release(&s);
 	return 0;
 }
 
 static int grid_text(struct out *w, const struct grid *g, char *err)
 {
-	return grid_sheet_out(w, g, render_text, err);
+	return grid_sheet_out(w, g, text72, err);
 }
 
 static int grid_markdown(struct out *w, const struct grid *g, char *err)
 {
-	return grid_sheet_out(w, g, render_markdown, err);
+	return grid_sheet_out(w, g, sheet_markdown, err);
 }
 
 static void grid_csv_head(FILE *f)
@@ -488,18 +368,18 @@ static int pairs_sheet(const struct pairs_of *q, struct sheet *s, char *err)
 
 	if (sheet_init(s, (unsigned)p->n_blocks + 2, p->per_block + 1, err) < 0)
 		return -1;
-	snprintf(at(s, 0, 0), CELL_LEN, "block");
-	snprintf(at(s, s->nrows - 1, 0), CELL_LEN, "mean");
+	snprintf(sheet_at(s, 0, 0), SHEET_CELL, "block");
+	snprintf(sheet_at(s, s->nrows - 1, 0), SHEET_CELL, "mean");
 	for (c = 1; c <= p->per_block; c++) {
 		s->group[c] = c;
 		s->cap[c] = 10;
-		snprintf(at(s, 0, c), CELL_LEN, "pair %u", c);
-		fmt_pct(at(s, s->nrows - 1, c), CELL_LEN, p->mean[c - 1]);
+		snprintf(sheet_at(s, 0, c), SHEET_CELL, "pair %u", c);
+		fmt_pct(sheet_at(s, s->nrows - 1, c), SHEET_CELL, p->mean[c - 1]);
 		for (r = 0; r < p->n_blocks; r++)
-			fmt_pct(at(s, r + 1, c), CELL_LEN, p->d[r * p->per_block + c - 1]);
+			fmt_pct(sheet_at(s, r + 1, c), SHEET_CELL, p->d[r * p->per_block + c - 1]);
 	}
 	for (r = 0; r < p->n_blocks; r++)
-		snprintf(at(s, r + 1, 0), CELL_LEN, "%u", p->block[r]);
+		snprintf(sheet_at(s, r + 1, 0), SHEET_CELL, "%u", p->block[r]);
 	return 0;
 }
 
@@ -508,7 +388,7 @@ static int pairs_sheet_out(struct out *w, const struct pairs_of *q,
 {
 	const struct grid *g = q->g;
 	struct sheet s = { 0 };
-	int md = render == render_markdown;
+	int md = render == sheet_markdown;
 
 	if (pairs_sheet(q, &s, err) < 0)
 		return -1;
@@ -521,18 +401,18 @@ static int pairs_sheet_out(struct out *w, const struct pairs_of *q,
 	fputs(md ? "\n" : "", w->f);
 	line(w->f, "paired delta per ABBA position pair: pair k is the k-th rep of each");
 	line(w->f, "block (A B, then B A); mean: over the blocks");
-	free(s.cell);
+	sheet_release(&s);
 	return 0;
 }
 
 static int pairs_text(struct out *w, const struct pairs_of *q, char *err)
 {
-	return pairs_sheet_out(w, q, render_text, err);
+	return pairs_sheet_out(w, q, text72, err);
 }
 
 static int pairs_markdown(struct out *w, const struct pairs_of *q, char *err)
 {
-	return pairs_sheet_out(w, q, render_markdown, err);
+	return pairs_sheet_out(w, q, sheet_markdown, err);
 }
 
 static void pairs_csv_head(FILE *f)
