@@ -157,8 +157,15 @@ tests/build/bench_sampler: tests/bench_sampler.c guest/sampler.c guest/proto.c $
 	$(CC) $(WARN) -O2 -Iguest $< guest/sampler.c guest/proto.c -o $@ \
 		$$(pkg-config --cflags --libs jansson)
 
-bench: deps tests/build/bench_sampler
+# 10 000 runs x 300 intervals through the store, then table and compare timed.
+tests/build/bench_report: tests/bench_report.c tests/summary_v3.h $(COMMON_SRC) $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O2 -Iharness -Iguest $< $(COMMON_SRC) -o $@ \
+		$$(pkg-config --cflags --libs $(PKGS)) -lpthread -lm
+
+bench: deps tests/build/bench_sampler tests/build/bench_report
 	tests/build/bench_sampler
+	tests/build/bench_report
 
 # Fuzzing: libFuzzer targets fuzz/fuzz_*.c over the real parsers, built with
 # clang and ASan+UBSan; `make fuzz` runs each for FUZZ_SECONDS (fuzz/run.sh

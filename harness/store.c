@@ -161,7 +161,10 @@ static const char summary_table[] =
 	" block INTEGER NOT NULL, position INTEGER NOT NULL,"
 	" seconds REAL, ops_per_s REAL, refault_per_s REAL, majflt_per_s REAL,"
 	" activate_per_s REAL, refaults_per_read REAL, miss_share REAL, resident_share REAL);"
-	"CREATE INDEX IF NOT EXISTS run_summary_matrix ON run_summary (matrix_id, run_id);";
+	"CREATE INDEX IF NOT EXISTS run_summary_matrix ON run_summary (matrix_id, run_id);"
+	/* what the tables say per arm and per cell beside the summaries (store_matrix_info) */
+	"CREATE INDEX IF NOT EXISTS runs_arm ON runs (arm_id, status);"
+	"CREATE INDEX IF NOT EXISTS runs_cell ON runs (cell_id, status);";
 
 /* The summary row of run ?1 if it is done (a run without samples has none). */
 static const char summary_insert[] =
