@@ -9,6 +9,7 @@
 #include "report.h"
 #include "stats.h"
 #include "store_report.h"
+#include "table.h"
 
 #include <getopt.h>
 #include <string.h>
@@ -123,11 +124,22 @@ static int abba_text(FILE *out, struct store *s, int64_t mid, const void *arg, c
 	return report_table(out, s, mid, err);
 }
 
+static int grid_text(FILE *out, struct store *s, int64_t mid, const void *arg, char *err)
+{
+	struct table_opts o = { .format = TABLE_TEXT, .floor = COMPARE_FLOOR };
+
+	(void)arg;
+	return table_print(out, s, mid, &o, err);
+}
+
 static int tables(FILE *f, struct store *s, int64_t mid, char *err)
 {
-	fputs("<h2 id=\"tables\">Tables</h2>\n<p class=\"note\">As <code>harness table</code>"
-	      " prints them: means over done runs, Delta against the first arm.</p>\n", f);
-	return pre_of(f, abba_text, s, mid, NULL, err);
+	fputs("<h2 id=\"tables\">Tables</h2>\n<p class=\"note\">The ABBA blocks as <code>harness"
+	      " run</code> prints them (means over done runs, Delta against the first arm), then"
+	      " <code>harness table</code>'s grids.</p>\n", f);
+	if (pre_of(f, abba_text, s, mid, NULL, err) < 0)
+		return -1;
+	return pre_of(f, grid_text, s, mid, NULL, err);
 }
 
 struct compare_arg {

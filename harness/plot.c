@@ -698,7 +698,7 @@ static const char plot_usage[] =
 	"  SVG charts per workload cell: each metric per interval (default ops/s), one line\n"
 	"  per arm (median of its runs) in a min-max band, and each file's resident MiB\n"
 	"  -o DIR     where to write them (default RESULTS/plots/MATRIX-ID)\n"
-	"  --metric   ops/s, refault/s, majflt/s, rf/read, resid%, miss%; repeat for more\n";
+	"  --metric   a metric with a per-interval value (a wrong name lists them); repeatable\n";
 
 static int plot_matrix(const struct conf *c, const char *key, const char *dir_opt,
 		       const struct metric *const *ms, unsigned nms, char *err)

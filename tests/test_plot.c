@@ -74,11 +74,13 @@ static struct matrix *new_matrix(const char *name, unsigned reps)
 	c->job.duration_s = 11;
 	c->job.interval_ms = 1000;
 	c->job.ramp_s = 1;
-	c->job.nfiles = 2;
+	c->job.nfiles = 3;
 	sfmt(c->job.files[0].name, sizeof(c->job.files[0].name), "vec");
 	c->job.files[0].mib = 8;
 	sfmt(c->job.files[1].name, sizeof(c->job.files[1].name), "cold");
 	c->job.files[1].mib = 4;
+	sfmt(c->job.files[2].name, sizeof(c->job.files[2].name), "big");
+	c->job.files[2].mib = 128;
 	c->job.nstreams = 2;
 	c->job.streams[0].kind = KIND_RANDOM;
 	sfmt(c->job.streams[0].name, sizeof(c->job.streams[0].name), "r");
@@ -93,7 +95,7 @@ static void event(int64_t run, unsigned idx, uint64_t t_ms, uint64_t stream, con
 		  uint64_t pass)
 {
 	struct proto_event e = { .t_ms = t_ms, .stream = stream, .pass = pass,
-				 .resident = { .n = 2, .v = { 1024, 512 } } };
+				 .resident = { .n = 3, .v = { 1024, 512, 4096 } } };
 	char err[ERR_MAX];
 
 	sfmt(e.kind, sizeof(e.kind), "%s", kind);
@@ -104,7 +106,7 @@ static void event(int64_t run, unsigned idx, uint64_t t_ms, uint64_t stream, con
 static void boot(int64_t run, const char *console_path)
 {
 	struct proto_hello h = { .proto = 1, .page_size = 4096, .mem_total_kib = 1 << 19 };
-	struct proto_setup st = { .file_pages = { .n = 2, .v = { 2048, 1024 } } };
+	struct proto_setup st = { .file_pages = { .n = 3, .v = { 2048, 1024, 32768 } } };
 	char err[ERR_MAX];
 
 	sfmt(h.release, sizeof(h.release), "6.12.99-test");
@@ -132,7 +134,8 @@ static void done_run(int64_t run, double ops)
 		smp.t_ms = 1000 * (i + 1);
 		smp.ramp = i == 0;
 		smp.refault_file = 10 * i;
-		smp.resident.n = 2;
+		smp.resident.n = 3;
+		smp.resident.v[2] = 4096;
 		smp.resident.v[0] = 2048 - 100 * i;
 		smp.resident.v[1] = i >= 5 ? 1024 : 0;
 		memset(&ss, 0, sizeof(ss));
@@ -401,10 +404,16 @@ static void test_file_svg(void **state)
 	char *svg;
 
 	(void)state;
-	for (file = 0; file < 2; file++) {
+	for (file = 0; file < 3; file++) {
 		svg = render(mid, file_svg, &file);
 		assert_true(balanced(svg));
 		assert_int_equal(count(svg, "class=\"median\""), 2);
+		if (file == 2) {   /* larger than the memcg: the limit is its ceiling */
+			assert_non_null(strstr(svg, ">memcg limit 64 MiB</text>"));
+			assert_non_null(strstr(svg, ">file size 128 MiB</text>"));
+			free(svg);
+			continue;
+		}
 		/* files smaller than the memcg: their size is the line, the limit only named */
 		assert_null(strstr(svg, "memcg limit"));
 		assert_non_null(strstr(svg, file ? "file size 4 MiB" : "file size 8 MiB"));
@@ -454,16 +463,17 @@ static void test_html(void **state)
 		write_text(dump, html);
 	assert_true(balanced(html));
 	assert_int_equal(strncmp(html, "<!DOCTYPE html>", 15), 0);
-	/* ops/s and refault/s, and the two files' page cache */
-	assert_int_equal(count(html, "<svg "), 4);
-	assert_int_equal(count(html, "</svg>"), 4);
+	/* ops/s and refault/s, and the three files' page cache */
+	assert_int_equal(count(html, "<svg "), 5);
+	assert_int_equal(count(html, "</svg>"), 5);
 	/* self-contained: no scripts, nothing fetched */
 	assert_null(strstr(html, "<script"));
 	assert_null(strstr(html, "src="));
 	assert_null(strstr(html, "href=\"http"));
 	assert_null(strstr(html, "@import"));
-	/* the ABBA table and the verdicts */
+	/* the ABBA blocks, harness table's grids, the verdicts */
 	assert_non_null(strstr(html, "<h2 id=\"tables\">"));
+	assert_int_equal(count(html, "<pre>"), 3);
 	assert_non_null(strstr(html, "<h3>mglru &rarr; classic</h3>"));
 	assert_non_null(strstr(html, "UNKNOWN"));
 	/* kernels, options, where it ran */
@@ -491,7 +501,7 @@ static void test_html_no_done_runs(void **state)
 	(void)state;
 	assert_true(balanced(html));
 	assert_non_null(strstr(html, "None failed"));
-	assert_int_equal(count(html, "<svg "), 4);
+	assert_int_equal(count(html, "<svg "), 5);
 	free(html);
 }
 
