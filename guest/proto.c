@@ -33,6 +33,8 @@ static const char *const ydist_names[]   = { "uniform", "zipfian", "latest", NUL
 static const char *const yscan_names[]   = { "uniform", "zipfian", NULL };
 static const char *const yorder_names[]  = { "hashed", "ordered", NULL };
 static const char *const bool_names[]    = { "false", "true", NULL };
+static const char *const cgroup_names[]  = { "root", "parent", NULL };
+static const char *const fallback_names[] = { "refuse", "omit", NULL };
 
 #define JOFF(m) offsetof(struct proto_job, m)
 #define FOFF(m) offsetof(struct proto_file, m)
@@ -113,6 +115,22 @@ const struct proto_opt proto_stream_opts[] = {
 	{ "mode", OPT_ENUM, SOFF(mode), 0, 0, mode_names, "normal", K_SCAN,
 	  "dontcache: preadv2(RWF_DONTCACHE); dontneed: POSIX_FADV_DONTNEED per chunk;"
 	  " fadv_random: POSIX_FADV_RANDOM on the file" },
+	{ "memcgs", OPT_UINT, SOFF(memcgs), 1, 65535, NULL, "1500", K_RECLAIM,
+	  "memcgs made beside the workload's, each charged with its own slice of 'file'" },
+	{ "charge_mib", OPT_UINT, SOFF(charge_mib), 1, 1 << 24, NULL, "375", K_RECLAIM,
+	  "page cache read into the memcgs before the storm, in all: split evenly, whole pages"
+	  " each (the first charge_mib of 'file')" },
+	{ "workers", OPT_UINT, SOFF(workers), 1, 256, NULL, "8", K_RECLAIM,
+	  "threads writing to memory.reclaim, each its next request when the last returns" },
+	{ "request_mib", OPT_UINT, SOFF(request_mib), 1, 1 << 24, NULL, "1024", K_RECLAIM,
+	  "the size each request asks memory.reclaim for, MiB" },
+	{ "swappiness", OPT_STR, SOFF(swappiness), 0, SSZ(swappiness), NULL, "0", K_RECLAIM,
+	  "swappiness= argument of each request (0..200, or max); \"\" sends none" },
+	{ "fallback", OPT_ENUM, SOFF(fallback), 0, 0, fallback_names, "refuse", K_RECLAIM,
+	  "a kernel without swappiness= in memory.reclaim: refuse (the run is unsupported)"
+	  " or omit the argument (and say so in an event)" },
+	{ "cgroup", OPT_ENUM, SOFF(cgroup), 0, 0, cgroup_names, "root", K_RECLAIM,
+	  "whose memory.reclaim: the root cgroup's, or the parent of the storm's memcgs" },
 	{ "db", OPT_STR, SOFF(db), 1, SSZ(db), NULL, NULL, K_YCSB,
 	  "the declared database it runs on (default: the only one)" },
 	{ "operationcount", OPT_UINT, SOFF(operationcount), 0, 1e15, NULL, "0", K_YCSB,
@@ -437,6 +455,33 @@ static int ycsb_check(const struct proto_job *job, const struct proto_stream *s,
 	return 0;
 }
 
+/* A reclaim storm: every memcg gets its own slice of the file; swappiness is a number. */
+static int reclaim_check(const struct proto_job *job, const struct proto_stream *s,
+			 const char *w, char *err, size_t errlen)
+{
+	const struct proto_file *f = &job->files[proto_job_file(job, s->file)];
+	const char *p = s->swappiness;
+	char *end;
+	long v;
+
+	if (s->charge_mib > f->mib)
+		return proto_errf(err, errlen, "%s.charge_mib: %llu MiB is more than file '%s' "
+				  "(%llu MiB): each memcg charges a slice of its own", w,
+				  (unsigned long long)s->charge_mib, f->name, (unsigned long long)f->mib);
+	if (s->charge_mib * 256 < s->memcgs)
+		return proto_errf(err, errlen, "%s.charge_mib: %llu MiB is less than a 4 KiB page "
+				  "for each of %llu memcgs", w, (unsigned long long)s->charge_mib,
+				  (unsigned long long)s->memcgs);
+	if (!*p || !strcmp(p, "max"))
+		return 0;
+	errno = 0;
+	v = strtol(p, &end, 10);
+	if (*end || errno || v < 0 || v > 200)
+		return proto_errf(err, errlen, "%s.swappiness: expected 0..200, max or \"\", got '%s'",
+				  w, p);
+	return 0;
+}
+
 /* Kind-specific rules the option table cannot say. */
 static int stream_check(const struct proto_job *job, struct proto_stream *s, const char *w,
 			char *err, size_t errlen)
@@ -457,6 +502,8 @@ static int stream_check(const struct proto_job *job, struct proto_stream *s, con
 	if (s->kind == KIND_SCAN && s->access == ACC_MMAP && s->mode != MODE_NORMAL &&
 	    s->mode != MODE_FADV_RANDOM)
 		return proto_errf(err, errlen, "%s.mode: %s needs access read", w, mode_names[s->mode]);
+	if (s->kind == KIND_RECLAIM && reclaim_check(job, s, w, err, errlen) < 0)
+		return -1;
 	if (s->kind == KIND_YCSB && ycsb_check(job, s, w, err, errlen) < 0)
 		return -1;
 	if (s->kind == KIND_FIO && !s->args[0] && !s->jobfile[0])
@@ -631,6 +678,13 @@ json_t *proto_job_to_json(const struct proto_job *job)
 	return out;
 }
 
+/* A reclaim storm reports its requests. */
+static unsigned reclaim_ops(const struct proto_stream *st)
+{
+	(void)st;
+	return 1u << OP_RECLAIM;
+}
+
 /* A YCSB stream reports every operation its proportions can choose. */
 static unsigned ycsb_ops(const struct proto_stream *st)
 {
@@ -646,7 +700,7 @@ static unsigned ycsb_ops(const struct proto_stream *st)
 
 /* Per kind: which operations its streams report one by one (NULL: none). */
 static unsigned (*const kind_ops[KIND_COUNT])(const struct proto_stream *) = {
-	[KIND_RANDOM] = NULL,
+	[KIND_RECLAIM] = reclaim_ops,
 	[KIND_YCSB] = ycsb_ops,
 };
 

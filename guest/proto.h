@@ -159,6 +159,8 @@ struct proto_db {
 	uint64_t recordcount, fieldcount, fieldlength;
 	unsigned insertorder;        /* enum ycsb_order */
 };
+enum rc_cgroup  { RECLAIM_ROOT, RECLAIM_PARENT };
+enum rc_fallback { FALLBACK_REFUSE, FALLBACK_OMIT };
 
 struct proto_file {
 	char name[PROTO_NAME_MAX];
@@ -184,6 +186,11 @@ struct proto_stream {
 	uint64_t chunk_kib, passes;
 	double gap_s, rate_mibs;     /* rate_mibs 0: full speed */
 	unsigned mode;               /* enum st_mode */
+	/* reclaim */
+	uint64_t memcgs, charge_mib, workers, request_mib;
+	char swappiness[8];          /* "" to send none */
+	unsigned cgroup;             /* enum rc_cgroup: whose memory.reclaim */
+	unsigned fallback;           /* enum rc_fallback */
 	/* ycsb: YCSB's own property names */
 	char db[PROTO_NAME_MAX];     /* a declared database; "" the only one */
 	uint64_t operationcount, threadcount, minscanlength, maxscanlength, cache_mib;
@@ -283,7 +290,8 @@ struct proto_setup {
 /* What an event marks; names as stored. */
 #define PROTO_EVENT_KINDS(X) \
 	X(EV_START, "start") X(EV_END, "end") X(EV_PASS_START, "pass_start") \
-	X(EV_PASS_END, "pass_end") X(EV_CALIBRATED, "calibrated") X(EV_TOTAL, "total")
+	X(EV_PASS_END, "pass_end") X(EV_CALIBRATED, "calibrated") X(EV_TOTAL, "total") \
+	X(EV_READY, "ready") X(EV_FALLBACK, "fallback")
 
 enum proto_event_kind {
 #define X(e, s) e,
@@ -300,7 +308,11 @@ struct proto_event {
 	char kind[16];                 /* proto_event_names[] */
 	uint64_t pass;                 /* pass number, from 1 (scan) */
 	uint64_t value;                /* calibrated: the miss threshold in ns;
-	                                  total: fio's own final count of I/Os */
+	                                  total: fio's own final count of I/Os;
+	                                  ready: what the set-up made (a reclaim
+	                                  storm: KiB charged to its memcgs);
+	                                  fallback: 0 (an option the kernel lacks
+	                                  was left out) */
 	struct proto_u64s resident;    /* per declared file at that moment */
 };
 

@@ -154,7 +154,9 @@ void stream_op_done(struct stream_ctx *c, unsigned t, unsigned op, uint64_t ns, 
 
 unsigned stream_threads(const struct proto_stream *st)
 {
+	if (st->kind == KIND_RANDOM)
+		return (unsigned)st->threads;
 	if (st->kind == KIND_YCSB)
 		return (unsigned)st->threadcount;
-	return st->kind == KIND_RANDOM ? (unsigned)st->threads : 1;
+	return st->kind == KIND_RECLAIM ? (unsigned)st->workers : 1;
 }

@@ -81,6 +81,7 @@ struct stream_ctx {
 	const struct proto_stream *st;
 	unsigned index;                 /* into job->streams */
 	const char *data_dir;           /* where the declared files are */
+	const char *memcg;              /* the workload's memcg directory */
 	char path[512];                 /* data_dir/<st->file>, "" for fio */
 	uint64_t file_bytes;            /* size of that file as declared */
 	struct stream_region *reg;
@@ -125,6 +126,7 @@ double stream_elapsed_s(const struct stream_ctx *c);
 int stream_random_run(struct stream_ctx *c);
 int stream_scan_run(struct stream_ctx *c);
 int stream_fio_run(struct stream_ctx *c);
+int stream_reclaim_run(struct stream_ctx *c);
 int stream_ycsb_run(struct stream_ctx *c);
 
 /*

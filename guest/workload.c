@@ -130,6 +130,7 @@ static int (*const kind_run[KIND_COUNT])(struct stream_ctx *) = {
 	[KIND_RANDOM] = stream_random_run,
 	[KIND_SCAN] = stream_scan_run,
 	[KIND_FIO] = stream_fio_run,
+	[KIND_RECLAIM] = stream_reclaim_run,
 	[KIND_YCSB] = stream_ycsb_run,
 };
 
@@ -156,6 +157,7 @@ static void ctx_init(struct wl *w, unsigned i, struct stream_ctx *c)
 	c->st = st;
 	c->index = i;
 	c->data_dir = w->env->data_dir;
+	c->memcg = w->env->memcg;
 	c->reg = w->reg;
 	c->sh = &w->reg->s[i];
 	c->event_fd = w->ev_wr;

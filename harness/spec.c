@@ -432,6 +432,31 @@ static int job_line_len(const struct proto_job *job)
 	return proto_format(&msg, line, sizeof(line));
 }
 
+/*
+ * Reclaim storms: the page cache they charge into their memcgs must fit the
+ * guest beside the workload's memcg, or the set-up measures its own reclaim.
+ */
+static int check_reclaim(const struct matrix *m, const struct cell *c, const char *where,
+			 char *err)
+{
+	const struct proto_stream *st;
+	uint64_t mib = 0;
+	unsigned i;
+
+	for (i = 0; i < c->job.nstreams; i++) {
+		st = &c->job.streams[i];
+		if (st->kind == KIND_RECLAIM)
+			mib += st->charge_mib;
+	}
+	if (mib && mib + c->job.memcg_mib + GUEST_RESERVE_MIB > m->memory_mib)
+		return errorf(err, "%s.streams: reclaim storms charge %llu MiB of page cache, which "
+			      "with memcg_mib %llu does not fit a %llu MiB guest (a "
+			      "smaller charge_mib, or more memory_mib)", where,
+			      (unsigned long long)mib, (unsigned long long)c->job.memcg_mib,
+			      (unsigned long long)m->memory_mib);
+	return 0;
+}
+
 /* A data disk of a given size must hold its files and every record set. */
 static int check_disk_size(const struct cell *c, const char *where, char *err)
 {
@@ -474,7 +499,7 @@ static int check_cell(const struct matrix *m, const struct cell *c, const struct
 			      (unsigned long long)m->memory_mib,
 			      (unsigned long long)(m->memory_mib > GUEST_RESERVE_MIB ?
 						   m->memory_mib - GUEST_RESERVE_MIB : 0));
-	return 0;
+	return check_reclaim(m, c, where, err);
 }
 
 /*

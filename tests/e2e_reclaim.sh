@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# e2e_reclaim.sh -- seed 002's memory.reclaim storm in real guests: requests and
+# EAGAINs counted as the kernel answered them, 6.1's missing swappiness= handled.
+# usage: tests/e2e_reclaim.sh HARNESS_BINARY   (images must be built)
+set -u
+
+harness=$(readlink -f "${1:?harness binary}")
+repo=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d /tmp/e2e-reclaim.XXXXXX)
+pass=0 fail=0
+
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
+check() {
+	local what=$1; shift
+	if "$@"; then ok "$what"; else not_ok "$what"; fi
+}
+q() { sqlite3 "$work/results/harness.db" "$1"; }
+# the run of arm $1 in cell $2
+run_of() { q "SELECT r.id FROM runs r JOIN cells c ON c.id = r.cell_id JOIN arms a ON a.id = r.arm_id WHERE a.name = '$1' AND c.name = '$2'"; }
+ops() { q "SELECT $2 FROM op_samples WHERE run_id = $1 AND total = 1 AND op = 'reclaim'"; }
+
+cat > "$work/harness.conf" <<EOF
+results = results
+images = $repo/images/out
+presets = $repo/workloads/presets
+memory_mib = 384
+vcpus = 2
+EOF
+cd "$work" || exit 1
+
+# Refused before any guest boots: the charge does not fit, swappiness is not a number.
+cat > big.json <<'EOF'
+{ "name": "big", "reps": 1, "arms": [ { "name": "a", "kernel": "6.12" } ],
+  "workloads": [ { "name": "w", "preset": "memcg-reclaim-storm" } ] }
+EOF
+"$harness" check big.json > big.out 2>&1
+check "the seed's 1500 x 256 KiB is refused in a 384 MiB guest, one line naming the streams" \
+	bash -c "! grep -q OK big.out && [ \$(wc -l < big.out) = 1 ] && grep -q 'streams: reclaim storms charge 375 MiB' big.out"
+sed 's/"preset": "memcg-reclaim-storm"/&, "params": { "memcgs": 10, "charge_mib": 8, "swappiness": "lots" }/' big.json > sw.json
+"$harness" check sw.json > sw.out 2>&1
+check "a swappiness that is not 0..200 or max is refused" grep -q "swappiness: expected 0..200, max" sw.out
+
+# 200 memcgs of 256 KiB: at the root 64 MiB requests cannot be met (EAGAIN, as
+# in the seed); at the storm's parent 1 MiB requests can, until its cache is gone.
+cat > storm.json <<'EOF'
+{ "name": "storm", "reps": 1,
+  "arms": [ { "name": "k612", "kernel": "6.12" }, { "name": "k61", "kernel": "6.1" } ],
+  "workloads": [
+    { "name": "root", "preset": "memcg-reclaim-storm",
+      "params": { "memcgs": 200, "charge_mib": 50, "workers": 4, "request_mib": 64,
+                  "runtime_s": 12 } },
+    { "name": "parent", "preset": "memcg-reclaim-storm",
+      "params": { "memcgs": 200, "charge_mib": 50, "workers": 2, "request_mib": 1,
+                  "runtime_s": 12,
+                  "cgroup": "parent" } },
+    { "name": "omit", "preset": "memcg-reclaim-storm",
+      "params": { "memcgs": 100, "charge_mib": 25, "workers": 2, "request_mib": 64,
+                  "runtime_s": 12,
+                  "fallback": "omit" } }
+  ]
+}
+EOF
+"$harness" run storm.json > run.out 2> run.err
+cat run.out
+[ -s run.err ] && sed 's/^/stderr: /' run.err
+check "6.12: every storm run done" [ "$(q "SELECT COUNT(*) FROM runs r JOIN arms a ON a.id = r.arm_id WHERE a.name = 'k612' AND r.status = 'done'")" = 3 ]
+
+r=$(run_of k612 root)
+check "ready: the 200 memcgs hold their 50 MiB of page cache ($(q "SELECT value FROM events WHERE run_id = $r AND kind = 'ready'") KiB)" \
+	[ "$(q "SELECT value >= 200 * 256 * 9 / 10 FROM events WHERE run_id = $r AND kind = 'ready'")" = 1 ]
+check "root, 64 MiB: requests completed ($(ops "$r" ops))" [ "$(ops "$r" ops)" -gt 0 ]
+check "root, 64 MiB: every request returned EAGAIN, as in the seed" [ "$(ops "$r" "ops = eagain AND errors = 0")" = 1 ]
+check "the intervals add up to the total" \
+	[ "$(q "SELECT SUM(ops) FROM op_samples WHERE run_id = $r AND total = 0")" = "$(ops "$r" ops)" ]
+# back to back: the workers were busy the whole storm, so count x mean latency
+# over the requests is close to workers x the storm's length
+busy=$(q "SELECT printf('%.2f', SUM(o.ops * o.lat_mean_ns) / 1e6 / (4.0 * ((SELECT t_ms FROM events WHERE run_id = $r AND kind = 'end') - (SELECT t_ms FROM events WHERE run_id = $r AND kind = 'start')))) FROM op_samples o WHERE o.run_id = $r AND o.total = 0")
+check "requests x mean latency covers the 4 workers' time ($busy)" \
+	awk -v b="$busy" 'BEGIN { exit !(b >= 0.8 && b <= 1.05) }'
+check "latency percentiles in order in every busy interval" \
+	[ "$(q "SELECT COUNT(*) FROM op_samples WHERE run_id = $r AND ops > 0 AND NOT (lat_p50_ns <= lat_p99_ns AND lat_p99_ns <= lat_max_ns AND lat_mean_ns <= lat_max_ns)")" = 0 ]
+
+r=$(run_of k612 parent)
+met=$(ops "$r" "ops - eagain - errors")
+kib=$(q "SELECT value FROM events WHERE run_id = $r AND kind = 'ready'")
+check "parent, 1 MiB: some requests met their target ($met)" [ "${met:-0}" -ge 1 ]
+check "parent, 1 MiB: no more met than the $kib KiB charged allows" [ "${met:-0}" -le $((kib / 1024 + 2)) ]
+check "parent, 1 MiB: the rest returned EAGAIN, none failed otherwise" [ "$(ops "$r" "eagain > 0 AND errors = 0")" = 1 ]
+
+r=$(run_of k61 root)
+check "6.1 without swappiness=: the run is unsupported and says why" \
+	[ "$(q "SELECT status = 'unsupported' AND reason LIKE '%swappiness= not supported%' FROM runs WHERE id = $r")" = 1 ]
+r=$(run_of k61 omit)
+check "6.1 with fallback omit: done, the fallback recorded as an event" \
+	[ "$(q "SELECT r.status = 'done' AND (SELECT COUNT(*) FROM events WHERE run_id = r.id AND kind = 'fallback') = 1 FROM runs r WHERE r.id = $r")" = 1 ]
+check "6.1 with fallback omit: requests counted" [ "$(ops "$r" ops)" -gt 0 ]
+r=$(run_of k612 omit)
+check "6.12 needs no fallback" [ "$(q "SELECT COUNT(*) FROM events WHERE run_id = $r AND kind = 'fallback'")" = 0 ]
+
+echo "e2e-reclaim: $pass passed, $fail failed"
+[ "$fail" -eq 0 ] && [ -z "${KEEP:-}" ] && rm -rf "$work"
+[ "$fail" -eq 0 ]
