@@ -530,25 +530,29 @@ static void markers(const struct chart *c)
 	}
 }
 
+/* Two lines an arm (name; lru_gen and runs) while they fit beside the plot, else one. */
 static void legend(const struct chart *c)
 {
 	const struct plot_cell *pc = c->pc;
+	int two = (int)pc->mi.n_arms * 30 <= PH, y;
 	const char *lru;
 	unsigned a;
-	int y;
 
 	fputs("<g class=\"legend\">\n", c->f);
 	for (a = 0; a < pc->mi.n_arms; a++) {
-		y = MT + 8 + (int)a * 30;
+		y = MT + 8 + (int)a * (two ? 30 : 16);
 		lru = pc->mi.cell_lru[pc->cell][a][0] ? pc->mi.cell_lru[pc->cell][a] : "-";
 		fprintf(c->f, "<rect x=\"%d\" y=\"%d\" width=\"16\" height=\"4\" fill=\"%s\"/>"
 			"<text x=\"%d\" y=\"%d\">", W - MR + 12, y - 4, palette[a % ARRAY_SIZE(palette)],
 			W - MR + 34, y);
 		escape_xml(c->f, pc->mi.arm_names[a]);
-		fprintf(c->f, "</text><text x=\"%d\" y=\"%d\" fill=\"#666\" font-size=\"10\">"
-			"lru_gen ", W - MR + 34, y + 12);
-		escape_xml(c->f, lru);
-		fprintf(c->f, ", %u run%s</text>\n", pc->arm_runs[a], pc->arm_runs[a] == 1 ? "" : "s");
+		if (two) {
+			fprintf(c->f, "</text><text x=\"%d\" y=\"%d\" fill=\"#666\" font-size=\"10\">"
+				"lru_gen ", W - MR + 34, y + 12);
+			escape_xml(c->f, lru);
+		}
+		fputs(",", c->f);
+		fprintf(c->f, " %u run%s</text>\n", pc->arm_runs[a], pc->arm_runs[a] == 1 ? "" : "s");
 	}
 	fputs("</g>\n", c->f);
 }
