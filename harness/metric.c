@@ -80,6 +80,11 @@ static double get_rmw(const struct run_summary *r) { return r->op_per_s[OP_RMW];
 static double get_read_p99(const struct run_summary *r) { return r->op_p99_us[OP_READ]; }
 static double get_scan_p99(const struct run_summary *r) { return r->op_p99_us[OP_SCAN]; }
 
+/* Reclaim storms (seed 002): requests completed per second, their latency in ms. */
+static double get_reclaim(const struct run_summary *r) { return r->op_per_s[OP_RECLAIM]; }
+static double get_reclaim_mean(const struct run_summary *r) { return r->op_mean_us[OP_RECLAIM] / 1000; }
+static double get_reclaim_max(const struct run_summary *r) { return r->op_max_us[OP_RECLAIM] / 1000; }
+
 /* GET/SCAN: reads per scan, as seed 001 relates the two intensities. */
 static double get_get_scan(const struct run_summary *r)
 {
@@ -124,6 +129,12 @@ const struct metric metrics[] = {
 	  "p99 latency of YCSB reads over the measured run, microseconds", .at = NULL },
 	{ "scan_p99_us", 11, 1, 0, 0, 0, 0, 0, 0, get_scan_p99,
 	  "p99 latency of YCSB scans over the measured run, microseconds", .at = NULL },
+	{ "reclaim/s",    9, 2, 1, 0, 1, 1, 1, 0, get_reclaim,
+	  "memory.reclaim requests completed per second, EAGAIN ones too (seed 002)", .at = NULL },
+	{ "reclaim_ms",   10, 1, 1, 0, 1, 0, 0, 0, get_reclaim_mean,
+	  "mean latency of the memory.reclaim requests, milliseconds", .at = NULL },
+	{ "reclaim_max_ms", 14, 1, 0, 0, 0, 0, 0, 0, get_reclaim_max,
+	  "maximum latency of the memory.reclaim requests, milliseconds", .at = NULL },
 };
 
 const size_t n_metrics = sizeof(metrics) / sizeof(metrics[0]);

@@ -73,6 +73,7 @@ struct run_summary {
 	/* filled by store_op_rates() (harness table): per operation of streams
 	 * that report them (ycsb), over every stream; NAN where none ran */
 	double op_per_s[OP_COUNT], op_p99_us[OP_COUNT];
+	double op_mean_us[OP_COUNT], op_max_us[OP_COUNT];   /* over the measured run */
 };
 
 struct matrix_info {

@@ -11,7 +11,9 @@
 
 static const char ops_sql[] =
 	"SELECT o.run_id, o.op, SUM(o.ops) * 1000.0 / NULLIF(MAX(o.span_ms), 0),"
-	" SUM(o.lat_p99_ns * o.ops) / 1000.0 / NULLIF(SUM(o.ops), 0)"
+	" SUM(o.lat_p99_ns * o.ops) / 1000.0 / NULLIF(SUM(o.ops), 0),"
+	" SUM(o.lat_mean_ns * o.ops) / 1000.0 / NULLIF(SUM(o.ops), 0),"
+	" CASE WHEN SUM(o.ops) > 0 THEN MAX(o.lat_max_ns) / 1000.0 END"
 	" FROM op_samples o JOIN runs r ON r.id = o.run_id"
 	" WHERE r.matrix_id = ? AND r.status = 'done' AND o.total = 1"
 	" GROUP BY o.run_id, o.op ORDER BY o.run_id";
@@ -49,7 +51,8 @@ int store_op_rates(struct store *s, int64_t matrix_id, struct run_summary *v, si
 
 	for (i = 0; i < n; i++)
 		for (k = 0; k < OP_COUNT; k++)
-			v[i].op_per_s[k] = v[i].op_p99_us[k] = NAN;
+			v[i].op_per_s[k] = v[i].op_p99_us[k] = v[i].op_mean_us[k] =
+				v[i].op_max_us[k] = NAN;
 	if (sqlite3_prepare_v2(db, ops_sql, -1, &st, NULL) != SQLITE_OK)
 		return errorf(err, "database: prepare per-operation totals: %s", sqlite3_errmsg(db));
 	sqlite3_bind_int64(st, 1, matrix_id);
@@ -61,6 +64,8 @@ int store_op_rates(struct store *s, int64_t matrix_id, struct run_summary *v, si
 			continue;
 		r->op_per_s[op] = col_or_nan(st, 2);
 		r->op_p99_us[op] = col_or_nan(st, 3);
+		r->op_mean_us[op] = col_or_nan(st, 4);
+		r->op_max_us[op] = col_or_nan(st, 5);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)

@@ -9,10 +9,11 @@
 #include "store.h"
 
 /*
- * Fill op_per_s and op_p99_us of the summaries v[0..n) of matrix_id's done
- * runs, sorted by run id: each operation's measured total (ramp excluded)
- * over all streams, per second of measured time, and its p99 weighted by
- * each stream's count; NAN where the run has none. Returns 0 or -1 with err.
+ * Fill op_per_s, op_p99_us, op_mean_us and op_max_us of the summaries
+ * v[0..n) of matrix_id's done runs, sorted by run id: each operation's
+ * measured total (ramp excluded) over all streams, per second of measured
+ * time, its p99 and mean weighted by each stream's count, and its maximum;
+ * NAN where the run has none. Returns 0 or -1 with err.
  */
 int store_op_rates(struct store *s, int64_t matrix_id, struct run_summary *v, size_t n,
 		   char *err);

@@ -88,6 +88,20 @@ check "parent, 1 MiB: some requests met their target ($met)" [ "${met:-0}" -ge 1
 check "parent, 1 MiB: no more met than the $kib KiB charged allows" [ "${met:-0}" -le $((kib / 1024 + 2)) ]
 check "parent, 1 MiB: the rest returned EAGAIN, none failed otherwise" [ "$(ops "$r" "eagain > 0 AND errors = 0")" = 1 ]
 
+# seed 002's table: requests/s, mean and maximum latency per arm, from the database
+"$harness" table storm > table.out 2>&1
+cat table.out
+for metric in reclaim/s reclaim_ms reclaim_max_ms; do
+	check "002: the table has a $metric grid" grep -q "$metric" table.out
+done
+r=$(run_of k612 root)
+rate=$(q "SELECT printf('%.2f', SUM(ops) * 1000.0 / MAX(span_ms)) FROM op_samples WHERE run_id = $r AND total = 1")
+mean=$(q "SELECT printf('%.1f', SUM(lat_mean_ns * ops) / 1e6 / SUM(ops)) FROM op_samples WHERE run_id = $r AND total = 1")
+check "002: the root row's requests/s is the database's ($rate)" \
+	bash -c "awk '/reclaim\\/s/ { g = 1 } g && /^root / { print; exit }' table.out | tr -d , | grep -qE '^root +$rate( |\$)'"
+check "002: the root row's mean latency is the database's ($mean ms)" \
+	bash -c "awk '/reclaim_ms/ { g = 1 } g && /^root / { print; exit }' table.out | tr -d , | grep -qE '^root +$mean( |\$)'"
+
 r=$(run_of k61 root)
 check "6.1 without swappiness=: the run is unsupported and says why" \
 	[ "$(q "SELECT status = 'unsupported' AND reason LIKE '%swappiness= not supported%' FROM runs WHERE id = $r")" = 1 ]
