@@ -19,7 +19,8 @@
 #include <unistd.h>
 
 #define REPLY_MAX  (64 * 1024)   /* kept of a response; the rest is read and dropped */
-#define WAIT_MS    5000          /* an answer slower than this is a hang: abort */
+#define WAIT_MS    30000         /* no answer this long is a hang: abort (a stream a
+                                    client left holds its slot up to 15 s) */
 
 static struct conf conf;
 static struct api *api;

@@ -1,15 +1,20 @@
 /* fuzz_channel.c -- libFuzzer target: bytes a guest writes to its channel,
- * read back by channel_recv (bounded lines, then proto_parse) over a socketpair. */
+ * read back by channel_recv (bounded lines, then proto_parse) over a socketpair
+ * and checked against proto_parse of the input's lines one by one. */
 #include "channel.h"
 #include "err.h"
 #include "proc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static struct channel ch;
+static struct proto_msg got, want;
 
 /* The whole input into fd, then its end: the reader sees EOF after it. */
 static void send_all(int fd, const uint8_t *data, size_t size)
@@ -23,13 +28,32 @@ static void send_all(int fd, const uint8_t *data, size_t size)
 	close(fd);
 }
 
+/*
+ * What the reader must make of the next line at *off: CH_MSG with want
+ * filled, CH_BAD (over-long or not a message), or CH_EOF (only a partial
+ * line left).
+ */
+static enum channel_status expect(const uint8_t *data, size_t size, size_t *off)
+{
+	const uint8_t *p = data + *off, *nl = memchr(p, '\n', size - *off);
+	size_t len = nl ? (size_t)(nl - p) : size - *off;
+	char err[ERR_MAX];
+
+	if (len + 1 > PROTO_LINE_MAX)
+		return CH_BAD;
+	if (!nl)
+		return CH_EOF;
+	*off += len + 1;
+	memset(&want, 0, sizeof(want));
+	return proto_parse((const char *)p, len, &want, err, sizeof(err)) == 0 ? CH_MSG : CH_BAD;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct channel ch;
-	static struct proto_msg msg;
+	enum channel_status st, ex;
 	char err[ERR_MAX];
+	size_t off = 0;
 	int sv[2];
-	enum channel_status st;
 
 	if (size > 65536)
 		return 0;   /* more than the socket buffers hold without a reader */
@@ -38,11 +62,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	channel_init(&ch);
 	ch.fd = sv[0];
 	send_all(sv[1], data, size);
-	do
-		st = channel_recv(&ch, &msg, now_ms() + 5000, err);
-	while (st == CH_MSG);
-	if (st == CH_TIMEOUT)
-		abort();   /* the writer is gone: every read ends in a line, BAD or EOF */
+	do {
+		memset(&got, 0, sizeof(got));
+		st = channel_recv(&ch, &got, now_ms() + 5000, err);
+		ex = expect(data, size, &off);
+		if (st != ex || (st == CH_MSG && memcmp(&got, &want, sizeof(got)))) {
+			fprintf(stderr, "fuzz_channel: read %d, the line says %d\n", st, ex);
+			abort();
+		}
+	} while (st == CH_MSG);
 	channel_close(&ch);
 	return 0;
 }

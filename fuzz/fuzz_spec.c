@@ -6,9 +6,10 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static struct conf conf;
-static struct matrix *m;
+static struct matrix *m, *again;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -20,11 +21,33 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 	m = calloc(1, sizeof(*m));
-	if (!m || fuzz_conf(&conf, err) < 0) {
-		fprintf(stderr, "fuzz_spec: %s\n", m ? err : "out of memory");
+	again = calloc(1, sizeof(*again));
+	if (!m || !again || fuzz_conf(&conf, err) < 0) {
+		fprintf(stderr, "fuzz_spec: %s\n", m && again ? err : "out of memory");
 		exit(1);
 	}
 	return 0;
+}
+
+/*
+ * The daemon stores a matrix as its canonical text and loads that again
+ * (resume, extend): it must load, to the same identity and runs.
+ */
+static void reload_canonical(void)
+{
+	char err[ERR_MAX];
+
+	if (spec_load_text(again, m->canonical, "canonical", conf.results, &conf, err) < 0) {
+		fprintf(stderr, "fuzz_spec: canonical text refused: %s\n%s\n", err, m->canonical);
+		abort();
+	}
+	if (strcmp(again->hash, m->hash) || spec_run_count(again) != spec_run_count(m) ||
+	    strcmp(again->canonical, m->canonical)) {
+		fprintf(stderr, "fuzz_spec: canonical text loads differently\n%s\n%s\n",
+			m->canonical, again->canonical);
+		abort();
+	}
+	spec_release(again);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -34,6 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (spec_load_text(m, text, "fuzz.json", conf.results, &conf, err) == 0) {
 		if (spec_run_count(m) == 0 || !m->canonical)
 			abort();   /* a valid matrix has runs and its canonical text */
+		reload_canonical();
 		spec_release(m);
 	} else if (getenv("FUZZ_VERBOSE")) {
 		fprintf(stderr, "%s\n", err);   /* why an input is refused, when reproducing */
