@@ -44,6 +44,7 @@ static const struct {
 	{ "cgroup",          "the harness puts the workload in its memory cgroup" },
 	{ "cgroup_weight",   "the harness puts the workload in its memory cgroup" },
 	{ "cgroup_nodelete", "the harness puts the workload in its memory cgroup" },
+	{ "enghelp",         "it loads an engine, and a path names a shared object to load" },
 };
 
 /* Real fio options that are prefixes of a forbidden one: exact use is fine. */
@@ -148,6 +149,18 @@ static int check_path(const char *opt, const char *val, int is_name, char *err, 
 	return 0;
 }
 
+/*
+ * An I/O engine must be one of fio's own: "external:PATH" or a PATH makes fio
+ * dlopen() that file, and the host's fio does so even with --parse-only.
+ */
+static int check_engine(const char *val, char *err, size_t errlen)
+{
+	if (strchr(val, '/') || !strncmp(val, "external", 8))
+		return proto_errf(err, errlen, "option '--ioengine': '%s' would load a shared "
+				  "object: only fio's built-in engines", val);
+	return 0;
+}
+
 /* One option: NAME (NLEN bytes) with VAL (NULL if no '='). */
 static int check_opt(const char *name, size_t nlen, const char *val, char *err, size_t errlen)
 {
@@ -165,6 +178,8 @@ static int check_opt(const char *name, size_t nlen, const char *val, char *err, 
 	if ((nlen >= 7 && !strncmp(name, "trigger", 7)) ||
 	    (nlen > 10 && !strncmp(name, "write_", 6) && !strncmp(name + nlen - 4, "_log", 4)))
 		return proto_errf(err, errlen, "option '--%.*s' is not allowed", (int)nlen, name);
+	if (val && abbreviates(name, nlen, "ioengine") && check_engine(val, err, errlen) < 0)
+		return -1;
 	for (i = 0; i < ARRAY_LEN(path_opts); i++) {
 		if (!abbreviates(name, nlen, path_opts[i].name))
 			continue;

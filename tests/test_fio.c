@@ -484,6 +484,9 @@ static void test_check_refuses(void **state)
 		"--filename_format=/x.$jobnum", "--filename_format=a/../../b",
 		"--opendir=/", "--opendir=x/..", "--filename=${HOME}/x", "--filename",
 		"--name=../x", "--name=a/b", "-name=x", "name=x", "--", "--=1",
+		/* a path or "external:" engine is dlopen()ed, even by --parse-only */
+		"--ioengine=external:/tmp/x.so", "--ioengine=/tmp/x.so", "--ioeng=./x.so",
+		"--ioengine=externalx", "--enghelp=/tmp/x.so", "--eng=x", "--enghelp",
 	};
 	char err[256];
 
@@ -526,6 +529,11 @@ static void test_jobfile(void **state)
 	assert_int_equal(fioargs_check_jobfile("[../g]\n", err, sizeof(err)), -1);
 	assert_int_equal(fioargs_check_jobfile("[g\n", err, sizeof(err)), -1);
 	assert_int_equal(fioargs_check_jobfile("[g]\nexec_prerun=rm\n", err, sizeof(err)), -1);
+	assert_int_equal(fioargs_check_jobfile("[g]\nioengine = external:/tmp/x.so\n", err,
+					       sizeof(err)), -1);
+	assert_string_equal(err, "job file line 2: option '--ioengine': 'external:/tmp/x.so' "
+			    "would load a shared object: only fio's built-in engines");
+	assert_int_equal(fioargs_check_jobfile("[g]\nioengine=psync\n", err, sizeof(err)), 0);
 	assert_int_equal(fioargs_check_jobfile("[g]\nrw=\x7f\n", err, sizeof(err)), -1);
 }
 
