@@ -7,6 +7,7 @@
 #include "proc.h"
 #include "stats.h"
 #include "store_compare.h"
+#include "store_ops.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -171,7 +172,8 @@ static struct side *side_load(struct store *s, const char *key, char *err)
 	sd->aa[0] = sd->aa[1] = -1;
 	if (store_find_matrix(s, key, &sd->mid, err) < 0 ||
 	    store_matrix_info(s, sd->mid, &sd->mi, err) < 0 ||
-	    store_summaries(s, sd->mid, &sd->v, &sd->n, err) < 0) {
+	    store_summaries(s, sd->mid, &sd->v, &sd->n, err) < 0 ||
+	    store_op_rates(s, sd->mid, sd->v, sd->n, err) < 0) {
 		side_free(sd);
 		return NULL;
 	}
@@ -218,6 +220,17 @@ static size_t add_obs(struct stats_obs *o, const struct side *sd, unsigned cell,
 			o[k++].v = m->get(&sd->v[i]);
 		}
 	return k;
+}
+
+/* 1 if some run of the cell has the metric (a YCSB rate is NAN in a fio cell). */
+static int measured(const struct side *sd, unsigned cell, const struct metric *m)
+{
+	size_t i;
+
+	for (i = 0; i < sd->n; i++)
+		if (sd->v[i].cell == cell && !isnan(m->get(&sd->v[i])))
+			return 1;
+	return 0;
 }
 
 /* Paired deltas of (nw, cn, an) against (b, cb, ab), into sc; their count or -1. */
@@ -287,7 +300,7 @@ static int compare_one(const struct side *b, const struct side *nw, unsigned cb,
 	long n;
 
 	for (m = metrics; m < metrics + n_metrics; m++) {
-		if (!m->compared)
+		if (!m->compared || (!measured(b, cb, m) && !measured(nw, cn, m)))
 			continue;
 		memset(&r, 0, sizeof(r));
 		snprintf(r.cell, sizeof(r.cell), "%s", b->mi.cell_names[cb]);

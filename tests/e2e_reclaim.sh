@@ -102,6 +102,11 @@ check "002: the root row's requests/s is the database's ($rate)" \
 check "002: the root row's mean latency is the database's ($mean ms)" \
 	bash -c "awk '/reclaim_ms/ { g = 1 } g && /^root / { print; exit }' table.out | tr -d , | grep -qE '^root +$mean( |\$)'"
 
+"$harness" compare storm k612 k61 > compare.out 2>&1
+cat compare.out
+check "compare: a reclaim/s verdict for the cell both kernels ran, none for YCSB's rates" \
+	bash -c "grep -E '^omit' compare.out | grep -q 'reclaim/s' && ! grep -q 'read/s' compare.out"
+
 r=$(run_of k61 root)
 check "6.1 without swappiness=: the run is unsupported and says why" \
 	[ "$(q "SELECT status = 'unsupported' AND reason LIKE '%swappiness= not supported%' FROM runs WHERE id = $r")" = 1 ]
