@@ -275,6 +275,7 @@ lost[disk-full]=$(missing full-before.txt)
 check "full: no committed sample lost ($(wc -l < full-before.txt) checked)" [ "${lost[disk-full]}" -eq 0 ]
 [ "${lost[disk-full]}" -eq 0 ] && [ "$(q "SELECT status FROM runs WHERE id = ${frun:-0}")" = interrupted ] && survive disk-full
 stop_daemon TERM
+umount dbfs
 
 {
 	echo "# fault suite: FAULTS_KILLS=$kills"
