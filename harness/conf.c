@@ -10,13 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
-enum ckind { C_PATH, C_STR, C_UINT };
+enum ckind { C_PATH, C_PATHS, C_STR, C_UINT };
 
 struct ckey {
 	const char *name;
 	enum ckind kind;
 	size_t off;
-	uint64_t min, max;      /* C_UINT range; C_STR max length */
+	uint64_t min, max;      /* C_UINT range; C_STR max length; C_PATHS buffer size */
 	const char *def;
 	const char *help;
 };
@@ -56,8 +56,31 @@ static const struct ckey keys[] = {
 	  "re-runs of a run that failed for the harness's own reasons (not a kernel crash)" },
 	{ "webhook", C_STR, COFF(webhook), 0, PATH_MAX - 1, "",
 	  "URL to POST JSON to when a matrix finishes or a run crashes (empty: none)" },
+	{ "kernel_dirs", C_PATHS, COFF(kernel_dirs), 0, CONF_KERNEL_DIRS_MAX, "",
+	  "directories, space-separated, kernels and modules named by path may come from "
+	  "besides images (empty: the matrix's own directory too)" },
 	{ NULL, 0, 0, 0, 0, NULL, NULL },
 };
+
+/* Space-separated paths into dst (size bytes), one space apart, relative ones from dir. */
+static int set_paths(char *dst, size_t size, const char *name, const char *val,
+		     const char *dir, char *err)
+{
+	size_t n = 0, len;
+	int rel, w;
+
+	dst[0] = '\0';
+	for (val += strspn(val, " \t"); *val; val += len, val += strspn(val, " \t")) {
+		len = strcspn(val, " \t");
+		rel = val[0] != '/' && dir;
+		w = snprintf(dst + n, size - n, "%s%s%s%.*s", n ? " " : "", rel ? dir : "",
+			     rel ? "/" : "", (int)len, val);
+		if (w < 0 || (size_t)w >= size - n)
+			return errorf(err, "'%s': longer than %zu characters", name, size - 1);
+		n += (size_t)w;
+	}
+	return 0;
+}
 
 static int set_key(struct conf *c, const struct ckey *k, const char *val, const char *dir,
 		   char *err)
@@ -75,6 +98,8 @@ static int set_key(struct conf *c, const struct ckey *k, const char *val, const 
 		if (n >= PATH_MAX)
 			return errorf(err, "'%s': path too long", k->name);
 		return 0;
+	case C_PATHS:
+		return set_paths(dst, k->max, k->name, val, dir, err);
 	case C_STR:
 		if (strlen(val) > k->max)
 			return errorf(err, "'%s': longer than %llu characters", k->name,
@@ -212,7 +237,7 @@ int conf_load(struct conf *c, const char *path, char *err)
 	_cleanup_fclose_ FILE *f = NULL;
 	_cleanup_free_ char *text = NULL;
 	char dir[PATH_MAX], *slash;
-	size_t len;
+	size_t len = 0;
 
 	f = fopen(path, "re");
 	if (!f)
@@ -226,6 +251,15 @@ int conf_load(struct conf *c, const char *path, char *err)
 	else
 		strcpy(dir, ".");
 	return conf_load_text(c, text, len, path, dir, err);
+}
+
+int conf_check_daemon(const struct conf *c, const char *path, char *err)
+{
+	if (c->api_tcp[0] && !c->kernel_dirs[0])
+		return errorf(err, "%s: api_tcp is set but kernel_dirs is empty: network clients "
+			      "choose where a matrix's paths start, so kernel_dirs must name the "
+			      "directories kernels may come from", path ? path : "harness.conf");
+	return 0;
 }
 
 void conf_uri(const struct conf *c, char *buf, size_t len)

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define CONF_KERNEL_DIRS_MAX (2 * PATH_MAX)
+
 struct conf {
 	char results[PATH_MAX];   /* database, run directories, caches */
 	char images[PATH_MAX];    /* output of `make images` */
@@ -27,6 +29,9 @@ struct conf {
 	uint64_t watchdog_intervals;  /* no sample for this many intervals: timeout */
 	uint64_t retries;         /* re-runs after an infrastructure failure */
 	char webhook[PATH_MAX];   /* URL POSTed JSON when a matrix ends or a run crashes */
+	/* absolute directories, one space apart, that kernels and modules named by
+	 * path may come from besides the images directory; "" adds the matrix's own */
+	char kernel_dirs[CONF_KERNEL_DIRS_MAX];
 };
 
 /* Defaults, with relative paths resolved against dir. */
@@ -58,6 +63,13 @@ int conf_load_text(struct conf *c, const char *text, size_t len, const char *lab
  * elsewhere).
  */
 int conf_setup(struct conf *c, const char *path, char *err);
+
+/*
+ * What the daemon needs beyond conf_setup: a TCP listener (api_tcp) lets
+ * network clients choose the directory a matrix's paths start from, so it
+ * needs kernel_dirs. path is the file conf_setup read, or NULL.
+ */
+int conf_check_daemon(const struct conf *c, const char *path, char *err);
 
 /* The URI to connect to (the embedded driver's when uri is empty). */
 void conf_uri(const struct conf *c, char *buf, size_t len);

@@ -139,18 +139,102 @@ static int file_exists_in(const char *dir, const char *name)
 	return pathf(path, NULL, "%s/%s", dir, name) == 0 && file_exists(path);
 }
 
-/* An arm's own modules cpio (relative to base_dir) overrides the built one. */
-static int check_modules(struct kernel_files *out, const char *modules, const char *base_dir,
-			 char *err)
+/* 1 if real (a resolved path) lies below dir, once dir is resolved too. */
+static int below(const char *real, const char *dir)
 {
+	char rdir[PATH_MAX];
+	size_t n;
+
+	if (!realpath(dir, rdir))
+		return 0;
+	n = strlen(rdir);
+	if (n == 1)
+		n = 0;   /* "/" */
+	return !strncmp(real, rdir, n) && real[n] == '/';
+}
+
+/* 1 if real lies where roots let files named by path come from. */
+static int allowed(const struct image_roots *r, const char *real)
+{
+	const char *p = r->kernel_dirs;
+	char dir[PATH_MAX];
+	size_t n;
+
+	if (below(real, r->images))
+		return 1;
+	if (!p[0])
+		return below(real, r->base_dir);
+	for (; *p; p += n + (p[n] == ' ')) {
+		n = strcspn(p, " ");
+		if (n && n < sizeof(dir) && pathf(dir, NULL, "%.*s", (int)n, p) == 0 &&
+		    below(real, dir))
+			return 1;
+	}
+	return 0;
+}
+
+/* path refused: it (or what it resolves to, real, if known) is not in roots. */
+static int outside(const struct image_roots *r, const char *path, const char *real, char *err)
+{
+	int shown = real[0] && strcmp(path, real);
+
+	return errorf(err, "%.150s%s%.150s%s is outside the directories kernels may come from "
+		      "(the images directory, %skernel_dirs in harness.conf)", path,
+		      shown ? " (resolving to " : "", shown ? real : "", shown ? ")" : "",
+		      r->kernel_dirs[0] ? "" : "the matrix's directory, ");
+}
+
+/* A path that does not resolve, as it would be in its resolved directory; -1 if that
+ * does not resolve either. */
+static int resolve_parent(const char *path, char *real)
+{
+	char parent[PATH_MAX], rparent[PATH_MAX], *slash;
+
+	snprintf(parent, sizeof(parent), "%s", path);
+	slash = strrchr(parent, '/');
+	if (!slash)
+		return -1;
+	*slash = '\0';
+	if (!realpath(parent[0] ? parent : "/", rparent))
+		return -1;
+	return pathf(real, NULL, "%s/%s", rparent, slash + 1);
+}
+
+/*
+ * A file named by path (absolute, or from base_dir), resolved into real: it
+ * must lie in roots, and be a regular file. A path that does not resolve is
+ * "not found" only if its directory lies in roots, else it is outside too:
+ * nothing is said about files elsewhere. what names the file in messages.
+ */
+static int named_file(const struct image_roots *r, const char *name, const char *what,
+		      char *real, char *err)
+{
+	char path[PATH_MAX];
+	int found;
+
+	if ((name[0] == '/' ? pathf(path, err, "%s", name) :
+	     pathf(path, err, "%s/%s", r->base_dir, name)) < 0)
+		return -1;
+	found = realpath(path, real) != NULL;
+	if (!found && resolve_parent(path, real) < 0)
+		real[0] = '\0';
+	if (!real[0] || !allowed(r, real))
+		return outside(r, path, real, err);
+	if (!found || !file_exists(real))
+		return errorf(err, "%s '%s' not found", what, path);
+	return 0;
+}
+
+int image_resolve_modules(const struct image_roots *roots, const char *modules,
+			  struct kernel_files *out, char *err)
+{
+	char real[PATH_MAX];
+
 	if (!modules || !modules[0])
 		return 0;
-	if (modules[0] == '/')
-		snprintf(out->modules, sizeof(out->modules), "%s", modules);
-	else
-		snprintf(out->modules, sizeof(out->modules), "%s/%s", base_dir, modules);
-	if (!file_exists(out->modules))
-		return errorf(err, "modules cpio '%s' not found", out->modules);
+	if (named_file(roots, modules, "modules cpio", real, err) < 0)
+		return -1;
+	memcpy(out->modules, real, sizeof(out->modules));
 	return 0;
 }
 
@@ -159,18 +243,21 @@ static int is_alias(const char *s)
 	return s[0] && !strchr(s, '/');
 }
 
-int image_resolve_kernel(const char *images, const char *arch, const char *kernel,
-			 const char *modules, const char *base_dir,
+int image_resolve_kernel(const struct image_roots *roots, const char *arch, const char *kernel,
 			 struct kernel_files *out, char *err)
 {
 	char dir[PATH_MAX];
 	int bare_file;
 
 	memset(out, 0, sizeof(*out));
-	snprintf(dir, sizeof(dir), "%s/%s/kernel/%s", images, arch, kernel);
+	if (!kernel[0] || !strcmp(kernel, ".") || !strcmp(kernel, ".."))
+		return errorf(err, "'%s' is neither a kernel alias (a directory name under "
+			      "%.200s/%s/kernel) nor a file", kernel, roots->images, arch);
+	if (pathf(dir, err, "%s/%s/kernel/%s", roots->images, arch, kernel) < 0)
+		return -1;
 	/* a bare name is an alias, unless only a file beside the matrix has it */
 	bare_file = is_alias(kernel) && !file_exists_in(dir, "vmlinuz") &&
-		    file_exists_in(base_dir, kernel);
+		    file_exists_in(roots->base_dir, kernel);
 	if (is_alias(kernel) && !bare_file) {
 		if (pathf(out->kernel, err, "%s/vmlinuz", dir) < 0)
 			return -1;
@@ -183,16 +270,10 @@ int image_resolve_kernel(const char *images, const char *arch, const char *kerne
 			out->modules[0] = '\0';
 		/* build.sh wrote the release beside the kernel: no need to dig for it */
 		if (release_file(dir, out->release, sizeof(out->release)) == 0)
-			return check_modules(out, modules, base_dir, err);
-	} else if (kernel[0] == '/') {
-		snprintf(out->kernel, sizeof(out->kernel), "%s", kernel);
-	} else {
-		snprintf(out->kernel, sizeof(out->kernel), "%s/%s", base_dir, kernel);
-	}
-	if (!file_exists(out->kernel))
-		return errorf(err, "kernel file '%s' not found", out->kernel);
-	if (check_modules(out, modules, base_dir, err) < 0)
+			return 0;
+	} else if (named_file(roots, kernel, "kernel file", out->kernel, err) < 0) {
 		return -1;
+	}
 	return image_kernel_release(out->kernel, arch, out->release, sizeof(out->release), err);
 }
 

@@ -19,14 +19,32 @@ struct kernel_files {
 };
 
 /*
- * Resolve an arm's "kernel": an alias from images/kernels.conf (looked up in
- * IMAGES/ARCH/kernel/ALIAS/, its release read from the "release" file there)
- * or a path to a kernel image for ARCH (relative paths are taken from
- * base_dir). modules, if non-empty, overrides the modules cpio.
+ * Where the files an arm names by path may come from: below the images
+ * directory, below a kernel_dirs entry (space-separated), or, only when
+ * kernel_dirs is "", below base_dir, the matrix's directory (where relative
+ * paths start). Checked after realpath(): symlinks and ".." cannot leave them.
  */
-int image_resolve_kernel(const char *images, const char *arch, const char *kernel,
-			 const char *modules, const char *base_dir,
+struct image_roots {
+	const char *images;
+	const char *kernel_dirs;
+	const char *base_dir;
+};
+
+/*
+ * Resolve an arm's "kernel": an alias from images/kernels.conf (looked up in
+ * IMAGES/ARCH/kernel/ALIAS/, its release read from the "release" file there;
+ * "." and ".." are refused) or a path to a kernel image for ARCH, which must
+ * lie in roots; out->kernel gets its resolved path.
+ */
+int image_resolve_kernel(const struct image_roots *roots, const char *arch, const char *kernel,
 			 struct kernel_files *out, char *err);
+
+/*
+ * An arm's own modules cpio (a path, as for a kernel, confined to roots)
+ * instead of the one image_resolve_kernel() found; "" keeps that one.
+ */
+int image_resolve_modules(const struct image_roots *roots, const char *modules,
+			  struct kernel_files *out, char *err);
 
 /*
  * Kernels a matrix names by "url" or "package" are cached under the results

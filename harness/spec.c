@@ -352,21 +352,26 @@ static int check_arm_source(json_t *obj, const char *where, char *err)
 
 /*
  * The arm's kernel files, downloaded or built into RESULTS/cache/kernels if the
- * arm names a URL or a package: this is where a wrong sha256 refuses a matrix.
+ * arm names a URL or a package: this is where a wrong sha256 refuses a matrix,
+ * and where a kernel or modules path outside the allowed directories does.
  */
 static int resolve_arm(const struct matrix *m, struct arm *a, const struct conf *conf,
 		       const char *base_dir, const char *where, char *err)
 {
+	const struct image_roots roots = { conf->images, conf->kernel_dirs, base_dir };
 	char cache[PATH_MAX], msg[ERR_MAX];
 	unsigned i;
 
 	if (a->kernel[0] || (!a->package[0] && !a->url[0])) {
-		for (i = 0; i < m->n_archs; i++)
-			if (image_resolve_kernel(conf->images, m->archs[i], a->kernels[i], a->modules,
-						 base_dir, &a->files[i], msg) < 0)
+		for (i = 0; i < m->n_archs; i++) {
+			if (image_resolve_kernel(&roots, m->archs[i], a->kernels[i], &a->files[i],
+						 msg) < 0)
 				return errorf(err, "%s.kernel%s%s: %s", where,
 					      m->n_archs > 1 ? "." : "",
 					      m->n_archs > 1 ? m->archs[i] : "", msg);
+			if (image_resolve_modules(&roots, a->modules, &a->files[i], msg) < 0)
+				return errorf(err, "%s.modules: %s", where, msg);
+		}
 		return 0;
 	}
 	/* a package or an image names one architecture's kernel */

@@ -60,8 +60,9 @@ static int setup(void **state)
 
 	(void)state;
 	sfmt(dir, sizeof(dir), "/tmp/test_spec.XXXXXX");
-	if (!mkdtemp(dir))
+	if (!mkdtemp(dir) || !realpath(dir, path))
 		return -1;
+	sfmt(dir, sizeof(dir), "%s", path);   /* resolved, as kernel paths come back */
 	conf_defaults(&conf, dir);
 	/* the default images path is DIR/images/out, presets DIR/workloads/presets */
 	sfmt(path, sizeof(path), "%s/images/out", dir);
@@ -403,18 +404,19 @@ static void test_kernel_by_path(void **state)
 	char path[PATH_MAX], text[PATH_MAX * 2];
 
 	(void)state;
-	/* relative to the matrix file's directory, not the working directory */
-	sfmt(path, sizeof(path), "%s/sub/m.json", dir);
-	if (load_at(m, path, "{\"name\":\"p\",\"reps\":2,\"arms\":["
-		    "{\"name\":\"a\",\"kernel\":\"../k/bzImage\",\"modules\":\"../k/mods.cpio\"},"
-		    "{\"name\":\"b\",\"kernel\":\"../k/bzImage\"}],"
+	/* relative to the matrix file's directory, not the working directory; ".." may
+	 * be on the way as long as the file stays in that directory */
+	if (load_at(m, mpath, "{\"name\":\"p\",\"reps\":2,\"arms\":["
+		    "{\"name\":\"a\",\"kernel\":\"sub/../k/bzImage\",\"modules\":\"k/mods.cpio\"},"
+		    "{\"name\":\"b\",\"kernel\":\"k/bzImage\"}],"
 		    "\"workloads\":[{\"name\":\"w\"," FS "}]}") < 0)
 		fail_msg("refused: %s", err);
-	assert_string_equal(m->arms[0].kernel, "../k/bzImage");
+	assert_string_equal(m->arms[0].kernel, "sub/../k/bzImage");
 	assert_string_equal(m->arms[0].files[0].release, RELEASE);
-	sfmt(path, sizeof(path), "%s/sub/../k/bzImage", dir);
+	/* the files to boot are the resolved paths, the ones checked */
+	sfmt(path, sizeof(path), "%s/k/bzImage", dir);
 	assert_string_equal(m->arms[0].files[0].kernel, path);
-	sfmt(path, sizeof(path), "%s/sub/../k/mods.cpio", dir);
+	sfmt(path, sizeof(path), "%s/k/mods.cpio", dir);
 	assert_string_equal(m->arms[0].files[0].modules, path);
 	assert_string_equal(m->arms[1].files[0].modules, "");
 	assert_string_equal(m->arms[1].files[0].release, RELEASE);
@@ -449,6 +451,117 @@ static void test_kernel_by_path(void **state)
 	sfmt(path, sizeof(path), "%s/k/mods.cpio", dir);
 	assert_string_equal(m->arms[0].files[0].modules, path);
 	done(m);
+}
+
+/* ---- kernels and modules by path: where they may come from ---- */
+
+/* A one-arm matrix at mpath with arm fields (written with '), e.g. "'kernel':'k/bzImage'". */
+static int load_arm(struct matrix *m, const char *arm)
+{
+	char text[PATH_MAX * 3], q[PATH_MAX * 3];
+
+	sfmt(q, sizeof(q), "{'name':'p','reps':1,'arms':[{'name':'a',%s}],"
+	     "'workloads':[{'name':'w'," FSQ "}]}", arm);
+	sfmt(text, sizeof(text), "%s", jq(q));
+	return load_at(m, mpath, text);
+}
+
+static void accept_arm(const char *arm)
+{
+	struct matrix *m = new_matrix();
+
+	if (load_arm(m, arm) < 0)
+		fail_msg("refused: %s\n  %s", err, arm);
+	done(m);
+}
+
+/* The arm must be refused with err naming each fragment. */
+static void refuse_arm(const char *arm, ...)
+{
+	struct matrix *m = new_matrix();
+	const char *want;
+	va_list ap;
+
+	if (load_arm(m, arm) == 0) {
+		done(m);
+		fail_msg("accepted: %s", arm);
+	}
+	free(m);
+	va_start(ap, arm);
+	while ((want = va_arg(ap, const char *)))
+		if (!strstr(err, want)) {
+			va_end(ap);
+			fail_msg("error '%s' lacks '%s'", err, want);
+		}
+	va_end(ap);
+}
+
+static void test_kernel_confined(void **state)
+{
+	char out[PATH_MAX], arm[PATH_MAX * 2], path[PATH_MAX];
+	const char *outside = "is outside the directories kernels may come from";
+
+	(void)state;
+	/* a real kernel and modules cpio in a directory of their own, beside dir */
+	sfmt(out, sizeof(out), "%s.out", dir);
+	mkdirs("%s", out);
+	sfmt(path, sizeof(path), "%s/bzImage", out);
+	write_bzimage(path, RELEASE);
+	sfmt(path, sizeof(path), "%s/mods.cpio", out);
+	write_text(path, "modules");
+	/* symlinks inside the matrix's directory, pointing out of it */
+	sfmt(path, sizeof(path), "%s/k/link", dir);
+	assert_int_equal(symlink(out, path), 0);
+	sfmt(path, sizeof(path), "%s/k/passwd", dir);
+	assert_int_equal(symlink("/etc/passwd", path), 0);
+
+	/* kernel_dirs empty: the matrix's directory and the images directory */
+	accept_arm("'kernel':'k/bzImage','modules':'k/mods.cpio'");
+	sfmt(path, sizeof(path), "%s/bare.bz", dir);
+	write_bzimage(path, RELEASE);
+	accept_arm("'kernel':'bare.bz'");
+	sfmt(arm, sizeof(arm), "'kernel':'%s/x86_64/kernel/6.12/vmlinuz'", conf.images);
+	accept_arm(arm);
+	/* anything else, however it is named */
+	refuse_arm("'kernel':'/etc/passwd'", "arms[0].kernel: /etc/passwd ", outside,
+		   "(the images directory, the matrix's directory, kernel_dirs in harness.conf)",
+		   NULL);
+	sfmt(arm, sizeof(arm), "'kernel':'%s/bzImage'", out);
+	refuse_arm(arm, "arms[0].kernel:", outside, NULL);
+	sfmt(arm, sizeof(arm), "'kernel':'../%s/bzImage'", strrchr(out, '/') + 1);
+	refuse_arm(arm, "arms[0].kernel:", "/../", outside, NULL);
+	refuse_arm("'kernel':'k/link/bzImage'", "arms[0].kernel:", "k/link/bzImage (resolving to ",
+		   outside, NULL);
+	refuse_arm("'kernel':'k/passwd'", "(resolving to /etc/passwd)", outside, NULL);
+	/* a path that does not resolve is not found only where kernels may come from */
+	refuse_arm("'kernel':'k/absent'", "kernel file", "not found", NULL);
+	sfmt(arm, sizeof(arm), "'kernel':'%s/absent'", out);
+	refuse_arm(arm, outside, NULL);
+	/* modules likewise, named as modules */
+	refuse_arm("'kernel':'6.12','modules':'/etc/passwd'", "arms[0].modules: /etc/passwd ",
+		   outside, NULL);
+	refuse_arm("'kernel':'6.12','modules':'k/link/mods.cpio'", "arms[0].modules:", outside,
+		   NULL);
+	refuse_arm("'kernel':'k/bzImage','modules':'../../etc/passwd'", "arms[0].modules:",
+		   outside, NULL);
+	/* "." and ".." are no aliases */
+	refuse_arm("'kernel':'..'", "arms[0].kernel: '..' is neither a kernel alias", NULL);
+	refuse_arm("'kernel':'.'", "arms[0].kernel: '.' is neither a kernel alias", NULL);
+
+	/* kernel_dirs set: its entries and the images directory, no longer the matrix's */
+	sfmt(conf.kernel_dirs, sizeof(conf.kernel_dirs), "/nonexistent %s", out);
+	sfmt(arm, sizeof(arm), "'kernel':'%s/bzImage','modules':'%s/mods.cpio'", out, out);
+	accept_arm(arm);
+	accept_arm("'kernel':'k/link/bzImage','modules':'k/link/mods.cpio'");
+	sfmt(arm, sizeof(arm), "'kernel':'%s/x86_64/kernel/6.12/vmlinuz'", conf.images);
+	accept_arm(arm);
+	accept_arm("'kernel':'6.12'");
+	refuse_arm("'kernel':'k/bzImage'", "arms[0].kernel:", "/k/bzImage ", outside,
+		   "(the images directory, kernel_dirs in harness.conf)", NULL);
+	refuse_arm("'kernel':'bare.bz'", "arms[0].kernel:", "/bare.bz ", outside, NULL);
+	refuse_arm("'kernel':'6.12','modules':'k/mods.cpio'", "arms[0].modules:", outside, NULL);
+	conf.kernel_dirs[0] = '\0';
+	nftw(out, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /* ---- spec_load: refusals ---- */
@@ -553,14 +666,15 @@ static void test_missing_kernel(void **state)
 	/* a path that does not exist */
 	refuse(MATRIX("{\"name\":\"a\",\"kernel\":\"k/nope\"}", WL),
 	       "arms[0].kernel", "k/nope", "not found", NULL);
+	/* one outside the directories kernels may come from is not looked for */
 	refuse(MATRIX("{\"name\":\"a\",\"kernel\":\"/nonexistent/vmlinuz\"}", WL),
-	       "arms[0].kernel", "/nonexistent/vmlinuz", "not found", NULL);
+	       "arms[0].kernel: /nonexistent/vmlinuz is outside the directories", NULL);
 	/* a file that is not a bzImage */
 	refuse(MATRIX("{\"name\":\"a\",\"kernel\":\"k/garbage\"}", WL),
 	       "arms[0].kernel", "not an x86 bzImage", NULL);
 	/* a modules cpio that does not exist */
 	refuse(MATRIX("{\"name\":\"a\",\"kernel\":\"6.12\",\"modules\":\"k/none.cpio\"}", WL),
-	       "arms[0].kernel", "modules cpio", "k/none.cpio", NULL);
+	       "arms[0].modules: modules cpio", "k/none.cpio", "not found", NULL);
 }
 
 static void test_memcg_too_big(void **state)
@@ -1313,6 +1427,14 @@ static void test_conf_good(void **state)
 	conf_uri(&c, uri, sizeof(uri));
 	assert_string_equal(uri, "qemu:///embed?root=/var/tmp/results/libvirt");
 
+	/* kernel_dirs: absolute entries as they are, relative ones from the file's directory */
+	assert_int_equal(conf_run(&c, path, "kernel_dirs =  /srv/kernels\tk  /a/b \n", out,
+				  sizeof(out)), 0);
+	sfmt(want, sizeof(want), "/srv/kernels %s/k /a/b", dir);
+	assert_string_equal(c.kernel_dirs, want);
+	assert_int_equal(conf_run(&c, path, "kernel_dirs =\n", out, sizeof(out)), 0);
+	assert_string_equal(c.kernel_dirs, "");
+
 	/* a last line without its newline counts */
 	assert_int_equal(conf_run(&c, path, "uri = qemu:///system\nvcpus = 3", out, sizeof(out)), 0);
 	assert_int_equal(c.vcpus, 3);
@@ -1340,6 +1462,26 @@ static void test_conf_defaults(void **state)
 	assert_string_equal(conf.results, want);
 }
 
+/* harnessd with a TCP listener needs kernel_dirs: network clients choose base_dir. */
+static void test_conf_daemon(void **state)
+{
+	struct conf c;
+
+	(void)state;
+	conf_defaults(&c, dir);
+	assert_int_equal(conf_check_daemon(&c, NULL, err), 0);
+	sfmt(c.api_tcp, sizeof(c.api_tcp), "127.0.0.1:7000");
+	sfmt(c.api_token, sizeof(c.api_token), "t0ken");
+	assert_int_equal(conf_check_daemon(&c, "/etc/h.conf", err), -1);
+	assert_string_equal(err, "/etc/h.conf: api_tcp is set but kernel_dirs is empty: network "
+			    "clients choose where a matrix's paths start, so kernel_dirs must name "
+			    "the directories kernels may come from");
+	assert_int_equal(conf_check_daemon(&c, NULL, err), -1);
+	assert_non_null(strstr(err, "harness.conf: api_tcp"));
+	sfmt(c.kernel_dirs, sizeof(c.kernel_dirs), "/srv/kernels");
+	assert_int_equal(conf_check_daemon(&c, NULL, err), 0);
+}
+
 /* One bad line at line lineno: -1, and "path:lineno: want" in err and on stderr. */
 static void conf_refuse_line(const char *path, const char *text, int lineno, const char *want)
 {
@@ -1358,6 +1500,7 @@ static void test_conf_bad(void **state)
 {
 	struct conf c;
 	char path[PATH_MAX], want[PATH_MAX + 64], out[4096];
+	int i;
 
 	(void)state;
 	sfmt(path, sizeof(path), "%s/bad.conf", dir);
@@ -1375,6 +1518,12 @@ static void test_conf_bad(void **state)
 	conf_refuse_line(path, "vcpus 2\n", 1, "expected 'key = value'");
 	conf_refuse_line(path, "accel = fast\n", 1, "'accel': expected auto, kvm or tcg");
 	conf_refuse_line(path, "x = 1", 1, "unknown key 'x'");   /* no final newline */
+	/* relative kernel_dirs grow by the directory each: past the buffer, refused */
+	memset(want, 0, sizeof(want));
+	memcpy(want, "kernel_dirs =", 13);
+	for (i = 0; i < 800; i++)
+		memcpy(want + 13 + 2 * i, " k", 2);
+	conf_refuse_line(path, want, 1, "'kernel_dirs': longer than");
 
 	/* an unknown key and a bad number in one file: -1, the first in err */
 	assert_int_equal(conf_run(&c, path,
@@ -1409,6 +1558,7 @@ int main(void)
 		cmocka_unit_test(test_valid_more),
 		cmocka_unit_test(test_example_quick),
 		cmocka_unit_test(test_kernel_by_path),
+		cmocka_unit_test(test_kernel_confined),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_unknown_key_cases),
@@ -1433,6 +1583,7 @@ int main(void)
 		cmocka_unit_test(test_fio_stream),
 		cmocka_unit_test(test_conf_good),
 		cmocka_unit_test(test_conf_defaults),
+		cmocka_unit_test(test_conf_daemon),
 		cmocka_unit_test(test_conf_bad),
 	};
 
