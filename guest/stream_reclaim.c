@@ -7,11 +7,13 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CHUNK (64 * 1024)
@@ -30,6 +32,7 @@ struct worker {
 	struct storm *s;
 	unsigned idx;
 	pthread_t tid;
+	_Atomic int done;
 };
 
 /* One write of text to a cgroup file, as the kernel wants it; 0 or an errno. */
@@ -203,18 +206,55 @@ static void *worker_main(void *p)
 	while (!atomic_load(&s->quit) && !stream_should_stop(s->c)) {
 		t0 = stream_now_ns();
 		e = write(fd, s->request, s->request_len) == (ssize_t)s->request_len ? 0 : errno;
-		if (e == EINTR)
+		if (e == EINTR)     /* interrupted at the stop: it did not complete */
 			continue;
 		stream_op_done(s->c, wk->idx, OP_RECLAIM, stream_now_ns() - t0, e, bytes);
 	}
 	close(fd);
+	atomic_store(&wk->done, 1);
 	return NULL;
+}
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * A request can take longer than the watchdog allows (seconds, against
+ * thousands of memcgs); memory.reclaim gives up on a pending signal, so at the
+ * stop each worker is signalled until it has left, the last request unfinished.
+ */
+static void interrupt_workers(struct worker *w, unsigned n)
+{
+	struct timespec pause = { 0, 50 * 1000 * 1000 };
+	unsigned i, left;
+
+	do {
+		for (i = left = 0; i < n; i++)
+			if (!atomic_load(&w[i].done)) {
+				pthread_kill(w[i].tid, SIGUSR1);
+				left++;
+			}
+		if (left)
+			nanosleep(&pause, NULL);
+	} while (left);
+}
+
+/* Until the stream's end, the agent's stop or a worker's failure. */
+static void wait_storm(struct storm *s)
+{
+	struct timespec slice = { 0, 100 * 1000 * 1000 };
+
+	while (!atomic_load(&s->quit) && !stream_should_stop(s->c))
+		nanosleep(&slice, NULL);
 }
 
 static int storm(struct storm *s)
 {
 	unsigned n = (unsigned)s->c->st->workers, i, started;
 	struct worker *w = calloc(n, sizeof(*w));
+	struct sigaction sa = { .sa_handler = on_interrupt };   /* no SA_RESTART */
 	int err = 0;
 
 	if (!w || n > s->c->sh->nthreads) {
@@ -222,6 +262,8 @@ static int storm(struct storm *s)
 		return stream_fail(s->c, "stream '%s': %u workers, counters for %u",
 				   s->c->st->name, n, s->c->sh->nthreads);
 	}
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
 	stream_event(s->c, EV_START, 0, 0);
 	for (started = 0; started < n && !err; started++) {
 		w[started] = (struct worker){ .s = s, .idx = started };
@@ -231,6 +273,8 @@ static int storm(struct storm *s)
 		started--;
 		atomic_store(&s->quit, 1);
 	}
+	wait_storm(s);
+	interrupt_workers(w, started);
 	for (i = 0; i < started; i++)
 		pthread_join(w[i].tid, NULL);
 	stream_event(s->c, EV_END, 0, 0);
