@@ -95,20 +95,11 @@ out:
 
 typedef int (*row_fn)(sqlite3_stmt *st, void *arg, char *err);
 
-/* Prepare sql, bind ?1 (int64 or text), call fn per row. */
-static int query(struct store *s, const char *sql, int64_t key, const char *text, row_fn fn,
-		 void *arg, char *err)
+/* Step st, prepared and bound, calling fn per row; st is finalized. */
+static int step_rows(sqlite3 *db, sqlite3_stmt *st, row_fn fn, void *arg, char *err)
 {
-	sqlite3 *db = store_db(s);
-	sqlite3_stmt *st = NULL;
 	int rc;
 
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return errorf(err, "database: %s", sqlite3_errmsg(db));
-	if (text)
-		sqlite3_bind_text(st, 1, text, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_int64(st, 1, key);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		if (fn(st, arg, err) < 0) {
 			sqlite3_finalize(st);
@@ -118,6 +109,37 @@ static int query(struct store *s, const char *sql, int64_t key, const char *text
 	if (rc != SQLITE_DONE)
 		return errorf(err, "database: %s", sqlite3_errmsg(db));
 	return 0;
+}
+
+/* Prepare sql, bind ?1 (int64 or text), call fn per row. */
+static int query(struct store *s, const char *sql, int64_t key, const char *text, row_fn fn,
+		 void *arg, char *err)
+{
+	sqlite3 *db = store_db(s);
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return errorf(err, "database: %s", sqlite3_errmsg(db));
+	if (text)
+		sqlite3_bind_text(st, 1, text, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_int64(st, 1, key);
+	return step_rows(db, st, fn, arg, err);
+}
+
+/* The same with ?1, ?2, ?3 bound to a, b, c. */
+static int query3(struct store *s, const char *sql, int64_t a, int64_t b, int64_t c,
+		  row_fn fn, void *arg, char *err)
+{
+	sqlite3 *db = store_db(s);
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return errorf(err, "database: %s", sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, a);
+	sqlite3_bind_int64(st, 2, b);
+	sqlite3_bind_int64(st, 3, c);
+	return step_rows(db, st, fn, arg, err);
 }
 
 static json_t *col_json(sqlite3_stmt *st, int i)
@@ -373,11 +395,8 @@ int queue_samples(struct store *s, int64_t run, int64_t after, unsigned max, jso
 {
 	struct sample_page page = { json_array() };
 	json_t *status = json_array(), *files = NULL, *streams = NULL, *st;
-	char sql[256];
 	const char *stv;
 
-	snprintf(sql, sizeof(sql), "SELECT * FROM samples WHERE run_id = ?1 AND seq > %lld"
-		 " ORDER BY seq LIMIT %u", (long long)after, max ? max : 1);
 	if (query(s, "SELECT status FROM runs WHERE id = ?1", run, NULL, row_object, status,
 		  err) < 0)
 		goto fail;
@@ -386,7 +405,8 @@ int queue_samples(struct store *s, int64_t run, int64_t after, unsigned max, jso
 		errorf(err, "no run %lld", (long long)run);
 		goto fail;
 	}
-	if (query(s, sql, run, NULL, sample_row, &page, err) < 0 ||
+	if (query3(s, "SELECT * FROM samples WHERE run_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
+		   run, after, max ? max : 1, sample_row, &page, err) < 0 ||
 	    attach(s, run, page.samples, err) < 0 ||
 	    names(s, "SELECT f.name FROM cell_files f JOIN runs r ON r.cell_id = f.cell_id"
 		  " WHERE r.id = ?1 ORDER BY f.idx", run, &files, err) < 0 ||
