@@ -27,19 +27,26 @@ static void take(struct fiostat *s, struct sums *sum)
 	sum->docs += iv.docs;
 }
 
-/* Feed text in pieces of chunk bytes, taking after a piece when its first byte is odd. */
+/*
+ * Feed text in pieces of chunk bytes, taking after a piece that completed a
+ * document when the piece's first byte is odd (at most TAKES_MAX times: a
+ * take walks the whole histogram).
+ */
+#define TAKES_MAX 64
+
 static void pass(struct fiostat *s, const uint8_t *text, size_t len, size_t chunk,
 		 struct sums *sum)
 {
 	char err[256];
 	size_t off, n;
+	unsigned takes = 0;
 
 	memset(sum, 0, sizeof(*sum));
 	fiostat_init(s);
 	for (off = 0; off < len; off += n) {
 		n = len - off < chunk ? len - off : chunk;
 		fiostat_feed(s, (const char *)text + off, n, err, sizeof(err));
-		if (text[off] & 1)
+		if (s->docs && (text[off] & 1) && takes++ < TAKES_MAX)
 			take(s, sum);
 	}
 	fiostat_finish(s, err, sizeof(err));

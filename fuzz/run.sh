@@ -18,7 +18,7 @@ max_len() {
 	proto)   echo 17000 ;;    # PROTO_LINE_MAX is 16384
 	channel) echo 40000 ;;    # a few lines, one over-long
 	fioargs) echo 8192 ;;     # FIOARGS_TEXT_MAX is 4096
-	fiostat) echo 65536 ;;    # fio's json+ documents run to tens of KiB
+	fiostat) echo 32768 ;;    # two or three of fio's json+ documents
 	*)       echo 16384 ;;    # matrices and HTTP requests
 	esac
 }
