@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "fault.h"
+#include "fdio.h"
 #include "proto.h"
 #include "sampler.h"
 #include "stream.h"
@@ -126,22 +127,6 @@ static int read_file_trim(const char *path, char *buf, size_t len)
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' ' || buf[n - 1] == '\t'))
 		n--;
 	buf[n] = '\0';
-	return 0;
-}
-
-static int write_all(int fd, const char *buf, size_t len)
-{
-	ssize_t n;
-
-	while (len) {
-		n = write(fd, buf, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		buf += n;
-		len -= (size_t)n;
-	}
 	return 0;
 }
 

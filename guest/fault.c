@@ -2,6 +2,7 @@
  * command line; proves the host survives a guest that misbehaves. */
 #define _GNU_SOURCE
 #include "fault.h"
+#include "fdio.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,22 +33,6 @@ static int ferr(char *err, size_t len, const char *fmt, ...)
 	vsnprintf(err, len, fmt, ap);
 	va_end(ap);
 	return -1;
-}
-
-static int write_all(int fd, const char *buf, size_t len)
-{
-	ssize_t n;
-
-	while (len) {
-		n = write(fd, buf, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
 }
 
 /* One "key=value" word of the command line. */

@@ -1,0 +1,14 @@
+/* fdio.h -- whole writes to a file descriptor, for the agent and its fault
+ * hooks: the channel, sysfs and procfs files. */
+#ifndef FDIO_H
+#define FDIO_H
+
+#include <stddef.h>
+
+/*
+ * Write all len bytes of buf to fd, again after EINTR and short writes.
+ * Returns 0, or -1 with errno set (a write of nothing counts as failure).
+ */
+int write_all(int fd, const char *buf, size_t len);
+
+#endif
