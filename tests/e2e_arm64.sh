@@ -6,27 +6,9 @@
 # usage: tests/e2e_arm64.sh HARNESS_BINARY   (images for both arches must be built)
 set -u
 
-harness=$(readlink -f "${1:?harness binary}")
-repo=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d /tmp/e2e-arm64.XXXXXX)
-pass=0 fail=0
+. "$(dirname "$0")/e2e_lib.sh" arm64 "$@"
 
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
-check() { # check DESCRIPTION COMMAND...
-	local what=$1; shift
-	if "$@"; then ok "$what"; else not_ok "$what"; fi
-}
-q() { sqlite3 "$work/results/harness.db" "$1"; }
-
-cat > "$work/harness.conf" <<EOF
-results = results
-images = $repo/images/out
-memory_mib = 384
-vcpus = 2
-boot_timeout_s = 120
-slack_s = 60
-EOF
+e2e_conf
 
 cat > "$work/arm64.json" <<'EOF'
 {
@@ -93,6 +75,4 @@ check "aarch64: residency within each file's pages" [ "$(q "SELECT COUNT(*) FROM
 check "aarch64: console log (ttyAMA0) is the arm64 kernel's" bash -c 'grep -q "Linux version .*arm64" "$1"' _ "$(q "SELECT console_path FROM runs WHERE id = $a64")"
 check "table keeps the arches in separate cells" bash -c 'grep -q "mixed@aarch64" run.out'
 
-echo "e2e-arm64: $pass passed, $fail failed"
-[ "$fail" -eq 0 ] && [ -z "${KEEP:-}" ] && rm -rf "$work"
-[ "$fail" -eq 0 ]
+e2e_end

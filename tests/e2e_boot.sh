@@ -4,27 +4,9 @@
 # usage: tests/e2e_boot.sh HARNESS_BINARY   (images must be built)
 set -u
 
-harness=$(readlink -f "${1:?harness binary}")
-repo=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d /tmp/e2e.XXXXXX)
-pass=0 fail=0
+. "$(dirname "$0")/e2e_lib.sh" boot "$@"
 
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
-check() { # check DESCRIPTION COMMAND...
-	local what=$1; shift
-	if "$@"; then ok "$what"; else not_ok "$what"; fi
-}
-q() { sqlite3 "$work/results/harness.db" "$1"; }
-
-cat > "$work/harness.conf" <<EOF
-results = results
-images = $repo/images/out
-memory_mib = 384
-vcpus = 2
-boot_timeout_s = 120
-slack_s = 60
-EOF
+e2e_conf
 
 cat > "$work/boot.json" <<'EOF'
 {
@@ -147,6 +129,4 @@ check "a fixed-rate reader keeps 1000/s within 2% ($rate)" awk -v r="$rate" 'BEG
 check "miss threshold calibrated and stored" [ "$(q "SELECT COUNT(*) FROM events WHERE run_id = $sr AND kind = 'calibrated' AND stream = 2 AND value > 0")" = 1 ]
 check "memory.stat counters and the lru_gen window sampled" [ "$(q "SELECT COUNT(*) FROM samples WHERE run_id = $sr AND lru_gen_valid = 1 AND file > 0")" -ge 7 ]
 
-echo "e2e: $pass passed, $fail failed"
-[ "$fail" -eq 0 ] && [ -z "${KEEP:-}" ] && rm -rf "$work"
-[ "$fail" -eq 0 ]
+e2e_end

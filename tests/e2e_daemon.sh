@@ -4,19 +4,8 @@
 # usage: tests/e2e_daemon.sh HARNESS HARNESSD   (images must be built)
 set -u
 
-harness=$(readlink -f "${1:?harness binary}")
-harnessd=$(readlink -f "${2:?harnessd binary}")
-repo=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d /tmp/e2e-daemon.XXXXXX)
-pass=0 fail=0 dpid= hpid=
-
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
-check() {
-	local what=$1; shift
-	if "$@"; then ok "$what"; else not_ok "$what"; fi
-}
-q() { sqlite3 "$work/results/harness.db" "$1"; }
+. "$(dirname "$0")/e2e_lib.sh" daemon "$@"
+dpid= hpid=
 cleanup() {
 	[ -n "$dpid" ] && kill -9 "$dpid" 2>/dev/null
 	[ -n "$hpid" ] && kill "$hpid" 2>/dev/null
@@ -26,14 +15,7 @@ trap cleanup EXIT
 
 cd "$work" || exit 1
 hookport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-cat > harness.conf <<EOF
-results = results
-images = $repo/images/out
-presets = $repo/workloads/presets
-memory_mib = 384
-vcpus = 2
-webhook = http://127.0.0.1:$hookport/hook
-EOF
+e2e_conf "webhook = http://127.0.0.1:$hookport/hook"
 
 # A webhook receiver on loopback: one JSON document per line in hooks.log.
 cat > hook.py <<'EOF'
@@ -145,6 +127,4 @@ kill "$wpid" 2>/dev/null
 kill -TERM "$dpid"; wait "$dpid" 2>/dev/null; dpid=
 check "SIGTERM stops the daemon cleanly" bash -c 'grep -q "stopped" daemon.log'
 
-echo "e2e-daemon: $pass passed, $fail failed"
-[ "$fail" -eq 0 ] && [ -z "${KEEP:-}" ] && rm -rf "$work"
-[ "$fail" -eq 0 ]
+e2e_end

@@ -6,21 +6,12 @@
 # FAULTS_KILLS (default 5; `make faults` says 20): kill -9 rounds.
 set -u
 
-harness=$(readlink -f "${1:?harness binary}")
-harnessd=$(readlink -f "${2:?harnessd binary}")
-repo=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/e2e_lib.sh" faults "$@"
 images=${FAULTS_IMAGES:-$repo/images/out}
 kills=${FAULTS_KILLS:-5}
-work=$(mktemp -d /tmp/e2e-faults.XXXXXX)
-pass=0 fail=0 dpid= dconf=harness.conf
+dpid= dconf=harness.conf
 declare -A injected survived lost
 
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
-check() {
-	local what=$1; shift
-	if "$@"; then ok "$what"; else not_ok "$what"; fi
-}
 # count KIND: one fault injected; survived when the checks that follow pass
 count() { injected[$1]=$(( ${injected[$1]:-0} + 1 )); }
 survive() { survived[$1]=$(( ${survived[$1]:-0} + 1 )); }
@@ -286,6 +277,4 @@ umount dbfs
 	done
 } | tee faults-summary.txt
 
-echo "e2e-faults: $pass passed, $fail failed"
-[ "$fail" -eq 0 ] && [ -z "${KEEP:-}" ] && rm -rf "$work"
-[ "$fail" -eq 0 ]
+e2e_end

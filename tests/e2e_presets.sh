@@ -4,26 +4,9 @@
 # usage: tests/e2e_presets.sh HARNESS_BINARY   (images must be built)
 set -u
 
-harness=$(readlink -f "${1:?harness binary}")
-repo=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d /tmp/e2e-presets.XXXXXX)
-pass=0 fail=0
+. "$(dirname "$0")/e2e_lib.sh" presets "$@"
 
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
-check() {
-	local what=$1; shift
-	if "$@"; then ok "$what"; else not_ok "$what"; fi
-}
-q() { sqlite3 "$work/results/harness.db" "$1"; }
-
-cat > "$work/harness.conf" <<EOF
-results = results
-images = $repo/images/out
-presets = $repo/workloads/presets
-memory_mib = 384
-vcpus = 2
-EOF
+e2e_conf
 # The seeds' presets at a scale a TCG guest runs in seconds.
 cat > "$work/seeds.json" <<'EOF'
 {
@@ -70,6 +53,4 @@ check "table --pairs prints a pair table per cell and arm" [ "$(grep -c "^block 
 check "ramp intervals flagged and kept out of the summary" [ "$(q "SELECT COUNT(*) FROM samples s JOIN runs r ON r.id = s.run_id JOIN cells c ON c.id = r.cell_id WHERE c.name LIKE 'fd/%' AND s.ramp = 1")" -gt 0 ]
 check "003: the hot reader's misses were counted" [ "$(q "SELECT SUM(misses) FROM stream_samples t JOIN runs r ON r.id = t.run_id JOIN cells c ON c.id = r.cell_id WHERE c.name = 'hot' AND t.stream = 1")" -gt 0 ]
 
-echo "e2e-presets: $pass passed, $fail failed"
-[ "$fail" -eq 0 ] && [ -z "${KEEP:-}" ] && rm -rf "$work"
-[ "$fail" -eq 0 ]
+e2e_end

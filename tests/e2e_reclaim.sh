@@ -4,29 +4,12 @@
 # usage: tests/e2e_reclaim.sh HARNESS_BINARY   (images must be built)
 set -u
 
-harness=$(readlink -f "${1:?harness binary}")
-repo=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d /tmp/e2e-reclaim.XXXXXX)
-pass=0 fail=0
-
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
-check() {
-	local what=$1; shift
-	if "$@"; then ok "$what"; else not_ok "$what"; fi
-}
-q() { sqlite3 "$work/results/harness.db" "$1"; }
+. "$(dirname "$0")/e2e_lib.sh" reclaim "$@"
 # the run of arm $1 in cell $2
 run_of() { q "SELECT r.id FROM runs r JOIN cells c ON c.id = r.cell_id JOIN arms a ON a.id = r.arm_id WHERE a.name = '$1' AND c.name = '$2'"; }
 ops() { q "SELECT $2 FROM op_samples WHERE run_id = $1 AND total = 1 AND op = 'reclaim'"; }
 
-cat > "$work/harness.conf" <<EOF
-results = results
-images = $repo/images/out
-presets = $repo/workloads/presets
-memory_mib = 384
-vcpus = 2
-EOF
+e2e_conf
 cd "$work" || exit 1
 
 # Refused before any guest boots: the charge does not fit, swappiness is not a number.
@@ -117,6 +100,4 @@ check "6.1 with fallback omit: requests counted" [ "$(ops "$r" ops)" -gt 0 ]
 r=$(run_of k612 omit)
 check "6.12 needs no fallback" [ "$(q "SELECT COUNT(*) FROM events WHERE run_id = $r AND kind = 'fallback'")" = 0 ]
 
-echo "e2e-reclaim: $pass passed, $fail failed"
-[ "$fail" -eq 0 ] && [ -z "${KEEP:-}" ] && rm -rf "$work"
-[ "$fail" -eq 0 ]
+e2e_end

@@ -5,27 +5,9 @@
 # usage: tests/e2e_report.sh HARNESS_BINARY   (images must be built; chromium installed)
 set -u
 
-harness=$(readlink -f "${1:?harness binary}")
-repo=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d /tmp/e2e-report.XXXXXX)
-pass=0 fail=0
+. "$(dirname "$0")/e2e_lib.sh" report "$@"
 
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
-check() { # check DESCRIPTION COMMAND...
-	local what=$1; shift
-	if "$@"; then ok "$what"; else not_ok "$what"; fi
-}
-q() { sqlite3 "$work/results/harness.db" "$1"; }
-
-cat > "$work/harness.conf" <<EOF
-results = results
-images = $repo/images/out
-memory_mib = 384
-vcpus = 2
-boot_timeout_s = 120
-slack_s = 60
-EOF
+e2e_conf
 
 # a zipf reader over vec; at t=4 a scan reads the cold file once
 cat > "$work/report.json" <<'EOF'
@@ -185,6 +167,4 @@ if len(colors) < 16 or share < 0.01:
     sys.exit('%d colours, %.3f non-white' % (len(colors), share))
 EOF
 
-echo "e2e-report: $pass passed, $fail failed"
-[ "$fail" -eq 0 ] && [ -z "${KEEP:-}" ] && rm -rf "$work"
-[ "$fail" -eq 0 ]
+e2e_end

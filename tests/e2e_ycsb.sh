@@ -5,30 +5,11 @@
 # usage: tests/e2e_ycsb.sh HARNESS_BINARY   (make build images first: agents, ycsb-load)
 set -u
 
-harness=$(readlink -f "${1:?harness binary}")
-repo=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d /tmp/e2e-ycsb.XXXXXX)
-pass=0 fail=0
-
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
-check() { # check DESCRIPTION COMMAND...
-	local what=$1; shift
-	if "$@"; then ok "$what"; else not_ok "$what"; fi
-}
-q() { sqlite3 "$work/results/harness.db" "$1"; }
+. "$(dirname "$0")/e2e_lib.sh" ycsb "$@"
 # within LO HI VALUE: LO <= VALUE <= HI (decimals)
 within() { awk -v lo="$1" -v hi="$2" -v v="$3" 'BEGIN { exit !(v != "" && v >= lo && v <= hi) }'; }
 
-cat > "$work/harness.conf" <<EOF
-results = results
-images = $repo/images/out
-presets = $repo/workloads/presets
-memory_mib = 384
-vcpus = 2
-boot_timeout_s = 120
-slack_s = 60
-EOF
+e2e_conf
 cd "$work" || exit 1
 
 # --- bad input: one line, before any boot ---
@@ -133,5 +114,4 @@ for cell in sg/3 sg/7 mixed; do
 	check "001 $cell: the table's GET/SCAN row is the database's" grep -qE "^$cell +$(awk -v a="$rs" -v b="$ss" 'BEGIN { if (b > 0) printf "%.1f", a / b }')( |$)" table.out
 done
 
-echo "e2e-ycsb: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+e2e_end

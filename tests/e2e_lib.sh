@@ -1,0 +1,35 @@
+# e2e_lib.sh -- what every end-to-end script shares: its work directory, the
+# "ok -" / "not ok -" lines, a database query, a harness.conf, the closing count.
+# usage (after set -u): . "$(dirname "$0")/e2e_lib.sh" NAME HARNESS [HARNESSD]
+
+e2e_name=$1
+harness=$(readlink -f "${2:?harness binary}")
+harnessd=${3:+$(readlink -f "$3")}
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+work=$(mktemp -d "/tmp/e2e-$e2e_name.XXXXXX")
+pass=0 fail=0
+
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
+check() { # check DESCRIPTION COMMAND...
+	local what=$1; shift
+	if "$@"; then ok "$what"; else not_ok "$what"; fi
+}
+q() { sqlite3 "$work/results/harness.db" "$1"; }
+
+# e2e_conf [LINE...]: $work/harness.conf for small TCG guests, then LINEs
+e2e_conf() {
+	{
+		printf 'results = results\nimages = %s/images/out\npresets = %s/workloads/presets\n' \
+			"$repo" "$repo"
+		printf 'memory_mib = 384\nvcpus = 2\nboot_timeout_s = 120\nslack_s = 60\n'
+		[ $# -gt 0 ] && printf '%s\n' "$@"
+	} > "$work/harness.conf"
+}
+
+# e2e_end: the count run.sh reads; the work directory goes unless KEEP is set
+e2e_end() {
+	echo "e2e-$e2e_name: $pass passed, $fail failed"
+	[ "$fail" -eq 0 ] && [ -z "${KEEP:-}" ] && rm -rf "$work"
+	[ "$fail" -eq 0 ]
+}
