@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 static int file_exists(const char *path)
@@ -223,6 +224,18 @@ static int named_file(const struct image_roots *r, const char *name, const char 
 	if (!found || !file_exists(real))
 		return errorf(err, "%s '%s' not found", what, path);
 	return 0;
+}
+
+int image_check_url(const struct image_roots *roots, const char *url, char *err)
+{
+	char real[PATH_MAX];
+
+	if (strncasecmp(url, "file://", 7))
+		return 0;
+	/* what libcurl reads must be the path checked: no host, no escapes */
+	if (url[7] != '/' || strpbrk(url + 7, "%?#"))
+		return errorf(err, "%.200s: expected file:///PATH, without '%%', '?' or '#'", url);
+	return named_file(roots, url + 7, "file", real, err);
 }
 
 int image_resolve_modules(const struct image_roots *roots, const char *modules,

@@ -40,6 +40,12 @@ int image_resolve_kernel(const struct image_roots *roots, const char *arch, cons
 			 struct kernel_files *out, char *err);
 
 /*
+ * A file:// URL (url or modules_url) is a path by another name: it must be
+ * file:///PATH, PATH confined to roots as above. Other URLs pass.
+ */
+int image_check_url(const struct image_roots *roots, const char *url, char *err);
+
+/*
  * An arm's own modules cpio (a path, as for a kernel, confined to roots)
  * instead of the one image_resolve_kernel() found; "" keeps that one.
  */
