@@ -95,7 +95,6 @@ int compare_verdict(const double *d, const unsigned *blocks, size_t n, double fl
 /* ---- one side of a comparison: a matrix and its done runs ---- */
 
 struct side {
-	const char *key;
 	int64_t mid;
 	struct matrix_info mi;
 	struct run_summary *v;
@@ -160,7 +159,7 @@ static int find_aa(struct store *s, struct side *sd, int skip_a, int skip_b, cha
 	return 0;
 }
 
-static struct side *side_load(struct store *s, const char *key, char *err)
+static struct side *side_load_id(struct store *s, int64_t mid, char *err)
 {
 	struct side *sd = calloc(1, sizeof(*sd));
 
@@ -168,16 +167,25 @@ static struct side *side_load(struct store *s, const char *key, char *err)
 		errorf(err, "out of memory");
 		return NULL;
 	}
-	sd->key = key;
+	sd->mid = mid;
 	sd->aa[0] = sd->aa[1] = -1;
-	if (store_find_matrix(s, key, &sd->mid, err) < 0 ||
-	    store_matrix_info(s, sd->mid, &sd->mi, err) < 0 ||
+	if (store_matrix_info(s, sd->mid, &sd->mi, err) < 0 ||
 	    store_summaries(s, sd->mid, &sd->v, &sd->n, err) < 0 ||
 	    store_op_rates(s, sd->mid, sd->v, sd->n, err) < 0) {
 		side_free(sd);
 		return NULL;
 	}
 	return sd;
+}
+
+/* The matrix named key (an id, or the newest of that name). */
+static struct side *side_load(struct store *s, const char *key, char *err)
+{
+	int64_t mid;
+
+	if (store_find_matrix(s, key, &mid, err) < 0)
+		return NULL;
+	return side_load_id(s, mid, err);
 }
 
 static int arm_index(const struct side *sd, const char *name, char *err)
@@ -188,6 +196,27 @@ static int arm_index(const struct side *sd, const char *name, char *err)
 		if (!strcmp(sd->mi.arm_names[i], name))
 			return (int)i;
 	return errorf(err, "no arm '%s' in matrix '%s'", name, sd->mi.name);
+}
+
+/* The one arm of sd tagged tag; -1 with err if none or several. */
+static int tag_index(const struct side *sd, const char *tag, char *err)
+{
+	int found = -1;
+	unsigned i;
+
+	for (i = 0; i < sd->mi.n_arms; i++) {
+		if (strcmp(sd->mi.arm_tags[i], tag))
+			continue;
+		if (found >= 0)
+			return errorf(err, "tag '%s' marks arms '%s' and '%s' of matrix '%s' (id %lld):"
+				      " a tag must pick one arm of a matrix", tag,
+				      sd->mi.arm_names[found], sd->mi.arm_names[i], sd->mi.name,
+				      (long long)sd->mid);
+		found = (int)i;
+	}
+	if (found < 0)
+		return errorf(err, "no arm tagged '%s' in matrix '%s'", tag, sd->mi.name);
+	return found;
 }
 
 static int cell_index(const struct side *sd, const char *name)
@@ -361,6 +390,18 @@ out:
 	return ret;
 }
 
+/*
+ * The two sides (nw == b: two arms of one matrix), the arms compared (ab of
+ * b, an of nw; -1: two matrices, arms by position), every verdict, and with
+ * --tags which matrices the tags chose.
+ */
+struct comparison {
+	struct side *b, *nw;
+	int ab, an;
+	struct result res;
+	char how[512];
+};
+
 /* ---- output ---- */
 
 static const char *row_label(const struct compare_row *r, int two, char *buf, size_t len)
@@ -393,19 +434,32 @@ static void print_floor(FILE *f, const struct side *sd)
 			100 * COMPARE_LEVEL);
 }
 
-static void print_text(FILE *f, const struct side *b, const struct side *nw, int ab, int an,
-		       const struct compare_opts *o, const struct result *res)
+static void print_head(FILE *f, const struct comparison *x)
 {
+	const struct side *b = x->b, *nw = x->nw;
+
+	if (x->how[0])
+		fprintf(f, "%s\n", x->how);
+	if (x->ab >= 0 && nw == b)
+		fprintf(f, "compare in '%s': %s -> %s\n", b->mi.name, b->mi.arm_names[x->ab],
+			b->mi.arm_names[x->an]);
+	else if (x->ab >= 0)
+		fprintf(f, "compare '%s' -> '%s': arm %s -> %s\n", b->mi.name, nw->mi.name,
+			b->mi.arm_names[x->ab], nw->mi.arm_names[x->an]);
+	else
+		fprintf(f, "compare '%s' -> '%s', arms by position\n", b->mi.name, nw->mi.name);
+}
+
+static void print_text(FILE *f, const struct comparison *x, const struct compare_opts *o)
+{
+	const struct side *b = x->b, *nw = x->nw;
+	const struct result *res = &x->res;
 	char label[CELL_NAME_MAX + 70];
 	const struct compare_row *r;
 	const struct verdict *v;
 	size_t i;
 
-	if (ab >= 0)
-		fprintf(f, "compare in '%s': %s -> %s\n", b->mi.name, b->mi.arm_names[ab],
-			b->mi.arm_names[an]);
-	else
-		fprintf(f, "compare '%s' -> '%s', arms by position\n", b->mi.name, nw->mi.name);
+	print_head(f, x);
 	print_floor(f, b);
 	if (nw != b)
 		print_floor(f, nw);
@@ -419,7 +473,7 @@ static void print_text(FILE *f, const struct side *b, const struct side *nw, int
 		v = &r->v;
 		if (o->regressions && !(v->kind == VERDICT_DIFFERENT && v->worse))
 			continue;
-		fprintf(f, "%-24.24s %-9s %3zu", row_label(r, ab < 0, label, sizeof(label)),
+		fprintf(f, "%-24.24s %-9s %3zu", row_label(r, x->ab < 0, label, sizeof(label)),
 			r->m->name, v->blocks);
 		if (isnan(v->delta))
 			fprintf(f, " %8s %19s", "-", "-");
@@ -474,20 +528,25 @@ static json_t *row_json(const struct compare_row *r)
 			 "drift", v->drift, "drift_r", num(v->drift_r), "drift_p", num(v->drift_p));
 }
 
-static int print_json(FILE *f, const struct side *b, const struct side *nw, int ab, int an,
-		      const struct compare_opts *o, const struct result *res, char *err)
+static int print_json(FILE *f, const struct comparison *x, const struct compare_opts *o,
+		      char *err)
 {
 	json_t *j = json_object(), *rows = json_array();
+	const struct result *res = &x->res;
 	size_t i;
 	int rc;
 
 	if (!j || !rows)
 		goto oom;
-	json_object_set_new(j, "base", side_json(b));
-	json_object_set_new(j, "new", side_json(nw));
-	if (ab >= 0)
-		json_object_set_new(j, "arms", json_pack("[s,s]", b->mi.arm_names[ab],
-							 b->mi.arm_names[an]));
+	json_object_set_new(j, "base", side_json(x->b));
+	json_object_set_new(j, "new", side_json(x->nw));
+	if (x->ab >= 0)
+		json_object_set_new(j, "arms", json_pack("[s,s]", x->b->mi.arm_names[x->ab],
+							 x->nw->mi.arm_names[x->an]));
+	if (o->base_tag) {
+		json_object_set_new(j, "tags", json_pack("[s,s]", o->base_tag, o->new_tag));
+		json_object_set_new(j, "chosen", json_string(x->how));
+	}
 	json_object_set_new(j, "floor_configured_pct", json_real(100 * o->floor));
 	for (i = 0; i < res->n; i++)
 		if (!o->regressions ||
@@ -527,13 +586,6 @@ static void warn_drift(FILE *warn, const struct result *res, int two)
 	}
 }
 
-/* The two sides, the arms compared (-1: two matrices) and every verdict. */
-struct comparison {
-	struct side *b, *nw;
-	int ab, an;
-	struct result res;
-};
-
 static void comparison_release(struct comparison *x)
 {
 	free(x->res.rows);
@@ -542,11 +594,59 @@ static void comparison_release(struct comparison *x)
 	side_free(x->b);
 }
 
-static int comparison_run(struct store *s, const struct compare_opts *o, struct comparison *x,
-			  char *err)
+/* How many matrices have tag (and also, unless NULL), and the newest; an error if none. */
+static int tag_matrices(struct store *s, const char *tag, const char *also, int64_t *ret_mid,
+			unsigned *ret_n, char *err)
 {
-	memset(x, 0, sizeof(*x));
-	x->ab = x->an = -1;
+	if (store_tag_matrices(s, tag, also, ret_mid, ret_n, err) < 0)
+		return -1;
+	if (!also && !*ret_n)
+		return errorf(err, "no arm tagged '%s' in the database", tag);
+	return 0;
+}
+
+/* --tags: the sides and arms (see compare_run), and x->how says which. */
+static int tags_load(struct store *s, const struct compare_opts *o, struct comparison *x,
+		     char *err)
+{
+	unsigned nb, nn, nboth;
+	int64_t mb, mn, both;
+	char which[48];
+
+	if (!strcmp(o->base_tag, o->new_tag))
+		return errorf(err, "tag '%s' compared with itself", o->base_tag);
+	if (tag_matrices(s, o->base_tag, NULL, &mb, &nb, err) < 0 ||
+	    tag_matrices(s, o->new_tag, NULL, &mn, &nn, err) < 0 ||
+	    tag_matrices(s, o->base_tag, o->new_tag, &both, &nboth, err) < 0)
+		return -1;
+	if (nboth)
+		mb = mn = both;
+	if (!(x->b = side_load_id(s, mb, err)) ||
+	    !(x->nw = mb == mn ? x->b : side_load_id(s, mn, err)) ||
+	    (x->ab = tag_index(x->b, o->base_tag, err)) < 0 ||
+	    (x->an = tag_index(x->nw, o->new_tag, err)) < 0)
+		return -1;
+	if (nboth > 1)
+		snprintf(which, sizeof(which), "the newest of %u matrices", nboth);
+	else
+		snprintf(which, sizeof(which), "the only matrix");
+	if (nboth)
+		snprintf(x->how, sizeof(x->how), "tags '%s' -> '%s': both in '%s' (id %lld), %s with"
+			 " both", o->base_tag, o->new_tag, x->b->mi.name, (long long)mb, which);
+	else
+		snprintf(x->how, sizeof(x->how), "tags '%s' -> '%s': in no matrix together; '%s' "
+			 "(id %lld, newest of %u with '%s') -> '%s' (id %lld, newest of %u with '%s')",
+			 o->base_tag, o->new_tag, x->b->mi.name, (long long)mb, nb, o->base_tag,
+			 x->nw->mi.name, (long long)mn, nn, o->new_tag);
+	return 0;
+}
+
+/* The sides and arms o names: two arms of a matrix, two matrices, or by tags. */
+static int sides_load(struct store *s, const struct compare_opts *o, struct comparison *x,
+		      char *err)
+{
+	if (o->base_tag)
+		return tags_load(s, o, x, err);
 	if (!(x->b = side_load(s, o->base_matrix, err)))
 		return -1;
 	if (o->base_arm) {
@@ -559,8 +659,22 @@ static int comparison_run(struct store *s, const struct compare_opts *o, struct 
 	} else if (!(x->nw = side_load(s, o->new_matrix, err))) {
 		return -1;
 	}
-	if (find_aa(s, x->b, x->ab, x->an, err) < 0 ||
-	    (x->nw != x->b && find_aa(s, x->nw, -1, -1, err) < 0))
+	return 0;
+}
+
+static int comparison_run(struct store *s, const struct compare_opts *o, struct comparison *x,
+			  char *err)
+{
+	int one;
+
+	memset(x, 0, sizeof(*x));
+	x->ab = x->an = -1;
+	if (sides_load(s, o, x, err) < 0)
+		return -1;
+	/* the pair compared is skipped as A/A only when both arms are of one matrix */
+	one = x->nw == x->b;
+	if (find_aa(s, x->b, one ? x->ab : -1, one ? x->an : -1, err) < 0 ||
+	    (!one && find_aa(s, x->nw, -1, -1, err) < 0))
 		return -1;
 	return compare_all(x->b, x->nw, x->ab, x->an, o, &x->res, err);
 }
@@ -573,10 +687,10 @@ int compare_run(struct store *s, const struct compare_opts *o, FILE *out, FILE *
 	if (comparison_run(s, o, &x, err) < 0)
 		goto out;
 	if (o->json) {
-		if (print_json(out, x.b, x.nw, x.ab, x.an, o, &x.res, err) < 0)
+		if (print_json(out, &x, o, err) < 0)
 			goto out;
 	} else {
-		print_text(out, x.b, x.nw, x.ab, x.an, o, &x.res);
+		print_text(out, &x, o);
 	}
 	warn_drift(warn, &x.res, x.ab < 0);
 	ret = x.res.worse > 0;
@@ -604,7 +718,10 @@ int compare_rows(struct store *s, const struct compare_opts *o, struct compare_r
 static const char compare_usage[] =
 	"usage: harness compare [--floor PCT] [--regressions] [--json] MATRIX BASE NEW\n"
 	"       harness compare --matrices [--floor PCT] [--regressions] [--json] M1 M2\n"
+	"       harness compare --tags [--floor PCT] [--regressions] [--json] TAG_BASE TAG_NEW\n"
 	"  BASE, NEW  arm names of MATRIX; with --matrices, cells match by name, arms by position\n"
+	"  --tags     the arms so tagged: in the newest matrix with both, else the newest\n"
+	"             matrix of each, compared as --matrices does but only those arms\n"
 	"  --floor    noise floor in % without A/A arms (default 2), and the least with them\n"
 	"exit: 0 no regression, 1 some cell and metric DIFFERENT and worse, 2 error\n";
 
@@ -624,6 +741,7 @@ int compare_main(const struct conf *c, int argc, char **argv, int json)
 	static const struct option longopts[] = {
 		{ "floor", required_argument, NULL, 'f' },
 		{ "matrices", no_argument, NULL, 'm' },
+		{ "tags", no_argument, NULL, 't' },
 		{ "regressions", no_argument, NULL, 'r' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "resamples", required_argument, NULL, 'B' },
@@ -633,7 +751,7 @@ int compare_main(const struct conf *c, int argc, char **argv, int json)
 	struct compare_opts o = { .floor = COMPARE_FLOOR, .resamples = STATS_BOOT_B, .json = json };
 	struct store *s = NULL;
 	char err[ERR_MAX], db[PATH_MAX], *end;
-	int opt, matrices = 0, ret;
+	int opt, matrices = 0, tags = 0, ret;
 	unsigned long b;
 
 	optind = 0;
@@ -648,6 +766,7 @@ int compare_main(const struct conf *c, int argc, char **argv, int json)
 			}
 			break;
 		case 'm': matrices = 1; break;
+		case 't': tags = 1; break;
 		case 'r': o.regressions = 1; break;
 		case 'j': o.json = 1; break;
 		case 'B':
@@ -665,9 +784,13 @@ int compare_main(const struct conf *c, int argc, char **argv, int json)
 	}
 	argc -= optind;
 	argv += optind;
-	if (matrices ? argc != 2 : argc != 3) {
+	if ((matrices && tags) || (matrices || tags ? argc != 2 : argc != 3)) {
 		fputs(compare_usage, stderr);
 		return 2;
+	}
+	if (tags) {
+		o.base_tag = argv[0];
+		o.new_tag = argv[1];
 	}
 	o.base_matrix = argv[0];
 	o.new_matrix = matrices ? argv[1] : argv[0];

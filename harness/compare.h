@@ -48,6 +48,8 @@ int compare_verdict(const double *d, const unsigned *blocks, size_t n, double fl
 struct compare_opts {
 	const char *base_matrix, *new_matrix;  /* the same matrix when comparing arms */
 	const char *base_arm, *new_arm;        /* NULL: two matrices, arms by position */
+	const char *base_tag, *new_tag;        /* set: the arms so tagged, the matrices and
+						* arms above unused (see compare_run) */
 	double floor;                          /* the floor without A/A arms, relative */
 	int floor_set;                         /* given (--floor): also the least A/A floor */
 	unsigned resamples;                    /* bootstrap B */
@@ -76,6 +78,10 @@ int compare_rows(struct store *s, const struct compare_opts *o, struct compare_r
 /*
  * Compare and print to out (warnings, such as drift, to warn). Returns 1 if
  * any cell and metric is DIFFERENT and worse, 0 if none, -1 with err.
+ * With tags: the newest matrix with an arm of each tag compares them as two
+ * arms of it; failing that, the newest matrix of each tag, its tagged arm
+ * against the other's, as two matrices compare (blocks by index, cells by
+ * name). A tag on no arm, or on several arms of the matrix chosen, is an error.
  */
 int compare_run(struct store *s, const struct compare_opts *o, FILE *out, FILE *warn, char *err);
 

@@ -335,6 +335,16 @@ static void tick_label(char *buf, size_t len, double v, double step, double max)
 	snprintf(buf, len, "%.*f%s", dec > 6 ? 6 : dec, v / div, v == 0 ? "" : unit);
 }
 
+/* "matrix / cell: what", escaped: the chart's title and its heading. */
+static void chart_title(const struct chart *c, const char *what)
+{
+	escape_xml(c->f, c->pc->mi.name);
+	fputs(" / ", c->f);
+	escape_xml(c->f, c->pc->mi.cell_names[c->pc->cell]);
+	fputs(": ", c->f);
+	escape_xml(c->f, what);
+}
+
 static void svg_open(struct chart *c, const char *what)
 {
 	const struct plot_cell *pc = c->pc;
@@ -342,18 +352,10 @@ static void svg_open(struct chart *c, const char *what)
 	fprintf(c->f, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot\" width=\"%d\""
 		" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"11\">\n"
 		"<title>", W, H, W, H);
-	escape_xml(c->f, pc->mi.name);
-	fputs(" / ", c->f);
-	escape_xml(c->f, pc->mi.cell_names[pc->cell]);
-	fputs(": ", c->f);
-	escape_xml(c->f, what);
+	chart_title(c, what);
 	fprintf(c->f, "</title>\n<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n"
 		"<text x=\"%d\" y=\"16\" font-size=\"13\" font-weight=\"bold\">", W, H, ML);
-	escape_xml(c->f, pc->mi.name);
-	fputs(" / ", c->f);
-	escape_xml(c->f, pc->mi.cell_names[pc->cell]);
-	fputs(": ", c->f);
-	escape_xml(c->f, what);
+	chart_title(c, what);
 	fprintf(c->f, "</text>\n<text x=\"%d\" y=\"30\" fill=\"#555\">line: median of each arm's"
 		" done runs per interval; band: min to max%s</text>\n", ML,
 		pc->ramp_s > 0 ? "; shaded: ramp" : "");

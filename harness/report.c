@@ -497,7 +497,9 @@ int report_table(FILE *f, struct store *s, int64_t matrix_id, char *err)
 		return -1;
 	fprintf(f, "\nkernels:");
 	for (arm = 0; arm < mi.n_arms; arm++)
-		fprintf(f, "%s %s=%s", arm ? "," : "", mi.arm_names[arm], mi.arm_release[arm]);
+		fprintf(f, "%s %s=%s%s%s%s", arm ? "," : "", mi.arm_names[arm], mi.arm_release[arm],
+			mi.arm_tags[arm][0] ? " (tag " : "", mi.arm_tags[arm],
+			mi.arm_tags[arm][0] ? ")" : "");
 	fprintf(f, "\nruns: %u done, %u failed, %u unsupported, %u total; Delta against %s;"
 		" means over done runs\n", mi.runs_done, mi.runs_failed, mi.runs_unsupported,
 		mi.runs_total, mi.arm_names[0]);

@@ -20,6 +20,7 @@
 #define GUEST_RESERVE_MIB 96       /* guest kernel + agent outside the memcg */
 #define SPEC_MAX_ARCHS 2           /* x86_64, aarch64 */
 #define SPEC_ARCH_MAX  16
+#define SPEC_TAG_MAX   64          /* an arm's tag, with its NUL */
 
 /*
  * Where the kernel comes from: exactly one of kernel, package and url is set.
@@ -39,6 +40,7 @@ struct arm {
 	char modules_sha256[SHA256_HEX];
 	char lru_gen[8];            /* "y", "n" or "" (kernel default) */
 	char cmdline[256];          /* extra boot options */
+	char tag[SPEC_TAG_MAX];     /* "" or the user's label, "mglru-rotate/v3": compare --tags */
 	struct kernel_files files[SPEC_MAX_ARCHS];  /* resolved, per matrix arch (m->archs) */
 };
 

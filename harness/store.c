@@ -88,6 +88,7 @@ static const char schema[] =
 	" release TEXT NOT NULL,"         /* read from the kernel image */
 	" lru_gen TEXT NOT NULL,"         /* y, n or '' (kernel default) */
 	" cmdline TEXT NOT NULL,"
+	" tag TEXT,"                      /* the matrix's "tag", NULL if none: compare --tags */
 	" UNIQUE (matrix_id, idx));"
 	"CREATE TABLE IF NOT EXISTS cells ("
 	" id INTEGER PRIMARY KEY,"
@@ -425,9 +426,10 @@ static int add_arms_cells(struct store *s, const struct matrix *m, int64_t mid,
 	for (i = 0; i < m->n_arms; i++) {
 		const struct arm *a = &m->arms[i];
 		if (run_stmt(s, err, "INSERT INTO arms (matrix_id, idx, name, kernel, kernel_path,"
-			     " modules_path, release, lru_gen, cmdline) VALUES (?,?,?,?,?,?,?,?,?)",
-			     "iittttttt", mid, (int64_t)i, a->name, a->kernel, a->files[0].kernel,
-			     a->files[0].modules, a->files[0].release, a->lru_gen, a->cmdline) < 0)
+			     " modules_path, release, lru_gen, cmdline, tag)"
+			     " VALUES (?,?,?,?,?,?,?,?,?,?)", "iitttttttt", mid, (int64_t)i, a->name,
+			     a->kernel, a->files[0].kernel, a->files[0].modules, a->files[0].release,
+			     a->lru_gen, a->cmdline, a->tag[0] ? a->tag : NULL) < 0)
 			return -1;
 		arm_ids[i] = sqlite3_last_insert_rowid(s->db);
 	}
@@ -731,6 +733,7 @@ static void info_arm(sqlite3_stmt *st, void *arg)
 	col_text(st, 1, mi->arm_names[i], sizeof(mi->arm_names[i]));
 	col_text(st, 2, mi->arm_release[i], sizeof(mi->arm_release[i]));
 	col_text(st, 3, mi->arm_lru[i], sizeof(mi->arm_lru[i]));
+	col_text(st, 4, mi->arm_tags[i], sizeof(mi->arm_tags[i]));
 	if ((unsigned)i >= mi->n_arms)
 		mi->n_arms = (unsigned)i + 1;
 }
@@ -781,7 +784,7 @@ int store_matrix_info(struct store *s, int64_t matrix_id, struct matrix_info *mi
 		     err) < 0 ||
 	    each_row(s, "SELECT a.idx, a.name, a.release,"
 		     " (SELECT group_concat(DISTINCT r.lru_gen_read) FROM runs r"
-		     "  WHERE r.arm_id = a.id AND r.status = 'done')"
+		     "  WHERE r.arm_id = a.id AND r.status = 'done'), a.tag"
 		     " FROM arms a WHERE a.matrix_id = ? ORDER BY a.idx", matrix_id, info_arm, mi,
 		     err) < 0 ||
 	    each_row(s, "SELECT idx, name, params, preset FROM cells WHERE matrix_id = ? ORDER BY idx",

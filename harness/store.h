@@ -82,6 +82,7 @@ struct matrix_info {
 	char arm_names[SPEC_MAX_ARMS][64];
 	char arm_release[SPEC_MAX_ARMS][RELEASE_MAX];
 	char arm_lru[SPEC_MAX_ARMS][32];     /* lru_gen read back, over all cells */
+	char arm_tags[SPEC_MAX_ARMS][SPEC_TAG_MAX];   /* the matrix's "tag", "" if none */
 	char cell_lru[SPEC_MAX_CELLS][SPEC_MAX_ARMS][32];   /* ... in this cell's runs */
 	char cell_arch[SPEC_MAX_CELLS][32];  /* the guests' arch in this cell's runs */
 	char cell_accel[SPEC_MAX_CELLS][32];

@@ -32,39 +32,52 @@ static int by_run(const void *a, const void *b)
 	return (x->run > y->run) - (x->run < y->run);
 }
 
-static double col_or_nan(sqlite3_stmt *st, int col)
+double store_col_or_nan(sqlite3_stmt *st, int col)
 {
 	return sqlite3_column_type(st, col) == SQLITE_NULL ? NAN : sqlite3_column_double(st, col);
+}
+
+int store_table_fill(struct store *s, const char *sql, int64_t matrix_id, struct run_summary *v,
+		     size_t n, const char *what,
+		     void (*fill)(struct run_summary *r, sqlite3_stmt *st), char *err)
+{
+	sqlite3 *db = store_db(s);
+	sqlite3_stmt *st = NULL;
+	struct run_summary key, *r;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return errorf(err, "database: prepare %s: %s", what, sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, matrix_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		key.run = sqlite3_column_int64(st, 0);
+		r = n ? bsearch(&key, v, n, sizeof(*v), by_run) : NULL;
+		if (r)
+			fill(r, st);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return errorf(err, "database: read %s: %s", what, sqlite3_errmsg(db));
+	return 0;
+}
+
+static void fill_extras(struct run_summary *r, sqlite3_stmt *st)
+{
+	r->lat_p99_us = store_col_or_nan(st, 1);
+	r->pass_resident_share = store_col_or_nan(st, 2);
 }
 
 int store_table_extras(struct store *s, int64_t matrix_id, struct run_summary *v, size_t n,
 		       char *err)
 {
-	sqlite3 *db = store_db(s);
-	sqlite3_stmt *st = NULL;
-	struct run_summary key, *r;
 	size_t i;
-	int rc;
 
 	for (i = 0; i < n; i++)
 		v[i].lat_p99_us = v[i].pass_resident_share = NAN;
 	if (n)
 		qsort(v, n, sizeof(*v), by_run);
-	if (sqlite3_prepare_v2(db, extras_sql, -1, &st, NULL) != SQLITE_OK)
-		return errorf(err, "database: prepare run latency and pass residency: %s",
-			      sqlite3_errmsg(db));
-	sqlite3_bind_int64(st, 1, matrix_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		key.run = sqlite3_column_int64(st, 0);
-		r = n ? bsearch(&key, v, n, sizeof(*v), by_run) : NULL;
-		if (!r)
-			continue;
-		r->lat_p99_us = col_or_nan(st, 1);
-		r->pass_resident_share = col_or_nan(st, 2);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return errorf(err, "database: read run latency and pass residency: %s",
-			      sqlite3_errmsg(db));
+	if (store_table_fill(s, extras_sql, matrix_id, v, n, "run latency and pass residency",
+			     fill_extras, err) < 0)
+		return -1;
 	return store_op_rates(s, matrix_id, v, n, err);
 }

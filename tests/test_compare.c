@@ -23,6 +23,7 @@
 #include "compare.h"
 #include "conf.h"
 #include "err.h"
+#include "report.h"
 #include "stats.h"
 #include "store.h"
 
@@ -38,7 +39,7 @@ struct effect {
 };
 
 struct arm_def {
-	const char *name, *kernel, *lru_gen, *cmdline;
+	const char *name, *kernel, *lru_gen, *cmdline, *tag;   /* tag NULL: none */
 };
 
 static char canonical[] = "{}";
@@ -81,6 +82,8 @@ static struct matrix *new_matrix(const char *name, const struct arm_def *arms, u
 		set_kernel(m, &m->arms[i], arms[i].kernel);
 		snprintf(m->arms[i].lru_gen, sizeof(m->arms[i].lru_gen), "%s", arms[i].lru_gen);
 		snprintf(m->arms[i].cmdline, sizeof(m->arms[i].cmdline), "%s", arms[i].cmdline);
+		snprintf(m->arms[i].tag, sizeof(m->arms[i].tag), "%s",
+			 arms[i].tag ? arms[i].tag : "");
 	}
 	for (i = 0; i < n_cells; i++) {
 		c = &m->cells[i];
@@ -197,7 +200,7 @@ static const char *const two_cells[] = { "16G/1.1", "16G/0.9" };
 static int setup(void **state)
 {
 	static const struct arm_def arms[] = {
-		{ "orig", "6.12", "y", "" }, { "fg", "6.12-fg", "y", "" },
+		{ "orig", "6.12", "y", "", NULL }, { "fg", "6.12-fg", "y", "", NULL },
 	};
 	/* 16G/1.1: fg 6 % slower, 10 % fewer refaults; 16G/0.9: fg the same */
 	static const struct effect eff[] = {
@@ -209,15 +212,36 @@ static int setup(void **state)
 		{ 1, 1, 0.003, 0 }, { 1.05, 1.00, 0.003, 0 },
 	};
 	static const struct arm_def aa_arms[] = {
-		{ "base-aa", "6.12", "y", "" }, { "base2-aa", "6.12", "y", "quiet" },
-		{ "new", "6.12-fg", "y", "" },
+		{ "base-aa", "6.12", "y", "", NULL }, { "base2-aa", "6.12", "y", "quiet", NULL },
+		{ "new", "6.12-fg", "y", "", NULL },
 	};
 	/* A/A noise 0.3 %: a 1 % gain is DIFFERENT (under the default 2 % floor it would not be) */
 	static const struct effect aa_eff[] = {
 		{ 1, 1, 0.003, 0 }, { 1, 1, 0.003, 0 }, { 1.01, 1, 0.003, 0 },
 	};
+	/* v3 and v4 carry the same tags: --tags picks the newer, v4 */
+	static const struct arm_def lab_arms[] = {
+		{ "orig", "6.12", "y", "", "lab/base" }, { "fg", "6.12-fg", "y", "", "lab/fg" },
+	};
+	/* "dup" on two arms of one matrix: ambiguous */
 	static const struct arm_def same_arms[] = {
-		{ "a", "6.12", "y", "" }, { "b", "6.12-fg", "n", "" }, { "c", "6.12", "y", "" },
+		{ "a", "6.12", "y", "", "dup" }, { "b", "6.12-fg", "n", "", "dup:new" },
+		{ "c", "6.12", "y", "", "dup" },
+	};
+	/* Monday's night: rotate/v3 as fast as orig; Tuesday's: rotate/v4 5 % slower */
+	static const struct arm_def mon_arms[] = {
+		{ "orig", "6.12", "y", "", NULL }, { "rotate", "6.12-rot3", "y", "", "rotate/v3" },
+	};
+	static const struct arm_def tue_arms[] = {
+		{ "orig", "6.12", "y", "", NULL }, { "rotate", "6.12-rot4", "y", "", "rotate/v4" },
+	};
+	static const struct effect mon_eff[] = {
+		{ 1, 1, 0.005, 0 }, { 1, 1, 0.005, 0 },
+		{ 1, 1, 0.003, 0 }, { 1, 1, 0.003, 0 },
+	};
+	static const struct effect tue_eff[] = {
+		{ 1, 1, 0.005, 0 }, { 0.95, 1, 0.005, 0 },
+		{ 1, 1, 0.003, 0 }, { 0.95, 1, 0.003, 0 },
 	};
 	/* the new arm's ops/s climb 1 % a block: drift */
 	static const struct effect drift_eff[] = {
@@ -238,11 +262,13 @@ static int setup(void **state)
 		fprintf(stderr, "store_open: %s\n", err);
 		return -1;
 	}
-	add_matrix("v3", arms, 2, two_cells, 2, 20, eff, 1);
-	add_matrix("v4", arms, 2, two_cells, 2, 20, eff2, 2);
+	add_matrix("v3", lab_arms, 2, two_cells, 2, 20, eff, 1);
+	add_matrix("v4", lab_arms, 2, two_cells, 2, 20, eff2, 2);
 	add_matrix("aa", aa_arms, 3, one_cell, 1, 48, aa_eff, 3);
 	add_matrix("same", same_arms, 3, one_cell, 1, 48, drift_eff, 4);
 	add_matrix("short", arms, 2, one_cell, 1, 4, eff, 5);
+	add_matrix("mon", mon_arms, 2, two_cells, 2, 20, mon_eff, 6);
+	add_matrix("tue", tue_arms, 2, two_cells, 2, 20, tue_eff, 7);
 	return 0;
 }
 
@@ -255,13 +281,9 @@ static int teardown(void **state)
 
 /* ---- helpers ---- */
 
-/* compare_run with JSON output, parsed; *ret_rc its return. */
-static json_t *compare_json(const char *m1, const char *m2, const char *base, const char *new,
-			    int regressions, int *ret_rc, char **ret_warn)
+/* compare_run of o (JSON output), parsed; *ret_rc its return. */
+static json_t *run_json(const struct compare_opts *o, int *ret_rc, char **ret_warn)
 {
-	struct compare_opts o = { .base_matrix = m1, .new_matrix = m2 ? m2 : m1, .base_arm = base,
-				  .new_arm = new, .floor = COMPARE_FLOOR, .resamples = 2000,
-				  .regressions = regressions, .json = 1 };
 	char *buf = NULL, *wbuf = NULL, err[ERR_MAX] = "";
 	size_t len = 0, wlen = 0;
 	FILE *out = open_memstream(&buf, &len), *warn = open_memstream(&wbuf, &wlen);
@@ -270,7 +292,7 @@ static json_t *compare_json(const char *m1, const char *m2, const char *base, co
 
 	assert_non_null(out);
 	assert_non_null(warn);
-	*ret_rc = compare_run(store, &o, out, warn, err);
+	*ret_rc = compare_run(store, o, out, warn, err);
 	fclose(out);
 	fclose(warn);
 	if (*ret_rc < 0)
@@ -284,6 +306,37 @@ static json_t *compare_json(const char *m1, const char *m2, const char *base, co
 	else
 		free(wbuf);
 	return j;
+}
+
+/* compare_run with JSON output, parsed; *ret_rc its return. */
+static json_t *compare_json(const char *m1, const char *m2, const char *base, const char *new,
+			    int regressions, int *ret_rc, char **ret_warn)
+{
+	struct compare_opts o = { .base_matrix = m1, .new_matrix = m2 ? m2 : m1, .base_arm = base,
+				  .new_arm = new, .floor = COMPARE_FLOOR, .resamples = 2000,
+				  .regressions = regressions, .json = 1 };
+
+	return run_json(&o, ret_rc, ret_warn);
+}
+
+/* The same by tags. */
+static json_t *tags_json(const char *base, const char *new, int *ret_rc)
+{
+	struct compare_opts o = { .base_tag = base, .new_tag = new, .floor = COMPARE_FLOOR,
+				  .resamples = 2000, .json = 1 };
+
+	return run_json(&o, ret_rc, NULL);
+}
+
+/* compare_run by tags, refused: its message. */
+static void tags_refused(const char *base, const char *new, char err[ERR_MAX])
+{
+	struct compare_opts o = { .base_tag = base, .new_tag = new, .floor = COMPARE_FLOOR,
+				  .resamples = 2000, .json = 1 };
+
+	err[0] = '\0';
+	assert_int_equal(compare_run(store, &o, stdout, NULL, err), -1);
+	assert_null(strchr(err, '\n'));
 }
 
 static json_t *row(json_t *j, const char *cell, const char *arm, const char *metric)
@@ -494,6 +547,137 @@ static void test_text_and_exit_codes(void **state)
 	assert_int_equal(compare_main(&conf, 6, bad_floor, 0), 2);
 }
 
+/* got's verdict rows are want's (only arm's, if arm is not NULL), to the last digit. */
+static void same_verdicts(json_t *want, json_t *got, const char *arm)
+{
+	json_t *w, *r;
+	size_t i, n = 0;
+
+	json_array_foreach(json_object_get(want, "verdicts"), i, w)
+		n += !arm || !strcmp(json_string_value(json_object_get(w, "arm")), arm);
+	assert_true(n > 0);
+	assert_int_equal(json_array_size(json_object_get(got, "verdicts")), n);
+	json_array_foreach(json_object_get(got, "verdicts"), i, r) {
+		w = row(want, json_string_value(json_object_get(r, "cell")), arm,
+			json_string_value(json_object_get(r, "metric")));
+		assert_true(json_equal(r, w));
+	}
+}
+
+static const char *side_name(json_t *j, const char *side)
+{
+	return json_string_value(json_object_get(json_object_get(j, side), "name"));
+}
+
+static void test_tags_one_matrix(void **state)
+{
+	json_t *want, *got;
+	int rc, want_rc;
+
+	(void)state;
+	/* v3 and v4 both tag orig and fg: the newer, v4, is compared as `compare v4 orig fg` */
+	got = tags_json("lab/base", "lab/fg", &rc);
+	want = compare_json("v4", NULL, "orig", "fg", 0, &want_rc, NULL);
+	assert_int_equal(rc, want_rc);
+	same_verdicts(want, got, NULL);
+	assert_string_equal(side_name(got, "base"), "v4");
+	assert_string_equal(side_name(got, "new"), "v4");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(got, "arms"), 1)), "fg");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(got, "tags"), 0)),
+			    "lab/base");
+	assert_non_null(strstr(json_string_value(json_object_get(got, "chosen")),
+			       "both in 'v4' (id 2), the newest of 2 matrices with both"));
+	json_decref(got);
+	json_decref(want);
+	/* and the other way round */
+	got = tags_json("lab/fg", "lab/base", &rc);
+	want = compare_json("v4", NULL, "fg", "orig", 0, &want_rc, NULL);
+	assert_int_equal(rc, want_rc);
+	same_verdicts(want, got, NULL);
+	json_decref(got);
+	json_decref(want);
+}
+
+static void test_tags_two_matrices(void **state)
+{
+	struct compare_opts o = { .base_tag = "rotate/v3", .new_tag = "rotate/v4",
+				  .floor = COMPARE_FLOOR, .resamples = 2000 };
+	char *reg[] = { "compare", "--tags", "rotate/v3", "rotate/v4", NULL };
+	char *reg_only[] = { "compare", "--regressions", "--tags", "rotate/v3", "rotate/v4", NULL };
+	char *buf = NULL, err[ERR_MAX];
+	json_t *want, *got, *r;
+	int rc, want_rc;
+	size_t len = 0;
+	FILE *out;
+
+	(void)state;
+	/* Monday's rotate/v3 against Tuesday's rotate/v4: --matrices, the tagged arms only */
+	got = tags_json("rotate/v3", "rotate/v4", &rc);
+	want = compare_json("mon", "tue", NULL, NULL, 0, &want_rc, NULL);
+	assert_int_equal(rc, 1);
+	same_verdicts(want, got, "rotate");
+	assert_string_equal(side_name(got, "base"), "mon");
+	assert_string_equal(side_name(got, "new"), "tue");
+	/* the planted 5 % regression */
+	r = row(got, "16G/1.1", "rotate", "ops/s");
+	assert_string_equal(verdict(r), "DIFFERENT");
+	assert_true(json_is_true(json_object_get(r, "worse")));
+	assert_true(fabs(field(r, "delta_pct") + 5) < 0.5);
+	assert_int_equal(field(r, "blocks"), 10);
+	assert_string_equal(verdict(row(got, "16G/0.9", "rotate", "ops/s")), "DIFFERENT");
+	assert_string_equal(verdict(row(got, "16G/1.1", "rotate", "refault/s")), "SAME");
+	json_decref(got);
+	json_decref(want);
+
+	/* the text names the matrices the tags chose, and the arms */
+	out = open_memstream(&buf, &len);
+	assert_non_null(out);
+	assert_int_equal(compare_run(store, &o, out, NULL, err), 1);
+	fclose(out);
+	assert_non_null(strstr(buf, "tags 'rotate/v3' -> 'rotate/v4': in no matrix together;"
+				    " 'mon' (id 6, newest of 1 with 'rotate/v3') -> 'tue' (id 7,"));
+	assert_non_null(strstr(buf, "compare 'mon' -> 'tue': arm rotate -> rotate\n"));
+	assert_non_null(strstr(buf, "16G/1.1                  ops/s      10"));
+	free(buf);
+
+	/* harness table names the tags beside the kernels */
+	out = open_memstream(&buf, &len);
+	assert_non_null(out);
+	assert_int_equal(report_table(out, store, 7, err), 0);
+	fclose(out);
+	assert_non_null(strstr(buf, "kernels: orig=6.12-test, rotate=6.12-rot4-test (tag rotate/v4)\n"));
+	free(buf);
+
+	assert_int_equal(compare_main(&conf, 4, reg, 0), 1);
+	assert_int_equal(compare_main(&conf, 4, reg, 1), 1);
+	assert_int_equal(compare_main(&conf, 5, reg_only, 0), 1);
+}
+
+static void test_tags_refused(void **state)
+{
+	char *unknown[] = { "compare", "--tags", "lab/base", "rotate/v9", NULL };
+	char *both[] = { "compare", "--tags", "--matrices", "v3", "v4", NULL };
+	char *one[] = { "compare", "--tags", "lab/base", NULL };
+	char err[ERR_MAX];
+
+	(void)state;
+	tags_refused("nope", "lab/fg", err);
+	assert_string_equal(err, "no arm tagged 'nope' in the database");
+	tags_refused("lab/base", "rotate/v9", err);
+	assert_string_equal(err, "no arm tagged 'rotate/v9' in the database");
+	/* "dup" is on arms a and c of matrix "same" */
+	tags_refused("dup", "dup:new", err);
+	assert_non_null(strstr(err, "tag 'dup' marks arms 'a' and 'c' of matrix 'same' (id 4)"));
+	tags_refused("dup:new", "dup", err);
+	assert_non_null(strstr(err, "tag 'dup' marks arms 'a' and 'c'"));
+	tags_refused("lab/fg", "lab/fg", err);
+	assert_string_equal(err, "tag 'lab/fg' compared with itself");
+
+	assert_int_equal(compare_main(&conf, 4, unknown, 0), 2);
+	assert_int_equal(compare_main(&conf, 5, both, 0), 2);
+	assert_int_equal(compare_main(&conf, 3, one, 0), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -503,6 +687,9 @@ int main(void)
 		cmocka_unit_test(test_aa_by_identity_and_drift),
 		cmocka_unit_test(test_too_few_blocks),
 		cmocka_unit_test(test_text_and_exit_codes),
+		cmocka_unit_test(test_tags_one_matrix),
+		cmocka_unit_test(test_tags_two_matrices),
+		cmocka_unit_test(test_tags_refused),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
