@@ -93,6 +93,23 @@ size_t ycsb_record(struct rng *r, unsigned fieldcount, unsigned fieldlength, cha
 	return n;
 }
 
+/*
+ * The field at off (off <= len): its key's length in *k, its value's in *v.
+ * Returns 0, or -1 if it does not fit in the record's len bytes.
+ */
+static int field_at(const char *rec, size_t len, size_t off, uint32_t *k, uint32_t *v)
+{
+	if (len - off < 4)
+		return -1;
+	*k = get_be32(rec + off);
+	if (*k > len - off - 4 || len - off - 4 - *k < 4)
+		return -1;
+	*v = get_be32(rec + off + 4 + *k);
+	if (*v > len - off - 8 - *k)
+		return -1;
+	return 0;
+}
+
 /* Offset of field f's value (its length word), or -1. */
 static long field_offset(const char *rec, size_t len, unsigned f, uint32_t *vlen)
 {
@@ -100,12 +117,8 @@ static long field_offset(const char *rec, size_t len, unsigned f, uint32_t *vlen
 	uint32_t k, v;
 	unsigned i;
 
-	for (i = 0; off + 4 <= len; i++) {
-		k = get_be32(rec + off);
-		if (k > len - off - 4 || len - off - 4 - k < 4)
-			return -1;
-		v = get_be32(rec + off + 4 + k);
-		if (v > len - off - 8 - k)
+	for (i = 0; off < len; i++) {
+		if (field_at(rec, len, off, &k, &v) < 0)
 			return -1;
 		if (i == f) {
 			*vlen = v;
@@ -134,13 +147,7 @@ int ycsb_record_fields(const char *rec, size_t len)
 	int n = 0;
 
 	while (off < len) {
-		if (len - off < 4)
-			return -1;
-		k = get_be32(rec + off);
-		if (k > len - off - 4 || len - off - 4 - k < 4)
-			return -1;
-		v = get_be32(rec + off + 4 + k);
-		if (v > len - off - 8 - k)
+		if (field_at(rec, len, off, &k, &v) < 0)
 			return -1;
 		off += 8 + k + v;
 		n++;
