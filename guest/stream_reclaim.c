@@ -201,16 +201,16 @@ static void *worker_main(void *p)
 		stream_fail(s->c, "stream '%s': open %s: %s", s->c->st->name, s->reclaim,
 			    strerror(errno));
 		atomic_store(&s->quit, 1);
-		return NULL;
 	}
-	while (!atomic_load(&s->quit) && !stream_should_stop(s->c)) {
+	while (fd >= 0 && !atomic_load(&s->quit) && !stream_should_stop(s->c)) {
 		t0 = stream_now_ns();
 		e = write(fd, s->request, s->request_len) == (ssize_t)s->request_len ? 0 : errno;
 		if (e == EINTR)     /* interrupted at the stop: it did not complete */
 			continue;
 		stream_op_done(s->c, wk->idx, OP_RECLAIM, stream_now_ns() - t0, e, bytes);
 	}
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	atomic_store(&wk->done, 1);
 	return NULL;
 }
