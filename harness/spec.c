@@ -14,8 +14,9 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-/* J_PKG: a Debian package name; J_URL: http(s)/file URL; J_SHA: SHA-256 hex (kept lowercase) */
-enum jkind { J_NAME, J_TEXT, J_UINT, J_LRU, J_ANY, J_PKG, J_URL, J_SHA };
+/* J_PKG: a Debian package name; J_URL: http(s)/file URL; J_SHA: SHA-256 hex (kept lowercase);
+ * J_TAG: an arm's tag (a name that may also hold '/' and ':') */
+enum jkind { J_NAME, J_TEXT, J_UINT, J_LRU, J_ANY, J_PKG, J_URL, J_SHA, J_TAG };
 
 struct jkey {
 	const char *name;
@@ -54,17 +55,24 @@ static const struct jkey arm_keys[] = {
 	{ "modules_sha256", J_SHA, 0, AOFF(modules_sha256), SZ(arm, modules_sha256), 0, 0 },
 	{ "lru_gen", J_LRU, 0, AOFF(lru_gen), SZ(arm, lru_gen), 0, 0 },
 	{ "cmdline", J_TEXT, 0, AOFF(cmdline), SZ(arm, cmdline), 0, 0 },
+	{ "tag", J_TAG, 0, AOFF(tag), SZ(arm, tag), 0, 0 },
 	{ NULL, 0, 0, 0, 0, 0, 0 },
 };
 
-static int name_ok(const char *s)
+/* A name: letters, digits and the characters of extra ("._-" for every name). */
+static int chars_ok(const char *s, const char *extra)
 {
 	if (!*s)
 		return 0;
 	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) && !strchr("._-", *s))
+		if (!isalnum((unsigned char)*s) && !strchr(extra, *s))
 			return 0;
 	return 1;
+}
+
+static int name_ok(const char *s)
+{
+	return chars_ok(s, "._-");
 }
 
 static int text_ok(const char *s)
@@ -96,6 +104,9 @@ static int set_string(const struct jkey *k, json_t *v, char *dst, const char *wh
 	if (k->kind == J_NAME && !name_ok(s))
 		return errorf(err, "%s.%s: expected letters, digits, '.', '_' or '-', got '%s'",
 			      where, k->name, s);
+	if (k->kind == J_TAG && !chars_ok(s, "._-/:"))
+		return errorf(err, "%s.%s: expected letters, digits, '.', '_', '-', '/' or ':', "
+			      "got '%.80s'", where, k->name, s);
 	if (k->kind == J_TEXT && !text_ok(s))
 		return errorf(err, "%s.%s: expected printable text without quotes or <>&",
 			      where, k->name);
@@ -125,6 +136,7 @@ static int set_value(const struct jkey *k, json_t *v, void *obj, const char *whe
 	case J_PKG:
 	case J_URL:
 	case J_SHA:
+	case J_TAG:
 		return set_string(k, v, dst, where, err);
 	case J_UINT:
 		if (!json_is_integer(v))
@@ -661,7 +673,12 @@ static json_t *expand_arms(json_t *arms)
 	return out;
 }
 
-/* The matrix's identity: its spec without "reps", so more reps append to it. */
+/*
+ * The matrix's identity: its spec without "reps", so more reps append to it.
+ * Arm tags stay in: a tag is part of what the user declared, and it is stored
+ * with the arm when the matrix is first queued; a retagged spec appending to
+ * the old matrix would leave its arms under the old tag, so it is a new one.
+ */
 static int hash_without_reps(json_t *root, char out[17], char *err)
 {
 	json_t *copy = json_deep_copy(root);

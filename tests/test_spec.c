@@ -1027,7 +1027,7 @@ static void test_arm_arrays(void **state)
 
 	(void)state;
 	m = load_wl("{'name':'t','reps':1,'arms':[{'name':'v','kernel':'6.12',"
-		    "'lru_gen':['y','n'],'cmdline':['a=1','a=2']}],"
+		    "'lru_gen':['y','n'],'cmdline':['a=1','a=2'],'tag':'rotate/v3'}],"
 		    "'workloads':[{'name':'w','files':[{'name':'d','mib':8}],"
 		    "'streams':[{'kind':'random','file':'d'}]}]}");
 	assert_int_equal(m->n_arms, 4);
@@ -1038,8 +1038,41 @@ static void test_arm_arrays(void **state)
 	assert_string_equal(m->arms[1].cmdline, "a=2");
 	assert_string_equal(m->arms[3].name, "v-n-1");
 	assert_string_equal(m->arms[3].lru_gen, "n");
+	assert_string_equal(m->arms[0].tag, "rotate/v3");   /* every expanded arm keeps the tag */
+	assert_string_equal(m->arms[3].tag, "rotate/v3");
 	assert_int_equal(spec_run_count(m), 4);
 	done(m);
+}
+
+#define TAG62 "abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz"
+#define TAGGED(tag) MATRIX("{\"name\":\"a\",\"kernel\":\"6.12\",\"tag\":" tag "}", WL)
+
+/* An arm's tag: a name that may hold '/' and ':', at most 63 characters, part of the hash. */
+static void test_arm_tag(void **state)
+{
+	struct matrix *m = new_matrix(), *plain = new_matrix();
+
+	(void)state;
+	if (load_at(m, mpath, TAGGED("\"mglru-rotate/v3:rc1_x.2\"")) < 0 ||
+	    load_at(plain, mpath, MATRIX("{\"name\":\"a\",\"kernel\":\"6.12\"}", WL)) < 0)
+		fail_msg("refused: %s", err);
+	assert_string_equal(m->arms[0].tag, "mglru-rotate/v3:rc1_x.2");
+	assert_string_equal(plain->arms[0].tag, "");
+	assert_string_not_equal(m->hash, plain->hash);   /* the tag is part of what was declared */
+	done(m);
+	done(plain);
+	m = new_matrix();
+	if (load_at(m, mpath, TAGGED("\"" TAG62 "0\"")) < 0)
+		fail_msg("63 characters refused: %s", err);
+	done(m);
+	refuse(TAGGED("\"" TAG62 "01\""),
+	       "arms[0].tag", "longer than 63", NULL);
+	refuse(TAGGED("\"rotate v3\""), "arms[0].tag", "'/' or ':'", "'rotate v3'", NULL);
+	refuse(TAGGED("\"rotate@v3\""), "arms[0].tag", NULL);
+	refuse(TAGGED("\"v3;rm\""), "arms[0].tag", NULL);
+	refuse(TAGGED("\"caf\\u00e9\""), "arms[0].tag", NULL);
+	refuse(TAGGED("\"\""), "arms[0].tag", NULL);
+	refuse(TAGGED("3"), "arms[0].tag", "expected a string", NULL);
 }
 
 /* Array-valued options of the job itself expand the cell, no preset needed. */
@@ -1596,6 +1629,7 @@ int main(void)
 		cmocka_unit_test(test_job_arrays),
 		cmocka_unit_test(test_job_arrays_bad),
 		cmocka_unit_test(test_arm_arrays),
+		cmocka_unit_test(test_arm_tag),
 		cmocka_unit_test_setup(test_preset_scale, presets_setup),
 		cmocka_unit_test_setup(test_preset_time_scale, presets_setup),
 		cmocka_unit_test_setup(test_preset_refusals, presets_setup),
