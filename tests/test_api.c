@@ -7,7 +7,6 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <ftw.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,36 +34,15 @@ static struct api *api;
 
 /* ---- fixture ---- */
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static int setup(void **state)
 {
-	char path[PATH_MAX], err[ERR_MAX];
-
 	(void)state;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	sfmt(dir, sizeof(dir), "/tmp/test_api.XXXXXX");
-	if (!mkdtemp(dir))
-		return -1;
-	conf_defaults(&conf, dir);   /* results DIR/results */
+	fixture_dir(dir, "test_api", &conf);   /* results DIR/results */
 	sfmt(conf.api_socket, sizeof(conf.api_socket), "%s/harnessd.sock", conf.results);
-	sfmt(path, sizeof(path), "%s/x86_64/kernel/6.12", conf.images);
-	mkdirs("%s", path);
+	fixture_kernel(&conf, "6.12", "6.12.99-test", "070701");
 	mkdirs("%s", conf.results);
-	sfmt(path, sizeof(path), "%s/x86_64/kernel/6.12/vmlinuz", conf.images);
-	write_bzimage(path, "6.12.99-test");
-	sfmt(path, sizeof(path), "%s/x86_64/kernel/6.12/modules.cpio", conf.images);
-	write_bytes(path, "070701", 6);
-	if (api_start(&conf, &api, err) < 0) {
-		fprintf(stderr, "api_start: %s\n", err);
-		return -1;
-	}
+	api = fixture_api(&conf);
 	return 0;
 }
 
@@ -73,7 +51,7 @@ static int teardown(void **state)
 	(void)state;
 	api_stop(api);
 	curl_global_cleanup();
-	return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return fixture_rmdir(dir);
 }
 
 /* ---- a client ---- */
@@ -494,8 +472,7 @@ static void test_tcp_token(void **state)
 	assert_int_equal(api_start(&tc, &t, err), -1);
 	assert_non_null(strstr(err, "api_token"));
 	sfmt(tc.api_token, sizeof(tc.api_token), "s3cret-token-for-the-test");
-	if (api_start(&tc, &t, err) < 0)
-		fail_msg("api_start: %s", err);
+	t = fixture_api(&tc);
 	assert_true(api_tcp_port(t) > 0);
 	sfmt(url, sizeof(url), "http://127.0.0.1:%u/health", api_tcp_port(t));
 	assert_int_equal(req("GET", url, NULL, 0, NULL, &r), CURLE_OK);

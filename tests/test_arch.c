@@ -8,7 +8,6 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,30 +51,15 @@ static void write_arm64_image(const char *path)
 	free(img);
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static int setup(void **state)
 {
 	char path[PATH_MAX];
 	static const unsigned char gz[64] = { 0x1f, 0x8b, 8 };
 
 	(void)state;
-	sfmt(dir, sizeof(dir), "/tmp/test_arch.XXXXXX");
-	if (!mkdtemp(dir))
-		return -1;
-	conf_defaults(&conf, dir);
-	sfmt(path, sizeof(path), "%s/x86_64/kernel/6.12", conf.images);
-	mkdirs("%s", path);
-	sfmt(path, sizeof(path), "%s/x86_64/kernel/6.12/vmlinuz", conf.images);
-	write_bzimage(path, X86_RELEASE);
-	sfmt(path, sizeof(path), "%s/aarch64/kernel/6.12", conf.images);
-	mkdirs("%s", path);
+	fixture_dir(dir, "test_arch", &conf);
+	fixture_kernel(&conf, "6.12", X86_RELEASE, NULL);
+	mkdirs("%s/aarch64/kernel/6.12", conf.images);
 	sfmt(path, sizeof(path), "%s/aarch64/kernel/6.12/vmlinuz", conf.images);
 	write_arm64_image(path);
 	/* build.sh writes the release beside the kernel; the alias reads it */
@@ -98,7 +82,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return fixture_rmdir(dir);
 }
 
 static struct matrix *load(const char *text)

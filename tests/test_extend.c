@@ -6,7 +6,6 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +18,6 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
-#include "abba.h"
 #include "api.h"
 #include "client.h"
 #include "compare.h"
@@ -38,27 +36,15 @@ static struct store *store;
 
 /* ---- matrices filled by hand ---- */
 
-static char canonical[] = "{}";
-
 static struct matrix *new_matrix(const char *name, unsigned n_arms, unsigned n_cells,
 				 unsigned reps)
 {
 	static const char *const arm_names[] = { "base", "new", "third" };
-	struct matrix *m = calloc(1, sizeof(*m));
+	struct matrix *m = fixture_matrix_new(name, dir, reps);
 	struct cell *c;
 	unsigned i;
 
-	assert_non_null(m);
-	sfmt(m->name, sizeof(m->name), "%s", name);
-	sfmt(m->path, sizeof(m->path), "%s.json", name);
-	sfmt(m->base_dir, sizeof(m->base_dir), "%s", dir);
 	sfmt(m->hash, sizeof(m->hash), "hash-%s", name);
-	sfmt(m->archs[0], sizeof(m->archs[0]), "x86_64");
-	m->n_archs = 1;
-	m->canonical = canonical;
-	m->reps = reps;
-	m->memory_mib = 512;
-	m->vcpus = 2;
 	m->n_arms = n_arms;
 	m->n_cells = n_cells;
 	for (i = 0; i < n_arms; i++) {
@@ -86,17 +72,9 @@ static int64_t queue_matrix(const char *name, unsigned n_arms, unsigned n_cells,
 			    struct run_ref **ret, size_t *ret_n)
 {
 	struct matrix *m = new_matrix(name, n_arms, n_cells, reps);
-	struct abba_slot *slots = calloc((size_t)n_arms * n_cells * reps, sizeof(*slots));
-	char err[ERR_MAX];
 	int64_t mid;
-	size_t n;
 
-	assert_non_null(slots);
-	n = abba_order(n_arms, n_cells, reps, slots);
-	if (store_add_matrix(store, m, slots, n, &mid, err) < 0 ||
-	    store_queued_runs(store, mid, ret, ret_n, err) < 0)
-		fail_msg("%s: %s", name, err);
-	free(slots);
+	*ret_n = fixture_queue(store, m, &mid, ret);
 	free(m);
 	return mid;
 }
@@ -204,32 +182,13 @@ static void fill_matrix(const struct run_ref *runs, size_t n, const double *effe
 
 /* ---- fixture ---- */
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static int setup(void **state)
 {
-	char path[PATH_MAX + 16], err[ERR_MAX];
-
 	(void)state;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	sfmt(dir, sizeof(dir), "/tmp/test_extend.XXXXXX");
-	if (!mkdtemp(dir))
-		return -1;
-	conf_defaults(&conf, dir);
+	fixture_dir(dir, "test_extend", &conf);
 	sfmt(conf.api_socket, sizeof(conf.api_socket), "%s/harnessd.sock", conf.results);
-	if (mkdir(conf.results, 0755) < 0)
-		return -1;
-	sfmt(path, sizeof(path), "%s/harness.db", conf.results);
-	if (store_open(path, &store, err) < 0) {
-		fprintf(stderr, "store_open: %s\n", err);
-		return -1;
-	}
+	store = fixture_store(&conf);
 	return 0;
 }
 
@@ -238,7 +197,7 @@ static int teardown(void **state)
 	(void)state;
 	store_close(store);
 	curl_global_cleanup();
-	return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return fixture_rmdir(dir);
 }
 
 /* ---- helpers ---- */
@@ -546,8 +505,7 @@ static void test_extend_through_the_api(void **state)
 	/* no daemon: 1, nothing sent */
 	assert_int_equal(client_post(&conf, "/matrices/viaapi/extend", "{\"max_blocks\": 5}",
 				     &res, err), 1);
-	if (api_start(&conf, &api, err) < 0)
-		fail_msg("api_start: %s", err);
+	api = fixture_api(&conf);
 	assert_int_equal(client_post(&conf, "/matrices/viaapi/extend", "{\"max_blocks\": 0}",
 				     &res, err), -1);
 	assert_non_null(strstr(err, "max_blocks"));

@@ -6,7 +6,6 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +15,6 @@
 
 #include <cmocka.h>
 
-#include "abba.h"
 #include "conf.h"
 #include "err.h"
 #include "escape.h"
@@ -38,26 +36,15 @@ static int64_t mid, empty_mid;
 
 /* ---- a matrix filled by hand: arms mglru and classic, one cell, two files ---- */
 
-static char canonical[] = "{}";
-
 static struct matrix *new_matrix(const char *name, unsigned reps)
 {
 	static const char *const arms[] = { "mglru", "classic" };
-	struct matrix *m = calloc(1, sizeof(*m));
+	struct matrix *m = fixture_matrix_new(name, dir, reps);
 	struct cell *c;
 	unsigned i;
 
-	assert_non_null(m);
-	sfmt(m->name, sizeof(m->name), "%s", name);
 	sfmt(m->path, sizeof(m->path), "plots.json");
-	sfmt(m->base_dir, sizeof(m->base_dir), "%s", dir);
 	sfmt(m->hash, sizeof(m->hash), "%s", name);
-	sfmt(m->archs[0], sizeof(m->archs[0]), "x86_64");
-	m->n_archs = 1;
-	m->canonical = canonical;
-	m->reps = reps;
-	m->memory_mib = 512;
-	m->vcpus = 2;
 	m->n_arms = 2;
 	m->n_cells = 1;
 	for (i = 0; i < 2; i++) {
@@ -178,17 +165,12 @@ static void crashed_run(int64_t run)
 static int64_t add_matrix(const char *name, unsigned reps, int finish)
 {
 	struct matrix *m = new_matrix(name, reps);
-	struct abba_slot slots[8];
 	struct run_ref *runs = NULL;
-	char err[ERR_MAX];
 	int64_t id;
 	size_t n, i;
 	int crashed = 0;
 
-	n = abba_order(2, 1, reps, slots);
-	if (store_add_matrix(store, m, slots, n, &id, err) < 0 ||
-	    store_queued_runs(store, id, &runs, &n, err) < 0)
-		fail_msg("%s: %s", name, err);
+	n = fixture_queue(store, m, &id, &runs);
 	for (i = 0; i < n && finish; i++) {
 		if (runs[i].arm == 1 && !crashed++)
 			crashed_run(runs[i].id);
@@ -200,30 +182,11 @@ static int64_t add_matrix(const char *name, unsigned reps, int finish)
 	return id;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static int setup(void **state)
 {
-	char path[PATH_MAX + 16], err[ERR_MAX];
-
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/test_plot.XXXXXX");
-	if (!mkdtemp(dir))
-		return -1;
-	conf_defaults(&conf, dir);
-	if (mkdir(conf.results, 0755) < 0)
-		return -1;
-	snprintf(path, sizeof(path), "%s/harness.db", conf.results);
-	if (store_open(path, &store, err) < 0) {
-		fprintf(stderr, "store_open: %s\n", err);
-		return -1;
-	}
+	fixture_dir(dir, "test_plot", &conf);
+	store = fixture_store(&conf);
 	mid = add_matrix(HOSTILE_MATRIX, 4, 1);
 	empty_mid = add_matrix("empty", 2, 0);
 	return 0;
@@ -233,7 +196,7 @@ static int teardown(void **state)
 {
 	(void)state;
 	store_close(store);
-	return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return fixture_rmdir(dir);
 }
 
 /* ---- checks on the text ---- */

@@ -10,7 +10,6 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,8 +41,8 @@ static int64_t seeds_id, abba_id;
 
 /* seeds: 4 arms x 2 cells, one Williams block of 4 reps: 004's four arms. */
 static const struct fixture_arm seed_arms[] = {
-	{ "orig", "6.12", "y" }, { "fixed", "6.12-fix", "y" },
-	{ "fg", "6.12-fg", "y" }, { "rd", "6.12-rd", "y" },
+	{ "orig", "6.12", "y", NULL, NULL }, { "fixed", "6.12-fix", "y", NULL, NULL },
+	{ "fg", "6.12-fg", "y", NULL, NULL }, { "rd", "6.12-rd", "y", NULL, NULL },
 };
 static const char *const seed_cells[] = { "16G/1.1", "16G/0.9" };
 /* ops/s factor of arm a in cell c, and its refaults-per-read factor */
@@ -86,7 +85,9 @@ static void add_seeds(void)
  * pair of every block and 5.00 % less in the B A pair (seed 001's pairs);
  * cell "flat": new within 0.1 % of base, alternating by block.
  */
-static const struct fixture_arm abba_arms[] = { { "base", "6.12", "y" }, { "new", "6.12-fg", "y" } };
+static const struct fixture_arm abba_arms[] = {
+	{ "base", "6.12", "y", NULL, NULL }, { "new", "6.12-fg", "y", NULL, NULL },
+};
 static const char *const abba_cells[] = { "hot", "flat" };
 
 static void add_abba(void)
@@ -111,30 +112,11 @@ static void add_abba(void)
 
 /* ---- fixture ---- */
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static int setup(void **state)
 {
-	char path[PATH_MAX + 16], err[ERR_MAX];
-
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/test_report.XXXXXX");
-	if (!mkdtemp(dir))
-		return -1;
-	conf_defaults(&conf, dir);
-	if (mkdir(conf.results, 0755) < 0)
-		return -1;
-	snprintf(path, sizeof(path), "%s/harness.db", conf.results);
-	if (store_open(path, &store, err) < 0) {
-		fprintf(stderr, "store_open: %s\n", err);
-		return -1;
-	}
+	fixture_dir(dir, "test_report", &conf);
+	store = fixture_store(&conf);
 	add_seeds();
 	add_abba();
 	return 0;
@@ -144,7 +126,7 @@ static int teardown(void **state)
 {
 	(void)state;
 	store_close(store);
-	return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return fixture_rmdir(dir);
 }
 
 /* ---- helpers ---- */

@@ -1,11 +1,13 @@
 /* testlib.c -- the fixtures behind testlib.h; each fails the running cmocka
  * test on error instead of returning one. */
+#define _GNU_SOURCE
 #include "testlib.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +18,8 @@
 #include <cmocka.h>
 
 #include "abba.h"
+#include "api.h"
+#include "conf.h"
 #include "err.h"
 #include "spec.h"
 #include "store.h"
@@ -102,7 +106,68 @@ void write_bzimage(const char *path, const char *release)
 	write_bytes(path, img, sizeof(img));
 }
 
+/* ---- a scratch directory and what lives in it ---- */
+
+void fixture_dir(char *dir, const char *prefix, struct conf *conf)
+{
+	char tmp[PATH_MAX];
+
+	sfmt(tmp, sizeof(tmp), "/tmp/%s.XXXXXX", prefix);
+	if (!mkdtemp(tmp) || !realpath(tmp, dir))
+		fail_msg("mkdtemp '%s': %m", tmp);
+	conf_defaults(conf, dir);
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+int fixture_rmdir(const char *dir)
+{
+	return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+void fixture_kernel(const struct conf *conf, const char *alias, const char *release,
+		    const char *modules)
+{
+	char path[PATH_MAX];
+
+	mkdirs("%s/x86_64/kernel/%s", conf->images, alias);
+	sfmt(path, sizeof(path), "%s/x86_64/kernel/%s/vmlinuz", conf->images, alias);
+	write_bzimage(path, release);
+	if (!modules)
+		return;
+	sfmt(path, sizeof(path), "%s/x86_64/kernel/%s/modules.cpio", conf->images, alias);
+	write_text(path, modules);
+}
+
+struct api *fixture_api(const struct conf *conf)
+{
+	struct api *api = NULL;
+	char err[ERR_MAX];
+
+	if (api_start(conf, &api, err) < 0)
+		fail_msg("api_start: %s", err);
+	return api;
+}
+
 /* ---- a results database filled through the store API ---- */
+
+struct store *fixture_store(const struct conf *conf)
+{
+	char path[PATH_MAX + 16], err[ERR_MAX];
+	struct store *s = NULL;
+
+	mkdirs("%s", conf->results);
+	sfmt(path, sizeof(path), "%s/harness.db", conf->results);
+	if (store_open(path, &s, err) < 0)
+		fail_msg("store_open: %s", err);
+	return s;
+}
 
 static char fixture_spec[] = "{}";
 
@@ -124,25 +189,32 @@ static void fixture_cell(struct cell *c, const char *name)
 	c->job.streams[0].threads = 1;
 }
 
-struct matrix *fixture_matrix(const char *name, const char *dir, const struct fixture_arm *arms,
-			      unsigned n_arms, const char *const *cells, unsigned n_cells,
-			      unsigned reps)
+struct matrix *fixture_matrix_new(const char *name, const char *dir, unsigned reps)
 {
 	struct matrix *m = calloc(1, sizeof(*m));
-	struct arm *a;
-	unsigned i;
 
 	assert_non_null(m);
-	snprintf(m->name, sizeof(m->name), "%s", name);
-	snprintf(m->path, sizeof(m->path), "%s.json", name);
-	snprintf(m->base_dir, sizeof(m->base_dir), "%s", dir);
-	snprintf(m->hash, sizeof(m->hash), "0");
-	snprintf(m->archs[0], sizeof(m->archs[0]), "x86_64");
+	sfmt(m->name, sizeof(m->name), "%s", name);
+	sfmt(m->path, sizeof(m->path), "%s.json", name);
+	sfmt(m->base_dir, sizeof(m->base_dir), "%s", dir);
+	sfmt(m->hash, sizeof(m->hash), "0");
+	sfmt(m->archs[0], sizeof(m->archs[0]), "x86_64");
 	m->n_archs = 1;
 	m->canonical = fixture_spec;
 	m->reps = reps;
 	m->memory_mib = 512;
 	m->vcpus = 2;
+	return m;
+}
+
+struct matrix *fixture_matrix(const char *name, const char *dir, const struct fixture_arm *arms,
+			      unsigned n_arms, const char *const *cells, unsigned n_cells,
+			      unsigned reps)
+{
+	struct matrix *m = fixture_matrix_new(name, dir, reps);
+	struct arm *a;
+	unsigned i;
+
 	m->n_arms = n_arms;
 	m->n_cells = n_cells;
 	for (i = 0; i < n_arms; i++) {
@@ -153,6 +225,8 @@ struct matrix *fixture_matrix(const char *name, const char *dir, const struct fi
 			 arms[i].kernel);
 		snprintf(a->files[0].release, sizeof(a->files[0].release), "%s-test", arms[i].kernel);
 		snprintf(a->lru_gen, sizeof(a->lru_gen), "%s", arms[i].lru_gen);
+		snprintf(a->cmdline, sizeof(a->cmdline), "%s", arms[i].cmdline ? arms[i].cmdline : "");
+		snprintf(a->tag, sizeof(a->tag), "%s", arms[i].tag ? arms[i].tag : "");
 	}
 	for (i = 0; i < n_cells; i++)
 		fixture_cell(&m->cells[i], cells[i]);
@@ -199,6 +273,7 @@ static void fixture_interval(struct store *s, int64_t run, uint64_t i,
 	smp.resident.n = 1;
 	smp.resident.v[0] = r->resident;
 	ss.read_ops = r->ops;
+	ss.misses = r->misses;
 	ss.lat_p50_ns = r->p99_ns / 2;
 	ss.lat_p99_ns = r->p99_ns;
 	ss.lat_max_ns = r->p99_ns;

@@ -1,6 +1,7 @@
 /* testlib.h -- fixtures the cmocka tests share: checked formatting, JSON
- * written with ', files and directories, a fake x86 bzImage, and a results
- * database filled with done runs. */
+ * written with ', files and directories, a fake x86 bzImage and images tree,
+ * a scratch directory with its conf, and a results database filled with
+ * done runs. */
 #ifndef TESTLIB_H
 #define TESTLIB_H
 
@@ -27,6 +28,32 @@ void fake_bzimage(unsigned char img[FAKE_BZIMAGE_SIZE], const char *release);
 void write_bzimage(const char *path, const char *release);
 
 
+/* ---- a scratch directory and what lives in it ---- */
+
+struct conf;
+struct api;
+
+/*
+ * A new directory /tmp/PREFIX.XXXXXX, its real path in dir (PATH_MAX bytes),
+ * and conf's defaults over it (results DIR/results, images DIR/images/out).
+ */
+void fixture_dir(char *dir, const char *prefix, struct conf *conf);
+
+/* rm -rf dir: 0, or -1 (a teardown's return). */
+int fixture_rmdir(const char *dir);
+
+/*
+ * Kernel alias ALIAS for x86_64 in conf's images tree: an x86 bzImage look-
+ * alike of release as its vmlinuz and, if modules is not NULL, that text as
+ * its modules.cpio.
+ */
+void fixture_kernel(const struct conf *conf, const char *alias, const char *release,
+		    const char *modules);
+
+/* The API server on conf (api_start), or the test fails. */
+struct api *fixture_api(const struct conf *conf);
+
+
 /* ---- a results database filled through the store API, as the runner would ---- */
 
 struct store;
@@ -35,7 +62,17 @@ struct run_ref;
 
 struct fixture_arm {
 	const char *name, *kernel, *lru_gen;
+	const char *cmdline, *tag;   /* NULL: none */
 };
+
+/* conf's results directory made and its harness.db opened, or the test fails. */
+struct store *fixture_store(const struct conf *conf);
+
+/*
+ * A matrix of no arms and no cells yet, for reps repetitions: name, NAME.json
+ * in dir, hash "0", x86_64, 512 MiB and 2 vCPUs; calloc'd.
+ */
+struct matrix *fixture_matrix_new(const char *name, const char *dir, unsigned reps);
 
 /*
  * A matrix of arms x cells, each cell one random-read stream 'r' over one
@@ -53,6 +90,7 @@ size_t fixture_queue(struct store *s, const struct matrix *m, int64_t *ret_mid,
 struct fixture_rates {
 	uint64_t ops, refault, majflt;    /* reads, workingset_refault_file, pgmajfault */
 	uint64_t p99_ns;                  /* the stream's p99 latency */
+	uint64_t misses;                  /* the stream's misses */
 	uint64_t resident;                /* pages of 'd' resident (at the end) */
 	uint64_t pass_resident;           /* 0, or pages resident at one pass_end event */
 };
