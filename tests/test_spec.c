@@ -11,7 +11,6 @@
 #include <stdint.h>
 #include <ctype.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,24 +46,12 @@ static void write_preset(const char *name, const char *text)
 	write_text(path, jq(text));
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static int setup(void **state)
 {
 	char path[PATH_MAX];
 
 	(void)state;
-	sfmt(dir, sizeof(dir), "/tmp/test_spec.XXXXXX");
-	if (!mkdtemp(dir) || !realpath(dir, path))
-		return -1;
-	sfmt(dir, sizeof(dir), "%s", path);   /* resolved, as kernel paths come back */
-	conf_defaults(&conf, dir);
+	fixture_dir(dir, "test_spec", &conf);   /* resolved, as kernel paths come back */
 	/* the default images path is DIR/images/out, presets DIR/workloads/presets */
 	sfmt(path, sizeof(path), "%s/images/out", dir);
 	if (strcmp(conf.images, path))
@@ -75,11 +62,7 @@ static int setup(void **state)
 	/* point presets at a directory of the test's own */
 	sfmt(conf.presets, sizeof(conf.presets), "%s/presets", dir);
 	mkdirs("%s", conf.presets);
-	mkdirs("%s/x86_64/kernel/6.12", conf.images);
-	sfmt(path, sizeof(path), "%s/x86_64/kernel/6.12/vmlinuz", conf.images);
-	write_bzimage(path, RELEASE);
-	sfmt(path, sizeof(path), "%s/x86_64/kernel/6.12/modules.cpio", conf.images);
-	write_text(path, "070701 not really a cpio\n");
+	fixture_kernel(&conf, "6.12", RELEASE, "070701 not really a cpio\n");
 	/* kernels named by path */
 	mkdirs("%s/k", dir);
 	mkdirs("%s/sub", dir);
@@ -96,7 +79,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return fixture_rmdir(dir);
 }
 
 /* ---- helpers ---- */
@@ -582,7 +565,7 @@ static void test_kernel_confined(void **state)
 	refuse_arm("'kernel':'bare.bz'", "arms[0].kernel:", "/bare.bz ", outside, NULL);
 	refuse_arm("'kernel':'6.12','modules':'k/mods.cpio'", "arms[0].modules:", outside, NULL);
 	conf.kernel_dirs[0] = '\0';
-	nftw(out, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	fixture_rmdir(out);
 }
 
 /* ---- spec_load: refusals ---- */
