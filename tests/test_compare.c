@@ -8,7 +8,6 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,90 +18,24 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "abba.h"
 #include "compare.h"
 #include "conf.h"
 #include "err.h"
 #include "report.h"
 #include "stats.h"
 #include "store.h"
+#include "testlib.h"
 
 static char dir[PATH_MAX];
 static struct conf conf;
 static struct store *store;
 
-/* ---- a matrix, filled by hand ---- */
+/* ---- matrices (testlib's fixtures) with chosen effects ---- */
 
 /* What one arm does to a cell: ops/s and refault/s factors, noise, drift per block. */
 struct effect {
 	double ops, refault, noise, drift;
 };
-
-struct arm_def {
-	const char *name, *kernel, *lru_gen, *cmdline, *tag;   /* tag NULL: none */
-};
-
-static char canonical[] = "{}";
-
-static void set_kernel(struct matrix *m, struct arm *a, const char *kernel)
-{
-#ifdef SPEC_MAX_ARCHS    /* kernels per architecture */
-	snprintf(m->archs[0], sizeof(m->archs[0]), "x86_64");
-	m->n_archs = 1;
-	snprintf(a->files[0].kernel, sizeof(a->files[0].kernel), "/images/%s/vmlinuz", kernel);
-	snprintf(a->files[0].release, sizeof(a->files[0].release), "%s-test", kernel);
-#else
-	snprintf(m->arch, sizeof(m->arch), "x86_64");
-	snprintf(a->files.kernel, sizeof(a->files.kernel), "/images/%s/vmlinuz", kernel);
-	snprintf(a->files.release, sizeof(a->files.release), "%s-test", kernel);
-#endif
-	snprintf(a->kernel, sizeof(a->kernel), "%s", kernel);
-}
-
-static struct matrix *new_matrix(const char *name, const struct arm_def *arms, unsigned n_arms,
-				 const char *const *cells, unsigned n_cells, unsigned reps)
-{
-	struct matrix *m = calloc(1, sizeof(*m));
-	struct cell *c;
-	unsigned i;
-
-	assert_non_null(m);
-	snprintf(m->name, sizeof(m->name), "%s", name);
-	snprintf(m->path, sizeof(m->path), "%s.json", name);
-	snprintf(m->base_dir, sizeof(m->base_dir), "%s", dir);
-	snprintf(m->hash, sizeof(m->hash), "0");
-	m->canonical = canonical;
-	m->reps = reps;
-	m->memory_mib = 512;
-	m->vcpus = 2;
-	m->n_arms = n_arms;
-	m->n_cells = n_cells;
-	for (i = 0; i < n_arms; i++) {
-		snprintf(m->arms[i].name, sizeof(m->arms[i].name), "%s", arms[i].name);
-		set_kernel(m, &m->arms[i], arms[i].kernel);
-		snprintf(m->arms[i].lru_gen, sizeof(m->arms[i].lru_gen), "%s", arms[i].lru_gen);
-		snprintf(m->arms[i].cmdline, sizeof(m->arms[i].cmdline), "%s", arms[i].cmdline);
-		snprintf(m->arms[i].tag, sizeof(m->arms[i].tag), "%s",
-			 arms[i].tag ? arms[i].tag : "");
-	}
-	for (i = 0; i < n_cells; i++) {
-		c = &m->cells[i];
-		snprintf(c->name, sizeof(c->name), "%s", cells[i]);
-		c->job.memcg_mib = 64;
-		c->job.duration_s = 11;
-		c->job.interval_ms = 1000;
-		c->job.ramp_s = 1;
-		c->job.nfiles = 1;
-		snprintf(c->job.files[0].name, sizeof(c->job.files[0].name), "d");
-		c->job.files[0].mib = 8;
-		c->job.nstreams = 1;
-		c->job.streams[0].kind = KIND_RANDOM;
-		snprintf(c->job.streams[0].name, sizeof(c->job.streams[0].name), "r");
-		snprintf(c->job.streams[0].file, sizeof(c->job.streams[0].file), "d");
-		c->job.streams[0].threads = 1;
-	}
-	return m;
-}
 
 static double gauss(uint64_t *state)
 {
@@ -115,65 +48,30 @@ static double gauss(uint64_t *state)
 /* One done run: a ramp interval, then 10 one-second intervals at these rates. */
 static void fake_run(int64_t run, double ops, double refault, double miss_share)
 {
-	struct proto_hello h = { .proto = 1, .page_size = 4096, .mem_total_kib = 1 << 19 };
-	struct proto_setup st = { .file_pages = { .n = 1, .v = { 2048 } } };
-	struct proto_summary sum = { 0 };
-	struct proto_stream_sample ss;
-	struct proto_sample smp;
-	char err[ERR_MAX];
-	uint64_t i;
+	struct fixture_rates r = { .majflt = 50, .resident = 1024 };
 
-	snprintf(h.release, sizeof(h.release), "6.12.99-test");
-	snprintf(st.lru_gen, sizeof(st.lru_gen), "0x0007");
-	snprintf(st.residency, sizeof(st.residency), "mincore");
-	if (store_run_booting(store, run, "tcg", "host", "x86_64", "", err) < 0 ||
-	    store_run_hello(store, run, &h, 1000, err) < 0 || store_run_setup(store, run, &st, err) < 0)
-		fail_msg("run %lld: %s", (long long)run, err);
-	for (i = 0; i <= 10; i++) {
-		memset(&smp, 0, sizeof(smp));
-		smp.seq = i;
-		smp.t_ms = 1000 * (i + 1);
-		smp.ramp = i == 0;
-		smp.refault_file = (uint64_t)llround(refault);
-		smp.pgmajfault = 50;
-		smp.resident.n = 1;
-		smp.resident.v[0] = 1024;
-		memset(&ss, 0, sizeof(ss));
-		ss.seq = i;
-		ss.active = 1;
-		ss.read_ops = (uint64_t)llround(ops);
-		ss.misses = (uint64_t)llround(ops * miss_share);
-		if (store_sample(store, run, &smp, err) < 0 || store_stream_sample(store, run, &ss, err) < 0)
-			fail_msg("sample: %s", err);
-	}
-	sum.samples = 11;
-	sum.duration_ms = 11000;
-	if (store_run_finish(store, run, "done", NULL, &sum, err) < 0)
-		fail_msg("finish: %s", err);
+	r.ops = (uint64_t)llround(ops);
+	r.refault = (uint64_t)llround(refault);
+	r.misses = (uint64_t)llround(ops * miss_share);
+	fixture_run(store, run, &r);
 }
 
 /*
  * Queue a matrix in ABBA order and finish every run: arm a of cell c does
  * 100000 ops/s and 1000 refaults/s times eff[c * n_arms + a], with noise.
  */
-static void add_matrix(const char *name, const struct arm_def *arms, unsigned n_arms,
+static void add_matrix(const char *name, const struct fixture_arm *arms, unsigned n_arms,
 		       const char *const *cells, unsigned n_cells, unsigned reps,
 		       const struct effect *eff, uint64_t seed)
 {
-	struct matrix *m = new_matrix(name, arms, n_arms, cells, n_cells, reps);
-	struct abba_slot *slots = calloc((size_t)n_arms * n_cells * reps, sizeof(*slots));
+	struct matrix *m = fixture_matrix(name, dir, arms, n_arms, cells, n_cells, reps);
 	struct run_ref *runs = NULL;
 	const struct effect *e;
-	char err[ERR_MAX];
 	double shift;
 	int64_t mid;
 	size_t n, i;
 
-	assert_non_null(slots);
-	n = abba_order(n_arms, n_cells, reps, slots);
-	if (store_add_matrix(store, m, slots, n, &mid, err) < 0 ||
-	    store_queued_runs(store, mid, &runs, &n, err) < 0)
-		fail_msg("%s: %s", name, err);
+	n = fixture_queue(store, m, &mid, &runs);
 	for (i = 0; i < n; i++) {
 		e = &eff[runs[i].cell * n_arms + runs[i].arm];
 		shift = 1 + e->drift * runs[i].block;
@@ -181,25 +79,16 @@ static void add_matrix(const char *name, const struct arm_def *arms, unsigned n_
 			 1000 * e->refault * (1 + e->noise * gauss(&seed)), 0.1);
 	}
 	free(runs);
-	free(slots);
 	free(m);
 }
 
 /* ---- fixture ---- */
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static const char *const two_cells[] = { "16G/1.1", "16G/0.9" };
 
 static int setup(void **state)
 {
-	static const struct arm_def arms[] = {
+	static const struct fixture_arm arms[] = {
 		{ "orig", "6.12", "y", "", NULL }, { "fg", "6.12-fg", "y", "", NULL },
 	};
 	/* 16G/1.1: fg 6 % slower, 10 % fewer refaults; 16G/0.9: fg the same */
@@ -211,7 +100,7 @@ static int setup(void **state)
 		{ 1, 1, 0.005, 0 }, { 1.05, 0.90, 0.005, 0 },
 		{ 1, 1, 0.003, 0 }, { 1.05, 1.00, 0.003, 0 },
 	};
-	static const struct arm_def aa_arms[] = {
+	static const struct fixture_arm aa_arms[] = {
 		{ "base-aa", "6.12", "y", "", NULL }, { "base2-aa", "6.12", "y", "quiet", NULL },
 		{ "new", "6.12-fg", "y", "", NULL },
 	};
@@ -220,19 +109,19 @@ static int setup(void **state)
 		{ 1, 1, 0.003, 0 }, { 1, 1, 0.003, 0 }, { 1.01, 1, 0.003, 0 },
 	};
 	/* v3 and v4 carry the same tags: --tags picks the newer, v4 */
-	static const struct arm_def lab_arms[] = {
+	static const struct fixture_arm lab_arms[] = {
 		{ "orig", "6.12", "y", "", "lab/base" }, { "fg", "6.12-fg", "y", "", "lab/fg" },
 	};
 	/* "dup" on two arms of one matrix: ambiguous */
-	static const struct arm_def same_arms[] = {
+	static const struct fixture_arm same_arms[] = {
 		{ "a", "6.12", "y", "", "dup" }, { "b", "6.12-fg", "n", "", "dup:new" },
 		{ "c", "6.12", "y", "", "dup" },
 	};
 	/* Monday's night: rotate/v3 as fast as orig; Tuesday's: rotate/v4 5 % slower */
-	static const struct arm_def mon_arms[] = {
+	static const struct fixture_arm mon_arms[] = {
 		{ "orig", "6.12", "y", "", NULL }, { "rotate", "6.12-rot3", "y", "", "rotate/v3" },
 	};
-	static const struct arm_def tue_arms[] = {
+	static const struct fixture_arm tue_arms[] = {
 		{ "orig", "6.12", "y", "", NULL }, { "rotate", "6.12-rot4", "y", "", "rotate/v4" },
 	};
 	static const struct effect mon_eff[] = {
@@ -248,20 +137,10 @@ static int setup(void **state)
 		{ 1, 1, 0.003, 0 }, { 1, 1, 0.003, 0.01 }, { 1, 1, 0.003, 0 },
 	};
 	static const char *const one_cell[] = { "16G/1.1" };
-	char path[PATH_MAX + 16], err[ERR_MAX];
 
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/test_compare.XXXXXX");
-	if (!mkdtemp(dir))
-		return -1;
-	conf_defaults(&conf, dir);
-	if (mkdir(conf.results, 0755) < 0)
-		return -1;
-	snprintf(path, sizeof(path), "%s/harness.db", conf.results);
-	if (store_open(path, &store, err) < 0) {
-		fprintf(stderr, "store_open: %s\n", err);
-		return -1;
-	}
+	fixture_dir(dir, "test_compare", &conf);
+	store = fixture_store(&conf);
 	add_matrix("v3", lab_arms, 2, two_cells, 2, 20, eff, 1);
 	add_matrix("v4", lab_arms, 2, two_cells, 2, 20, eff2, 2);
 	add_matrix("aa", aa_arms, 3, one_cell, 1, 48, aa_eff, 3);
@@ -276,7 +155,7 @@ static int teardown(void **state)
 {
 	(void)state;
 	store_close(store);
-	return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return fixture_rmdir(dir);
 }
 
 /* ---- helpers ---- */
