@@ -104,7 +104,6 @@ static struct matrix *new_matrix(void)
 static void refuse(const char *text, ...)
 {
 	struct matrix *m = new_matrix();
-	const char *want;
 	va_list ap;
 	size_t plen = strlen(mpath);
 
@@ -118,11 +117,7 @@ static void refuse(const char *text, ...)
 	if (strncmp(err, mpath, plen) || err[plen] != ':')
 		fail_msg("error '%s' does not start with the file name", err);
 	va_start(ap, text);
-	while ((want = va_arg(ap, const char *)))
-		if (!strstr(err, want)) {
-			va_end(ap);
-			fail_msg("error '%s' lacks '%s'", err, want);
-		}
+	assert_err_has(err, ap);
 	va_end(ap);
 }
 
@@ -465,7 +460,6 @@ static void accept_arm(const char *arm)
 static void refuse_arm(const char *arm, ...)
 {
 	struct matrix *m = new_matrix();
-	const char *want;
 	va_list ap;
 
 	if (load_arm(m, arm) == 0) {
@@ -474,11 +468,7 @@ static void refuse_arm(const char *arm, ...)
 	}
 	free(m);
 	va_start(ap, arm);
-	while ((want = va_arg(ap, const char *)))
-		if (!strstr(err, want)) {
-			va_end(ap);
-			fail_msg("error '%s' lacks '%s'", err, want);
-		}
+	assert_err_has(err, ap);
 	va_end(ap);
 }
 

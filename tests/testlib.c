@@ -35,6 +35,15 @@ void sfmt(char *buf, size_t len, const char *fmt, ...)
 	assert_true(n >= 0 && (size_t)n < len);
 }
 
+void assert_err_has(const char *err, va_list ap)
+{
+	const char *want;
+
+	while ((want = va_arg(ap, const char *)))
+		if (!strstr(err, want))
+			fail_msg("error '%s' lacks '%s'", err, want);
+}
+
 const char *jq(const char *s)
 {
 	static char *ring[8];

@@ -5,6 +5,7 @@
 #ifndef TESTLIB_H
 #define TESTLIB_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -12,6 +13,9 @@
 
 /* snprintf that fails the test on truncation. */
 void sfmt(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Fail the test unless err holds each string of ap up to a NULL, naming the first it lacks. */
+void assert_err_has(const char *err, va_list ap);
 
 /* JSON written with ' for " so tests read better; the copy lives until eight more calls. */
 const char *jq(const char *s);
