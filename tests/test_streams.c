@@ -342,33 +342,55 @@ static void test_random_calibrate_mmap_zipf(void **state)
 	fix_free(f);
 }
 
-static void *run_random(void *arg)
-{
-	struct fix *f = arg;
+struct running {
+	struct fix *f;
+	int (*run)(struct stream_ctx *);
+	int rc;
+};
 
-	return (void *)(intptr_t)stream_random_run(&f->ctx);
+static void *run_thread(void *arg)
+{
+	struct running *r = arg;
+
+	r->rc = r->run(&r->f->ctx);
+	return NULL;
+}
+
+/*
+ * Run f's stream in a thread for 0.3 s, then stop it and wait for it; its
+ * return in *ret_rc (if not NULL). Returns the seconds the stop took.
+ */
+static double run_then_stop(struct fix *f, int (*run)(struct stream_ctx *), int *ret_rc)
+{
+	struct running r = { f, run, -1 };
+	struct timespec pause = { 0, 300000000 };
+	uint64_t t_stop;
+	pthread_t tid;
+
+	assert_int_equal(pthread_create(&tid, NULL, run_thread, &r), 0);
+	nanosleep(&pause, NULL);
+	t_stop = stream_now_ns();
+	atomic_store(&f->reg->stop, 1);
+	assert_int_equal(pthread_join(tid, NULL), 0);
+	if (ret_rc)
+		*ret_rc = r.rc;
+	return secs_since(t_stop);
 }
 
 static void test_random_stop(void **state)
 {
 	struct proto_stream st = stream_of(KIND_RANDOM, "hot");
-	struct timespec pause = { 0, 300000000 };
-	uint64_t t_stop;
 	struct fix *f;
-	pthread_t tid;
-	void *ret;
+	double took;
+	int rc;
 
 	(void)state;
 	st.threads = 2;
 	st.miss_us = 100;
 	f = fix_new(&st);
-	assert_int_equal(pthread_create(&tid, NULL, run_random, f), 0);
-	nanosleep(&pause, NULL);
-	t_stop = stream_now_ns();
-	atomic_store(&f->reg->stop, 1);
-	assert_int_equal(pthread_join(tid, &ret), 0);
-	assert_int_equal((intptr_t)ret, 0);
-	assert_true(secs_since(t_stop) < 1.0);
+	took = run_then_stop(f, stream_random_run, &rc);
+	assert_int_equal(rc, 0);
+	assert_true(took < 1.0);
 	assert_true(totals(f).ops > 0);
 	assert_int_equal(f->reg->s[0].state, ST_DONE);
 	fix_free(f);
@@ -378,21 +400,13 @@ static void test_random_stop(void **state)
 static void test_random_stop_while_sleeping(void **state)
 {
 	struct proto_stream st = stream_of(KIND_RANDOM, "hot");
-	struct timespec pause = { 0, 300000000 };
-	uint64_t t_stop;
 	struct fix *f;
-	pthread_t tid;
 
 	(void)state;
 	st.rate = 0.2;
 	st.miss_us = 1000;      /* a fixed threshold: no calibration before the first op */
 	f = fix_new(&st);
-	assert_int_equal(pthread_create(&tid, NULL, run_random, f), 0);
-	nanosleep(&pause, NULL);
-	t_stop = stream_now_ns();
-	atomic_store(&f->reg->stop, 1);
-	assert_int_equal(pthread_join(tid, NULL), 0);
-	assert_true(secs_since(t_stop) < 1.0);
+	assert_true(run_then_stop(f, stream_random_run, NULL) < 1.0);
 	assert_int_equal(totals(f).ops, 1);
 	fix_free(f);
 }
@@ -405,20 +419,12 @@ static void test_random_stop_while_sleeping(void **state)
 static void test_random_stop_while_calibrating(void **state)
 {
 	struct proto_stream st = stream_of(KIND_RANDOM, "hot");
-	struct timespec pause = { 0, 300000000 };
-	uint64_t t_stop;
 	struct fix *f;
-	pthread_t tid;
 
 	(void)state;
 	st.rate = 0.2;
 	f = fix_new(&st);
-	assert_int_equal(pthread_create(&tid, NULL, run_random, f), 0);
-	nanosleep(&pause, NULL);
-	t_stop = stream_now_ns();
-	atomic_store(&f->reg->stop, 1);
-	assert_int_equal(pthread_join(tid, NULL), 0);
-	assert_true(secs_since(t_stop) < 1.0);
+	assert_true(run_then_stop(f, stream_random_run, NULL) < 1.0);
 	assert_int_equal(totals(f).ops, 0);
 	fix_free(f);
 }
@@ -571,34 +577,21 @@ static void test_scan_throttled(void **state)
 	fix_free(f);
 }
 
-static void *run_scan_thread(void *arg)
-{
-	struct fix *f = arg;
-
-	return (void *)(intptr_t)stream_scan_run(&f->ctx);
-}
-
 static void test_scan_stop(void **state)
 {
 	struct proto_stream st = stream_of(KIND_SCAN, "scan");
-	struct timespec pause = { 0, 300000000 };
-	uint64_t t_stop;
 	struct fix *f;
-	pthread_t tid;
-	void *ret;
+	double took;
+	int rc;
 
 	(void)state;
 	st.passes = 1000;
 	st.gap_s = 0.05;
 	st.rate_mibs = 16;
 	f = fix_new(&st);
-	assert_int_equal(pthread_create(&tid, NULL, run_scan_thread, f), 0);
-	nanosleep(&pause, NULL);
-	t_stop = stream_now_ns();
-	atomic_store(&f->reg->stop, 1);
-	assert_int_equal(pthread_join(tid, &ret), 0);
-	assert_int_equal((intptr_t)ret, 0);
-	assert_true(secs_since(t_stop) < 1.0);
+	took = run_then_stop(f, stream_scan_run, &rc);
+	assert_int_equal(rc, 0);
+	assert_true(took < 1.0);
 	drain_events(f);
 	/* START, PASS_START 1, PASS_END 1 cut short, END */
 	assert_int_equal(f->nev, 4);
