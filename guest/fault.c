@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,18 +22,6 @@ static const char *const kind_names[] = {
 	[FAULT_LONGLINE] = "longline", [FAULT_BADJSON] = "badjson",
 };
 
-static int ferr(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int ferr(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 /* One "key=value" word of the command line. */
 static int fault_option(struct fault *f, const char *word, char *err, size_t errlen)
 {
@@ -47,15 +34,16 @@ static int fault_option(struct fault *f, const char *word, char *err, size_t err
 				f->kind = (enum fault_kind)k;
 				return 0;
 			}
-		return ferr(err, errlen, "/proc/cmdline: harness.fault: unknown kind '%.32s'",
-			    word + 14);
+		return proto_errf(err, errlen, "/proc/cmdline: harness.fault: unknown kind '%.32s'",
+				  word + 14);
 	}
 	if (!strncmp(word, "harness.fault_after=", 20)) {
 		errno = 0;
 		f->after_ms = strtoull(word + 20, &end, 10) * 1000;
 		if (errno || end == word + 20 || *end || f->after_ms > 86400000)
-			return ferr(err, errlen, "/proc/cmdline: harness.fault_after: expected "
-				    "seconds (0..86400), got '%.32s'", word + 20);
+			return proto_errf(err, errlen,
+					  "/proc/cmdline: harness.fault_after: expected "
+					  "seconds (0..86400), got '%.32s'", word + 20);
 	}
 	return 0;
 }
@@ -74,7 +62,7 @@ int fault_load(struct fault *f, const char *path, char *err, size_t errlen)
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n < 0)
-		return ferr(err, errlen, "read '%s': %s", path, strerror(errno));
+		return proto_errf(err, errlen, "read '%s': %s", path, strerror(errno));
 	buf[n] = '\0';
 	for (word = strtok_r(buf, " \t\n", &save); word; word = strtok_r(NULL, " \t\n", &save))
 		if (fault_option(f, word, err, errlen) < 0)
@@ -181,7 +169,8 @@ int fault_filter(struct fault *f, int fd, const struct proto_msg *m, const char 
 		return 0;
 	f->fired = 1;
 	if (fire(f, fd, line, len) < 0)
-		return ferr(err, errlen, "fault %s: could not inject it: %s", kind_names[f->kind],
-			    strerror(errno));
+		return proto_errf(err, errlen,
+				  "fault %s: could not inject it: %s", kind_names[f->kind],
+				  strerror(errno));
 	return 1;
 }

@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,19 +53,6 @@ static const struct {
 };
 #define NKEYS SAMPLER_NKEYS
 
-static int errf(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int errf(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 static long do_cachestat(int fd, uint64_t off, uint64_t len, struct sampler_cachestat *cs)
 {
 	struct sampler_cachestat_range r = { off, len };
@@ -98,20 +84,22 @@ static int parse_line(const char *p, const char *end, char *key, uint64_t *val,
 
 	while (p < end && ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_')) {
 		if (k + 1 >= STAT_KEY_MAX)
-			return errf(err, errlen, "memory.stat line %u: key too long", lineno);
+			return proto_errf(err, errlen, "memory.stat line %u: key too long", lineno);
 		key[k++] = *p++;
 	}
 	key[k] = '\0';
 	if (k == 0 || p >= end || *p++ != ' ' || p >= end)
-		return errf(err, errlen, "memory.stat line %u: not 'key value'", lineno);
+		return proto_errf(err, errlen, "memory.stat line %u: not 'key value'", lineno);
 	for (; p < end; p++) {
 		if (*p < '0' || *p > '9')
-			return errf(err, errlen, "memory.stat line %u ('%s'): value not a decimal",
-				    lineno, key);
+			return proto_errf(err, errlen,
+					  "memory.stat line %u ('%s'): value not a decimal",
+					  lineno, key);
 		d = (unsigned)(*p - '0');
 		if (v > (UINT64_MAX - d) / 10)
-			return errf(err, errlen, "memory.stat line %u ('%s'): value overflows",
-				    lineno, key);
+			return proto_errf(err, errlen,
+					  "memory.stat line %u ('%s'): value overflows",
+					  lineno, key);
 		v = v * 10 + d;
 	}
 	*val = v;
@@ -128,7 +116,7 @@ int sampler_parse_stat(const char *buf, size_t len, struct sampler_reading *out,
 	size_t i;
 
 	if (len == 0 || buf[len - 1] != '\n')
-		return errf(err, errlen, "memory.stat: empty or not newline-terminated");
+		return proto_errf(err, errlen, "memory.stat: empty or not newline-terminated");
 	for (; p < end; p = nl + 1) {
 		nl = memchr(p, '\n', (size_t)(end - p));
 		if (parse_line(p, nl, key, &val, err, errlen, ++lineno) < 0)
@@ -137,13 +125,15 @@ int sampler_parse_stat(const char *buf, size_t len, struct sampler_reading *out,
 			if (strcmp(key, stat_keys[i].key))
 				continue;
 			if (seen[i]++)
-				return errf(err, errlen, "memory.stat: '%s' appears twice", key);
+				return proto_errf(err, errlen,
+						  "memory.stat: '%s' appears twice", key);
 			out->stat[i] = val;
 		}
 	}
 	for (i = 0; i < NKEYS; i++)
 		if (!seen[i])
-			return errf(err, errlen, "memory.stat: '%s' missing", stat_keys[i].key);
+			return proto_errf(err, errlen,
+					  "memory.stat: '%s' missing", stat_keys[i].key);
 	return 0;
 }
 
@@ -158,12 +148,13 @@ static int read_stat(struct sampler *s, size_t *ret_len, char *err, size_t errle
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return errf(err, errlen, "read memory.stat: %s", strerror(errno));
+			return proto_errf(err, errlen, "read memory.stat: %s", strerror(errno));
 		if (n == 0)
 			break;
 		len += (size_t)n;
 		if (len > SAMPLER_STAT_MAX)
-			return errf(err, errlen, "memory.stat larger than %d bytes", SAMPLER_STAT_MAX);
+			return proto_errf(err, errlen,
+					  "memory.stat larger than %d bytes", SAMPLER_STAT_MAX);
 	}
 	*ret_len = len;
 	return 0;
@@ -175,7 +166,8 @@ static int residency_cachestat(struct sampler *s, unsigned f, uint64_t *ret, cha
 	struct sampler_cachestat cs;
 
 	if (do_cachestat(s->file_fd[f], 0, s->file_size[f], &cs) < 0)
-		return errf(err, errlen, "cachestat on '%s': %s", s->file_name[f], strerror(errno));
+		return proto_errf(err, errlen,
+				  "cachestat on '%s': %s", s->file_name[f], strerror(errno));
 	*ret = cs.nr_cache;
 	return 0;
 }
@@ -192,12 +184,12 @@ static int residency_mincore(struct sampler *s, unsigned f, uint64_t *ret, char 
 		len = s->file_size[f] - off < SAMPLER_WINDOW ? s->file_size[f] - off : SAMPLER_WINDOW;
 		map = mmap(NULL, (size_t)len, PROT_READ, MAP_SHARED, s->file_fd[f], (off_t)off);
 		if (map == MAP_FAILED)
-			return errf(err, errlen, "mmap '%s' for mincore at %llu: %s",
-				    s->file_name[f], (unsigned long long)off, strerror(errno));
+			return proto_errf(err, errlen, "mmap '%s' for mincore at %llu: %s",
+					  s->file_name[f], (unsigned long long)off, strerror(errno));
 		rc = mincore(map, (size_t)len, s->vec);
 		if (rc < 0)
-			errf(err, errlen, "mincore on '%s' at %llu: %s", s->file_name[f],
-			     (unsigned long long)off, strerror(errno));
+			proto_errf(err, errlen, "mincore on '%s' at %llu: %s", s->file_name[f],
+				   (unsigned long long)off, strerror(errno));
 		munmap(map, (size_t)len);
 		if (rc < 0)
 			return -1;
@@ -223,17 +215,17 @@ int sampler_open(struct sampler *s, const char *memcg_dir, const char *memcg_pat
 	for (f = 0; f < PROTO_MAX_FILES; f++)
 		s->file_fd[f] = -1;
 	if (nfiles > PROTO_MAX_FILES)
-		return errf(err, errlen, "%u files, at most %d", nfiles, PROTO_MAX_FILES);
+		return proto_errf(err, errlen, "%u files, at most %d", nfiles, PROTO_MAX_FILES);
 	snprintf(path, sizeof(path), "%s/memory.stat", memcg_dir);
 	s->stat_fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (s->stat_fd < 0)
-		return errf(err, errlen, "open '%s': %s", path, strerror(errno));
+		return proto_errf(err, errlen, "open '%s': %s", path, strerror(errno));
 	for (f = 0; f < nfiles; f++) {
 		s->file_name[f] = files[f];
 		s->file_fd[f] = open(files[f], O_RDONLY | O_CLOEXEC);
 		s->nfiles++;
 		if (s->file_fd[f] < 0 || fstat(s->file_fd[f], &st) < 0)
-			return errf(err, errlen, "open '%s': %s", files[f], strerror(errno));
+			return proto_errf(err, errlen, "open '%s': %s", files[f], strerror(errno));
 		s->file_size[f] = (uint64_t)st.st_size;
 	}
 	snprintf(s->memcg_path, sizeof(s->memcg_path), "%s", memcg_path);
@@ -241,7 +233,7 @@ int sampler_open(struct sampler *s, const char *memcg_dir, const char *memcg_pat
 	s->buf = malloc(SAMPLER_STAT_MAX + 1);
 	s->vec = malloc(SAMPLER_WINDOW / page_size());
 	if (!s->buf || !s->vec)
-		return errf(err, errlen, "sampler buffers: %s", strerror(ENOMEM));
+		return proto_errf(err, errlen, "sampler buffers: %s", strerror(ENOMEM));
 	return 0;
 }
 
@@ -349,9 +341,10 @@ int sampler_fill(const struct sampler_reading *now, const struct sampler_reading
 			continue;
 		}
 		if (now->stat[i] < prev->stat[i])
-			return errf(err, errlen, "memory.stat '%s' went backwards: %llu after %llu",
-				    stat_keys[i].key, (unsigned long long)now->stat[i],
-				    (unsigned long long)prev->stat[i]);
+			return proto_errf(err, errlen,
+					  "memory.stat '%s' went backwards: %llu after %llu",
+					  stat_keys[i].key, (unsigned long long)now->stat[i],
+					  (unsigned long long)prev->stat[i]);
 		*dst = now->stat[i] - prev->stat[i];
 	}
 	out->resident = now->resident;
