@@ -267,6 +267,16 @@ struct view {
 	unsigned ncols;
 };
 
+/* "\nMATRIX / CELL, ARM (lru_gen X), mean of N runs, ": an arm's table's heading, to go on. */
+static void arm_heading(const struct view *w, unsigned used)
+{
+	const char *lru = w->mi->cell_lru[w->cell][w->arm];
+
+	fprintf(w->f, "\n%s / %s, %s (lru_gen %s), mean of %u run%s, ", w->mi->name,
+		w->mi->cell_names[w->cell], w->mi->arm_names[w->arm], lru[0] ? lru : "-", used,
+		used == 1 ? "" : "s");
+}
+
 static int series_arm(struct view *w, uint64_t step_ms, char *err)
 {
 	static double acc[MAX_BINS][MAX_COLS];
@@ -288,11 +298,8 @@ static int series_arm(struct view *w, uint64_t step_ms, char *err)
 		used++;
 		free(p);
 	}
-	fprintf(w->f, "\n%s / %s, %s (lru_gen %s), mean of %u run%s, per %llu s:\n",
-		w->mi->name, w->mi->cell_names[w->cell], w->mi->arm_names[w->arm],
-		w->mi->cell_lru[w->cell][w->arm][0] ? w->mi->cell_lru[w->cell][w->arm] : "-", used,
-		used == 1 ? "" : "s",
-		(unsigned long long)(step_ms / 1000));
+	arm_heading(w, used);
+	fprintf(w->f, "per %llu s:\n", (unsigned long long)(step_ms / 1000));
 	print_head(w->f, "t", w->cols, w->ncols);
 	for (b = 0; b < nbins; b++) {
 		snprintf(label, sizeof(label), "%llu", (unsigned long long)((b + 1) * step_ms / 1000));
@@ -379,11 +386,8 @@ static int events_arm(struct view *w, int stream, const char *kind, char *err)
 			return -1;
 		used++;
 	}
-	fprintf(w->f, "\n%s / %s, %s (lru_gen %s), mean of %u run%s, at each %s of '%s':\n",
-		w->mi->name, w->mi->cell_names[w->cell], w->mi->arm_names[w->arm],
-		w->mi->cell_lru[w->cell][w->arm][0] ? w->mi->cell_lru[w->cell][w->arm] : "-", used,
-		used == 1 ? "" : "s",
-		kind, w->l->streams[stream]);
+	arm_heading(w, used);
+	fprintf(w->f, "at each %s of '%s':\n", kind, w->l->streams[stream]);
 	print_head(w->f, "#", w->cols, w->ncols);
 	for (r = 0; r < rows; r++) {
 		snprintf(label, sizeof(label), "%zu", r + 1);
