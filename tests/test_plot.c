@@ -345,7 +345,6 @@ static void test_metric_svg(void **state)
 	assert_non_null(strstr(svg, "3 runs</text>"));      /* classic: one crashed */
 	assert_non_null(strstr(svg, "4 runs</text>"));
 	assert_non_null(strstr(svg, "class=\"ramp\""));
-	/* the cold read at t=5 and its pass; the reader's start at 20 ms is no news */
 	/* the cold read at t=5 and its pass share a line (10 ms apart); the reader's start
 	 * at 20 ms and its end with the workload are no news */
 	assert_non_null(strstr(svg, ">cold&lt;&amp;&gt; start, cold&lt;&amp;&gt; pass 1</text>"));
