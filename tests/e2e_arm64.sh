@@ -6,7 +6,7 @@
 # usage: tests/e2e_arm64.sh HARNESS_BINARY   (images for both arches must be built)
 set -u
 
-. "$(dirname "$0")/e2e_lib.sh" arm64 "$@"
+. "$(dirname "$0")/testlib.sh" arm64 "$@"
 
 e2e_conf
 

@@ -4,7 +4,7 @@
 # usage: tests/e2e_boot.sh HARNESS_BINARY   (images must be built)
 set -u
 
-. "$(dirname "$0")/e2e_lib.sh" boot "$@"
+. "$(dirname "$0")/testlib.sh" boot "$@"
 
 e2e_conf
 

@@ -4,7 +4,7 @@
 # usage: tests/e2e_daemon.sh HARNESS HARNESSD   (images must be built)
 set -u
 
-. "$(dirname "$0")/e2e_lib.sh" daemon "$@"
+. "$(dirname "$0")/testlib.sh" daemon "$@"
 dpid= hpid=
 cleanup() {
 	[ -n "$dpid" ] && kill -9 "$dpid" 2>/dev/null

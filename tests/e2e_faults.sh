@@ -6,7 +6,7 @@
 # FAULTS_KILLS (default 5; `make faults` says 20): kill -9 rounds.
 set -u
 
-. "$(dirname "$0")/e2e_lib.sh" faults "$@"
+. "$(dirname "$0")/testlib.sh" faults "$@"
 images=${FAULTS_IMAGES:-$repo/images/out}
 kills=${FAULTS_KILLS:-5}
 dpid= dconf=harness.conf

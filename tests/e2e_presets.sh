@@ -4,7 +4,7 @@
 # usage: tests/e2e_presets.sh HARNESS_BINARY   (images must be built)
 set -u
 
-. "$(dirname "$0")/e2e_lib.sh" presets "$@"
+. "$(dirname "$0")/testlib.sh" presets "$@"
 
 e2e_conf
 # The seeds' presets at a scale a TCG guest runs in seconds.

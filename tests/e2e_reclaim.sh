@@ -4,7 +4,7 @@
 # usage: tests/e2e_reclaim.sh HARNESS_BINARY   (images must be built)
 set -u
 
-. "$(dirname "$0")/e2e_lib.sh" reclaim "$@"
+. "$(dirname "$0")/testlib.sh" reclaim "$@"
 # the run of arm $1 in cell $2
 run_of() { q "SELECT r.id FROM runs r JOIN cells c ON c.id = r.cell_id JOIN arms a ON a.id = r.arm_id WHERE a.name = '$1' AND c.name = '$2'"; }
 ops() { q "SELECT $2 FROM op_samples WHERE run_id = $1 AND total = 1 AND op = 'reclaim'"; }

@@ -5,7 +5,7 @@
 # usage: tests/e2e_report.sh HARNESS_BINARY   (images must be built; chromium installed)
 set -u
 
-. "$(dirname "$0")/e2e_lib.sh" report "$@"
+. "$(dirname "$0")/testlib.sh" report "$@"
 
 e2e_conf
 

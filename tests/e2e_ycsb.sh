@@ -5,7 +5,7 @@
 # usage: tests/e2e_ycsb.sh HARNESS_BINARY   (make build images first: agents, ycsb-load)
 set -u
 
-. "$(dirname "$0")/e2e_lib.sh" ycsb "$@"
+. "$(dirname "$0")/testlib.sh" ycsb "$@"
 # within LO HI VALUE: LO <= VALUE <= HI (decimals)
 within() { awk -v lo="$1" -v hi="$2" -v v="$3" 'BEGIN { exit !(v != "" && v >= lo && v <= hi) }'; }
 

@@ -1,6 +1,6 @@
-# e2e_lib.sh -- what every end-to-end script shares: its work directory, the
-# "ok -" / "not ok -" lines, a database query, a harness.conf, the closing count.
-# usage (after set -u): . "$(dirname "$0")/e2e_lib.sh" NAME HARNESS [HARNESSD]
+# testlib.sh -- what the e2e scripts share (testlib.c is the C tests'): the
+# work directory, "ok -" lines, a database query, harness.conf, the count.
+# usage (after set -u): . "$(dirname "$0")/testlib.sh" NAME HARNESS [HARNESSD]
 
 e2e_name=$1
 harness=$(readlink -f "${2:?harness binary}")
