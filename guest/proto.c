@@ -51,7 +51,7 @@ const struct proto_opt proto_job_opts[] = {
 	{ "interval_ms", OPT_UINT, JOFF(interval_ms), 100, 60000, NULL, "1000", 0,
 	  "sampling interval, milliseconds" },
 	{ "ramp_s", OPT_UINT, JOFF(ramp_s), 0, 7 * 86400, NULL, "0", 0,
-	  "samples before this are stored flagged as ramp and left out of summaries" },
+	  "intervals that begin before this are stored flagged as ramp and left out of summaries" },
 	{ "disk_mib", OPT_UINT, JOFF(disk_mib), 0, 1 << 24, NULL, "0", 0,
 	  "size of the data disk, MiB; 0: what its files and databases need" },
 	{ NULL, 0, 0, 0, 0, NULL, NULL, 0, NULL },

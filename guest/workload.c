@@ -492,7 +492,8 @@ static int take_sample(struct wl *w)
 	w->t_ms += span;
 	m.u.sample.seq = w->seq;
 	m.u.sample.t_ms = w->t_ms;
-	m.u.sample.ramp = w->t_ms <= w->job->ramp_s * 1000;
+	/* an interval that began inside the ramp window is ramp: ramp_s 2 is two 1 s intervals */
+	m.u.sample.ramp = w->seq * w->job->interval_ms < w->job->ramp_s * 1000;
 	if (w->env->send(w->env->send_arg, &m) < 0)
 		return fail(w, "channel: cannot send a sample");
 	if (send_streams(w) < 0 || send_ops(w, span, (int)m.u.sample.ramp) < 0)

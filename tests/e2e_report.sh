@@ -70,6 +70,8 @@ for p in sys.argv[1:]:
 EOF
 check "the cold read is marked on the ops/s chart" \
 	grep -q '<g class="event"><title>cold start at t=4' plots/c00-cold-read-ops_s.svg
+check "ramp_s 2 flags the first two 1 s intervals of each run" \
+	[ "$(q "SELECT COUNT(*) FROM samples s JOIN runs r ON r.id = s.run_id WHERE r.status = 'done' AND s.ramp = 1")" = 4 ]
 check "the ramp is shaded" grep -q '<g class="ramp">' plots/c00-cold-read-ops_s.svg
 "$harness" plot e2e-report --metric bogus > /dev/null 2> bogus.err
 rc=$?
