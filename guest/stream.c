@@ -49,6 +49,16 @@ uint64_t lat_percentile(const uint64_t *hist, double p)
 	return lat_bucket_floor(LAT_BUCKETS - 1);
 }
 
+uint64_t lat_max(const uint64_t *hist)
+{
+	unsigned b;
+
+	for (b = LAT_BUCKETS; b > 0; b--)
+		if (hist[b - 1])
+			return lat_bucket_floor(b);
+	return 0;
+}
+
 uint64_t stream_now_ns(void)
 {
 	struct timespec ts;

@@ -23,6 +23,8 @@ unsigned lat_bucket(uint64_t ns);
 uint64_t lat_bucket_floor(unsigned b);
 /* The p-th percentile (0 < p <= 100) of a histogram; 0 if it is empty. */
 uint64_t lat_percentile(const uint64_t *hist, double p);
+/* The upper bound of the highest non-empty bucket, in ns; 0 if it is empty. */
+uint64_t lat_max(const uint64_t *hist);
 
 /* One thread's counters, alone on its cache lines; written by that thread only. */
 struct stream_thread {

@@ -316,7 +316,6 @@ static void native_sample(struct wl *w, unsigned i, struct proto_stream_sample *
 	struct stream_acc now = { 0 }, *prev = &w->acc[i];
 	uint64_t delta[LAT_BUCKETS];
 	unsigned t, b;
-	int hi = -1;
 
 	for (t = 0; t < sh->nthreads; t++) {
 		now.ops += atomic_load_explicit(&sh->th[t].ops, memory_order_relaxed);
@@ -325,17 +324,14 @@ static void native_sample(struct wl *w, unsigned i, struct proto_stream_sample *
 		for (b = 0; b < LAT_BUCKETS; b++)
 			now.hist[b] += atomic_load_explicit(&sh->th[t].hist[b], memory_order_relaxed);
 	}
-	for (b = 0; b < LAT_BUCKETS; b++) {
+	for (b = 0; b < LAT_BUCKETS; b++)
 		delta[b] = now.hist[b] >= prev->hist[b] ? now.hist[b] - prev->hist[b] : 0;
-		if (delta[b])
-			hi = (int)b;
-	}
 	out->read_ops = now.ops - prev->ops;
 	out->read_bytes = now.bytes - prev->bytes;
 	out->misses = now.misses - prev->misses;
 	out->lat_p50_ns = lat_percentile(delta, 50);
 	out->lat_p99_ns = lat_percentile(delta, 99);
-	out->lat_max_ns = hi < 0 ? 0 : lat_bucket_floor((unsigned)hi + 1);
+	out->lat_max_ns = lat_max(delta);
 	*prev = now;
 }
 
@@ -408,12 +404,7 @@ static void op_add(struct op_acc *to, const struct op_acc *d)
 static void op_fill(const struct op_acc *d, struct proto_op_sample *o)
 {
 	uint64_t n = d->ops;
-	int hi = -1;
-	unsigned b;
 
-	for (b = 0; b < LAT_BUCKETS; b++)
-		if (d->hist[b])
-			hi = (int)b;
 	o->ops = d->ops;
 	o->errors = d->errors;
 	o->eagain = d->eagain;
@@ -421,7 +412,7 @@ static void op_fill(const struct op_acc *d, struct proto_op_sample *o)
 	o->lat_mean_ns = n ? d->sum_ns / n : 0;
 	o->lat_p50_ns = lat_percentile(d->hist, 50);
 	o->lat_p99_ns = lat_percentile(d->hist, 99);
-	o->lat_max_ns = hi < 0 ? 0 : lat_bucket_floor((unsigned)hi + 1);
+	o->lat_max_ns = lat_max(d->hist);
 }
 
 static int send_op(struct wl *w, unsigned i, unsigned op, const struct op_acc *d,

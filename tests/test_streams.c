@@ -235,6 +235,7 @@ static void test_lat_percentile(void **state)
 
 	(void)state;
 	assert_int_equal(lat_percentile(hist, 50), 0);
+	assert_int_equal(lat_max(hist), 0);
 	hist[lat_bucket(1000)] = 50;       /* 50 reads of 1 us */
 	hist[lat_bucket(2000)] = 49;       /* 49 of 2 us */
 	hist[lat_bucket(1000000)] = 1;     /* one of 1 ms */
@@ -246,6 +247,9 @@ static void test_lat_percentile(void **state)
 	assert_int_equal(lat_percentile(hist, 100), lat_bucket_floor(lat_bucket(1000000)));
 	assert_true(lat_percentile(hist, 100) <= 1000000);
 	assert_true(lat_percentile(hist, 100) >= 1000000 - 1000000 / 8);
+	/* the max is the top of the slowest read's bucket: at or above it */
+	assert_int_equal(lat_max(hist), lat_bucket_floor(lat_bucket(1000000) + 1));
+	assert_true(lat_max(hist) > 1000000);
 	memset(hist, 0, sizeof(hist));
 	hist[lat_bucket(5)] = 3;           /* exact below 8 ns */
 	assert_int_equal(lat_percentile(hist, 50), 5);
