@@ -11,7 +11,6 @@
 #include "store_report.h"
 #include "table.h"
 
-#include <getopt.h>
 #include <string.h>
 
 static const char style[] =
@@ -391,35 +390,15 @@ out:
 
 int html_main(const struct conf *c, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "metric", required_argument, NULL, 'm' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct html_opts o = { .console_bytes = HTML_CONSOLE_BYTES };
-	const char *out = NULL;
+	const char *out;
 	char err[ERR_MAX];
-	int opt;
+	int rc;
 
-	optind = 0;
-	while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-		if (opt == 'o') {
-			out = optarg;
-		} else if (opt == 'm' && o.n_metrics < HTML_MAX_METRICS) {
-			if (plot_find_metric(optarg, &o.metrics[o.n_metrics++], err) < 0) {
-				fprintf(stderr, "harness: report: %s\n", err);
-				return 1;
-			}
-		} else {
-			fputs(html_usage, opt == 'h' ? stdout : stderr);
-			return opt == 'h' ? 0 : 1;
-		}
-	}
-	if (argc - optind != 1) {
-		fputs(html_usage, stderr);
-		return 1;
-	}
-	if (!o.n_metrics && (plot_find_metric("ops/s", &o.metrics[o.n_metrics++], err) < 0 ||
+	if (plot_args(argc, argv, "report", html_usage, &out, o.metrics, HTML_MAX_METRICS,
+		      &o.n_metrics, &rc) < 0)
+		return rc;
+	if (!o.n_metrics && (plot_find_metric(PLOT_DEFAULT_METRIC, &o.metrics[o.n_metrics++], err) < 0 ||
 			     plot_find_metric("refault/s", &o.metrics[o.n_metrics++], err) < 0)) {
 		fprintf(stderr, "harness: report: %s\n", err);
 		return 1;

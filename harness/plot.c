@@ -734,37 +734,52 @@ out:
 	return rc;
 }
 
-int plot_main(const struct conf *c, int argc, char **argv)
+int plot_args(int argc, char **argv, const char *cmd, const char *usage, const char **out,
+	      const struct metric **ms, unsigned max, unsigned *n, int *rc)
 {
 	static const struct option longopts[] = {
 		{ "metric", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const struct metric *ms[MAX_PLOT_METRICS];
-	const char *dir = NULL;
 	char err[ERR_MAX];
-	unsigned nms = 0;
 	int opt;
 
+	*out = NULL;
+	*n = 0;
+	*rc = 1;
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
 		if (opt == 'o') {
-			dir = optarg;
-		} else if (opt == 'm' && nms < MAX_PLOT_METRICS) {
-			if (plot_find_metric(optarg, &ms[nms++], err) < 0) {
-				fprintf(stderr, "harness: plot: %s\n", err);
-				return 1;
+			*out = optarg;
+		} else if (opt == 'm' && *n < max) {
+			if (plot_find_metric(optarg, &ms[(*n)++], err) < 0) {
+				fprintf(stderr, "harness: %s: %s\n", cmd, err);
+				return -1;
 			}
 		} else {
-			fputs(plot_usage, opt == 'h' ? stdout : stderr);
-			return opt == 'h' ? 0 : 1;
+			fputs(usage, opt == 'h' ? stdout : stderr);
+			*rc = opt == 'h' ? 0 : 1;
+			return -1;
 		}
 	}
 	if (argc - optind != 1) {
-		fputs(plot_usage, stderr);
-		return 1;
+		fputs(usage, stderr);
+		return -1;
 	}
+	return 0;
+}
+
+int plot_main(const struct conf *c, int argc, char **argv)
+{
+	const struct metric *ms[MAX_PLOT_METRICS];
+	const char *dir;
+	char err[ERR_MAX];
+	unsigned nms;
+	int rc;
+
+	if (plot_args(argc, argv, "plot", plot_usage, &dir, ms, MAX_PLOT_METRICS, &nms, &rc) < 0)
+		return rc;
 	if (!nms && plot_find_metric(PLOT_DEFAULT_METRIC, &ms[nms++], err) < 0)
 		return 1;
 	if (plot_matrix(c, argv[optind], dir, ms, nms, err) < 0) {
