@@ -2,6 +2,8 @@
 #include "fdio.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <string.h>
 #include <unistd.h>
 
 int write_all(int fd, const char *buf, size_t len)
@@ -18,4 +20,16 @@ int write_all(int fd, const char *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+int write_text(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), e = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write_all(fd, text, strlen(text)) < 0)
+		e = errno ? errno : EIO;
+	close(fd);
+	return e;
 }

@@ -11,4 +11,11 @@
  */
 int write_all(int fd, const char *buf, size_t len);
 
+/*
+ * Write text to a sysfs/procfs/cgroupfs file in one write, as the kernel
+ * wants. Returns 0, or the errno of the open or write that failed (EAGAIN
+ * and EINVAL from memory.reclaim are answers, not accidents).
+ */
+int write_text(const char *path, const char *text);
+
 #endif

@@ -2,6 +2,7 @@
  * workload's, charge each with its own page cache, then W workers ask back to back. */
 #define _GNU_SOURCE
 #include "stream.h"
+#include "fdio.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -35,20 +36,6 @@ struct worker {
 	_Atomic int done;
 };
 
-/* One write of text to a cgroup file, as the kernel wants it; 0 or an errno. */
-static int cg_write(const char *path, const char *text)
-{
-	size_t len = strlen(text);
-	int fd = open(path, O_WRONLY | O_CLOEXEC), e = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, text, len) != (ssize_t)len)
-		e = errno ? errno : EIO;
-	close(fd);
-	return e;
-}
-
 static int make_memcgs(struct storm *s)
 {
 	const struct proto_stream *st = s->c->st;
@@ -60,7 +47,7 @@ static int make_memcgs(struct storm *s)
 		return stream_fail(s->c, "stream '%s': mkdir %s: %s", st->name, s->parent,
 				   strerror(errno));
 	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", s->parent);
-	if ((e = cg_write(path, "+memory")))
+	if ((e = write_text(path, "+memory")))
 		return stream_fail(s->c, "stream '%s': %s: +memory: %s", st->name, path, strerror(e));
 	for (i = 0; i < st->memcgs; i++) {
 		snprintf(path, sizeof(path), "%s/m%llu", s->parent, (unsigned long long)i);
@@ -87,7 +74,7 @@ static void __attribute__((noreturn)) charge_child(struct storm *s, int fd)
 	for (i = 0; i < st->memcgs; i++) {
 		snprintf(path, sizeof(path), "%s/m%llu/cgroup.procs", s->parent,
 			 (unsigned long long)i);
-		if (cg_write(path, "0"))
+		if (write_text(path, "0"))
 			_exit(2);
 		for (off = 0; off < slice; off += (uint64_t)n) {
 			n = pread(fd, buf, slice - off < CHUNK ? slice - off : CHUNK,
@@ -172,7 +159,7 @@ static int probe(struct storm *s)
 	int e;
 
 	format_request(s, "4K", 1);
-	e = cg_write(s->reclaim, s->request);
+	e = write_text(s->reclaim, s->request);
 	if (e == EINVAL && st->swappiness[0]) {
 		if (st->fallback != FALLBACK_OMIT)
 			return stream_fail(s->c, "stream '%s': %s: swappiness= not supported by this "
@@ -180,7 +167,7 @@ static int probe(struct storm *s)
 					   s->reclaim);
 		stream_event(s->c, EV_FALLBACK, 0, 0);
 		format_request(s, "4K", 0);
-		e = cg_write(s->reclaim, s->request);
+		e = write_text(s->reclaim, s->request);
 	}
 	if (e && e != EAGAIN)
 		return stream_fail(s->c, "stream '%s': %s: '%s': %s", st->name, s->reclaim,

@@ -4,6 +4,7 @@
 #include "workload.h"
 #include "sampler.h"
 #include "stream.h"
+#include "fdio.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -175,14 +176,11 @@ static void __attribute__((noreturn)) child_main(struct wl *w, int ready_fd)
 	pthread_t tid[PROTO_MAX_STREAMS];
 	char path[600], pid[32];
 	unsigned i;
-	int fd;
 
 	snprintf(path, sizeof(path), "%s/cgroup.procs", w->env->memcg);
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, pid, strlen(pid)) != (ssize_t)strlen(pid))
+	if (write_text(path, pid))
 		_exit(3);
-	close(fd);
 	for (i = 0; i < w->job->nstreams; i++) {
 		ctx_init(w, i, &args[i].ctx);
 		if (pthread_create(&tid[i], NULL, stream_main, &args[i]) != 0)
