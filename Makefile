@@ -9,13 +9,40 @@ ARCHS    := x86_64 aarch64
 PKGS     := libvirt jansson sqlite3 libcurl libmicrohttpd
 SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer
 
-# Every harness module but the two mains goes into both programs.
-COMMON_SRC  := $(filter-out harness/main.c harness/harnessd.c,$(wildcard harness/*.c)) \
-               guest/proto.c guest/fioargs.c
-HARNESS_SRC := harness/main.c $(COMMON_SRC)
-HARNESSD_SRC := harness/harnessd.c $(COMMON_SRC)
-AGENT_SRC   := $(wildcard guest/*.c)
-HEADERS     := $(wildcard harness/*.h guest/*.h)
+# Sources by stage (README "Architecture"): every module of harness/ but the
+# two mains, and common/ (what host and guest share), go into both programs.
+STAGES      := base spec vm run store analysis output daemon cli
+MAINS       := harness/cli/main.c harness/daemon/harnessd.c
+LIB_SRC     := $(filter-out $(MAINS),$(foreach d,$(STAGES),$(wildcard harness/$(d)/*.c))) \
+               $(wildcard common/*.c)
+AGENT_SRC   := $(wildcard guest/*.c) $(wildcard common/*.c)
+
+# Each source compiles once per flavour into build/FLAVOUR/PATH.o: host (the
+# programs, benchmarks), san (ASan+UBSan, for the unit tests), agent-ARCH
+# (static guest agent); -MMD keeps the header dependencies exact.
+INCLUDES    := -I. -Iharness
+PKG_CFLAGS   = $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS     = $(shell pkg-config --libs $(PKGS)) -lpthread -lm
+obj          = $(patsubst %.c,build/$(1)/%.o,$(2))
+LIB_OBJ     := $(call obj,host,$(LIB_SRC))
+LIB_SAN     := $(call obj,san,$(LIB_SRC))
+
+build/host/%.o: %.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CFLAGS) $(INCLUDES) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+
+build/san/%.o: %.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O1 -g $(SAN) $(INCLUDES) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+
+define agent_objs
+build/agent-$(1)/%.o: %.c | deps
+	@mkdir -p $$(@D)
+	$$(CROSS_CC_$(1)) $$(WARN) $$(CFLAGS) -I. -MMD -MP -c $$< -o $$@
+endef
+$(foreach a,$(ARCHS),$(eval $(call agent_objs,$(a))))
+
+-include $(shell find build fuzz/build -name '*.d' 2>/dev/null)
 
 HARNESS := harness/build/harness
 HARNESSD := harness/build/harnessd
@@ -82,25 +109,24 @@ YCSB_LOAD := harness/build/ycsb-load
 
 build: deps $(HARNESS) $(HARNESSD) $(AGENTS) $(YCSB_LOAD)
 
-$(YCSB_LOAD): images/ycsb-load.c guest/ycsb.c guest/zipf.c $(HEADERS)
+$(YCSB_LOAD): $(call obj,host,images/ycsb-load.c guest/ycsb.c guest/zipf.c)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) -Iguest images/ycsb-load.c guest/ycsb.c guest/zipf.c -o $@ \
-		$$(pkg-config --cflags jansson) -lleveldb -lpthread -lm
+	$(CC) $^ -o $@ -lleveldb -lpthread -lm
 
-$(HARNESS): $(HARNESS_SRC) $(HEADERS)
+$(HARNESS): build/host/harness/cli/main.o $(LIB_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) -Iharness -Iguest $(HARNESS_SRC) -o $@ \
-		$$(pkg-config --cflags --libs $(PKGS)) -lpthread -lm
+	$(CC) $^ -o $@ $(PKG_LIBS)
 
-$(HARNESSD): $(HARNESSD_SRC) $(HEADERS)
+$(HARNESSD): build/host/harness/daemon/harnessd.o $(LIB_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) -Iharness -Iguest $(HARNESSD_SRC) -o $@ \
-		$$(pkg-config --cflags --libs $(PKGS)) -lpthread -lm
+	$(CC) $^ -o $@ $(PKG_LIBS)
 
-guest/build/agent-%: $(AGENT_SRC) $(wildcard guest/*.h)
-	@mkdir -p $(@D)
-	$(CROSS_CC_$*) $(WARN) $(CFLAGS) -static -Iguest $(AGENT_SRC) -o $@ -ljansson \
-		-lleveldb -lsnappy -lstdc++ -lpthread -lm
+define agent_link
+guest/build/agent-$(1): $$(call obj,agent-$(1),$$(AGENT_SRC))
+	@mkdir -p $$(@D)
+	$$(CROSS_CC_$(1)) -static $$^ -o $$@ -ljansson -lleveldb -lsnappy -lstdc++ -lpthread -lm
+endef
+$(foreach a,$(ARCHS),$(eval $(call agent_link,$(a))))
 
 # build.sh skips what is up to date: a second make images redoes nothing.
 images: deps $(AGENTS) $(FIOS)
@@ -113,32 +139,24 @@ images/out/%/fio: | deps
 demo: build images
 	$(HARNESS) run workloads/examples/quick.json
 
-# The streams run on the host here: their own sources, no harness.
-STREAMS_SRC := guest/stream.c guest/stream_random.c guest/stream_scan.c guest/zipf.c guest/proto.c
-tests/build/test_streams: tests/test_streams.c $(STREAMS_SRC) $(HEADERS)
-	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(SAN) -Iguest $< $(STREAMS_SRC) -o $@ \
-		$$(pkg-config --cflags --libs jansson) -lcmocka -lpthread -lm
+# Guest code that runs on the host in the unit tests, without the harness:
+# the streams, YCSB's generators (no LevelDB) and the sampler's parsers.
+GUEST_TEST_SRC_streams := guest/stream.c guest/stream_random.c guest/stream_scan.c guest/zipf.c common/proto.c
+GUEST_TEST_SRC_ycsb    := guest/ycsb.c guest/zipf.c common/proto.c
+GUEST_TEST_SRC_sampler := guest/sampler.c common/proto.c
+GUEST_TESTS := tests/build/test_streams tests/build/test_ycsb tests/build/test_sampler
+# The rest link every harness module, the test library and two guest parsers.
+TEST_LIB_SAN := $(LIB_SAN) $(call obj,san,tests/testlib.c guest/zipf.c guest/fiostat.c)
 
-# YCSB's generators run on the host: their own sources, no LevelDB, no harness.
-YCSB_SRC := guest/ycsb.c guest/zipf.c guest/proto.c
-tests/build/test_ycsb: tests/test_ycsb.c $(YCSB_SRC) $(HEADERS)
+$(GUEST_TESTS): tests/build/test_%: build/san/tests/test_%.o
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(SAN) -Iguest $< $(YCSB_SRC) -o $@ \
-		$$(pkg-config --cflags --libs jansson) -lcmocka -lpthread -lm
+	$(CC) $(SAN) $< $(call obj,san,$(GUEST_TEST_SRC_$*)) -o $@ \
+		$$(pkg-config --libs jansson) -lcmocka -lpthread -lm
+$(foreach t,streams ycsb sampler,$(eval tests/build/test_$(t): $(call obj,san,$(GUEST_TEST_SRC_$(t)))))
 
-# The sampler's parsers run on the host too: its own sources, no harness.
-SAMPLER_SRC := guest/sampler.c guest/proto.c
-tests/build/test_sampler: tests/test_sampler.c $(SAMPLER_SRC) $(HEADERS)
+tests/build/test_%: build/san/tests/test_%.o $(TEST_LIB_SAN)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(SAN) -Iguest $< $(SAMPLER_SRC) -o $@ \
-		$$(pkg-config --cflags --libs jansson) -lcmocka -lpthread -lm
-
-tests/build/test_%: tests/test_%.c tests/testlib.c tests/testlib.h $(COMMON_SRC) guest/fiostat.c $(HEADERS)
-	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(SAN) -Iharness -Iguest $< tests/testlib.c \
-		$(COMMON_SRC) guest/zipf.c guest/fiostat.c -o $@ \
-		$$(pkg-config --cflags --libs $(PKGS)) -lcmocka -lpthread -lm
+	$(CC) $(SAN) $^ -o $@ $(PKG_LIBS) -lcmocka
 
 unit: deps $(UNIT_TESTS)
 
@@ -152,16 +170,14 @@ faults: build images
 	FAULTS_KILLS=20 tests/e2e_faults.sh $(HARNESS) $(HARNESSD)
 
 # Benchmarks measure; tests assert. Figures go to BENCHMARKS.md by hand.
-tests/build/bench_sampler: tests/bench_sampler.c guest/sampler.c guest/proto.c $(HEADERS)
+tests/build/bench_sampler: $(call obj,host,tests/bench_sampler.c guest/sampler.c common/proto.c)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O2 -Iguest $< guest/sampler.c guest/proto.c -o $@ \
-		$$(pkg-config --cflags --libs jansson)
+	$(CC) $^ -o $@ $$(pkg-config --libs jansson)
 
 # 10 000 runs x 300 intervals through the store, then table and compare timed.
-tests/build/bench_report: tests/bench_report.c tests/summary_v3.h $(COMMON_SRC) $(HEADERS)
+tests/build/bench_report: build/host/tests/bench_report.o $(LIB_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O2 -Iharness -Iguest $< $(COMMON_SRC) -o $@ \
-		$$(pkg-config --cflags --libs $(PKGS)) -lpthread -lm
+	$(CC) $^ -o $@ $(PKG_LIBS)
 
 bench: deps tests/build/bench_sampler tests/build/bench_report
 	tests/build/bench_sampler
@@ -174,8 +190,8 @@ FUZZ_DEBS    := clang libclang-rt-14-dev llvm
 FUZZ_CC      := clang
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS   := -O1 -g -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
-                -DFUZZ_ROOT='"$(CURDIR)"' -Iharness -Iguest -Itests -Ifuzz
-FUZZ_LIB_SRC := $(COMMON_SRC) guest/fiostat.c guest/zipf.c tests/testlib.c fuzz/fuzzlib.c
+                -DFUZZ_ROOT='"$(CURDIR)"' $(INCLUDES)
+FUZZ_LIB_SRC := $(LIB_SRC) guest/fiostat.c guest/zipf.c tests/testlib.c fuzz/fuzzlib.c
 FUZZ_OBJS    := $(patsubst %.c,fuzz/build/obj/%.o,$(FUZZ_LIB_SRC))
 FUZZ_BINS    := $(patsubst fuzz/%.c,fuzz/build/%,$(wildcard fuzz/fuzz_*.c))
 
@@ -185,9 +201,9 @@ fuzz-deps:
 # kept between builds: every target links the same objects
 .SECONDARY: $(FUZZ_OBJS)
 
-fuzz/build/obj/%.o: %.c $(HEADERS) fuzz/fuzzlib.h tests/testlib.h
+fuzz/build/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@ \
+	$(FUZZ_CC) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link,address,undefined -MMD -MP -c $< -o $@ \
 		$$(pkg-config --cflags $(PKGS))
 
 # fetch_url is wrapped (fuzz/fuzzlib.c): a fuzzed "url" arm downloads nothing.
@@ -202,7 +218,7 @@ fuzz: fuzz-build
 	fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BINS)
 
 clean:
-	rm -rf harness/build guest/build tests/build fuzz/build
+	rm -rf build harness/build guest/build tests/build fuzz/build
 
 distclean: clean
 	rm -rf images/out images/cache

@@ -1,8 +1,8 @@
 /* fuzz_spec.c -- libFuzzer target: a matrix file (JSON) through spec_load_text,
  * presets, kernel resolution and cell checks, against a scratch conf. */
-#include "err.h"
+#include "base/err.h"
 #include "fuzzlib.h"
-#include "spec.h"
+#include "spec/spec.h"
 
 #include <stdio.h>
 #include <stdlib.h>

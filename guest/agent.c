@@ -26,7 +26,7 @@
 
 #include "fault.h"
 #include "fdio.h"
-#include "proto.h"
+#include "common/proto.h"
 #include "sampler.h"
 #include "stream.h"
 #include "workload.h"

@@ -20,10 +20,10 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
-#include "api.h"
-#include "conf.h"
-#include "err.h"
-#include "store.h"
+#include "daemon/api.h"
+#include "spec/conf.h"
+#include "base/err.h"
+#include "store/store.h"
 #include "testlib.h"
 
 #define NSUBMIT 20

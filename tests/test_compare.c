@@ -18,12 +18,12 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "compare.h"
-#include "conf.h"
-#include "err.h"
-#include "report.h"
-#include "stats.h"
-#include "store.h"
+#include "analysis/compare.h"
+#include "spec/conf.h"
+#include "base/err.h"
+#include "output/report.h"
+#include "analysis/stats.h"
+#include "store/store.h"
 #include "testlib.h"
 
 static char dir[PATH_MAX];

@@ -18,15 +18,15 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
-#include "api.h"
-#include "client.h"
-#include "compare.h"
-#include "conf.h"
-#include "err.h"
-#include "extend.h"
-#include "stats.h"
-#include "store.h"
-#include "store_extend.h"
+#include "daemon/api.h"
+#include "cli/client.h"
+#include "analysis/compare.h"
+#include "spec/conf.h"
+#include "base/err.h"
+#include "analysis/extend.h"
+#include "analysis/stats.h"
+#include "store/store.h"
+#include "store/store_extend.h"
 #include "summary_v3.h"
 #include "testlib.h"
 

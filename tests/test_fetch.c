@@ -1,5 +1,5 @@
-/* test_fetch.c -- unit tests for harness/fetch.c (downloads into the
- * content-addressed cache) and the kernel arms of harness/spec.c that use it
+/* test_fetch.c -- unit tests for harness/vm/fetch.c (downloads into the
+ * content-addressed cache) and the kernel arms of harness/spec/spec.c that use it
  * ("url" + "sha256", "package", and the keys' cross-checks). Files are served
  * by a real HTTP server, `python3 -m http.server` bound to 127.0.0.1 on a free
  * port, started by the test and stopped at its end. A "package" arm runs a
@@ -26,11 +26,11 @@
 
 #include <cmocka.h>
 
-#include "conf.h"
-#include "err.h"
-#include "fetch.h"
-#include "sha256.h"
-#include "spec.h"
+#include "spec/conf.h"
+#include "base/err.h"
+#include "vm/fetch.h"
+#include "base/sha256.h"
+#include "spec/spec.h"
 #include "testlib.h"
 
 #define RELEASE "6.12.99-test"

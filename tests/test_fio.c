@@ -12,10 +12,10 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "err.h"
-#include "fioargs.h"
-#include "fiocheck.h"
-#include "fiostat.h"
+#include "base/err.h"
+#include "common/fioargs.h"
+#include "spec/fiocheck.h"
+#include "guest/fiostat.h"
 
 #define FIO_BIN    "images/out/x86_64/fio"
 #define DATA_PLAIN "tests/data/fio-status-json+.txt"

@@ -20,14 +20,14 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "compare.h"
-#include "conf.h"
-#include "err.h"
-#include "metric.h"
-#include "report.h"
-#include "spec.h"
-#include "store.h"
-#include "table.h"
+#include "analysis/compare.h"
+#include "spec/conf.h"
+#include "base/err.h"
+#include "analysis/metric.h"
+#include "output/report.h"
+#include "spec/spec.h"
+#include "store/store.h"
+#include "output/table.h"
 #include "testlib.h"
 
 #define GOLDEN "tests/golden/"

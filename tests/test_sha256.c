@@ -1,4 +1,4 @@
-/* test_sha256.c -- unit tests for harness/sha256.c: the FIPS 180-2 appendix B
+/* test_sha256.c -- unit tests for harness/base/sha256.c: the FIPS 180-2 appendix B
  * examples, one million 'a', every padding boundary, pieces of every size, and
  * sha256_file() on a file whose digest sha256sum(1) gave once (hard-coded). */
 #define _GNU_SOURCE
@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "err.h"
-#include "sha256.h"
+#include "base/err.h"
+#include "base/sha256.h"
 
 static void hex_of(const void *data, size_t len, char hex[SHA256_HEX])
 {

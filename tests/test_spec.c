@@ -1,6 +1,6 @@
-/* test_spec.c -- unit tests for harness/spec.c (matrix files: arms and
- * workload entries of files and streams), harness/preset.c (presets, params,
- * array expansion, scale and time_scale) and harness/conf.c (harness.conf),
+/* test_spec.c -- unit tests for harness/spec/spec.c (matrix files: arms and
+ * workload entries of files and streams), harness/spec/preset.c (presets, params,
+ * array expansion, scale and time_scale) and harness/spec/conf.c (harness.conf),
  * against files written into a mkdtemp() directory with a fake images tree:
  * a 4 KiB file with an x86 bzImage header stands in for
  * IMAGES/x86_64/kernel/6.12/vmlinuz, and presets live in DIR/presets. */
@@ -19,11 +19,11 @@
 
 #include <cmocka.h>
 
-#include "conf.h"
-#include "err.h"
-#include "preset.h"
-#include "sha256.h"
-#include "spec.h"
+#include "spec/conf.h"
+#include "base/err.h"
+#include "spec/preset.h"
+#include "base/sha256.h"
+#include "spec/spec.h"
 #include "testlib.h"
 
 #define RELEASE "6.12.99-test"
@@ -785,7 +785,7 @@ static void test_arm_fields(void **state)
 	/*
 	 * A workload name of CELL_NAME_MAX (64) or more characters is not tested:
 	 * add_cell() copies it into the 64-byte cell name first and checks the
-	 * truncated copy, so it is accepted cut to 63 (harness/spec.c).
+	 * truncated copy, so it is accepted cut to 63 (harness/spec/spec.c).
 	 */
 	refuse("{\"name\":\"t 1\",\"reps\":1,\"arms\":[" ARMS "],\"workloads\":[" WL "]}",
 	       "matrix.name", NULL);
@@ -1225,7 +1225,7 @@ static void test_preset_refusals(void **state)
 	 * A param value that is not a number, a string or an array of 1..16 of
 	 * them ({}, [], [[1]], null, 17 values) is not tested: collect_params()
 	 * frees the params object before formatting the message with one of its
-	 * keys (harness/preset.c, heap-use-after-free under ASan).
+	 * keys (harness/spec/preset.c, heap-use-after-free under ASan).
 	 */
 	/* a value substituted where the job cannot take it */
 	refuse(jq(ONE_ARM("{'name':'z','preset':'zipf','params':{'theta':[0.8,9]}}")),

@@ -1,0 +1,45 @@
+/* api.h -- the daemon's HTTP/JSON API (libmicrohttpd) on a unix socket and,
+ * if harness.conf asks, on TCP with a bearer token.
+ *
+ * Routes (every body is compact JSON ending in '\n'; every error is a 4xx/5xx
+ * with {"error": "one line"}):
+ *   GET  /health                        queue_health
+ *   POST /matrices                      {"base_dir": "/abs", "spec": {...}} -> 201 queue_submit
+ *   GET  /matrices                      queue_list
+ *   GET  /matrices/KEY                  queue_matrix (KEY: an id or a name)
+ *   POST /matrices/KEY/cancel|pause|resume  queue_control -> {"matrix": KEY, "action": A}
+ *   POST /matrices/KEY/extend           {"max_blocks": N, "base": ARM, "new": ARM}
+ *                                       (arms optional) -> extend_matrix's result
+ *   GET  /runs/ID/samples?after=N&max=M one page of queue_samples
+ *   GET  /runs/ID/stream?after=N        chunked, one JSON object a line:
+ *        first {"run", "status", "files", "streams"} (no "seq"),
+ *        then every sample (as in queue_samples, it has "seq") as it arrives,
+ *        last {"run", "status", "finished": true} once the run has ended and
+ *        every sample was sent; an empty line now and then keeps it alive.
+ */
+#ifndef API_H
+#define API_H
+
+#include "spec/conf.h"
+
+#define API_BODY_MAX (1u << 20)   /* request bodies: 413 beyond this */
+#define API_KEY_MAX  64           /* matrix names: [A-Za-z0-9._-]{1,64} */
+
+struct api;
+
+/*
+ * Listen on c->api_socket (mode 0600, or 0660 owned by c->api_group) and, if
+ * c->api_tcp is set, on that HOST:PORT too (c->api_token must be set). A stale
+ * socket file is replaced; one another daemon answers on is refused. Each
+ * connection has a thread and a database connection of its own, opened on
+ * <results>/harness.db. c is copied. Returns 0, or -1 with err.
+ */
+int api_start(const struct conf *c, struct api **ret, char *err);
+
+/* The TCP port actually listened on (api_tcp may say port 0), 0 if none. */
+unsigned api_tcp_port(const struct api *a);
+
+/* Stop listening, end every stream, join every connection, remove the socket. */
+void api_stop(struct api *a);
+
+#endif

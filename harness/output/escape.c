@@ -1,0 +1,69 @@
+/* escape.c -- one escaper for everything plot.c and html.c write from the
+ * database: no name, reason or console line can open a tag or break the XML. */
+#include "output/escape.h"
+
+#include <string.h>
+
+/* Length of the well-formed UTF-8 sequence at s (at most n bytes), 0 if none. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	/* overlong 3- and 4-byte forms, surrogates, beyond U+10FFFF */
+	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) ||
+	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
+		return 0;
+	return len;
+}
+
+static const char *entity(unsigned char c)
+{
+	switch (c) {
+	case '&': return "&amp;";
+	case '<': return "&lt;";
+	case '>': return "&gt;";
+	case '"': return "&quot;";
+	case '\'': return "&#39;";
+	default: return NULL;
+	}
+}
+
+void escape_xml_n(FILE *f, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, k;
+
+	while (i < len) {
+		k = utf8_len(p + i, len - i);
+		if (p[i] == '\r')            /* serial consoles end lines with \r\n */
+			;
+		else if (entity(p[i]))
+			fputs(entity(p[i]), f);
+		else if (k == 0 || p[i] == 0x7f || (p[i] < 0x20 && p[i] != '\t' && p[i] != '\n'))
+			fputc('?', f);
+		else
+			fwrite(p + i, 1, k, f);
+		i += k ? k : 1;
+	}
+}
+
+void escape_xml(FILE *f, const char *s)
+{
+	if (s)
+		escape_xml_n(f, s, strlen(s));
+}

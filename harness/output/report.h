@@ -1,0 +1,14 @@
+/* report.h -- tables regenerated from the database at any time: per workload
+ * cell, each arm's mean of every metric, its Delta against the first arm, n. */
+#ifndef REPORT_H
+#define REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "store/store.h"
+
+/* Print the ABBA table of a matrix to f. Returns 0 or -1 with err. */
+int report_table(FILE *f, struct store *s, int64_t matrix_id, char *err);
+
+#endif

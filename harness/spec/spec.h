@@ -1,0 +1,109 @@
+/* spec.h -- a matrix file (JSON) parsed and validated into arms, workload
+ * cells and repetitions; every error names the file, the field and the fix. */
+#ifndef SPEC_H
+#define SPEC_H
+
+#include <limits.h>
+#include <stdint.h>
+
+#include "spec/conf.h"
+#include "vm/fetch.h"
+#include "vm/image.h"
+#include "common/proto.h"
+#include "base/sha256.h"
+
+#define SPEC_NAME_MAX  33
+#define SPEC_MAX_ARMS  16
+#define SPEC_MAX_CELLS 64
+#define SPEC_MAX_REPS  1000
+#define SPEC_FILE_MAX  (1 << 20)   /* a matrix file larger than this is refused */
+#define GUEST_RESERVE_MIB 96       /* guest kernel + agent outside the memcg */
+#define SPEC_MAX_ARCHS 2           /* x86_64, aarch64 */
+#define SPEC_ARCH_MAX  16
+#define SPEC_TAG_MAX   64          /* an arm's tag, with its NUL */
+
+/*
+ * Where the kernel comes from: exactly one of kernel, package and url is set.
+ * "kernel" is one alias (resolved per architecture), one path (one
+ * architecture only) or an object {ARCH: alias or path} naming one per
+ * architecture; package and url arms fit a matrix of one architecture.
+ */
+struct arm {
+	char name[SPEC_NAME_MAX];
+	char kernel[PATH_MAX];      /* as written: alias or path, the object as JSON, or "" */
+	char kernels[SPEC_MAX_ARCHS][PATH_MAX];  /* alias or path per matrix arch, or "" */
+	char modules[PATH_MAX];     /* as written, may be empty (only with kernel) */
+	char package[IMAGE_PACKAGE_MAX];  /* a Debian kernel package, built by images/build.sh */
+	char url[FETCH_URL_MAX];    /* a kernel image to download ... */
+	char sha256[SHA256_HEX];    /* ... whose SHA-256 must be this (lowercase hex) */
+	char modules_url[FETCH_URL_MAX];     /* optional modules cpio to download, with url */
+	char modules_sha256[SHA256_HEX];
+	char lru_gen[8];            /* "y", "n" or "" (kernel default) */
+	char cmdline[256];          /* extra boot options */
+	char tag[SPEC_TAG_MAX];     /* "" or the user's label, "mglru-rotate/v3": compare --tags */
+	struct kernel_files files[SPEC_MAX_ARCHS];  /* resolved, per matrix arch (m->archs) */
+};
+
+#define CELL_NAME_MAX 64
+
+/*
+ * One workload cell: a job (files, streams) after presets, params and scale,
+ * on one architecture. Every workload expands to a cell per matrix arch; an
+ * aarch64 cell's name ends in "@aarch64" (x86_64 keeps the bare name), so
+ * tables and comparisons, which go by cell, never mix architectures.
+ */
+struct cell {
+	char name[CELL_NAME_MAX];
+	char arch[SPEC_ARCH_MAX];    /* "x86_64" or "aarch64" */
+	unsigned arch_idx;           /* into m->archs and arm.files */
+	char preset[SPEC_NAME_MAX];  /* "" if none */
+	char params[256];            /* the expanded params, "theta=1.1 memcg_mib=160" */
+	char *table;                 /* the preset's "table" (report layout), JSON or NULL */
+	struct proto_job job;
+};
+
+struct matrix {
+	char path[PATH_MAX];        /* the file, or the label errors name */
+	char base_dir[PATH_MAX];    /* where relative paths in it start */
+	char name[SPEC_NAME_MAX];
+	char archs[SPEC_MAX_ARCHS][SPEC_ARCH_MAX];  /* "arch": default { "x86_64" } */
+	unsigned n_archs;
+	uint64_t memory_mib, vcpus;
+	uint64_t reps;
+	unsigned n_arms, n_cells;
+	struct arm arms[SPEC_MAX_ARMS];
+	struct cell cells[SPEC_MAX_CELLS];
+	char *canonical;            /* the spec as stored: sorted, compact JSON */
+	char hash[17];              /* FNV-1a 64 of canonical without "reps", hex */
+};
+
+/*
+ * Load and validate a matrix file against conf (guest size, images). Nothing
+ * is booted, but the arms' kernels are made ready: "url" arms are downloaded
+ * and checked, "package" arms built once, both into caches under
+ * conf->results (see image.h). Returns 0, or -1 with "file: field: message".
+ */
+int spec_load(struct matrix *m, const char *path, const struct conf *conf, char *err);
+
+/* The same from JSON text (the daemon's submissions and its stored specs). */
+int spec_load_text(struct matrix *m, const char *text, const char *label, const char *base_dir,
+		   const struct conf *conf, char *err);
+
+void spec_release(struct matrix *m);
+
+/* The kernel files arm a boots in cell c (on c's architecture). */
+static inline const struct kernel_files *spec_files(const struct arm *a, const struct cell *c)
+{
+	return &a->files[c->arch_idx];
+}
+
+/* Index of arch in m->archs, or -1 if the matrix does not run on it. */
+int spec_arch_index(const struct matrix *m, const char *arch);
+
+/* The cell-name suffix that keeps arch's cells apart: "" for x86_64, "@aarch64". */
+const char *spec_arch_suffix(const char *arch);
+
+/* Number of runs the matrix expands to. */
+unsigned spec_run_count(const struct matrix *m);
+
+#endif
