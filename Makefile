@@ -10,11 +10,13 @@ PKGS     := libvirt jansson sqlite3 libcurl libmicrohttpd
 SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer
 
 # Sources by stage (README "Architecture"): every module of harness/ but the
-# two mains, and common/ (what host and guest share), go into both programs.
+# two mains and the commands (cli/), and common/ (what host and guest share),
+# go into both programs; harnessd links no command code.
 STAGES      := base spec vm run store analysis output daemon cli
 MAINS       := harness/cli/main.c harness/daemon/harnessd.c
-LIB_SRC     := $(filter-out $(MAINS),$(foreach d,$(STAGES),$(wildcard harness/$(d)/*.c))) \
+LIB_SRC     := $(filter-out $(MAINS),$(foreach d,$(filter-out cli,$(STAGES)),$(wildcard harness/$(d)/*.c))) \
                $(wildcard common/*.c)
+CLI_SRC     := $(filter-out $(MAINS),$(wildcard harness/cli/*.c))
 AGENT_SRC   := $(wildcard guest/*.c) $(wildcard common/*.c)
 
 # Each source compiles once per flavour into build/FLAVOUR/PATH.o: host (the
@@ -26,6 +28,7 @@ PKG_LIBS     = $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 obj          = $(patsubst %.c,build/$(1)/%.o,$(2))
 LIB_OBJ     := $(call obj,host,$(LIB_SRC))
 LIB_SAN     := $(call obj,san,$(LIB_SRC))
+CLI_OBJ     := $(call obj,host,$(CLI_SRC))
 
 build/host/%.o: %.c | deps
 	@mkdir -p $(@D)
@@ -81,7 +84,7 @@ DEBS += libleveldb-dev libsnappy-dev g++-aarch64-linux-gnu libleveldb-dev:arm64 
 # tests/e2e_report.sh renders the HTML report in headless Chromium.
 DEBS += chromium
 
-.PHONY: all deps build images demo test unit e2e bench clean distclean fuzz fuzz-deps fuzz-build
+.PHONY: all deps build images demo test unit e2e bench clean distclean fuzz fuzz-deps fuzz-build lint
 
 all: build
 
@@ -113,7 +116,7 @@ $(YCSB_LOAD): $(call obj,host,images/ycsb-load.c guest/ycsb.c guest/zipf.c)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ -lleveldb -lpthread -lm
 
-$(HARNESS): build/host/harness/cli/main.o $(LIB_OBJ)
+$(HARNESS): build/host/harness/cli/main.o $(CLI_OBJ) $(LIB_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ $(PKG_LIBS)
 
@@ -146,7 +149,7 @@ GUEST_TEST_SRC_ycsb    := guest/ycsb.c guest/zipf.c common/proto.c
 GUEST_TEST_SRC_sampler := guest/sampler.c common/proto.c
 GUEST_TESTS := tests/build/test_streams tests/build/test_ycsb tests/build/test_sampler
 # The rest link every harness module, the test library and two guest parsers.
-TEST_LIB_SAN := $(LIB_SAN) $(call obj,san,tests/testlib.c guest/zipf.c guest/fiostat.c)
+TEST_LIB_SAN := $(LIB_SAN) $(call obj,san,$(CLI_SRC)) $(call obj,san,tests/testlib.c guest/zipf.c guest/fiostat.c)
 
 $(GUEST_TESTS): tests/build/test_%: build/san/tests/test_%.o
 	@mkdir -p $(@D)
@@ -159,6 +162,11 @@ tests/build/test_%: build/san/tests/test_%.o $(TEST_LIB_SAN)
 	$(CC) $(SAN) $^ -o $@ $(PKG_LIBS) -lcmocka
 
 unit: deps $(UNIT_TESTS)
+
+# The layout's rules from the #include lines: no cycle, each folder includes
+# only what its main file's "may call:" names, no SQL outside harness/store/.
+lint:
+	python3 tests/lint.py
 
 test: build images unit
 	tests/run.sh $(HARNESS) $(UNIT_TESTS)

@@ -1,5 +1,10 @@
 /* proto.h -- the host <-> guest channel: one JSON object per line, both ways,
- * and the job (files, streams) described once for the matrix and the guest. */
+ * and the job (files, streams) described once for the matrix and the guest.
+ *
+ * Folder common/: what host and guest share, compiled into both: this protocol and the
+ * option tables of every stream kind (proto.c), the fio argument rules (fioargs.c).
+ * It may call: nothing.
+ */
 #ifndef PROTO_H
 #define PROTO_H
 

@@ -18,6 +18,7 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
+#include "cli/commands.h"
 #include "daemon/api.h"
 #include "cli/client.h"
 #include "analysis/compare.h"
@@ -522,17 +523,17 @@ static void test_extend_through_the_api(void **state)
 							    "queued_blocks")), 2);
 	json_decref(res);
 	/* the command goes through the daemon too, and finds nothing more to queue */
-	assert_int_equal(extend_main(&conf, 5, argv, 1), 0);
+	assert_int_equal(cmd_extend(&conf, 5, argv, 1), 0);
 	api_stop(api);
 	/* and without one, into the database */
-	assert_int_equal(extend_main(&conf, 5, argv, 0), 0);
+	assert_int_equal(cmd_extend(&conf, 5, argv, 0), 0);
 	assert_int_equal(count("SELECT MAX(block) + 1 FROM runs WHERE matrix_id = ?", mid), 5);
 	{
 		char *usage[] = { "extend", "--max-blocks", "5", "viaapi", NULL };
 		char *bad[] = { "extend", "--until-decided", "--max-blocks", "x", "viaapi", NULL };
 
-		assert_int_equal(extend_main(&conf, 4, usage, 0), 1);
-		assert_int_equal(extend_main(&conf, 5, bad, 0), 1);
+		assert_int_equal(cmd_extend(&conf, 4, usage, 0), 1);
+		assert_int_equal(cmd_extend(&conf, 5, bad, 0), 1);
 	}
 }
 

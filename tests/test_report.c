@@ -20,6 +20,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "cli/commands.h"
 #include "analysis/compare.h"
 #include "spec/conf.h"
 #include "base/err.h"
@@ -567,15 +568,15 @@ static void test_command(void **state)
 	(void)state;
 	stdout = fopen("/dev/null", "w");
 	assert_non_null(stdout);
-	assert_int_equal(table_main(&conf, 4, bad_format, 0), 1);
-	assert_int_equal(table_main(&conf, 4, bad_metric, 0), 1);
-	assert_int_equal(table_main(&conf, 4, bad_base, 0), 1);
-	assert_int_equal(table_main(&conf, 4, bad_floor, 0), 1);
-	assert_int_equal(table_main(&conf, 2, no_matrix, 0), 1);
-	assert_int_equal(table_main(&conf, 4, unknown, 0), 1);
-	assert_int_equal(table_main(&conf, 6, ok, 0), 0);
-	assert_int_equal(table_main(&conf, 2, plain, 0), 0);
-	assert_int_equal(table_main(&conf, 2, plain, 1), 0);
+	assert_int_equal(cmd_table(&conf, 4, bad_format, 0), 1);
+	assert_int_equal(cmd_table(&conf, 4, bad_metric, 0), 1);
+	assert_int_equal(cmd_table(&conf, 4, bad_base, 0), 1);
+	assert_int_equal(cmd_table(&conf, 4, bad_floor, 0), 1);
+	assert_int_equal(cmd_table(&conf, 2, no_matrix, 0), 1);
+	assert_int_equal(cmd_table(&conf, 4, unknown, 0), 1);
+	assert_int_equal(cmd_table(&conf, 6, ok, 0), 0);
+	assert_int_equal(cmd_table(&conf, 2, plain, 0), 0);
+	assert_int_equal(cmd_table(&conf, 2, plain, 1), 0);
 	fclose(stdout);
 	stdout = saved;
 }

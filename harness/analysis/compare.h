@@ -1,5 +1,10 @@
 /* compare.h -- `harness compare`: for every common cell and metric, is NEW
- * different from BASE, the same, or not yet known? The ABBA block is the unit. */
+ * different from BASE, the same, or not yet known? The ABBA block is the unit.
+ *
+ * Folder analysis/: what the numbers say: statistics (stats.c), verdicts
+ * (compare.c), the metric table, grids of cells x arms, extending matrices.
+ * It may call: base/ common/ spec/ store/.
+ */
 #ifndef COMPARE_H
 #define COMPARE_H
 
@@ -85,7 +90,5 @@ int compare_rows(struct store *s, const struct compare_opts *o, struct compare_r
  */
 int compare_run(struct store *s, const struct compare_opts *o, FILE *out, FILE *warn, char *err);
 
-/* `harness compare ...` (argv[0] is "compare"): exit 0, 1 (regressions) or 2 (errors). */
-int compare_main(const struct conf *c, int argc, char **argv, int json);
 
 #endif

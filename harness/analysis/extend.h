@@ -36,12 +36,5 @@ int extend_matrix(struct store *s, const struct extend_opts *o, json_t **ret, in
 /* extend_matrix's result as lines, one per cell. */
 void extend_print(FILE *f, const json_t *res);
 
-/*
- * `harness extend --until-decided --max-blocks N MATRIX [BASE NEW]`: through
- * harnessd when one answers on its socket, else straight into the database
- * (the next harnessd start or `harness run MATRIX` runs the new blocks).
- * Returns the exit code: 0, or 1 with a message on stderr.
- */
-int extend_main(const struct conf *c, int argc, char **argv, int json);
 
 #endif

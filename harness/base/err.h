@@ -1,5 +1,10 @@
 /* err.h -- the harness's one error convention and its cleanup helpers:
- * functions return -1 and leave a one-line message in a caller's char[ERR_MAX]. */
+ * functions return -1 and leave a one-line message in a caller's char[ERR_MAX].
+ *
+ * Folder base/: what every stage uses: this error convention, processes with deadlines
+ * and small file helpers (proc.c), hashes (hash.c).
+ * It may call: nothing.
+ */
 #ifndef ERR_H
 #define ERR_H
 

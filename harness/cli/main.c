@@ -1,7 +1,13 @@
 /* main.c -- the `harness` command: check a matrix, run it in fresh guests,
- * print its ABBA table; the only place that decides to exit. */
+ * print its ABBA table; the only place that decides to exit.
+ *
+ * Folder cli/: the `harness` command: main, one cmd_*.c per command (options and
+ * printing), the client of harnessd.
+ * It may call: base/ common/ vm/ spec/ store/ run/ analysis/ output/ daemon/.
+ */
 #include "spec/abba.h"
 #include "cli/client.h"
+#include "cli/commands.h"
 #include "analysis/compare.h"
 #include "spec/conf.h"
 #include "base/err.h"
@@ -246,15 +252,15 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[0], "run") && argc == 2)
 		return cmd_run(&c, argv[1]);
 	if (!strcmp(argv[0], "table"))
-		return table_main(&c, argc, argv, json);
+		return cmd_table(&c, argc, argv, json);
 	if (!strcmp(argv[0], "compare"))
-		return compare_main(&c, argc, argv, json);
+		return cmd_compare(&c, argc, argv, json);
 	if (!strcmp(argv[0], "plot"))
-		return plot_main(&c, argc, argv);
+		return cmd_plot(&c, argc, argv);
 	if (!strcmp(argv[0], "report"))
-		return html_main(&c, argc, argv);
+		return cmd_report(&c, argc, argv);
 	if (!strcmp(argv[0], "extend"))
-		return extend_main(&c, argc, argv, json);
+		return cmd_extend(&c, argc, argv, json);
 	if (!strcmp(argv[0], "probe") && argc == 1)
 		return cmd_probe(&c);
 	if (client_handles(argv[0]))

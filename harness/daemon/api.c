@@ -5,6 +5,7 @@
 #include "analysis/extend.h"
 #include "base/proc.h"
 #include "daemon/queue.h"
+#include "daemon/scheduler.h"
 #include "store/store.h"
 
 #include <errno.h>
@@ -48,6 +49,7 @@ struct api {
 	ino_t sock_ino;
 	int sock_made;
 	atomic_int stopping;
+	struct sched *_Atomic sched;  /* whose pause /health reports; NULL: none yet */
 };
 
 /* One connection: its own database connection, opened at its first request. */
@@ -182,10 +184,13 @@ static enum MHD_Result reply_errh(struct MHD_Connection *conn, unsigned code, co
 
 static enum MHD_Result h_health(struct call *x)
 {
-	char err[ERR_MAX];
+	struct sched *sc = atomic_load(&x->a->sched);
+	char err[ERR_MAX], paused[ERR_MAX + 64] = "";
 	json_t *j;
 
-	if (queue_health(x->s, &x->a->conf, &j, err) < 0)
+	if (sc)
+		sched_pause_reason(sc, paused, sizeof(paused));
+	if (queue_health(x->s, &x->a->conf, paused, &j, err) < 0)
 		return reply_err(x->conn, 500, "%s", err);
 	return reply(x->conn, 200, j);
 }
@@ -1030,4 +1035,9 @@ int api_start(const struct conf *c, struct api **ret, char *err)
 	}
 	*ret = a;
 	return 0;
+}
+
+void api_set_sched(struct api *a, struct sched *sc)
+{
+	atomic_store(&a->sched, sc);
 }

@@ -36,6 +36,10 @@ struct api;
  */
 int api_start(const struct conf *c, struct api **ret, char *err);
 
+struct sched;
+/* The scheduler whose pause GET /health reports (the API starts before it). */
+void api_set_sched(struct api *a, struct sched *sc);
+
 /* The TCP port actually listened on (api_tcp may say port 0), 0 if none. */
 unsigned api_tcp_port(const struct api *a);
 

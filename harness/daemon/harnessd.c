@@ -1,5 +1,10 @@
 /* harnessd.c -- the daemon: serves the API, runs the queue in guest slots,
- * re-queues what a crash interrupted; the only place that decides to exit. */
+ * re-queues what a crash interrupted; the only place that decides to exit.
+ *
+ * Folder daemon/: harnessd: the HTTP API, the queue behind it, the scheduler's
+ * guest slots, webhooks and its log.
+ * It may call: base/ common/ vm/ spec/ store/ run/ analysis/.
+ */
 #include "daemon/api.h"
 #include "spec/conf.h"
 #include "base/err.h"
@@ -111,13 +116,14 @@ static int serve(const struct conf *c, char *err)
 		vm_disconnect(vm);
 		return -1;
 	}
+	api_set_sched(api, sc);
 	hlog("serving on %s%s%s, libvirt %s", c->api_socket, c->api_tcp[0] ? " and " : "",
 	     c->api_tcp, uri);
 	while (sigwait(&set, &sig) == 0 && sig == SIGHUP)
 		hlog("SIGHUP: nothing to reload; restart to change the configuration");
 	hlog("signal %d: stopping; runs in flight end interrupted and are queued again", sig);
+	api_stop(api);   /* first: its /health reads the scheduler's pause */
 	sched_stop(sc);
-	api_stop(api);
 	vm_disconnect(vm);
 	hlog("stopped");
 	return 0;

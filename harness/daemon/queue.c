@@ -4,7 +4,6 @@
 #include "spec/abba.h"
 #include "base/err.h"
 #include "base/proc.h"
-#include "daemon/scheduler.h"
 #include "spec/spec.h"
 #include "store/store_extend.h"
 
@@ -435,10 +434,10 @@ static int count_row(sqlite3_stmt *st, void *arg, char *err)
 	return 0;
 }
 
-int queue_health(struct store *s, const struct conf *c, json_t **ret, char *err)
+int queue_health(struct store *s, const struct conf *c, const char *paused, json_t **ret,
+		 char *err)
 {
 	int64_t matrices = 0, queued = 0, running = 0;
-	char paused[ERR_MAX + 64];
 
 	if (query(s, "SELECT COUNT(*) FROM matrices WHERE ?1 = ?1", 0, NULL, count_row,
 		  &matrices, err) < 0 ||
@@ -447,10 +446,9 @@ int queue_health(struct store *s, const struct conf *c, json_t **ret, char *err)
 	    query(s, "SELECT COUNT(*) FROM runs WHERE status IN ('booting', 'running')"
 		  " AND ?1 = ?1", 0, NULL, count_row, &running, err) < 0)
 		return -1;
-	sched_pause_reason(paused, sizeof(paused));
 	*ret = json_pack("{s:b, s:i, s:i, s:I, s:I, s:I, s:o}", "ok", 1, "version", PROTO_VERSION,
 			 "guests", (int)queue_guests(c), "matrices", (json_int_t)matrices,
 			 "queued", (json_int_t)queued, "running", (json_int_t)running, "paused",
-			 paused[0] ? json_string(paused) : json_null());
+			 paused && paused[0] ? json_string(paused) : json_null());
 	return *ret ? 0 : errorf(err, "out of memory");
 }

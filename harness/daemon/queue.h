@@ -71,8 +71,9 @@ unsigned queue_guests(const struct conf *c);
 
 /*
  * {"ok": true, "version": V, "guests": N, "matrices": N, "queued": N, "running": N,
- *  "paused": null, or why the queue is paused (sched_pause_reason)}
+ *  "paused": null, or paused (why the scheduler paused the queue; NULL or "": it runs)}
  */
-int queue_health(struct store *s, const struct conf *c, json_t **ret, char *err);
+int queue_health(struct store *s, const struct conf *c, const char *paused, json_t **ret,
+		 char *err);
 
 #endif

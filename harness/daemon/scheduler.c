@@ -19,10 +19,6 @@
 #define IDLE_MS   1000
 #define RETRY_S   5              /* a paused queue tries the database this often */
 
-/* Why the queue is paused ("" while it runs): the database refused a write. */
-static pthread_mutex_t pause_lock = PTHREAD_MUTEX_INITIALIZER;
-static char pause_why[ERR_MAX + 64];
-
 struct sched;
 
 struct slot {
@@ -43,6 +39,8 @@ struct sched {
 	pthread_mutex_t lock;        /* accel and the finished-matrix check */
 	char accel[8];
 	char host[64];
+	pthread_mutex_t pause_lock;  /* pause_why */
+	char pause_why[ERR_MAX + 64];  /* "" while the queue runs: else why it is paused */
 };
 
 /* The runner asks this every second and after every message. */
@@ -129,29 +127,30 @@ static void report(struct slot *sl, const struct matrix *m, const struct run_ref
 				  "cell", m->cells[ref->cell].name, "crash", out->crash));
 }
 
-void sched_pause_reason(char *buf, size_t len)
+void sched_pause_reason(struct sched *sc, char *buf, size_t len)
 {
-	pthread_mutex_lock(&pause_lock);
-	snprintf(buf, len, "%s", pause_why);
-	pthread_mutex_unlock(&pause_lock);
+	pthread_mutex_lock(&sc->pause_lock);
+	snprintf(buf, len, "%s", sc->pause_why);
+	pthread_mutex_unlock(&sc->pause_lock);
 }
 
-static int queue_paused(void)
+static int queue_paused(struct sched *sc)
 {
 	int paused;
 
-	pthread_mutex_lock(&pause_lock);
-	paused = pause_why[0] != '\0';
-	pthread_mutex_unlock(&pause_lock);
+	pthread_mutex_lock(&sc->pause_lock);
+	paused = sc->pause_why[0] != '\0';
+	pthread_mutex_unlock(&sc->pause_lock);
 	return paused;
 }
 
 /* A refused write: run stays in flight in the database, nothing new starts. */
 static void pause_queue(struct slot *sl, int64_t run, const char *why)
 {
-	pthread_mutex_lock(&pause_lock);
-	snprintf(pause_why, sizeof(pause_why), "the database refused a write (%s)", why);
-	pthread_mutex_unlock(&pause_lock);
+	pthread_mutex_lock(&sl->sc->pause_lock);
+	snprintf(sl->sc->pause_why, sizeof(sl->sc->pause_why), "the database refused a write (%s)",
+		 why);
+	pthread_mutex_unlock(&sl->sc->pause_lock);
 	sl->stuck = run;
 	hlog("slot %u: %s; queue paused until it takes writes again", sl->index, why);
 }
@@ -171,9 +170,9 @@ static int unpause(struct slot *sl)
 	hlog("slot %u: the database takes writes again: run %lld re-queued, queue resumed",
 	     sl->index, (long long)sl->stuck);
 	sl->stuck = 0;
-	pthread_mutex_lock(&pause_lock);
-	pause_why[0] = '\0';
-	pthread_mutex_unlock(&pause_lock);
+	pthread_mutex_lock(&sl->sc->pause_lock);
+	sl->sc->pause_why[0] = '\0';
+	pthread_mutex_unlock(&sl->sc->pause_lock);
 	return 0;
 }
 
@@ -251,7 +250,7 @@ static void run_block(struct slot *sl, struct run_ref *refs, size_t n)
 		return;
 	}
 	runner_init(sl, &r, m);
-	for (i = 0; i < n && !atomic_load(&sl->sc->stop) && !queue_paused(); i++) {
+	for (i = 0; i < n && !atomic_load(&sl->sc->stop) && !queue_paused(sl->sc); i++) {
 		if (store_matrix_state(sl->store, sl->matrix, state, err) < 0 ||
 		    strcmp(state, "active"))
 			break;
@@ -281,7 +280,7 @@ static void *slot_main(void *arg)
 				sleep(1);
 			continue;
 		}
-		if (queue_paused()) {
+		if (queue_paused(sl->sc)) {
 			usleep(IDLE_MS * 1000);
 			continue;
 		}
@@ -313,6 +312,7 @@ int sched_start(const struct conf *c, struct vm_conn *vm, struct sched **ret, ch
 	sc->vm = vm;
 	sc->nslots = queue_guests(c) < MAX_SLOTS ? queue_guests(c) : MAX_SLOTS;
 	pthread_mutex_init(&sc->lock, NULL);
+	pthread_mutex_init(&sc->pause_lock, NULL);
 	gethostname(sc->host, sizeof(sc->host) - 1);
 	for (i = 0; i < sc->nslots; i++) {
 		sc->slots[i].sc = sc;
@@ -340,5 +340,6 @@ void sched_stop(struct sched *sc)
 	for (i = 0; i < sc->nslots; i++)
 		pthread_join(sc->slots[i].th, NULL);
 	pthread_mutex_destroy(&sc->lock);
+	pthread_mutex_destroy(&sc->pause_lock);
 	free(sc);
 }

@@ -23,6 +23,6 @@ void sched_stop(struct sched *s);
  * (disk full...). The run in flight then is re-queued, and the queue resumes,
  * once the database takes writes again; nothing committed is touched.
  */
-void sched_pause_reason(char *buf, size_t len);
+void sched_pause_reason(struct sched *sc, char *buf, size_t len);
 
 #endif

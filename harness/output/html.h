@@ -25,7 +25,5 @@ struct html_opts {
 /* Write the page of matrix mid to f. Returns 0, or -1 with err. */
 int html_report(FILE *f, struct store *s, int64_t mid, const struct html_opts *o, char *err);
 
-/* `harness report MATRIX -o FILE.html [--metric NAME]...` (argv[0] "report"): exit 0 or 1. */
-int html_main(const struct conf *c, int argc, char **argv);
 
 #endif

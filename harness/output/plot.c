@@ -20,7 +20,6 @@
 #define PW       (W - ML - MR)
 #define PH       (H - MT - MB)
 #define MAX_MARKERS 48
-#define MAX_PLOT_METRICS 8
 
 static const char *const palette[] = {
 	"#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000", "#999999",
@@ -645,10 +644,10 @@ int plot_find_metric(const char *name, const struct metric **ret, char *err)
 	return errorf(err, "--metric '%s': not one of%s", name, names);
 }
 
-/* ---- the command ---- */
+/* ---- charts into files ---- */
 
 /* A file-name part: letters, digits, . _ - kept, anything else '_'. */
-static void slug(char *dst, size_t len, const char *src)
+void plot_slug(char *dst, size_t len, const char *src)
 {
 	size_t i;
 
@@ -668,8 +667,8 @@ static int write_chart(const char *dir, const struct plot_cell *pc, const char *
 	FILE *f;
 	int rc;
 
-	slug(cs, sizeof(cs), pc->mi.cell_names[pc->cell]);
-	slug(ws, sizeof(ws), what);
+	plot_slug(cs, sizeof(cs), pc->mi.cell_names[pc->cell]);
+	plot_slug(ws, sizeof(ws), what);
 	if (pathf(path, err, "%s/c%02u-%s-%s%s.svg", dir, pc->cell, cs, m ? "" : "file-", ws) < 0)
 		return -1;
 	if (!(f = open_memstream(&buf, &len)))
@@ -682,7 +681,7 @@ static int write_chart(const char *dir, const struct plot_cell *pc, const char *
 	return rc;
 }
 
-static int plot_cell_all(struct store *s, int64_t mid, unsigned cell, const char *dir,
+int plot_cell_write(struct store *s, int64_t mid, unsigned cell, const char *dir,
 			 const struct metric *const *ms, unsigned nms, char *err)
 {
 	struct plot_cell *pc = NULL;
@@ -697,94 +696,4 @@ static int plot_cell_all(struct store *s, int64_t mid, unsigned cell, const char
 		rc = write_chart(dir, pc, pc->l.files[k], NULL, k, err);
 	plot_cell_free(pc);
 	return rc;
-}
-
-static const char plot_usage[] =
-	"usage: harness plot MATRIX [-o DIR] [--metric NAME]...\n"
-	"  SVG charts per workload cell: each metric per interval (default ops/s), one line\n"
-	"  per arm (median of its runs) in a min-max band, and each file's resident MiB\n"
-	"  -o DIR     where to write them (default RESULTS/plots/MATRIX-ID)\n"
-	"  --metric   a metric with a per-interval value (a wrong name lists them); repeatable\n";
-
-static int plot_matrix(const struct conf *c, const char *key, const char *dir_opt,
-		       const struct metric *const *ms, unsigned nms, char *err)
-{
-	struct store *s = NULL;
-	struct matrix_info *mi = calloc(1, sizeof(*mi));
-	char db[PATH_MAX], dir[PATH_MAX], name[64];
-	int64_t mid;
-	unsigned cell;
-	int rc = -1;
-
-	if (!mi)
-		return errorf(err, "out of memory");
-	if (pathf(db, err, "%s/harness.db", c->results) < 0 || store_open(db, &s, err) < 0 ||
-	    store_find_matrix(s, key, &mid, err) < 0 || store_matrix_info(s, mid, mi, err) < 0)
-		goto out;
-	slug(name, sizeof(name), mi->name);
-	if ((dir_opt ? pathf(dir, err, "%s", dir_opt)
-		     : pathf(dir, err, "%s/plots/%s-%lld", c->results, name, (long long)mid)) < 0 ||
-	    mkdir_p(dir, err) < 0)
-		goto out;
-	for (cell = 0, rc = 0; cell < mi->n_cells && rc == 0; cell++)
-		rc = plot_cell_all(s, mid, cell, dir, ms, nms, err);
-out:
-	free(mi);
-	store_close(s);
-	return rc;
-}
-
-int plot_args(int argc, char **argv, const char *cmd, const char *usage, const char **out,
-	      const struct metric **ms, unsigned max, unsigned *n, int *rc)
-{
-	static const struct option longopts[] = {
-		{ "metric", required_argument, NULL, 'm' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	char err[ERR_MAX];
-	int opt;
-
-	*out = NULL;
-	*n = 0;
-	*rc = 1;
-	optind = 0;
-	while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-		if (opt == 'o') {
-			*out = optarg;
-		} else if (opt == 'm' && *n < max) {
-			if (plot_find_metric(optarg, &ms[(*n)++], err) < 0) {
-				fprintf(stderr, "harness: %s: %s\n", cmd, err);
-				return -1;
-			}
-		} else {
-			fputs(usage, opt == 'h' ? stdout : stderr);
-			*rc = opt == 'h' ? 0 : 1;
-			return -1;
-		}
-	}
-	if (argc - optind != 1) {
-		fputs(usage, stderr);
-		return -1;
-	}
-	return 0;
-}
-
-int plot_main(const struct conf *c, int argc, char **argv)
-{
-	const struct metric *ms[MAX_PLOT_METRICS];
-	const char *dir;
-	char err[ERR_MAX];
-	unsigned nms;
-	int rc;
-
-	if (plot_args(argc, argv, "plot", plot_usage, &dir, ms, MAX_PLOT_METRICS, &nms, &rc) < 0)
-		return rc;
-	if (!nms && plot_find_metric(PLOT_DEFAULT_METRIC, &ms[nms++], err) < 0)
-		return 1;
-	if (plot_matrix(c, argv[optind], dir, ms, nms, err) < 0) {
-		fprintf(stderr, "harness: plot: %s\n", err);
-		return 1;
-	}
-	return 0;
 }

@@ -35,15 +35,15 @@ int plot_file_svg(FILE *f, const struct plot_cell *pc, unsigned file, char *err)
 /* A per-interval metric by name, or -1 with err listing the ones there are. */
 int plot_find_metric(const char *name, const struct metric **ret, char *err);
 
+#define PLOT_METRICS_MAX 8   /* --metric options of one plot or report */
+
+/* src as a file-name part in dst: letters, digits, . _ - kept, the rest '_'. */
+void plot_slug(char *dst, size_t len, const char *src);
+
 /*
- * The arguments plot and report share: MATRIX, -o PATH (*out, NULL if not
- * given), --metric NAME up to max times into ms[*n]. Returns 0 to go on, or
- * -1 with the exit code in *rc after printing usage (cmd's) or the error.
+ * Every chart of cell (each metric of ms, each file's residency) as
+ * dir/cNN-CELL-WHAT.svg, each path printed on stdout. 0 or -1 with err.
  */
-int plot_args(int argc, char **argv, const char *cmd, const char *usage, const char **out,
-	      const struct metric **ms, unsigned max, unsigned *n, int *rc);
-
-/* `harness plot MATRIX [-o DIR] [--metric NAME]...` (argv[0] "plot"): exit 0 or 1. */
-int plot_main(const struct conf *c, int argc, char **argv);
-
+int plot_cell_write(struct store *s, int64_t mid, unsigned cell, const char *dir,
+		    const struct metric *const *ms, unsigned nms, char *err);
 #endif

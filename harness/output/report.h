@@ -1,5 +1,10 @@
 /* report.h -- tables regenerated from the database at any time: per workload
- * cell, each arm's mean of every metric, its Delta against the first arm, n. */
+ * cell, each arm's mean of every metric, its Delta against the first arm, n.
+ *
+ * Folder output/: what a user reads: text tables and sheets, CSV/JSON, SVG plots, the
+ * HTML report, escaping.
+ * It may call: base/ common/ spec/ store/ analysis/.
+ */
 #ifndef REPORT_H
 #define REPORT_H
 

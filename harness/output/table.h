@@ -16,6 +16,9 @@
 
 enum table_format { TABLE_TEXT, TABLE_MARKDOWN, TABLE_CSV, TABLE_JSON };
 
+/* The format named "text", "markdown", "csv" or "json": 0, or -1. */
+int table_format_find(const char *name, enum table_format *ret);
+
 struct table_opts {
 	enum table_format format;
 	const struct metric *metric[TABLE_MAX_METRICS];
@@ -37,7 +40,5 @@ int table_text_grid(FILE *f, const struct matrix_info *mi, const struct run_summ
 		    size_t n, const unsigned *cells, unsigned n_cells, const struct metric *m,
 		    char *err);
 
-/* `harness table [OPTIONS] MATRIX` (argv[0] is "table"): exit 0, or 1 on errors. */
-int table_main(const struct conf *c, int argc, char **argv, int json);
 
 #endif

@@ -1,5 +1,9 @@
 /* runner.h -- one run from queued to done or failed: fresh overlay, fresh
- * boot, job over the channel, samples into the store as they arrive. */
+ * boot, job over the channel, samples into the store as they arrive.
+ *
+ * Folder run/: the life of one run: boot, job, samples into the store, verdict.
+ * It may call: base/ common/ vm/ spec/ store/.
+ */
 #ifndef RUNNER_H
 #define RUNNER_H
 

@@ -1,5 +1,10 @@
 /* spec.h -- a matrix file (JSON) parsed and validated into arms, workload
- * cells and repetitions; every error names the file, the field and the fix. */
+ * cells and repetitions; every error names the file, the field and the fix.
+ *
+ * Folder spec/: what a user asks for: matrices (spec.c), presets, harness.conf
+ * (conf.c), the ABBA order (abba.c), fio options checked on the host.
+ * It may call: base/ common/ vm/.
+ */
 #ifndef SPEC_H
 #define SPEC_H
 

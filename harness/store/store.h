@@ -1,5 +1,10 @@
 /* store.h -- the SQLite results database: matrices, arms, runs in ABBA order,
- * and every sample as it arrives. Prepared statements only. */
+ * and every sample as it arrives. Prepared statements only.
+ *
+ * Folder store/: the SQLite database, and the only place that speaks SQL: runs and
+ * samples (store.c), the rows each report and analysis reads (store_*.c).
+ * It may call: base/ common/ spec/.
+ */
 #ifndef STORE_H
 #define STORE_H
 

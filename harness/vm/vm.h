@@ -1,5 +1,10 @@
 /* vm.h -- guests through libvirt's C API: one transient, autodestroyed domain
- * per run, direct kernel boot, a virtio-serial channel and a serial console log. */
+ * per run, direct kernel boot, a virtio-serial channel and a serial console log.
+ *
+ * Folder vm/: guests and what they boot: libvirt (vm.c), the channel and console,
+ * kernels and initramfs images (image.c), downloads into the cache (fetch.c).
+ * It may call: base/ common/.
+ */
 #ifndef VM_H
 #define VM_H
 
