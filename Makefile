@@ -6,7 +6,7 @@ CC       ?= gcc
 CFLAGS   ?= -O2 -g
 WARN     := -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2
 ARCHS    := x86_64 aarch64
-PKGS     := libvirt jansson sqlite3 libcurl libmicrohttpd
+PKGS     := libvirt jansson sqlite3 libcurl libmicrohttpd nettle
 SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer
 
 # Sources by stage (README "Architecture"): every module of harness/ but the
@@ -60,7 +60,7 @@ UNIT_TESTS := tests/build/test_abba tests/build/test_spec tests/build/test_proto
 UNIT_TESTS += tests/build/test_streams
 UNIT_TESTS += tests/build/test_ycsb
 UNIT_TESTS += tests/build/test_sampler
-UNIT_TESTS += tests/build/test_sha256
+UNIT_TESTS += tests/build/test_hash
 UNIT_TESTS += tests/build/test_fetch
 UNIT_TESTS += tests/build/test_api
 UNIT_TESTS += tests/build/test_arch
@@ -72,7 +72,7 @@ UNIT_TESTS += tests/build/test_plot
 
 # Debian packages the build, the images and the tests need.
 DEBS := gcc make pkg-config libc6-dev libvirt-dev libjansson-dev libsqlite3-dev \
-        libcurl4-openssl-dev libcmocka-dev libvirt-daemon libvirt-daemon-driver-qemu \
+        libcurl4-openssl-dev nettle-dev libcmocka-dev libvirt-daemon libvirt-daemon-driver-qemu \
         qemu-system-x86 qemu-utils busybox-static e2fsprogs cpio xz-utils kmod \
         sqlite3 passwd ca-certificates dpkg-dev zlib1g-dev libmicrohttpd-dev python3 curl
 # aarch64 guests: QEMU, the cross compiler and its static libc, arm64 jansson

@@ -22,7 +22,7 @@
 #include "spec/conf.h"
 #include "base/err.h"
 #include "spec/preset.h"
-#include "base/sha256.h"
+#include "base/hash.h"
 #include "spec/spec.h"
 #include "testlib.h"
 
@@ -139,17 +139,6 @@ static void done(struct matrix *m)
 	free(m);
 }
 
-static void fnv1a_hex(const char *s, char out[17])
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ULL;
-	}
-	snprintf(out, 17, "%016llx", (unsigned long long)h);
-}
-
 /* A valid two-arm matrix; ARMS and WL splice in variations. */
 #define MATRIX(arms, wl)                                                   \
 	"{\n"                                                              \
@@ -256,7 +245,7 @@ static void test_valid(void **state)
 		assert_non_null(c);
 		json_object_del(c, "reps");
 		norep = json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS);
-		fnv1a_hex(norep, hash);
+		hash_fnv1a_hex(norep, hash);
 		free(norep);
 		json_decref(c);
 	}
@@ -474,7 +463,7 @@ static void refuse_arm(const char *arm, ...)
 
 static void test_kernel_confined(void **state)
 {
-	char out[PATH_MAX], arm[PATH_MAX * 2], path[PATH_MAX], sha[SHA256_HEX];
+	char out[PATH_MAX], arm[PATH_MAX * 2], path[PATH_MAX], sha[HASH_SHA256_HEX];
 	const char *outside = "is outside the directories kernels may come from";
 
 	(void)state;
@@ -522,7 +511,7 @@ static void test_kernel_confined(void **state)
 		   outside, NULL);
 	/* a file:// URL is a path by another name */
 	sfmt(path, sizeof(path), "%s/k/bzImage", dir);
-	assert_int_equal(sha256_file(path, sha, err), 0);
+	assert_int_equal(hash_sha256_file(path, sha, err), 0);
 	refuse_arm("'url':'file:///etc/passwd','sha256':'" ZERO64 "'",
 		   "arms[0].url: /etc/passwd ", outside, NULL);
 	refuse_arm("'url':'file://localhost/etc/passwd','sha256':'" ZERO64 "'",

@@ -3,6 +3,7 @@
 #include "cli/client.h"
 #include "daemon/api.h"
 #include "base/err.h"
+#include "spec/spec.h"
 #include "common/proto.h"
 
 #include <errno.h>
@@ -231,13 +232,6 @@ static json_int_t runs_ended(const json_t *runs)
 	return n;
 }
 
-static int valid_key(const char *s)
-{
-	size_t n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-");
-
-	return n >= 1 && n <= API_KEY_MAX && !s[n];
-}
-
 /* ---- commands ---- */
 
 /* The file's JSON, at most API_BODY_MAX bytes; file:line:column on bad JSON. */
@@ -410,7 +404,7 @@ static int cmd_status(const struct conf *c, char **argv, int json, char *err)
 	char path[128];
 	json_t *res;
 
-	if (argv[1] && !valid_key(argv[1]))
+	if (argv[1] && !spec_key_ok(argv[1]))
 		return errorf(err, "matrix '%s': expected an id or a name", argv[1]);
 	snprintf(path, sizeof(path), "/matrices%s%s", argv[1] ? "/" : "", argv[1] ? argv[1] : "");
 	if (call(c, "GET", path, NULL, json, &res, err) < 0)
@@ -431,7 +425,7 @@ static int cmd_control(const struct conf *c, char **argv, int json, char *err)
 	char path[128];
 	json_t *res;
 
-	if (!valid_key(argv[1]))
+	if (!spec_key_ok(argv[1]))
 		return errorf(err, "matrix '%s': expected an id or a name", argv[1]);
 	snprintf(path, sizeof(path), "/matrices/%s/%s", argv[1], argv[0]);
 	if (call(c, "POST", path, "", json, &res, err) < 0)

@@ -21,13 +21,6 @@ static const char extend_usage[] =
 	"  BASE NEW   one pair of arms (default: every arm against the first)\n"
 	"through harnessd when it runs, else into the database: harness run MATRIX runs them\n";
 
-static int valid_key(const char *s)
-{
-	size_t n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-");
-
-	return n >= 1 && n <= 64 && !s[n];
-}
-
 /* No daemon answers: the same work on the database; 0 or -1 with err. */
 static int extend_here(const struct conf *c, const struct extend_opts *o, json_t **ret,
 		       char *err)
@@ -92,7 +85,7 @@ static int parse_args(int argc, char **argv, struct extend_opts *o, char *err)
 	o->matrix = argv[optind];
 	o->base_arm = argc - optind == 3 ? argv[optind + 1] : NULL;
 	o->new_arm = argc - optind == 3 ? argv[optind + 2] : NULL;
-	if (!valid_key(o->matrix))
+	if (!spec_key_ok(o->matrix))
 		return errorf(err, "extend: matrix '%s': expected an id or a name", o->matrix);
 	return 0;
 }

@@ -70,7 +70,7 @@ struct route;
 /* One request: its route, its path parameters, its body so far. */
 struct req {
 	const struct route *route;
-	char seg[SEG_MAX][API_KEY_MAX + 1];
+	char seg[SEG_MAX][SPEC_KEY_MAX + 1];
 	int64_t id;               /* the {id} segment */
 	const char *key;          /* the {key} segment */
 	struct query q;
@@ -522,13 +522,6 @@ static const struct route routes[] = {
 
 /* ---- matching: paths, parameters, queries ---- */
 
-static int valid_name(const char *s)
-{
-	size_t n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-");
-
-	return n >= 1 && n <= API_KEY_MAX && !s[n];
-}
-
 /* Decimal int64 in [min, max]: an optional '-', 1 to 19 digits, nothing else. */
 static int parse_i64(const char *s, int64_t min, int64_t max, int64_t *ret)
 {
@@ -548,7 +541,7 @@ static int parse_i64(const char *s, int64_t min, int64_t max, int64_t *ret)
 }
 
 /* Split url into at most SEG_MAX non-empty segments; -1 if it cannot be a route. */
-static int split(const char *url, char (*seg)[API_KEY_MAX + 1], unsigned *n)
+static int split(const char *url, char (*seg)[SPEC_KEY_MAX + 1], unsigned *n)
 {
 	const char *p = url, *e;
 
@@ -558,7 +551,7 @@ static int split(const char *url, char (*seg)[API_KEY_MAX + 1], unsigned *n)
 	while (*p == '/') {
 		p++;
 		e = p + strcspn(p, "/");
-		if (e == p || (size_t)(e - p) > API_KEY_MAX || *n == SEG_MAX)
+		if (e == p || (size_t)(e - p) > SPEC_KEY_MAX || *n == SEG_MAX)
 			return -1;
 		memcpy(seg[*n], p, (size_t)(e - p));
 		seg[(*n)++][e - p] = '\0';
@@ -568,7 +561,7 @@ static int split(const char *url, char (*seg)[API_KEY_MAX + 1], unsigned *n)
 }
 
 /* Does the path (segments) have the pattern's shape? Placeholders match any segment. */
-static int shape_matches(const char *pattern, char (*seg)[API_KEY_MAX + 1], unsigned n)
+static int shape_matches(const char *pattern, char (*seg)[SPEC_KEY_MAX + 1], unsigned n)
 {
 	char pat[64], *save = NULL, *t;
 	unsigned i = 0;
@@ -589,9 +582,9 @@ static int bind_params(struct req *r, char *err)
 	snprintf(pat, sizeof(pat), "%s", r->route->pattern);
 	for (t = strtok_r(pat, "/", &save); t; t = strtok_r(NULL, "/", &save), i++) {
 		if (!strcmp(t, "{key}")) {
-			if (!valid_name(r->seg[i]))
+			if (!spec_key_ok(r->seg[i]))
 				return errorf(err, "matrix '%s': expected an id or a name of "
-					      "A-Za-z0-9._- (at most %d)", r->seg[i], API_KEY_MAX);
+					      "A-Za-z0-9._- (at most %d)", r->seg[i], SPEC_KEY_MAX);
 			r->key = r->seg[i];
 		} else if (!strcmp(t, "{id}")) {
 			if (parse_i64(r->seg[i], 1, INT64_MAX, &r->id) < 0)

@@ -23,7 +23,6 @@
 #include "spec/conf.h"
 
 #define API_BODY_MAX (1u << 20)   /* request bodies: 413 beyond this */
-#define API_KEY_MAX  64           /* matrix names: [A-Za-z0-9._-]{1,64} */
 
 struct api;
 

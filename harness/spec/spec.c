@@ -117,7 +117,7 @@ static int set_string(const struct jkey *k, json_t *v, char *dst, const char *wh
 		return errorf(err, "%s.%s: expected an http://, https:// or file:// URL without "
 			      "spaces", where, k->name);
 	strcpy(dst, s);
-	if (k->kind == J_SHA && !sha256_hex_ok(lowercase(dst)))
+	if (k->kind == J_SHA && !hash_sha256_hex_ok(lowercase(dst)))
 		return errorf(err, "%s.%s: expected a SHA-256: 64 hex digits", where, k->name);
 	return 0;
 }
@@ -620,17 +620,6 @@ static int parse_array(json_t *root, const char *key, size_t max, char *err)
 	return 0;
 }
 
-static void fnv1a_hex(const char *s, char out[17])
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ULL;
-	}
-	snprintf(out, 17, "%016llx", (unsigned long long)h);
-}
-
 /*
  * An arm whose lru_gen or cmdline is an array stands for one arm per value
  * (cartesian), named "<name>-<value>" ("<name>-<index>" for cmdlines).
@@ -689,7 +678,7 @@ static int hash_without_reps(json_t *root, char out[17], char *err)
 		json_decref(copy);
 		return errorf(err, "out of memory");
 	}
-	fnv1a_hex(text, out);
+	hash_fnv1a_hex(text, out);
 	free(text);
 	json_decref(copy);
 	return 0;
@@ -807,6 +796,13 @@ void spec_release(struct matrix *m)
 	}
 	free(m->canonical);
 	m->canonical = NULL;
+}
+
+int spec_key_ok(const char *s)
+{
+	size_t n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-");
+
+	return n >= 1 && n <= SPEC_KEY_MAX && !s[n];
 }
 
 unsigned spec_run_count(const struct matrix *m)

@@ -15,7 +15,7 @@
 #include "vm/fetch.h"
 #include "vm/image.h"
 #include "common/proto.h"
-#include "base/sha256.h"
+#include "base/hash.h"
 
 #define SPEC_NAME_MAX  33
 #define SPEC_MAX_ARMS  16
@@ -40,9 +40,9 @@ struct arm {
 	char modules[PATH_MAX];     /* as written, may be empty (only with kernel) */
 	char package[IMAGE_PACKAGE_MAX];  /* a Debian kernel package, built by images/build.sh */
 	char url[FETCH_URL_MAX];    /* a kernel image to download ... */
-	char sha256[SHA256_HEX];    /* ... whose SHA-256 must be this (lowercase hex) */
+	char sha256[HASH_SHA256_HEX];    /* ... whose SHA-256 must be this (lowercase hex) */
 	char modules_url[FETCH_URL_MAX];     /* optional modules cpio to download, with url */
-	char modules_sha256[SHA256_HEX];
+	char modules_sha256[HASH_SHA256_HEX];
 	char lru_gen[8];            /* "y", "n" or "" (kernel default) */
 	char cmdline[256];          /* extra boot options */
 	char tag[SPEC_TAG_MAX];     /* "" or the user's label, "mglru-rotate/v3": compare --tags */
@@ -107,6 +107,13 @@ int spec_arch_index(const struct matrix *m, const char *arch);
 
 /* The cell-name suffix that keeps arch's cells apart: "" for x86_64, "@aarch64". */
 const char *spec_arch_suffix(const char *arch);
+
+/*
+ * 1 if s can name a matrix in a command or a request path: its id, or its name
+ * (1 to SPEC_KEY_MAX letters, digits, '.', '_' or '-').
+ */
+#define SPEC_KEY_MAX 64
+int spec_key_ok(const char *s);
 
 /* Number of runs the matrix expands to. */
 unsigned spec_run_count(const struct matrix *m);

@@ -3,7 +3,7 @@
 #include "vm/fetch.h"
 #include "base/err.h"
 #include "base/proc.h"
-#include "base/sha256.h"
+#include "base/hash.h"
 
 #include <ctype.h>
 #include <curl/curl.h>
@@ -25,7 +25,7 @@
 struct sink {
 	int fd;
 	uint64_t bytes;
-	struct sha256 sha;
+	struct hash_sha256 sha;
 	int too_big, write_errno;
 };
 
@@ -83,7 +83,7 @@ static size_t sink_write(char *data, size_t size, size_t n, void *arg)
 		}
 		done += (size_t)w;
 	}
-	sha256_update(&s->sha, data, len);
+	hash_sha256_update(&s->sha, data, len);
 	s->bytes += len;
 	return len;
 }
@@ -114,12 +114,12 @@ static void sweep_stale(const char *tmp_dir)
 /* An existing entry that still hashes to its name: 1; absent: 0; a bad one is removed. */
 static int cached(const char *path, const char *want)
 {
-	char hex[SHA256_HEX];
+	char hex[HASH_SHA256_HEX];
 	struct stat st;
 
 	if (lstat(path, &st) < 0)
 		return 0;
-	if (S_ISREG(st.st_mode) && sha256_file(path, hex, NULL) == 0 && !strcmp(hex, want))
+	if (S_ISREG(st.st_mode) && hash_sha256_file(path, hex, NULL) == 0 && !strcmp(hex, want))
 		return 1;
 	unlink(path);
 	return 0;
@@ -173,7 +173,7 @@ static int download(const char *url, struct sink *s, char *err)
 int fetch_url(const char *url, const char *want_sha256, const char *cache_dir, char *ret_path,
 	      char *err)
 {
-	char want[SHA256_HEX], got[SHA256_HEX], dir[PATH_MAX], entry[PATH_MAX], part[PATH_MAX];
+	char want[HASH_SHA256_HEX], got[HASH_SHA256_HEX], dir[PATH_MAX], entry[PATH_MAX], part[PATH_MAX];
 	struct sink s = { .fd = -1 };
 	size_t i;
 	int ret = -1;
@@ -184,7 +184,7 @@ int fetch_url(const char *url, const char *want_sha256, const char *cache_dir, c
 	for (i = 0; i < sizeof(want) - 1 && want_sha256[i]; i++)
 		want[i] = (char)tolower((unsigned char)want_sha256[i]);
 	want[i] = '\0';
-	if (want_sha256[i] || !sha256_hex_ok(want))
+	if (want_sha256[i] || !hash_sha256_hex_ok(want))
 		return errorf(err, "%.200s: sha256 '%.80s': expected 64 hex digits", url, want_sha256);
 	if (pathf(entry, err, "%s/sha256/%s", cache_dir, want) < 0)
 		return -1;
@@ -201,14 +201,14 @@ int fetch_url(const char *url, const char *want_sha256, const char *cache_dir, c
 	if (s.fd < 0)
 		return errorf(err, "cannot create '%s': %s", part, strerror(errno));
 	fcntl(s.fd, F_SETFD, FD_CLOEXEC);
-	sha256_init(&s.sha);
+	hash_sha256_init(&s.sha);
 	if (download(url, &s, err) < 0)
 		goto out;
 	if (fsync(s.fd) < 0) {
 		errorf(err, "cannot write '%s': %s", part, strerror(errno));
 		goto out;
 	}
-	sha256_final_hex(&s.sha, got);
+	hash_sha256_final_hex(&s.sha, got);
 	if (strcmp(got, want)) {
 		errorf(err, "%.200s: sha256 mismatch: expected %s, got %s", url, want, got);
 		goto out;

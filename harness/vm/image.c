@@ -3,6 +3,7 @@
 #define _GNU_SOURCE             /* memmem */
 #include "vm/image.h"
 #include "base/err.h"
+#include "base/hash.h"
 #include "vm/fetch.h"
 #include "base/proc.h"
 
@@ -462,23 +463,12 @@ uint64_t image_disk_bytes(const struct proto_job *job)
 	return job->disk_mib ? job->disk_mib << 20 : image_need_bytes(job);
 }
 
-static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *c = p;
-
-	while (n--) {
-		h ^= *c++;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
 /* Deterministic content: incompressible pseudo-random bytes, or zeros. */
 static int write_data_file(const char *path, const struct proto_file *f, char *err)
 {
 	_cleanup_close_ int fd = -1;
 	static uint64_t buf[1 << 17];   /* 1 MiB */
-	uint64_t x = fnv1a(0xcbf29ce484222325ULL, f->name, strlen(f->name)) ^ f->mib, i, m;
+	uint64_t x = hash_fnv1a(HASH_FNV1A_INIT, f->name, strlen(f->name)) ^ f->mib, i, m;
 
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
@@ -583,25 +573,25 @@ static void remove_files(const char *stage, const struct proto_job *job)
 
 static uint64_t files_hash(const struct proto_job *job)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = HASH_FNV1A_INIT;
 	unsigned i;
 
 	for (i = 0; i < job->nfiles; i++) {
-		h = fnv1a(h, job->files[i].name, strlen(job->files[i].name) + 1);
-		h = fnv1a(h, &job->files[i].mib, sizeof(job->files[i].mib));
-		h = fnv1a(h, &job->files[i].content, sizeof(job->files[i].content));
+		h = hash_fnv1a(h, job->files[i].name, strlen(job->files[i].name) + 1);
+		h = hash_fnv1a(h, &job->files[i].mib, sizeof(job->files[i].mib));
+		h = hash_fnv1a(h, &job->files[i].content, sizeof(job->files[i].content));
 	}
 	/* a job without databases keeps the hash (and the cached disk) it had */
 	for (i = 0; i < job->ndbs; i++) {
-		h = fnv1a(h, "db", 3);
-		h = fnv1a(h, job->dbs[i].name, strlen(job->dbs[i].name) + 1);
-		h = fnv1a(h, &job->dbs[i].recordcount, sizeof(job->dbs[i].recordcount));
-		h = fnv1a(h, &job->dbs[i].fieldcount, sizeof(job->dbs[i].fieldcount));
-		h = fnv1a(h, &job->dbs[i].fieldlength, sizeof(job->dbs[i].fieldlength));
-		h = fnv1a(h, &job->dbs[i].insertorder, sizeof(job->dbs[i].insertorder));
+		h = hash_fnv1a(h, "db", 3);
+		h = hash_fnv1a(h, job->dbs[i].name, strlen(job->dbs[i].name) + 1);
+		h = hash_fnv1a(h, &job->dbs[i].recordcount, sizeof(job->dbs[i].recordcount));
+		h = hash_fnv1a(h, &job->dbs[i].fieldcount, sizeof(job->dbs[i].fieldcount));
+		h = hash_fnv1a(h, &job->dbs[i].fieldlength, sizeof(job->dbs[i].fieldlength));
+		h = hash_fnv1a(h, &job->dbs[i].insertorder, sizeof(job->dbs[i].insertorder));
 	}
 	if (job->disk_mib)
-		h = fnv1a(h, &job->disk_mib, sizeof(job->disk_mib));
+		h = hash_fnv1a(h, &job->disk_mib, sizeof(job->disk_mib));
 	return h;
 }
 

@@ -1,6 +1,6 @@
 /* test_sha256.c -- unit tests for harness/base/sha256.c: the FIPS 180-2 appendix B
  * examples, one million 'a', every padding boundary, pieces of every size, and
- * sha256_file() on a file whose digest sha256sum(1) gave once (hard-coded). */
+ * hash_sha256_file() on a file whose digest sha256sum(1) gave once (hard-coded). */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,20 +14,20 @@
 #include <cmocka.h>
 
 #include "base/err.h"
-#include "base/sha256.h"
+#include "base/hash.h"
 
-static void hex_of(const void *data, size_t len, char hex[SHA256_HEX])
+static void hex_of(const void *data, size_t len, char hex[HASH_SHA256_HEX])
 {
-	struct sha256 s;
+	struct hash_sha256 s;
 
-	sha256_init(&s);
-	sha256_update(&s, data, len);
-	sha256_final_hex(&s, hex);
+	hash_sha256_init(&s);
+	hash_sha256_update(&s, data, len);
+	hash_sha256_final_hex(&s, hex);
 }
 
 static void expect(const char *msg, const char *want)
 {
-	char hex[SHA256_HEX];
+	char hex[HASH_SHA256_HEX];
 
 	hex_of(msg, strlen(msg), hex);
 	assert_string_equal(hex, want);
@@ -49,8 +49,8 @@ static void test_fips_examples(void **state)
 
 static void test_million_a(void **state)
 {
-	char *a = malloc(1000000), hex[SHA256_HEX];
-	struct sha256 s;
+	char *a = malloc(1000000), hex[HASH_SHA256_HEX];
+	struct hash_sha256 s;
 	unsigned i;
 
 	(void)state;
@@ -59,10 +59,10 @@ static void test_million_a(void **state)
 	hex_of(a, 1000000, hex);
 	assert_string_equal(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 	/* the same in 1000 pieces of 1000 */
-	sha256_init(&s);
+	hash_sha256_init(&s);
 	for (i = 0; i < 1000; i++)
-		sha256_update(&s, a + i * 1000, 1000);
-	sha256_final_hex(&s, hex);
+		hash_sha256_update(&s, a + i * 1000, 1000);
+	hash_sha256_final_hex(&s, hex);
 	assert_string_equal(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 	free(a);
 }
@@ -80,7 +80,7 @@ static void test_padding_edges(void **state)
 		{ 119, "31eba51c313a5c08226adf18d4a359cfdfd8d2e816b13f4af952f7ea6584dcfb" },
 		{ 120, "2f3d335432c70b580af0e8e1b3674a7c020d683aa5f73aaaedfdc55af904c21c" },
 	};
-	char a[128], hex[SHA256_HEX];
+	char a[128], hex[HASH_SHA256_HEX];
 	unsigned i;
 
 	(void)state;
@@ -110,18 +110,18 @@ static unsigned char *file_bytes(void)
 static void test_pieces(void **state)
 {
 	unsigned char *b = file_bytes();
-	char hex[SHA256_HEX];
-	struct sha256 s;
+	char hex[HASH_SHA256_HEX];
+	struct hash_sha256 s;
 	size_t off, step, n;
 
 	(void)state;
 	for (step = 1; step <= 200; step += 13) {
-		sha256_init(&s);
+		hash_sha256_init(&s);
 		for (off = 0; off < FILE_LEN; off += n) {
 			n = FILE_LEN - off < step ? FILE_LEN - off : step;
-			sha256_update(&s, b + off, n);
+			hash_sha256_update(&s, b + off, n);
 		}
-		sha256_final_hex(&s, hex);
+		hash_sha256_final_hex(&s, hex);
 		assert_string_equal(hex, FILE_SHA);
 	}
 	free(b);
@@ -129,7 +129,7 @@ static void test_pieces(void **state)
 
 static void test_file(void **state)
 {
-	char path[] = "/tmp/test_sha256.XXXXXX", hex[SHA256_HEX], err[ERR_MAX];
+	char path[] = "/tmp/test_hash.XXXXXX", hex[HASH_SHA256_HEX], err[ERR_MAX];
 	unsigned char *b = file_bytes();
 	int fd;
 
@@ -138,24 +138,41 @@ static void test_file(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, b, FILE_LEN), FILE_LEN);
 	close(fd);
-	assert_int_equal(sha256_file(path, hex, err), 0);
+	assert_int_equal(hash_sha256_file(path, hex, err), 0);
 	assert_string_equal(hex, FILE_SHA);
 	unlink(path);
 	free(b);
 	/* a missing file: -1 and the path in the message */
-	assert_int_equal(sha256_file(path, hex, err), -1);
+	assert_int_equal(hash_sha256_file(path, hex, err), -1);
 	assert_non_null(strstr(err, path));
 }
 
 static void test_hex_ok(void **state)
 {
 	(void)state;
-	assert_true(sha256_hex_ok(FILE_SHA));
-	assert_false(sha256_hex_ok(""));
-	assert_false(sha256_hex_ok("b4bec991fc613fcb4d2a26eb529e493ed4e3152cc00f0a49bd39b3e48b34824"));
-	assert_false(sha256_hex_ok(FILE_SHA "0"));
-	assert_false(sha256_hex_ok("B4BEC991FC613FCB4D2A26EB529E493ED4E3152CC00F0A49BD39B3E48B34824E"));
-	assert_false(sha256_hex_ok("g4bec991fc613fcb4d2a26eb529e493ed4e3152cc00f0a49bd39b3e48b34824e"));
+	assert_true(hash_sha256_hex_ok(FILE_SHA));
+	assert_false(hash_sha256_hex_ok(""));
+	assert_false(hash_sha256_hex_ok("b4bec991fc613fcb4d2a26eb529e493ed4e3152cc00f0a49bd39b3e48b34824"));
+	assert_false(hash_sha256_hex_ok(FILE_SHA "0"));
+	assert_false(hash_sha256_hex_ok("B4BEC991FC613FCB4D2A26EB529E493ED4E3152CC00F0A49BD39B3E48B34824E"));
+	assert_false(hash_sha256_hex_ok("g4bec991fc613fcb4d2a26eb529e493ed4e3152cc00f0a49bd39b3e48b34824e"));
+}
+
+/* FNV-1a 64: the offset basis for "", and the vectors of the FNV authors' test suite. */
+static void test_fnv1a(void **state)
+{
+	char hex[HASH_FNV1A_HEX];
+
+	(void)state;
+	hash_fnv1a_hex("", hex);
+	assert_string_equal(hex, "cbf29ce484222325");
+	hash_fnv1a_hex("a", hex);
+	assert_string_equal(hex, "af63dc4c8601ec8c");
+	hash_fnv1a_hex("foobar", hex);
+	assert_string_equal(hex, "85944171f73967e8");
+	/* continuing a hash is hashing the concatenation */
+	assert_true(hash_fnv1a(hash_fnv1a(HASH_FNV1A_INIT, "foo", 3), "bar", 3) ==
+		    hash_fnv1a(HASH_FNV1A_INIT, "foobar", 6));
 }
 
 int main(void)
@@ -167,6 +184,7 @@ int main(void)
 		cmocka_unit_test(test_pieces),
 		cmocka_unit_test(test_file),
 		cmocka_unit_test(test_hex_ok),
+		cmocka_unit_test(test_fnv1a),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
