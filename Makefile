@@ -46,6 +46,8 @@ endef
 $(foreach a,$(ARCHS),$(eval $(call agent_objs,$(a))))
 
 -include $(shell find build fuzz/build -name '*.d' 2>/dev/null)
+# objects are kept between builds: the programs and every test link the same ones
+.SECONDARY:
 
 HARNESS := harness/build/harness
 HARNESSD := harness/build/harnessd
@@ -205,9 +207,6 @@ FUZZ_BINS    := $(patsubst fuzz/%.c,fuzz/build/%,$(wildcard fuzz/fuzz_*.c))
 
 fuzz-deps:
 	$(call install_debs,$(FUZZ_DEBS))
-
-# kept between builds: every target links the same objects
-.SECONDARY: $(FUZZ_OBJS)
 
 fuzz/build/obj/%.o: %.c
 	@mkdir -p $(@D)
