@@ -1512,6 +1512,29 @@ static void conf_refuse_line(const char *path, const char *text, int lineno, con
 		fail_msg("stderr '%s' lacks '%s'", out, line);
 }
 
+/* api_token: at least CONF_TOKEN_MIN characters once set; empty leaves TCP off. */
+static void test_conf_token(void **state)
+{
+	char path[PATH_MAX], line[256], tok[CONF_TOKEN_MIN + 1], out[4096];
+	struct conf c;
+
+	(void)state;
+	sfmt(path, sizeof(path), "%s/token.conf", dir);
+	conf_refuse_line(path, "api_token = x\n", 1,
+			 "'api_token': expected at least 32 characters, got 1");
+	memset(tok, 'k', CONF_TOKEN_MIN - 1);
+	tok[CONF_TOKEN_MIN - 1] = '\0';
+	sfmt(line, sizeof(line), "api_token = %s\n", tok);
+	conf_refuse_line(path, line, 1, "'api_token': expected at least 32 characters, got 31");
+	tok[CONF_TOKEN_MIN - 1] = 'k';
+	tok[CONF_TOKEN_MIN] = '\0';
+	sfmt(line, sizeof(line), "api_token = %s\n", tok);
+	assert_int_equal(conf_run(&c, path, line, out, sizeof(out)), 0);
+	assert_string_equal(c.api_token, tok);
+	assert_int_equal(conf_run(&c, path, "api_token =\n", out, sizeof(out)), 0);
+	assert_string_equal(c.api_token, "");
+}
+
 static void test_conf_bad(void **state)
 {
 	struct conf c;
@@ -1602,6 +1625,7 @@ int main(void)
 		cmocka_unit_test(test_conf_defaults),
 		cmocka_unit_test(test_conf_daemon),
 		cmocka_unit_test(test_conf_bad),
+		cmocka_unit_test(test_conf_token),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

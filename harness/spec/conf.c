@@ -16,7 +16,7 @@ struct ckey {
 	const char *name;
 	enum ckind kind;
 	size_t off;
-	uint64_t min, max;      /* C_UINT range; C_STR max length; C_PATHS buffer size */
+	uint64_t min, max;      /* C_UINT range; C_STR length unless empty; C_PATHS buffer size */
 	const char *def;
 	const char *help;
 };
@@ -45,7 +45,7 @@ static const struct ckey keys[] = {
 	  "a group that may use the API too (socket mode 0660)" },
 	{ "api_tcp", C_STR, COFF(api_tcp), 0, 63, "",
 	  "also listen on HOST:PORT (off when empty); requires api_token" },
-	{ "api_token", C_STR, COFF(api_token), 0, 127, "",
+	{ "api_token", C_STR, COFF(api_token), CONF_TOKEN_MIN, 127, "",
 	  "bearer token every TCP request must carry" },
 	{ "guests", C_UINT, COFF(guests), 0, 256, "0",
 	  "guests at once; 0: cores / vcpus, at least 1" },
@@ -104,6 +104,9 @@ static int set_key(struct conf *c, const struct ckey *k, const char *val, const 
 		if (strlen(val) > k->max)
 			return errorf(err, "'%s': longer than %llu characters", k->name,
 				      (unsigned long long)k->max);
+		if (val[0] && strlen(val) < k->min)
+			return errorf(err, "'%s': expected at least %llu characters, got %zu", k->name,
+				      (unsigned long long)k->min, strlen(val));
 		strcpy(dst, val);
 		if (!strcmp(k->name, "accel") && strcmp(val, "auto") && strcmp(val, "kvm") &&
 		    strcmp(val, "tcg"))

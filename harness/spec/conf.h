@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #define CONF_KERNEL_DIRS_MAX (2 * PATH_MAX)
+#define CONF_TOKEN_MIN       32   /* characters in an api_token, if set */
 
 struct conf {
 	char results[PATH_MAX];   /* database, run directories, caches */
@@ -23,7 +24,7 @@ struct conf {
 	char api_socket[PATH_MAX];  /* unix socket of the HTTP API, mode 0600 */
 	char api_group[64];       /* if set: socket mode 0660, owned by this group */
 	char api_tcp[64];         /* "" (off) or "127.0.0.1:PORT"; needs api_token */
-	char api_token[128];      /* bearer token for TCP requests */
+	char api_token[128];      /* bearer token for TCP requests, CONF_TOKEN_MIN..127 */
 	uint64_t guests;          /* guests at once; 0: as many as the cores allow */
 	uint64_t pin;             /* 1: pin each guest's vCPUs to its own cores */
 	uint64_t watchdog_intervals;  /* no sample for this many intervals: timeout */
