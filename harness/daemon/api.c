@@ -28,8 +28,6 @@
 #define STREAM_PAGE    200
 #define POLL_MS        500      /* the stream's poll of queue_samples */
 #define KEEPALIVE_MS   15000    /* an empty line when nothing was sent for this long */
-#define CONN_MAX       64
-#define IDLE_S         60
 
 struct api;
 
@@ -38,6 +36,7 @@ struct listener {
 	struct MHD_Daemon *d;
 	int fd;                  /* ours until MHD has it */
 	int tcp;                 /* requests need the bearer token */
+	struct gate *gate;       /* TCP: connections until their token is checked */
 };
 
 struct api {
@@ -133,8 +132,10 @@ static enum MHD_Result send_text(struct MHD_Connection *conn, unsigned code, cha
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
 	if (allow)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
-	if (bearer)
+	if (bearer) {   /* a 401: no second request without the token on this connection */
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+	}
 	ret = MHD_queue_response(conn, code, resp);
 	MHD_destroy_response(resp);
 	return ret;
@@ -668,7 +669,7 @@ static int token_ok(const char *got, const char *want)
 	return !d && wl > 0;
 }
 
-/* First call: authorize, route, check the declared body size. */
+/* First call, the headers in: authorize, route, check the declared body size. */
 static enum MHD_Result begin(struct listener *l, struct MHD_Connection *conn, const char *url,
 			     const char *method, struct req *r)
 {
@@ -684,6 +685,7 @@ static enum MHD_Result begin(struct listener *l, struct MHD_Connection *conn, co
 						   MHD_HTTP_HEADER_AUTHORIZATION);
 		if (!token_ok(auth, l->api->conf.api_token))
 			return reply_errh(conn, 401, NULL, 1, "missing or wrong bearer token");
+		gate_forget(l->gate, conn);   /* the token holder's: no deadline from here */
 	}
 	if (strlen(url) > URL_MAX)
 		return reply_err(conn, 414, "path longer than %d bytes", URL_MAX);
@@ -814,24 +816,49 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
 	*req_cls = NULL;
 }
 
+/* TCP: a connection starts waiting for its token at the gate. */
+static void gate_conn(struct listener *l, struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *fd, *addr;
+
+	fd = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	addr = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	if (fd)
+		gate_enter(l->gate, conn, fd->connect_fd, addr ? addr->client_addr : NULL);
+}
+
+/* MHD calls this before the socket is closed: the gate's fd stays valid until then. */
 static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_ctx,
 			  enum MHD_ConnectionNotificationCode toe)
 {
+	struct listener *l = cls;
 	struct conn_ctx *cc = *socket_ctx;
 
-	(void)cls;
-	(void)conn;
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
 		*socket_ctx = calloc(1, sizeof(struct conn_ctx));
+		if (l->gate)
+			gate_conn(l, conn);
 		return;
 	}
+	if (l->gate)
+		gate_forget(l->gate, conn);
 	if (cc)
 		store_close(cc->store);
 	free(cc);
 	*socket_ctx = NULL;
 }
 
-/* ---- listening ---- */
+/* TCP accept policy: never refuse, make room at the gate (gate_admit). */
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen_t len)
+{
+	struct listener *l = cls;
+
+	(void)len;
+	gate_admit(l->gate, addr);
+	return MHD_YES;
+}
+
+/* ---- listening: the checks api_start and harnessd -n share, then the listeners ---- */
 
 /* Close fd (if open) and pass rc on: return close_err(fd, errorf(...)). */
 static int close_err(int fd, int rc)
@@ -839,6 +866,134 @@ static int close_err(int fd, int rc)
 	if (fd >= 0)
 		close(fd);
 	return rc;
+}
+
+/* api_tcp needs api_token: never an open TCP listener. */
+static int token_check(const struct conf *c, char *err)
+{
+	if (c->api_tcp[0] && !c->api_token[0])
+		return errorf(err, "api_tcp '%s' needs an api_token: refusing an open TCP listener",
+			      c->api_tcp);
+	return 0;
+}
+
+/* api_group's gid. */
+static int group_check(const char *name, gid_t *gid, char *err)
+{
+	struct group gr, *g = NULL;
+	char buf[4096];
+	int rc = getgrnam_r(name, &gr, buf, sizeof(buf), &g);
+
+	if (!g)
+		return errorf(err, "api_group '%s': %s", name, rc ? strerror(rc) : "no such group");
+	*gid = g->gr_gid;
+	return 0;
+}
+
+/*
+ * api_socket as an address in sa: not empty, short enough for sun_path, a
+ * socket or nothing yet, in a directory that exists and we may create it in.
+ */
+static int socket_check(const char *path, struct sockaddr_un *sa, char *err)
+{
+	char dir[sizeof(sa->sun_path)], *slash;
+	size_t n = strlen(path);
+	struct stat st;
+
+	if (!n)
+		return errorf(err, "api_socket: empty (conf_setup fills in <results>/harnessd.sock)");
+	if (n >= sizeof(sa->sun_path))
+		return errorf(err, "api_socket '%s': longer than %zu bytes", path,
+			      sizeof(sa->sun_path) - 1);
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	memcpy(sa->sun_path, path, n + 1);
+	if (lstat(path, &st) == 0 && !S_ISSOCK(st.st_mode))
+		return errorf(err, "api_socket '%s' exists and is not a socket", path);
+	memcpy(dir, path, n + 1);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		strcpy(dir, ".");
+	else if (slash == dir)
+		dir[1] = '\0';   /* "/x": the root */
+	else
+		*slash = '\0';
+	if (stat(dir, &st) < 0)
+		return errorf(err, "api_socket '%s': directory '%s': %s", path, dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return errorf(err, "api_socket '%s': '%s' is not a directory", path, dir);
+	if (access(dir, W_OK | X_OK) < 0)
+		return errorf(err, "api_socket '%s': cannot create it in '%s': %s", path, dir,
+			      strerror(errno));
+	return 0;
+}
+
+/* api_tcp, "HOST:PORT" ("[v6]:PORT" too; port 0 picks one), resolved into ss. */
+static int tcp_check(const char *spec, struct sockaddr_storage *ss, socklen_t *len, char *err)
+{
+	const char *colon = strrchr(spec, ':'), *h = spec;
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_NUMERICSERV | AI_PASSIVE };
+	struct addrinfo *ai = NULL;
+	char host[64];
+	int64_t port;
+	size_t hl;
+	int rc;
+
+	if (!colon || colon == spec || parse_i64(colon + 1, 0, 65535, &port) < 0)
+		return errorf(err, "api_tcp '%s': expected HOST:PORT", spec);
+	hl = (size_t)(colon - spec);
+	if (spec[0] == '[' && colon[-1] == ']' && hl > 2) {
+		h++;
+		hl -= 2;
+	}
+	snprintf(host, sizeof(host), "%.*s", (int)hl, h);
+	rc = getaddrinfo(host, colon + 1, &hints, &ai);
+	if (rc)
+		return errorf(err, "api_tcp '%s': %s", spec, gai_strerror(rc));
+	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
+	*len = ai->ai_addrlen;
+	freeaddrinfo(ai);
+	return 0;
+}
+
+/* A TCP socket bound to ss, or -1 with errno. */
+static int tcp_bind(const struct sockaddr_storage *ss, socklen_t len)
+{
+	int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), one = 1, e;
+
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (const struct sockaddr *)ss, len) < 0) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+int api_check(const struct conf *c, const char *path, char *err)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_un sa;
+	char msg[ERR_MAX];
+	socklen_t len;
+	gid_t gid;
+	int fd;
+
+	if (token_check(c, msg) < 0 || socket_check(c->api_socket, &sa, msg) < 0 ||
+	    (c->api_group[0] && group_check(c->api_group, &gid, msg) < 0) ||
+	    (c->api_tcp[0] && tcp_check(c->api_tcp, &ss, &len, msg) < 0))
+		return errorf(err, "%s: %s", path ? path : "harness.conf", msg);
+	if (!c->api_tcp[0])
+		return 0;
+	fd = tcp_bind(&ss, len);
+	if (fd < 0 && errno != EADDRINUSE)   /* in use: maybe by the running daemon */
+		return errorf(err, "%s: api_tcp '%s': %s", path ? path : "harness.conf",
+			      c->api_tcp, strerror(errno));
+	return close_err(fd, 0);
 }
 
 /* Is anyone answering on sa? */
@@ -852,20 +1007,16 @@ static int answers(const struct sockaddr_un *sa)
 /* The socket's owner group and mode before anyone can connect (before listen). */
 static int unix_perms(const struct conf *c, char *err)
 {
-	struct group gr, *g = NULL;
-	char buf[4096];
-	int rc;
+	gid_t gid;
 
 	if (!c->api_group[0]) {
 		if (chmod(c->api_socket, 0600) < 0)
 			return errorf(err, "chmod '%s': %s", c->api_socket, strerror(errno));
 		return 0;
 	}
-	rc = getgrnam_r(c->api_group, &gr, buf, sizeof(buf), &g);
-	if (!g)
-		return errorf(err, "api_group '%s': %s", c->api_group,
-			      rc ? strerror(rc) : "no such group");
-	if (chown(c->api_socket, (uid_t)-1, g->gr_gid) < 0 || chmod(c->api_socket, 0660) < 0)
+	if (group_check(c->api_group, &gid, err) < 0)
+		return -1;
+	if (chown(c->api_socket, (uid_t)-1, gid) < 0 || chmod(c->api_socket, 0660) < 0)
 		return errorf(err, "'%s' to group '%s': %s", c->api_socket, c->api_group,
 			      strerror(errno));
 	return 0;
@@ -874,17 +1025,13 @@ static int unix_perms(const struct conf *c, char *err)
 static int unix_listen(struct api *a, char *err)
 {
 	const char *path = a->conf.api_socket;
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa;
 	struct stat st;
 	int fd;
 
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return errorf(err, "api_socket '%s': longer than %zu bytes", path,
-			      sizeof(sa.sun_path) - 1);
-	memcpy(sa.sun_path, path, strlen(path) + 1);
-	if (lstat(path, &st) == 0) {
-		if (!S_ISSOCK(st.st_mode))
-			return errorf(err, "api_socket '%s' exists and is not a socket", path);
+	if (socket_check(path, &sa, err) < 0)
+		return -1;
+	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode)) {
 		if (answers(&sa))
 			return errorf(err, "another daemon answers on '%s'", path);
 		if (unlink(path) < 0 && errno != ENOENT)
@@ -902,48 +1049,25 @@ static int unix_listen(struct api *a, char *err)
 	}
 	if (unix_perms(&a->conf, err) < 0)
 		return close_err(fd, -1);
-	if (listen(fd, CONN_MAX) < 0)
+	if (listen(fd, API_CONN_MAX) < 0)
 		return close_err(fd, errorf(err, "listen on '%s': %s", path, strerror(errno)));
 	a->local.fd = fd;
 	return 0;
 }
 
-/* "HOST:PORT" ("[v6]:PORT" too); port 0 picks one. */
 static int tcp_listen(struct api *a, char *err)
 {
-	const char *spec = a->conf.api_tcp, *colon = strrchr(spec, ':');
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
-				  .ai_flags = AI_NUMERICSERV | AI_PASSIVE };
-	struct addrinfo *ai = NULL;
 	struct sockaddr_storage ss;
-	socklen_t sl = sizeof(ss);
-	char host[64];
-	int64_t port;
-	int fd, one = 1, rc;
-	size_t hl;
+	socklen_t len, sl = sizeof(ss);
+	int fd;
 
-	if (!colon || colon == spec || parse_i64(colon + 1, 0, 65535, &port) < 0)
-		return errorf(err, "api_tcp '%s': expected HOST:PORT", spec);
-	hl = (size_t)(colon - spec);
-	if (spec[0] == '[' && colon[-1] == ']') {
-		spec++;
-		hl -= 2;
-	}
-	snprintf(host, sizeof(host), "%.*s", (int)hl, spec);
-	rc = getaddrinfo(host, colon + 1, &hints, &ai);
-	if (rc)
-		return errorf(err, "api_tcp '%s': %s", a->conf.api_tcp, gai_strerror(rc));
-	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd >= 0)
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, CONN_MAX) < 0 ||
-	    getsockname(fd, (struct sockaddr *)&ss, &sl) < 0) {
-		rc = close_err(fd, errorf(err, "api_tcp '%s': %s", a->conf.api_tcp,
-					  strerror(errno)));
-		freeaddrinfo(ai);
-		return rc;
-	}
-	freeaddrinfo(ai);
+	if (tcp_check(a->conf.api_tcp, &ss, &len, err) < 0)
+		return -1;
+	fd = tcp_bind(&ss, len);
+	if (fd < 0 || listen(fd, API_CONN_MAX) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&ss, &sl) < 0)
+		return close_err(fd, errorf(err, "api_tcp '%s': %s", a->conf.api_tcp,
+					    strerror(errno)));
 	a->port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port :
 			((struct sockaddr_in *)&ss)->sin_port);
 	a->net.fd = fd;
@@ -954,12 +1078,12 @@ static int serve(struct listener *l, char *err)
 {
 	l->d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
 				MHD_USE_POLL,
-				0, NULL, NULL, on_request, l,
+				0, l->gate ? on_accept : NULL, l, on_request, l,
 				MHD_OPTION_LISTEN_SOCKET, l->fd,
 				MHD_OPTION_NOTIFY_CONNECTION, on_connection, l,
 				MHD_OPTION_NOTIFY_COMPLETED, on_completed, l,
-				MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONN_MAX,
-				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)IDLE_S,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned)API_CONN_MAX,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)API_IDLE_S,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
 				MHD_OPTION_END);
 	if (!l->d)
@@ -967,6 +1091,18 @@ static int serve(struct listener *l, char *err)
 			      l->tcp ? "TCP" : "unix socket");
 	l->fd = -1;   /* MHD closes it */
 	return 0;
+}
+
+/* The TCP listener behind its gate. */
+static int tcp_start(struct api *a, const struct gate_limits *lim, char *err)
+{
+	static const struct gate_limits defaults = { API_HEADER_MS, API_PEER_WAITING,
+						     API_WAITING };
+
+	if (gate_new(lim ? lim : &defaults, API_CONN_MAX, &a->net.gate, err) < 0 ||
+	    tcp_listen(a, err) < 0)
+		return -1;
+	return serve(&a->net, err);
 }
 
 unsigned api_tcp_port(const struct api *a)
@@ -985,6 +1121,7 @@ void api_stop(struct api *a)
 		MHD_stop_daemon(a->net.d);
 	if (a->local.d)
 		MHD_stop_daemon(a->local.d);
+	gate_free(a->net.gate);   /* after its listener: MHD forgets connections there */
 	if (a->net.fd >= 0)
 		close(a->net.fd);
 	if (a->local.fd >= 0)
@@ -996,13 +1133,14 @@ void api_stop(struct api *a)
 	free(a);
 }
 
-int api_start(const struct conf *c, struct api **ret, char *err)
+int api_start_limits(const struct conf *c, const struct gate_limits *lim, struct api **ret,
+		     char *err)
 {
 	struct api *a;
 	struct store *s = NULL;
 
-	if (!c->api_socket[0])
-		return errorf(err, "api_socket: empty (conf_setup fills in <results>/harnessd.sock)");
+	if (token_check(c, err) < 0)
+		return -1;
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return errorf(err, "out of memory");
@@ -1010,11 +1148,6 @@ int api_start(const struct conf *c, struct api **ret, char *err)
 	a->local = (struct listener){ .api = a, .fd = -1, .tcp = 0 };
 	a->net = (struct listener){ .api = a, .fd = -1, .tcp = 1 };
 	atomic_init(&a->stopping, 0);
-	if (c->api_tcp[0] && !c->api_token[0]) {
-		free(a);
-		return errorf(err, "api_tcp '%s' needs an api_token: refusing an open TCP listener",
-			      c->api_tcp);
-	}
 	/* the database must open: better at start than at the first request */
 	if (pathf(a->db, err, "%s/harness.db", c->results) < 0 || store_open(a->db, &s, err) < 0) {
 		free(a);
@@ -1022,12 +1155,17 @@ int api_start(const struct conf *c, struct api **ret, char *err)
 	}
 	store_close(s);
 	if (unix_listen(a, err) < 0 || serve(&a->local, err) < 0 ||
-	    (c->api_tcp[0] && (tcp_listen(a, err) < 0 || serve(&a->net, err) < 0))) {
+	    (c->api_tcp[0] && tcp_start(a, lim, err) < 0)) {
 		api_stop(a);
 		return -1;
 	}
 	*ret = a;
 	return 0;
+}
+
+int api_start(const struct conf *c, struct api **ret, char *err)
+{
+	return api_start_limits(c, NULL, ret, err);
 }
 
 void api_set_sched(struct api *a, struct sched *sc)

@@ -151,7 +151,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	setvbuf(stderr, NULL, _IOLBF, 0);
-	if (conf_setup(&c, conf_path, err) < 0 || conf_check_daemon(&c, conf_path, err) < 0) {
+	if (conf_setup(&c, conf_path, err) < 0 || conf_check_daemon(&c, conf_path, err) < 0 ||
+	    (check && api_check(&c, conf_path, err) < 0)) {   /* what api_start would refuse */
 		fprintf(stderr, "harnessd: %s\n", err);
 		return 1;
 	}
