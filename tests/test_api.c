@@ -672,6 +672,7 @@ static void crowd(const char *sock, const char *const *src, unsigned nsrc, unsig
 	if (h.rc != CURLE_OK || h.code != 200)
 		fail_msg("the token holder beside %u of %d trickling clients (%u addresses): "
 			 "curl %d, HTTP %ld", t.open, CROWD, nsrc, h.rc, h.code);
+	trickle_until(&t, left, 10000);
 	if (t.open > left)
 		fail_msg("%u of %d trickling clients still connected, at most %u may wait",
 			 t.open, CROWD, left);
