@@ -1093,13 +1093,12 @@ static int serve(struct listener *l, char *err)
 	return 0;
 }
 
+static const struct gate_limits gate_defaults = { API_HEADER_MS, API_PEER_WAITING, API_WAITING };
+
 /* The TCP listener behind its gate. */
 static int tcp_start(struct api *a, const struct gate_limits *lim, char *err)
 {
-	static const struct gate_limits defaults = { API_HEADER_MS, API_PEER_WAITING,
-						     API_WAITING };
-
-	if (gate_new(lim ? lim : &defaults, API_CONN_MAX, &a->net.gate, err) < 0 ||
+	if (gate_new(lim ? lim : &gate_defaults, API_CONN_MAX, &a->net.gate, err) < 0 ||
 	    tcp_listen(a, err) < 0)
 		return -1;
 	return serve(&a->net, err);
