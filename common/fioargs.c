@@ -10,64 +10,366 @@
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Options the user may not give, with why. fio's getopt_long_only also takes
- * any unambiguous abbreviation (--directo=/x is --directory), so a name that
- * is a prefix of one of these is refused too. */
+/*
+ * The allow-list: fio 3.33's own option names (options.c), each with how its
+ * value is checked. Nothing here opens, runs or loads anything: no iolog,
+ * replay, blktrace, log-writing, exec, trigger, server, cgroup or uid option,
+ * no engine that runs a program or loads an object, no memory backed by a
+ * file. tests/test_fio.c checks every name against the real fio.
+ */
+#define ENGINES "sync psync vsync pvsync pvsync2 libaio io_uring posixaio mmap null " \
+		"splice falloc ftruncate filecreate filestat filedelete"
+
+#define OPT(n, k)            { .name = n, .kind = k }
+#define ALIAS(n, a, k)       { .name = n, .alias = a, .kind = k }
+#define CHOICE(n, a, words)  { .name = n, .alias = a, .kind = FA_CHOICE, .choices = words }
+#define ENGOPT(n, k, e)      { .name = n, .kind = k, .engines = e }
+
+const struct fioargs_opt fioargs_opts[] = {
+	/* jobs */
+	OPT("name", FA_NAME),
+	OPT("description", FA_TEXT),
+	OPT("numjobs", FA_VALUE),
+	OPT("group_reporting", FA_FLAG),
+	OPT("new_group", FA_FLAG),
+	ALIAS("stonewall", "wait_for_previous", FA_FLAG),
+	OPT("wait_for", FA_NAME),
+	OPT("thread", FA_FLAG),
+	OPT("exitall", FA_FLAG),
+	OPT("exit_what", FA_VALUE),
+	OPT("exitall_on_error", FA_FLAG),
+	OPT("continue_on_error", FA_VALUE),
+	OPT("ignore_error", FA_VALUE),
+	OPT("error_dump", FA_VALUE),
+	OPT("kb_base", FA_VALUE),
+	OPT("unit_base", FA_VALUE),
+	OPT("nice", FA_VALUE),
+	OPT("prio", FA_VALUE),
+	OPT("prioclass", FA_VALUE),
+	OPT("cpumask", FA_VALUE),
+	OPT("cpus_allowed", FA_VALUE),
+	OPT("cpus_allowed_policy", FA_VALUE),
+	/* I/O */
+	ALIAS("rw", "readwrite", FA_VALUE),
+	OPT("rw_sequencer", FA_VALUE),
+	OPT("rwmixread", FA_VALUE),
+	OPT("rwmixwrite", FA_VALUE),
+	ALIAS("bs", "blocksize", FA_VALUE),
+	ALIAS("ba", "blockalign", FA_VALUE),
+	ALIAS("bsrange", "blocksize_range", FA_VALUE),
+	OPT("bssplit", FA_VALUE),
+	ALIAS("bs_unaligned", "blocksize_unaligned", FA_FLAG),
+	OPT("bs_is_seq_rand", FA_VALUE),
+	OPT("iodepth", FA_VALUE),
+	ALIAS("iodepth_batch", "iodepth_batch_submit", FA_VALUE),
+	ALIAS("iodepth_batch_complete_min", "iodepth_batch_complete", FA_VALUE),
+	OPT("iodepth_batch_complete_max", FA_VALUE),
+	OPT("iodepth_low", FA_VALUE),
+	OPT("io_submit_mode", FA_VALUE),
+	OPT("serialize_overlap", FA_VALUE),
+	OPT("direct", FA_VALUE),
+	OPT("atomic", FA_VALUE),
+	OPT("buffered", FA_VALUE),
+	OPT("sync", FA_VALUE),
+	OPT("fsync", FA_VALUE),
+	OPT("fdatasync", FA_VALUE),
+	OPT("sync_file_range", FA_VALUE),
+	OPT("write_barrier", FA_VALUE),
+	OPT("write_hint", FA_VALUE),
+	OPT("end_fsync", FA_VALUE),
+	OPT("fsync_on_close", FA_VALUE),
+	OPT("invalidate", FA_VALUE),
+	OPT("fadvise_hint", FA_VALUE),
+	OPT("fallocate", FA_VALUE),
+	ALIAS("offset", "fileoffset", FA_VALUE),
+	OPT("offset_align", FA_VALUE),
+	OPT("offset_increment", FA_VALUE),
+	OPT("number_ios", FA_VALUE),
+	OPT("randrepeat", FA_VALUE),
+	OPT("allrandrepeat", FA_VALUE),
+	OPT("randseed", FA_VALUE),
+	OPT("norandommap", FA_FLAG),
+	OPT("softrandommap", FA_VALUE),
+	OPT("random_generator", FA_VALUE),
+	OPT("random_distribution", FA_VALUE),
+	OPT("percentage_random", FA_VALUE),
+	OPT("zero_buffers", FA_FLAG),
+	OPT("refill_buffers", FA_FLAG),
+	OPT("scramble_buffers", FA_VALUE),
+	OPT("buffer_pattern", FA_VALUE),    /* no quotes: '...' names a file */
+	OPT("buffer_compress_percentage", FA_VALUE),
+	OPT("buffer_compress_chunk", FA_VALUE),
+	OPT("dedupe_percentage", FA_VALUE),
+	OPT("dedupe_mode", FA_VALUE),
+	OPT("dedupe_working_set_percentage", FA_VALUE),
+	OPT("dedupe_global", FA_VALUE),
+	/* files, in the data directory */
+	OPT("filename", FA_PATH),
+	OPT("filename_format", FA_PATH),
+	OPT("opendir", FA_PATH),
+	OPT("unique_filename", FA_VALUE),
+	ALIAS("nrfiles", "nr_files", FA_VALUE),
+	OPT("openfiles", FA_VALUE),
+	OPT("file_service_type", FA_VALUE),
+	CHOICE("lockfile", NULL, "none exclusive readwrite"),
+	OPT("create_serialize", FA_VALUE),
+	OPT("create_fsync", FA_VALUE),
+	OPT("create_on_open", FA_VALUE),
+	OPT("create_only", FA_VALUE),
+	OPT("allow_file_create", FA_VALUE),
+	OPT("pre_read", FA_VALUE),
+	OPT("overwrite", FA_VALUE),
+	OPT("file_append", FA_VALUE),
+	OPT("unlink", FA_VALUE),
+	OPT("unlink_each_loop", FA_VALUE),
+	/* sizes */
+	OPT("size", FA_VALUE),
+	OPT("filesize", FA_VALUE),
+	ALIAS("io_size", "io_limit", FA_VALUE),
+	ALIAS("fill_device", "fill_fs", FA_VALUE),
+	/* memory: anonymous or shared memory only, "mmap:FILE" is refused */
+	CHOICE("mem", "iomem", "malloc shm shmhuge mmap mmaphuge mmapshared"),
+	ALIAS("iomem_align", "mem_align", FA_VALUE),
+	OPT("hugepage-size", FA_VALUE),
+	OPT("lockmem", FA_VALUE),
+	/* engines built into fio, and their own options */
+	CHOICE("ioengine", NULL, ENGINES),
+	ENGOPT("hipri", FA_FLAG, "io_uring pvsync2"),
+	ENGOPT("hipri_percentage", FA_VALUE, "pvsync2"),
+	ENGOPT("uncached", FA_VALUE, "io_uring pvsync2"),
+	ENGOPT("nowait", FA_VALUE, "io_uring pvsync2"),
+	ENGOPT("fixedbufs", FA_FLAG, "io_uring"),
+	ENGOPT("registerfiles", FA_FLAG, "io_uring"),
+	ENGOPT("sqthread_poll", FA_FLAG, "io_uring"),
+	ENGOPT("sqthread_poll_cpu", FA_VALUE, "io_uring"),
+	ENGOPT("nonvectored", FA_VALUE, "io_uring"),
+	ENGOPT("force_async", FA_VALUE, "io_uring"),
+	ENGOPT("thp", FA_VALUE, "mmap"),
+	ENGOPT("stat_type", FA_VALUE, "filestat"),
+	/* timing and rates */
+	ALIAS("runtime", "timeout", FA_VALUE),
+	OPT("time_based", FA_FLAG),
+	OPT("ramp_time", FA_VALUE),
+	OPT("startdelay", FA_VALUE),
+	OPT("loops", FA_VALUE),
+	OPT("thinktime", FA_VALUE),
+	OPT("thinktime_spin", FA_VALUE),
+	OPT("thinktime_blocks", FA_VALUE),
+	OPT("thinktime_blocks_type", FA_VALUE),
+	OPT("thinktime_iotime", FA_VALUE),
+	OPT("rate", FA_VALUE),
+	ALIAS("rate_min", "ratemin", FA_VALUE),
+	OPT("rate_iops", FA_VALUE),
+	OPT("rate_iops_min", FA_VALUE),
+	OPT("rate_process", FA_VALUE),
+	ALIAS("rate_cycle", "ratecycle", FA_VALUE),
+	OPT("rate_ignore_thinktime", FA_VALUE),
+	OPT("max_latency", FA_VALUE),
+	OPT("latency_target", FA_VALUE),
+	OPT("latency_window", FA_VALUE),
+	OPT("latency_percentile", FA_VALUE),
+	OPT("latency_run", FA_VALUE),
+	OPT("clocksource", FA_VALUE),
+	OPT("gtod_reduce", FA_VALUE),
+	OPT("gtod_cpu", FA_VALUE),
+	/* verification, without the options that read or write state files */
+	OPT("verify", FA_VALUE),
+	OPT("do_verify", FA_VALUE),
+	OPT("verify_only", FA_FLAG),
+	OPT("verify_interval", FA_VALUE),
+	OPT("verify_offset", FA_VALUE),
+	OPT("verify_pattern", FA_VALUE),    /* no quotes: '...' names a file */
+	OPT("verify_fatal", FA_VALUE),
+	OPT("verify_backlog", FA_VALUE),
+	OPT("verify_backlog_batch", FA_VALUE),
+	OPT("verify_async", FA_VALUE),
+	OPT("experimental_verify", FA_VALUE),
+	CHOICE("verify_state_save", NULL, "0"),
+	/* reporting */
+	OPT("stats", FA_VALUE),
+	OPT("unified_rw_reporting", FA_VALUE),
+	OPT("percentile_list", FA_VALUE),
+	OPT("clat_percentiles", FA_VALUE),
+	OPT("lat_percentiles", FA_VALUE),
+	OPT("slat_percentiles", FA_VALUE),
+	OPT("significant_figures", FA_VALUE),
+	OPT("disable_lat", FA_VALUE),
+	OPT("disable_clat", FA_VALUE),
+	OPT("disable_slat", FA_VALUE),
+	ALIAS("disable_bw_measurement", "disable_bw", FA_VALUE),
+	OPT("bwavgtime", FA_VALUE),
+	OPT("iopsavgtime", FA_VALUE),
+	OPT("disk_util", FA_VALUE),
+};
+const size_t fioargs_nopts = ARRAY_LEN(fioargs_opts);
+
+/* Refused options users are likely to try, with why; the rest get NOT_ALLOWED. */
 static const struct {
 	const char *name;
 	const char *why;
-} forbidden[] = {
+} refused[] = {
 	{ "output",          "the harness sets it" },
 	{ "output-format",   "the harness sets it" },
 	{ "status-interval", "the harness sets it" },
 	{ "directory",       "the harness sets it" },
-	{ "exec_prerun",     "it runs a program outside the workload" },
-	{ "exec_postrun",    "it runs a program outside the workload" },
-	{ "trigger",         "it runs a program outside the workload" },
-	{ "trigger-file",    "it runs a program outside the workload" },
-	{ "trigger-timeout", "it runs a program outside the workload" },
-	{ "trigger-remote",  "it runs a program outside the workload" },
-	{ "server",          "fio runs standalone in the guest" },
-	{ "server-internal", "fio runs standalone in the guest" },
-	{ "client",          "fio runs standalone in the guest" },
-	{ "remote-config",   "fio runs standalone in the guest" },
-	{ "daemonize",       "fio runs standalone in the guest" },
-	{ "pidfile",         "fio runs standalone in the guest" },
-	{ "write_bw_log",    "it logs to files the harness does not collect" },
-	{ "write_lat_log",   "it logs to files the harness does not collect" },
-	{ "write_iops_log",  "it logs to files the harness does not collect" },
-	{ "write_hist_log",  "it logs to files the harness does not collect" },
-	{ "write_iolog",     "it logs to files the harness does not collect" },
-	{ "latency-log",     "it logs to files the harness does not collect" },
-	{ "bandwidth-log",   "it logs to files the harness does not collect" },
-	{ "aux-path",        "it writes outside the data directory" },
 	{ "cgroup",          "the harness puts the workload in its memory cgroup" },
-	{ "cgroup_weight",   "the harness puts the workload in its memory cgroup" },
-	{ "cgroup_nodelete", "the harness puts the workload in its memory cgroup" },
-	{ "enghelp",         "it loads an engine, and a path names a shared object to load" },
 };
 
-/* Real fio options that are prefixes of a forbidden one: exact use is fine. */
-static const char *const allowed_exact[] = { "direct" };
-
-/* Options whose value is a path (or a job name, which names the default file). */
-static const struct {
-	const char *name;
-	int is_name;      /* job name: no '/' at all */
-} path_opts[] = {
-	{ "filename", 0 }, { "filename_format", 0 }, { "opendir", 0 }, { "name", 1 },
-};
-
+#define NOT_ALLOWED "only fio's job, I/O, file, size, engine, timing and reporting options, " \
+		    "by their full names (see README)"
 
 static int is_space(char c)
 {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
-/* NAME (NLEN bytes, as given) equals FULL or abbreviates it. */
-static int abbreviates(const char *name, size_t nlen, const char *full)
+/* Bytes a FA_VALUE may hold besides letters and digits (no '$', quotes, '\', '='). */
+#define VALUE_PUNCT "._,:%+/-"
+#define NAME_PUNCT  "._+-"
+/* fio's filename_format keywords: the only '$' a path may hold */
+static const char *const path_keywords[] = { "$jobname", "$jobnum", "$filenum", "$clientuid" };
+
+static int is_alnum(char c)
 {
-	return nlen > 0 && nlen <= strlen(full) && strncmp(name, full, nlen) == 0;
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* VAL is one or more decimal digits. */
+static int is_number(const char *val)
+{
+	size_t n = strspn(val, "0123456789");
+
+	return n > 0 && val[n] == '\0';
+}
+
+/* Every byte of VAL is a letter, a digit or in PUNCT. */
+static int only(const char *val, const char *punct)
+{
+	for (; *val; val++)
+		if (!is_alnum(*val) && !strchr(punct, *val))
+			return 0;
+	return 1;
+}
+
+/* WORD is one of the space-separated WORDS. */
+static int one_of(const char *word, const char *words)
+{
+	size_t n = strlen(word);
+
+	for (const char *w = words; *w; w += strcspn(w, " "), w += strspn(w, " "))
+		if (strcspn(w, " ") == n && !strncmp(w, word, n))
+			return 1;
+	return 0;
+}
+
+/* The length of the filename_format keyword at P, or 0. */
+static size_t path_keyword(const char *p)
+{
+	for (size_t i = 0; i < ARRAY_LEN(path_keywords); i++)
+		if (!strncmp(p, path_keywords[i], strlen(path_keywords[i])))
+			return strlen(path_keywords[i]);
+	return 0;
+}
+
+/*
+ * File names stay under the data directory: relative in every ':'-separated
+ * part (fio's list separator), no "..", no '$' but fio's own keywords (a job
+ * file expands ${VAR}, and $pagesize-like words are computed by running bc).
+ */
+static int check_path(const char *opt, const char *val, char *err, size_t errlen)
+{
+	if (strstr(val, ".."))
+		return proto_errf(err, errlen, "option '--%s': path '%s' must not contain '..'", opt, val);
+	for (const char *p = val; *p; p++) {
+		size_t k = *p == '$' ? path_keyword(p) : 0;
+
+		if (*p == '$' && k == 0)
+			return proto_errf(err, errlen, "option '--%s': path '%s': '$' only in $jobname, "
+					  "$jobnum, $filenum or $clientuid", opt, val);
+		if (k)
+			p += k - 1;
+		else if (!is_alnum(*p) && !strchr(VALUE_PUNCT, *p))
+			return proto_errf(err, errlen, "option '--%s': path '%s' may hold only letters, "
+					  "digits and %s", opt, val, VALUE_PUNCT);
+		else if (*p == '/' && (p == val || p[-1] == ':'))
+			return proto_errf(err, errlen, "option '--%s': path '%s' must be relative",
+					  opt, val);
+	}
+	return 0;
+}
+
+/* A job name (--name, wait_for, a job file's [section]): fio names files after it. */
+static int check_name(const char *val, char *err, size_t errlen)
+{
+	if (!*val || !only(val, NAME_PUNCT))
+		return proto_errf(err, errlen, "job name '%s': only letters, digits and %s",
+				  val, NAME_PUNCT);
+	return 0;
+}
+
+/* VAL (NULL: none given) for option O, named NAME (NLEN bytes) by the user. */
+static int check_value(const struct fioargs_opt *o, const char *name, size_t nlen,
+		       const char *val, char *err, size_t errlen)
+{
+	if (o->kind == FA_FLAG && (!val || is_number(val)))
+		return 0;
+	if (o->kind == FA_FLAG)
+		return proto_errf(err, errlen, "option '--%.*s': no value or a number expected",
+				  (int)nlen, name);
+	if (!val || !*val)
+		return proto_errf(err, errlen, "option '--%.*s': '=VALUE' expected", (int)nlen, name);
+	switch (o->kind) {
+	case FA_VALUE:
+		if (!only(val, VALUE_PUNCT))
+			return proto_errf(err, errlen, "option '--%.*s': value '%s' may hold only "
+					  "letters, digits and %s", (int)nlen, name, val, VALUE_PUNCT);
+		return 0;
+	case FA_TEXT:
+		if (strchr(val, '$'))
+			return proto_errf(err, errlen, "option '--%.*s': '$' is not allowed", (int)nlen,
+					  name);
+		return 0;
+	case FA_CHOICE:
+		if (!one_of(val, o->choices))
+			return proto_errf(err, errlen, "option '--%.*s': '%s' is not one of: %s",
+					  (int)nlen, name, val, o->choices);
+		return 0;
+	case FA_PATH:
+		return check_path(o->name, val, err, errlen);
+	case FA_NAME:
+		return check_name(val, err, errlen);
+	default:
+		return proto_errf(err, errlen, "option '--%.*s': no rule", (int)nlen, name);
+	}
+}
+
+/* The allow-list entry whose name or alias is exactly NAME (NLEN bytes), or NULL. */
+static const struct fioargs_opt *find_opt(const char *name, size_t nlen)
+{
+	for (size_t i = 0; i < fioargs_nopts; i++) {
+		const struct fioargs_opt *o = &fioargs_opts[i];
+
+		if ((strlen(o->name) == nlen && !strncmp(name, o->name, nlen)) ||
+		    (o->alias && strlen(o->alias) == nlen && !strncmp(name, o->alias, nlen)))
+			return o;
+	}
+	return NULL;
+}
+
+/* One option: NAME (NLEN bytes) with VAL (NULL if no '='). */
+static int check_opt(const char *name, size_t nlen, const char *val, char *err, size_t errlen)
+{
+	const struct fioargs_opt *o = find_opt(name, nlen);
+	const char *why = NOT_ALLOWED;
+
+	if (nlen == 0)
+		return proto_errf(err, errlen, "option '--': an option name is expected");
+	if (o)
+		return check_value(o, name, nlen, val, err, errlen);
+	for (size_t i = 0; i < ARRAY_LEN(refused); i++)
+		if (strlen(refused[i].name) == nlen && !strncmp(name, refused[i].name, nlen))
+			why = refused[i].why;
+	return proto_errf(err, errlen, "option '--%.*s' is not allowed: %s", (int)nlen, name, why);
 }
 
 void fioargs_free(char **argv)
@@ -130,67 +432,6 @@ int fioargs_split(const char *text, char ***ret_argv, int *ret_argc, char *err, 
 	return 0;
 }
 
-/* A path value must stay under the data directory: relative, no "..", no
- * "${" (job files expand environment variables), no absolute ':'-separated part. */
-static int check_path(const char *opt, const char *val, int is_name, char *err, size_t errlen)
-{
-	if (is_name && strchr(val, '/'))
-		return proto_errf(err, errlen, "option '--%s': job name '%s' must not contain '/'", opt, val);
-	if (strstr(val, ".."))
-		return proto_errf(err, errlen, "option '--%s': path '%s' must not contain '..'", opt, val);
-	if (strstr(val, "${"))
-		return proto_errf(err, errlen, "option '--%s': path '%s' must not use ${...}", opt, val);
-	for (const char *p = val; p; p = strchr(p, ':')) {
-		if (*p == ':')
-			p++;
-		if (*p == '/')
-			return proto_errf(err, errlen, "option '--%s': path '%s' must be relative", opt, val);
-	}
-	return 0;
-}
-
-/*
- * An I/O engine must be one of fio's own: "external:PATH" or a PATH makes fio
- * dlopen() that file, and the host's fio does so even with --parse-only.
- */
-static int check_engine(const char *val, char *err, size_t errlen)
-{
-	if (strchr(val, '/') || !strncmp(val, "external", 8))
-		return proto_errf(err, errlen, "option '--ioengine': '%s' would load a shared "
-				  "object: only fio's built-in engines", val);
-	return 0;
-}
-
-/* One option: NAME (NLEN bytes) with VAL (NULL if no '='). */
-static int check_opt(const char *name, size_t nlen, const char *val, char *err, size_t errlen)
-{
-	size_t i;
-
-	if (nlen == 0)
-		return proto_errf(err, errlen, "option '--': an option name is expected");
-	for (i = 0; i < ARRAY_LEN(allowed_exact); i++)
-		if (strlen(allowed_exact[i]) == nlen && !strncmp(name, allowed_exact[i], nlen))
-			return 0;
-	for (i = 0; i < ARRAY_LEN(forbidden); i++)
-		if (abbreviates(name, nlen, forbidden[i].name))
-			return proto_errf(err, errlen, "option '--%.*s' is not allowed: %s", (int)nlen,
-				    name, forbidden[i].why);
-	if ((nlen >= 7 && !strncmp(name, "trigger", 7)) ||
-	    (nlen > 10 && !strncmp(name, "write_", 6) && !strncmp(name + nlen - 4, "_log", 4)))
-		return proto_errf(err, errlen, "option '--%.*s' is not allowed", (int)nlen, name);
-	if (val && abbreviates(name, nlen, "ioengine") && check_engine(val, err, errlen) < 0)
-		return -1;
-	for (i = 0; i < ARRAY_LEN(path_opts); i++) {
-		if (!abbreviates(name, nlen, path_opts[i].name))
-			continue;
-		if (!val)
-			return proto_errf(err, errlen, "option '--%.*s': '=VALUE' expected", (int)nlen, name);
-		if (check_path(path_opts[i].name, val, path_opts[i].is_name, err, errlen) < 0)
-			return -1;
-	}
-	return 0;
-}
-
 int fioargs_check(char *const argv[], char *err, size_t errlen)
 {
 	for (; *argv; argv++) {
@@ -215,36 +456,51 @@ static void trim(const char **p, size_t *n)
 		(*n)--;
 }
 
-/* One job-file line (LEN bytes, no newline), copied into BUF for the value. */
+/* "[NAME]" (LEN bytes, trimmed): the start of a job, NAME as --name. */
+static int check_section(const char *line, size_t len, char *err, size_t errlen)
+{
+	char name[FIOARGS_LINE_MAX + 1];
+
+	if (len < 3 || line[len - 1] != ']')
+		return proto_errf(err, errlen, "section header: '[NAME]' expected");
+	memcpy(name, line + 1, len - 2);
+	name[len - 2] = '\0';
+	return check_name(name, err, errlen);
+}
+
+/*
+ * One job-file line (LEN bytes, no newline) as fio reads it: cut at the first
+ * ';' or '#', trimmed; any line starting "include" includes a file (fio takes
+ * the rest after one more byte as its name, whatever that byte is).
+ */
 static int check_line(const char *line, size_t len, char *err, size_t errlen)
 {
-	char buf[FIOARGS_LINE_MAX + 1];
-	const char *eq, *val;
+	char val[FIOARGS_LINE_MAX + 1];
+	const char *eq, *v;
 	size_t klen, vlen;
 
+	for (size_t i = 0; i < len; i++)
+		if (line[i] == ';' || line[i] == '#')
+			len = i;
 	trim(&line, &len);
-	if (len == 0 || line[0] == ';' || line[0] == '#')
+	if (len == 0)
 		return 0;
-	if (line[0] == '[') {
-		if (line[len - 1] != ']')
-			return proto_errf(err, errlen, "section header: ']' expected at the end");
-		memcpy(buf, line + 1, len - 2);
-		buf[len - 2] = '\0';
-		return check_path("name", buf, 1, err, errlen);
-	}
-	if (len > 7 && !strncmp(line, "include", 7) && is_space(line[7]))
-		return proto_errf(err, errlen, "'include' is not allowed: the job file must be self-contained");
+	if (len >= 7 && !strncmp(line, "include", 7))
+		return proto_errf(err, errlen, "'include' is not allowed: the job file must be "
+				  "self-contained");
+	if (line[0] == '[')
+		return check_section(line, len, err, errlen);
 	eq = memchr(line, '=', len);
 	klen = eq ? (size_t)(eq - line) : len;
 	trim(&line, &klen);
 	if (!eq)
 		return check_opt(line, klen, NULL, err, errlen);
-	val = eq + 1;
-	vlen = len - (size_t)(val - line);
-	trim(&val, &vlen);
-	memcpy(buf, val, vlen);
-	buf[vlen] = '\0';
-	return check_opt(line, klen, buf, err, errlen);
+	v = eq + 1;
+	vlen = len - (size_t)(v - line);
+	trim(&v, &vlen);
+	memcpy(val, v, vlen);
+	val[vlen] = '\0';
+	return check_opt(line, klen, val, err, errlen);
 }
 
 int fioargs_check_jobfile(const char *text, char *err, size_t errlen)

@@ -47,8 +47,10 @@ bad missing-kernel "arms[0].kernel" \
 	"{\"name\": \"x\", \"reps\": 1, \"arms\": [{\"name\": \"a\", \"kernel\": \"/nope/vmlinuz\"}], $wl}"
 bad memcg-too-big "workloads[0].memcg_mib" \
 	"{\"name\": \"x\", \"reps\": 1, $arms, \"workloads\": [{\"name\": \"w\", \"memcg_mib\": 4000, $files, \"streams\": [{\"kind\": \"random\", \"file\": \"f\"}]}]}"
-bad bad-fio-option "unrecognized option '--bogus=1'" \
+bad bad-fio-option "option '--bogus' is not allowed" \
 	"{\"name\": \"x\", \"reps\": 1, $arms, \"workloads\": [{\"name\": \"w\", $files, \"streams\": [{\"kind\": \"fio\", \"name\": \"vec\", \"args\": \"--name=vec --filename=f --rw=randread --bogus=1\"}]}]}"
+bad fio-says "fio: failed parsing rw=bogus" \
+	"{\"name\": \"x\", \"reps\": 1, $arms, \"workloads\": [{\"name\": \"w\", $files, \"streams\": [{\"kind\": \"fio\", \"name\": \"vec\", \"args\": \"--name=vec --filename=f --rw=bogus\"}]}]}"
 bad file-beyond-disk "workloads[0].files" \
 	"{\"name\": \"x\", \"reps\": 1, $arms, \"workloads\": [{\"name\": \"w\", \"files\": [{\"name\": \"f\", \"mib\": 16000000}], \"streams\": [{\"kind\": \"random\", \"file\": \"f\"}]}]}"
 bad undeclared-file "workloads[0].streams[0].file" \

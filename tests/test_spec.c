@@ -1356,13 +1356,15 @@ static void test_fio_stream(void **state)
 	assert_string_equal(st->name, "s1");
 	done(m);
 	/* fio's own words */
-	refuse(jq(FIO_WL("--name=x --bogus=1")),
-	       "workloads[0].streams[1]: stream 's1': fio: unrecognized option '--bogus=1'", NULL);
+	refuse(jq(FIO_WL("--name=x --hipri --ioengine=io_uring")),
+	       "workloads[0].streams[1]: stream 's1': fio: unrecognized option '--hipri'", NULL);
 	refuse(jq(FIO_WL("--name=x --rw=bogus")), "workloads[0].streams[1]",
 	       "failed parsing rw=bogus", NULL);
-	/* the harness's rules come first */
+	/* the harness's rules (an allow-list) come first */
 	refuse(jq(FIO_WL("--name=x --directory=/etc")), "workloads[0].streams[1]: stream 's1'",
 	       "directory", NULL);
+	refuse(jq(FIO_WL("--name=x --bogus=1")), "workloads[0].streams[1]: stream 's1': "
+	       "option '--bogus' is not allowed", NULL);
 	/* a preset's fio args with ${file_mib} as text, scaled */
 	write_preset("fio", "{'params':{'file_mib':64,'rw':'randread'},'memcg_mib':32,"
 		     "'files':[{'name':'d','mib':8}],'streams':[{'kind':'fio','name':'f',"
