@@ -58,32 +58,44 @@ static void child_exec(char *const argv[], const char *log_path)
 	_exit(127);
 }
 
+int proc_wait(pid_t pid, const char *what, int timeout_ms, int *ret_wstatus, char *err)
+{
+	int64_t deadline = now_ms() + timeout_ms;
+	pid_t r;
+
+	for (;;) {
+		r = waitpid(pid, ret_wstatus, WNOHANG);
+		if (r == pid)
+			return 0;
+		if (r < 0 && errno != EINTR)
+			return errorf(err, "waitpid '%s': %s", what, strerror(errno));
+		if (now_ms() >= deadline) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			waitpid(pid, ret_wstatus, 0);
+			return 1;
+		}
+		usleep(10000);
+	}
+}
+
 int proc_run(char *const argv[], const char *log_path, int timeout_ms, int *ret_status,
 	     char *err)
 {
-	int64_t deadline = now_ms() + timeout_ms;
-	int status;
-	pid_t pid, r;
+	int status, r;
+	pid_t pid;
 
 	pid = fork();
 	if (pid < 0)
 		return errorf(err, "cannot fork for '%s': %s", argv[0], strerror(errno));
 	if (pid == 0)
 		child_exec(argv, log_path);
-	for (;;) {
-		r = waitpid(pid, &status, WNOHANG);
-		if (r == pid)
-			break;
-		if (r < 0 && errno != EINTR)
-			return errorf(err, "waitpid '%s': %s", argv[0], strerror(errno));
-		if (now_ms() >= deadline) {
-			kill(-pid, SIGKILL);
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			*ret_status = -1;
-			return 0;
-		}
-		usleep(10000);
+	r = proc_wait(pid, argv[0], timeout_ms, &status, err);
+	if (r < 0)
+		return -1;
+	if (r == 1) {
+		*ret_status = -1;
+		return 0;
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
 		return errorf(err, "cannot run '%s': not found in PATH", argv[0]);

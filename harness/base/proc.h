@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /*
  * Run argv[0] (looked up in PATH) with stdin from /dev/null and stdout+stderr
@@ -14,6 +15,13 @@
  */
 int proc_run(char *const argv[], const char *log_path, int timeout_ms, int *ret_status,
 	     char *err);
+
+/*
+ * Wait for child PID (WHAT names it in messages) at most timeout_ms, then
+ * SIGKILL its process group and it. Returns 0 with its wait status, 1 if the
+ * deadline killed it, or -1 with a message.
+ */
+int proc_wait(pid_t pid, const char *what, int timeout_ms, int *ret_wstatus, char *err);
 
 /* snprintf into a PATH_MAX buffer; -1 with a message if it does not fit. */
 int pathf(char *buf, char *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

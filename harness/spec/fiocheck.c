@@ -1,17 +1,17 @@
 /* fiocheck.c -- a stream's fio options checked on the host with the guest's
- * rules (fioargs) and then by the guest's own fio binary in --parse-only mode. */
+ * rules (fioargs) and then by the guest's own fio binary in --parse-only mode,
+ * run in a sandbox that holds nothing of the host's but that binary. */
 #include "spec/fiocheck.h"
 #include "base/err.h"
+#include "base/sandbox.h"
 #include "common/fioargs.h"
-#include "base/proc.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <string.h>
+#include <unistd.h>
 
-#define FIOCHECK_TIMEOUT_MS 10000
-#define FIOCHECK_LOG_MAX    4096
+#define FIOCHECK_LOG_MAX 4096
+#define FIOCHECK_JOB     "job.fio"   /* the job file's name in the sandbox */
 
 static void fioargs_freep(char ***argv) { fioargs_free(*argv); }
 
@@ -37,22 +37,13 @@ static int check_rules(const char *args, const char *job, const char *name, char
 	return 0;
 }
 
-/* Read at most FIOCHECK_LOG_MAX bytes of PATH into BUF (NUL-terminated). */
-static void read_log(const char *path, char *buf)
-{
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, FIOCHECK_LOG_MAX);
-
-	buf[n > 0 ? n : 0] = '\0';
-}
-
 /*
- * fio's first FIOCHECK_LINES distinct non-empty lines, "; "-joined, with the
- * binary's path (getopt prints argv[0]) shown as "fio".
+ * fio's first FIOCHECK_LINES distinct non-empty lines of LOG, "; "-joined.
+ * It ran as "fio" in an empty root: nothing it says was read from a file.
  */
-static void fio_message(char *log, const char *fio_bin, char *out, size_t outlen)
+static void fio_message(char *log, char *out, size_t outlen)
 {
-	size_t blen = strlen(fio_bin), used = 0;
+	size_t used = 0;
 	const char *prev = "";
 	int lines = 0;
 
@@ -63,11 +54,7 @@ static void fio_message(char *log, const char *fio_bin, char *out, size_t outlen
 		if (!*line || !strcmp(line, prev))
 			continue;
 		prev = line;
-		if (!strncmp(line, fio_bin, blen) && line[blen] == ':')
-			used += snprintf(out + used, outlen - used, "%sfio%s",
-					 lines ? "; " : "", line + blen);
-		else
-			used += snprintf(out + used, outlen - used, "%s%s", lines ? "; " : "", line);
+		used += snprintf(out + used, outlen - used, "%s%s", lines ? "; " : "", line);
 		if (used >= outlen)
 			break;
 		lines++;
@@ -76,33 +63,39 @@ static void fio_message(char *log, const char *fio_bin, char *out, size_t outlen
 		snprintf(out, outlen, "fio --parse-only failed and printed nothing");
 }
 
-/* Run fio --parse-only ARGV [JOBFILE] with its output in DIR/fio.log. */
-static int parse_only(const char *fio_bin, char **user, const char *jobpath, const char *dir,
-		      const char *name, char *err)
+/* fio --parse-only USER [job.fio] in a sandbox holding only fio and the job file. */
+static int parse_only(const char *fio_bin, char **user, const char *job, const char *name,
+		      char *err)
 {
-	char log_path[PATH_MAX], log[FIOCHECK_LOG_MAX + 1], msg[ERR_MAX];
+	const struct sandbox_limits lim = SANDBOX_LIMITS_DEFAULT;
+	const struct sandbox_file files[] = {
+		{ .name = "fio", .src = fio_bin, .exec = 1 },
+		{ .name = FIOCHECK_JOB, .data = job, .len = job ? strlen(job) : 0 },
+	};
+	char log[FIOCHECK_LOG_MAX + 1], msg[ERR_MAX];
 	char *argv[FIOARGS_MAX + 4];
-	int argc = 0, status;
+	struct sandbox_result res;
+	int argc = 0;
 
-	if (pathf(log_path, err, "%s/fio.log", dir) < 0)
-		return -1;
-	argv[argc++] = (char *)fio_bin;
+	argv[argc++] = (char *)"fio";
 	argv[argc++] = (char *)"--parse-only";
 	for (char **a = user; *a; a++)
 		argv[argc++] = *a;
-	if (jobpath)
-		argv[argc++] = (char *)jobpath;
+	if (job)
+		argv[argc++] = (char *)"/" FIOCHECK_JOB;
 	argv[argc] = NULL;
-	if (proc_run(argv, log_path, FIOCHECK_TIMEOUT_MS, &status, msg) < 0)
+	if (sandbox_run(argv, files, job ? 2 : 1, &lim, log, sizeof(log), &res, msg) < 0)
 		return errorf(err, "stream '%s': %s", name, msg);
-	read_log(log_path, log);
-	unlink(log_path);
-	if (status == 0)
+	if (res.code == 0)
 		return 0;
-	if (status < 0)
+	if (res.timed_out)
 		return errorf(err, "stream '%s': fio --parse-only did not finish in %d s", name,
-			      FIOCHECK_TIMEOUT_MS / 1000);
-	fio_message(log, fio_bin, msg, sizeof(msg));
+			      lim.timeout_ms / 1000);
+	if (res.signal)
+		return errorf(err, "stream '%s': fio --parse-only was killed by signal %d (its "
+			      "limits: %u s of CPU, %u MiB of memory)", name, res.signal, lim.cpu_s,
+			      lim.as_mib);
+	fio_message(log, msg, sizeof(msg));
 	return errorf(err, "stream '%s': %s", name, msg);
 }
 
@@ -110,24 +103,12 @@ int fiocheck_args(const char *fio_bin, const char *args_text, const char *jobfil
 		  const char *name, char *err)
 {
 	_cleanup_(fioargs_freep) char **argv = NULL;
-	char dir[] = "/tmp/mglru-fiocheck.XXXXXX", jobpath[PATH_MAX];
 	const char *job = jobfile_text && *jobfile_text ? jobfile_text : NULL;
-	int r;
 
 	if (check_rules(args_text, job, name, &argv, err) < 0)
 		return -1;
 	if (access(fio_bin, X_OK) < 0)
 		return errorf(err, "stream '%s': cannot run fio '%s': %s (make %s)", name,
 			      fio_bin, strerror(errno), fio_bin);
-	if (!mkdtemp(dir))
-		return errorf(err, "cannot create '%s': %s", dir, strerror(errno));
-	r = pathf(jobpath, err, "%s/job.fio", dir);
-	if (r == 0 && job)
-		r = write_file(jobpath, job, strlen(job), err);
-	if (r == 0)
-		r = parse_only(fio_bin, argv, job ? jobpath : NULL, dir, name, err);
-	if (job)
-		unlink(jobpath);
-	rmdir(dir);
-	return r;
+	return parse_only(fio_bin, argv, job, name, err);
 }
