@@ -28,8 +28,10 @@
 #include <jansson.h>
 
 #include "daemon/api.h"
+#include "daemon/resolver.h"
 #include "spec/conf.h"
 #include "base/err.h"
+#include "base/hash.h"
 #include "base/proc.h"
 #include "store/store.h"
 #include "testlib.h"
@@ -964,6 +966,156 @@ static void test_socket_takeover(void **state)
 	assert_int_equal(stat(path, &st), -1);
 }
 
+/* ---- submits resolve in the background ---- */
+
+#define WAIT_TRIES 300     /* 100 ms apart: a guard against hanging, not a timing check */
+
+/* Submit a matrix of a url arm (url, sha256) and a 6.12 arm; its id. */
+static int64_t submit_url(const char *name, const char *url, const char *sha, int appended)
+{
+	char body[4096];
+	struct resp r;
+	int64_t id;
+
+	sfmt(body, sizeof(body), "{\"base_dir\": \"%s\", \"spec\": {\"name\": \"%s\", \"reps\": 2,"
+	     " \"arms\": [{\"name\": \"u\", \"url\": \"%s\", \"sha256\": \"%s\"},"
+	     " {\"name\": \"k\", \"kernel\": \"6.12\"}], \"workloads\": [{\"name\": \"w\","
+	     " \"files\": [{\"name\": \"d\", \"mib\": 8}], \"streams\": [{\"kind\": \"random\","
+	     " \"file\": \"d\"}]}]}}", dir, name, url, sha);
+	assert_int_equal(req("POST", "/matrices", body, strlen(body), NULL, &r), CURLE_OK);
+	if (r.code != 201)
+		fail_msg("POST %s: %ld %s", name, r.code, r.body);
+	/* at once: parsed and queued, its kernels not yet fetched */
+	assert_string_equal(json_string_value(json_object_get(r.json, "resolve")), "resolving");
+	assert_int_equal(json_is_true(json_object_get(r.json, "appended")), appended);
+	assert_int_equal(json_integer_value(json_object_get(r.json, "runs")), appended ? 0 : 4);
+	id = json_integer_value(json_object_get(r.json, "matrix"));
+	resp_release(&r);
+	return id;
+}
+
+/* GET /matrices/NAME once its resolve is no longer "resolving" (the reply in r). */
+static void wait_resolved(const char *name, struct resp *r)
+{
+	char path[128];
+	int i;
+
+	sfmt(path, sizeof(path), "/matrices/%s", name);
+	for (i = 0; i < WAIT_TRIES; i++) {
+		assert_int_equal(req("GET", path, NULL, 0, NULL, r), CURLE_OK);
+		assert_int_equal(r->code, 200);
+		if (strcmp(json_string_value(json_object_get(r->json, "resolve")), "resolving"))
+			return;
+		resp_release(r);
+		usleep(100 * 1000);
+	}
+	fail_msg("%s: still resolving", name);
+}
+
+/*
+ * Claim every block the scheduler could start now, as its slots would
+ * (slots 100 on), then give them back: 1 if one of matrix mid was among them.
+ */
+static int claimable(struct store *s, int64_t mid)
+{
+	struct run_ref *refs;
+	char err[ERR_MAX];
+	int64_t got;
+	int slot, found = 0;
+	size_t n;
+
+	for (slot = 100; slot < 200; slot++) {
+		if (store_claim_block(s, slot, &got, &refs, &n, err) < 0)
+			fail_msg("claim: %s", err);
+		free(n ? refs : NULL);
+		if (!n)
+			break;
+		found |= got == mid;
+	}
+	while (--slot >= 100)
+		assert_int_equal(store_unclaim(s, slot, err), 0);
+	return found;
+}
+
+static void test_resolve_in_background(void **state)
+{
+	char kernel[PATH_MAX], url[PATH_MAX + 8], sha[HASH_SHA256_HEX], db[PATH_MAX], err[ERR_MAX];
+	const char *why;
+	struct resolver *rs = NULL;
+	struct store *s;
+	struct resp r;
+	int64_t bad, good;
+	json_t *runs, *x;
+	size_t i;
+
+	(void)state;
+	/* a real file:// kernel in the matrices' directory (base_dir, allowed) */
+	sfmt(kernel, sizeof(kernel), "%s/url-bzImage", dir);
+	write_bzimage(kernel, "6.12.99-url");
+	assert_int_equal(hash_sha256_file(kernel, sha, err), 0);
+	sfmt(url, sizeof(url), "file://%s", kernel);
+	sfmt(db, sizeof(db), "%s/harness.db", conf.results);
+	assert_int_equal(store_open(db, &s, err), 0);
+
+	/* no resolver running, as when a daemon stopped before it got to them */
+	bad = submit_url("badurl", url, "00000000000000000000000000000000"
+			 "00000000000000000000000000000000", 0);
+	good = submit_url("goodurl", url, sha, 0);
+	assert_false(claimable(s, bad));
+	assert_false(claimable(s, good));
+	/* the resolver takes up what is resolving */
+	if (resolver_start(&conf, &rs, err) < 0)
+		fail_msg("resolver_start: %s", err);
+
+	wait_resolved("badurl", &r);
+	assert_string_equal(json_string_value(json_object_get(r.json, "resolve")), "unresolved");
+	why = json_string_value(json_object_get(r.json, "resolve_msg"));
+	assert_non_null(why);
+	assert_int_equal(strncmp(why, "arms[0].url: ", 13), 0);   /* the field first */
+	assert_non_null(strstr(why, "sha256 mismatch"));
+	assert_non_null(strstr(why, sha));   /* the hash it got */
+	assert_null(strchr(why, '\n'));
+	runs = json_object_get(r.json, "runs_list");
+	assert_int_equal(json_array_size(runs), 4);
+	json_array_foreach(runs, i, x)
+		assert_string_equal(json_string_value(json_object_get(x, "status")), "queued");
+	resp_release(&r);
+
+	wait_resolved("goodurl", &r);
+	assert_string_equal(json_string_value(json_object_get(r.json, "resolve")), "resolved");
+	assert_true(json_is_null(json_object_get(r.json, "resolve_msg")));
+	assert_string_equal(json_string_value(json_object_get(
+		json_array_get(json_object_get(r.json, "arms"), 0), "release")), "6.12.99-url");
+	resp_release(&r);
+
+	/* the one resolved may start, the one unresolved never */
+	assert_true(claimable(s, good));
+	assert_false(claimable(s, bad));
+	/* the list says why too */
+	assert_int_equal(req("GET", "/matrices", NULL, 0, NULL, &r), CURLE_OK);
+	json_array_foreach(r.json, i, x)
+		if (json_integer_value(json_object_get(x, "id")) == bad) {
+			assert_string_equal(json_string_value(json_object_get(x, "resolve")),
+					    "unresolved");
+			assert_non_null(strstr(json_string_value(json_object_get(x, "resolve_msg")),
+					       "sha256 mismatch"));
+			assert_true(json_is_null(json_object_get(x, "eta_s")));
+		}
+	resp_release(&r);
+
+	/* sent again, it is resolved again (a download may work now): still wrong */
+	assert_int_equal(submit_url("badurl", url, "00000000000000000000000000000000"
+				    "00000000000000000000000000000000", 1), bad);
+	wait_resolved("badurl", &r);
+	assert_string_equal(json_string_value(json_object_get(r.json, "resolve")), "unresolved");
+	resp_release(&r);
+	assert_false(claimable(s, bad));
+	resolver_stop(rs);
+	store_close(s);
+	expect("POST", "/matrices/badurl/cancel", "", 200, NULL);
+	expect("POST", "/matrices/goodurl/cancel", "", 200, NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -984,6 +1136,7 @@ int main(void)
 		cmocka_unit_test(test_api_check),
 		cmocka_unit_test(test_api_check_unwritable),
 		cmocka_unit_test(test_socket_takeover),
+		cmocka_unit_test(test_resolve_in_background),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

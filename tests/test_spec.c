@@ -1386,6 +1386,135 @@ static void test_fio_stream(void **state)
 	link_fio(0);
 }
 
+/* ---- parsing apart from resolving ---- */
+
+/* What spec_resolve told its progress callback, one line after the other. */
+struct heard {
+	char lines[1024];
+	unsigned n;
+};
+
+static void hear(void *arg, const char *line)
+{
+	struct heard *h = arg;
+	size_t len = strlen(h->lines);
+
+	assert_null(strchr(line, '\n'));
+	sfmt(h->lines + len, sizeof(h->lines) - len, "%s\n", line);
+	h->n++;
+}
+
+/*
+ * text (written with ') must parse, with nothing resolved, then fail
+ * spec_resolve with "PATH: " and every given fragment; what progress heard
+ * is in *h.
+ */
+static void parse_then_unresolved(struct heard *h, const char *text, ...)
+{
+	struct matrix *m = new_matrix();
+	size_t plen = strlen(mpath);
+	va_list ap;
+
+	memset(h, 0, sizeof(*h));
+	if (spec_parse(m, jq(text), mpath, dir, &conf, err) < 0)
+		fail_msg("not parsed: %s\n  %s", err, text);
+	assert_int_equal(m->unresolved, 1);
+	assert_string_equal(m->arms[0].files[0].kernel, "");
+	assert_string_equal(m->arms[0].files[0].release, "");
+	assert_int_equal(spec_resolve(m, &conf, hear, h, err), -1);
+	assert_int_equal(m->unresolved, 1);
+	done(m);
+	if (strncmp(err, mpath, plen) || err[plen] != ':')
+		fail_msg("error '%s' does not start with the file name", err);
+	assert_null(strchr(err, '\n'));
+	va_start(ap, text);
+	assert_err_has(err, ap);
+	va_end(ap);
+}
+
+static void test_parse_apart(void **state)
+{
+	char cache[PATH_MAX], text[PATH_MAX * 2];
+	struct matrix *m = new_matrix(), *again = new_matrix();
+	struct heard h;
+
+	(void)state;
+	/* arms[0] resolves, arms[1] as given: errors name it */
+#define TWO(arm) "{'name':'p','reps':1,'arms':[{'name':'a','kernel':'6.12'},{'name':'b'," \
+		 arm "}],'workloads':[{'name':'w'," FSQ "}]}"
+	/* a kernel path that does not exist, an alias never built */
+	parse_then_unresolved(&h, TWO("'kernel':'k/nope'"), "arms[1].kernel", "k/nope",
+			      "not found", NULL);
+	parse_then_unresolved(&h, TWO("'kernel':'6.13'"), "arms[1].kernel",
+			      "'6.13' is not built", NULL);
+	parse_then_unresolved(&h, TWO("'kernel':'6.12','modules':'k/none.cpio'"),
+			      "arms[1].modules", "not found", NULL);
+	assert_int_equal(h.n, 0);   /* paths are looked up quietly */
+	/* a URL nothing answers at and a package: parsing fetches and builds nothing */
+	sfmt(cache, sizeof(cache), "%s/" IMAGE_KERNEL_CACHE, conf.results);
+	if (spec_parse(m, jq("{'name':'p','reps':1,'arms':[{'name':'a','package':'linux-image-x'},"
+			     "{'name':'b','url':'http://127.0.0.1:1/bzImage','sha256':'" ZERO64 "'}],"
+			     "'workloads':[{'name':'w'," FSQ "}]}"), mpath, dir, &conf, err) < 0)
+		fail_msg("not parsed: %s", err);
+	assert_int_equal(access(cache, F_OK), -1);
+	spec_release(m);
+	parse_then_unresolved(&h, TWO("'url':'http://127.0.0.1:1/bzImage','sha256':'" ZERO64 "'"),
+			      "arms[1].url: ", "http://127.0.0.1:1/bzImage", NULL);
+	assert_int_equal(h.n, 1);
+	assert_non_null(strstr(h.lines, "arms[1].url: fetching http://127.0.0.1:1/bzImage"));
+	/* a file:// URL to a file that is not there */
+	sfmt(text, sizeof(text), TWO("'url':'file://%s/k/absent','sha256':'" ZERO64 "'"), dir);
+	parse_then_unresolved(&h, text, "arms[1].url: ", "not found", NULL);
+	/* a package, with no images/build.sh to build it */
+	parse_then_unresolved(&h, TWO("'package':'linux-image-test'"), "arms[1].package: ",
+			      "needs images/build.sh", NULL);
+	assert_non_null(strstr(h.lines, "arms[1].package: linux-image-test: built once"));
+	/* fio streams are checked by fio, which the fake images tree lacks */
+	parse_then_unresolved(&h, ONE_ARM("{'name':'w'," FSQ "},{'name':'f','files':[{'name':'d',"
+					  "'mib':8}],'streams':[{'kind':'fio','args':'--name=x'}]}"),
+			      "workloads[1].streams[0]: fio is not built", NULL);
+	/* the data disk against the free space where results live: 2 x 16 TiB */
+	parse_then_unresolved(&h, ONE_ARM("{'name':'w','files':[{'name':'a','mib':16777216},"
+					  "{'name':'b','mib':16777216}],"
+					  "'streams':[{'kind':'random','file':'a'}]}"),
+			      "workloads[0].files: their data disk needs", NULL);
+
+	/* a matrix that resolves: the same identity either way */
+	if (spec_parse(m, jq(TWO("'kernel':'k/bzImage'")), mpath, dir, &conf, err) < 0)
+		fail_msg("not parsed: %s", err);
+	if (spec_resolve(m, &conf, hear, &h, err) < 0)
+		fail_msg("not resolved: %s", err);
+	assert_int_equal(m->unresolved, 0);
+	assert_string_equal(m->arms[1].files[0].release, RELEASE);
+	assert_non_null(strstr(m->arms[1].files[0].kernel, "/k/bzImage"));
+	if (load_at(again, mpath, jq(TWO("'kernel':'k/bzImage'"))) < 0)
+		fail_msg("not loaded: %s", err);
+	assert_string_equal(again->hash, m->hash);
+	assert_string_equal(again->canonical, m->canonical);
+	done(again);
+	done(m);
+#undef TWO
+}
+
+/* A results directory of its own (earlier tests downloaded into the other), put back after. */
+static char saved_results[PATH_MAX];
+
+static int apart_setup(void **state)
+{
+	(void)state;
+	memcpy(saved_results, conf.results, sizeof(saved_results));
+	sfmt(conf.results, sizeof(conf.results), "%s/apart", dir);
+	mkdirs("%s", conf.results);
+	return 0;
+}
+
+static int apart_teardown(void **state)
+{
+	(void)state;
+	memcpy(conf.results, saved_results, sizeof(saved_results));
+	return 0;
+}
+
 /* ---- conf_load ---- */
 
 /* Run conf_load on text with stderr captured into out. */
@@ -1623,6 +1752,7 @@ int main(void)
 		cmocka_unit_test_setup(test_preset_max_cells, presets_setup),
 		cmocka_unit_test_setup(test_preset_expand_direct, presets_setup),
 		cmocka_unit_test(test_fio_stream),
+		cmocka_unit_test_setup_teardown(test_parse_apart, apart_setup, apart_teardown),
 		cmocka_unit_test(test_conf_good),
 		cmocka_unit_test(test_conf_defaults),
 		cmocka_unit_test(test_conf_daemon),

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
 #include <jansson.h>
@@ -282,19 +283,63 @@ static json_t *read_spec(const char *file, char *err)
 	return j;
 }
 
+#define WAIT_POLL_MS 500    /* submit --wait asks the daemon this often */
+
+/*
+ * submit --wait: until the daemon has resolved matrix id (from file),
+ * printing each step it reports once; -1 with "FILE: field: message" if it
+ * could not resolve it.
+ */
+static int wait_resolved(const struct conf *c, const char *file, json_int_t id, char *err)
+{
+	char path[64], last[ERR_MAX] = "";
+	const char *resolve, *msg;
+	json_t *m;
+	int rc;
+
+	snprintf(path, sizeof(path), "/matrices/%lld", (long long)id);
+	for (;;) {
+		if (call(c, "GET", path, NULL, 0, &m, err) < 0)
+			return -1;
+		resolve = gets_or(m, "resolve", "?");
+		msg = gets_or(m, "resolve_msg", "");
+		if (strcmp(resolve, "resolving"))
+			break;
+		if (msg[0] && strcmp(msg, last)) {
+			printf("resolving %s\n", msg);
+			snprintf(last, sizeof(last), "%s", msg);
+		}
+		json_decref(m);
+		usleep(WAIT_POLL_MS * 1000);
+	}
+	rc = 0;
+	if (!strcmp(resolve, "resolved"))
+		printf("matrix %lld: resolved, its runs may start\n", (long long)id);
+	else
+		rc = errorf(err, "%s: %s", file, msg[0] ? msg : "the daemon could not resolve it");
+	json_decref(m);
+	return rc;
+}
+
+/* submit [--wait] FILE */
 static int cmd_submit(const struct conf *c, char **argv, int json, char *err)
 {
+	int wait = !strcmp(argv[1], "--wait");
+	const char *file = argv[1 + wait];
 	char real[PATH_MAX];
 	json_t *spec, *req, *res;
+	const char *resolve;
 	char *body;
 	int rc;
 
-	spec = read_spec(argv[1], err);
+	if (!file || (argv[2] && !wait))
+		return errorf(err, "usage: harness submit [--wait] FILE");
+	spec = read_spec(file, err);
 	if (!spec)
 		return -1;
-	if (!realpath(argv[1], real)) {
+	if (!realpath(file, real)) {
 		json_decref(spec);
-		return errorf(err, "'%s': %s", argv[1], strerror(errno));
+		return errorf(err, "'%s': %s", file, strerror(errno));
 	}
 	req = json_pack("{s:s,s:o}", "base_dir", dirname(real), "spec", spec);
 	body = req ? json_dumps(req, JSON_COMPACT) : NULL;
@@ -305,11 +350,31 @@ static int cmd_submit(const struct conf *c, char **argv, int json, char *err)
 	free(body);
 	if (rc < 0 || json)
 		return rc;
-	printf("matrix %lld '%s': %lld runs %s\n", (long long)geti(res, "matrix"),
+	resolve = gets_or(res, "resolve", "resolved");
+	printf("matrix %lld '%s': %lld runs %s%s\n", (long long)geti(res, "matrix"),
 	       gets_or(res, "name", "?"), (long long)geti(res, "runs"),
-	       json_is_true(json_object_get(res, "appended")) ? "appended" : "queued");
+	       json_is_true(json_object_get(res, "appended")) ? "appended" : "queued",
+	       strcmp(resolve, "resolving") ? "" : "; the daemon resolves its kernels first");
+	rc = 0;
+	if (wait && !strcmp(resolve, "resolving"))
+		rc = wait_resolved(c, file, geti(res, "matrix"), err);
 	json_decref(res);
-	return 0;
+	return rc;
+}
+
+/* Why no run can start yet (resolving, unresolved), unless cancelled. */
+static const char *not_ready(const json_t *m)
+{
+	const char *resolve = gets_or(m, "resolve", "resolved");
+
+	return strcmp(resolve, "resolved") && strcmp(gets_or(m, "state", "?"), "cancelled") ?
+	       resolve : NULL;
+}
+
+/* What the state column shows: why runs cannot start yet, else the state. */
+static const char *shown_state(const json_t *m)
+{
+	return not_ready(m) ?: gets_or(m, "state", "?");
 }
 
 static void print_matrices(const json_t *list)
@@ -318,17 +383,19 @@ static void print_matrices(const json_t *list)
 	char eta[32], done[32];
 	size_t i;
 
-	printf("%5s %-24s %-9s %11s %6s %7s %7s %8s\n", "id", "name", "state", "done/total",
+	printf("%5s %-24s %-10s %11s %6s %7s %7s %8s\n", "id", "name", "state", "done/total",
 	       "failed", "crashed", "timeout", "ETA");
 	json_array_foreach(list, i, m) {
 		runs = json_object_get(m, "runs");
 		snprintf(done, sizeof(done), "%lld/%lld", (long long)runs_ended(runs),
 			 (long long)geti(runs, "total"));
 		fmt_dur(json_object_get(m, "eta_s"), eta, sizeof(eta));
-		printf("%5lld %-24.24s %-9.9s %11s %6lld %7lld %7lld %8s\n",
-		       (long long)geti(m, "id"), gets_or(m, "name", "?"), gets_or(m, "state", "?"),
+		printf("%5lld %-24.24s %-10.10s %11s %6lld %7lld %7lld %8s\n",
+		       (long long)geti(m, "id"), gets_or(m, "name", "?"), shown_state(m),
 		       done, (long long)geti(runs, "failed"), (long long)geti(runs, "crashed"),
 		       (long long)geti(runs, "timeout"), eta);
+		if (not_ready(m) && json_is_string(json_object_get(m, "resolve_msg")))
+			printf("%5s %s\n", "", gets_or(m, "resolve_msg", ""));
 	}
 	if (!json_array_size(list))
 		printf("(no matrices)\n");
@@ -365,6 +432,9 @@ static void print_matrix(const json_t *m)
 	       gets_or(m, "name", "?"), gets_or(m, "state", "?"),
 	       json_array_size(json_object_get(m, "arms")),
 	       json_array_size(json_object_get(m, "cells")));
+	if (not_ready(m))
+		printf("%s: %s\n", not_ready(m),
+		       gets_or(m, "resolve_msg", "no run starts before its kernels are ready"));
 	print_progress(m);
 	printf("\n%6s %-16s %-16s %7s %-11s %s\n", "run", "arm", "workload", "blk/pos", "status",
 	       "reason");
@@ -639,7 +709,7 @@ static const struct command {
 	int (*fn)(const struct conf *c, char **argv, int json, char *err);
 	const char *usage;
 } commands[] = {
-	{ "submit", 1, 1, cmd_submit, "submit FILE" },
+	{ "submit", 1, 2, cmd_submit, "submit [--wait] FILE" },
 	{ "status", 0, 1, cmd_status, "status [MATRIX]" },
 	{ "cancel", 1, 1, cmd_control, "cancel MATRIX" },
 	{ "pause", 1, 1, cmd_control, "pause MATRIX" },

@@ -29,7 +29,9 @@
 
 static const char usage[] =
 	"usage: harness [-c harness.conf] [-j|--json] COMMAND ...\n"
-	"  check FILE     validate a matrix file; boots nothing\n"
+	"  check [--parse-only] FILE  validate a matrix file and resolve its kernels\n"
+	"                 (download, build, check fio arguments); boots nothing;\n"
+	"                 --parse-only: the file alone, nothing fetched or run\n"
 	"  run FILE       queue the matrix, run every run in a fresh guest, print its table\n"
 	"  run MATRIX     run what a stored matrix (id or name) has queued, print its table\n"
 	"  table [--format F] [--metric M] [--baseline ARM] [--pairs] MATRIX\n"
@@ -42,7 +44,8 @@ static const char usage[] =
 	"  report MATRIX [-o FILE.html]  one self-contained HTML page: tables, verdicts, plots\n"
 	"  probe          say which accelerator guests would use, and why\n"
 	"through the daemon (harnessd); --json prints its JSON as is:\n"
-	"  submit FILE    queue a matrix (more reps of a queued one are appended)\n"
+	"  submit [--wait] FILE  queue a matrix (more reps of a queued one are appended);\n"
+	"                 the daemon resolves its kernels first (--wait: until it has)\n"
 	"  status [MATRIX]  every matrix, or one matrix's progress, ETA and runs\n"
 	"  cancel|pause|resume MATRIX\n"
 	"  watch RUN      follow a run's samples live, one line an interval\n";
@@ -56,19 +59,45 @@ static int open_store(const struct conf *c, struct store **s, char *err)
 	return store_open(db, s, err);
 }
 
-static int cmd_check(const struct conf *c, const char *file)
+/* spec_resolve's progress: one line per download or build it starts. */
+static void say(void *arg, const char *line)
+{
+	(void)arg;
+	printf("resolving %s\n", line);
+}
+
+/* check [--parse-only] FILE: says which of the two steps it ran. */
+static int cmd_check(const struct conf *c, int argc, char **argv)
 {
 	_cleanup_free_ struct matrix *m = calloc(1, sizeof(*m));
+	int parse_only = argc == 3 && !strcmp(argv[1], "--parse-only");
+	const char *file = argv[argc - 1];
 	char err[ERR_MAX];
 
-	if (!m || spec_load(m, file, c, err) < 0) {
-		fprintf(stderr, "%s\n", m ? err : "out of memory");
+	if (argc != 2 && !parse_only) {
+		fputs("usage: harness check [--parse-only] FILE\n", stderr);
 		return 1;
 	}
-	printf("%s: OK, %u arms x %u workloads x %llu reps = %u runs\n", file, m->n_arms,
-	       m->n_cells, (unsigned long long)m->reps, spec_run_count(m));
+	if (!m || spec_parse_file(m, file, c, err) < 0 ||
+	    (!parse_only && spec_resolve(m, c, say, NULL, err) < 0)) {
+		fprintf(stderr, "%s\n", m ? err : "out of memory");
+		spec_release(m);
+		return 1;
+	}
+	printf("%s: OK, %s: %u arms x %u workloads x %llu reps = %u runs\n", file,
+	       parse_only ? "parsed only (kernels, downloads, package builds and fio not checked)"
+			  : "parsed and resolved",
+	       m->n_arms, m->n_cells, (unsigned long long)m->reps, spec_run_count(m));
 	spec_release(m);
 	return 0;
+}
+
+/* Parse and resolve (progress on stdout): what runs a matrix needs. */
+static int load_text(const struct conf *c, struct matrix *m, const char *text,
+		     const char *label, const char *base_dir, char *err)
+{
+	return spec_parse(m, text, label, base_dir, c, err) < 0 ? -1 :
+	       spec_resolve(m, c, say, NULL, err);
 }
 
 /* For the host's arch; guests of another arch always run under TCG. */
@@ -147,7 +176,7 @@ static int load_stored(const struct conf *c, struct store *s, const char *key,
 			      key);
 	snprintf(label, sizeof(label), "matrix %lld", (long long)*mid);
 	if (store_matrix_spec(s, *mid, &text, base_dir, err) < 0 ||
-	    spec_load_text(m, text, label, base_dir, c, err) < 0 ||
+	    load_text(c, m, text, label, base_dir, err) < 0 ||
 	    store_queued_runs(s, *mid, &refs, &n, err) < 0)
 		return -1;
 	printf("matrix %lld '%s': %zu runs queued\n", (long long)*mid, m->name, n);
@@ -174,8 +203,10 @@ static int cmd_run(const struct conf *c, const char *file)
 	unsigned failed = 0;
 	int64_t mid;
 
-	if (!m || (!stored && spec_load(m, file, c, err) < 0)) {
+	if (!m || (!stored && (spec_parse_file(m, file, c, err) < 0 ||
+			       spec_resolve(m, c, say, NULL, err) < 0))) {
 		fprintf(stderr, "%s\n", m ? err : "out of memory");
+		spec_release(m);
 		return 1;
 	}
 	if (open_store(c, &r.store, err) < 0 || prepare(c, r.store, file, stored, m, &mid, err) < 0)
@@ -247,8 +278,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "harness: %s\n", err);
 		return 1;
 	}
-	if (!strcmp(argv[0], "check") && argc == 2)
-		return cmd_check(&c, argv[1]);
+	if (!strcmp(argv[0], "check"))
+		return cmd_check(&c, argc, argv);
 	if (!strcmp(argv[0], "run") && argc == 2)
 		return cmd_run(&c, argv[1]);
 	if (!strcmp(argv[0], "table"))

@@ -1,8 +1,9 @@
-/* harnessd.c -- the daemon: serves the API, runs the queue in guest slots,
- * re-queues what a crash interrupted; the only place that decides to exit.
+/* harnessd.c -- the daemon: serves the API, resolves submitted matrices, runs
+ * the queue in guest slots, re-queues what a crash interrupted; the only
+ * place that decides to exit.
  *
- * Folder daemon/: harnessd: the HTTP API, the queue behind it, the scheduler's
- * guest slots, webhooks and its log.
+ * Folder daemon/: harnessd: the HTTP API, the queue behind it, the resolver
+ * of submitted matrices, the scheduler's guest slots, webhooks and its log.
  * It may call: base/ common/ vm/ spec/ store/ run/ analysis/.
  */
 #include "daemon/api.h"
@@ -10,6 +11,7 @@
 #include "base/err.h"
 #include "daemon/log.h"
 #include "base/proc.h"
+#include "daemon/resolver.h"
 #include "daemon/scheduler.h"
 #include "store/store.h"
 #include "vm/vm.h"
@@ -103,6 +105,7 @@ static int serve(const struct conf *c, char *err)
 	struct vm_conn *vm = NULL;
 	struct api *api = NULL;
 	struct sched *sc = NULL;
+	struct resolver *rs = NULL;
 	char uri[PATH_MAX], log[PATH_MAX];
 	sigset_t set;
 	int sig = 0;
@@ -111,8 +114,10 @@ static int serve(const struct conf *c, char *err)
 	conf_uri(c, uri, sizeof(uri));
 	if (resume(c, err) < 0 || pathf(log, err, "%s/libvirt.log", c->results) < 0 ||
 	    vm_connect(uri, log, &vm, err) < 0 || api_start(c, &api, err) < 0 ||
-	    destroy_leftovers(vm, err) < 0 || sched_start(c, vm, &sc, err) < 0) {
+	    destroy_leftovers(vm, err) < 0 || sched_start(c, vm, &sc, err) < 0 ||
+	    resolver_start(c, &rs, err) < 0) {
 		api_stop(api);
+		sched_stop(sc);
 		vm_disconnect(vm);
 		return -1;
 	}
@@ -124,6 +129,7 @@ static int serve(const struct conf *c, char *err)
 	hlog("signal %d: stopping; runs in flight end interrupted and are queued again", sig);
 	api_stop(api);   /* first: its /health reads the scheduler's pause */
 	sched_stop(sc);
+	resolver_stop(rs);
 	vm_disconnect(vm);
 	hlog("stopped");
 	return 0;

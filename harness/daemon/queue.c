@@ -38,6 +38,7 @@ static int append(struct store *s, const struct matrix *m, int64_t mid, json_t *
 		  char *err)
 {
 	unsigned want[SPEC_MAX_CELLS], added[SPEC_MAX_CELLS], c;
+	char resolve[16];
 	json_int_t n = 0;
 
 	for (c = 0; c < m->n_cells; c++)
@@ -46,8 +47,12 @@ static int append(struct store *s, const struct matrix *m, int64_t mid, json_t *
 		return -1;
 	for (c = 0; c < m->n_cells; c++)
 		n += added[c];
-	*ret = json_pack("{s:I, s:s, s:I, s:b}", "matrix", (json_int_t)mid, "name", m->name,
-			 "runs", n, "appended", 1);
+	/* sent again after resolving failed: resolved again (a download may work now) */
+	if (store_set_resolve(s, mid, "unresolved", "resolving", NULL, err) < 0 ||
+	    store_matrix_resolve(s, mid, resolve, err) < 0)
+		return -1;
+	*ret = json_pack("{s:I, s:s, s:I, s:b, s:s}", "matrix", (json_int_t)mid, "name", m->name,
+			 "runs", n, "appended", 1, "resolve", resolve);
 	return *ret ? 0 : errorf(err, "out of memory");
 }
 
@@ -65,7 +70,8 @@ int queue_submit(struct store *s, const struct conf *c, const char *text, const 
 		return errorf(err, "out of memory");
 	if (base_dir[0] != '/')
 		return errorf(err, "base_dir: expected an absolute path");
-	if (spec_load_text(m, text, "matrix", base_dir, c, err) < 0)
+	/* parsed only: the resolver fetches, builds and checks it (resolver.c) */
+	if (spec_parse(m, text, "matrix", base_dir, c, err) < 0)
 		return -1;
 	found = store_find_spec(s, m->hash, &mid, &old_reps, err);
 	if (found < 0)
@@ -82,8 +88,8 @@ int queue_submit(struct store *s, const struct conf *c, const char *text, const 
 	n = abba_order(m->n_arms, m->n_cells, (unsigned)m->reps, slots);
 	if (store_add_matrix(s, m, slots, n, &mid, err) < 0)
 		goto out;
-	*ret = json_pack("{s:I, s:s, s:I, s:b}", "matrix", (json_int_t)mid, "name", m->name,
-			 "runs", (json_int_t)n, "appended", 0);
+	*ret = json_pack("{s:I, s:s, s:I, s:b, s:s}", "matrix", (json_int_t)mid, "name", m->name,
+			 "runs", (json_int_t)n, "appended", 0, "resolve", "resolving");
 	rc = *ret ? 0 : errorf(err, "out of memory");
 out:
 	spec_release(m);
@@ -201,13 +207,14 @@ static int add_progress(struct store *s, const struct conf *c, json_t *mx, char 
 	r = json_object_get(mx, "mean_run_s");
 	mean = json_is_number(r) ? json_number_value(r) : -1;
 	json_object_set_new(mx, "eta_s", mean < 0 || !strcmp(json_string_value(
-				    json_object_get(mx, "state")), "paused") ? json_null() :
-			    json_real(mean * (double)left / queue_guests(c)));
+				    json_object_get(mx, "state")), "paused") ||
+			    strcmp(json_string_value(json_object_get(mx, "resolve")), "resolved") ?
+			    json_null() : json_real(mean * (double)left / queue_guests(c)));
 	return 0;
 }
 
 #define MATRIX_COLUMNS \
-	"m.id, m.name, m.state, m.created_at, m.reps, m.spec_hash," \
+	"m.id, m.name, m.state, m.resolve, m.resolve_msg, m.created_at, m.reps, m.spec_hash," \
 	" (SELECT AVG((julianday(r.finished_at) - julianday(r.started_at)) * 86400.0)" \
 	"  FROM runs r WHERE r.matrix_id = m.id AND r.started_at IS NOT NULL" \
 	"  AND r.finished_at IS NOT NULL AND r.status NOT IN ('cancelled', 'interrupted'))" \

@@ -11,25 +11,34 @@
 #include "store/store.h"
 
 /*
- * Validate and queue a matrix given as JSON text. base_dir resolves relative
- * paths in it (kernels, modules). A matrix whose spec (without "reps") was
- * queued before gets only the repetitions beyond those it has, appended as
- * new ABBA blocks. On success *ret is
- *   {"matrix": ID, "name": NAME, "runs": RUNS_ADDED, "appended": true|false}
- * On a bad matrix -1 with "NAME: field: message" in err (the caller answers 400).
+ * Parse and queue a matrix given as JSON text, at once: it is only parsed
+ * (spec_parse) and queued "resolving"; the resolver (resolver.h) fetches,
+ * builds and checks its kernels, and until then none of its runs starts.
+ * base_dir resolves relative paths in it (kernels, modules). A matrix whose
+ * spec (without "reps") was queued before gets only the repetitions beyond
+ * those it has, appended as new ABBA blocks; one whose resolving failed is
+ * resolved again. On success *ret is
+ *   {"matrix": ID, "name": NAME, "runs": RUNS_ADDED, "appended": true|false,
+ *    "resolve": "resolving"|"resolved"}
+ * On a matrix that does not parse -1 with "matrix: field: message" in err
+ * (the caller answers 400).
  */
 int queue_submit(struct store *s, const struct conf *c, const char *text, const char *base_dir,
 		 json_t **ret, char *err);
 
 /*
  * Every matrix, newest first:
- *   [{"id", "name", "state" (active|paused|cancelled|finished), "created_at",
+ *   [{"id", "name", "state" (active|paused|cancelled|finished),
+ *     "resolve" (resolving|resolved|unresolved), "resolve_msg" (the step in
+ *     hand while resolving, why when unresolved: one line; else null),
+ *     "created_at",
  *     "runs": {"queued": N, "booting": N, "running": N, "done": N, "failed": N,
  *              "crashed": N, "timeout": N, "interrupted": N, "unsupported": N,
  *              "cancelled": N, "total": N},   (each planned run counted once,
  *                                                 by the state of its latest attempt)
  *     "mean_run_s": seconds per finished run or null, "eta_s": seconds or null}]
- * eta_s: remaining runs x mean_run_s / guests (conf), null before any run ended.
+ * eta_s: remaining runs x mean_run_s / guests (conf), null before any run ended
+ * and while the matrix is paused or not resolved.
  */
 int queue_list(struct store *s, const struct conf *c, json_t **ret, char *err);
 

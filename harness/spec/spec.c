@@ -1,18 +1,14 @@
-/* spec.c -- matrix files: one table of keys per JSON object, one generic
- * checker for unknown and missing keys, then cross-field checks. */
+/* spec.c -- parsing matrix files: one table of keys per JSON object, one
+ * generic checker for unknown and missing keys, then cross-field checks.
+ * Nothing here looks at kernels, the network or fio: that is resolve.c. */
 #include "spec/spec.h"
 #include "base/err.h"
 #include "spec/preset.h"
-#include "spec/fiocheck.h"
-#include "base/proc.h"
-#include "vm/vm.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
-#include <unistd.h>
 
 /* J_PKG: a Debian package name; J_URL: http(s)/file URL; J_SHA: SHA-256 hex (kept lowercase);
  * J_TAG: an arm's tag (a name that may also hold '/' and ':') */
@@ -362,54 +358,7 @@ static int check_arm_source(json_t *obj, const char *where, char *err)
 	return 0;
 }
 
-/*
- * The arm's kernel files, downloaded or built into RESULTS/cache/kernels if the
- * arm names a URL or a package: this is where a wrong sha256 refuses a matrix,
- * and where a kernel or modules path outside the allowed directories does.
- */
-static int resolve_arm(const struct matrix *m, struct arm *a, const struct conf *conf,
-		       const char *base_dir, const char *where, char *err)
-{
-	const struct image_roots roots = { conf->images, conf->kernel_dirs, base_dir };
-	char cache[PATH_MAX], msg[ERR_MAX];
-	unsigned i;
-
-	if (a->kernel[0] || (!a->package[0] && !a->url[0])) {
-		for (i = 0; i < m->n_archs; i++) {
-			if (image_resolve_kernel(&roots, m->archs[i], a->kernels[i], &a->files[i],
-						 msg) < 0)
-				return errorf(err, "%s.kernel%s%s: %s", where,
-					      m->n_archs > 1 ? "." : "",
-					      m->n_archs > 1 ? m->archs[i] : "", msg);
-			if (image_resolve_modules(&roots, a->modules, &a->files[i], msg) < 0)
-				return errorf(err, "%s.modules: %s", where, msg);
-		}
-		return 0;
-	}
-	/* a package or an image names one architecture's kernel */
-	if (m->n_archs > 1)
-		return errorf(err, "%s.%s: fits one architecture; with several in 'arch', give "
-			      "'kernel' per arch", where, a->package[0] ? "package" : "url");
-	if (image_kernel_cache(conf->results, cache, err) < 0)
-		return -1;
-	if (a->package[0]) {
-		if (image_resolve_package(conf->images, m->archs[0], cache, a->package,
-					  &a->files[0], msg) < 0)
-			return errorf(err, "%s.package: %s", where, msg);
-		return 0;
-	}
-	if (image_check_url(&roots, a->url, msg) < 0 ||
-	    image_resolve_url(cache, m->archs[0], a->url, a->sha256, &a->files[0], msg) < 0)
-		return errorf(err, "%s.url: %s", where, msg);
-	if (a->modules_url[0] &&
-	    (image_check_url(&roots, a->modules_url, msg) < 0 ||
-	     fetch_url(a->modules_url, a->modules_sha256, cache, a->files[0].modules, msg) < 0))
-		return errorf(err, "%s.modules_url: %s", where, msg);
-	return 0;
-}
-
-static int parse_arm(struct matrix *m, json_t *obj, unsigned i, const struct conf *conf,
-		     const char *base_dir, char *err)
+static int parse_arm(struct matrix *m, json_t *obj, unsigned i, char *err)
 {
 	struct arm *a = &m->arms[i];
 	char where[64];
@@ -422,10 +371,14 @@ static int parse_arm(struct matrix *m, json_t *obj, unsigned i, const struct con
 	if (a->modules[0] && m->n_archs > 1)
 		return errorf(err, "%s.modules: a modules cpio fits one architecture; not with "
 			      "several in 'arch'", where);
+	/* a package or an image names one architecture's kernel */
+	if ((a->package[0] || a->url[0]) && m->n_archs > 1)
+		return errorf(err, "%s.%s: fits one architecture; with several in 'arch', give "
+			      "'kernel' per arch", where, a->package[0] ? "package" : "url");
 	for (j = 0; j < i; j++)
 		if (!strcmp(m->arms[j].name, a->name))
 			return errorf(err, "%s.name: '%s' is used by arms[%u] too", where, a->name, j);
-	return resolve_arm(m, a, conf, base_dir, where, err);
+	return 0;
 }
 
 static int cell_name_ok(const char *s)
@@ -438,17 +391,22 @@ static int cell_name_ok(const char *s)
 	return 1;
 }
 
-/* Length of the job as the guest will get it, or -1 if it does not fit a line. */
+/*
+ * Length of the job as the guest will get it, -1 if it does not fit a line,
+ * -2 out of memory. On the heap: both are large, and threads parse at once.
+ */
 static int job_line_len(const struct proto_job *job)
 {
-	static struct proto_msg msg;
-	static char line[PROTO_LINE_MAX];
+	_cleanup_free_ struct proto_msg *msg = calloc(1, sizeof(*msg));
+	_cleanup_free_ char *line = malloc(PROTO_LINE_MAX);
 
-	msg.type = PROTO_JOB;
-	msg.u.job = *job;
-	snprintf(msg.u.job.lru_gen, sizeof(msg.u.job.lru_gen), "y");
-	msg.u.job.run = UINT64_C(1) << 40;
-	return proto_format(&msg, line, sizeof(line));
+	if (!msg || !line)
+		return -2;
+	msg->type = PROTO_JOB;
+	msg->u.job = *job;
+	snprintf(msg->u.job.lru_gen, sizeof(msg->u.job.lru_gen), "y");
+	msg->u.job.run = UINT64_C(1) << 40;
+	return proto_format(msg, line, PROTO_LINE_MAX);
 }
 
 /*
@@ -492,25 +450,22 @@ static int check_disk_size(const struct cell *c, const char *where, char *err)
 		      (unsigned long long)need);
 }
 
-/* Cross-field checks the job's own tables cannot make: does it fit the guest and the disk. */
-static int check_cell(const struct matrix *m, const struct cell *c, const struct conf *conf,
-		      const char *where, char *err)
+/*
+ * Cross-field checks the job's own tables cannot make: does it fit a channel
+ * line, its data disk and the guest (the free space for the disk is
+ * spec_resolve's: it depends on the host, not the matrix).
+ */
+static int check_cell(const struct matrix *m, const struct cell *c, const char *where, char *err)
 {
-	uint64_t need = image_disk_bytes(&c->job) >> 20, avail;
-	struct statvfs sv;
+	int len = job_line_len(&c->job);
 
-	if (job_line_len(&c->job) < 0)
+	if (len == -2)
+		return errorf(err, "out of memory");
+	if (len < 0)
 		return errorf(err, "%s: the job does not fit one %d-byte channel line (shorten fio "
 			      "args or job files)", where, PROTO_LINE_MAX);
 	if (check_disk_size(c, where, err) < 0)
 		return -1;
-	if (statvfs(conf->results, &sv) == 0) {
-		avail = (uint64_t)sv.f_bavail * sv.f_frsize >> 20;
-		if (need > avail)
-			return errorf(err, "%s.files: their data disk needs %llu MiB, %s has %llu MiB "
-				      "free", where, (unsigned long long)need, conf->results,
-				      (unsigned long long)avail);
-	}
 	if (c->job.memcg_mib + GUEST_RESERVE_MIB > m->memory_mib)
 		return errorf(err, "%s.memcg_mib: %llu MiB does not fit a %llu MiB guest "
 			      "(at most %llu, or raise memory_mib)", where,
@@ -521,39 +476,9 @@ static int check_cell(const struct matrix *m, const struct cell *c, const struct
 	return check_reclaim(m, c, where, err);
 }
 
-/*
- * fio streams: the harness's rules, then fio --parse-only. The guest's fio
- * for the cell's arch must be built; the check runs the host's own (the same
- * fio source), as a foreign binary cannot run here.
- */
-static int check_fio(const struct cell *c, const struct conf *conf, const char *where, char *err)
-{
-	const struct proto_stream *st;
-	char fio[PATH_MAX], host_fio[PATH_MAX], msg[ERR_MAX];
-	unsigned i;
-
-	for (i = 0; i < c->job.nstreams; i++) {
-		st = &c->job.streams[i];
-		if (st->kind != KIND_FIO)
-			continue;
-		if (pathf(fio, err, "%s/%s/fio", conf->images, c->arch) < 0 ||
-		    pathf(host_fio, err, "%s/%s/fio", conf->images, vm_host_arch()) < 0)
-			return -1;
-		if (access(fio, X_OK) < 0)
-			return errorf(err, "%s.streams[%u]: fio is not built: %s missing (run make "
-				      "images)", where, i, fio);
-		if (access(host_fio, X_OK) < 0)
-			return errorf(err, "%s.streams[%u]: checking fio arguments needs the host's "
-				      "fio: %s missing (run make images)", where, i, host_fio);
-		if (fiocheck_args(host_fio, st->args, st->jobfile, st->name, msg) < 0)
-			return errorf(err, "%s.streams[%u]: %s", where, i, msg);
-	}
-	return 0;
-}
-
-/* One expanded cell {name, preset, params, table, job} on arch a into m->cells. */
-static int add_cell(struct matrix *m, json_t *x, unsigned a, const struct conf *conf,
-		    const char *where, char *err)
+/* One expanded cell {name, preset, params, table, job} of workload w on arch a into m->cells. */
+static int add_cell(struct matrix *m, json_t *x, unsigned w, unsigned a, const char *where,
+		    char *err)
 {
 	const char *suffix = spec_arch_suffix(m->archs[a]);
 	struct cell *c;
@@ -575,6 +500,7 @@ static int add_cell(struct matrix *m, json_t *x, unsigned a, const struct conf *
 	strcat(c->name, suffix);
 	memcpy(c->arch, m->archs[a], sizeof(c->arch));
 	c->arch_idx = a;
+	c->workload = w;
 	snprintf(c->preset, sizeof(c->preset), "%s", json_string_value(json_object_get(x, "preset")));
 	snprintf(c->params, sizeof(c->params), "%s", json_string_value(json_object_get(x, "params")));
 	for (j = 0; j < m->n_cells; j++)
@@ -583,7 +509,7 @@ static int add_cell(struct matrix *m, json_t *x, unsigned a, const struct conf *
 				      c->name);
 	if (proto_job_from_json(json_object_get(x, "job"), &c->job, where, msg, sizeof(msg)) < 0)
 		return errorf(err, "%s", msg);
-	if (check_cell(m, c, conf, where, err) < 0 || check_fio(c, conf, where, err) < 0)
+	if (check_cell(m, c, where, err) < 0)
 		return -1;
 	if (json_is_object(table) && !(c->table = json_dumps(table, JSON_COMPACT)))
 		return errorf(err, "out of memory");
@@ -603,7 +529,7 @@ static int parse_cells(struct matrix *m, json_t *entry, unsigned i, unsigned a,
 	if (preset_expand(entry, conf->presets, where, &cells, err) < 0)
 		return -1;
 	json_array_foreach(cells, k, x)
-		if ((rc = add_cell(m, x, a, conf, where, err)) < 0)
+		if ((rc = add_cell(m, x, i, a, where, err)) < 0)
 			break;
 	json_decref(cells);
 	return rc;
@@ -684,8 +610,7 @@ static int hash_without_reps(json_t *root, char out[17], char *err)
 	return 0;
 }
 
-static int spec_parse(struct matrix *m, json_t *root, const struct conf *conf,
-		      const char *base_dir, char *err)
+static int parse_root(struct matrix *m, json_t *root, const struct conf *conf, char *err)
 {
 	json_t *v, *arms;
 	size_t i;
@@ -705,7 +630,7 @@ static int spec_parse(struct matrix *m, json_t *root, const struct conf *conf,
 			      SPEC_MAX_ARMS);
 	}
 	json_array_foreach(arms, i, v) {
-		if (parse_arm(m, v, (unsigned)i, conf, base_dir, err) < 0) {
+		if (parse_arm(m, v, (unsigned)i, err) < 0) {
 			json_decref(arms);
 			return -1;
 		}
@@ -734,14 +659,15 @@ static int spec_from_json(struct matrix *m, json_t *root, const char *label,
 	snprintf(m->base_dir, sizeof(m->base_dir), "%s", base_dir);
 	m->memory_mib = conf->memory_mib;
 	m->vcpus = conf->vcpus;
-	if (spec_parse(m, root, conf, base_dir, msg) < 0) {
+	if (parse_root(m, root, conf, msg) < 0) {
 		spec_release(m);
 		return errorf(err, "%s: %s", label, msg);
 	}
+	m->unresolved = 1;
 	return 0;
 }
 
-int spec_load(struct matrix *m, const char *path, const struct conf *conf, char *err)
+int spec_parse_file(struct matrix *m, const char *path, const struct conf *conf, char *err)
 {
 	char base_dir[PATH_MAX], *slash;
 	json_error_t jerr;
@@ -768,8 +694,8 @@ int spec_load(struct matrix *m, const char *path, const struct conf *conf, char 
 	return ret;
 }
 
-int spec_load_text(struct matrix *m, const char *text, const char *label, const char *base_dir,
-		   const struct conf *conf, char *err)
+int spec_parse(struct matrix *m, const char *text, const char *label, const char *base_dir,
+	       const struct conf *conf, char *err)
 {
 	json_error_t jerr;
 	json_t *root;
@@ -790,6 +716,8 @@ void spec_release(struct matrix *m)
 {
 	unsigned i;
 
+	if (!m)
+		return;
 	for (i = 0; i < m->n_cells; i++) {
 		free(m->cells[i].table);
 		m->cells[i].table = NULL;

@@ -1,8 +1,10 @@
 /* spec.h -- a matrix file (JSON) parsed and validated into arms, workload
- * cells and repetitions; every error names the file, the field and the fix.
+ * cells and repetitions, then resolved against the real kernels and tools;
+ * every error names the file, the field and the fix.
  *
- * Folder spec/: what a user asks for: matrices (spec.c), presets, harness.conf
- * (conf.c), the ABBA order (abba.c), fio options checked on the host.
+ * Folder spec/: what a user asks for: matrices (spec.c parses them,
+ * resolve.c makes their kernels ready), presets, harness.conf (conf.c), the
+ * ABBA order (abba.c), fio options checked on the host.
  * It may call: base/ common/ vm/.
  */
 #ifndef SPEC_H
@@ -61,6 +63,7 @@ struct cell {
 	char name[CELL_NAME_MAX];
 	char arch[SPEC_ARCH_MAX];    /* "x86_64" or "aarch64" */
 	unsigned arch_idx;           /* into m->archs and arm.files */
+	unsigned workload;           /* the "workloads" entry it came from: errors name it */
 	char preset[SPEC_NAME_MAX];  /* "" if none */
 	char params[256];            /* the expanded params, "theta=1.1 memcg_mib=160" */
 	char *table;                 /* the preset's "table" (report layout), JSON or NULL */
@@ -80,20 +83,54 @@ struct matrix {
 	struct cell cells[SPEC_MAX_CELLS];
 	char *canonical;            /* the spec as stored: sorted, compact JSON */
 	char hash[17];              /* FNV-1a 64 of canonical without "reps", hex */
+	int unresolved;             /* parsed, not resolved: arms' files empty (spec_resolve);
+				     * the store queues such a matrix as "resolving" */
 };
 
 /*
- * Load and validate a matrix file against conf (guest size, images). Nothing
- * is booted, but the arms' kernels are made ready: "url" arms are downloaded
- * and checked, "package" arms built once, both into caches under
- * conf->results (see image.h). Returns 0, or -1 with "file: field: message".
+ * A matrix is read in two steps, so that checking one never has to wait:
+ *
+ * spec_parse: the JSON, every key table, presets (read from conf->presets,
+ * the one file access parsing needs), arm and job arrays, and every check
+ * between fields, against conf's defaults. Nothing else is touched: no
+ * kernel is looked for, nothing downloaded or built, no child process run;
+ * no statics, so any thread may call it. m->unresolved is then 1 and the
+ * arms' files are empty. Returns 0, or -1 with "LABEL: field: message"
+ * (m released). label names the matrix in errors (its file); relative paths
+ * in it start at base_dir.
  */
+int spec_parse(struct matrix *m, const char *text, const char *label, const char *base_dir,
+	       const struct conf *conf, char *err);
+
+/* The same from a file (at most SPEC_FILE_MAX bytes); base_dir is its directory. */
+int spec_parse_file(struct matrix *m, const char *path, const struct conf *conf, char *err);
+
+/* A step of spec_resolve that may take a while, one line: "arms[1].url: fetching ...". */
+typedef void (*spec_progress_fn)(void *arg, const char *line);
+
+/*
+ * spec_resolve: a parsed matrix checked against the real files and made
+ * ready to boot. Kernels and modules named by path are found (confined to
+ * the directories kernels may come from, image.h), aliases looked up in
+ * the images directory, "url" arms downloaded and checked against their
+ * sha256, "package" arms built once (up to 30 minutes), both into caches
+ * under conf->results; each cell's data disk must fit the free space there,
+ * and fio streams pass the host's fio --parse-only. progress (may be NULL)
+ * hears of downloads and builds before they start. Returns 0 (m->unresolved
+ * 0, the arms' files filled), or -1 with "LABEL: field: message"; m stays
+ * parsed either way (spec_release it).
+ */
+int spec_resolve(struct matrix *m, const struct conf *conf, spec_progress_fn progress, void *arg,
+		 char *err);
+
+/* spec_parse_file, then spec_resolve without progress; m released on failure. */
 int spec_load(struct matrix *m, const char *path, const struct conf *conf, char *err);
 
-/* The same from JSON text (the daemon's submissions and its stored specs). */
+/* spec_parse, then spec_resolve without progress; m released on failure. */
 int spec_load_text(struct matrix *m, const char *text, const char *label, const char *base_dir,
 		   const struct conf *conf, char *err);
 
+/* Free what parsing allocated (twice, or NULL, is harmless). */
 void spec_release(struct matrix *m);
 
 /* The kernel files arm a boots in cell c (on c's architecture). */

@@ -63,6 +63,17 @@ static const char stream_columns[] = PROTO_STREAM_FIELDS(X);
 static const char op_columns[] = PROTO_OP_FIELDS(X);
 #undef X
 
+/*
+ * Whether a matrix's kernels are ready (schema 5): a submitted matrix is
+ * "resolving" until the daemon's resolver has fetched, built and checked
+ * them; no run of it starts before it is "resolved"; "unresolved" keeps why
+ * not (one line naming the field). resolve_msg: the step in hand, or why.
+ */
+#define RESOLVE_COLUMN \
+	" resolve TEXT NOT NULL DEFAULT 'resolved'" \
+	"  CHECK (resolve IN ('resolving','resolved','unresolved'))"
+#define RESOLVE_MSG_COLUMN " resolve_msg TEXT"
+
 static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS matrices ("
 	" id INTEGER PRIMARY KEY,"
@@ -76,7 +87,8 @@ static const char schema[] =
 	" vcpus INTEGER NOT NULL,"
 	" state TEXT NOT NULL DEFAULT 'active'"
 	"  CHECK (state IN ('active','paused','cancelled','finished')),"
-	" created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')));"
+	" created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),"
+	RESOLVE_COLUMN "," RESOLVE_MSG_COLUMN ");"
 	"CREATE TABLE IF NOT EXISTS arms ("
 	" id INTEGER PRIMARY KEY,"
 	" matrix_id INTEGER NOT NULL REFERENCES matrices(id),"
@@ -271,10 +283,21 @@ static int prepare_inserts(struct store *s, char *err)
 	return 0;
 }
 
-#define STORE_SCHEMA 4
+#define STORE_SCHEMA 5
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define STORE_SCHEMA_STR STR(STORE_SCHEMA)
+
+/*
+ * Schemas that only add to the one before: such a database is brought up
+ * to date in one transaction when first opened, every row in it kept as it
+ * was. Any other version is refused.
+ */
+static const struct { int64_t from; const char *sql; } upgrades[] = {
+	{ 4, "ALTER TABLE matrices ADD COLUMN" RESOLVE_COLUMN ";"
+	     "ALTER TABLE matrices ADD COLUMN" RESOLVE_MSG_COLUMN ";"
+	     "PRAGMA user_version = 5;" },
+};
 
 static void int_row(sqlite3_stmt *st, void *arg)
 {
@@ -282,18 +305,49 @@ static void int_row(sqlite3_stmt *st, void *arg)
 }
 
 /*
- * A database from another schema is left as it is: nothing committed is
- * ever rewritten behind its owner's back.
+ * One step up from *version, if an upgrade starts there: 1 (*version the
+ * new one; another connection may have taken the step meanwhile), 0 if none
+ * does, -1 with err.
+ */
+static int upgrade(struct store *s, const char *path, int64_t *version, char *err)
+{
+	int64_t now = 0;
+	char msg[ERR_MAX];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(upgrades) && upgrades[i].from != *version; i++)
+		;
+	if (i == ARRAY_SIZE(upgrades))
+		return 0;
+	if (exec_sql(s, "BEGIN IMMEDIATE", msg) < 0 ||
+	    each_row(s, "PRAGMA user_version", 0, int_row, &now, msg) < 0 ||
+	    (now == *version && exec_sql(s, upgrades[i].sql, msg) < 0) ||
+	    exec_sql(s, "COMMIT", msg) < 0) {
+		exec_sql(s, "ROLLBACK", NULL);
+		return errorf(err, "%s: upgrading schema %lld: %s", path, (long long)*version, msg);
+	}
+	*version = now == *version ? *version + 1 : now;
+	return 1;
+}
+
+/*
+ * A database from a schema no upgrade starts from is left as it is: nothing
+ * committed is ever rewritten behind its owner's back.
  */
 static int check_version(struct store *s, const char *path, int *ret_fresh, char *err)
 {
 	int64_t version = 0, tables = 0;
+	int rc = 0;
 
 	if (each_row(s, "PRAGMA user_version", 0, int_row, &version, err) < 0 ||
 	    each_row(s, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'runs' AND ?1 = ?1", 0,
 		     int_row, &tables, err) < 0)
 		return -1;
 	*ret_fresh = version == 0;
+	while (version != STORE_SCHEMA && (rc = upgrade(s, path, &version, err)) > 0)
+		;
+	if (rc < 0)
+		return -1;
 	if (version == STORE_SCHEMA || (version == 0 && tables == 0))
 		return 0;
 	return errorf(err, "%s has schema %lld, this harness writes schema %d: move it aside "
@@ -461,10 +515,12 @@ static int add_matrix_rows(struct store *s, const struct matrix *m, const struct
 {
 	int64_t arm_ids[SPEC_MAX_ARMS], cell_ids[SPEC_MAX_CELLS], mid;
 
+	/* a matrix only parsed waits for the resolver: none of its runs starts before */
 	if (run_stmt(s, err, "INSERT INTO matrices (name, spec_path, spec, spec_hash, base_dir,"
-		     " reps, memory_mib, vcpus) VALUES (?,?,?,?,?,?,?,?)", "tttttiii", m->name,
-		     m->path, m->canonical, m->hash, m->base_dir, (int64_t)m->reps,
-		     (int64_t)m->memory_mib, (int64_t)m->vcpus) < 0)
+		     " reps, memory_mib, vcpus, resolve) VALUES (?,?,?,?,?,?,?,?,?)", "tttttiiit",
+		     m->name, m->path, m->canonical, m->hash, m->base_dir, (int64_t)m->reps,
+		     (int64_t)m->memory_mib, (int64_t)m->vcpus,
+		     m->unresolved ? "resolving" : "resolved") < 0)
 		return -1;
 	mid = sqlite3_last_insert_rowid(s->db);
 	if (add_arms_cells(s, m, mid, arm_ids, cell_ids, err) < 0 ||
@@ -1078,15 +1134,16 @@ struct claim_arg {
 	struct rows refs;
 };
 
-/* The first queued run of an active matrix, and the rest of its ABBA block. */
+/* The first queued run of an active, resolved matrix, and the rest of its ABBA block. */
 static int claim_rows(struct store *s, void *p, char *err)
 {
 	struct claim_arg *a = p;
 	int64_t first = 0;
 
 	if (each_row(s, "SELECT COALESCE((SELECT r.id FROM runs r JOIN matrices m ON m.id ="
-		     " r.matrix_id WHERE m.state = 'active' AND r.status = 'queued' AND r.slot IS"
-		     " NULL ORDER BY r.matrix_id, r.seq, r.attempt LIMIT 1), 0) + 0 * ?", 0,
+		     " r.matrix_id WHERE m.state = 'active' AND m.resolve = 'resolved' AND"
+		     " r.status = 'queued' AND r.slot IS NULL"
+		     " ORDER BY r.matrix_id, r.seq, r.attempt LIMIT 1), 0) + 0 * ?", 0,
 		     int_row, &first, err) < 0)
 		return -1;
 	if (!first)
@@ -1219,6 +1276,60 @@ int store_set_matrix_state(struct store *s, int64_t mid, const char *state, char
 		return 0;
 	return run_stmt(s, err, "UPDATE runs SET status = 'cancelled', slot = NULL,"
 			" finished_at = " NOW " WHERE matrix_id = ? AND status = 'queued'", "i", mid);
+}
+
+/* ---- resolving: a submitted matrix's kernels made ready in the background ---- */
+
+int store_next_resolving(struct store *s, int64_t *ret_mid, char *err)
+{
+	*ret_mid = 0;
+	return each_row(s, "SELECT COALESCE((SELECT id FROM matrices WHERE resolve = 'resolving'"
+			" AND state != 'cancelled' ORDER BY id LIMIT 1), 0) + 0 * ?", 0, int_row,
+			ret_mid, err);
+}
+
+int store_set_resolve(struct store *s, int64_t mid, const char *from, const char *to,
+		      const char *msg, char *err)
+{
+	return run_stmt(s, err, "UPDATE matrices SET resolve = ?, resolve_msg = ? WHERE id = ?"
+			" AND resolve = ?", "ttit", to, msg, mid, from);
+}
+
+struct resolved_arg {
+	int64_t mid;
+	const struct matrix *m;
+};
+
+static int resolved_rows(struct store *s, void *p, char *err)
+{
+	struct resolved_arg *a = p;
+	const struct kernel_files *f;
+	unsigned i;
+
+	for (i = 0; i < a->m->n_arms; i++) {
+		f = &a->m->arms[i].files[0];
+		if (run_stmt(s, err, "UPDATE arms SET kernel_path = ?, modules_path = ?, release = ?"
+			     " WHERE matrix_id = ? AND idx = ?", "tttii", f->kernel, f->modules,
+			     f->release, a->mid, (int64_t)i) < 0)
+			return -1;
+	}
+	return store_set_resolve(s, a->mid, "resolving", "resolved", NULL, err);
+}
+
+int store_resolved(struct store *s, int64_t mid, const struct matrix *m, char *err)
+{
+	struct resolved_arg a = { mid, m };
+
+	return in_transaction(s, resolved_rows, &a, err);
+}
+
+int store_matrix_resolve(struct store *s, int64_t mid, char resolve[16], char *err)
+{
+	resolve[0] = '\0';
+	if (each_row(s, "SELECT resolve FROM matrices WHERE id = ?", mid, state_row, resolve,
+		     err) < 0)
+		return -1;
+	return resolve[0] ? 0 : errorf(err, "no matrix %lld", (long long)mid);
 }
 
 struct id_acc {

@@ -26,7 +26,8 @@ struct sqlite3 *store_db(struct store *s);
 
 /*
  * Queue a matrix: the matrix, its arms and every run in the given order, in
- * one transaction, so a failure leaves nothing half-queued.
+ * one transaction, so a failure leaves nothing half-queued. A matrix only
+ * parsed (m->unresolved) is queued "resolving" (store_next_resolving).
  */
 int store_add_matrix(struct store *s, const struct matrix *m, const struct abba_slot *slots,
 		     size_t n, int64_t *ret_id, char *err);
@@ -154,7 +155,8 @@ int store_matrix_spec(struct store *s, int64_t mid, char **ret_text, char *base_
 
 /*
  * Claim for a guest slot the next ABBA block: the first queued run of an
- * active matrix and the queued runs of its block. *ret_n 0: nothing queued.
+ * active, resolved matrix and the queued runs of its block. *ret_n 0:
+ * nothing queued.
  */
 int store_claim_block(struct store *s, int slot, int64_t *ret_matrix, struct run_ref **ret,
 		      size_t *ret_n, char *err);
@@ -172,6 +174,22 @@ int store_resume(struct store *s, unsigned *ret_interrupted, char *err);
 int store_matrix_state(struct store *s, int64_t mid, char state[16], char *err);
 /* cancelled also cancels the matrix's queued runs. */
 int store_set_matrix_state(struct store *s, int64_t mid, const char *state, char *err);
+/*
+ * Resolving (schema 5): a matrix queued only parsed (m->unresolved) is
+ * "resolving" until its kernels are fetched, built and checked; only then,
+ * "resolved", may its runs be claimed. "unresolved": resolving failed,
+ * resolve_msg says why in one line; while resolving it names the step.
+ */
+/* The oldest matrix still resolving and not cancelled; *ret_mid 0 if none. */
+int store_next_resolving(struct store *s, int64_t *ret_mid, char *err);
+/* If the matrix's resolve is `from`, make it `to` with msg (may be NULL); else nothing. */
+int store_set_resolve(struct store *s, int64_t mid, const char *from, const char *to,
+		      const char *msg, char *err);
+/* Resolving ends well: the arms' kernel files as m has them, and "resolved", at once. */
+int store_resolved(struct store *s, int64_t mid, const struct matrix *m, char *err);
+/* "resolving", "resolved" or "unresolved". */
+int store_matrix_resolve(struct store *s, int64_t mid, char resolve[16], char *err);
+
 /* Active matrices with nothing left to run become finished; their ids (at most max). */
 int store_finish_matrices(struct store *s, int64_t *ids, size_t max, size_t *ret_n, char *err);
 /* What the console log showed: a crash excerpt (or NULL) and the WARNING count. */
