@@ -27,7 +27,7 @@ mkdir -p "$co/harness/build" "$co/harness/daemon" "$co/images/out/x86_64/kernel"
 cp "$harness" "$harnessd" "$co/harness/build/"
 cp "$repo/harness/daemon/harnessd.service" "$repo/harness/daemon/install-service.sh" "$co/harness/daemon/"
 cp "$repo/images/build.sh" "$repo/images/kernels.conf" "$co/images/"
-cp "$repo/images/out/x86_64/base.cpio" "$co/images/out/x86_64/"
+cp "$repo/images/out/x86_64/base.cpio" "$repo/images/out/x86_64/fio" "$co/images/out/x86_64/"
 cp -r "$repo/images/out/x86_64/kernel/6.12" "$co/images/out/x86_64/kernel/"
 cp -r "$repo/workloads/presets" "$co/workloads/"
 printf 'results = results\nimages = images/out\npresets = workloads/presets\n' > "$co/harness.conf"
@@ -110,23 +110,26 @@ check "a root-only file named as a kernel is refused: the daemon cannot open it"
 	grep -q "Permission denied" "$work/secret.err"
 check "nothing queued by it" [ "$(q "SELECT COUNT(*) FROM matrices" 2>/dev/null)" = 0 ]
 
-# One real run of a package arm: build.sh as the user, QEMU as the user.
+# One real run of a package arm with a fio stream: build.sh, the jail of the
+# host's fio --parse-only (a user namespace, as not root) and QEMU, all as the user.
 cat > "$co/m/one.json" <<'EOF'
 { "name": "priv", "reps": 1,
   "arms": [ { "name": "pkg", "package": "linux-image-e2e-privilege" } ],
-  "workloads": [ { "name": "zipf", "memcg_mib": 24, "duration_s": 3,
-    "files": [ { "name": "data", "mib": 16 } ],
-    "streams": [ { "kind": "random", "file": "data", "distribution": "zipf", "theta": 1.1 } ] } ] }
+  "workloads": [ { "name": "fio", "memcg_mib": 24, "duration_s": 3,
+    "files": [ { "name": "f", "mib": 16 } ],
+    "streams": [ { "kind": "fio", "name": "fio",
+      "args": "--name=fio --filename=f --rw=randread --bs=4k --time_based --runtime=3" } ] } ] }
 EOF
-check "submit of a package arm as the user" bash -c \
+check "submit of a package arm with a fio stream, as the user" bash -c \
 	'"$@" harness/build/harness submit m/one.json | grep -q "1 runs queued"' _ "${as_user[@]}"
 check "the package went beside its kernel, not into images/cache/debs" bash -c \
 	'[ -n "$(find "$1/results/cache" -name "linux-image-e2e-privilege_*.deb")" ] &&
 	 [ -z "$(ls -A "$1/images/cache/debs")" ]' _ "$co"
-qemu_uid=
+qemu_uid= st=
 for _ in $(seq 600); do
+	[ "$(q "SELECT COUNT(*) FROM runs" 2>/dev/null)" = 1 ] || break
 	st=$(q "SELECT status FROM runs" 2>/dev/null)
-	qpid=$(pgrep -f "qemu-system-x86_64 .*$co/results" | head -n 1)
+	qpid=$(pgrep -f "qemu-system-x86_64 -name guest=.*$co/results" | head -n 1)
 	[ -n "$qpid" ] && [ -z "$qemu_uid" ] &&
 		qemu_uid=$(proc_status "$qpid" Uid 2>/dev/null)
 	case $st in done|failed|crashed|timeout|unsupported|interrupted) break ;; esac
