@@ -142,8 +142,8 @@ images: deps $(AGENTS) $(FIOS)
 images/out/%/fio: | deps
 	images/build-fio.sh $* images/out/$*
 
-# harnessd under systemd as its own user (harness/install-service.sh; run as
-# root): RESULTS_DIR must be harness.conf's `results`.
+# harnessd under systemd as its own user (harness/daemon/install-service.sh;
+# as root): RESULTS_DIR must be harness.conf's `results`.
 HARNESSD_USER ?= mglru-harness
 RESULTS_DIR   ?= $(CURDIR)/results
 UNIT_DIR      ?= /etc/systemd/system

@@ -35,14 +35,14 @@ aarch64) busybox_bin=$here/cache/busybox-aarch64 ;;
 *) echo "images/build.sh: unsupported arch '$arch' (x86_64 or aarch64)" >&2; exit 1 ;;
 esac
 
-mkdir -p "$out" "$debs"
+mkdir -p "$out"
 # Downloads go to images/cache/debs, or, for a caller who cannot write there
 # (harnessd as its own user), beside OUTDIR: a .deb already cached is used.
 dl=$debs
-if [ "$mode" = kernel-package ] && [ ! -w "$debs" ]; then
+if [ "$mode" = kernel-package ] && ! { mkdir -p "$debs" 2> /dev/null && [ -w "$debs" ]; }; then
 	dl=$(dirname "$out")/debs
-	mkdir -p "$dl"
 fi
+mkdir -p "$dl"
 
 # The arm64 busybox comes from Debian's busybox-static:arm64 (apt-get download,
 # needs `dpkg --add-architecture arm64` and apt-get update), never installed.
