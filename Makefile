@@ -142,6 +142,15 @@ images: deps $(AGENTS) $(FIOS)
 images/out/%/fio: | deps
 	images/build-fio.sh $* images/out/$*
 
+# harnessd under systemd as its own user (harness/daemon/install-service.sh;
+# as root): RESULTS_DIR must be harness.conf's `results`.
+HARNESSD_USER ?= mglru-harness
+RESULTS_DIR   ?= $(CURDIR)/results
+UNIT_DIR      ?= /etc/systemd/system
+.PHONY: install-service
+install-service: $(HARNESSD)
+	harness/daemon/install-service.sh $(CURDIR) $(RESULTS_DIR) $(UNIT_DIR) $(HARNESSD_USER)
+
 demo: build images
 	$(HARNESS) run workloads/examples/quick.json
 

@@ -65,29 +65,64 @@ static int start_event_loop(char *err)
 	return 0;
 }
 
+/*
+ * As root the driver is "privileged": QEMU would run as libvirt-qemu, so
+ * user and group are set to root, and that user must exist because the
+ * driver looks it up at start-up anyway. Any other user runs the driver
+ * unprivileged: QEMU runs as that user, and neither is needed.
+ */
+static const char embed_conf_root[] =
+	"user = \"root\"\n"
+	"group = \"root\"\n";
 static const char embed_conf[] =
 	"# written by mglru-harness for libvirt's embedded QEMU driver\n"
-	"user = \"root\"\n"
-	"group = \"root\"\n"
+	"# QEMU's output to a file: no virtlogd\n"
 	"stdio_handler = \"file\"\n"
 	"# the harness's own files: no relabelling, no chown\n"
 	"security_driver = \"none\"\n"
 	"dynamic_ownership = 0\n";
 
-/* The embedded driver parses its default user at start-up, so it must exist. */
 static int ensure_qemu_user(char *err)
 {
 	char *argv[] = { "useradd", "--system", "--no-create-home", "--shell",
 			 "/usr/sbin/nologin", "libvirt-qemu", NULL };
 	int status;
 
-	if (getpwnam("libvirt-qemu"))
+	if (geteuid() != 0 || getpwnam("libvirt-qemu"))
 		return 0;
 	if (proc_run(argv, NULL, 30000, &status, err) < 0)
 		return -1;
 	if (status != 0 && !getpwnam("libvirt-qemu"))
 		return errorf(err, "cannot create the libvirt-qemu user (useradd exit %d)", status);
 	return 0;
+}
+
+/*
+ * Unprivileged, libvirt keeps some state of its own (an identity token, the
+ * host device manager's) in the user's cache directory, $HOME/.cache; a
+ * system user has no home, and under systemd's ProtectHome none is visible.
+ * Keep it under the embedded root with the rest. Called before libvirt
+ * (glib) first reads the variable.
+ */
+static int unprivileged_cache(const char *root, char *err)
+{
+	char cache[PATH_MAX];
+
+	if (geteuid() == 0)
+		return 0;
+	if (pathf(cache, err, "%s/cache", root) < 0 || mkdir_p(cache, err) < 0)
+		return -1;
+	if (setenv("XDG_CACHE_HOME", cache, 1) < 0)
+		return errorf(err, "cannot set XDG_CACHE_HOME: %s", strerror(errno));
+	return 0;
+}
+
+static int write_embed_conf(const char *path, char *err)
+{
+	char text[sizeof(embed_conf_root) + sizeof(embed_conf)];
+
+	snprintf(text, sizeof(text), "%s%s", geteuid() == 0 ? embed_conf_root : "", embed_conf);
+	return write_file(path, text, strlen(text), err);
 }
 
 static const char embed_prefix[] = "qemu:///embed?root=";
@@ -111,7 +146,8 @@ static int setup_embedded(const char *uri, char *err)
 		return errorf(err, "embedded libvirt root '%s' is longer than 60 characters: "
 			      "its sockets would not fit a unix socket path", root);
 	if (pathf(etc, err, "%s/etc", root) < 0 || pathf(conf, err, "%s/qemu.conf", etc) < 0 ||
-	    mkdir_p(etc, err) < 0 || write_file(conf, embed_conf, strlen(embed_conf), err) < 0)
+	    mkdir_p(etc, err) < 0 || write_embed_conf(conf, err) < 0 ||
+	    unprivileged_cache(root, err) < 0)
 		return -1;
 	return ensure_qemu_user(err);
 }
@@ -195,7 +231,7 @@ int vm_connect(const char *uri, const char *log_path, struct vm_conn **ret, char
 		snprintf(outputs, sizeof(outputs), "3:file:%s", log_path);
 		setenv("LIBVIRT_LOG_OUTPUTS", outputs, 1);
 	}
-	if (start_event_loop(err) < 0 || setup_embedded(uri, err) < 0)
+	if (setup_embedded(uri, err) < 0 || start_event_loop(err) < 0)
 		return -1;
 	c = calloc(1, sizeof(*c));
 	if (!c)
