@@ -5,7 +5,6 @@
  * printing), the client of harnessd.
  * It may call: base/ common/ vm/ spec/ store/ run/ analysis/ output/ daemon/.
  */
-#include "spec/abba.h"
 #include "cli/client.h"
 #include "cli/commands.h"
 #include "analysis/compare.h"
@@ -19,6 +18,7 @@
 #include "run/runner.h"
 #include "spec/spec.h"
 #include "store/store.h"
+#include "store/store_extend.h"
 #include "output/table.h"
 #include "vm/vm.h"
 
@@ -147,21 +147,6 @@ static int run_all(struct runner *r, const struct matrix *m, int64_t mid, unsign
 	return 0;
 }
 
-/* A new matrix from its file, queued in ABBA order. */
-static int queue_file(struct store *s, struct matrix *m, int64_t *mid, char *err)
-{
-	_cleanup_free_ struct abba_slot *slots = calloc(spec_run_count(m), sizeof(*slots));
-	size_t n;
-
-	if (!slots)
-		return errorf(err, "out of memory");
-	n = abba_order(m->n_arms, m->n_cells, (unsigned)m->reps, slots);
-	if (store_add_matrix(s, m, slots, n, mid, err) < 0)
-		return -1;
-	printf("matrix %lld '%s': %zu runs queued in ABBA order\n", (long long)*mid, m->name, n);
-	return 0;
-}
-
 /* A stored matrix (no file is called key): its spec as queued, and what it has queued. */
 static int load_stored(const struct conf *c, struct store *s, const char *key,
 		       struct matrix *m, int64_t *mid, char *err)
@@ -183,6 +168,32 @@ static int load_stored(const struct conf *c, struct store *s, const char *key,
 	return 0;
 }
 
+/*
+ * A matrix from its file: queued new in ABBA order or, if its spec was queued
+ * before (harness submit does the same), that matrix grown to the file's
+ * reps, and then run as it is stored, as harnessd would run it.
+ */
+static int queue_file(const struct conf *c, struct store *s, struct matrix *m, int64_t *mid,
+		      char *err)
+{
+	char key[24];
+	size_t n;
+	int appended;
+
+	if (store_queue_matrix(s, m, mid, &n, &appended, err) < 0)
+		return -1;
+	if (!appended) {
+		printf("matrix %lld '%s': %zu runs queued in ABBA order\n", (long long)*mid, m->name,
+		       n);
+		return 0;
+	}
+	printf("matrix %lld '%s': this spec was queued before; %zu runs added\n", (long long)*mid,
+	       m->name, n);
+	snprintf(key, sizeof(key), "%lld", (long long)*mid);
+	spec_release(m);
+	return load_stored(c, s, key, m, mid, err) < 0 ? -1 : runner_check_images(c, m, err);
+}
+
 /* The matrix to run: queued from its file, or stored (stored: no file is called file). */
 static int prepare(const struct conf *c, struct store *s, const char *file, int stored,
 		   struct matrix *m, int64_t *mid, char *err)
@@ -191,7 +202,7 @@ static int prepare(const struct conf *c, struct store *s, const char *file, int 
 		return load_stored(c, s, file, m, mid, err) < 0 ? -1 : runner_check_images(c, m, err);
 	if (runner_check_images(c, m, err) < 0)
 		return -1;
-	return queue_file(s, m, mid, err);
+	return queue_file(c, s, m, mid, err);
 }
 
 static int cmd_run(const struct conf *c, const char *file)
