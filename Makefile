@@ -72,6 +72,7 @@ UNIT_TESTS += tests/build/test_report
 UNIT_TESTS += tests/build/test_extend
 UNIT_TESTS += tests/build/test_plot
 UNIT_TESTS += tests/build/test_sandbox
+UNIT_TESTS += tests/build/test_lock
 
 # Debian packages the build, the images and the tests need.
 DEBS := gcc make pkg-config libc6-dev libvirt-dev libjansson-dev libsqlite3-dev \

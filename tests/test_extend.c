@@ -24,6 +24,7 @@
 #include "analysis/compare.h"
 #include "spec/conf.h"
 #include "base/err.h"
+#include "base/lock.h"
 #include "analysis/extend.h"
 #include "analysis/stats.h"
 #include "store/store.h"
@@ -692,6 +693,26 @@ static void test_schema4_upgraded(void **state)
 	sqlite3_close(db);
 }
 
+/* No API answers but the directory is held (a daemon starting, a harness run): nothing written. */
+static void test_extend_refused_while_held(void **state)
+{
+	char *argv[] = { "extend", "--until-decided", "--max-blocks", "5", "held", NULL };
+	char err[ERR_MAX];
+	int64_t mid, runs;
+	int fd = -1;
+
+	(void)state;
+	mid = undecided_matrix("held");
+	runs = count("SELECT COUNT(*) FROM runs WHERE matrix_id = ?", mid);
+	if (lock_take(conf.results, "harnessd", &fd, err) < 0)
+		fail_msg("%s", err);
+	assert_int_equal(cmd_extend(&conf, 5, argv, 0), 1);
+	assert_int_equal(count("SELECT COUNT(*) FROM runs WHERE matrix_id = ?", mid), runs);
+	close(fd);
+	assert_int_equal(cmd_extend(&conf, 5, argv, 0), 0);
+	assert_true(count("SELECT COUNT(*) FROM runs WHERE matrix_id = ?", mid) > runs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -704,6 +725,7 @@ int main(void)
 		cmocka_unit_test(test_extend_respects_max_blocks),
 		cmocka_unit_test(test_extend_finished_matrix_is_active_again),
 		cmocka_unit_test(test_extend_through_the_api),
+		cmocka_unit_test(test_extend_refused_while_held),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

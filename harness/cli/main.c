@@ -10,6 +10,7 @@
 #include "analysis/compare.h"
 #include "spec/conf.h"
 #include "base/err.h"
+#include "base/lock.h"
 #include "analysis/extend.h"
 #include "output/html.h"
 #include "output/plot.h"
@@ -211,9 +212,15 @@ static int cmd_run(const struct conf *c, const char *file)
 	_cleanup_free_ struct matrix *m = calloc(1, sizeof(*m));
 	char err[ERR_MAX], uri[PATH_MAX], log[PATH_MAX];
 	int stored = access(file, F_OK) < 0, ret = 1;
+	_cleanup_close_ int lock = -1;
 	unsigned failed = 0;
 	int64_t mid;
 
+	/* its guests and the database are the directory's: not while harnessd holds it */
+	if (lock_take(c->results, "harness run", &lock, err) < 0) {
+		fprintf(stderr, "harness: %s\n", err);
+		return 1;
+	}
 	if (!m || (!stored && (spec_parse_file(m, file, c, err) < 0 ||
 			       spec_resolve(m, c, say, NULL, err) < 0))) {
 		fprintf(stderr, "%s\n", m ? err : "out of memory");
