@@ -17,7 +17,7 @@ int lock_take(const char *results, const char *who, int *ret_fd, char *err);
 /*
  * Write "PID WHO" into the lock the caller holds (again after a fork). Best
  * effort: on a full disk the file stays empty (a refusal says "pid unknown")
- * and the lock is held all the same, so a daemon still starts and pauses.
+ * and the lock is held all the same.
  */
 void lock_note(int fd, const char *who);
 

@@ -5,7 +5,6 @@
 
 #include <stdint.h>
 
-#include "spec/spec.h"
 #include "store/store.h"
 
 /*
