@@ -2,6 +2,7 @@
  * common cell and metric between two arms of a matrix or two matrices, from
  * per-ABBA-block paired deltas, against a noise floor. */
 #include "analysis/compare.h"
+#include "analysis/verdict.h"
 #include "analysis/metric.h"
 #include "base/err.h"
 #include "base/proc.h"
@@ -15,82 +16,6 @@
 #include <string.h>
 
 #include <jansson.h>
-
-static const char *const verdict_names[] = { "UNKNOWN", "SAME", "DIFFERENT" };
-
-/* ---- the verdict ---- */
-
-#define WILCOXON_MIN 6   /* two-sided exact p < 0.05 needs 6 non-zero deltas */
-
-/*
- * Drift: Pearson's r of the paired delta against the block index, flagged
- * when p < COMPARE_ALPHA and the fitted line moves by at least the floor from
- * the first block to the last (a drift well inside the noise floor changes
- * no verdict, and would warn on rounding).
- */
-static void drift_check(const double *d, const unsigned *blocks, size_t n, double floor,
-			struct verdict *v)
-{
-	double *x = calloc(n ? n : 1, sizeof(*x)), mx, my, sxx = 0, sxy = 0;
-	struct stats_corr c;
-	size_t i;
-
-	v->drift_r = v->drift_p = NAN;
-	if (!x || !blocks)
-		goto out;
-	for (i = 0; i < n; i++)
-		x[i] = blocks[i];
-	if (stats_pearson(x, d, n, &c) < 0)
-		goto out;
-	v->drift_r = c.r;
-	v->drift_p = c.p;
-	mx = stats_mean(x, n);
-	my = stats_mean(d, n);
-	for (i = 0; i < n; i++) {
-		sxx += (x[i] - mx) * (x[i] - mx);
-		sxy += (x[i] - mx) * (d[i] - my);
-	}
-	v->drift = c.p < COMPARE_ALPHA && fabs(sxy / sxx) * (x[n - 1] - x[0]) >= floor;
-out:
-	free(x);
-}
-
-int compare_verdict(const double *d, const unsigned *blocks, size_t n, double floor,
-		    int higher_better, unsigned resamples, struct verdict *v)
-{
-	struct stats_wilcoxon w;
-	unsigned more;
-
-	memset(v, 0, sizeof(*v));
-	v->blocks = n;
-	v->floor = floor;
-	v->delta = v->lo = v->hi = v->p = NAN;
-	v->kind = VERDICT_UNKNOWN;
-	if (n < COMPARE_MIN_BLOCKS) {
-		v->more = (unsigned)(COMPARE_MIN_BLOCKS - n);
-		drift_check(d, blocks, n, floor, v);
-		return 0;
-	}
-	v->delta = stats_mean(d, n);
-	if (stats_bootstrap_ci(d, n, resamples ? resamples : STATS_BOOT_B, COMPARE_LEVEL,
-			       STATS_BOOT_SEED, &v->lo, &v->hi) < 0 ||
-	    stats_wilcoxon(d, n, &w) < 0)
-		return -1;
-	v->p = w.p;
-	drift_check(d, blocks, n, floor, v);
-	if ((v->lo > 0 || v->hi < 0) && fabs(v->delta) >= floor && w.p < COMPARE_ALPHA) {
-		v->kind = VERDICT_DIFFERENT;
-		v->worse = higher_better ? v->delta < 0 : v->delta > 0;
-	} else if (v->lo >= -floor && v->hi <= floor) {
-		v->kind = VERDICT_SAME;
-	} else {
-		more = stats_more_blocks(n, v->delta, (v->hi - v->lo) / 2, floor);
-		if (fabs(v->delta) >= floor && n + more < WILCOXON_MIN)
-			more = (unsigned)(WILCOXON_MIN - n);
-		v->more = more;
-	}
-	return 0;
-}
 
 /* ---- one side of a comparison: a matrix and its done runs ---- */
 
@@ -345,7 +270,7 @@ static int compare_one(const struct side *b, const struct side *nw, unsigned cb,
 		if (!r.aa || o->floor_set)
 			floor = r.aa ? fmax(floor, o->floor) : o->floor;
 		n = paired(b, cb, ab, nw, cn, an, m, sc);
-		if (n < 0 || compare_verdict(sc->d, sc->blocks, (size_t)n, floor, m->higher_better,
+		if (n < 0 || verdict_decide(sc->d, sc->blocks, (size_t)n, floor, m->higher_better,
 					     o->resamples, &r.v) < 0 || push_row(res, &r) < 0)
 			return errorf(err, "out of memory");
 	}
@@ -415,7 +340,7 @@ static const char *row_label(const struct compare_row *r, int two, char *buf, si
 
 static void print_verdict(FILE *f, const struct verdict *v)
 {
-	fputs(verdict_names[v->kind], f);
+	fputs(verdict_name(v->kind), f);
 	if (v->kind == VERDICT_DIFFERENT)
 		fputs(v->worse ? ", worse" : ", better", f);
 	else if (v->kind == VERDICT_UNKNOWN && v->more >= STATS_MORE_MAX)
@@ -519,7 +444,7 @@ static json_t *row_json(const struct compare_row *r)
 			 " s:b, s:o, s:o}",
 			 "cell", r->cell, "arm", r->arm, "metric", r->m->name,
 			 "better", r->m->higher_better ? "higher" : "lower",
-			 "verdict", verdict_names[v->kind], "blocks", (json_int_t)v->blocks,
+			 "verdict", verdict_name(v->kind), "blocks", (json_int_t)v->blocks,
 			 "delta_pct", num(100 * v->delta), "interval_pct", num(100 * v->lo),
 			 num(100 * v->hi), "floor_pct", num(100 * v->floor),
 			 "floor_from", r->aa ? "aa" : "configured", "wilcoxon_p", num(v->p),

@@ -60,7 +60,7 @@ static int fill_entry(struct grid *g, const struct run_summary *v, size_t n, uns
 		return 0;
 	k = stats_block_deltas(o, observations(g, v, n, cell, arm, 0, o), g->m->harmonic, x,
 			       blocks, n);
-	if (k < 0 || compare_verdict(x, blocks, (size_t)k, g->floor, g->m->higher_better,
+	if (k < 0 || verdict_decide(x, blocks, (size_t)k, g->floor, g->m->higher_better,
 				     STATS_BOOT_B, &e->v) < 0)
 		return errorf(err, "out of memory");
 	return 0;

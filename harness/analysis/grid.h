@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "analysis/compare.h"
+#include "analysis/verdict.h"
 #include "analysis/metric.h"
 #include "store/store.h"
 
@@ -14,7 +14,7 @@ struct grid_entry {
 	double delta;          /* value / the baseline's value - 1; NAN for the baseline, or none */
 	unsigned n;            /* runs with a value */
 	struct verdict v;      /* of the per-block paired deltas against the baseline
-				* (compare_verdict); blocks 0 for the baseline itself */
+				* (verdict_decide); blocks 0 for the baseline itself */
 };
 
 struct grid {
