@@ -1,6 +1,6 @@
 /* test_stats.c -- harness/analysis/stats.c against reference values computed
  * independently in plain Python (tests/data/gen_stats.py, frozen in
- * tests/data/stats_reference.json), and compare_verdict() on synthetic ABBA
+ * tests/data/stats_reference.json), and verdict_decide() on synthetic ABBA
  * blocks: A/A noise is rarely DIFFERENT, a planted effect is. Run from the
  * repository root. */
 #include <setjmp.h>
@@ -244,7 +244,7 @@ static void synthetic(uint64_t seed, unsigned blocks, double effect, double sd, 
 		}
 	nd = stats_block_deltas(obs, n, 1, d, blk, 64);
 	assert_int_equal(nd, blocks);
-	assert_int_equal(compare_verdict(d, blk, (size_t)nd, floor, 1, 0, v), 0);
+	assert_int_equal(verdict_decide(d, blk, (size_t)nd, floor, 1, 0, v), 0);
 }
 
 /*
@@ -332,12 +332,12 @@ static void test_drift(void **state)
 		blk[i] = i;
 		d[i] = -0.03 + 0.005 * i + ((int)(i * 7 % 3) - 1) * 0.001;
 	}
-	assert_int_equal(compare_verdict(d, blk, 12, COMPARE_FLOOR, 1, 0, &v), 0);
+	assert_int_equal(verdict_decide(d, blk, 12, COMPARE_FLOOR, 1, 0, &v), 0);
 	assert_true(v.drift);
 	assert_true(v.drift_r > 0.9 && v.drift_p < 0.05);
 	for (i = 0; i < 12; i++)
 		d[i] = 0.01 * ((double)(i * 5 % 4) - 1.5);
-	assert_int_equal(compare_verdict(d, blk, 12, COMPARE_FLOOR, 1, 0, &v), 0);
+	assert_int_equal(verdict_decide(d, blk, 12, COMPARE_FLOOR, 1, 0, &v), 0);
 	assert_false(v.drift);
 }
 
