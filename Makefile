@@ -8,6 +8,12 @@ WARN     := -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2
 ARCHS    := x86_64 aarch64
 PKGS     := libvirt jansson sqlite3 libcurl libmicrohttpd
 SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer
+# The unit tests link a jansson of their own, built from Debian's source with
+# the same sanitizers (tests/build-jansson.sh), so ASan sees a json_* call read
+# freed or overrun memory too; the other libraries are the system's.
+JANSSON_SAN_DIR := tests/build/jansson
+JANSSON_SAN     := $(JANSSON_SAN_DIR)/lib/libjansson.a
+SAN_PKGS        := $(filter-out jansson,$(PKGS))
 
 # Every harness module but the two mains goes into both programs.
 COMMON_SRC  := $(filter-out harness/main.c harness/harnessd.c,$(wildcard harness/*.c)) \
@@ -44,7 +50,7 @@ UNIT_TESTS += tests/build/test_plot
 DEBS := gcc make pkg-config libc6-dev libvirt-dev libjansson-dev libsqlite3-dev \
         libcurl4-openssl-dev libcmocka-dev libvirt-daemon libvirt-daemon-driver-qemu \
         qemu-system-x86 qemu-utils busybox-static e2fsprogs cpio xz-utils kmod \
-        sqlite3 passwd ca-certificates dpkg-dev zlib1g-dev libmicrohttpd-dev python3 curl
+        sqlite3 passwd ca-certificates dpkg-dev zlib1g-dev libmicrohttpd-dev python3 curl cmake
 # aarch64 guests: QEMU, the cross compiler and its static libc, arm64 jansson
 # (multiarch, beside the amd64 one); busybox-static:arm64 is only downloaded.
 DEBS += qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross libjansson-dev:arm64
@@ -115,30 +121,34 @@ demo: build images
 
 # The streams run on the host here: their own sources, no harness.
 STREAMS_SRC := guest/stream.c guest/stream_random.c guest/stream_scan.c guest/zipf.c guest/proto.c
-tests/build/test_streams: tests/test_streams.c $(STREAMS_SRC) $(HEADERS)
+tests/build/test_streams: tests/test_streams.c $(STREAMS_SRC) $(HEADERS) $(JANSSON_SAN)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(SAN) -Iguest $< $(STREAMS_SRC) -o $@ \
-		$$(pkg-config --cflags --libs jansson) -lcmocka -lpthread -lm
+	$(CC) $(WARN) -O1 -g $(SAN) -Iguest -I$(JANSSON_SAN_DIR)/include $< $(STREAMS_SRC) -o $@ \
+		$(JANSSON_SAN) -lcmocka -lpthread -lm
 
 # YCSB's generators run on the host: their own sources, no LevelDB, no harness.
 YCSB_SRC := guest/ycsb.c guest/zipf.c guest/proto.c
-tests/build/test_ycsb: tests/test_ycsb.c $(YCSB_SRC) $(HEADERS)
+tests/build/test_ycsb: tests/test_ycsb.c $(YCSB_SRC) $(HEADERS) $(JANSSON_SAN)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(SAN) -Iguest $< $(YCSB_SRC) -o $@ \
-		$$(pkg-config --cflags --libs jansson) -lcmocka -lpthread -lm
+	$(CC) $(WARN) -O1 -g $(SAN) -Iguest -I$(JANSSON_SAN_DIR)/include $< $(YCSB_SRC) -o $@ \
+		$(JANSSON_SAN) -lcmocka -lpthread -lm
 
 # The sampler's parsers run on the host too: its own sources, no harness.
 SAMPLER_SRC := guest/sampler.c guest/proto.c
-tests/build/test_sampler: tests/test_sampler.c $(SAMPLER_SRC) $(HEADERS)
+tests/build/test_sampler: tests/test_sampler.c $(SAMPLER_SRC) $(HEADERS) $(JANSSON_SAN)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(SAN) -Iguest $< $(SAMPLER_SRC) -o $@ \
-		$$(pkg-config --cflags --libs jansson) -lcmocka -lpthread -lm
+	$(CC) $(WARN) -O1 -g $(SAN) -Iguest -I$(JANSSON_SAN_DIR)/include $< $(SAMPLER_SRC) -o $@ \
+		$(JANSSON_SAN) -lcmocka -lpthread -lm
 
-tests/build/test_%: tests/test_%.c tests/testlib.c tests/testlib.h $(COMMON_SRC) guest/fiostat.c $(HEADERS)
+tests/build/test_%: tests/test_%.c tests/testlib.c tests/testlib.h $(COMMON_SRC) guest/fiostat.c $(HEADERS) \
+		$(JANSSON_SAN)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(SAN) -Iharness -Iguest $< tests/testlib.c \
+	$(CC) $(WARN) -O1 -g $(SAN) -Iharness -Iguest -I$(JANSSON_SAN_DIR)/include $< tests/testlib.c \
 		$(COMMON_SRC) guest/zipf.c guest/fiostat.c -o $@ \
-		$$(pkg-config --cflags --libs $(PKGS)) -lcmocka -lpthread -lm
+		$(JANSSON_SAN) $$(pkg-config --cflags --libs $(SAN_PKGS)) -lcmocka -lpthread -lm
+
+$(JANSSON_SAN): tests/build-jansson.sh images/debian-source.sh
+	tests/build-jansson.sh $(CC) $(JANSSON_SAN_DIR)
 
 unit: deps $(UNIT_TESTS)
 
@@ -173,8 +183,10 @@ bench: deps tests/build/bench_sampler tests/build/bench_report
 FUZZ_DEBS    := clang libclang-rt-14-dev llvm
 FUZZ_CC      := clang
 FUZZ_SECONDS ?= 60
+FUZZ_JANSSON_DIR := fuzz/build/jansson
+FUZZ_JANSSON := $(FUZZ_JANSSON_DIR)/lib/libjansson.a
 FUZZ_FLAGS   := -O1 -g -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
-                -DFUZZ_ROOT='"$(CURDIR)"' -Iharness -Iguest -Itests -Ifuzz
+                -DFUZZ_ROOT='"$(CURDIR)"' -Iharness -Iguest -Itests -Ifuzz -I$(FUZZ_JANSSON_DIR)/include
 FUZZ_LIB_SRC := $(COMMON_SRC) guest/fiostat.c guest/zipf.c tests/testlib.c fuzz/fuzzlib.c
 FUZZ_OBJS    := $(patsubst %.c,fuzz/build/obj/%.o,$(FUZZ_LIB_SRC))
 FUZZ_BINS    := $(patsubst fuzz/%.c,fuzz/build/%,$(wildcard fuzz/fuzz_*.c))
@@ -185,15 +197,20 @@ fuzz-deps:
 # kept between builds: every target links the same objects
 .SECONDARY: $(FUZZ_OBJS)
 
-fuzz/build/obj/%.o: %.c $(HEADERS) fuzz/fuzzlib.h tests/testlib.h
+fuzz/build/obj/%.o: %.c $(HEADERS) fuzz/fuzzlib.h tests/testlib.h $(FUZZ_JANSSON)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@ \
-		$$(pkg-config --cflags $(PKGS))
+		$$(pkg-config --cflags $(SAN_PKGS))
+
+# jansson with ASan+UBSan, built by clang like the targets (tests/build-jansson.sh)
+$(FUZZ_JANSSON): tests/build-jansson.sh images/debian-source.sh
+	tests/build-jansson.sh $(FUZZ_CC) $(FUZZ_JANSSON_DIR)
 
 # fetch_url is wrapped (fuzz/fuzzlib.c): a fuzzed "url" arm downloads nothing.
-fuzz/build/fuzz_%: fuzz/fuzz_%.c $(FUZZ_OBJS)
+fuzz/build/fuzz_%: fuzz/fuzz_%.c $(FUZZ_OBJS) $(FUZZ_JANSSON)
 	$(FUZZ_CC) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer,address,undefined $< $(FUZZ_OBJS) -o $@ \
-		-Wl,--wrap=fetch_url $$(pkg-config --cflags --libs $(PKGS)) -lcmocka -lpthread -lm
+		-Wl,--wrap=fetch_url $(FUZZ_JANSSON) $$(pkg-config --cflags --libs $(SAN_PKGS)) \
+		-lcmocka -lpthread -lm
 
 fuzz-build: deps fuzz-deps
 	@$(MAKE) --no-print-directory $(FUZZ_BINS)

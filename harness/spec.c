@@ -711,9 +711,10 @@ static int spec_parse(struct matrix *m, json_t *root, const struct conf *conf,
 	if (!arms)
 		return errorf(err, "out of memory");
 	if (json_array_size(arms) > SPEC_MAX_ARMS) {
+		errorf(err, "arms: expand to %zu arms, at most %d", json_array_size(arms),
+		       SPEC_MAX_ARMS);
 		json_decref(arms);
-		return errorf(err, "arms: expand to %zu arms, at most %d", json_array_size(arms),
-			      SPEC_MAX_ARMS);
+		return -1;
 	}
 	json_array_foreach(arms, i, v) {
 		if (parse_arm(m, v, (unsigned)i, conf, base_dir, err) < 0) {

@@ -748,6 +748,17 @@ static void test_arrays(void **state)
 		p += sprintf(p, "%s{\"name\":\"a%d\",\"kernel\":\"6.12\"}", i ? "," : "", i);
 	sprintf(p, "],\"workloads\":[" WL "]}");
 	refuse(text, "arms", "at most 16", NULL);
+	/*
+	 * 9 arms with two lru_gen values each expand to 18: the count in the
+	 * message was read from the expanded array after it was freed (ASan, with
+	 * the instrumented jansson the tests link, reported it).
+	 */
+	p = text + sprintf(text, "{\"name\":\"t\",\"reps\":1,\"arms\":[");
+	for (i = 0; i < 9; i++)
+		p += sprintf(p, "%s{\"name\":\"a%d\",\"kernel\":\"6.12\",\"lru_gen\":[\"y\",\"n\"]}",
+			     i ? "," : "", i);
+	sprintf(p, "],\"workloads\":[" WL "]}");
+	refuse(text, "arms: expand to 18 arms, at most 16", NULL);
 	/* more workload entries than SPEC_MAX_CELLS */
 	p = text + sprintf(text, "{\"name\":\"t\",\"reps\":1,\"arms\":[" ARM_A "],\"workloads\":[");
 	for (i = 0; i <= SPEC_MAX_CELLS; i++)
