@@ -45,6 +45,7 @@ UNIT_TESTS += tests/build/test_compare
 UNIT_TESTS += tests/build/test_report
 UNIT_TESTS += tests/build/test_extend
 UNIT_TESTS += tests/build/test_plot
+UNIT_TESTS += tests/build/test_race
 
 # Debian packages the build, the images and the tests need.
 DEBS := gcc make pkg-config libc6-dev libvirt-dev libjansson-dev libsqlite3-dev \
@@ -60,7 +61,7 @@ DEBS += libleveldb-dev libsnappy-dev g++-aarch64-linux-gnu libleveldb-dev:arm64 
 # tests/e2e_report.sh renders the HTML report in headless Chromium.
 DEBS += chromium
 
-.PHONY: all deps build images demo test unit e2e bench clean distclean fuzz fuzz-deps fuzz-build
+.PHONY: all deps build images demo test unit lint e2e bench clean distclean fuzz fuzz-deps fuzz-build
 
 all: build
 
@@ -147,13 +148,25 @@ tests/build/test_%: tests/test_%.c tests/testlib.c tests/testlib.h $(COMMON_SRC)
 		$(COMMON_SRC) guest/zipf.c guest/fiostat.c -o $@ \
 		$(JANSSON_SAN) $$(pkg-config --cflags --libs $(SAN_PKGS)) -lcmocka -lpthread -lm
 
+# ThreadSanitizer (it excludes ASan): what the daemon calls from several
+# threads at once, called so; any race it sees fails the binary.
+tests/build/test_race: tests/test_race.c tests/testlib.c tests/testlib.h $(COMMON_SRC) guest/fiostat.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O1 -g -fsanitize=thread -Iharness -Iguest $< tests/testlib.c \
+		$(COMMON_SRC) guest/zipf.c guest/fiostat.c -o $@ \
+		$$(pkg-config --cflags --libs $(PKGS)) -lcmocka -lpthread -lm
+
 $(JANSSON_SAN): tests/build-jansson.sh images/debian-source.sh
 	tests/build-jansson.sh $(CC) $(JANSSON_SAN_DIR)
 
 unit: deps $(UNIT_TESTS)
 
-test: build images unit
+test: build images unit lint
 	tests/run.sh $(HARNESS) $(UNIT_TESTS)
+
+# No function-static variables, no libc calls with static state (tests/lint.sh).
+lint:
+	tests/lint.sh
 
 # The fault suite in full: 20 kill -9 rounds (tests/run.sh runs it with 5),
 # misbehaving guests, a full disk, SIGTERM, QEMU killed; see RELIABILITY.md.

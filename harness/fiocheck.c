@@ -54,11 +54,12 @@ static void fio_message(char *log, const char *fio_bin, char *out, size_t outlen
 {
 	size_t blen = strlen(fio_bin), used = 0;
 	const char *prev = "";
+	char *save = NULL;
 	int lines = 0;
 
 	out[0] = '\0';
-	for (char *line = strtok(log, "\n"); line && lines < FIOCHECK_LINES;
-	     line = strtok(NULL, "\n")) {
+	for (char *line = strtok_r(log, "\n", &save); line && lines < FIOCHECK_LINES;
+	     line = strtok_r(NULL, "\n", &save)) {
 		line += strspn(line, " \t");
 		if (!*line || !strcmp(line, prev))
 			continue;

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 static int file_exists(const char *path)
@@ -473,25 +474,30 @@ static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
+#define DATA_CHUNK_WORDS (1 << 17)   /* 1 MiB of uint64_t */
+
 /* Deterministic content: incompressible pseudo-random bytes, or zeros. */
 static int write_data_file(const char *path, const struct proto_file *f, char *err)
 {
 	_cleanup_close_ int fd = -1;
-	static uint64_t buf[1 << 17];   /* 1 MiB */
+	_cleanup_free_ uint64_t *buf = malloc(DATA_CHUNK_WORDS * sizeof(*buf));
 	uint64_t x = fnv1a(0xcbf29ce484222325ULL, f->name, strlen(f->name)) ^ f->mib, i, m;
+	const ssize_t len = DATA_CHUNK_WORDS * sizeof(*buf);
 
+	if (!buf)
+		return errorf(err, "out of memory");
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return errorf(err, "cannot create '%s': %s", path, strerror(errno));
 	x |= 1;
 	for (m = 0; m < f->mib; m++) {
-		for (i = 0; i < ARRAY_SIZE(buf); i++) {
+		for (i = 0; i < DATA_CHUNK_WORDS; i++) {
 			x ^= x << 13;
 			x ^= x >> 7;
 			x ^= x << 17;
 			buf[i] = f->content == CONTENT_ZERO ? 0 : x;
 		}
-		if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+		if (write(fd, buf, len) != len)
 			return errorf(err, "cannot write '%s': %s", path, strerror(errno));
 	}
 	return 0;
@@ -605,7 +611,8 @@ static uint64_t files_hash(const struct proto_job *job)
 	return h;
 }
 
-int image_data_disk(const char *cache_dir, const struct proto_job *job, char *path, char *err)
+static int build_data_disk(const char *cache_dir, const struct proto_job *job, char *path,
+			   char *err)
 {
 	char stage[PATH_MAX], tmp[PATH_MAX], size[32], log[PATH_MAX];
 	unsigned long long h = (unsigned long long)files_hash(job);
@@ -615,7 +622,7 @@ int image_data_disk(const char *cache_dir, const struct proto_job *job, char *pa
 		return -1;
 	if (file_exists(path))
 		return 0;
-	if (mkdir_p(cache_dir, err) < 0 || pathf(stage, err, "%s/disk-%016llx.d", cache_dir, h) < 0 ||
+	if (pathf(stage, err, "%s/disk-%016llx.d", cache_dir, h) < 0 ||
 	    pathf(tmp, err, "%s.tmp", path) < 0 || pathf(log, err, "%s/mkfs.log", cache_dir) < 0)
 		return -1;
 	snprintf(size, sizeof(size), "%lluk", (unsigned long long)(image_disk_bytes(job) >> 10));
@@ -641,6 +648,30 @@ int image_data_disk(const char *cache_dir, const struct proto_job *job, char *pa
 out:
 	remove_files(stage, job);
 	return ret;
+}
+
+/*
+ * Two scheduler slots often need the same disk at once (the arms of one cell):
+ * one builds it, the other waits on its lock file and then finds it, rather
+ * than both staging the same files in one directory. flock() on separately
+ * opened descriptors excludes threads as well as processes.
+ */
+int image_data_disk(const char *cache_dir, const struct proto_job *job, char *path, char *err)
+{
+	char lock[PATH_MAX];
+	_cleanup_close_ int fd = -1;
+
+	if (mkdir_p(cache_dir, err) < 0 ||
+	    pathf(lock, err, "%s/disk-%016llx.lock", cache_dir,
+		  (unsigned long long)files_hash(job)) < 0)
+		return -1;
+	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return errorf(err, "cannot create '%s': %s", lock, strerror(errno));
+	while (flock(fd, LOCK_EX) < 0)
+		if (errno != EINTR)
+			return errorf(err, "cannot lock '%s': %s", lock, strerror(errno));
+	return build_data_disk(cache_dir, job, path, err);
 }
 
 int image_overlay(const char *disk, const char *overlay, char *err)

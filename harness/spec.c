@@ -438,17 +438,26 @@ static int cell_name_ok(const char *s)
 	return 1;
 }
 
-/* Length of the job as the guest will get it, or -1 if it does not fit a line. */
-static int job_line_len(const struct proto_job *job)
+/*
+ * Does the job fit one channel line as the guest will get it? The message and
+ * the line are this call's own: API connections and scheduler slots check
+ * matrices at once.
+ */
+static int check_job_line(const struct proto_job *job, const char *where, char *err)
 {
-	static struct proto_msg msg;
-	static char line[PROTO_LINE_MAX];
+	_cleanup_free_ struct proto_msg *msg = malloc(sizeof(*msg));
+	_cleanup_free_ char *line = malloc(PROTO_LINE_MAX);
 
-	msg.type = PROTO_JOB;
-	msg.u.job = *job;
-	snprintf(msg.u.job.lru_gen, sizeof(msg.u.job.lru_gen), "y");
-	msg.u.job.run = UINT64_C(1) << 40;
-	return proto_format(&msg, line, sizeof(line));
+	if (!msg || !line)
+		return errorf(err, "out of memory");
+	msg->type = PROTO_JOB;
+	msg->u.job = *job;
+	snprintf(msg->u.job.lru_gen, sizeof(msg->u.job.lru_gen), "y");
+	msg->u.job.run = UINT64_C(1) << 40;
+	if (proto_format(msg, line, PROTO_LINE_MAX) < 0)
+		return errorf(err, "%s: the job does not fit one %d-byte channel line (shorten fio "
+			      "args or job files)", where, PROTO_LINE_MAX);
+	return 0;
 }
 
 /*
@@ -499,10 +508,7 @@ static int check_cell(const struct matrix *m, const struct cell *c, const struct
 	uint64_t need = image_disk_bytes(&c->job) >> 20, avail;
 	struct statvfs sv;
 
-	if (job_line_len(&c->job) < 0)
-		return errorf(err, "%s: the job does not fit one %d-byte channel line (shorten fio "
-			      "args or job files)", where, PROTO_LINE_MAX);
-	if (check_disk_size(c, where, err) < 0)
+	if (check_job_line(&c->job, where, err) < 0 || check_disk_size(c, where, err) < 0)
 		return -1;
 	if (statvfs(conf->results, &sv) == 0) {
 		avail = (uint64_t)sv.f_bavail * sv.f_frsize >> 20;
