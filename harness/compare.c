@@ -2,6 +2,7 @@
  * common cell and metric between two arms of a matrix or two matrices, from
  * per-ABBA-block paired deltas, against a noise floor. */
 #include "compare.h"
+#include "escape.h"
 #include "metric.h"
 #include "err.h"
 #include "proc.h"
@@ -760,7 +761,7 @@ int compare_main(const struct conf *c, int argc, char **argv, int json)
 		case 'f':
 			o.floor_set = 1;
 			if (parse_pct(optarg, &o.floor) < 0) {
-				fprintf(stderr, "harness: compare: --floor '%s': a percentage from 0 to 100\n",
+				escape_line(stderr, "harness: compare: --floor '%s': a percentage from 0 to 100",
 					optarg);
 				return 2;
 			}
@@ -772,7 +773,7 @@ int compare_main(const struct conf *c, int argc, char **argv, int json)
 		case 'B':
 			b = strtoul(optarg, &end, 10);
 			if (*end || b < 100 || b > 1000000) {
-				fprintf(stderr, "harness: compare: --resamples: 100 to 1000000\n");
+				escape_line(stderr, "harness: compare: --resamples: 100 to 1000000");
 				return 2;
 			}
 			o.resamples = (unsigned)b;
@@ -797,12 +798,12 @@ int compare_main(const struct conf *c, int argc, char **argv, int json)
 	o.base_arm = matrices ? NULL : argv[1];
 	o.new_arm = matrices ? NULL : argv[2];
 	if (pathf(db, err, "%s/harness.db", c->results) < 0 || store_open(db, &s, err) < 0) {
-		fprintf(stderr, "harness: %s\n", err);
+		escape_line(stderr, "harness: %s", err);
 		return 2;
 	}
 	ret = compare_run(s, &o, stdout, stderr, err);
 	if (ret < 0)
-		fprintf(stderr, "harness: %s\n", err);
+		escape_line(stderr, "harness: %s", err);
 	store_close(s);
 	return ret < 0 ? 2 : ret;
 }

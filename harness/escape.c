@@ -1,7 +1,10 @@
-/* escape.c -- one escaper for everything plot.c and html.c write from the
- * database: no name, reason or console line can open a tag or break the XML. */
+/* escape.c -- the escapers: for what plot.c and html.c write from the database
+ * (no name, reason or console line can open a tag or break the XML), and for
+ * the lines the CLI and the daemon print (no byte of a matrix drives the terminal). */
+#define _GNU_SOURCE             /* vasprintf */
 #include "escape.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Length of the well-formed UTF-8 sequence at s (at most n bytes), 0 if none. */
@@ -66,4 +69,56 @@ void escape_xml(FILE *f, const char *s)
 {
 	if (s)
 		escape_xml_n(f, s, strlen(s));
+}
+
+/* A control byte as JSON writes it. */
+static void escape_control(FILE *f, unsigned c)
+{
+	switch (c) {
+	case '\n': fputs("\\n", f); break;
+	case '\r': fputs("\\r", f); break;
+	case '\t': fputs("\\t", f); break;
+	default: fprintf(f, "\\u%04x", c);
+	}
+}
+
+void escape_text_n(FILE *f, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, k;
+
+	while (i < len) {
+		k = utf8_len(p + i, len - i);
+		if (k == 0)
+			fprintf(f, "\\x%02x", p[i]);
+		else if (p[i] < 0x20 || p[i] == 0x7f)
+			escape_control(f, p[i]);
+		else if (p[i] == 0xc2 && p[i + 1] < 0xa0)       /* C1: U+0080..U+009F */
+			escape_control(f, p[i + 1]);
+		else
+			fwrite(p + i, 1, k, f);
+		i += k ? k : 1;
+	}
+}
+
+void escape_vline(FILE *f, const char *fmt, va_list ap)
+{
+	char *text = NULL;
+	int n = vasprintf(&text, fmt, ap);
+
+	if (n < 0)
+		fputs("(out of memory)", f);
+	else
+		escape_text_n(f, text, (size_t)n);
+	fputc('\n', f);
+	free(text);
+}
+
+void escape_line(FILE *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	escape_vline(f, fmt, ap);
+	va_end(ap);
 }

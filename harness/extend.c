@@ -5,6 +5,7 @@
 #include "client.h"
 #include "compare.h"
 #include "err.h"
+#include "escape.h"
 #include "metric.h"
 #include "proc.h"
 #include "spec.h"
@@ -380,7 +381,7 @@ int extend_main(const struct conf *c, int argc, char **argv, int json)
 
 	if (parse_args(argc, argv, &o, err) < 0) {
 		if (err[0])
-			fprintf(stderr, "harness: %s\n", err);
+			escape_line(stderr, "harness: %s", err);
 		fputs(extend_usage, stderr);
 		return 1;
 	}
@@ -390,7 +391,7 @@ int extend_main(const struct conf *c, int argc, char **argv, int json)
 		rc = extend_here(c, &o, &res, err);
 	}
 	if (rc < 0) {
-		fprintf(stderr, "harness: %s\n", err);
+		escape_line(stderr, "harness: %s", err);
 		return 1;
 	}
 	json_object_set_new(res, "via", json_string(via));

@@ -3,6 +3,7 @@
 #include "api.h"
 #include "conf.h"
 #include "err.h"
+#include "escape.h"
 #include "log.h"
 #include "proc.h"
 #include "scheduler.h"
@@ -146,7 +147,7 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stderr, NULL, _IOLBF, 0);
 	if (conf_setup(&c, conf_path, err) < 0 || conf_check_daemon(&c, conf_path, err) < 0) {
-		fprintf(stderr, "harnessd: %s\n", err);
+		escape_line(stderr, "harnessd: %s", err);
 		return 1;
 	}
 	if (check) {

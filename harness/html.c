@@ -400,11 +400,11 @@ int html_main(const struct conf *c, int argc, char **argv)
 		return rc;
 	if (!o.n_metrics && (plot_find_metric(PLOT_DEFAULT_METRIC, &o.metrics[o.n_metrics++], err) < 0 ||
 			     plot_find_metric("refault/s", &o.metrics[o.n_metrics++], err) < 0)) {
-		fprintf(stderr, "harness: report: %s\n", err);
+		escape_line(stderr, "harness: report: %s", err);
 		return 1;
 	}
 	if (report_matrix(c, argv[optind], out, &o, err) < 0) {
-		fprintf(stderr, "harness: report: %s\n", err);
+		escape_line(stderr, "harness: report: %s", err);
 		return 1;
 	}
 	return 0;

@@ -5,6 +5,7 @@
 #include "compare.h"
 #include "conf.h"
 #include "err.h"
+#include "escape.h"
 #include "extend.h"
 #include "html.h"
 #include "plot.h"
@@ -56,7 +57,7 @@ static int cmd_check(const struct conf *c, const char *file)
 	char err[ERR_MAX];
 
 	if (!m || spec_load(m, file, c, err) < 0) {
-		fprintf(stderr, "%s\n", m ? err : "out of memory");
+		escape_line(stderr, "%s", m ? err : "out of memory");
 		return 1;
 	}
 	printf("%s: OK, %u arms x %u workloads x %llu reps = %u runs\n", file, m->n_arms,
@@ -169,7 +170,7 @@ static int cmd_run(const struct conf *c, const char *file)
 	int64_t mid;
 
 	if (!m || (!stored && spec_load(m, file, c, err) < 0)) {
-		fprintf(stderr, "%s\n", m ? err : "out of memory");
+		escape_line(stderr, "%s", m ? err : "out of memory");
 		return 1;
 	}
 	if (open_store(c, &r.store, err) < 0 || prepare(c, r.store, file, stored, m, &mid, err) < 0)
@@ -184,7 +185,7 @@ static int cmd_run(const struct conf *c, const char *file)
 	ret = failed ? 2 : 0;
 out:
 	if (ret == 1)
-		fprintf(stderr, "harness: %s\n", err);
+		escape_line(stderr, "harness: %s", err);
 	vm_disconnect(r.vm);
 	store_close(r.store);
 	spec_release(m);
@@ -198,7 +199,7 @@ static int cmd_probe(const struct conf *c)
 
 	if (pathf(kernel, why, "%s/%s/kernel/6.12/vmlinuz", c->images, vm_host_arch()) < 0 ||
 	    access(kernel, R_OK) < 0) {
-		fprintf(stderr, "harness: %s missing (run make images)\n", kernel);
+		escape_line(stderr, "harness: %s missing (run make images)", kernel);
 		return 1;
 	}
 	accel = vm_pick_accel(vm_host_arch(), kernel, why, sizeof(why));
@@ -238,7 +239,7 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (conf_setup(&c, conf_path, err) < 0) {
-		fprintf(stderr, "harness: %s\n", err);
+		escape_line(stderr, "harness: %s", err);
 		return 1;
 	}
 	if (!strcmp(argv[0], "check") && argc == 2)

@@ -762,16 +762,15 @@ static int spec_from_json(struct matrix *m, json_t *root, const char *label,
 int spec_load(struct matrix *m, const char *path, const struct conf *conf, char *err)
 {
 	char base_dir[PATH_MAX], *slash;
+	_cleanup_free_ char *text = NULL;
 	json_error_t jerr;
 	json_t *root;
-	struct stat st;
+	size_t len;
 	int ret;
 
-	if (stat(path, &st) < 0)
-		return errorf(err, "%s: cannot read: %s", path, strerror(errno));
-	if (st.st_size > SPEC_FILE_MAX)
-		return errorf(err, "%s: larger than %d bytes", path, SPEC_FILE_MAX);
-	root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	if (read_regular_file(path, SPEC_FILE_MAX, &text, &len, err) < 0)
+		return -1;
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root)
 		return errorf(err, "%s:%d:%d: malformed JSON: %s", path, jerr.line, jerr.column,
 			      jerr.text);
