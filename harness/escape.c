@@ -82,22 +82,33 @@ static void escape_control(FILE *f, unsigned c)
 	}
 }
 
+/* Length of the sequence at p (n bytes left) that goes out as it is; 0: escape it. */
+static size_t plain_len(const unsigned char *p, size_t n)
+{
+	size_t k = utf8_len(p, n);
+
+	if (k == 0 || p[0] < 0x20 || p[0] == 0x7f || (p[0] == 0xc2 && p[1] < 0xa0))
+		return 0;       /* not UTF-8, C0, DEL, C1 (U+0080..U+009F) */
+	return k;
+}
+
 void escape_text_n(FILE *f, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0, k;
+	size_t i = 0, j, k;
 
 	while (i < len) {
-		k = utf8_len(p + i, len - i);
+		for (j = i; j < len && (k = plain_len(p + j, len - j)); j += k)
+			;
+		fwrite(p + i, 1, j - i, f);     /* a run of plain text at once */
+		if (j == len)
+			break;
+		k = utf8_len(p + j, len - j);
 		if (k == 0)
-			fprintf(f, "\\x%02x", p[i]);
-		else if (p[i] < 0x20 || p[i] == 0x7f)
-			escape_control(f, p[i]);
-		else if (p[i] == 0xc2 && p[i + 1] < 0xa0)       /* C1: U+0080..U+009F */
-			escape_control(f, p[i + 1]);
+			fprintf(f, "\\x%02x", p[j]);
 		else
-			fwrite(p + i, 1, k, f);
-		i += k ? k : 1;
+			escape_control(f, k == 2 ? p[j + 1] : p[j]);
+		i = j + (k ? k : 1);
 	}
 }
 
