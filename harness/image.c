@@ -21,6 +21,25 @@ static int file_exists(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/*
+ * Open a file a matrix named (file_exists when it was resolved) for reading,
+ * into *ret_fd: without blocking, and only if it is still a regular file, so
+ * one swapped for a FIFO since cannot hang the open. what: "kernel " or "".
+ */
+static int open_regular(const char *what, const char *path, int *ret_fd, char *err)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return errorf(err, "cannot open %s'%s': %s", what, path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return errorf(err, "cannot open %s'%s': not a regular file", what, path);
+	*ret_fd = fd;
+	fd = -1;        /* the caller's now */
+	return 0;
+}
+
 /* The release in an x86 bzImage: its header points at the version string. */
 static int bzimage_release(int fd, const char *path, const unsigned char *hdr, char *ver,
 			   char *err)
@@ -79,9 +98,8 @@ int image_kernel_release(const char *path, const char *arch, char *buf, size_t l
 	size_t i;
 	int is_bz, is_arm64;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errorf(err, "cannot open kernel '%s': %s", path, strerror(errno));
+	if (open_regular("kernel ", path, &fd, err) < 0)
+		return -1;
 	/* a short file has neither magic */
 	memset(hdr, 0, sizeof(hdr));
 	if (pread(fd, hdr, sizeof(hdr), 0) < 0)
@@ -408,9 +426,8 @@ static int copy_into(int out, const char *src, char *err)
 	char buf[1 << 16];
 	ssize_t n;
 
-	in = open(src, O_RDONLY | O_CLOEXEC);
-	if (in < 0)
-		return errorf(err, "cannot open '%s': %s", src, strerror(errno));
+	if (open_regular("", src, &in, err) < 0)
+		return -1;
 	while ((n = read(in, buf, sizeof(buf))) > 0)
 		if (write(out, buf, (size_t)n) != n)
 			return errorf(err, "cannot write initrd: %s", strerror(errno));

@@ -22,6 +22,7 @@
 
 #include "conf.h"
 #include "err.h"
+#include "image.h"
 #include "preset.h"
 #include "proc.h"
 #include "sha256.h"
@@ -602,18 +603,19 @@ static void test_missing_file(void **state)
 }
 
 /*
- * A FIFO (or a directory) as the matrix, harness.conf or a preset: refused at
- * once, before any read. Before, the open blocked until a writer came, and a
+ * A FIFO (or a directory) as the matrix, harness.conf, a preset, a kernel or
+ * a modules cpio: refused at once, before any read. Before, the open blocked until a writer came, and a
  * writer could feed it without end; alarm() fails the test rather than hang it.
  */
 static void test_not_regular(void **state)
 {
 	struct matrix *m = new_matrix();
-	char fifo[PATH_MAX], preset[PATH_MAX];
+	char fifo[PATH_MAX], preset[PATH_MAX], initrd[PATH_MAX], release[RELEASE_MAX];
 	struct conf c;
 
 	(void)state;
 	alarm(20);
+	write_text(mpath, "{}");       /* a regular file to put first in the initrd */
 	sfmt(fifo, sizeof(fifo), "%s/fifo.json", dir);
 	assert_int_equal(mkfifo(fifo, 0600), 0);
 	assert_int_equal(spec_load(m, fifo, &conf, err), -1);
@@ -626,6 +628,12 @@ static void test_not_regular(void **state)
 	sfmt(preset, sizeof(preset), "%s/fifo.json", conf.presets);
 	assert_int_equal(mkfifo(preset, 0600), 0);
 	refuse(jq(ONE_ARM("{'name':'w','preset':'fifo'}")), "fifo.json: not a regular file", NULL);
+	/* a kernel or modules file swapped for a FIFO after it was resolved */
+	assert_int_equal(image_kernel_release(fifo, "x86_64", release, sizeof(release), err), -1);
+	assert_non_null(strstr(err, "not a regular file"));
+	sfmt(initrd, sizeof(initrd), "%s/initrd.img", dir);
+	assert_int_equal(image_initrd(mpath, fifo, initrd, err), -1);
+	assert_non_null(strstr(err, "not a regular file"));
 	alarm(0);
 	unlink(preset);
 	unlink(fifo);
