@@ -6,7 +6,7 @@ CC       ?= gcc
 CFLAGS   ?= -O2 -g
 WARN     := -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2
 ARCHS    := x86_64 aarch64
-PKGS     := libvirt jansson sqlite3 libcurl libmicrohttpd
+PKGS     := libvirt jansson sqlite3 libcurl libmicrohttpd nettle
 SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer
 # The unit tests link a jansson of their own, built from Debian's source with
 # the same sanitizers (tests/build-jansson.sh), so ASan sees a json_* call read
@@ -15,13 +15,52 @@ JANSSON_SAN_DIR := tests/build/jansson
 JANSSON_SAN     := $(JANSSON_SAN_DIR)/lib/libjansson.a
 SAN_PKGS        := $(filter-out jansson,$(PKGS))
 
-# Every harness module but the two mains goes into both programs.
-COMMON_SRC  := $(filter-out harness/main.c harness/harnessd.c,$(wildcard harness/*.c)) \
-               guest/proto.c guest/fioargs.c
-HARNESS_SRC := harness/main.c $(COMMON_SRC)
-HARNESSD_SRC := harness/harnessd.c $(COMMON_SRC)
-AGENT_SRC   := $(wildcard guest/*.c)
-HEADERS     := $(wildcard harness/*.h guest/*.h)
+# Sources by stage (README "Architecture"): every module of harness/ but the
+# two mains and the commands (cli/), and common/ (what host and guest share),
+# go into both programs; harnessd links no command code.
+STAGES      := base spec vm run store analysis output daemon cli
+MAINS       := harness/cli/main.c harness/daemon/harnessd.c
+LIB_SRC     := $(filter-out $(MAINS),$(foreach d,$(filter-out cli,$(STAGES)),$(wildcard harness/$(d)/*.c))) \
+               $(wildcard common/*.c)
+CLI_SRC     := $(filter-out $(MAINS),$(wildcard harness/cli/*.c))
+AGENT_SRC   := $(wildcard guest/*.c) $(wildcard common/*.c)
+
+# Each source compiles once per flavour into build/FLAVOUR/PATH.o: host (the
+# programs, benchmarks), san (ASan+UBSan, for the unit tests, with the
+# instrumented jansson's headers), tsan (ThreadSanitizer, for test_race),
+# agent-ARCH (static guest agent); -MMD keeps the header dependencies exact.
+INCLUDES    := -I. -Iharness
+PKG_CFLAGS   = $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS     = $(shell pkg-config --libs $(PKGS)) -lpthread -lm
+obj          = $(patsubst %.c,build/$(1)/%.o,$(2))
+LIB_OBJ     := $(call obj,host,$(LIB_SRC))
+LIB_SAN     := $(call obj,san,$(LIB_SRC))
+LIB_TSAN    := $(call obj,tsan,$(LIB_SRC))
+CLI_OBJ     := $(call obj,host,$(CLI_SRC))
+
+build/host/%.o: %.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CFLAGS) $(INCLUDES) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+
+build/san/%.o: %.c | deps $(JANSSON_SAN)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O1 -g $(SAN) $(INCLUDES) -I$(JANSSON_SAN_DIR)/include $(PKG_CFLAGS) -MMD -MP \
+		-c $< -o $@
+
+build/tsan/%.o: %.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O1 -g -fsanitize=thread $(INCLUDES) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+
+define agent_objs
+build/agent-$(1)/%.o: %.c | deps
+	@mkdir -p $$(@D)
+	$$(CROSS_CC_$(1)) $$(WARN) $$(CFLAGS) -I. -MMD -MP -c $$< -o $$@
+endef
+$(foreach a,$(ARCHS),$(eval $(call agent_objs,$(a))))
+
+-include $(shell find build fuzz/build -name '*.d' 2>/dev/null)
+# objects are kept between builds: the programs and every test link the same ones
+.SECONDARY:
 
 HARNESS := harness/build/harness
 HARNESSD := harness/build/harnessd
@@ -36,7 +75,7 @@ UNIT_TESTS := tests/build/test_abba tests/build/test_spec tests/build/test_proto
 UNIT_TESTS += tests/build/test_streams
 UNIT_TESTS += tests/build/test_ycsb
 UNIT_TESTS += tests/build/test_sampler
-UNIT_TESTS += tests/build/test_sha256
+UNIT_TESTS += tests/build/test_hash
 UNIT_TESTS += tests/build/test_fetch
 UNIT_TESTS += tests/build/test_api
 UNIT_TESTS += tests/build/test_arch
@@ -45,11 +84,12 @@ UNIT_TESTS += tests/build/test_compare
 UNIT_TESTS += tests/build/test_report
 UNIT_TESTS += tests/build/test_extend
 UNIT_TESTS += tests/build/test_plot
+UNIT_TESTS += tests/build/test_sandbox
 UNIT_TESTS += tests/build/test_race
 
 # Debian packages the build, the images and the tests need.
 DEBS := gcc make pkg-config libc6-dev libvirt-dev libjansson-dev libsqlite3-dev \
-        libcurl4-openssl-dev libcmocka-dev libvirt-daemon libvirt-daemon-driver-qemu \
+        libcurl4-openssl-dev nettle-dev libcmocka-dev libvirt-daemon libvirt-daemon-driver-qemu \
         qemu-system-x86 qemu-utils busybox-static e2fsprogs cpio xz-utils kmod \
         sqlite3 passwd ca-certificates dpkg-dev zlib1g-dev libmicrohttpd-dev python3 curl cmake
 # aarch64 guests: QEMU, the cross compiler and its static libc, arm64 jansson
@@ -61,7 +101,7 @@ DEBS += libleveldb-dev libsnappy-dev g++-aarch64-linux-gnu libleveldb-dev:arm64 
 # tests/e2e_report.sh renders the HTML report in headless Chromium.
 DEBS += chromium
 
-.PHONY: all deps build images demo test unit lint e2e bench clean distclean fuzz fuzz-deps fuzz-build
+.PHONY: all deps build images demo test unit e2e bench clean distclean fuzz fuzz-deps fuzz-build lint
 
 all: build
 
@@ -89,25 +129,24 @@ YCSB_LOAD := harness/build/ycsb-load
 
 build: deps $(HARNESS) $(HARNESSD) $(AGENTS) $(YCSB_LOAD)
 
-$(YCSB_LOAD): images/ycsb-load.c guest/ycsb.c guest/zipf.c $(HEADERS)
+$(YCSB_LOAD): $(call obj,host,images/ycsb-load.c guest/ycsb.c guest/zipf.c)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) -Iguest images/ycsb-load.c guest/ycsb.c guest/zipf.c -o $@ \
-		$$(pkg-config --cflags jansson) -lleveldb -lpthread -lm
+	$(CC) $^ -o $@ -lleveldb -lpthread -lm
 
-$(HARNESS): $(HARNESS_SRC) $(HEADERS)
+$(HARNESS): build/host/harness/cli/main.o $(CLI_OBJ) $(LIB_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) -Iharness -Iguest $(HARNESS_SRC) -o $@ \
-		$$(pkg-config --cflags --libs $(PKGS)) -lpthread -lm
+	$(CC) $^ -o $@ $(PKG_LIBS)
 
-$(HARNESSD): $(HARNESSD_SRC) $(HEADERS)
+$(HARNESSD): build/host/harness/daemon/harnessd.o $(LIB_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) -Iharness -Iguest $(HARNESSD_SRC) -o $@ \
-		$$(pkg-config --cflags --libs $(PKGS)) -lpthread -lm
+	$(CC) $^ -o $@ $(PKG_LIBS)
 
-guest/build/agent-%: $(AGENT_SRC) $(wildcard guest/*.h)
-	@mkdir -p $(@D)
-	$(CROSS_CC_$*) $(WARN) $(CFLAGS) -static -Iguest $(AGENT_SRC) -o $@ -ljansson \
-		-lleveldb -lsnappy -lstdc++ -lpthread -lm
+define agent_link
+guest/build/agent-$(1): $$(call obj,agent-$(1),$$(AGENT_SRC))
+	@mkdir -p $$(@D)
+	$$(CROSS_CC_$(1)) -static $$^ -o $$@ -ljansson -lleveldb -lsnappy -lstdc++ -lpthread -lm
+endef
+$(foreach a,$(ARCHS),$(eval $(call agent_link,$(a))))
 
 # build.sh skips what is up to date: a second make images redoes nothing.
 images: deps $(AGENTS) $(FIOS)
@@ -117,56 +156,56 @@ images: deps $(AGENTS) $(FIOS)
 images/out/%/fio: | deps
 	images/build-fio.sh $* images/out/$*
 
+# harnessd under systemd as its own user (harness/daemon/install-service.sh;
+# as root): RESULTS_DIR must be harness.conf's `results`.
+HARNESSD_USER ?= mglru-harness
+RESULTS_DIR   ?= $(CURDIR)/results
+UNIT_DIR      ?= /etc/systemd/system
+.PHONY: install-service
+install-service: $(HARNESSD)
+	harness/daemon/install-service.sh $(CURDIR) $(RESULTS_DIR) $(UNIT_DIR) $(HARNESSD_USER)
+
 demo: build images
 	$(HARNESS) run workloads/examples/quick.json
 
-# The streams run on the host here: their own sources, no harness.
-STREAMS_SRC := guest/stream.c guest/stream_random.c guest/stream_scan.c guest/zipf.c guest/proto.c
-tests/build/test_streams: tests/test_streams.c $(STREAMS_SRC) $(HEADERS) $(JANSSON_SAN)
+# Guest code that runs on the host in the unit tests, without the harness:
+# the streams, YCSB's generators (no LevelDB) and the sampler's parsers.
+GUEST_TEST_SRC_streams := guest/stream.c guest/stream_random.c guest/stream_scan.c guest/zipf.c common/proto.c
+GUEST_TEST_SRC_ycsb    := guest/ycsb.c guest/zipf.c common/proto.c
+GUEST_TEST_SRC_sampler := guest/sampler.c common/proto.c
+GUEST_TESTS := tests/build/test_streams tests/build/test_ycsb tests/build/test_sampler
+# The rest link every harness module, the test library and two guest parsers.
+TEST_LIB_SAN := $(LIB_SAN) $(call obj,san,$(CLI_SRC)) $(call obj,san,tests/testlib.c guest/zipf.c guest/fiostat.c)
+
+$(GUEST_TESTS): tests/build/test_%: build/san/tests/test_%.o $(JANSSON_SAN)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(SAN) -Iguest -I$(JANSSON_SAN_DIR)/include $< $(STREAMS_SRC) -o $@ \
+	$(CC) $(SAN) $< $(call obj,san,$(GUEST_TEST_SRC_$*)) -o $@ \
 		$(JANSSON_SAN) -lcmocka -lpthread -lm
+$(foreach t,streams ycsb sampler,$(eval tests/build/test_$(t): $(call obj,san,$(GUEST_TEST_SRC_$(t)))))
 
-# YCSB's generators run on the host: their own sources, no LevelDB, no harness.
-YCSB_SRC := guest/ycsb.c guest/zipf.c guest/proto.c
-tests/build/test_ycsb: tests/test_ycsb.c $(YCSB_SRC) $(HEADERS) $(JANSSON_SAN)
+tests/build/test_%: build/san/tests/test_%.o $(TEST_LIB_SAN) $(JANSSON_SAN)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(SAN) -Iguest -I$(JANSSON_SAN_DIR)/include $< $(YCSB_SRC) -o $@ \
-		$(JANSSON_SAN) -lcmocka -lpthread -lm
-
-# The sampler's parsers run on the host too: its own sources, no harness.
-SAMPLER_SRC := guest/sampler.c guest/proto.c
-tests/build/test_sampler: tests/test_sampler.c $(SAMPLER_SRC) $(HEADERS) $(JANSSON_SAN)
-	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(SAN) -Iguest -I$(JANSSON_SAN_DIR)/include $< $(SAMPLER_SRC) -o $@ \
-		$(JANSSON_SAN) -lcmocka -lpthread -lm
-
-tests/build/test_%: tests/test_%.c tests/testlib.c tests/testlib.h $(COMMON_SRC) guest/fiostat.c $(HEADERS) \
-		$(JANSSON_SAN)
-	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(SAN) -Iharness -Iguest -I$(JANSSON_SAN_DIR)/include $< tests/testlib.c \
-		$(COMMON_SRC) guest/zipf.c guest/fiostat.c -o $@ \
-		$(JANSSON_SAN) $$(pkg-config --cflags --libs $(SAN_PKGS)) -lcmocka -lpthread -lm
-
-# ThreadSanitizer (it excludes ASan): what the daemon calls from several
-# threads at once, called so; any race it sees fails the binary.
-tests/build/test_race: tests/test_race.c tests/testlib.c tests/testlib.h $(COMMON_SRC) guest/fiostat.c $(HEADERS)
-	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g -fsanitize=thread -Iharness -Iguest $< tests/testlib.c \
-		$(COMMON_SRC) guest/zipf.c guest/fiostat.c -o $@ \
-		$$(pkg-config --cflags --libs $(PKGS)) -lcmocka -lpthread -lm
+	$(CC) $(SAN) $^ -o $@ $(shell pkg-config --libs $(SAN_PKGS)) -lpthread -lm -lcmocka
 
 $(JANSSON_SAN): tests/build-jansson.sh images/debian-source.sh
 	tests/build-jansson.sh $(CC) $(JANSSON_SAN_DIR)
 
+# ThreadSanitizer (it excludes ASan): what the daemon calls from several
+# threads at once, called so; any race it sees fails the binary.
+TEST_LIB_TSAN := $(LIB_TSAN) $(call obj,tsan,tests/testlib.c guest/zipf.c guest/fiostat.c)
+tests/build/test_race: build/tsan/tests/test_race.o $(TEST_LIB_TSAN)
+	@mkdir -p $(@D)
+	$(CC) -fsanitize=thread $^ -o $@ $(PKG_LIBS) -lcmocka
+
 unit: deps $(UNIT_TESTS)
 
-test: build images unit lint
-	tests/run.sh $(HARNESS) $(UNIT_TESTS)
-
-# No function-static variables, no libc calls with static state (tests/lint.sh).
+# The layout's rules from the #include lines: no cycle, each folder includes
+# only what its main file's "may call:" names, no SQL outside harness/store/.
 lint:
-	tests/lint.sh
+	python3 tests/lint.py
+
+test: build images unit
+	tests/run.sh $(HARNESS) $(UNIT_TESTS)
 
 # The fault suite in full: 20 kill -9 rounds (tests/run.sh runs it with 5),
 # misbehaving guests, a full disk, SIGTERM, QEMU killed; see RELIABILITY.md.
@@ -175,16 +214,14 @@ faults: build images
 	FAULTS_KILLS=20 tests/e2e_faults.sh $(HARNESS) $(HARNESSD)
 
 # Benchmarks measure; tests assert. Figures go to BENCHMARKS.md by hand.
-tests/build/bench_sampler: tests/bench_sampler.c guest/sampler.c guest/proto.c $(HEADERS)
+tests/build/bench_sampler: $(call obj,host,tests/bench_sampler.c guest/sampler.c common/proto.c)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O2 -Iguest $< guest/sampler.c guest/proto.c -o $@ \
-		$$(pkg-config --cflags --libs jansson)
+	$(CC) $^ -o $@ $$(pkg-config --libs jansson)
 
 # 10 000 runs x 300 intervals through the store, then table and compare timed.
-tests/build/bench_report: tests/bench_report.c tests/summary_v3.h $(COMMON_SRC) $(HEADERS)
+tests/build/bench_report: build/host/tests/bench_report.o $(LIB_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O2 -Iharness -Iguest $< $(COMMON_SRC) -o $@ \
-		$$(pkg-config --cflags --libs $(PKGS)) -lpthread -lm
+	$(CC) $^ -o $@ $(PKG_LIBS)
 
 bench: deps tests/build/bench_sampler tests/build/bench_report
 	tests/build/bench_sampler
@@ -199,20 +236,17 @@ FUZZ_SECONDS ?= 60
 FUZZ_JANSSON_DIR := fuzz/build/jansson
 FUZZ_JANSSON := $(FUZZ_JANSSON_DIR)/lib/libjansson.a
 FUZZ_FLAGS   := -O1 -g -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
-                -DFUZZ_ROOT='"$(CURDIR)"' -Iharness -Iguest -Itests -Ifuzz -I$(FUZZ_JANSSON_DIR)/include
-FUZZ_LIB_SRC := $(COMMON_SRC) guest/fiostat.c guest/zipf.c tests/testlib.c fuzz/fuzzlib.c
+                -DFUZZ_ROOT='"$(CURDIR)"' $(INCLUDES) -I$(FUZZ_JANSSON_DIR)/include
+FUZZ_LIB_SRC := $(LIB_SRC) guest/fiostat.c guest/zipf.c tests/testlib.c fuzz/fuzzlib.c
 FUZZ_OBJS    := $(patsubst %.c,fuzz/build/obj/%.o,$(FUZZ_LIB_SRC))
 FUZZ_BINS    := $(patsubst fuzz/%.c,fuzz/build/%,$(wildcard fuzz/fuzz_*.c))
 
 fuzz-deps:
 	$(call install_debs,$(FUZZ_DEBS))
 
-# kept between builds: every target links the same objects
-.SECONDARY: $(FUZZ_OBJS)
-
-fuzz/build/obj/%.o: %.c $(HEADERS) fuzz/fuzzlib.h tests/testlib.h $(FUZZ_JANSSON)
+fuzz/build/obj/%.o: %.c | $(FUZZ_JANSSON)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@ \
+	$(FUZZ_CC) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link,address,undefined -MMD -MP -c $< -o $@ \
 		$$(pkg-config --cflags $(SAN_PKGS))
 
 # jansson with ASan+UBSan, built by clang like the targets (tests/build-jansson.sh)
@@ -232,7 +266,7 @@ fuzz: fuzz-build
 	fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BINS)
 
 clean:
-	rm -rf harness/build guest/build tests/build fuzz/build
+	rm -rf build harness/build guest/build tests/build fuzz/build
 
 distclean: clean
 	rm -rf images/out images/cache

@@ -2,10 +2,10 @@
  * (api_start: libmicrohttpd, routes, queue, SQLite) over its unix socket, and
  * over TCP with a bearer token when the input carries an Authorization header. */
 #define _GNU_SOURCE
-#include "api.h"
-#include "err.h"
+#include "daemon/api.h"
+#include "base/err.h"
 #include "fuzzlib.h"
-#include "proc.h"
+#include "base/proc.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -1,9 +1,9 @@
 /* fuzz_channel.c -- libFuzzer target: bytes a guest writes to its channel,
  * read back by channel_recv (bounded lines, then proto_parse) over a socketpair
  * and checked against proto_parse of the input's lines one by one. */
-#include "channel.h"
-#include "err.h"
-#include "proc.h"
+#include "vm/channel.h"
+#include "base/err.h"
+#include "base/proc.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* fuzz_conf.c -- libFuzzer target: harness.conf text through conf_load_text,
  * the parser conf_load uses for the file. */
-#include "conf.h"
-#include "err.h"
+#include "spec/conf.h"
+#include "base/err.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* fuzz_fioargs.c -- libFuzzer target: a user's fio arguments through split,
  * check and build, and the same text as a job file through its checker. */
-#include "fioargs.h"
+#include "common/fioargs.h"
 
 #include <stdint.h>
 #include <stdlib.h>

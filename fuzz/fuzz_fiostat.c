@@ -1,6 +1,6 @@
 /* fuzz_fiostat.c -- libFuzzer target: fio's output file through fiostat_feed
  * in chunks (the first byte picks their size), with takes between them. */
-#include "fiostat.h"
+#include "guest/fiostat.h"
 
 #include <stdint.h>
 #include <stdlib.h>

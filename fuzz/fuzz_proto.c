@@ -1,6 +1,6 @@
 /* fuzz_proto.c -- libFuzzer target: a guest channel line through proto_parse,
  * and every accepted message must format and parse back to the same line. */
-#include "proto.h"
+#include "common/proto.h"
 
 #include <stdio.h>
 #include <stdlib.h>

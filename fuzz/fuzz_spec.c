@@ -1,8 +1,9 @@
-/* fuzz_spec.c -- libFuzzer target: a matrix file (JSON) through spec_load_text,
- * presets, kernel resolution and cell checks, against a scratch conf. */
-#include "err.h"
+/* fuzz_spec.c -- libFuzzer target: a matrix file (JSON) through spec_load_text
+ * (spec_parse, then spec_resolve): presets, kernel resolution and cell
+ * checks, against a scratch conf. */
+#include "base/err.h"
 #include "fuzzlib.h"
-#include "spec.h"
+#include "spec/spec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,13 +31,22 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 }
 
 /*
- * The daemon stores a matrix as its canonical text and loads that again
- * (resume, extend): it must load, to the same identity and runs.
+ * The daemon stores a matrix as its canonical text, parsed only (submit),
+ * and loads that again (resolver, scheduler): parsing alone must give the
+ * same identity and runs, and loading it again too.
  */
 static void reload_canonical(void)
 {
-	char err[ERR_MAX];
+	char err[ERR_MAX] = "";
 
+	if (spec_parse(again, m->canonical, "canonical", conf.results, &conf, err) < 0 ||
+	    !again->unresolved || strcmp(again->hash, m->hash) ||
+	    spec_run_count(again) != spec_run_count(m)) {
+		fprintf(stderr, "fuzz_spec: canonical text parses differently: %s\n%s\n",
+			err, m->canonical);
+		abort();
+	}
+	spec_release(again);
 	if (spec_load_text(again, m->canonical, "canonical", conf.results, &conf, err) < 0) {
 		fprintf(stderr, "fuzz_spec: canonical text refused: %s\n%s\n", err, m->canonical);
 		abort();

@@ -2,9 +2,9 @@
  * kernels, removed at exit, and input copies as C strings. */
 #define _GNU_SOURCE
 #include "fuzzlib.h"
-#include "err.h"
-#include "proc.h"
-#include "testlib.h"
+#include "base/err.h"
+#include "base/proc.h"
+#include "tests/testlib.h"
 
 #include <ftw.h>
 #include <stdio.h>

@@ -1,5 +1,10 @@
 /* agent.c -- the in-guest agent: finds the harness channel, says hello, applies
- * one job (lru_gen, memcg, files) and hands it to the workload; main() only. */
+ * one job (lru_gen, memcg, files) and hands it to the workload; main() only.
+ *
+ * Folder guest/: the static in-guest agent: sampler, workload, one stream_*.c per
+ * stream kind, fault hooks; it shares only common/ with the host.
+ * It may call: common/.
+ */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -26,7 +31,7 @@
 
 #include "fault.h"
 #include "fdio.h"
-#include "proto.h"
+#include "common/proto.h"
 #include "sampler.h"
 #include "stream.h"
 #include "workload.h"

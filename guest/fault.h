@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "proto.h"
+#include "common/proto.h"
 
 enum fault_kind {
 	FAULT_NONE,

@@ -1,7 +1,7 @@
 /* fiostat.c -- an incremental reader of fio's concatenated json+ status
  * documents, keeping cumulative totals and handing out per-interval deltas. */
 #include "fiostat.h"
-#include "proto.h"
+#include "common/proto.h"
 
 #include <stdarg.h>
 #include <stdio.h>

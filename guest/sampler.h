@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "proto.h"
+#include "common/proto.h"
 
 #define SAMPLER_STAT_MAX   (256 * 1024)         /* memory.stat / lru_gen bigger: refused */
 #define SAMPLER_WINDOW     (64ULL << 20)        /* mincore maps at most this much at a time */

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "proto.h"
+#include "common/proto.h"
 
 #define STREAM_MAX_THREADS 256
 

@@ -2,7 +2,7 @@
  * memcg) with forced json+ status output, read back by the agent each interval. */
 #define _GNU_SOURCE
 #include "stream.h"
-#include "fioargs.h"
+#include "common/fioargs.h"
 #include "fiostat.h"
 
 #include <errno.h>

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "proto.h"
+#include "common/proto.h"
 
 struct workload_env {
 	const struct proto_job *job;

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "proto.h"
+#include "common/proto.h"
 #include "zipf.h"
 
 #define YCSB_ZIPF_CONSTANT 0.99                     /* ZipfianGenerator.ZIPFIAN_CONSTANT */

@@ -35,7 +35,14 @@ aarch64) busybox_bin=$here/cache/busybox-aarch64 ;;
 *) echo "images/build.sh: unsupported arch '$arch' (x86_64 or aarch64)" >&2; exit 1 ;;
 esac
 
-mkdir -p "$out" "$debs"
+mkdir -p "$out"
+# Downloads go to images/cache/debs, or, for a caller who cannot write there
+# (harnessd as its own user), beside OUTDIR: a .deb already cached is used.
+dl=$debs
+if [ "$mode" = kernel-package ] && ! { mkdir -p "$debs" 2> /dev/null && [ -w "$debs" ]; }; then
+	dl=$(dirname "$out")/debs
+fi
+mkdir -p "$dl"
 
 # The arm64 busybox comes from Debian's busybox-static:arm64 (apt-get download,
 # needs `dpkg --add-architecture arm64` and apt-get update), never installed.
@@ -98,10 +105,10 @@ build_kernel() {
 		return
 	fi
 	rm -f "$dir/package"
-	deb=$(ls "$debs/${pkg}"_*.deb 2>/dev/null | head -n 1 || true)
+	deb=$(ls "$debs/${pkg}"_*.deb "$dl/${pkg}"_*.deb 2>/dev/null | head -n 1 || true)
 	if [ -z "$deb" ]; then
-		(cd "$debs" && apt-get download "$pkg" 2>&1 | grep -v '^W: Download is performed unsandboxed' || true)
-		deb=$(ls "$debs/${pkg}"_*.deb 2>/dev/null | head -n 1 || true)
+		(cd "$dl" && apt-get download "$pkg" 2>&1 | grep -v '^W: Download is performed unsandboxed' || true)
+		deb=$(ls "$dl/${pkg}"_*.deb 2>/dev/null | head -n 1 || true)
 		[ -n "$deb" ] || { echo "images: apt-get download $pkg failed (run apt-get update?)" >&2; exit 1; }
 	fi
 	x=$(mktemp -d)

@@ -1,6 +1,6 @@
 /* ycsb-load.c -- YCSB's load phase, once, on the host: recordcount records of
  * the guest's own key and value code into a LevelDB the data disk then carries. */
-#include "ycsb.h"
+#include "guest/ycsb.h"
 
 #include <errno.h>
 #include <stdio.h>

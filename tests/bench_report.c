@@ -1,13 +1,13 @@
 /* bench_report.c -- what `harness table` and `harness compare` cost over a big
  * database: 10 000 runs x 300 intervals built through the store API, then timed.
  * BENCH_DB=PATH keeps the database there and reuses it the next time. */
-#include "abba.h"
-#include "compare.h"
-#include "conf.h"
-#include "err.h"
-#include "report.h"
-#include "stats.h"
-#include "store.h"
+#include "spec/abba.h"
+#include "analysis/compare.h"
+#include "spec/conf.h"
+#include "base/err.h"
+#include "output/report.h"
+#include "analysis/stats.h"
+#include "store/store.h"
 #include "summary_v3.h"
 
 #include <limits.h>

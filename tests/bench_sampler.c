@@ -1,6 +1,6 @@
 /* bench_sampler.c -- what one sampling interval costs the guest agent: two
  * 512 MiB files tracked, residency by cachestat(2) against windowed mincore(2). */
-#include "sampler.h"
+#include "guest/sampler.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -47,13 +47,25 @@ bad missing-kernel "arms[0].kernel" \
 	"{\"name\": \"x\", \"reps\": 1, \"arms\": [{\"name\": \"a\", \"kernel\": \"/nope/vmlinuz\"}], $wl}"
 bad memcg-too-big "workloads[0].memcg_mib" \
 	"{\"name\": \"x\", \"reps\": 1, $arms, \"workloads\": [{\"name\": \"w\", \"memcg_mib\": 4000, $files, \"streams\": [{\"kind\": \"random\", \"file\": \"f\"}]}]}"
-bad bad-fio-option "unrecognized option '--bogus=1'" \
+bad bad-fio-option "option '--bogus' is not allowed" \
 	"{\"name\": \"x\", \"reps\": 1, $arms, \"workloads\": [{\"name\": \"w\", $files, \"streams\": [{\"kind\": \"fio\", \"name\": \"vec\", \"args\": \"--name=vec --filename=f --rw=randread --bogus=1\"}]}]}"
+bad fio-says "fio: failed parsing rw=bogus" \
+	"{\"name\": \"x\", \"reps\": 1, $arms, \"workloads\": [{\"name\": \"w\", $files, \"streams\": [{\"kind\": \"fio\", \"name\": \"vec\", \"args\": \"--name=vec --filename=f --rw=bogus\"}]}]}"
 bad file-beyond-disk "workloads[0].files" \
 	"{\"name\": \"x\", \"reps\": 1, $arms, \"workloads\": [{\"name\": \"w\", \"files\": [{\"name\": \"f\", \"mib\": 16000000}], \"streams\": [{\"kind\": \"random\", \"file\": \"f\"}]}]}"
 bad undeclared-file "workloads[0].streams[0].file" \
 	"{\"name\": \"x\", \"reps\": 1, $arms, \"workloads\": [{\"name\": \"w\", $files, \"streams\": [{\"kind\": \"scan\", \"file\": \"nope\"}]}]}"
 bad zero-reps "matrix.reps" "{\"name\": \"x\", \"reps\": 0, $arms, $wl}"
+# check parses and resolves (a missing kernel is caught); --parse-only only parses, and says so
+"$harness" check missing-kernel.json > check.out 2>&1
+check "check: a missing kernel is refused (exit $?)" \
+	bash -c '[ "$1" -eq 1 ] && grep -q "arms\[0\].kernel" check.out' _ $?
+"$harness" check --parse-only missing-kernel.json > check.out 2>&1
+check "check --parse-only: the same file parses, nothing resolved" bash -c '[ "$1" -eq 0 ] &&
+	grep -qx "missing-kernel.json: OK, parsed only (kernels, downloads, package builds and fio not checked): 1 arms x 1 workloads x 1 reps = 1 runs" check.out' _ $?
+"$harness" check boot.json > check.out 2>&1
+check "check: parsed and resolved" bash -c '[ "$1" -eq 0 ] &&
+	grep -qx "boot.json: OK, parsed and resolved: 2 arms x 1 workloads x 1 reps = 2 runs" check.out' _ $?
 check "nothing queued by refused matrices" \
 	bash -c '[ ! -f results/harness.db ] || [ "$(sqlite3 results/harness.db "SELECT COUNT(*) FROM matrices")" = 0 ]'
 

@@ -111,7 +111,7 @@ wait "${subs[@]}"
 for i in $(seq 20); do "$harness" cancel "burst$i" > /dev/null 2>&1; done
 check "20 concurrent submissions, each queued exactly once" [ "$(q "SELECT COUNT(DISTINCT name) || ' ' || COUNT(*) FROM matrices WHERE name LIKE 'burst%'")" = "20 20" ]
 
-# A kernel from a URL with a wrong sha256 is refused, both hashes shown.
+# A kernel from a URL with a wrong sha256 leaves the matrix unresolved, both hashes shown.
 mkdir -p www && cp "$repo/images/out/x86_64/kernel/6.12/vmlinuz" www/bzImage
 wport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 python3 -m http.server --bind 127.0.0.1 "$wport" --directory www > /dev/null 2>&1 & wpid=$!
@@ -119,9 +119,17 @@ for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$wport/" && break;
 good=$(sha256sum www/bzImage | cut -d' ' -f1)
 bad=0000000000000000000000000000000000000000000000000000000000000000
 sed "s|\"kernel\": \"6.12\", \"lru_gen\": \"y\"|\"url\": \"http://127.0.0.1:$wport/bzImage\", \"sha256\": \"$bad\", \"lru_gen\": \"y\"|; s/\"name\": \"night\"/\"name\": \"urlarm\"/" night.json > url.json
+# The submit returns at once; the daemon resolves the matrix in the background.
 "$harness" submit url.json > url.out 2> url.err
+check "a submit returns at once, its kernels resolving" grep -q "4 runs queued; the daemon resolves" url.out
+# Sent again with --wait (resolved again): the one-line reason, with both hashes.
+"$harness" submit --wait url.json > url.out 2> url.err
 check "URL arm with a wrong sha256 refused with both hashes" bash -c \
-	'grep -q "$1" url.err && grep -q "$2" url.err' _ "$bad" "$good"
+	'grep -q "$1" url.err && grep -q "$2" url.err && grep -q "url.json: arms\[0\].url: " url.err' _ "$bad" "$good"
+check "status shows it unresolved, naming the field" bash -c \
+	'"$1" status | grep -q "unresolved" && "$1" status urlarm | grep -q "^unresolved: arms\[0\].url: .*sha256 mismatch"' _ "$harness"
+check "no run of the unresolved matrix started" \
+	[ "$(q "SELECT COUNT(*) FROM runs r JOIN matrices m ON m.id = r.matrix_id WHERE m.name = 'urlarm' AND r.status != 'queued'")" = 0 ]
 kill "$wpid" 2>/dev/null
 
 kill -TERM "$dpid"; wait "$dpid" 2>/dev/null; dpid=

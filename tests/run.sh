@@ -22,6 +22,12 @@ for t in "$@"; do
 	fail=$((fail + f))
 done
 
+# the layout's rules (tests/lint.py): include cycles, folder layering, SQL only in the store
+out=$(python3 tests/lint.py 2>&1)
+printf '%s\n' "$out"
+pass=$((pass + $(printf '%s\n' "$out" | grep -c '^ok - ')))
+fail=$((fail + $(printf '%s\n' "$out" | grep -c '^not ok - ')))
+
 # the end-to-end tests: each prints "ok - ..." / "not ok - ..." and a last "NAME: ..." line
 harnessd=$(dirname "$harness")/harnessd
 # every tests/e2e_*.sh, the boot test first: it proves the images before the rest use them

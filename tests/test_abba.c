@@ -1,4 +1,4 @@
-/* test_abba.c -- unit tests for harness/abba.c: the A B B A run order, the
+/* test_abba.c -- unit tests for harness/spec/abba.c: the A B B A run order, the
  * Williams design for more arms (carry-over and position balance), odd
  * repetition counts, cells taking turns block by block, the position balance
  * that cancels linear drift, and appending reps to an existing design. */
@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "abba.h"
+#include "spec/abba.h"
 
 #define MAX_SLOTS 4096
 

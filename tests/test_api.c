@@ -3,7 +3,12 @@
  * as IMAGES/x86_64/kernel/6.12/vmlinuz), then libcurl over the unix socket
  * and over TCP, as a client would. No guest boots. */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,19 +19,26 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 #include <curl/curl.h>
 #include <jansson.h>
 
-#include "api.h"
-#include "conf.h"
-#include "err.h"
-#include "store.h"
+#include "daemon/api.h"
+#include "daemon/resolver.h"
+#include "spec/conf.h"
+#include "base/err.h"
+#include "base/hash.h"
+#include "base/proc.h"
+#include "store/store.h"
 #include "testlib.h"
 
 #define NSUBMIT 20
+#define TOKEN   "0123456789abcdef0123456789abcdef-test"   /* CONF_TOKEN_MIN and more */
+#define CROWD   100     /* clients trickling their headers */
 
 static char dir[PATH_MAX];
 static struct conf conf;
@@ -86,19 +98,18 @@ static void resp_release(struct resp *r)
 
 /*
  * method url (a path on the unix socket, or a whole http:// URL) with body
- * (len bytes; NULL: none) and, for TCP, a bearer token. Returns the curl code;
- * the reply in r, its JSON parsed if it is JSON.
+ * (len bytes; NULL: none) and, for TCP, a bearer token, on handle cu (which
+ * keeps its connection for the next call). Returns the curl code; the reply
+ * in r, its JSON parsed if it is JSON.
  */
-static CURLcode req(const char *method, const char *url, const char *body, size_t len,
-		    const char *token, struct resp *r)
+static CURLcode req_on(CURL *cu, const char *method, const char *url, const char *body,
+		       size_t len, const char *token, struct resp *r)
 {
 	struct curl_slist *hdrs = NULL;
 	char full[512], auth[256];
-	CURL *cu = curl_easy_init();
 	CURLcode rc;
 
 	memset(r, 0, sizeof(*r));
-	assert_non_null(cu);
 	if (!strncmp(url, "http://", 7)) {
 		sfmt(full, sizeof(full), "%s", url);
 	} else {
@@ -122,10 +133,23 @@ static CURLcode req(const char *method, const char *url, const char *body, size_
 	curl_easy_setopt(cu, CURLOPT_NOSIGNAL, 1L);
 	rc = curl_easy_perform(cu);
 	curl_easy_getinfo(cu, CURLINFO_RESPONSE_CODE, &r->code);
-	curl_easy_cleanup(cu);
+	curl_easy_setopt(cu, CURLOPT_HTTPHEADER, NULL);
 	curl_slist_free_all(hdrs);
 	if (r->body)
 		r->json = json_loads(r->body, 0, NULL);
+	return rc;
+}
+
+/* The same on a handle of its own. */
+static CURLcode req(const char *method, const char *url, const char *body, size_t len,
+		    const char *token, struct resp *r)
+{
+	CURL *cu = curl_easy_init();
+	CURLcode rc;
+
+	assert_non_null(cu);
+	rc = req_on(cu, method, url, body, len, token, r);
+	curl_easy_cleanup(cu);
 	return rc;
 }
 
@@ -397,28 +421,38 @@ static void test_submit_and_control(void **state)
 	expect("POST", "/matrices/ctl/resume", "", 409, "cancelled");
 }
 
+/* Submit submission(name) over the unix socket: the id of its first run. */
+static int64_t first_run(const char *name)
+{
+	char *body = submission(name), path[128];
+	struct resp r;
+	int64_t run;
+
+	assert_int_equal(req("POST", "/matrices", body, strlen(body), NULL, &r), CURLE_OK);
+	assert_int_equal(r.code, 201);
+	resp_release(&r);
+	free(body);
+	sfmt(path, sizeof(path), "/matrices/%s", name);
+	assert_int_equal(req("GET", path, NULL, 0, NULL, &r), CURLE_OK);
+	run = json_integer_value(json_object_get(json_array_get(run_list(r.json), 0), "id"));
+	assert_true(run > 0);
+	resp_release(&r);
+	return run;
+}
+
 /* A run with two samples, then failed: the stream sends header, samples, end. */
 static void test_samples_and_stream(void **state)
 {
 	struct proto_sample smp;
 	struct store *s;
-	char db[PATH_MAX], err[ERR_MAX], path[128], *body = submission("str");
-	json_t *line, *runs;
+	char db[PATH_MAX], err[ERR_MAX], path[128];
+	int64_t run = first_run("str");
 	struct resp r;
-	int64_t run;
+	json_t *line;
 	char *p, *nl;
 	int n = 0;
 
 	(void)state;
-	assert_int_equal(req("POST", "/matrices", body, strlen(body), NULL, &r), CURLE_OK);
-	assert_int_equal(r.code, 201);
-	resp_release(&r);
-	free(body);
-	assert_int_equal(req("GET", "/matrices/str", NULL, 0, NULL, &r), CURLE_OK);
-	runs = run_list(r.json);
-	run = json_integer_value(json_object_get(json_array_get(runs, 0), "id"));
-	assert_true(run > 0);
-	resp_release(&r);
 
 	sfmt(db, sizeof(db), "%s/harness.db", conf.results);
 	assert_int_equal(store_open(db, &s, err), 0);
@@ -497,6 +531,408 @@ static void test_tcp_token(void **state)
 	api_stop(t);
 }
 
+/* ---- TCP: slow headers, the gate, what harnessd -n checks ---- */
+
+/* A second API on *tc: conf's, its own socket, TCP on a free port with TOKEN, gated by lim. */
+static struct api *tcp_api(struct conf *tc, const char *sock, const struct gate_limits *lim)
+{
+	struct api *t = NULL;
+	char err[ERR_MAX];
+
+	*tc = conf;
+	sfmt(tc->api_socket, sizeof(tc->api_socket), "%s/%s", conf.results, sock);
+	sfmt(tc->api_tcp, sizeof(tc->api_tcp), "127.0.0.1:0");
+	sfmt(tc->api_token, sizeof(tc->api_token), "%s", TOKEN);
+	if (api_start_limits(tc, lim, &t, err) < 0)
+		fail_msg("api_start_limits: %s", err);
+	return t;
+}
+
+/* A TCP connection from src (an address of 127/8) to 127.0.0.1:port, not waited for. */
+static int dial_from(const char *src, unsigned port)
+{
+	struct sockaddr_in from = { .sin_family = AF_INET };
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(inet_pton(AF_INET, src, &from.sin_addr), 1);
+	assert_int_equal(inet_pton(AF_INET, "127.0.0.1", &to.sin_addr), 1);
+	assert_int_equal(bind(fd, (struct sockaddr *)&from, sizeof(from)), 0);
+	if (connect(fd, (struct sockaddr *)&to, sizeof(to)) < 0 && errno != EINPROGRESS)
+		fail_msg("connect from %s: %s", src, strerror(errno));
+	return fd;
+}
+
+/* Clients sending a request's headers a byte at a time, never finishing them. */
+struct trickle {
+	int fd[CROWD];            /* -1: the server closed it */
+	size_t sent[CROWD];
+	unsigned n, open;
+};
+
+static const char slow_head[] = "GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: ";
+
+/* One more byte from each open client, then up to ms for the server to close some. */
+static void trickle_round(struct trickle *t, int ms)
+{
+	struct pollfd pfd[CROWD];
+	char c, buf[256];
+	unsigned i;
+	ssize_t r;
+
+	for (i = 0; i < t->n; i++) {
+		pfd[i] = (struct pollfd){ .fd = t->fd[i], .events = POLLIN | POLLRDHUP };
+		c = t->sent[i] < sizeof(slow_head) - 1 ? slow_head[t->sent[i]] : 'a';
+		if (t->fd[i] >= 0 && send(t->fd[i], &c, 1, MSG_NOSIGNAL | MSG_DONTWAIT) == 1)
+			t->sent[i]++;
+	}
+	if (poll(pfd, t->n, ms) <= 0)
+		return;
+	for (i = 0; i < t->n; i++) {
+		if (t->fd[i] < 0 || !pfd[i].revents)
+			continue;
+		r = recv(t->fd[i], buf, sizeof(buf), MSG_DONTWAIT);
+		if (r > 0 || (r < 0 && errno == EAGAIN))
+			continue;
+		close(t->fd[i]);   /* end of file, or reset: the server let go */
+		t->fd[i] = -1;
+		t->open--;
+	}
+}
+
+/* Trickle until at most left clients are open, or for at most bound_ms. */
+static void trickle_until(struct trickle *t, unsigned left, int64_t bound_ms)
+{
+	int64_t end = now_ms() + bound_ms;
+
+	while (t->open > left && now_ms() < end)
+		trickle_round(t, 50);
+}
+
+static void nap_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static void trickle_close(struct trickle *t)
+{
+	unsigned i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->fd[i] >= 0)
+			close(t->fd[i]);
+}
+
+/* The token holder's GET url, on a thread while the main one trickles. */
+struct holder {
+	pthread_t t;
+	char url[128];
+	CURLcode rc;
+	long code;
+	atomic_int done;
+};
+
+static void *hold(void *arg)
+{
+	struct holder *h = arg;
+	struct resp r;
+
+	h->rc = req("GET", h->url, NULL, 0, TOKEN, &r);
+	h->code = r.code;
+	resp_release(&r);
+	atomic_store(&h->done, 1);
+	return NULL;
+}
+
+/*
+ * CROWD clients from src[i % nsrc] trickle their headers past any idle
+ * timeout; the token holder, from 127.0.0.1, still gets its answer, and the
+ * server let go of all but left of them. The header deadline is longer than
+ * the test: only the caps can make room.
+ */
+static void crowd(const char *sock, const char *const *src, unsigned nsrc, unsigned left)
+{
+	struct gate_limits lim = { 600000, API_PEER_WAITING, API_WAITING };
+	struct trickle t = { .n = CROWD, .open = CROWD };
+	struct holder h = { .rc = CURLE_OK };
+	struct conf tc;
+	struct api *a = tcp_api(&tc, sock, &lim);
+	unsigned i;
+
+	for (i = 0; i < CROWD; i++)
+		t.fd[i] = dial_from(src[i % nsrc], api_tcp_port(a));
+	trickle_until(&t, left, 10000);
+	sfmt(h.url, sizeof(h.url), "http://127.0.0.1:%u/health", api_tcp_port(a));
+	assert_int_equal(pthread_create(&h.t, NULL, hold, &h), 0);
+	while (!atomic_load(&h.done))
+		trickle_round(&t, 50);
+	pthread_join(h.t, NULL);
+	if (h.rc != CURLE_OK || h.code != 200)
+		fail_msg("the token holder beside %u of %d trickling clients (%u addresses): "
+			 "curl %d, HTTP %ld", t.open, CROWD, nsrc, h.rc, h.code);
+	trickle_until(&t, left, 10000);
+	if (t.open > left)
+		fail_msg("%u of %d trickling clients still connected, at most %u may wait",
+			 t.open, CROWD, left);
+	trickle_close(&t);
+	api_stop(a);
+}
+
+/* All from the token holder's own address: the per-peer cap cuts the oldest. */
+static void test_tcp_crowd_one_peer(void **state)
+{
+	static const char *const one[] = { "127.0.0.1" };
+
+	(void)state;
+	crowd("crowd1.sock", one, 1, API_PEER_WAITING);
+}
+
+/* From ten other addresses, ten each: the per-peer cap, then the cap in all. */
+static void test_tcp_crowd_many_peers(void **state)
+{
+	static const char *const ten[] = { "127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5",
+					   "127.0.0.6", "127.0.0.7", "127.0.0.8", "127.0.0.9",
+					   "127.0.0.10", "127.0.0.11" };
+
+	(void)state;
+	crowd("crowd10.sock", ten, ARRAY_SIZE(ten), API_WAITING);
+}
+
+/*
+ * A client trickling its headers is cut at the header deadline (1 s here);
+ * the token holder's kept-alive connection outlives it.
+ */
+static void test_tcp_header_deadline(void **state)
+{
+	struct gate_limits lim = { 1000, API_PEER_WAITING, API_WAITING };
+	struct trickle t = { .n = 1, .open = 1 };
+	struct conf tc;
+	struct api *a = tcp_api(&tc, "deadline.sock", &lim);
+	CURL *cu = curl_easy_init();
+	char url[128];
+	struct resp r;
+	long conns;
+
+	(void)state;
+	t.fd[0] = dial_from("127.0.0.1", api_tcp_port(a));
+	trickle_until(&t, 0, 20000);
+	if (t.open)
+		fail_msg("a client trickling its headers (%zu bytes) still connected after 20 s",
+			 t.sent[0]);
+	sfmt(url, sizeof(url), "http://127.0.0.1:%u/health", api_tcp_port(a));
+	assert_int_equal(req_on(cu, "GET", url, NULL, 0, TOKEN, &r), CURLE_OK);
+	assert_int_equal(r.code, 200);
+	resp_release(&r);
+	nap_ms(1500);   /* past the deadline, idle: the holder's connection stays */
+	assert_int_equal(req_on(cu, "GET", url, NULL, 0, TOKEN, &r), CURLE_OK);
+	assert_int_equal(r.code, 200);
+	curl_easy_getinfo(cu, CURLINFO_NUM_CONNECTS, &conns);
+	assert_int_equal(conns, 0);
+	resp_release(&r);
+	curl_easy_cleanup(cu);
+	api_stop(a);
+}
+
+/* A 401 closes its connection: no second try at the headers without the token. */
+static void test_tcp_401_closes(void **state)
+{
+	struct conf tc;
+	struct api *a = tcp_api(&tc, "401.sock", NULL);
+	CURL *cu = curl_easy_init();
+	char url[128];
+	struct resp r;
+	long conns;
+
+	(void)state;
+	sfmt(url, sizeof(url), "http://127.0.0.1:%u/health", api_tcp_port(a));
+	assert_int_equal(req_on(cu, "GET", url, NULL, 0, "wrong", &r), CURLE_OK);
+	assert_int_equal(r.code, 401);
+	resp_release(&r);
+	assert_int_equal(req_on(cu, "GET", url, NULL, 0, TOKEN, &r), CURLE_OK);
+	assert_int_equal(r.code, 200);
+	curl_easy_getinfo(cu, CURLINFO_NUM_CONNECTS, &conns);
+	assert_int_equal(conns, 1);   /* the 401 closed the one before */
+	resp_release(&r);
+	curl_easy_cleanup(cu);
+	api_stop(a);
+}
+
+/* Finish run once the header deadline has long passed: its stream then ends. */
+struct finisher {
+	pthread_t t;
+	int64_t run;
+	int rc;
+};
+
+static void *finish_later(void *arg)
+{
+	struct finisher *f = arg;
+	char db[PATH_MAX], err[ERR_MAX];
+	struct store *s;
+
+	nap_ms(2500);
+	sfmt(db, sizeof(db), "%s/harness.db", conf.results);
+	f->rc = store_open(db, &s, err);
+	if (f->rc == 0) {
+		f->rc = store_run_finish(s, f->run, "failed", "test", NULL, err);
+		store_close(s);
+	}
+	return NULL;
+}
+
+/* The token holder's sample stream over TCP lasts past the header deadline (1 s). */
+static void test_tcp_stream_outlives_deadline(void **state)
+{
+	struct gate_limits lim = { 1000, API_PEER_WAITING, API_WAITING };
+	struct finisher f = { .run = first_run("tcpstream"), .rc = -1 };
+	struct conf tc;
+	struct api *a;
+	struct resp r;
+	json_t *last;
+	char url[128], *p;
+
+	(void)state;
+
+	a = tcp_api(&tc, "stream.sock", &lim);
+	assert_int_equal(pthread_create(&f.t, NULL, finish_later, &f), 0);
+	sfmt(url, sizeof(url), "http://127.0.0.1:%u/runs/%lld/stream", api_tcp_port(a),
+	     (long long)f.run);
+	assert_int_equal(req("GET", url, NULL, 0, TOKEN, &r), CURLE_OK);
+	pthread_join(f.t, NULL);
+	assert_int_equal(f.rc, 0);
+	assert_int_equal(r.code, 200);
+	assert_true(r.len > 1 && r.body[r.len - 1] == '\n');
+	r.body[r.len - 1] = '\0';
+	p = strrchr(r.body, '\n');
+	last = json_loads(p ? p + 1 : r.body, 0, NULL);
+	assert_true(json_is_true(json_object_get(last, "finished")));
+	json_decref(last);
+	resp_release(&r);
+	api_stop(a);
+}
+
+/* A conf field api_check and api_start must both refuse, and why. */
+struct refusal {
+	size_t off, size;         /* the field in struct conf */
+	const char *value;        /* from '/': below the scratch directory */
+	const char *want;
+};
+
+#define FIELD(f) offsetof(struct conf, f), sizeof(((struct conf *)0)->f)
+
+static const struct refusal refusals[] = {
+	{ FIELD(api_tcp), "127.0.0.1", "api_tcp '127.0.0.1': expected HOST:PORT" },
+	{ FIELD(api_tcp), "127.0.0.1:65536", "expected HOST:PORT" },
+	{ FIELD(api_tcp), ":8700", "expected HOST:PORT" },
+	{ FIELD(api_tcp), "192.0.2.1:8700", "api_tcp '192.0.2.1:8700': Cannot assign requested "
+	  "address" },   /* TEST-NET-1: no address of this host */
+	{ FIELD(api_token), "", "api_tcp '127.0.0.1:0' needs an api_token" },
+	{ FIELD(api_group), "no-such-group-h12", "api_group 'no-such-group-h12': no such group" },
+	{ FIELD(api_socket), "/a-socket-path-that-is-far-too-long-for-the-sun_path-of-a-unix-"
+	  "socket-address-which-has-108-bytes/h.sock", "longer than 107 bytes" },
+	{ FIELD(api_socket), "/missing/h.sock", "directory '" },
+	{ FIELD(api_socket), "/plain", "exists and is not a socket" },
+	{ FIELD(api_socket), "/plain/h.sock", "is not a directory" },
+};
+
+/* tc: conf with TCP on a free port, a token and a socket of its own (not yet there). */
+static void check_conf(struct conf *tc)
+{
+	*tc = conf;
+	sfmt(tc->api_socket, sizeof(tc->api_socket), "%s/check.sock", conf.results);
+	sfmt(tc->api_tcp, sizeof(tc->api_tcp), "127.0.0.1:0");
+	sfmt(tc->api_token, sizeof(tc->api_token), "%s", TOKEN);
+}
+
+/* What harnessd -n checks is what api_start refuses: the same reasons, from the same checks. */
+static void test_api_check(void **state)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(0x7f000001) };
+	const struct refusal *f;
+	struct api *t = NULL;
+	char err[ERR_MAX], want[ERR_MAX + 64];
+	socklen_t sl = sizeof(sin);
+	struct conf tc;
+	size_t i;
+	int fd;
+
+	(void)state;
+	sfmt(want, sizeof(want), "%s/plain", dir);
+	write_text(want, "x");
+	check_conf(&tc);
+	if (api_check(&tc, "/etc/h.conf", err) < 0)
+		fail_msg("a good conf: %s", err);
+	sfmt(tc.api_group, sizeof(tc.api_group), "root");
+	assert_int_equal(api_check(&tc, NULL, err), 0);
+	for (i = 0; i < ARRAY_SIZE(refusals); i++) {
+		f = &refusals[i];
+		check_conf(&tc);
+		snprintf((char *)&tc + f->off, f->size, "%s%s", f->value[0] == '/' ? dir : "",
+			 f->value);
+		if (api_check(&tc, "/etc/h.conf", err) == 0)
+			fail_msg("api_check took '%s'", (char *)&tc + f->off);
+		sfmt(want, sizeof(want), "/etc/h.conf: ");
+		if (strncmp(err, want, strlen(want)) || !strstr(err, f->want))
+			fail_msg("api_check of '%s': '%s', expected '%s...%s'",
+				 (char *)&tc + f->off, err, want, f->want);
+		if (api_start(&tc, &t, err) == 0)
+			fail_msg("api_start took '%s' that api_check refused", (char *)&tc + f->off);
+		if (!strstr(err, f->want))
+			fail_msg("api_start of '%s': '%s', expected '%s'", (char *)&tc + f->off, err,
+				 f->want);
+	}
+	/* a port in use may be the running daemon's: -n takes it, the daemon would not */
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	assert_int_equal(listen(fd, 1), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sin, &sl), 0);
+	check_conf(&tc);
+	sfmt(tc.api_tcp, sizeof(tc.api_tcp), "127.0.0.1:%u", ntohs(sin.sin_port));
+	assert_int_equal(api_check(&tc, NULL, err), 0);
+	assert_int_equal(api_start(&tc, &t, err), -1);
+	assert_non_null(strstr(err, "Address already in use"));
+	close(fd);
+}
+
+/* A socket directory the daemon's user may not write to, checked as that user (nobody). */
+static void test_api_check_unwritable(void **state)
+{
+	char err[ERR_MAX];
+	struct conf tc;
+	int status;
+	pid_t pid;
+
+	(void)state;
+	mkdirs("%s/ro", dir);
+	assert_int_equal(chmod(dir, 0755), 0);
+	assert_int_equal(chmod(conf.results, 0755), 0);
+	check_conf(&tc);
+	sfmt(tc.api_socket, sizeof(tc.api_socket), "%s/ro/h.sock", dir);
+	if (geteuid() != 0) {
+		assert_int_equal(chmod(tc.api_socket, 0), -1);   /* not there yet */
+		sfmt(err, sizeof(err), "%s/ro", dir);
+		assert_int_equal(chmod(err, 0500), 0);
+		assert_int_equal(api_check(&tc, NULL, err), -1);
+		assert_non_null(strstr(err, "cannot create it in"));
+		return;
+	}
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (setgid(65534) < 0 || setuid(65534) < 0)
+			_exit(2);
+		_exit(api_check(&tc, NULL, err) == -1 && strstr(err, "cannot create it in") ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(chmod(dir, 0700), 0);
+}
+
 static void test_socket_takeover(void **state)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -530,6 +966,156 @@ static void test_socket_takeover(void **state)
 	assert_int_equal(stat(path, &st), -1);
 }
 
+/* ---- submits resolve in the background ---- */
+
+#define WAIT_TRIES 300     /* 100 ms apart: a guard against hanging, not a timing check */
+
+/* Submit a matrix of a url arm (url, sha256) and a 6.12 arm; its id. */
+static int64_t submit_url(const char *name, const char *url, const char *sha, int appended)
+{
+	char body[4096];
+	struct resp r;
+	int64_t id;
+
+	sfmt(body, sizeof(body), "{\"base_dir\": \"%s\", \"spec\": {\"name\": \"%s\", \"reps\": 2,"
+	     " \"arms\": [{\"name\": \"u\", \"url\": \"%s\", \"sha256\": \"%s\"},"
+	     " {\"name\": \"k\", \"kernel\": \"6.12\"}], \"workloads\": [{\"name\": \"w\","
+	     " \"files\": [{\"name\": \"d\", \"mib\": 8}], \"streams\": [{\"kind\": \"random\","
+	     " \"file\": \"d\"}]}]}}", dir, name, url, sha);
+	assert_int_equal(req("POST", "/matrices", body, strlen(body), NULL, &r), CURLE_OK);
+	if (r.code != 201)
+		fail_msg("POST %s: %ld %s", name, r.code, r.body);
+	/* at once: parsed and queued, its kernels not yet fetched */
+	assert_string_equal(json_string_value(json_object_get(r.json, "resolve")), "resolving");
+	assert_int_equal(json_is_true(json_object_get(r.json, "appended")), appended);
+	assert_int_equal(json_integer_value(json_object_get(r.json, "runs")), appended ? 0 : 4);
+	id = json_integer_value(json_object_get(r.json, "matrix"));
+	resp_release(&r);
+	return id;
+}
+
+/* GET /matrices/NAME once its resolve is no longer "resolving" (the reply in r). */
+static void wait_resolved(const char *name, struct resp *r)
+{
+	char path[128];
+	int i;
+
+	sfmt(path, sizeof(path), "/matrices/%s", name);
+	for (i = 0; i < WAIT_TRIES; i++) {
+		assert_int_equal(req("GET", path, NULL, 0, NULL, r), CURLE_OK);
+		assert_int_equal(r->code, 200);
+		if (strcmp(json_string_value(json_object_get(r->json, "resolve")), "resolving"))
+			return;
+		resp_release(r);
+		usleep(100 * 1000);
+	}
+	fail_msg("%s: still resolving", name);
+}
+
+/*
+ * Claim every block the scheduler could start now, as its slots would
+ * (slots 100 on), then give them back: 1 if one of matrix mid was among them.
+ */
+static int claimable(struct store *s, int64_t mid)
+{
+	struct run_ref *refs;
+	char err[ERR_MAX];
+	int64_t got;
+	int slot, found = 0;
+	size_t n;
+
+	for (slot = 100; slot < 200; slot++) {
+		if (store_claim_block(s, slot, &got, &refs, &n, err) < 0)
+			fail_msg("claim: %s", err);
+		free(n ? refs : NULL);
+		if (!n)
+			break;
+		found |= got == mid;
+	}
+	while (--slot >= 100)
+		assert_int_equal(store_unclaim(s, slot, err), 0);
+	return found;
+}
+
+static void test_resolve_in_background(void **state)
+{
+	char kernel[PATH_MAX], url[PATH_MAX + 8], sha[HASH_SHA256_HEX], db[PATH_MAX], err[ERR_MAX];
+	const char *why;
+	struct resolver *rs = NULL;
+	struct store *s;
+	struct resp r;
+	int64_t bad, good;
+	json_t *runs, *x;
+	size_t i;
+
+	(void)state;
+	/* a real file:// kernel in the matrices' directory (base_dir, allowed) */
+	sfmt(kernel, sizeof(kernel), "%s/url-bzImage", dir);
+	write_bzimage(kernel, "6.12.99-url");
+	assert_int_equal(hash_sha256_file(kernel, sha, err), 0);
+	sfmt(url, sizeof(url), "file://%s", kernel);
+	sfmt(db, sizeof(db), "%s/harness.db", conf.results);
+	assert_int_equal(store_open(db, &s, err), 0);
+
+	/* no resolver running, as when a daemon stopped before it got to them */
+	bad = submit_url("badurl", url, "00000000000000000000000000000000"
+			 "00000000000000000000000000000000", 0);
+	good = submit_url("goodurl", url, sha, 0);
+	assert_false(claimable(s, bad));
+	assert_false(claimable(s, good));
+	/* the resolver takes up what is resolving */
+	if (resolver_start(&conf, &rs, err) < 0)
+		fail_msg("resolver_start: %s", err);
+
+	wait_resolved("badurl", &r);
+	assert_string_equal(json_string_value(json_object_get(r.json, "resolve")), "unresolved");
+	why = json_string_value(json_object_get(r.json, "resolve_msg"));
+	assert_non_null(why);
+	assert_int_equal(strncmp(why, "arms[0].url: ", 13), 0);   /* the field first */
+	assert_non_null(strstr(why, "sha256 mismatch"));
+	assert_non_null(strstr(why, sha));   /* the hash it got */
+	assert_null(strchr(why, '\n'));
+	runs = json_object_get(r.json, "runs_list");
+	assert_int_equal(json_array_size(runs), 4);
+	json_array_foreach(runs, i, x)
+		assert_string_equal(json_string_value(json_object_get(x, "status")), "queued");
+	resp_release(&r);
+
+	wait_resolved("goodurl", &r);
+	assert_string_equal(json_string_value(json_object_get(r.json, "resolve")), "resolved");
+	assert_true(json_is_null(json_object_get(r.json, "resolve_msg")));
+	assert_string_equal(json_string_value(json_object_get(
+		json_array_get(json_object_get(r.json, "arms"), 0), "release")), "6.12.99-url");
+	resp_release(&r);
+
+	/* the one resolved may start, the one unresolved never */
+	assert_true(claimable(s, good));
+	assert_false(claimable(s, bad));
+	/* the list says why too */
+	assert_int_equal(req("GET", "/matrices", NULL, 0, NULL, &r), CURLE_OK);
+	json_array_foreach(r.json, i, x)
+		if (json_integer_value(json_object_get(x, "id")) == bad) {
+			assert_string_equal(json_string_value(json_object_get(x, "resolve")),
+					    "unresolved");
+			assert_non_null(strstr(json_string_value(json_object_get(x, "resolve_msg")),
+					       "sha256 mismatch"));
+			assert_true(json_is_null(json_object_get(x, "eta_s")));
+		}
+	resp_release(&r);
+
+	/* sent again, it is resolved again (a download may work now): still wrong */
+	assert_int_equal(submit_url("badurl", url, "00000000000000000000000000000000"
+				    "00000000000000000000000000000000", 1), bad);
+	wait_resolved("badurl", &r);
+	assert_string_equal(json_string_value(json_object_get(r.json, "resolve")), "unresolved");
+	resp_release(&r);
+	assert_false(claimable(s, bad));
+	resolver_stop(rs);
+	store_close(s);
+	expect("POST", "/matrices/badurl/cancel", "", 200, NULL);
+	expect("POST", "/matrices/goodurl/cancel", "", 200, NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -542,7 +1128,15 @@ int main(void)
 		cmocka_unit_test(test_submit_and_control),
 		cmocka_unit_test(test_samples_and_stream),
 		cmocka_unit_test(test_tcp_token),
+		cmocka_unit_test(test_tcp_crowd_one_peer),
+		cmocka_unit_test(test_tcp_crowd_many_peers),
+		cmocka_unit_test(test_tcp_header_deadline),
+		cmocka_unit_test(test_tcp_401_closes),
+		cmocka_unit_test(test_tcp_stream_outlives_deadline),
+		cmocka_unit_test(test_api_check),
+		cmocka_unit_test(test_api_check_unwritable),
 		cmocka_unit_test(test_socket_takeover),
+		cmocka_unit_test(test_resolve_in_background),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

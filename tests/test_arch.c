@@ -1,6 +1,6 @@
 /* test_arch.c -- unit tests for the guest architecture axis: the matrix's
- * "arch" key and per-arch kernels (harness/spec.c), the release of an arm64
- * Image (harness/image.c) and the aarch64 domain XML (harness/vm.c), against
+ * "arch" key and per-arch kernels (harness/spec/spec.c), the release of an arm64
+ * Image (harness/vm/image.c) and the aarch64 domain XML (harness/vm/vm.c), against
  * a fake images tree in a mkdtemp() directory: a bzImage look-alike for
  * x86_64, an arm64 Image look-alike for aarch64, both as alias 6.12. */
 #define _GNU_SOURCE
@@ -16,11 +16,11 @@
 
 #include <cmocka.h>
 
-#include "conf.h"
-#include "err.h"
-#include "image.h"
-#include "spec.h"
-#include "vm.h"
+#include "spec/conf.h"
+#include "base/err.h"
+#include "vm/image.h"
+#include "spec/spec.h"
+#include "vm/vm.h"
 #include "testlib.h"
 
 #define X86_RELEASE "6.12.99-test"

@@ -18,12 +18,13 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "compare.h"
-#include "conf.h"
-#include "err.h"
-#include "report.h"
-#include "stats.h"
-#include "store.h"
+#include "cli/commands.h"
+#include "analysis/compare.h"
+#include "spec/conf.h"
+#include "base/err.h"
+#include "output/report.h"
+#include "analysis/stats.h"
+#include "store/store.h"
 #include "testlib.h"
 
 static char dir[PATH_MAX];
@@ -417,13 +418,13 @@ static void test_text_and_exit_codes(void **state)
 	assert_non_null(strstr(buf, "SAME"));
 	free(buf);
 
-	assert_int_equal(compare_main(&conf, 6, ok, 0), 0);
-	assert_int_equal(compare_main(&conf, 5, reg, 0), 1);
-	assert_int_equal(compare_main(&conf, 5, reg, 1), 1);
-	assert_int_equal(compare_main(&conf, 4, bad_arm, 0), 2);
-	assert_int_equal(compare_main(&conf, 4, bad_matrix, 0), 2);
-	assert_int_equal(compare_main(&conf, 3, usage, 0), 2);
-	assert_int_equal(compare_main(&conf, 6, bad_floor, 0), 2);
+	assert_int_equal(cmd_compare(&conf, 6, ok, 0), 0);
+	assert_int_equal(cmd_compare(&conf, 5, reg, 0), 1);
+	assert_int_equal(cmd_compare(&conf, 5, reg, 1), 1);
+	assert_int_equal(cmd_compare(&conf, 4, bad_arm, 0), 2);
+	assert_int_equal(cmd_compare(&conf, 4, bad_matrix, 0), 2);
+	assert_int_equal(cmd_compare(&conf, 3, usage, 0), 2);
+	assert_int_equal(cmd_compare(&conf, 6, bad_floor, 0), 2);
 }
 
 /* got's verdict rows are want's (only arm's, if arm is not NULL), to the last digit. */
@@ -527,9 +528,9 @@ static void test_tags_two_matrices(void **state)
 	assert_non_null(strstr(buf, "kernels: orig=6.12-test, rotate=6.12-rot4-test (tag rotate/v4)\n"));
 	free(buf);
 
-	assert_int_equal(compare_main(&conf, 4, reg, 0), 1);
-	assert_int_equal(compare_main(&conf, 4, reg, 1), 1);
-	assert_int_equal(compare_main(&conf, 5, reg_only, 0), 1);
+	assert_int_equal(cmd_compare(&conf, 4, reg, 0), 1);
+	assert_int_equal(cmd_compare(&conf, 4, reg, 1), 1);
+	assert_int_equal(cmd_compare(&conf, 5, reg_only, 0), 1);
 }
 
 static void test_tags_refused(void **state)
@@ -552,9 +553,9 @@ static void test_tags_refused(void **state)
 	tags_refused("lab/fg", "lab/fg", err);
 	assert_string_equal(err, "tag 'lab/fg' compared with itself");
 
-	assert_int_equal(compare_main(&conf, 4, unknown, 0), 2);
-	assert_int_equal(compare_main(&conf, 5, both, 0), 2);
-	assert_int_equal(compare_main(&conf, 3, one, 0), 2);
+	assert_int_equal(cmd_compare(&conf, 4, unknown, 0), 2);
+	assert_int_equal(cmd_compare(&conf, 5, both, 0), 2);
+	assert_int_equal(cmd_compare(&conf, 3, one, 0), 2);
 }
 
 int main(void)

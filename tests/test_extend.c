@@ -18,15 +18,16 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
-#include "api.h"
-#include "client.h"
-#include "compare.h"
-#include "conf.h"
-#include "err.h"
-#include "extend.h"
-#include "stats.h"
-#include "store.h"
-#include "store_extend.h"
+#include "cli/commands.h"
+#include "daemon/api.h"
+#include "cli/client.h"
+#include "analysis/compare.h"
+#include "spec/conf.h"
+#include "base/err.h"
+#include "analysis/extend.h"
+#include "analysis/stats.h"
+#include "store/store.h"
+#include "store/store_extend.h"
 #include "summary_v3.h"
 #include "testlib.h"
 
@@ -309,7 +310,7 @@ static void test_schema3_refused(void **state)
 	sqlite3_close(db);
 	assert_int_equal(store_open(path, &s, err), -1);
 	assert_null(s);
-	assert_non_null(strstr(err, "has schema 3, this harness writes schema 4"));
+	assert_non_null(strstr(err, "has schema 3, this harness writes schema 5"));
 	assert_non_null(strstr(err, path));
 	assert_null(strchr(err, '\n'));
 	/* left as it was */
@@ -522,18 +523,71 @@ static void test_extend_through_the_api(void **state)
 							    "queued_blocks")), 2);
 	json_decref(res);
 	/* the command goes through the daemon too, and finds nothing more to queue */
-	assert_int_equal(extend_main(&conf, 5, argv, 1), 0);
+	assert_int_equal(cmd_extend(&conf, 5, argv, 1), 0);
 	api_stop(api);
 	/* and without one, into the database */
-	assert_int_equal(extend_main(&conf, 5, argv, 0), 0);
+	assert_int_equal(cmd_extend(&conf, 5, argv, 0), 0);
 	assert_int_equal(count("SELECT MAX(block) + 1 FROM runs WHERE matrix_id = ?", mid), 5);
 	{
 		char *usage[] = { "extend", "--max-blocks", "5", "viaapi", NULL };
 		char *bad[] = { "extend", "--until-decided", "--max-blocks", "x", "viaapi", NULL };
 
-		assert_int_equal(extend_main(&conf, 4, usage, 0), 1);
-		assert_int_equal(extend_main(&conf, 5, bad, 0), 1);
+		assert_int_equal(cmd_extend(&conf, 4, usage, 0), 1);
+		assert_int_equal(cmd_extend(&conf, 5, bad, 0), 1);
 	}
+}
+
+/* A schema 4 database (no resolve columns) is brought up to 5, every row kept. */
+static void test_schema4_upgraded(void **state)
+{
+	char path[PATH_MAX + 16], err[ERR_MAX] = "", resolve[16];
+	struct matrix *m = new_matrix("old", 2, 1, 2);
+	struct run_ref *runs, *claimed;
+	struct store *s = NULL;
+	int64_t mid, got;
+	size_t n, nc;
+	sqlite3 *db;
+
+	(void)state;
+	/* schema 5 made by the store, taken back to 4: matrices had no resolve columns */
+	sfmt(path, sizeof(path), "%s/v4.db", dir);
+	assert_int_equal(store_open(path, &s, err), 0);
+	n = fixture_queue(s, m, &mid, &runs);
+	free(m);
+	free(runs);
+	store_close(s);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	if (sqlite3_exec(db, "ALTER TABLE matrices DROP COLUMN resolve_msg;"
+			 "ALTER TABLE matrices DROP COLUMN resolve; PRAGMA user_version = 4;",
+			 NULL, NULL, NULL) != SQLITE_OK)
+		fail_msg("making a schema 4 database: %s", sqlite3_errmsg(db));
+	sqlite3_close(db);
+
+	if (store_open(path, &s, err) < 0)
+		fail_msg("schema 4 refused: %s", err);
+	assert_int_equal(store_matrix_resolve(s, mid, resolve, err), 0);
+	assert_string_equal(resolve, "resolved");
+	/* its queued runs are as they were, and may start */
+	assert_int_equal(store_claim_block(s, 0, &got, &claimed, &nc, err), 0);
+	free(claimed);
+	assert_int_equal(got, mid);
+	assert_int_equal(nc, n);
+	assert_int_equal(store_unclaim(s, 0, err), 0);
+	store_close(s);
+	/* and it says schema 5 from now on */
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "SELECT resolve_msg FROM matrices", NULL, NULL, NULL),
+			 SQLITE_OK);
+	{
+		sqlite3_stmt *st;
+
+		assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL),
+				 SQLITE_OK);
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_int_equal(sqlite3_column_int(st, 0), 5);
+		sqlite3_finalize(st);
+	}
+	sqlite3_close(db);
 }
 
 int main(void)
@@ -542,6 +596,7 @@ int main(void)
 		cmocka_unit_test(test_summaries_equal_v3_view),
 		cmocka_unit_test(test_summary_written_at_finish),
 		cmocka_unit_test(test_schema3_refused),
+		cmocka_unit_test(test_schema4_upgraded),
 		cmocka_unit_test(test_extend_unknown_cells_only),
 		cmocka_unit_test(test_extend_respects_max_blocks),
 		cmocka_unit_test(test_extend_finished_matrix_is_active_again),

@@ -1,5 +1,5 @@
-/* test_fetch.c -- unit tests for harness/fetch.c (downloads into the
- * content-addressed cache) and the kernel arms of harness/spec.c that use it
+/* test_fetch.c -- unit tests for harness/vm/fetch.c (downloads into the
+ * content-addressed cache) and the kernel arms of harness/spec/spec.c that use it
  * ("url" + "sha256", "package", and the keys' cross-checks). Files are served
  * by a real HTTP server, `python3 -m http.server` bound to 127.0.0.1 on a free
  * port, started by the test and stopped at its end. A "package" arm runs a
@@ -26,11 +26,11 @@
 
 #include <cmocka.h>
 
-#include "conf.h"
-#include "err.h"
-#include "fetch.h"
-#include "sha256.h"
-#include "spec.h"
+#include "spec/conf.h"
+#include "base/err.h"
+#include "vm/fetch.h"
+#include "base/hash.h"
+#include "spec/spec.h"
 #include "testlib.h"
 
 #define RELEASE "6.12.99-test"
@@ -43,7 +43,7 @@
 static char dir[PATH_MAX];     /* the mkdtemp() directory */
 static char srv[PATH_MAX];     /* DIR/srv, what the server serves */
 static char cache[PATH_MAX];   /* DIR/cache, fetch_url's cache_dir */
-static char sha_blob[SHA256_HEX], sha_kernel[SHA256_HEX], sha_mods[SHA256_HEX];
+static char sha_blob[HASH_SHA256_HEX], sha_kernel[HASH_SHA256_HEX], sha_mods[HASH_SHA256_HEX];
 static int port;
 static pid_t server = -1;
 static struct conf conf;
@@ -187,12 +187,12 @@ static int group_setup(void **state)
 	    mkdir(srv, 0755) < 0)
 		return -1;
 	if (pfmt(path, sizeof(path), "%s/blob", srv) < 0 || write_blob(path) < 0 ||
-	    sha256_file(path, sha_blob, err) < 0)
+	    hash_sha256_file(path, sha_blob, err) < 0)
 		return -1;
 	if (pfmt(path, sizeof(path), "%s/bzImage", srv) < 0 || put_kernel(path) < 0 ||
-	    sha256_file(path, sha_kernel, err) < 0)
+	    hash_sha256_file(path, sha_kernel, err) < 0)
 		return -1;
-	if (pfmt(path, sizeof(path), "%s/mods.cpio", srv) < 0 || put_bytes(path, "070701 modules", 14) < 0 || sha256_file(path, sha_mods, err) < 0)
+	if (pfmt(path, sizeof(path), "%s/mods.cpio", srv) < 0 || put_bytes(path, "070701 modules", 14) < 0 || hash_sha256_file(path, sha_mods, err) < 0)
 		return -1;
 	/* another process may take the port between free_port() and the bind: retry */
 	for (tries = 0; tries < 5; tries++) {
@@ -271,7 +271,7 @@ static void no_parts(const char *cache_dir)
 /* The right hash: cached as sha256/<hex>; then served from the cache with no server. */
 static void test_right_hash_then_cached(void **state)
 {
-	char url[FETCH_URL_MAX], path[PATH_MAX], want[PATH_MAX], hex[SHA256_HEX];
+	char url[FETCH_URL_MAX], path[PATH_MAX], want[PATH_MAX], hex[HASH_SHA256_HEX];
 	struct stat st1, st2;
 
 	(void)state;
@@ -280,7 +280,7 @@ static void test_right_hash_then_cached(void **state)
 	if (fetch_url(url, sha_blob, cache, path, err) < 0)
 		fail_msg("fetch failed: %s", err);
 	assert_string_equal(path, want);
-	assert_int_equal(sha256_file(path, hex, err), 0);
+	assert_int_equal(hash_sha256_file(path, hex, err), 0);
 	assert_string_equal(hex, sha_blob);
 	assert_int_equal(stat(path, &st1), 0);
 	assert_int_equal(st1.st_size, 300 << 10);
@@ -309,7 +309,7 @@ static void test_right_hash_then_cached(void **state)
 	assert_int_equal(server_start(), 0);
 	if (fetch_url(url, sha_blob, cache, path, err) < 0)
 		fail_msg("refetch failed: %s", err);
-	assert_int_equal(sha256_file(want, hex, err), 0);
+	assert_int_equal(hash_sha256_file(want, hex, err), 0);
 	assert_string_equal(hex, sha_blob);
 	no_parts(cache);
 }

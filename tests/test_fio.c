@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,14 +13,19 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "err.h"
-#include "fioargs.h"
-#include "fiocheck.h"
-#include "fiostat.h"
+#include "base/err.h"
+#include "base/proc.h"
+#include "common/fioargs.h"
+#include "guest/fiostat.h"
+#include "spec/fiocheck.h"
+#include "spec/preset.h"
+#include "testlib.h"
 
 #define FIO_BIN    "images/out/x86_64/fio"
 #define DATA_PLAIN "tests/data/fio-status-json+.txt"
 #define DATA_RAMP  "tests/data/fio-status-ramp-json+.txt"
+#define PRESETS    "workloads/presets"
+#define EXAMPLES   "workloads/examples"
 
 static const char *const line_004 =
 	"--name=fg --numjobs=16 --nrfiles=1 --filename_format=realdk.$jobnum.img "
@@ -510,6 +516,107 @@ static void test_check_accepts(void **state)
 	assert_int_equal(split_check("--name=x --direct=1 --filename=a:b/c --opendir=d", err), 0);
 	assert_int_equal(split_check("--name=vec --ioengine=mmap --fadvise_hint=0 "
 				     "--write_barrier=0 --latency_target=1ms", err), 0);
+	/* aliases, flags with and without a value, fio's list syntaxes */
+	assert_int_equal(split_check("--name=a --readwrite=randrw --blocksize=4k --rwmixread=70 "
+				     "--time_based=1 --group_reporting --norandommap "
+				     "--bssplit=4k/50:64k/50 --random_distribution=zoned:60/10:30/90 "
+				     "--percentile_list=50:99:99.9 --rate_iops=1000,500 "
+				     "--filename_format=f.$jobnum.$filenum --mem=mmap "
+				     "--ioengine=io_uring --hipri --fixedbufs --iodepth=16", err), 0);
+}
+
+/* Issue 12: options that read, run or load something, and names fio would
+ * resolve as abbreviations; each passed the old deny-list. */
+static void test_check_refuses_allowlist(void **state)
+{
+	static const struct {
+		const char *args, *want;
+	} bad[] = {
+		{ "--name=x --ioengine=exec --program=/bin/sh", "'exec' is not one of" },
+		{ "--name=x --read_iolog=/etc/passwd", "'--read_iolog' is not allowed" },
+		{ "--name=x --replay_redirect=/dev/sda", "'--replay_redirect' is not allowed" },
+		{ "--name=x --merge_blktrace_file=/x", "'--merge_blktrace_file' is not allowed" },
+		{ "--inflate-log=/etc/passwd", "'--inflate-log' is not allowed" },
+		{ "--crctest", "'--crctest' is not allowed: only fio's job, I/O" },
+		{ "--name=x --program=/bin/sh", "'--program' is not allowed" },
+		{ "--section=x", "'--section' is not allowed" },
+		{ "--name=x --verify_state_load=1", "'--verify_state_load' is not allowed" },
+		{ "--name=x --verify_dump=1", "'--verify_dump' is not allowed" },
+		{ "--name=x --uid=0", "'--uid' is not allowed" },
+		{ "--name=x --ioscheduler=none", "'--ioscheduler' is not allowed" },
+		/* a file read at parse time ('...' is a file in fio's patterns) */
+		{ "--name=x --buffer_pattern='/etc/shadow'", "may hold only letters" },
+		{ "--name=x --verify_pattern='/etc/shadow'", "may hold only letters" },
+		{ "--name=x --mem=mmap:/etc/passwd", "'mmap:/etc/passwd' is not one of" },
+		{ "--name=x --iomem=mmaphuge:/x", "is not one of" },
+		{ "--name=x --ioengine=cpuio", "'cpuio' is not one of" },
+		{ "--name=x --ioengine=net", "'net' is not one of" },
+		{ "--name=x --ioengine=sg", "'sg' is not one of" },
+		/* '$': fio's job-file keywords run bc, ${VAR} reads the environment */
+		{ "--name=x --filename_format=$ncpus", "'$' only in $jobname" },
+		{ "--name=x --size=$mb_memory/2", "may hold only letters" },
+		{ "--name=x --description=${HOME}", "'$' is not allowed" },
+		/* only full names prove the option: fio would take these as abbreviations */
+		{ "--name=x --filen=/etc/passwd", "'--filen' is not allowed" },
+		{ "--name=x --ioeng=sync", "'--ioeng' is not allowed" },
+		{ "--name=x --direc=1", "'--direc' is not allowed" },
+		{ "--nam=x", "'--nam' is not allowed" },
+		/* a value-taking option without '=' would take the next argument */
+		{ "--name=x --direct --rw=read", "'--direct': '=VALUE' expected" },
+		{ "--name --rw=read", "'--name': '=VALUE' expected" },
+		{ "--name=x --time_based=yes", "'--time_based': no value or a number" },
+		{ "--name=x --lockfile=exclusive:/x", "is not one of" },
+		{ "--name=x --verify_state_save=1", "'1' is not one of: 0" },
+	};
+	char err[256];
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		err[0] = '\0';
+		if (split_check(bad[i].args, err) != -1)
+			fail_msg("accepted '%s'", bad[i].args);
+		if (!strstr(err, bad[i].want) || strchr(err, '\n'))
+			fail_msg("'%s': '%s' lacks '%s'", bad[i].args, err, bad[i].want);
+	}
+	assert_int_equal(split_check("--crctest", err), -1);
+	assert_string_equal(err, "option '--crctest' is not allowed: only fio's job, I/O, file, "
+			    "size, engine, timing and reporting options, by their full names "
+			    "(see README)");
+}
+
+/* Issue 12: a job file may include nothing, in any of fio's spellings. */
+static void test_jobfile_refuses_allowlist(void **state)
+{
+	static const char *const bad[] = {
+		"[g]\ninclude=/etc/shadow\n",
+		"[g]\ninclude:/x\n",
+		"[g]\nincludex/x\n",
+		"[g]\n  include\t/etc/shadow ; a comment\n",
+		"[g]\nread_iolog=/etc/passwd\n",
+		"[g]\nioengine=exec\nprogram=/bin/sh\n",
+		"[g]\nbuffer_pattern='/etc/shadow'\n",
+		"[g]\nsize=$mb_memory/2\n",
+		"[g]\nfilename=${HOME}/x\n",
+		"[g]\nfilename=a #\nfilename=/etc/passwd\n",
+		"rw=read\n[g/x]\n",
+		"[g] x\n",
+		"[]\n",
+	};
+	char err[256];
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		err[0] = '\0';
+		if (fioargs_check_jobfile(bad[i], err, sizeof(err)) != -1)
+			fail_msg("accepted job file '%s'", bad[i]);
+		assert_true(!strncmp(err, "job file line ", 14) && !strchr(err, '\n'));
+	}
+	assert_int_equal(fioargs_check_jobfile("[g]\ninclude=/etc/shadow\n", err, sizeof(err)), -1);
+	assert_string_equal(err, "job file line 2: 'include' is not allowed: the job file must be "
+			    "self-contained");
+	/* fio cuts a line at ';' or '#': what follows is a comment, not a value */
+	assert_int_equal(fioargs_check_jobfile("[g]\nbs=4k ; /etc/passwd\nrw=read#x\n"
+					       "time_based\n", err, sizeof(err)), 0);
 }
 
 static void test_jobfile(void **state)
@@ -531,10 +638,249 @@ static void test_jobfile(void **state)
 	assert_int_equal(fioargs_check_jobfile("[g]\nexec_prerun=rm\n", err, sizeof(err)), -1);
 	assert_int_equal(fioargs_check_jobfile("[g]\nioengine = external:/tmp/x.so\n", err,
 					       sizeof(err)), -1);
-	assert_string_equal(err, "job file line 2: option '--ioengine': 'external:/tmp/x.so' "
-			    "would load a shared object: only fio's built-in engines");
+	assert_non_null(strstr(err, "job file line 2: option '--ioengine': 'external:/tmp/x.so' "
+			       "is not one of: sync psync"));
 	assert_int_equal(fioargs_check_jobfile("[g]\nioengine=psync\n", err, sizeof(err)), 0);
 	assert_int_equal(fioargs_check_jobfile("[g]\nrw=\x7f\n", err, sizeof(err)), -1);
+}
+
+/* Every fio stream of the cells ENTRY (a workloads[] entry) expands to passes
+ * fioargs; returns how many there were. */
+static int check_entry(json_t *entry, const char *where)
+{
+	json_t *cells = NULL, *cell, *st;
+	char err[ERR_MAX];
+	size_t i, k;
+	int n = 0;
+
+	if (preset_expand(entry, PRESETS, where, &cells, err) < 0)
+		fail_msg("%s: %s", where, err);
+	json_array_foreach(cells, i, cell) {
+		json_array_foreach(json_object_get(json_object_get(cell, "job"), "streams"), k, st) {
+			const char *args = json_string_value(json_object_get(st, "args"));
+			const char *job = json_string_value(json_object_get(st, "jobfile"));
+
+			if (strcmp(json_string_value(json_object_get(st, "kind")), "fio"))
+				continue;
+			if ((args && split_check(args, err) < 0) ||
+			    (job && fioargs_check_jobfile(job, err, sizeof(err)) < 0))
+				fail_msg("%s: stream %zu: %s", where, k, err);
+			n++;
+		}
+	}
+	json_decref(cells);
+	return n;
+}
+
+/* The presets and examples under workloads/, expanded with their own params. */
+static int check_workloads(void)
+{
+	struct dirent *d;
+	DIR *dir = opendir(PRESETS);
+	char path[512];
+	int n = 0;
+
+	assert_non_null(dir);
+	while ((d = readdir(dir))) {
+		size_t len = strlen(d->d_name);
+		json_t *entry;
+
+		if (len < 6 || strcmp(d->d_name + len - 5, ".json"))
+			continue;
+		entry = json_pack("{s:s, s:s#}", "name", "p", "preset", d->d_name, (int)(len - 5));
+		n += check_entry(entry, d->d_name);
+		json_decref(entry);
+	}
+	closedir(dir);
+	dir = opendir(EXAMPLES);
+	assert_non_null(dir);
+	while ((d = readdir(dir))) {
+		json_t *m, *entry;
+		size_t i;
+
+		if (d->d_name[0] == '.')
+			continue;
+		sfmt(path, sizeof(path), "%s/%s", EXAMPLES, d->d_name);
+		m = json_load_file(path, 0, NULL);
+		assert_non_null(m);
+		json_array_foreach(json_object_get(m, "workloads"), i, entry)
+			n += check_entry(entry, path);
+		json_decref(m);
+	}
+	closedir(dir);
+	return n;
+}
+
+/* README's fio command lines: the `--name=...` spans. */
+static int check_readme(void)
+{
+	size_t len;
+	char *text = slurp("README.md", &len), err[256];
+	int n = 0;
+
+	for (char *p = strstr(text, "`--name="); p; p = strstr(p + 1, "`--name=")) {
+		char *end = strchr(p + 1, '`');
+
+		assert_non_null(end);
+		*end = '\0';
+		if (split_check(p + 1, err) < 0)
+			fail_msg("README.md: '%s': %s", p + 1, err);
+		*end = '`';
+		n++;
+	}
+	free(text);
+	return n;
+}
+
+/* What users run today still passes the allow-list. */
+static void test_workloads_pass(void **state)
+{
+	(void)state;
+	assert_true(check_workloads() >= 4);    /* madv-random-stall's two, fio-zipf-fd, -mmap */
+	assert_true(check_readme() >= 1);
+}
+
+/* The real fio's output for one argument (its stdout and stderr). */
+static void fio_says(const char *arg, char *out, size_t outlen)
+{
+	char log[] = "/tmp/test_fio.XXXXXX", err[ERR_MAX];
+	char *argv[] = { (char *)FIO_BIN, (char *)arg, NULL };
+	int fd = mkstemp(log), status;
+	ssize_t n;
+
+	assert_true(fd >= 0);
+	if (proc_run(argv, log, 10000, &status, err) < 0)
+		fail_msg("%s", err);
+	n = pread(fd, out, outlen - 1, 0);
+	out[n > 0 ? n : 0] = '\0';
+	close(fd);
+	unlink(log);
+}
+
+/* fio's help for option O (asked for as ASKED) names O, its alias, and a flag's type. */
+static void check_help(const struct fioargs_opt *o, const char *asked, const char *help)
+{
+	const char *line = help + strspn(help, " \n");
+	char alias[96];
+
+	if (strncmp(line, o->name, strlen(o->name)) || line[strlen(o->name)] != ':')
+		fail_msg("fio does not know '%s' as '%s': %.80s", asked, o->name, help);
+	/* a flag takes no argument: fio's getopt must not take the next one as its value */
+	if (o->kind == FA_FLAG && !strstr(help, "type: empty or boolean value"))
+		fail_msg("'%s' is no flag: %s", o->name, help);
+	sfmt(alias, sizeof(alias), "alias: %s\n", o->alias ? o->alias : "");
+	if (o->alias && !strstr(help, alias))
+		fail_msg("'%s' is no alias of '%s'", o->alias, o->name);
+}
+
+/* The next space-separated word of *P into WORD; 0 at the end. */
+static int next_word(const char **p, char *word, size_t len)
+{
+	size_t n;
+
+	*p += strspn(*p, " ");
+	n = strcspn(*p, " ");
+	if (n == 0)
+		return 0;
+	assert_true(n < len);
+	memcpy(word, *p, n);
+	word[n] = '\0';
+	*p += n;
+	return 1;
+}
+
+/* LIST (fio's "name : help" lines) has a line for NAME. */
+static int lists(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *l = list; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		l += strspn(l, " \t");
+		if (!strncmp(l, name, n) && strchr(" :\n", l[n]))
+			return 1;
+	}
+	return 0;
+}
+
+static int allowed(const char *name, size_t n)
+{
+	for (size_t i = 0; i < fioargs_nopts; i++)
+		if ((strlen(fioargs_opts[i].name) == n && !strncmp(fioargs_opts[i].name, name, n)) ||
+		    (fioargs_opts[i].alias && strlen(fioargs_opts[i].alias) == n &&
+		     !strncmp(fioargs_opts[i].alias, name, n)))
+			return 1;
+	return 0;
+}
+
+/*
+ * An engine's options join fio's getopt table only once --ioengine is read;
+ * before that, getopt would take such a name as the abbreviation of the one
+ * option it begins. None may begin a name fio lists (LIST, one option per
+ * line, "--" optional) that is not allowed too.
+ */
+static void check_prefixes(const char *list)
+{
+	for (const char *l = list; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		size_t n;
+
+		l += strspn(l, " \t");
+		l += strncmp(l, "--", 2) ? 0 : 2;
+		n = strcspn(l, " \t:=[\n");
+		for (size_t i = 0; n && i < fioargs_nopts; i++) {
+			const char *e = fioargs_opts[i].name;
+
+			if (fioargs_opts[i].engines && strlen(e) < n && !strncmp(l, e, strlen(e)) &&
+			    !allowed(l, n))
+				fail_msg("engine option '%s' abbreviates '%.*s'", e, (int)n, l);
+		}
+	}
+}
+
+/* Every allow-listed name, alias, engine option and engine is the real fio's. */
+static void test_allowlist_is_fio(void **state)
+{
+	static char all[65536], eng[4096], out[8192];
+	char arg[128], word[64];
+	const struct fioargs_opt *o;
+	const char *p;
+
+	(void)state;
+	if (access(FIO_BIN, X_OK) != 0)
+		skip();
+	fio_says("--cmdhelp=all", all, sizeof(all));
+	check_prefixes(all);
+	fio_says("--help", out, sizeof(out));
+	check_prefixes(out);
+	for (size_t i = 0; i < fioargs_nopts; i++) {
+		o = &fioargs_opts[i];
+		for (p = o->engines ? o->engines : ""; next_word(&p, word, sizeof(word));) {
+			sfmt(arg, sizeof(arg), "--enghelp=%s", word);
+			fio_says(arg, eng, sizeof(eng));
+			if (!lists(eng, o->name))
+				fail_msg("fio's engine %s has no option '%s'", word, o->name);
+			check_prefixes(eng);
+		}
+		/* the type and alias where they matter, and names "all" leaves out
+		 * (options two levels below another), one option at a time */
+		if (o->kind == FA_FLAG || o->alias || (!o->engines && !lists(all, o->name))) {
+			if (o->engines)
+				sfmt(arg, sizeof(arg), "--enghelp=%.*s,%s",
+				     (int)strcspn(o->engines, " "), o->engines, o->name);
+			else
+				sfmt(arg, sizeof(arg), "--cmdhelp=%s", o->alias ? o->alias : o->name);
+			fio_says(arg, out, sizeof(out));
+			check_help(o, o->alias ? o->alias : o->name, out);
+		}
+	}
+	o = &fioargs_opts[0];
+	while (strcmp(o->name, "ioengine"))
+		o++;
+	fio_says("--enghelp", eng, sizeof(eng));
+	for (p = o->choices; next_word(&p, word, sizeof(word));) {
+		/* libaio is fio's own engine, but this static build has no libaio */
+		if (!lists(eng, word) && strcmp(word, "libaio"))
+			fail_msg("fio has no engine '%s'", word);
+	}
 }
 
 static void test_build(void **state)
@@ -568,14 +914,21 @@ static void test_fiocheck(void **state)
 	if (access(FIO_BIN, X_OK) != 0)
 		skip();
 	assert_int_equal(fiocheck_args(FIO_BIN, "--name=x --bogus=1", NULL, "vec", err), -1);
-	assert_string_equal(err, "stream 'vec': fio: unrecognized option '--bogus=1'");
+	assert_non_null(strstr(err, "stream 'vec': option '--bogus' is not allowed: only"));
+	/* an engine's option before its engine: fio's getopt, as "fio" (sandboxed) */
+	assert_int_equal(fiocheck_args(FIO_BIN, "--name=x --hipri --ioengine=io_uring", NULL,
+				       "vec", err), -1);
+	assert_string_equal(err, "stream 'vec': fio: unrecognized option '--hipri'; "
+			    "Did you mean prio?");
 	assert_int_equal(fiocheck_args(FIO_BIN, line_004, NULL, "fg", err), 0);
 	assert_int_equal(fiocheck_args(FIO_BIN, "--name=x --rw=bogus", NULL, "s", err), -1);
 	assert_non_null(strstr(err, "stream 's': fio: failed parsing rw=bogus; valid values: read"));
 	assert_int_equal(fiocheck_args(FIO_BIN, "--name=x --output=o", NULL, "s", err), -1);
 	assert_string_equal(err, "stream 's': option '--output' is not allowed: the harness sets it");
-	assert_int_equal(fiocheck_args(FIO_BIN, "", "[g]\nrw=randread\nbogus=1\n", "j", err), -1);
-	assert_string_equal(err, "stream 'j': Bad option <bogus=1>; Did you mean bs?");
+	assert_int_equal(fiocheck_args(FIO_BIN, "", "[g]\nrw=randread\nrwmixread=200\n", "j",
+				       err), -1);
+	assert_string_equal(err, "stream 'j': rwmixread: max value out of range: 200 (100 max); "
+			    "fio: failed parsing rwmixread=200");
 	assert_int_equal(fiocheck_args(FIO_BIN, "--size=1G", "[g]\nrw=randread\n"
 				       "filename=not/on/this/host\n", "j", err), 0);
 	assert_int_equal(fiocheck_args(FIO_BIN, "", NULL, "e", err), -1);
@@ -598,6 +951,10 @@ int main(void)
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_check_refuses),
 		cmocka_unit_test(test_check_accepts),
+		cmocka_unit_test(test_check_refuses_allowlist),
+		cmocka_unit_test(test_jobfile_refuses_allowlist),
+		cmocka_unit_test(test_workloads_pass),
+		cmocka_unit_test(test_allowlist_is_fio),
 		cmocka_unit_test(test_jobfile),
 		cmocka_unit_test(test_build),
 		cmocka_unit_test(test_fiocheck),

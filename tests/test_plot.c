@@ -15,13 +15,14 @@
 
 #include <cmocka.h>
 
-#include "conf.h"
-#include "err.h"
-#include "escape.h"
-#include "html.h"
-#include "metric.h"
-#include "plot.h"
-#include "store.h"
+#include "spec/conf.h"
+#include "base/err.h"
+#include "base/textline.h"
+#include "output/escape.h"
+#include "output/html.h"
+#include "analysis/metric.h"
+#include "output/plot.h"
+#include "store/store.h"
 #include "testlib.h"
 
 #define HOSTILE_CELL   "<b>\"x'&y</b>"

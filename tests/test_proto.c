@@ -1,6 +1,6 @@
-/* test_proto.c -- unit tests for guest/proto.c (the v2 channel protocol and
+/* test_proto.c -- unit tests for common/proto.c (the v2 channel protocol and
  * the job's option tables, both sides share them) and channel_take_line()
- * from harness/channel.c: every message round-trips through proto_format /
+ * from harness/vm/channel.c: every message round-trips through proto_format /
  * proto_parse field for field, the strict parser refuses every malformed,
  * oversized or out-of-range line, and a job's files and streams are checked
  * against their tables and the kind-specific rules. */
@@ -16,8 +16,8 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "channel.h"
-#include "proto.h"
+#include "vm/channel.h"
+#include "common/proto.h"
 #include "testlib.h"
 
 static char err[PROTO_ERR_MAX];

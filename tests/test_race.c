@@ -17,13 +17,13 @@
 
 #include <cmocka.h>
 
-#include "conf.h"
-#include "err.h"
-#include "image.h"
-#include "spec.h"
-#include "store.h"
+#include "base/err.h"
+#include "spec/conf.h"
+#include "spec/spec.h"
+#include "store/store.h"
 #include "testlib.h"
-#include "vm.h"
+#include "vm/image.h"
+#include "vm/vm.h"
 
 #define THREADS 4
 #define ROUNDS  3
@@ -99,7 +99,8 @@ static void *load_main(void *p)
 	return NULL;
 }
 
-/* spec_load_text, as POST /matrices and every slot starting a run call it. */
+/* spec_load_text (parse, then resolve), as API connections parse submits, the
+ * resolver resolves them and every slot loads its run's matrix, at once. */
 static void test_spec_threads(void **state)
 {
 	struct load_arg a[THREADS];

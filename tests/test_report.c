@@ -20,14 +20,15 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "compare.h"
-#include "conf.h"
-#include "err.h"
-#include "metric.h"
-#include "report.h"
-#include "spec.h"
-#include "store.h"
-#include "table.h"
+#include "cli/commands.h"
+#include "analysis/compare.h"
+#include "spec/conf.h"
+#include "base/err.h"
+#include "analysis/metric.h"
+#include "output/report.h"
+#include "spec/spec.h"
+#include "store/store.h"
+#include "output/table.h"
 #include "testlib.h"
 
 #define GOLDEN "tests/golden/"
@@ -567,15 +568,15 @@ static void test_command(void **state)
 	(void)state;
 	stdout = fopen("/dev/null", "w");
 	assert_non_null(stdout);
-	assert_int_equal(table_main(&conf, 4, bad_format, 0), 1);
-	assert_int_equal(table_main(&conf, 4, bad_metric, 0), 1);
-	assert_int_equal(table_main(&conf, 4, bad_base, 0), 1);
-	assert_int_equal(table_main(&conf, 4, bad_floor, 0), 1);
-	assert_int_equal(table_main(&conf, 2, no_matrix, 0), 1);
-	assert_int_equal(table_main(&conf, 4, unknown, 0), 1);
-	assert_int_equal(table_main(&conf, 6, ok, 0), 0);
-	assert_int_equal(table_main(&conf, 2, plain, 0), 0);
-	assert_int_equal(table_main(&conf, 2, plain, 1), 0);
+	assert_int_equal(cmd_table(&conf, 4, bad_format, 0), 1);
+	assert_int_equal(cmd_table(&conf, 4, bad_metric, 0), 1);
+	assert_int_equal(cmd_table(&conf, 4, bad_base, 0), 1);
+	assert_int_equal(cmd_table(&conf, 4, bad_floor, 0), 1);
+	assert_int_equal(cmd_table(&conf, 2, no_matrix, 0), 1);
+	assert_int_equal(cmd_table(&conf, 4, unknown, 0), 1);
+	assert_int_equal(cmd_table(&conf, 6, ok, 0), 0);
+	assert_int_equal(cmd_table(&conf, 2, plain, 0), 0);
+	assert_int_equal(cmd_table(&conf, 2, plain, 1), 0);
 	fclose(stdout);
 	stdout = saved;
 }

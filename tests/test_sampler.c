@@ -14,8 +14,8 @@
 
 #include <cmocka.h>
 
-#include "proto.h"
-#include "sampler.h"
+#include "common/proto.h"
+#include "guest/sampler.h"
 
 static char err[256];
 

@@ -1,6 +1,6 @@
-/* test_spec.c -- unit tests for harness/spec.c (matrix files: arms and
- * workload entries of files and streams), harness/preset.c (presets, params,
- * array expansion, scale and time_scale) and harness/conf.c (harness.conf),
+/* test_spec.c -- unit tests for harness/spec/spec.c (matrix files: arms and
+ * workload entries of files and streams), harness/spec/preset.c (presets, params,
+ * array expansion, scale and time_scale) and harness/spec/conf.c (harness.conf),
  * against files written into a mkdtemp() directory with a fake images tree:
  * a 4 KiB file with an x86 bzImage header stands in for
  * IMAGES/x86_64/kernel/6.12/vmlinuz, and presets live in DIR/presets. */
@@ -20,15 +20,15 @@
 
 #include <cmocka.h>
 
-#include "conf.h"
-#include "err.h"
-#include "image.h"
-#include "preset.h"
-#include "proc.h"
-#include "sha256.h"
-#include "spec.h"
-#include "store.h"
+#include "spec/conf.h"
+#include "base/err.h"
+#include "base/proc.h"
+#include "spec/preset.h"
+#include "base/hash.h"
+#include "spec/spec.h"
+#include "store/store.h"
 #include "testlib.h"
+#include "vm/image.h"
 
 #define RELEASE "6.12.99-test"
 #define REAL_FIO "images/out/x86_64/fio"   /* from `make images`, run from the repo root */
@@ -143,17 +143,6 @@ static void done(struct matrix *m)
 	free(m);
 }
 
-static void fnv1a_hex(const char *s, char out[17])
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ULL;
-	}
-	snprintf(out, 17, "%016llx", (unsigned long long)h);
-}
-
 /* A valid two-arm matrix; ARMS and WL splice in variations. */
 #define MATRIX(arms, wl)                                                   \
 	"{\n"                                                              \
@@ -260,7 +249,7 @@ static void test_valid(void **state)
 		assert_non_null(c);
 		json_object_del(c, "reps");
 		norep = json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS);
-		fnv1a_hex(norep, hash);
+		hash_fnv1a_hex(norep, hash);
 		free(norep);
 		json_decref(c);
 	}
@@ -478,7 +467,7 @@ static void refuse_arm(const char *arm, ...)
 
 static void test_kernel_confined(void **state)
 {
-	char out[PATH_MAX], arm[PATH_MAX * 2], path[PATH_MAX], sha[SHA256_HEX];
+	char out[PATH_MAX], arm[PATH_MAX * 2], path[PATH_MAX], sha[HASH_SHA256_HEX];
 	const char *outside = "is outside the directories kernels may come from";
 
 	(void)state;
@@ -526,7 +515,7 @@ static void test_kernel_confined(void **state)
 		   outside, NULL);
 	/* a file:// URL is a path by another name */
 	sfmt(path, sizeof(path), "%s/k/bzImage", dir);
-	assert_int_equal(sha256_file(path, sha, err), 0);
+	assert_int_equal(hash_sha256_file(path, sha, err), 0);
 	refuse_arm("'url':'file:///etc/passwd','sha256':'" ZERO64 "'",
 		   "arms[0].url: /etc/passwd ", outside, NULL);
 	refuse_arm("'url':'file://localhost/etc/passwd','sha256':'" ZERO64 "'",
@@ -604,8 +593,9 @@ static void test_missing_file(void **state)
 
 /*
  * A FIFO (or a directory) as the matrix, harness.conf, a preset, a kernel or
- * a modules cpio: refused at once, before any read. Before, the open blocked until a writer came, and a
- * writer could feed it without end; alarm() fails the test rather than hang it.
+ * a modules cpio: refused at once, before any read. Before, the open blocked
+ * until a writer came, and a writer could feed it without end; alarm() fails
+ * the test rather than hang it.
  */
 static void test_not_regular(void **state)
 {
@@ -857,7 +847,7 @@ static void test_arm_fields(void **state)
 	/*
 	 * A workload name of CELL_NAME_MAX (64) or more characters is not tested:
 	 * add_cell() copies it into the 64-byte cell name first and checks the
-	 * truncated copy, so it is accepted cut to 63 (harness/spec.c).
+	 * truncated copy, so it is accepted cut to 63 (harness/spec/spec.c).
 	 */
 	refuse("{\"name\":\"t 1\",\"reps\":1,\"arms\":[" ARMS "],\"workloads\":[" WL "]}",
 	       "matrix.name", NULL);
@@ -1297,7 +1287,7 @@ static void test_preset_refusals(void **state)
 	 * A param value that is not a number, a string or an array of 1..16 of
 	 * them ({}, [], [[1]], null, 17 values) is not tested: collect_params()
 	 * frees the params object before formatting the message with one of its
-	 * keys (harness/preset.c, heap-use-after-free under ASan).
+	 * keys (harness/spec/preset.c, heap-use-after-free under ASan).
 	 */
 	/* a value substituted where the job cannot take it */
 	refuse(jq(ONE_ARM("{'name':'z','preset':'zipf','params':{'theta':[0.8,9]}}")),
@@ -1439,13 +1429,15 @@ static void test_fio_stream(void **state)
 	assert_string_equal(st->name, "s1");
 	done(m);
 	/* fio's own words */
-	refuse(jq(FIO_WL("--name=x --bogus=1")),
-	       "workloads[0].streams[1]: stream 's1': fio: unrecognized option '--bogus=1'", NULL);
+	refuse(jq(FIO_WL("--name=x --hipri --ioengine=io_uring")),
+	       "workloads[0].streams[1]: stream 's1': fio: unrecognized option '--hipri'", NULL);
 	refuse(jq(FIO_WL("--name=x --rw=bogus")), "workloads[0].streams[1]",
 	       "failed parsing rw=bogus", NULL);
-	/* the harness's rules come first */
+	/* the harness's rules (an allow-list) come first */
 	refuse(jq(FIO_WL("--name=x --directory=/etc")), "workloads[0].streams[1]: stream 's1'",
 	       "directory", NULL);
+	refuse(jq(FIO_WL("--name=x --bogus=1")), "workloads[0].streams[1]: stream 's1': "
+	       "option '--bogus' is not allowed", NULL);
 	/* a preset's fio args with ${file_mib} as text, scaled */
 	write_preset("fio", "{'params':{'file_mib':64,'rw':'randread'},'memcg_mib':32,"
 		     "'files':[{'name':'d','mib':8}],'streams':[{'kind':'fio','name':'f',"
@@ -1465,6 +1457,135 @@ static void test_fio_stream(void **state)
 	refuse(jq(ONE_ARM("{'name':'q','preset':'fio','params':{'rw':['read','bogus']}}")),
 	       "workloads[0].streams[0]: stream 'f'", "rw=bogus", NULL);
 	link_fio(0);
+}
+
+/* ---- parsing apart from resolving ---- */
+
+/* What spec_resolve told its progress callback, one line after the other. */
+struct heard {
+	char lines[1024];
+	unsigned n;
+};
+
+static void hear(void *arg, const char *line)
+{
+	struct heard *h = arg;
+	size_t len = strlen(h->lines);
+
+	assert_null(strchr(line, '\n'));
+	sfmt(h->lines + len, sizeof(h->lines) - len, "%s\n", line);
+	h->n++;
+}
+
+/*
+ * text (written with ') must parse, with nothing resolved, then fail
+ * spec_resolve with "PATH: " and every given fragment; what progress heard
+ * is in *h.
+ */
+static void parse_then_unresolved(struct heard *h, const char *text, ...)
+{
+	struct matrix *m = new_matrix();
+	size_t plen = strlen(mpath);
+	va_list ap;
+
+	memset(h, 0, sizeof(*h));
+	if (spec_parse(m, jq(text), mpath, dir, &conf, err) < 0)
+		fail_msg("not parsed: %s\n  %s", err, text);
+	assert_int_equal(m->unresolved, 1);
+	assert_string_equal(m->arms[0].files[0].kernel, "");
+	assert_string_equal(m->arms[0].files[0].release, "");
+	assert_int_equal(spec_resolve(m, &conf, hear, h, err), -1);
+	assert_int_equal(m->unresolved, 1);
+	done(m);
+	if (strncmp(err, mpath, plen) || err[plen] != ':')
+		fail_msg("error '%s' does not start with the file name", err);
+	assert_null(strchr(err, '\n'));
+	va_start(ap, text);
+	assert_err_has(err, ap);
+	va_end(ap);
+}
+
+static void test_parse_apart(void **state)
+{
+	char cache[PATH_MAX], text[PATH_MAX * 2];
+	struct matrix *m = new_matrix(), *again = new_matrix();
+	struct heard h;
+
+	(void)state;
+	/* arms[0] resolves, arms[1] as given: errors name it */
+#define TWO(arm) "{'name':'p','reps':1,'arms':[{'name':'a','kernel':'6.12'},{'name':'b'," \
+		 arm "}],'workloads':[{'name':'w'," FSQ "}]}"
+	/* a kernel path that does not exist, an alias never built */
+	parse_then_unresolved(&h, TWO("'kernel':'k/nope'"), "arms[1].kernel", "k/nope",
+			      "not found", NULL);
+	parse_then_unresolved(&h, TWO("'kernel':'6.13'"), "arms[1].kernel",
+			      "'6.13' is not built", NULL);
+	parse_then_unresolved(&h, TWO("'kernel':'6.12','modules':'k/none.cpio'"),
+			      "arms[1].modules", "not found", NULL);
+	assert_int_equal(h.n, 0);   /* paths are looked up quietly */
+	/* a URL nothing answers at and a package: parsing fetches and builds nothing */
+	sfmt(cache, sizeof(cache), "%s/" IMAGE_KERNEL_CACHE, conf.results);
+	if (spec_parse(m, jq("{'name':'p','reps':1,'arms':[{'name':'a','package':'linux-image-x'},"
+			     "{'name':'b','url':'http://127.0.0.1:1/bzImage','sha256':'" ZERO64 "'}],"
+			     "'workloads':[{'name':'w'," FSQ "}]}"), mpath, dir, &conf, err) < 0)
+		fail_msg("not parsed: %s", err);
+	assert_int_equal(access(cache, F_OK), -1);
+	spec_release(m);
+	parse_then_unresolved(&h, TWO("'url':'http://127.0.0.1:1/bzImage','sha256':'" ZERO64 "'"),
+			      "arms[1].url: ", "http://127.0.0.1:1/bzImage", NULL);
+	assert_int_equal(h.n, 1);
+	assert_non_null(strstr(h.lines, "arms[1].url: fetching http://127.0.0.1:1/bzImage"));
+	/* a file:// URL to a file that is not there */
+	sfmt(text, sizeof(text), TWO("'url':'file://%s/k/absent','sha256':'" ZERO64 "'"), dir);
+	parse_then_unresolved(&h, text, "arms[1].url: ", "not found", NULL);
+	/* a package, with no images/build.sh to build it */
+	parse_then_unresolved(&h, TWO("'package':'linux-image-test'"), "arms[1].package: ",
+			      "needs images/build.sh", NULL);
+	assert_non_null(strstr(h.lines, "arms[1].package: linux-image-test: built once"));
+	/* fio streams are checked by fio, which the fake images tree lacks */
+	parse_then_unresolved(&h, ONE_ARM("{'name':'w'," FSQ "},{'name':'f','files':[{'name':'d',"
+					  "'mib':8}],'streams':[{'kind':'fio','args':'--name=x'}]}"),
+			      "workloads[1].streams[0]: fio is not built", NULL);
+	/* the data disk against the free space where results live: 2 x 16 TiB */
+	parse_then_unresolved(&h, ONE_ARM("{'name':'w','files':[{'name':'a','mib':16777216},"
+					  "{'name':'b','mib':16777216}],"
+					  "'streams':[{'kind':'random','file':'a'}]}"),
+			      "workloads[0].files: their data disk needs", NULL);
+
+	/* a matrix that resolves: the same identity either way */
+	if (spec_parse(m, jq(TWO("'kernel':'k/bzImage'")), mpath, dir, &conf, err) < 0)
+		fail_msg("not parsed: %s", err);
+	if (spec_resolve(m, &conf, hear, &h, err) < 0)
+		fail_msg("not resolved: %s", err);
+	assert_int_equal(m->unresolved, 0);
+	assert_string_equal(m->arms[1].files[0].release, RELEASE);
+	assert_non_null(strstr(m->arms[1].files[0].kernel, "/k/bzImage"));
+	if (load_at(again, mpath, jq(TWO("'kernel':'k/bzImage'"))) < 0)
+		fail_msg("not loaded: %s", err);
+	assert_string_equal(again->hash, m->hash);
+	assert_string_equal(again->canonical, m->canonical);
+	done(again);
+	done(m);
+#undef TWO
+}
+
+/* A results directory of its own (earlier tests downloaded into the other), put back after. */
+static char saved_results[PATH_MAX];
+
+static int apart_setup(void **state)
+{
+	(void)state;
+	memcpy(saved_results, conf.results, sizeof(saved_results));
+	sfmt(conf.results, sizeof(conf.results), "%s/apart", dir);
+	mkdirs("%s", conf.results);
+	return 0;
+}
+
+static int apart_teardown(void **state)
+{
+	(void)state;
+	memcpy(conf.results, saved_results, sizeof(saved_results));
+	return 0;
 }
 
 /* ---- conf_load ---- */
@@ -1593,6 +1714,29 @@ static void conf_refuse_line(const char *path, const char *text, int lineno, con
 		fail_msg("err '%s' does not start with '%s'", err, line);
 	if (!strstr(out, line))
 		fail_msg("stderr '%s' lacks '%s'", out, line);
+}
+
+/* api_token: at least CONF_TOKEN_MIN characters once set; empty leaves TCP off. */
+static void test_conf_token(void **state)
+{
+	char path[PATH_MAX], line[256], tok[CONF_TOKEN_MIN + 1], out[4096];
+	struct conf c;
+
+	(void)state;
+	sfmt(path, sizeof(path), "%s/token.conf", dir);
+	conf_refuse_line(path, "api_token = x\n", 1,
+			 "'api_token': expected at least 32 characters, got 1");
+	memset(tok, 'k', CONF_TOKEN_MIN - 1);
+	tok[CONF_TOKEN_MIN - 1] = '\0';
+	sfmt(line, sizeof(line), "api_token = %s\n", tok);
+	conf_refuse_line(path, line, 1, "'api_token': expected at least 32 characters, got 31");
+	tok[CONF_TOKEN_MIN - 1] = 'k';
+	tok[CONF_TOKEN_MIN] = '\0';
+	sfmt(line, sizeof(line), "api_token = %s\n", tok);
+	assert_int_equal(conf_run(&c, path, line, out, sizeof(out)), 0);
+	assert_string_equal(c.api_token, tok);
+	assert_int_equal(conf_run(&c, path, "api_token =\n", out, sizeof(out)), 0);
+	assert_string_equal(c.api_token, "");
 }
 
 /* path has mode (permission bits, setgid) and group gid. */
@@ -1744,11 +1888,13 @@ int main(void)
 		cmocka_unit_test_setup(test_preset_max_cells, presets_setup),
 		cmocka_unit_test_setup(test_preset_expand_direct, presets_setup),
 		cmocka_unit_test(test_fio_stream),
+		cmocka_unit_test_setup_teardown(test_parse_apart, apart_setup, apart_teardown),
 		cmocka_unit_test(test_conf_good),
 		cmocka_unit_test(test_conf_defaults),
 		cmocka_unit_test(test_conf_daemon),
 		cmocka_unit_test(test_conf_bad),
 		cmocka_unit_test(test_results_private),
+		cmocka_unit_test(test_conf_token),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

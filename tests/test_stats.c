@@ -1,4 +1,4 @@
-/* test_stats.c -- harness/stats.c against reference values computed
+/* test_stats.c -- harness/analysis/stats.c against reference values computed
  * independently in plain Python (tests/data/gen_stats.py, frozen in
  * tests/data/stats_reference.json), and compare_verdict() on synthetic ABBA
  * blocks: A/A noise is rarely DIFFERENT, a planted effect is. Run from the
@@ -15,9 +15,9 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "compare.h"
-#include "err.h"
-#include "stats.h"
+#include "analysis/compare.h"
+#include "base/err.h"
+#include "analysis/stats.h"
 
 #define REFERENCE "tests/data/stats_reference.json"
 

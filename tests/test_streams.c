@@ -17,9 +17,9 @@
 
 #include <cmocka.h>
 
-#include "proto.h"
-#include "stream.h"
-#include "zipf.h"
+#include "common/proto.h"
+#include "guest/stream.h"
+#include "guest/zipf.h"
 
 #define FILE_MIB   32
 #define FILE_BYTES ((uint64_t)FILE_MIB << 20)

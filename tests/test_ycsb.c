@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "proto.h"
-#include "ycsb.h"
+#include "common/proto.h"
+#include "guest/ycsb.h"
 
 #define DRAWS 1000000
 

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "zipf.h"
+#include "guest/zipf.h"
 
 #define DRAWS 1000000
 

@@ -17,12 +17,12 @@
 
 #include <cmocka.h>
 
-#include "abba.h"
-#include "api.h"
-#include "conf.h"
-#include "err.h"
-#include "spec.h"
-#include "store.h"
+#include "spec/abba.h"
+#include "daemon/api.h"
+#include "spec/conf.h"
+#include "base/err.h"
+#include "spec/spec.h"
+#include "store/store.h"
 
 void sfmt(char *buf, size_t len, const char *fmt, ...)
 {

@@ -1,0 +1,997 @@
+/* proto.c -- encode and strictly decode channel messages and job options.
+ * Each message type and each job object is a table; one parser serves all. */
+#include "common/proto.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const proto_kind_names[] = { "random", "scan", "fio", "ycsb", "reclaim", NULL };
+const char *const proto_event_names[] = {
+#define X(e, s) s,
+	PROTO_EVENT_KINDS(X)
+#undef X
+	NULL
+};
+
+const char *const proto_op_names[] = {
+#define X(e, s) s,
+	PROTO_OP_NAMES(X)
+#undef X
+	NULL
+};
+
+static const char *const access_names[]  = { "pread", "read", "mmap", NULL };
+static const char *const dist_names[]    = { "uniform", "zipf", NULL };
+static const char *const advice_names[]  = { "normal", "random", "sequential", NULL };
+static const char *const mode_names[]    = { "normal", "dontcache", "dontneed", "fadv_random", NULL };
+static const char *const content_names[] = { "random", "zero", NULL };
+static const char *const ydist_names[]   = { "uniform", "zipfian", "latest", NULL };
+static const char *const yscan_names[]   = { "uniform", "zipfian", NULL };
+static const char *const yorder_names[]  = { "hashed", "ordered", NULL };
+static const char *const bool_names[]    = { "false", "true", NULL };
+static const char *const cgroup_names[]  = { "root", "parent", NULL };
+static const char *const fallback_names[] = { "refuse", "omit", NULL };
+
+#define JOFF(m) offsetof(struct proto_job, m)
+#define FOFF(m) offsetof(struct proto_file, m)
+#define DOFF(m) offsetof(struct proto_db, m)
+#define SOFF(m) offsetof(struct proto_stream, m)
+#define SSZ(m)  (sizeof(((struct proto_stream *)0)->m) - 1)
+
+const struct proto_opt proto_job_opts[] = {
+	{ "memcg_mib", OPT_UINT, JOFF(memcg_mib), 16, 1 << 24, NULL, "256", 0,
+	  "memory.max of the workload's cgroup, MiB (memory.swap.max is 0); below 16 MiB"
+	  " the workload process itself would not fit" },
+	{ "duration_s", OPT_UINT, JOFF(duration_s), 1, 7 * 86400, NULL, "10", 0,
+	  "length of the workload, seconds" },
+	{ "interval_ms", OPT_UINT, JOFF(interval_ms), 100, 60000, NULL, "1000", 0,
+	  "sampling interval, milliseconds" },
+	{ "ramp_s", OPT_UINT, JOFF(ramp_s), 0, 7 * 86400, NULL, "0", 0,
+	  "intervals that begin before this are stored flagged as ramp and left out of summaries" },
+	{ "disk_mib", OPT_UINT, JOFF(disk_mib), 0, 1 << 24, NULL, "0", 0,
+	  "size of the data disk, MiB; 0: what its files and databases need" },
+	{ NULL, 0, 0, 0, 0, NULL, NULL, 0, NULL },
+};
+
+const struct proto_opt proto_file_opts[] = {
+	{ "name", OPT_STR, FOFF(name), 1, PROTO_NAME_MAX - 1, NULL, NULL, 0,
+	  "file name on the data disk" },
+	{ "mib", OPT_UINT, FOFF(mib), 1, 1 << 24, NULL, NULL, 0, "size, MiB" },
+	{ "content", OPT_ENUM, FOFF(content), 0, 0, content_names, "random", 0,
+	  "random bytes (incompressible) or zeros" },
+	{ NULL, 0, 0, 0, 0, NULL, NULL, 0, NULL },
+};
+
+/* A database: YCSB's load-phase properties (fieldlengthdistribution constant). */
+const struct proto_opt proto_db_opts[] = {
+	{ "name", OPT_STR, DOFF(name), 1, PROTO_NAME_MAX - 1, NULL, "ycsb", 0,
+	  "the database's directory on the data disk" },
+	{ "recordcount", OPT_UINT, DOFF(recordcount), 10, 1e12, NULL, NULL, 0,
+	  "records loaded (YCSB recordcount)" },
+	{ "fieldcount", OPT_UINT, DOFF(fieldcount), 1, 1000, NULL, "10", 0, "fields per record" },
+	{ "fieldlength", OPT_UINT, DOFF(fieldlength), 1, 1 << 20, NULL, "100", 0,
+	  "bytes per field" },
+	{ "insertorder", OPT_ENUM, DOFF(insertorder), 0, 0, yorder_names, "hashed", 0,
+	  "hashed: keys are user + FNV hash of the key number; ordered: user + the number" },
+	{ NULL, 0, 0, 0, 0, NULL, NULL, 0, NULL },
+};
+
+const struct proto_opt proto_stream_opts[] = {
+	{ "kind", OPT_ENUM, SOFF(kind), 0, 0, proto_kind_names, NULL, K_ALL,
+	  "random reader, sequential scanner, or fio as users write it" },
+	{ "name", OPT_STR, SOFF(name), 1, SSZ(name), NULL, NULL, K_ALL, "stream name" },
+	{ "file", OPT_STR, SOFF(file), 1, SSZ(file), NULL, NULL, K_RANDOM | K_SCAN | K_RECLAIM,
+	  "the declared file it reads" },
+	{ "start_s", OPT_DOUBLE, SOFF(start_s), 0, 7 * 86400, NULL, "0", K_ALL,
+	  "start, seconds after the workload starts" },
+	{ "duration_s", OPT_DOUBLE, SOFF(duration_s), 0, 7 * 86400, NULL, "0", K_ALL,
+	  "how long it runs; 0 until the workload ends (a scan also ends after its passes)" },
+	{ "threads", OPT_UINT, SOFF(threads), 1, 256, NULL, "1", K_RANDOM, "reader threads" },
+	{ "access", OPT_ENUM, SOFF(access), 0, 0, access_names, NULL, K_RANDOM | K_SCAN,
+	  "random: pread or mmap (default pread); scan: read or mmap (default read)" },
+	{ "distribution", OPT_ENUM, SOFF(dist), 0, 0, dist_names, "uniform", K_RANDOM,
+	  "which page each read picks" },
+	{ "theta", OPT_DOUBLE, SOFF(theta), 0, 5, NULL, "0.9", K_RANDOM,
+	  "zipf exponent (distribution zipf)" },
+	{ "rate", OPT_DOUBLE, SOFF(rate), 0, 1e9, NULL, "0", K_RANDOM,
+	  "reads per second over all threads; 0: as fast as possible" },
+	{ "advice", OPT_ENUM, SOFF(advice), 0, 0, advice_names, "normal", K_RANDOM,
+	  "madvise (mmap) or posix_fadvise (pread) on the file" },
+	{ "miss_us", OPT_DOUBLE, SOFF(miss_us), 0, 1e6, NULL, "0", K_RANDOM,
+	  "a read slower than this counts as a miss; 0: calibrate" },
+	{ "miss_factor", OPT_DOUBLE, SOFF(miss_factor), 1, 1000, NULL, "4", K_RANDOM,
+	  "calibrated threshold: this many times the median cached read" },
+	{ "chunk_kib", OPT_UINT, SOFF(chunk_kib), 4, 1 << 20, NULL, "1024", K_SCAN,
+	  "read size, KiB" },
+	{ "passes", OPT_UINT, SOFF(passes), 1, 100000, NULL, "1", K_SCAN, "passes over the file" },
+	{ "gap_s", OPT_DOUBLE, SOFF(gap_s), 0, 86400, NULL, "0", K_SCAN,
+	  "pause between passes, seconds" },
+	{ "rate_mibs", OPT_DOUBLE, SOFF(rate_mibs), 0, 1e6, NULL, "0", K_SCAN,
+	  "throttle, MiB/s; 0: full speed" },
+	{ "mode", OPT_ENUM, SOFF(mode), 0, 0, mode_names, "normal", K_SCAN,
+	  "dontcache: preadv2(RWF_DONTCACHE); dontneed: POSIX_FADV_DONTNEED per chunk;"
+	  " fadv_random: POSIX_FADV_RANDOM on the file" },
+	{ "memcgs", OPT_UINT, SOFF(memcgs), 1, 65535, NULL, "1500", K_RECLAIM,
+	  "memcgs made beside the workload's, each charged with its own slice of 'file'" },
+	{ "charge_mib", OPT_UINT, SOFF(charge_mib), 1, 1 << 24, NULL, "375", K_RECLAIM,
+	  "page cache read into the memcgs before the storm, in all: split evenly, whole pages"
+	  " each (the first charge_mib of 'file')" },
+	{ "workers", OPT_UINT, SOFF(workers), 1, 256, NULL, "8", K_RECLAIM,
+	  "threads writing to memory.reclaim, each its next request when the last returns" },
+	{ "request_mib", OPT_UINT, SOFF(request_mib), 1, 1 << 24, NULL, "1024", K_RECLAIM,
+	  "the size each request asks memory.reclaim for, MiB" },
+	{ "swappiness", OPT_STR, SOFF(swappiness), 0, SSZ(swappiness), NULL, "0", K_RECLAIM,
+	  "swappiness= argument of each request (0..200, or max); \"\" sends none" },
+	{ "fallback", OPT_ENUM, SOFF(fallback), 0, 0, fallback_names, "refuse", K_RECLAIM,
+	  "a kernel without swappiness= in memory.reclaim: refuse (the run is unsupported)"
+	  " or omit the argument (and say so in an event)" },
+	{ "cgroup", OPT_ENUM, SOFF(cgroup), 0, 0, cgroup_names, "root", K_RECLAIM,
+	  "whose memory.reclaim: the root cgroup's, or the parent of the storm's memcgs" },
+	{ "db", OPT_STR, SOFF(db), 1, SSZ(db), NULL, NULL, K_YCSB,
+	  "the declared database it runs on (default: the only one)" },
+	{ "operationcount", OPT_UINT, SOFF(operationcount), 0, 1e15, NULL, "0", K_YCSB,
+	  "operations over all threads, then the stream ends; 0: run for its duration" },
+	{ "threadcount", OPT_UINT, SOFF(threadcount), 1, 256, NULL, "1", K_YCSB,
+	  "client threads" },
+	{ "target", OPT_DOUBLE, SOFF(ops_target), 0, 1e9, NULL, "0", K_YCSB,
+	  "operations per second over all threads; 0: as fast as possible" },
+	{ "readproportion", OPT_DOUBLE, SOFF(readproportion), 0, 1, NULL, "0.95", K_YCSB,
+	  "share of reads" },
+	{ "updateproportion", OPT_DOUBLE, SOFF(updateproportion), 0, 1, NULL, "0.05", K_YCSB,
+	  "share of updates" },
+	{ "insertproportion", OPT_DOUBLE, SOFF(insertproportion), 0, 1, NULL, "0", K_YCSB,
+	  "share of inserts" },
+	{ "scanproportion", OPT_DOUBLE, SOFF(scanproportion), 0, 1, NULL, "0", K_YCSB,
+	  "share of scans" },
+	{ "readmodifywriteproportion", OPT_DOUBLE, SOFF(readmodifywriteproportion), 0, 1, NULL,
+	  "0", K_YCSB, "share of read-modify-writes" },
+	{ "requestdistribution", OPT_ENUM, SOFF(requestdistribution), 0, 0, ydist_names,
+	  "uniform", K_YCSB, "which keys: uniform, zipfian (scrambled, 0.99) or latest" },
+	{ "minscanlength", OPT_UINT, SOFF(minscanlength), 1, 1e9, NULL, "1", K_YCSB,
+	  "fewest records a scan asks for" },
+	{ "maxscanlength", OPT_UINT, SOFF(maxscanlength), 1, 1e9, NULL, "1000", K_YCSB,
+	  "most records a scan asks for" },
+	{ "scanlengthdistribution", OPT_ENUM, SOFF(scanlengthdistribution), 0, 0, yscan_names,
+	  "uniform", K_YCSB, "scan lengths between min and max: uniform or zipfian" },
+	{ "readallfields", OPT_ENUM, SOFF(readallfields), 0, 0, bool_names, "true", K_YCSB,
+	  "reads return every field (else one, chosen uniformly)" },
+	{ "writeallfields", OPT_ENUM, SOFF(writeallfields), 0, 0, bool_names, "false", K_YCSB,
+	  "updates write every field (else one, chosen uniformly)" },
+	{ "leveldb_cache_mib", OPT_UINT, SOFF(cache_mib), 0, 1 << 20, NULL, "8", K_YCSB,
+	  "LevelDB's block cache, MiB (not a YCSB property): small, so the page cache holds"
+	  " the working set" },
+	{ "args", OPT_STR, SOFF(args), 0, SSZ(args), NULL, NULL, K_FIO,
+	  "fio options as on its command line (--name=x --rw=randread ...)" },
+	{ "jobfile", OPT_TEXT, SOFF(jobfile), 0, SSZ(jobfile), NULL, NULL, K_FIO,
+	  "a fio job file's text" },
+	{ NULL, 0, 0, 0, 0, NULL, NULL, 0, NULL },
+};
+
+int proto_errf(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+static const struct proto_opt *opt_find(const struct proto_opt *table, const char *name)
+{
+	const struct proto_opt *o;
+
+	for (o = table; o->name; o++)
+		if (!strcmp(o->name, name))
+			return o;
+	return NULL;
+}
+
+static int enum_index(const char *const *choices, const char *val)
+{
+	int i;
+
+	for (i = 0; choices[i]; i++)
+		if (!strcmp(choices[i], val))
+			return i;
+	return -1;
+}
+
+static void choices_text(const char *const *choices, char *buf, size_t len)
+{
+	size_t used = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; choices[i] && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "", choices[i]);
+}
+
+static int text_ok(const char *s)
+{
+	for (; *s; s++)
+		if (*s < 0x20 || *s > 0x7e)
+			return 0;
+	return 1;
+}
+
+/* Printable ASCII, and line breaks and tabs: a job file. */
+static int lines_ok(const char *s)
+{
+	for (; *s; s++)
+		if ((*s < 0x20 || *s > 0x7e) && *s != '\n' && *s != '\t')
+			return 0;
+	return 1;
+}
+
+/* Set option o of obj from text; every range and type check lives here. */
+static int opt_set_text(const struct proto_opt *o, void *obj, const char *val,
+			const char *where, char *err, size_t errlen)
+{
+	char *end, buf[128], *dst = (char *)obj + o->off;
+	double d;
+	int idx;
+
+	switch (o->type) {
+	case OPT_ENUM:
+		idx = enum_index(o->choices, val);
+		if (idx < 0) {
+			choices_text(o->choices, buf, sizeof(buf));
+			return proto_errf(err, errlen, "%s.%s: expected one of %s, got '%.64s'", where,
+				    o->name, buf, val);
+		}
+		*(unsigned *)dst = (unsigned)idx;
+		return 0;
+	case OPT_STR:
+	case OPT_TEXT:
+		if (strlen(val) < (size_t)o->min || strlen(val) > (size_t)o->max)
+			return proto_errf(err, errlen, "%s.%s: expected %g to %g characters", where,
+				    o->name, o->min, o->max);
+		if (o->type == OPT_STR ? !text_ok(val) : !lines_ok(val))
+			return proto_errf(err, errlen, "%s.%s: expected printable ASCII%s", where, o->name,
+				    o->type == OPT_TEXT ? " lines" : "");
+		memcpy(dst, val, strlen(val) + 1);
+		return 0;
+	case OPT_UINT:
+	case OPT_DOUBLE:
+		errno = 0;
+		d = strtod(val, &end);
+		if (errno || end == val || *end || !isfinite(d))
+			return proto_errf(err, errlen, "%s.%s: expected a number, got '%.64s'", where,
+				    o->name, val);
+		if (d < o->min || d > o->max)
+			return proto_errf(err, errlen, "%s.%s: expected %g..%g, got %s", where, o->name,
+				    o->min, o->max, val);
+		if (o->type == OPT_DOUBLE) {
+			*(double *)dst = d;
+			return 0;
+		}
+		if (d != floor(d))
+			return proto_errf(err, errlen, "%s.%s: expected a whole number, got %s", where,
+				    o->name, val);
+		*(uint64_t *)dst = (uint64_t)d;
+		return 0;
+	}
+	return proto_errf(err, errlen, "%s.%s: option has no type", where, o->name);
+}
+
+int proto_opt_set_json(const struct proto_opt *table, void *obj, const char *key, json_t *v,
+		       const char *where, char *err, size_t errlen)
+{
+	const struct proto_opt *o = opt_find(table, key);
+	char num[64];
+
+	if (!o)
+		return proto_errf(err, errlen, "%s: unknown key '%s'", where, key);
+	if (json_is_string(v)) {
+		if (o->type == OPT_UINT || o->type == OPT_DOUBLE)
+			return proto_errf(err, errlen, "%s.%s: expected a number", where, key);
+		return opt_set_text(o, obj, json_string_value(v), where, err, errlen);
+	}
+	if (json_is_number(v)) {
+		if (o->type != OPT_UINT && o->type != OPT_DOUBLE)
+			return proto_errf(err, errlen, "%s.%s: expected a string", where, key);
+		snprintf(num, sizeof(num), "%.17g", json_number_value(v));
+		return opt_set_text(o, obj, num, where, err, errlen);
+	}
+	return proto_errf(err, errlen, "%s.%s: expected a %s", where, key,
+		    o->type == OPT_UINT || o->type == OPT_DOUBLE ? "number" : "string");
+}
+
+const char *proto_enum_name(const struct proto_opt *table, const void *obj, const char *opt)
+{
+	const struct proto_opt *o = opt_find(table, opt);
+
+	if (!o || o->type != OPT_ENUM)
+		return "?";
+	return o->choices[*(const unsigned *)((const char *)obj + o->off)];
+}
+
+/* Fill every option of a table that has a default (kinds: only those). */
+static void opts_defaults(const struct proto_opt *table, void *obj, unsigned kind_mask)
+{
+	const struct proto_opt *o;
+
+	for (o = table; o->name; o++)
+		if (o->def && (!kind_mask || (o->kinds & kind_mask)))
+			opt_set_text(o, obj, o->def, "", NULL, 0);
+}
+
+/* Set every key of obj from table; kind_mask limits stream options. */
+static int opts_from_json(const struct proto_opt *table, json_t *in, void *obj,
+			  unsigned kind_mask, uint64_t *set, const char *where,
+			  char *err, size_t errlen)
+{
+	const struct proto_opt *o;
+	const char *key;
+	json_t *v;
+
+	if (!json_is_object(in))
+		return proto_errf(err, errlen, "%s: expected an object", where);
+	json_object_foreach(in, key, v) {
+		o = opt_find(table, key);
+		if (o && kind_mask && !(o->kinds & kind_mask))
+			return proto_errf(err, errlen, "%s: '%s' is not an option of a %s stream", where,
+				    key, proto_kind_names[__builtin_ctz(kind_mask)]);
+		if (proto_opt_set_json(table, obj, key, v, where, err, errlen) < 0)
+			return -1;
+		if (set)
+			*set |= UINT64_C(1) << (o - table);
+	}
+	return 0;
+}
+
+static int opt_given(const struct proto_stream *s, const char *name)
+{
+	const struct proto_opt *o = opt_find(proto_stream_opts, name);
+
+	return o && (s->set & (UINT64_C(1) << (o - proto_stream_opts)));
+}
+
+int proto_job_db(const struct proto_job *job, const struct proto_stream *st)
+{
+	unsigned i;
+
+	if (!st->db[0])
+		return job->ndbs == 1 ? 0 : -1;
+	for (i = 0; i < job->ndbs; i++)
+		if (!strcmp(job->dbs[i].name, st->db))
+			return (int)i;
+	return -1;
+}
+
+int proto_job_file(const struct proto_job *job, const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < job->nfiles; i++)
+		if (!strcmp(job->files[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+static int name_ok(const char *s)
+{
+	if (!*s || *s == '.')
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || strchr("._-", *s)))
+			return 0;
+	return 1;
+}
+
+static int file_from_json(json_t *in, struct proto_job *job, unsigned i, const char *where,
+			  char *err, size_t errlen)
+{
+	struct proto_file *f = &job->files[i];
+	char w[64];
+
+	snprintf(w, sizeof(w), "%s.files[%u]", where, i);
+	opts_defaults(proto_file_opts, f, 0);
+	if (opts_from_json(proto_file_opts, in, f, 0, NULL, w, err, errlen) < 0)
+		return -1;
+	if (!json_object_get(in, "name") || !json_object_get(in, "mib"))
+		return proto_errf(err, errlen, "%s: 'name' and 'mib' are required", w);
+	if (!name_ok(f->name))
+		return proto_errf(err, errlen, "%s.name: expected letters, digits, '.', '_' or '-'", w);
+	if (proto_job_file(job, f->name) >= 0)   /* job->nfiles counts files before this one */
+		return proto_errf(err, errlen, "%s.name: '%s' is declared twice", w, f->name);
+	return 0;
+}
+
+static int db_from_json(json_t *in, struct proto_job *job, unsigned i, const char *where,
+			char *err, size_t errlen)
+{
+	struct proto_db *d = &job->dbs[i];
+	char w[64];
+	unsigned j;
+
+	snprintf(w, sizeof(w), "%s.databases[%u]", where, i);
+	opts_defaults(proto_db_opts, d, 0);
+	if (opts_from_json(proto_db_opts, in, d, 0, NULL, w, err, errlen) < 0)
+		return -1;
+	if (!json_object_get(in, "recordcount"))
+		return proto_errf(err, errlen, "%s: 'recordcount' is required", w);
+	if (!name_ok(d->name))
+		return proto_errf(err, errlen, "%s.name: expected letters, digits, '.', '_' or '-'", w);
+	if (proto_job_file(job, d->name) >= 0)
+		return proto_errf(err, errlen, "%s.name: '%s' is a declared file too", w, d->name);
+	for (j = 0; j < i; j++)
+		if (!strcmp(job->dbs[j].name, d->name))
+			return proto_errf(err, errlen, "%s.name: '%s' is declared twice", w, d->name);
+	return 0;
+}
+
+/*
+ * YCSB's rules the option table cannot say: a database to run on, proportions
+ * that add up to 1 (YCSB normalises silently; a typo should not), scan lengths.
+ */
+static int ycsb_check(const struct proto_job *job, const struct proto_stream *s, const char *w,
+		      char *err, size_t errlen)
+{
+	double sum = s->readproportion + s->updateproportion + s->insertproportion +
+		     s->scanproportion + s->readmodifywriteproportion;
+
+	if (proto_job_db(job, s) < 0)
+		return s->db[0] ? proto_errf(err, errlen, "%s.db: '%s' is not a declared database", w,
+					     s->db)
+				: proto_errf(err, errlen, "%s.db: the job declares %u databases: name "
+					     "one", w, job->ndbs);
+	if (fabs(sum - 1.0) > 1e-9)
+		return proto_errf(err, errlen, "%s: readproportion + updateproportion + "
+				  "insertproportion + scanproportion + readmodifywriteproportion "
+				  "is %.10g, expected 1", w, sum);
+	if (s->minscanlength > s->maxscanlength)
+		return proto_errf(err, errlen, "%s.minscanlength: %llu is above maxscanlength %llu", w,
+				  (unsigned long long)s->minscanlength,
+				  (unsigned long long)s->maxscanlength);
+	return 0;
+}
+
+/* A reclaim storm: every memcg gets its own slice of the file; swappiness is a number. */
+static int reclaim_check(const struct proto_job *job, const struct proto_stream *s,
+			 const char *w, char *err, size_t errlen)
+{
+	const struct proto_file *f = &job->files[proto_job_file(job, s->file)];
+	const char *p = s->swappiness;
+	char *end;
+	long v;
+
+	if (s->charge_mib > f->mib)
+		return proto_errf(err, errlen, "%s.charge_mib: %llu MiB is more than file '%s' "
+				  "(%llu MiB): each memcg charges a slice of its own", w,
+				  (unsigned long long)s->charge_mib, f->name, (unsigned long long)f->mib);
+	if (s->charge_mib * 256 < s->memcgs)
+		return proto_errf(err, errlen, "%s.charge_mib: %llu MiB is less than a 4 KiB page "
+				  "for each of %llu memcgs", w, (unsigned long long)s->charge_mib,
+				  (unsigned long long)s->memcgs);
+	if (!*p || !strcmp(p, "max"))
+		return 0;
+	errno = 0;
+	v = strtol(p, &end, 10);
+	if (*end || errno || v < 0 || v > 200)
+		return proto_errf(err, errlen, "%s.swappiness: expected 0..200, max or \"\", got '%s'",
+				  w, p);
+	return 0;
+}
+
+/* Kind-specific rules the option table cannot say. */
+static int stream_check(const struct proto_job *job, struct proto_stream *s, const char *w,
+			char *err, size_t errlen)
+{
+	if (s->kind == KIND_RANDOM || s->kind == KIND_SCAN || s->kind == KIND_RECLAIM) {
+		if (!s->file[0])
+			return proto_errf(err, errlen, "%s: 'file' is required for a %s stream", w,
+				    proto_kind_names[s->kind]);
+		if (proto_job_file(job, s->file) < 0)
+			return proto_errf(err, errlen, "%s.file: '%s' is not a declared file", w, s->file);
+	}
+	if (!opt_given(s, "access"))
+		s->access = s->kind == KIND_SCAN ? ACC_READ : ACC_PREAD;
+	if (s->kind == KIND_RANDOM && s->access == ACC_READ)
+		return proto_errf(err, errlen, "%s.access: a random stream reads by pread or mmap", w);
+	if (s->kind == KIND_SCAN && s->access == ACC_PREAD)
+		return proto_errf(err, errlen, "%s.access: a scan reads by read or mmap", w);
+	if (s->kind == KIND_SCAN && s->access == ACC_MMAP && s->mode != MODE_NORMAL &&
+	    s->mode != MODE_FADV_RANDOM)
+		return proto_errf(err, errlen, "%s.mode: %s needs access read", w, mode_names[s->mode]);
+	if (s->kind == KIND_RECLAIM && reclaim_check(job, s, w, err, errlen) < 0)
+		return -1;
+	if (s->kind == KIND_YCSB && ycsb_check(job, s, w, err, errlen) < 0)
+		return -1;
+	if (s->kind == KIND_FIO && !s->args[0] && !s->jobfile[0])
+		return proto_errf(err, errlen, "%s: a fio stream needs 'args' or 'jobfile'", w);
+	if (s->start_s >= (double)job->duration_s)
+		return proto_errf(err, errlen, "%s.start_s: %g is not before the workload's end (%llu s)",
+			    w, s->start_s, (unsigned long long)job->duration_s);
+	return 0;
+}
+
+static int stream_from_json(json_t *in, struct proto_job *job, unsigned i, const char *where,
+			    char *err, size_t errlen)
+{
+	struct proto_stream *s = &job->streams[i];
+	const struct proto_opt *ko = opt_find(proto_stream_opts, "kind");
+	json_t *kind = json_object_get(in, "kind");
+	char w[64];
+	unsigned j;
+
+	snprintf(w, sizeof(w), "%s.streams[%u]", where, i);
+	if (!json_is_object(in))
+		return proto_errf(err, errlen, "%s: expected an object", w);
+	if (!kind)
+		return proto_errf(err, errlen, "%s: 'kind' is required (random, scan or fio)", w);
+	if (proto_opt_set_json(proto_stream_opts, s, "kind", kind, w, err, errlen) < 0)
+		return -1;
+	opts_defaults(proto_stream_opts, s, 1u << s->kind);
+	snprintf(s->name, sizeof(s->name), "s%u", i);
+	s->set = UINT64_C(1) << (ko - proto_stream_opts);
+	if (opts_from_json(proto_stream_opts, in, s, 1u << s->kind, &s->set, w, err, errlen) < 0)
+		return -1;
+	for (j = 0; j < i; j++)
+		if (!strcmp(job->streams[j].name, s->name))
+			return proto_errf(err, errlen, "%s.name: '%s' is used by streams[%u] too", w,
+				    s->name, j);
+	return stream_check(job, s, w, err, errlen);
+}
+
+static int array_of(json_t *in, const char *key, size_t max, const char *where, char *err,
+		    size_t errlen, json_t **ret)
+{
+	json_t *a = json_object_get(in, key);
+
+	if (!json_is_array(a) || json_array_size(a) == 0)
+		return proto_errf(err, errlen, "%s.%s: expected a non-empty array", where, key);
+	if (json_array_size(a) > max)
+		return proto_errf(err, errlen, "%s.%s: at most %zu entries", where, key, max);
+	*ret = a;
+	return 0;
+}
+
+int proto_job_from_json(json_t *obj, struct proto_job *job, const char *where,
+			char *err, size_t errlen)
+{
+	json_t *files, *streams, *dbs = NULL, *v, *top;
+	const char *key;
+	size_t i;
+	int ret = -1;
+
+	memset(job, 0, sizeof(*job));
+	if (!json_is_object(obj))
+		return proto_errf(err, errlen, "%s: expected an object", where);
+	opts_defaults(proto_job_opts, job, 0);
+	top = json_deep_copy(obj);
+	if (!top)
+		return proto_errf(err, errlen, "%s: out of memory", where);
+	if (json_object_get(top, "databases") &&
+	    array_of(top, "databases", PROTO_MAX_DBS, where, err, errlen, &dbs) < 0)
+		goto out;
+	if (dbs && !json_object_get(top, "files"))
+		json_object_set_new(top, "files", json_array());   /* a job of databases only */
+	files = json_object_get(top, "files");
+	if ((!dbs || !json_is_array(files) || json_array_size(files)) &&
+	    array_of(top, "files", PROTO_MAX_FILES, where, err, errlen, &files) < 0)
+		goto out;
+	if (array_of(top, "streams", PROTO_MAX_STREAMS, where, err, errlen, &streams) < 0)
+		goto out;
+	json_incref(files);
+	json_incref(streams);
+	json_incref(dbs);
+	json_object_del(top, "files");
+	json_object_del(top, "streams");
+	json_object_del(top, "databases");
+	json_object_foreach(top, key, v)
+		if (proto_opt_set_json(proto_job_opts, job, key, v, where, err, errlen) < 0)
+			goto out_arrays;
+	json_array_foreach(files, i, v) {
+		if (file_from_json(v, job, (unsigned)i, where, err, errlen) < 0)
+			goto out_arrays;
+		job->nfiles++;
+	}
+	json_array_foreach(dbs, i, v) {
+		if (db_from_json(v, job, (unsigned)i, where, err, errlen) < 0)
+			goto out_arrays;
+		job->ndbs++;
+	}
+	json_array_foreach(streams, i, v) {
+		if (stream_from_json(v, job, (unsigned)i, where, err, errlen) < 0)
+			goto out_arrays;
+		job->nstreams++;
+	}
+	ret = 0;
+out_arrays:
+	json_decref(files);
+	json_decref(streams);
+	json_decref(dbs);
+out:
+	json_decref(top);
+	return ret;
+}
+
+static json_t *opt_to_json(const struct proto_opt *o, const void *obj)
+{
+	const char *p = (const char *)obj + o->off;
+
+	switch (o->type) {
+	case OPT_ENUM:
+		return json_string(o->choices[*(const unsigned *)p]);
+	case OPT_UINT:
+		return json_integer((json_int_t)*(const uint64_t *)p);
+	case OPT_DOUBLE:
+		return json_real(*(const double *)p);
+	case OPT_STR:
+	case OPT_TEXT:
+		return json_string(p);
+	}
+	return NULL;
+}
+
+/* Every option of table (of kind_mask) that has a value worth sending. */
+static json_t *opts_to_json(const struct proto_opt *table, const void *obj, unsigned kind_mask)
+{
+	const struct proto_opt *o;
+	json_t *out = json_object();
+
+	for (o = table; out && o->name; o++) {
+		if (kind_mask && !(o->kinds & kind_mask))
+			continue;
+		if ((o->type == OPT_STR || o->type == OPT_TEXT) && !((const char *)obj + o->off)[0])
+			continue;
+		json_object_set_new(out, o->name, opt_to_json(o, obj));
+	}
+	return out;
+}
+
+json_t *proto_job_to_json(const struct proto_job *job)
+{
+	json_t *out = opts_to_json(proto_job_opts, job, 0);
+	json_t *files = json_array(), *streams = json_array();
+	unsigned i;
+
+	if (!out || !files || !streams) {
+		json_decref(out);
+		json_decref(files);
+		json_decref(streams);
+		return NULL;
+	}
+	for (i = 0; i < job->nfiles; i++)
+		json_array_append_new(files, opts_to_json(proto_file_opts, &job->files[i], 0));
+	for (i = 0; i < job->nstreams; i++)
+		json_array_append_new(streams, opts_to_json(proto_stream_opts, &job->streams[i],
+							    1u << job->streams[i].kind));
+	json_object_set_new(out, "files", files);
+	json_object_set_new(out, "streams", streams);
+	if (job->ndbs) {
+		json_t *dbs = json_array();
+
+		for (i = 0; dbs && i < job->ndbs; i++)
+			json_array_append_new(dbs, opts_to_json(proto_db_opts, &job->dbs[i], 0));
+		json_object_set_new(out, "databases", dbs);
+	}
+	return out;
+}
+
+/* A reclaim storm reports its requests. */
+static unsigned reclaim_ops(const struct proto_stream *st)
+{
+	(void)st;
+	return 1u << OP_RECLAIM;
+}
+
+/* A YCSB stream reports every operation its proportions can choose. */
+static unsigned ycsb_ops(const struct proto_stream *st)
+{
+	unsigned mask = 0;
+
+	mask |= st->readproportion > 0 ? 1u << OP_READ : 0;
+	mask |= st->updateproportion > 0 ? 1u << OP_UPDATE : 0;
+	mask |= st->insertproportion > 0 ? 1u << OP_INSERT : 0;
+	mask |= st->scanproportion > 0 ? 1u << OP_SCAN : 0;
+	mask |= st->readmodifywriteproportion > 0 ? 1u << OP_RMW : 0;
+	return mask;
+}
+
+/* Per kind: which operations its streams report one by one (NULL: none). */
+static unsigned (*const kind_ops[KIND_COUNT])(const struct proto_stream *) = {
+	[KIND_RECLAIM] = reclaim_ops,
+	[KIND_YCSB] = ycsb_ops,
+};
+
+unsigned proto_stream_ops(const struct proto_stream *st)
+{
+	if (st->kind >= KIND_COUNT || !kind_ops[st->kind])
+		return 0;
+	return kind_ops[st->kind](st);
+}
+
+/* ---- message field tables ---- */
+
+enum fkind { F_U64, F_STR, F_U64S, F_JOB };
+
+struct field {
+	const char *key;
+	enum fkind kind;
+	size_t off;      /* into the union member */
+	uint64_t max;    /* F_U64, F_U64S: upper bound; F_STR: buffer size */
+};
+
+struct msg_desc {
+	enum proto_type type;
+	const char *name;
+	const struct field *fields;
+};
+
+#define U64(s, m, k, mx) { k, F_U64, offsetof(struct s, m), mx }
+#define STR(s, m, k)     { k, F_STR, offsetof(struct s, m), sizeof(((struct s *)0)->m) }
+#define U64S(s, m, k, mx) { k, F_U64S, offsetof(struct s, m), mx }
+#define END              { NULL, 0, 0, 0 }
+
+static const struct field hello_fields[] = {
+	U64(proto_hello, proto, "proto", 1000),
+	STR(proto_hello, release, "release"),
+	STR(proto_hello, arch, "arch"),
+	U64(proto_hello, page_size, "page_size", 1 << 20),
+	U64(proto_hello, mem_total_kib, "mem_total_kib", UINT64_C(1) << 40),
+	STR(proto_hello, lru_gen_caps, "lru_gen_caps"),
+	U64(proto_hello, cachestat, "cachestat", 1),
+	U64(proto_hello, dontcache, "dontcache", 1),
+	STR(proto_hello, fio, "fio"),
+	END,
+};
+
+static const struct field job_fields[] = {
+	U64(proto_job, run, "run", UINT64_C(1) << 53),
+	STR(proto_job, lru_gen, "lru_gen"),
+	{ "workload", F_JOB, 0, 0 },
+	END,
+};
+
+static const struct field setup_fields[] = {
+	STR(proto_setup, lru_gen, "lru_gen"),
+	STR(proto_setup, residency, "residency"),
+	U64S(proto_setup, file_pages, "file_pages", UINT64_C(1) << 40),
+	END,
+};
+
+static const struct field sample_fields[] = {
+#define X(m, key, mx) U64(proto_sample, m, key, mx),
+	PROTO_SAMPLE_FIELDS(X)
+#undef X
+	U64S(proto_sample, resident, "resident", UINT64_C(1) << 40),
+	END,
+};
+
+static const struct field stream_fields[] = {
+#define X(m, key, mx) U64(proto_stream_sample, m, key, mx),
+	PROTO_STREAM_FIELDS(X)
+#undef X
+	END,
+};
+
+static const struct field op_fields[] = {
+#define X(m, key, mx) U64(proto_op_sample, m, key, mx),
+	PROTO_OP_FIELDS(X)
+#undef X
+	STR(proto_op_sample, op, "op"),
+	END,
+};
+
+static const struct field event_fields[] = {
+	U64(proto_event, t_ms, "t_ms", UINT64_C(1) << 40),
+	U64(proto_event, stream, "stream", PROTO_MAX_STREAMS - 1),
+	STR(proto_event, kind, "kind"),
+	U64(proto_event, pass, "pass", UINT64_C(1) << 32),
+	U64(proto_event, value, "value", UINT64_C(1) << 48),
+	U64S(proto_event, resident, "resident", UINT64_C(1) << 40),
+	END,
+};
+
+static const struct field summary_fields[] = {
+	U64(proto_summary, duration_ms, "duration_ms", UINT64_C(1) << 40),
+	U64(proto_summary, samples, "samples", UINT64_C(1) << 32),
+	END,
+};
+
+static const struct field error_fields[] = {
+	{ "msg", F_STR, 0, PROTO_ERR_MAX },
+	END,
+};
+
+static const struct msg_desc msgs[] = {
+	{ PROTO_HELLO,   "hello",   hello_fields },
+	{ PROTO_JOB,     "job",     job_fields },
+	{ PROTO_SETUP,   "setup",   setup_fields },
+	{ PROTO_SAMPLE,  "sample",  sample_fields },
+	{ PROTO_STREAM,  "stream",  stream_fields },
+	{ PROTO_EVENT,   "event",   event_fields },
+	{ PROTO_SUMMARY, "summary", summary_fields },
+	{ PROTO_ERROR,   "error",   error_fields },
+	{ PROTO_OP,      "op",      op_fields },
+};
+
+static const struct msg_desc *desc_by_name(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(msgs) / sizeof(msgs[0]); i++)
+		if (!strcmp(msgs[i].name, name))
+			return &msgs[i];
+	return NULL;
+}
+
+static const struct msg_desc *desc_by_type(enum proto_type t)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(msgs) / sizeof(msgs[0]); i++)
+		if (msgs[i].type == t)
+			return &msgs[i];
+	return NULL;
+}
+
+static int u64_from_json(const char *key, json_t *v, uint64_t max, uint64_t *dst,
+			 char *err, size_t errlen)
+{
+	json_int_t i;
+
+	if (!json_is_integer(v))
+		return proto_errf(err, errlen, "field '%s' must be an integer", key);
+	i = json_integer_value(v);
+	if (i < 0 || (uint64_t)i > max)
+		return proto_errf(err, errlen, "field '%s' out of range: %lld", key, (long long)i);
+	*dst = (uint64_t)i;
+	return 0;
+}
+
+/* The workload of a job message; run and lru_gen, parsed before it, are kept. */
+static int job_field_from_json(json_t *v, struct proto_job *job, char *err, size_t errlen)
+{
+	uint64_t run = job->run;
+	char lru[sizeof(job->lru_gen)];
+
+	memcpy(lru, job->lru_gen, sizeof(lru));
+	if (proto_job_from_json(v, job, "job", err, errlen) < 0)
+		return -1;
+	job->run = run;
+	memcpy(job->lru_gen, lru, sizeof(lru));
+	return 0;
+}
+
+static int field_from_json(const struct field *f, json_t *v, char *base, char *err,
+			   size_t errlen)
+{
+	struct proto_u64s *arr;
+	const char *s;
+	size_t i;
+
+	switch (f->kind) {
+	case F_U64:
+		return u64_from_json(f->key, v, f->max, (uint64_t *)(base + f->off), err, errlen);
+	case F_U64S:
+		arr = (struct proto_u64s *)(base + f->off);
+		if (!json_is_array(v) || json_array_size(v) > PROTO_MAX_FILES)
+			return proto_errf(err, errlen, "field '%s' must be an array of at most %d",
+				    f->key, PROTO_MAX_FILES);
+		arr->n = json_array_size(v);
+		for (i = 0; i < arr->n; i++)
+			if (u64_from_json(f->key, json_array_get(v, i), f->max, &arr->v[i],
+					  err, errlen) < 0)
+				return -1;
+		return 0;
+	case F_STR:
+		if (!json_is_string(v))
+			return proto_errf(err, errlen, "field '%s' must be a string", f->key);
+		s = json_string_value(v);
+		if (json_string_length(v) >= f->max || strlen(s) != json_string_length(v))
+			return proto_errf(err, errlen, "field '%s' too long or has NUL", f->key);
+		if (!text_ok(s))
+			return proto_errf(err, errlen, "field '%s' has non-printable characters", f->key);
+		memcpy(base + f->off, s, strlen(s) + 1);
+		return 0;
+	case F_JOB:
+		return job_field_from_json(v, (struct proto_job *)base, err, errlen);
+	}
+	return proto_errf(err, errlen, "field '%s' has no kind", f->key);
+}
+
+int proto_parse(const char *line, size_t len, struct proto_msg *out, char *err, size_t errlen)
+{
+	const struct msg_desc *d;
+	const struct field *f;
+	json_error_t jerr;
+	json_t *root, *t, *v;
+	size_t nfields = 0;
+	int ret = -1;
+
+	if (len >= PROTO_LINE_MAX)
+		return proto_errf(err, errlen, "line of %zu bytes exceeds %d", len, PROTO_LINE_MAX);
+	root = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root)
+		return proto_errf(err, errlen, "not JSON: %s", jerr.text);
+	if (!json_is_object(root)) {
+		proto_errf(err, errlen, "not a JSON object");
+		goto out;
+	}
+	t = json_object_get(root, "type");
+	if (!json_is_string(t) || !(d = desc_by_name(json_string_value(t)))) {
+		proto_errf(err, errlen, "missing or unknown message type");
+		goto out;
+	}
+	memset(out, 0, sizeof(*out));
+	out->type = d->type;
+	for (f = d->fields; f->key; f++, nfields++) {
+		v = json_object_get(root, f->key);
+		if (!v) {
+			proto_errf(err, errlen, "%s: field '%s' missing", d->name, f->key);
+			goto out;
+		}
+		if (field_from_json(f, v, (char *)&out->u, err, errlen) < 0)
+			goto out;
+	}
+	if (json_object_size(root) != nfields + 1) {
+		proto_errf(err, errlen, "%s: unexpected fields", d->name);
+		goto out;
+	}
+	ret = 0;
+out:
+	json_decref(root);
+	return ret;
+}
+
+static json_t *field_to_json(const struct field *f, const char *base)
+{
+	const struct proto_u64s *arr;
+	json_t *a;
+	uint64_t i;
+
+	switch (f->kind) {
+	case F_U64:
+		return json_integer((json_int_t)*(const uint64_t *)(base + f->off));
+	case F_STR:
+		return json_string(base + f->off);
+	case F_U64S:
+		arr = (const struct proto_u64s *)(base + f->off);
+		a = json_array();
+		for (i = 0; a && i < arr->n && i < PROTO_MAX_FILES; i++)
+			json_array_append_new(a, json_integer((json_int_t)arr->v[i]));
+		return a;
+	case F_JOB:
+		return proto_job_to_json((const struct proto_job *)base);
+	}
+	return NULL;
+}
+
+int proto_format(const struct proto_msg *m, char *buf, size_t buflen)
+{
+	const struct msg_desc *d = desc_by_type(m->type);
+	const struct field *f;
+	json_t *root, *v;
+	size_t n;
+	int ret = -1;
+
+	if (!d || !(root = json_object()))
+		return -1;
+	json_object_set_new(root, "type", json_string(d->name));
+	for (f = d->fields; f->key; f++) {
+		v = field_to_json(f, (const char *)&m->u);
+		if (!v)
+			goto out;
+		json_object_set_new(root, f->key, v);
+	}
+	n = json_dumpb(root, buf, buflen, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	if (n == 0 || n + 1 >= buflen || n + 1 >= PROTO_LINE_MAX)
+		goto out;
+	buf[n] = '\n';
+	buf[n + 1] = '\0';
+	ret = (int)n + 1;
+out:
+	json_decref(root);
+	return ret;
+}

@@ -1,0 +1,358 @@
+/* proto.h -- the host <-> guest channel: one JSON object per line, both ways,
+ * and the job (files, streams) described once for the matrix and the guest.
+ *
+ * Folder common/: what host and guest share, compiled into both: this protocol and the
+ * option tables of every stream kind (proto.c), the fio argument rules (fioargs.c).
+ * It may call: nothing.
+ */
+#ifndef PROTO_H
+#define PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#define PROTO_VERSION     2
+#define PROTO_PORT_NAME   "harness.0"
+#define PROTO_LINE_MAX    16384  /* longer lines are refused, never truncated */
+#define PROTO_STR_MAX     128    /* bound on short string fields */
+#define PROTO_ERR_MAX     256
+#define PROTO_NAME_MAX    32     /* file and stream names */
+#define PROTO_MAX_FILES   16
+#define PROTO_MAX_STREAMS 8
+#define PROTO_FIO_MAX     4096   /* fio argument text, and job-file text */
+#define PROTO_MAX_DBS     4      /* databases a job declares (ycsb streams) */
+
+/*
+ * One interval of the whole guest/memcg, described once: struct member, JSON
+ * key (the memory.stat name where there is one), upper bound accepted from a
+ * guest. Counters are deltas over the interval; file, anon and the lru_gen
+ * sequence numbers are levels.
+ */
+#define PROTO_SAMPLE_FIELDS(X)                                                 \
+	X(seq,              "seq",                      UINT64_C(1) << 32)     \
+	X(t_ms,             "t_ms",                     UINT64_C(1) << 40)     \
+	X(ramp,             "ramp",                     1)                     \
+	X(pgmajfault,       "pgmajfault",               UINT64_C(1) << 48)     \
+	X(refault_file,     "workingset_refault_file",  UINT64_C(1) << 48)     \
+	X(refault_anon,     "workingset_refault_anon",  UINT64_C(1) << 48)     \
+	X(activate_file,    "workingset_activate_file", UINT64_C(1) << 48)     \
+	X(activate_anon,    "workingset_activate_anon", UINT64_C(1) << 48)     \
+	X(restore_file,     "workingset_restore_file",  UINT64_C(1) << 48)     \
+	X(pgscan,           "pgscan",                   UINT64_C(1) << 48)     \
+	X(pgsteal,          "pgsteal",                  UINT64_C(1) << 48)     \
+	X(file_bytes,       "file",                     UINT64_C(1) << 50)     \
+	X(anon_bytes,       "anon",                     UINT64_C(1) << 50)     \
+	X(gen_valid,        "lru_gen_valid",            1)                     \
+	X(min_seq,          "lru_gen_min_seq",          UINT64_C(1) << 62)     \
+	X(max_seq,          "lru_gen_max_seq",          UINT64_C(1) << 62)
+
+/* One interval of one stream: ops and latency as the stream measured them. */
+#define PROTO_STREAM_FIELDS(X)                                                 \
+	X(seq,              "seq",                      UINT64_C(1) << 32)     \
+	X(stream,           "stream",                   PROTO_MAX_STREAMS - 1) \
+	X(active,           "active",                   1)                     \
+	X(read_ops,         "read_ops",                 UINT64_C(1) << 48)     \
+	X(write_ops,        "write_ops",                UINT64_C(1) << 48)     \
+	X(read_bytes,       "read_bytes",               UINT64_C(1) << 60)     \
+	X(write_bytes,      "write_bytes",              UINT64_C(1) << 60)     \
+	X(lat_p50_ns,       "lat_p50_ns",               UINT64_C(1) << 48)     \
+	X(lat_p99_ns,       "lat_p99_ns",               UINT64_C(1) << 48)     \
+	X(lat_max_ns,       "lat_max_ns",               UINT64_C(1) << 48)     \
+	X(misses,           "misses",                   UINT64_C(1) << 48)
+
+/*
+ * What a stream counts by operation when one stream does several kinds of
+ * work (YCSB's operations, a reclaim request): op names as sent and stored.
+ */
+#define PROTO_OP_NAMES(X) \
+	X(OP_READ, "read") X(OP_UPDATE, "update") X(OP_INSERT, "insert") \
+	X(OP_SCAN, "scan") X(OP_RMW, "rmw") X(OP_RECLAIM, "reclaim")
+
+enum proto_op {
+#define X(e, s) e,
+	PROTO_OP_NAMES(X)
+#undef X
+	OP_COUNT
+};
+
+extern const char *const proto_op_names[];
+
+/*
+ * One operation of one stream over an interval (total 0) or over the whole
+ * measured run, ramp excluded (total 1, seq then counts the intervals).
+ * ops: every operation that completed, failed ones too (YCSB's throughput,
+ * seed 002's requests); of those, eagain failed with EAGAIN and errors with
+ * anything else. records: what scans returned, or bytes reclaim requests
+ * asked for. Latency covers every completed operation.
+ */
+#define PROTO_OP_FIELDS(X)                                                     \
+	X(seq,              "seq",                      UINT64_C(1) << 32)     \
+	X(stream,           "stream",                   PROTO_MAX_STREAMS - 1) \
+	X(total,            "total",                    1)                     \
+	X(span_ms,          "span_ms",                  UINT64_C(1) << 40)     \
+	X(ops,              "ops",                      UINT64_C(1) << 48)     \
+	X(errors,           "errors",                   UINT64_C(1) << 48)     \
+	X(eagain,           "eagain",                   UINT64_C(1) << 48)     \
+	X(records,          "records",                  UINT64_C(1) << 60)     \
+	X(lat_mean_ns,      "lat_mean_ns",              UINT64_C(1) << 48)     \
+	X(lat_p50_ns,       "lat_p50_ns",               UINT64_C(1) << 48)     \
+	X(lat_p99_ns,       "lat_p99_ns",               UINT64_C(1) << 48)     \
+	X(lat_max_ns,       "lat_max_ns",               UINT64_C(1) << 48)
+
+/* A list of per-file values (residency in 4 KiB pages, file sizes). */
+struct proto_u64s {
+	uint64_t n;
+	uint64_t v[PROTO_MAX_FILES];
+};
+
+struct proto_sample {
+#define X(m, key, max) uint64_t m;
+	PROTO_SAMPLE_FIELDS(X)
+#undef X
+	struct proto_u64s resident;   /* per declared file, 4 KiB pages */
+};
+
+struct proto_stream_sample {
+#define X(m, key, max) uint64_t m;
+	PROTO_STREAM_FIELDS(X)
+#undef X
+};
+
+struct proto_op_sample {
+#define X(m, key, max) uint64_t m;
+	PROTO_OP_FIELDS(X)
+#undef X
+	char op[16];                  /* proto_op_names[] */
+};
+
+/* ---- the job: files and streams, described by option tables ---- */
+
+enum proto_opt_type { OPT_UINT, OPT_DOUBLE, OPT_ENUM, OPT_STR, OPT_TEXT /* multi-line */ };
+
+enum stream_kind { KIND_RANDOM, KIND_SCAN, KIND_FIO, KIND_YCSB, KIND_RECLAIM, KIND_COUNT };
+#define K_RANDOM  (1u << KIND_RANDOM)
+#define K_SCAN    (1u << KIND_SCAN)
+#define K_FIO     (1u << KIND_FIO)
+#define K_YCSB    (1u << KIND_YCSB)
+#define K_RECLAIM (1u << KIND_RECLAIM)
+#define K_ALL     (K_RANDOM | K_SCAN | K_FIO | K_YCSB | K_RECLAIM)
+
+struct proto_opt {
+	const char *name;            /* key in the matrix and in the job */
+	enum proto_opt_type type;
+	size_t off;                  /* offsetof() into the struct it fills */
+	double min, max;             /* inclusive range (numbers); max length (OPT_STR) */
+	const char *const *choices;  /* NULL-terminated (OPT_ENUM) */
+	const char *def;             /* default as text; NULL: required or empty */
+	unsigned kinds;              /* stream kinds the option belongs to */
+	const char *help;
+};
+
+enum st_access  { ACC_PREAD, ACC_READ, ACC_MMAP };
+enum st_dist    { DIST_UNIFORM, DIST_ZIPF };
+enum st_advice  { ADV_NORMAL, ADV_RANDOM, ADV_SEQUENTIAL };
+enum st_mode    { MODE_NORMAL, MODE_DONTCACHE, MODE_DONTNEED, MODE_FADV_RANDOM };
+enum file_content { CONTENT_RANDOM, CONTENT_ZERO };
+enum ycsb_dist  { YDIST_UNIFORM, YDIST_ZIPFIAN, YDIST_LATEST };
+enum ycsb_order { YORDER_HASHED, YORDER_ORDERED };
+
+/* A YCSB record set, loaded once on the host into a LevelDB on the data disk. */
+struct proto_db {
+	char name[PROTO_NAME_MAX];   /* its directory on the data disk */
+	uint64_t recordcount, fieldcount, fieldlength;
+	unsigned insertorder;        /* enum ycsb_order */
+};
+enum rc_cgroup  { RECLAIM_ROOT, RECLAIM_PARENT };
+enum rc_fallback { FALLBACK_REFUSE, FALLBACK_OMIT };
+
+struct proto_file {
+	char name[PROTO_NAME_MAX];
+	uint64_t mib;
+	unsigned content;            /* enum file_content */
+};
+
+struct proto_stream {
+	unsigned kind;               /* enum stream_kind */
+	char name[PROTO_NAME_MAX];
+	char file[PROTO_NAME_MAX];   /* a declared file (random, scan) */
+	double start_s, duration_s;  /* duration 0: until the workload ends */
+	/* random */
+	uint64_t threads;
+	unsigned access;             /* enum st_access; random: pread|mmap, scan: read|mmap */
+	unsigned dist;               /* enum st_dist */
+	double theta;
+	double rate;                 /* ops/s over all threads, 0: flat out */
+	unsigned advice;             /* enum st_advice */
+	double miss_us;              /* a read slower than this missed; 0: calibrate */
+	double miss_factor;          /* calibrated threshold = factor x cached median */
+	/* scan */
+	uint64_t chunk_kib, passes;
+	double gap_s, rate_mibs;     /* rate_mibs 0: full speed */
+	unsigned mode;               /* enum st_mode */
+	/* reclaim */
+	uint64_t memcgs, charge_mib, workers, request_mib;
+	char swappiness[8];          /* "" to send none */
+	unsigned cgroup;             /* enum rc_cgroup: whose memory.reclaim */
+	unsigned fallback;           /* enum rc_fallback */
+	/* ycsb: YCSB's own property names */
+	char db[PROTO_NAME_MAX];     /* a declared database; "" the only one */
+	uint64_t operationcount, threadcount, minscanlength, maxscanlength, cache_mib;
+	double ops_target;           /* target: ops/s over all threads, 0: flat out */
+	double readproportion, updateproportion, insertproportion, scanproportion,
+	       readmodifywriteproportion;
+	unsigned requestdistribution, scanlengthdistribution;   /* enum ycsb_dist */
+	unsigned readallfields, writeallfields;                 /* 0 false, 1 true */
+	/* fio */
+	char args[PROTO_FIO_MAX];
+	char jobfile[PROTO_FIO_MAX];
+	uint64_t set;                /* bit i: option i of the table was given */
+};
+
+struct proto_job {
+	uint64_t run;
+	char lru_gen[8];             /* "y", "n" or "" to leave the kernel default */
+	uint64_t memcg_mib;          /* memory.max of the workload's cgroup */
+	uint64_t duration_s;         /* the workload's length; streams end by then */
+	uint64_t interval_ms;        /* sampling interval */
+	uint64_t ramp_s;             /* samples before this are flagged ramp */
+	uint64_t disk_mib;           /* the data disk's size; 0: what it holds needs */
+	unsigned nfiles, nstreams, ndbs;
+	struct proto_file files[PROTO_MAX_FILES];
+	struct proto_db dbs[PROTO_MAX_DBS];
+	struct proto_stream streams[PROTO_MAX_STREAMS];
+};
+
+extern const struct proto_opt proto_job_opts[];
+extern const struct proto_opt proto_file_opts[];
+extern const struct proto_opt proto_db_opts[];
+extern const struct proto_opt proto_stream_opts[];
+extern const char *const proto_kind_names[];
+
+/*
+ * The workload part of a job (every key but run and lru_gen) from a JSON
+ * object: options checked against their tables, defaults applied, file
+ * references resolved. The host checks a matrix with it, the guest its job.
+ * Returns 0, or -1 with "where.key: what was expected" in err.
+ */
+int proto_job_from_json(json_t *obj, struct proto_job *job, const char *where,
+			char *err, size_t errlen);
+
+/* The same workload as JSON (every option, defaults included). */
+json_t *proto_job_to_json(const struct proto_job *job);
+
+/* Index of the declared file called name, or -1. */
+int proto_job_file(const struct proto_job *job, const char *name);
+/* Index of the database a ycsb stream uses (its db, or the only one), or -1. */
+int proto_job_db(const struct proto_job *job, const struct proto_stream *st);
+
+/* Set one option of a table from JSON (string, number); "where" prefixes errors. */
+int proto_opt_set_json(const struct proto_opt *table, void *obj, const char *key, json_t *v,
+		       const char *where, char *err, size_t errlen);
+
+/* The operations (bit i: enum proto_op i) a stream reports on its own; 0: none. */
+unsigned proto_stream_ops(const struct proto_stream *st);
+
+/* Name of an enum option's value, for tables and logs. */
+const char *proto_enum_name(const struct proto_opt *table, const void *obj, const char *opt);
+
+/* Format a one-line message into err (if not NULL) and return -1. */
+int proto_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* ---- messages ---- */
+
+enum proto_type {
+	PROTO_HELLO = 1,  /* guest: agent is up, what the kernel is */
+	PROTO_JOB,        /* host: what to run */
+	PROTO_SETUP,      /* guest: lru_gen read back, memcg made, files checked */
+	PROTO_SAMPLE,     /* guest: one interval of the memcg and the files */
+	PROTO_STREAM,     /* guest: one interval of one stream */
+	PROTO_EVENT,      /* guest: a stream started, ended, finished a pass... */
+	PROTO_SUMMARY,    /* guest: workload ended */
+	PROTO_ERROR,      /* guest: the job cannot run; msg says why */
+	PROTO_OP,         /* guest: one interval (or the total) of one operation of a stream */
+};
+
+struct proto_hello {
+	uint64_t proto;
+	char release[PROTO_STR_MAX];   /* uname -r */
+	char arch[32];                 /* uname -m */
+	uint64_t page_size;
+	uint64_t mem_total_kib;
+	char lru_gen_caps[32];         /* /sys/kernel/mm/lru_gen/enabled, "" if absent */
+	uint64_t cachestat;            /* 1 if cachestat(2) works */
+	uint64_t dontcache;            /* 1 if preadv2(RWF_DONTCACHE) works */
+	char fio[32];                  /* fio --version, "" if the image has none */
+};
+
+struct proto_setup {
+	char lru_gen[32];              /* value read back after writing */
+	char residency[16];            /* "cachestat" or "mincore" */
+	struct proto_u64s file_pages;  /* per declared file */
+};
+
+/* What an event marks; names as stored. */
+#define PROTO_EVENT_KINDS(X) \
+	X(EV_START, "start") X(EV_END, "end") X(EV_PASS_START, "pass_start") \
+	X(EV_PASS_END, "pass_end") X(EV_CALIBRATED, "calibrated") X(EV_TOTAL, "total") \
+	X(EV_READY, "ready") X(EV_FALLBACK, "fallback")
+
+enum proto_event_kind {
+#define X(e, s) e,
+	PROTO_EVENT_KINDS(X)
+#undef X
+	EV_COUNT
+};
+
+extern const char *const proto_event_names[];
+
+struct proto_event {
+	uint64_t t_ms;
+	uint64_t stream;
+	char kind[16];                 /* proto_event_names[] */
+	uint64_t pass;                 /* pass number, from 1 (scan) */
+	uint64_t value;                /* calibrated: the miss threshold in ns;
+	                                  total: fio's own final count of I/Os;
+	                                  ready: what the set-up made (a reclaim
+	                                  storm: KiB charged to its memcgs);
+	                                  fallback: 0 (an option the kernel lacks
+	                                  was left out) */
+	struct proto_u64s resident;    /* per declared file at that moment */
+};
+
+struct proto_summary {
+	uint64_t duration_ms;
+	uint64_t samples;
+};
+
+struct proto_msg {
+	enum proto_type type;
+	union {
+		struct proto_hello hello;
+		struct proto_job job;
+		struct proto_setup setup;
+		struct proto_sample sample;
+		struct proto_stream_sample stream;
+		struct proto_event event;
+		struct proto_summary summary;
+		struct proto_op_sample op;
+		char error[PROTO_ERR_MAX];
+	} u;
+};
+
+/*
+ * Parse one line (without its newline). Strict: the object must have exactly
+ * the fields of its type, each of the right JSON type and in range; strings
+ * must fit and hold printable ASCII only. Returns 0, or -1 with a reason in err.
+ */
+int proto_parse(const char *line, size_t len, struct proto_msg *out,
+		char *err, size_t errlen);
+
+/*
+ * Format a message as one line ending in '\n' into buf. Returns the length,
+ * or -1 if it does not fit in buflen or PROTO_LINE_MAX.
+ */
+int proto_format(const struct proto_msg *m, char *buf, size_t buflen);
+
+#endif

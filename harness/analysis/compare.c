@@ -1,0 +1,714 @@
+/* compare.c -- `harness compare`: verdicts (DIFFERENT, SAME, UNKNOWN) per
+ * common cell and metric between two arms of a matrix or two matrices, from
+ * per-ABBA-block paired deltas, against a noise floor. */
+#include "analysis/compare.h"
+#include "analysis/metric.h"
+#include "base/err.h"
+#include "base/proc.h"
+#include "analysis/stats.h"
+#include "store/store_compare.h"
+#include "store/store_ops.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+static const char *const verdict_names[] = { "UNKNOWN", "SAME", "DIFFERENT" };
+
+/* ---- the verdict ---- */
+
+#define WILCOXON_MIN 6   /* two-sided exact p < 0.05 needs 6 non-zero deltas */
+
+/*
+ * Drift: Pearson's r of the paired delta against the block index, flagged
+ * when p < COMPARE_ALPHA and the fitted line moves by at least the floor from
+ * the first block to the last (a drift well inside the noise floor changes
+ * no verdict, and would warn on rounding).
+ */
+static void drift_check(const double *d, const unsigned *blocks, size_t n, double floor,
+			struct verdict *v)
+{
+	double *x = calloc(n ? n : 1, sizeof(*x)), mx, my, sxx = 0, sxy = 0;
+	struct stats_corr c;
+	size_t i;
+
+	v->drift_r = v->drift_p = NAN;
+	if (!x || !blocks)
+		goto out;
+	for (i = 0; i < n; i++)
+		x[i] = blocks[i];
+	if (stats_pearson(x, d, n, &c) < 0)
+		goto out;
+	v->drift_r = c.r;
+	v->drift_p = c.p;
+	mx = stats_mean(x, n);
+	my = stats_mean(d, n);
+	for (i = 0; i < n; i++) {
+		sxx += (x[i] - mx) * (x[i] - mx);
+		sxy += (x[i] - mx) * (d[i] - my);
+	}
+	v->drift = c.p < COMPARE_ALPHA && fabs(sxy / sxx) * (x[n - 1] - x[0]) >= floor;
+out:
+	free(x);
+}
+
+int compare_verdict(const double *d, const unsigned *blocks, size_t n, double floor,
+		    int higher_better, unsigned resamples, struct verdict *v)
+{
+	struct stats_wilcoxon w;
+	unsigned more;
+
+	memset(v, 0, sizeof(*v));
+	v->blocks = n;
+	v->floor = floor;
+	v->delta = v->lo = v->hi = v->p = NAN;
+	v->kind = VERDICT_UNKNOWN;
+	if (n < COMPARE_MIN_BLOCKS) {
+		v->more = (unsigned)(COMPARE_MIN_BLOCKS - n);
+		drift_check(d, blocks, n, floor, v);
+		return 0;
+	}
+	v->delta = stats_mean(d, n);
+	if (stats_bootstrap_ci(d, n, resamples ? resamples : STATS_BOOT_B, COMPARE_LEVEL,
+			       STATS_BOOT_SEED, &v->lo, &v->hi) < 0 ||
+	    stats_wilcoxon(d, n, &w) < 0)
+		return -1;
+	v->p = w.p;
+	drift_check(d, blocks, n, floor, v);
+	if ((v->lo > 0 || v->hi < 0) && fabs(v->delta) >= floor && w.p < COMPARE_ALPHA) {
+		v->kind = VERDICT_DIFFERENT;
+		v->worse = higher_better ? v->delta < 0 : v->delta > 0;
+	} else if (v->lo >= -floor && v->hi <= floor) {
+		v->kind = VERDICT_SAME;
+	} else {
+		more = stats_more_blocks(n, v->delta, (v->hi - v->lo) / 2, floor);
+		if (fabs(v->delta) >= floor && n + more < WILCOXON_MIN)
+			more = (unsigned)(WILCOXON_MIN - n);
+		v->more = more;
+	}
+	return 0;
+}
+
+/* ---- one side of a comparison: a matrix and its done runs ---- */
+
+struct side {
+	int64_t mid;
+	struct matrix_info mi;
+	struct run_summary *v;
+	size_t n;
+	int aa[2];             /* A/A calibration arms, -1 for none */
+	const char *aa_rule;
+};
+
+static void side_free(struct side *sd)
+{
+	if (!sd)
+		return;
+	free(sd->v);
+	free(sd);
+}
+
+static int has_aa_suffix(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n >= 3 && !strcmp(name + n - 3, "-aa");
+}
+
+static int same_boot(const struct arm_identity *a, const struct arm_identity *b)
+{
+	return !strcmp(a->kernel, b->kernel) && !strcmp(a->modules, b->modules) &&
+	       !strcmp(a->lru_gen, b->lru_gen) && !strcmp(a->cmdline, b->cmdline);
+}
+
+/*
+ * A/A arms: the first two arms whose names end in "-aa", else the first two
+ * that boot the same kernel and modules with the same lru_gen and cmdline;
+ * never the pair being compared (skip_a, skip_b): it is no yardstick of itself.
+ */
+static int find_aa(struct store *s, struct side *sd, int skip_a, int skip_b, char *err)
+{
+	struct arm_identity *ids = calloc(SPEC_MAX_ARMS, sizeof(*ids));
+	unsigned n, i, j, pass;
+
+	sd->aa[0] = sd->aa[1] = -1;
+	if (!ids)
+		return errorf(err, "out of memory");
+	if (store_arm_identities(s, sd->mid, ids, &n, err) < 0) {
+		free(ids);
+		return -1;
+	}
+	for (pass = 0; pass < 2 && sd->aa[0] < 0; pass++)
+		for (i = 0; i < n && sd->aa[0] < 0; i++)
+			for (j = i + 1; j < n && sd->aa[0] < 0; j++) {
+				if (((int)i == skip_a && (int)j == skip_b) ||
+				    ((int)i == skip_b && (int)j == skip_a))
+					continue;
+				if (pass == 0 ? has_aa_suffix(ids[i].name) && has_aa_suffix(ids[j].name)
+					      : same_boot(&ids[i], &ids[j])) {
+					sd->aa[0] = (int)i;
+					sd->aa[1] = (int)j;
+					sd->aa_rule = pass == 0 ? "names end in -aa"
+								: "same kernel, lru_gen and cmdline";
+				}
+			}
+	free(ids);
+	return 0;
+}
+
+static struct side *side_load_id(struct store *s, int64_t mid, char *err)
+{
+	struct side *sd = calloc(1, sizeof(*sd));
+
+	if (!sd) {
+		errorf(err, "out of memory");
+		return NULL;
+	}
+	sd->mid = mid;
+	sd->aa[0] = sd->aa[1] = -1;
+	if (store_matrix_info(s, sd->mid, &sd->mi, err) < 0 ||
+	    store_summaries(s, sd->mid, &sd->v, &sd->n, err) < 0 ||
+	    store_op_rates(s, sd->mid, sd->v, sd->n, err) < 0) {
+		side_free(sd);
+		return NULL;
+	}
+	return sd;
+}
+
+/* The matrix named key (an id, or the newest of that name). */
+static struct side *side_load(struct store *s, const char *key, char *err)
+{
+	int64_t mid;
+
+	if (store_find_matrix(s, key, &mid, err) < 0)
+		return NULL;
+	return side_load_id(s, mid, err);
+}
+
+static int arm_index(const struct side *sd, const char *name, char *err)
+{
+	unsigned i;
+
+	for (i = 0; i < sd->mi.n_arms; i++)
+		if (!strcmp(sd->mi.arm_names[i], name))
+			return (int)i;
+	return errorf(err, "no arm '%s' in matrix '%s'", name, sd->mi.name);
+}
+
+/* The one arm of sd tagged tag; -1 with err if none or several. */
+static int tag_index(const struct side *sd, const char *tag, char *err)
+{
+	int found = -1;
+	unsigned i;
+
+	for (i = 0; i < sd->mi.n_arms; i++) {
+		if (strcmp(sd->mi.arm_tags[i], tag))
+			continue;
+		if (found >= 0)
+			return errorf(err, "tag '%s' marks arms '%s' and '%s' of matrix '%s' (id %lld):"
+				      " a tag must pick one arm of a matrix", tag,
+				      sd->mi.arm_names[found], sd->mi.arm_names[i], sd->mi.name,
+				      (long long)sd->mid);
+		found = (int)i;
+	}
+	if (found < 0)
+		return errorf(err, "no arm tagged '%s' in matrix '%s'", tag, sd->mi.name);
+	return found;
+}
+
+static int cell_index(const struct side *sd, const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < sd->mi.n_cells; i++)
+		if (!strcmp(sd->mi.cell_names[i], name))
+			return (int)i;
+	return -1;
+}
+
+/* Scratch for one cell and metric: observations, deltas and their blocks. */
+struct scratch {
+	struct stats_obs *obs;
+	double *d;
+	unsigned *blocks;
+	size_t cap;
+};
+
+static size_t add_obs(struct stats_obs *o, const struct side *sd, unsigned cell, unsigned arm,
+		      int which, const struct metric *m)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < sd->n; i++)
+		if (sd->v[i].cell == cell && sd->v[i].arm == arm) {
+			o[k].block = sd->v[i].block;
+			o[k].arm = which;
+			o[k++].v = m->get(&sd->v[i]);
+		}
+	return k;
+}
+
+/* 1 if some run of the cell has the metric (a YCSB rate is NAN in a fio cell). */
+static int measured(const struct side *sd, unsigned cell, const struct metric *m)
+{
+	size_t i;
+
+	for (i = 0; i < sd->n; i++)
+		if (sd->v[i].cell == cell && !isnan(m->get(&sd->v[i])))
+			return 1;
+	return 0;
+}
+
+/* Paired deltas of (nw, cn, an) against (b, cb, ab), into sc; their count or -1. */
+static long paired(const struct side *b, unsigned cb, unsigned ab, const struct side *nw,
+		   unsigned cn, unsigned an, const struct metric *m, struct scratch *sc)
+{
+	size_t k = add_obs(sc->obs, b, cb, ab, 0, m);
+
+	k += add_obs(sc->obs + k, nw, cn, an, 1, m);
+	return stats_block_deltas(sc->obs, k, m->harmonic, sc->d, sc->blocks, sc->cap);
+}
+
+/* The A/A floor of a cell and metric: the larger end of the A/A interval; NAN if none. */
+static int aa_floor(const struct side *sd, const char *cell, const struct metric *m,
+		    unsigned resamples, struct scratch *sc, double *ret, char *err)
+{
+	int c = cell_index(sd, cell);
+	double lo, hi;
+	long n;
+
+	*ret = NAN;
+	if (sd->aa[0] < 0 || c < 0)
+		return 0;
+	n = paired(sd, (unsigned)c, (unsigned)sd->aa[0], sd, (unsigned)c, (unsigned)sd->aa[1], m, sc);
+	if (n < 0)
+		return errorf(err, "out of memory");
+	if (n < COMPARE_MIN_BLOCKS)
+		return 0;
+	if (stats_bootstrap_ci(sc->d, (size_t)n, resamples ? resamples : STATS_BOOT_B, COMPARE_LEVEL,
+			       STATS_BOOT_SEED, &lo, &hi) < 0)
+		return errorf(err, "out of memory");
+	*ret = fmax(fabs(lo), fabs(hi));
+	return 0;
+}
+
+/* ---- the comparison ---- */
+
+struct result {
+	struct compare_row *rows;
+	size_t n, cap;
+	unsigned counts[3], worse;
+};
+
+static int push_row(struct result *res, const struct compare_row *r)
+{
+	struct compare_row *nv;
+
+	if (res->n == res->cap) {
+		res->cap = res->cap ? 2 * res->cap : 64;
+		if (!(nv = realloc(res->rows, res->cap * sizeof(*nv))))
+			return -1;
+		res->rows = nv;
+	}
+	res->rows[res->n++] = *r;
+	res->counts[r->v.kind]++;
+	res->worse += r->v.kind == VERDICT_DIFFERENT && r->v.worse;
+	return 0;
+}
+
+static int compare_one(const struct side *b, const struct side *nw, unsigned cb, unsigned cn,
+		       unsigned ab, unsigned an, const struct compare_opts *o, struct scratch *sc,
+		       struct result *res, char *err)
+{
+	const struct metric *m;
+	double fb, fn, floor;
+	struct compare_row r;
+	long n;
+
+	for (m = metrics; m < metrics + n_metrics; m++) {
+		if (!m->compared || (!measured(b, cb, m) && !measured(nw, cn, m)))
+			continue;
+		memset(&r, 0, sizeof(r));
+		snprintf(r.cell, sizeof(r.cell), "%s", b->mi.cell_names[cb]);
+		snprintf(r.arm, sizeof(r.arm), "%s", nw->mi.arm_names[an]);
+		r.m = m;
+		if (aa_floor(b, r.cell, m, o->resamples, sc, &fb, err) < 0 ||
+		    (nw != b && aa_floor(nw, r.cell, m, o->resamples, sc, &fn, err) < 0))
+			return -1;
+		if (nw == b)
+			fn = NAN;
+		floor = fmax(fb, fn);      /* fmax ignores a NAN */
+		r.aa = !isnan(floor);
+		if (!r.aa || o->floor_set)
+			floor = r.aa ? fmax(floor, o->floor) : o->floor;
+		n = paired(b, cb, ab, nw, cn, an, m, sc);
+		if (n < 0 || compare_verdict(sc->d, sc->blocks, (size_t)n, floor, m->higher_better,
+					     o->resamples, &r.v) < 0 || push_row(res, &r) < 0)
+			return errorf(err, "out of memory");
+	}
+	return 0;
+}
+
+static int compare_all(const struct side *b, const struct side *nw, int ab, int an,
+		       const struct compare_opts *o, struct result *res, char *err)
+{
+	struct scratch sc = { 0 };
+	unsigned cb, arm, narms;
+	int cn, ret = 0;
+
+	sc.cap = b->n + nw->n + 1;
+	sc.obs = calloc(sc.cap, sizeof(*sc.obs));
+	sc.d = calloc(sc.cap, sizeof(*sc.d));
+	sc.blocks = calloc(sc.cap, sizeof(*sc.blocks));
+	if (!sc.obs || !sc.d || !sc.blocks) {
+		ret = errorf(err, "out of memory");
+		goto out;
+	}
+	narms = b->mi.n_arms < nw->mi.n_arms ? b->mi.n_arms : nw->mi.n_arms;
+	for (cb = 0; cb < b->mi.n_cells && ret == 0; cb++) {
+		cn = b == nw ? (int)cb : cell_index(nw, b->mi.cell_names[cb]);
+		if (cn < 0)
+			continue;
+		if (ab >= 0) {
+			ret = compare_one(b, nw, cb, (unsigned)cn, (unsigned)ab, (unsigned)an, o, &sc,
+					  res, err);
+			continue;
+		}
+		for (arm = 0; arm < narms && ret == 0; arm++)
+			ret = compare_one(b, nw, cb, (unsigned)cn, arm, arm, o, &sc, res, err);
+	}
+	if (ret == 0 && !res->n)
+		ret = errorf(err, "matrices '%s' and '%s' have no cell in common", b->mi.name,
+			     nw->mi.name);
+out:
+	free(sc.obs);
+	free(sc.d);
+	free(sc.blocks);
+	return ret;
+}
+
+/*
+ * The two sides (nw == b: two arms of one matrix), the arms compared (ab of
+ * b, an of nw; -1: two matrices, arms by position), every verdict, and with
+ * --tags which matrices the tags chose.
+ */
+struct comparison {
+	struct side *b, *nw;
+	int ab, an;
+	struct result res;
+	char how[512];
+};
+
+/* ---- output ---- */
+
+static const char *row_label(const struct compare_row *r, int two, char *buf, size_t len)
+{
+	if (two)
+		snprintf(buf, len, "%s [%s]", r->cell, r->arm);
+	else
+		snprintf(buf, len, "%s", r->cell);
+	return buf;
+}
+
+static void print_verdict(FILE *f, const struct verdict *v)
+{
+	fputs(verdict_names[v->kind], f);
+	if (v->kind == VERDICT_DIFFERENT)
+		fputs(v->worse ? ", worse" : ", better", f);
+	else if (v->kind == VERDICT_UNKNOWN && v->more >= STATS_MORE_MAX)
+		fprintf(f, " (more than %u more blocks)", STATS_MORE_MAX);
+	else if (v->kind == VERDICT_UNKNOWN)
+		fprintf(f, " (~%u more block%s)", v->more, v->more == 1 ? "" : "s");
+	fputc('\n', f);
+}
+
+static void print_floor(FILE *f, const struct side *sd)
+{
+	if (sd->aa[0] >= 0)
+		fprintf(f, "noise floor in '%s': A/A arms '%s' and '%s' (%s), per cell and metric:"
+			" the larger end of their %.0f %% interval\n", sd->mi.name,
+			sd->mi.arm_names[sd->aa[0]], sd->mi.arm_names[sd->aa[1]], sd->aa_rule,
+			100 * COMPARE_LEVEL);
+}
+
+static void print_head(FILE *f, const struct comparison *x)
+{
+	const struct side *b = x->b, *nw = x->nw;
+
+	if (x->how[0])
+		fprintf(f, "%s\n", x->how);
+	if (x->ab >= 0 && nw == b)
+		fprintf(f, "compare in '%s': %s -> %s\n", b->mi.name, b->mi.arm_names[x->ab],
+			b->mi.arm_names[x->an]);
+	else if (x->ab >= 0)
+		fprintf(f, "compare '%s' -> '%s': arm %s -> %s\n", b->mi.name, nw->mi.name,
+			b->mi.arm_names[x->ab], nw->mi.arm_names[x->an]);
+	else
+		fprintf(f, "compare '%s' -> '%s', arms by position\n", b->mi.name, nw->mi.name);
+}
+
+static void print_text(FILE *f, const struct comparison *x, const struct compare_opts *o)
+{
+	const struct side *b = x->b, *nw = x->nw;
+	const struct result *res = &x->res;
+	char label[CELL_NAME_MAX + 70];
+	const struct compare_row *r;
+	const struct verdict *v;
+	size_t i;
+
+	print_head(f, x);
+	print_floor(f, b);
+	if (nw != b)
+		print_floor(f, nw);
+	fprintf(f, "noise floor otherwise: %.1f %%; delta: mean per-block paired delta, "
+		"%.0f %% bootstrap interval, p: Wilcoxon signed-rank\n", 100 * o->floor,
+		100 * COMPARE_LEVEL);
+	fprintf(f, "%-24s %-9s %3s %8s %19s %6s %6s  %s\n", "cell", "metric", "n", "delta",
+		"interval", "floor", "p", "verdict");
+	for (i = 0; i < res->n; i++) {
+		r = &res->rows[i];
+		v = &r->v;
+		if (o->regressions && !(v->kind == VERDICT_DIFFERENT && v->worse))
+			continue;
+		fprintf(f, "%-24.24s %-9s %3zu", row_label(r, x->ab < 0, label, sizeof(label)),
+			r->m->name, v->blocks);
+		if (isnan(v->delta))
+			fprintf(f, " %8s %19s", "-", "-");
+		else
+			fprintf(f, " %+7.2f%% [%+7.2f%%,%+7.2f%%]", 100 * v->delta, 100 * v->lo,
+				100 * v->hi);
+		fprintf(f, " %4.1f%%%s", 100 * v->floor, r->aa ? "*" : " ");
+		if (isnan(v->p))
+			fprintf(f, " %6s  ", "-");
+		else
+			fprintf(f, " %6.4f  ", v->p);
+		print_verdict(f, v);
+	}
+	if (o->regressions)
+		fprintf(f, "%u regression%s (DIFFERENT and worse)\n", res->worse,
+			res->worse == 1 ? "" : "s");
+	else
+		fprintf(f, "%zu verdicts: %u DIFFERENT (%u worse), %u SAME, %u UNKNOWN;"
+			" * floor from A/A arms\n", res->n, res->counts[VERDICT_DIFFERENT], res->worse,
+			res->counts[VERDICT_SAME], res->counts[VERDICT_UNKNOWN]);
+}
+
+static json_t *num(double x)
+{
+	return isnan(x) || isinf(x) ? json_null() : json_real(x);
+}
+
+static json_t *side_json(const struct side *sd)
+{
+	json_t *j = json_pack("{s:s, s:I}", "name", sd->mi.name, "id", (json_int_t)sd->mid);
+
+	if (j && sd->aa[0] >= 0)
+		json_object_set_new(j, "aa", json_pack("{s:[s,s], s:s}", "arms",
+			sd->mi.arm_names[sd->aa[0]], sd->mi.arm_names[sd->aa[1]], "rule", sd->aa_rule));
+	return j;
+}
+
+static json_t *row_json(const struct compare_row *r)
+{
+	const struct verdict *v = &r->v;
+
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:o, s:[o,o], s:o, s:s, s:o, s:b, s:I,"
+			 " s:b, s:o, s:o}",
+			 "cell", r->cell, "arm", r->arm, "metric", r->m->name,
+			 "better", r->m->higher_better ? "higher" : "lower",
+			 "verdict", verdict_names[v->kind], "blocks", (json_int_t)v->blocks,
+			 "delta_pct", num(100 * v->delta), "interval_pct", num(100 * v->lo),
+			 num(100 * v->hi), "floor_pct", num(100 * v->floor),
+			 "floor_from", r->aa ? "aa" : "configured", "wilcoxon_p", num(v->p),
+			 "worse", v->kind == VERDICT_DIFFERENT && v->worse,
+			 "more_blocks", (json_int_t)(v->kind == VERDICT_UNKNOWN ? v->more : 0),
+			 "drift", v->drift, "drift_r", num(v->drift_r), "drift_p", num(v->drift_p));
+}
+
+static int print_json(FILE *f, const struct comparison *x, const struct compare_opts *o,
+		      char *err)
+{
+	json_t *j = json_object(), *rows = json_array();
+	const struct result *res = &x->res;
+	size_t i;
+	int rc;
+
+	if (!j || !rows)
+		goto oom;
+	json_object_set_new(j, "base", side_json(x->b));
+	json_object_set_new(j, "new", side_json(x->nw));
+	if (x->ab >= 0)
+		json_object_set_new(j, "arms", json_pack("[s,s]", x->b->mi.arm_names[x->ab],
+							 x->nw->mi.arm_names[x->an]));
+	if (o->base_tag) {
+		json_object_set_new(j, "tags", json_pack("[s,s]", o->base_tag, o->new_tag));
+		json_object_set_new(j, "chosen", json_string(x->how));
+	}
+	json_object_set_new(j, "floor_configured_pct", json_real(100 * o->floor));
+	for (i = 0; i < res->n; i++)
+		if (!o->regressions ||
+		    (res->rows[i].v.kind == VERDICT_DIFFERENT && res->rows[i].v.worse))
+			json_array_append_new(rows, row_json(&res->rows[i]));
+	json_object_set_new(j, "verdicts", rows);
+	json_object_set_new(j, "summary", json_pack("{s:I, s:I, s:I, s:I}",
+		"different", (json_int_t)res->counts[VERDICT_DIFFERENT],
+		"same", (json_int_t)res->counts[VERDICT_SAME],
+		"unknown", (json_int_t)res->counts[VERDICT_UNKNOWN],
+		"regressions", (json_int_t)res->worse));
+	rc = json_dumpf(j, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	fputc('\n', f);
+	json_decref(j);
+	return rc < 0 ? errorf(err, "cannot write JSON") : 0;
+oom:
+	json_decref(j);
+	json_decref(rows);
+	return errorf(err, "out of memory");
+}
+
+static void warn_drift(FILE *warn, const struct result *res, int two)
+{
+	char label[CELL_NAME_MAX + 70];
+	const struct compare_row *r;
+	size_t i;
+
+	if (!warn)
+		return;
+	for (i = 0; i < res->n; i++) {
+		r = &res->rows[i];
+		if (r->v.drift)
+			fprintf(warn, "harness: warning: '%s' %s: the paired delta drifts with the block"
+				" index (r = %+.2f, p = %.4f); the host changed during the matrix?\n",
+				row_label(r, two, label, sizeof(label)), r->m->name, r->v.drift_r,
+				r->v.drift_p);
+	}
+}
+
+static void comparison_release(struct comparison *x)
+{
+	free(x->res.rows);
+	if (x->nw != x->b)
+		side_free(x->nw);
+	side_free(x->b);
+}
+
+/* How many matrices have tag (and also, unless NULL), and the newest; an error if none. */
+static int tag_matrices(struct store *s, const char *tag, const char *also, int64_t *ret_mid,
+			unsigned *ret_n, char *err)
+{
+	if (store_tag_matrices(s, tag, also, ret_mid, ret_n, err) < 0)
+		return -1;
+	if (!also && !*ret_n)
+		return errorf(err, "no arm tagged '%s' in the database", tag);
+	return 0;
+}
+
+/* --tags: the sides and arms (see compare_run), and x->how says which. */
+static int tags_load(struct store *s, const struct compare_opts *o, struct comparison *x,
+		     char *err)
+{
+	unsigned nb, nn, nboth;
+	int64_t mb, mn, both;
+	char which[48];
+
+	if (!strcmp(o->base_tag, o->new_tag))
+		return errorf(err, "tag '%s' compared with itself", o->base_tag);
+	if (tag_matrices(s, o->base_tag, NULL, &mb, &nb, err) < 0 ||
+	    tag_matrices(s, o->new_tag, NULL, &mn, &nn, err) < 0 ||
+	    tag_matrices(s, o->base_tag, o->new_tag, &both, &nboth, err) < 0)
+		return -1;
+	if (nboth)
+		mb = mn = both;
+	if (!(x->b = side_load_id(s, mb, err)) ||
+	    !(x->nw = mb == mn ? x->b : side_load_id(s, mn, err)) ||
+	    (x->ab = tag_index(x->b, o->base_tag, err)) < 0 ||
+	    (x->an = tag_index(x->nw, o->new_tag, err)) < 0)
+		return -1;
+	if (nboth > 1)
+		snprintf(which, sizeof(which), "the newest of %u matrices", nboth);
+	else
+		snprintf(which, sizeof(which), "the only matrix");
+	if (nboth)
+		snprintf(x->how, sizeof(x->how), "tags '%s' -> '%s': both in '%s' (id %lld), %s with"
+			 " both", o->base_tag, o->new_tag, x->b->mi.name, (long long)mb, which);
+	else
+		snprintf(x->how, sizeof(x->how), "tags '%s' -> '%s': in no matrix together; '%s' "
+			 "(id %lld, newest of %u with '%s') -> '%s' (id %lld, newest of %u with '%s')",
+			 o->base_tag, o->new_tag, x->b->mi.name, (long long)mb, nb, o->base_tag,
+			 x->nw->mi.name, (long long)mn, nn, o->new_tag);
+	return 0;
+}
+
+/* The sides and arms o names: two arms of a matrix, two matrices, or by tags. */
+static int sides_load(struct store *s, const struct compare_opts *o, struct comparison *x,
+		      char *err)
+{
+	if (o->base_tag)
+		return tags_load(s, o, x, err);
+	if (!(x->b = side_load(s, o->base_matrix, err)))
+		return -1;
+	if (o->base_arm) {
+		x->nw = x->b;
+		if ((x->ab = arm_index(x->b, o->base_arm, err)) < 0 ||
+		    (x->an = arm_index(x->b, o->new_arm, err)) < 0)
+			return -1;
+		if (x->ab == x->an)
+			return errorf(err, "arm '%s' compared with itself", o->base_arm);
+	} else if (!(x->nw = side_load(s, o->new_matrix, err))) {
+		return -1;
+	}
+	return 0;
+}
+
+static int comparison_run(struct store *s, const struct compare_opts *o, struct comparison *x,
+			  char *err)
+{
+	int one;
+
+	memset(x, 0, sizeof(*x));
+	x->ab = x->an = -1;
+	if (sides_load(s, o, x, err) < 0)
+		return -1;
+	/* the pair compared is skipped as A/A only when both arms are of one matrix */
+	one = x->nw == x->b;
+	if (find_aa(s, x->b, one ? x->ab : -1, one ? x->an : -1, err) < 0 ||
+	    (!one && find_aa(s, x->nw, -1, -1, err) < 0))
+		return -1;
+	return compare_all(x->b, x->nw, x->ab, x->an, o, &x->res, err);
+}
+
+int compare_run(struct store *s, const struct compare_opts *o, FILE *out, FILE *warn, char *err)
+{
+	struct comparison x;
+	int ret = -1;
+
+	if (comparison_run(s, o, &x, err) < 0)
+		goto out;
+	if (o->json) {
+		if (print_json(out, &x, o, err) < 0)
+			goto out;
+	} else {
+		print_text(out, &x, o);
+	}
+	warn_drift(warn, &x.res, x.ab < 0);
+	ret = x.res.worse > 0;
+out:
+	comparison_release(&x);
+	return ret;
+}
+
+int compare_rows(struct store *s, const struct compare_opts *o, struct compare_row **ret,
+		 size_t *ret_n, char *err)
+{
+	struct comparison x;
+	int rc = comparison_run(s, o, &x, err);
+
+	if (rc == 0) {
+		*ret = TAKE_PTR(x.res.rows);
+		*ret_n = x.res.n;
+	}
+	comparison_release(&x);
+	return rc;
+}

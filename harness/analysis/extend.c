@@ -1,0 +1,285 @@
+/* extend.c -- adaptive repetitions: ask compare which cells are still
+ * UNKNOWN and queue the ABBA blocks it estimates would decide them, capped. */
+#include "analysis/extend.h"
+#include "spec/abba.h"
+#include "analysis/compare.h"
+#include "base/err.h"
+#include "analysis/metric.h"
+#include "base/proc.h"
+#include "spec/spec.h"
+#include "analysis/stats.h"
+#include "store/store_extend.h"
+
+#include <getopt.h>
+#include <string.h>
+
+/* What one cell had and gets. */
+struct cell_plan {
+	unsigned target;     /* blocks wanted; 0: decided */
+	json_t *unknown;     /* its UNKNOWN verdicts */
+};
+
+struct plan {
+	int64_t mid;
+	struct matrix_info mi;
+	unsigned R;          /* reps in a block */
+	struct cell_plan cells[SPEC_MAX_CELLS];
+	unsigned have[SPEC_MAX_CELLS], want[SPEC_MAX_CELLS], added[SPEC_MAX_CELLS];
+};
+
+static void plan_release(struct plan *p)
+{
+	unsigned c;
+
+	for (c = 0; c < SPEC_MAX_CELLS; c++)
+		json_decref(p->cells[c].unknown);
+}
+
+static int cell_of(const struct matrix_info *mi, const char *name)
+{
+	unsigned c;
+
+	for (c = 0; c < mi->n_cells; c++)
+		if (!strcmp(mi->cell_names[c], name))
+			return (int)c;
+	return -1;
+}
+
+/* Fold one arm pair's verdicts into the cells' plans. */
+static int add_pair(struct store *s, struct plan *p, const char *base, const char *new,
+		    unsigned max_blocks, char *err)
+{
+	char key[32];
+	struct compare_opts co = { .base_arm = base, .new_arm = new, .floor = COMPARE_FLOOR,
+				   .resamples = STATS_BOOT_B };
+	_cleanup_free_ struct compare_row *rows = NULL;
+	struct cell_plan *cp;
+	size_t n, i;
+	unsigned want;
+	int c;
+
+	snprintf(key, sizeof(key), "%lld", (long long)p->mid);
+	co.base_matrix = co.new_matrix = key;
+	if (compare_rows(s, &co, &rows, &n, err) < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		c = cell_of(&p->mi, rows[i].cell);
+		if (c < 0 || rows[i].v.kind != VERDICT_UNKNOWN)
+			continue;
+		cp = &p->cells[c];
+		want = (unsigned)rows[i].v.blocks + rows[i].v.more;
+		want = want < max_blocks && want >= rows[i].v.blocks ? want : max_blocks;
+		cp->target = want > cp->target ? want : cp->target;
+		if (json_array_append_new(cp->unknown, json_pack("{s:s, s:s, s:I, s:I}", "arm", new,
+			"metric", rows[i].m->name, "blocks", (json_int_t)rows[i].v.blocks,
+			"more", (json_int_t)rows[i].v.more)) < 0)
+			return errorf(err, "out of memory");
+	}
+	return 0;
+}
+
+static int arm_known(const struct matrix_info *mi, const char *name)
+{
+	unsigned a;
+
+	for (a = 0; a < mi->n_arms; a++)
+		if (!strcmp(mi->arm_names[a], name))
+			return 1;
+	return 0;
+}
+
+/* The verdicts of every pair asked for; 400 in *http when the options do not fit. */
+static int gather(struct store *s, const struct extend_opts *o, struct plan *p, int *http,
+		  char *err)
+{
+	unsigned a, c;
+
+	*http = 400;
+	if (p->mi.n_arms < 2)
+		return errorf(err, "matrix '%s': one arm, nothing to compare", p->mi.name);
+	if (!o->max_blocks || o->max_blocks > SPEC_MAX_REPS / p->R)
+		return errorf(err, "max_blocks: expected 1 to %u (%u reps a block, at most %d reps "
+			      "a cell)", SPEC_MAX_REPS / p->R, p->R, SPEC_MAX_REPS);
+	if (!o->base_arm != !o->new_arm)
+		return errorf(err, "give both arms (BASE NEW) or neither");
+	if (o->base_arm && !strcmp(o->base_arm, o->new_arm))
+		return errorf(err, "arm '%s' compared with itself", o->base_arm);
+	if (o->base_arm && (!arm_known(&p->mi, o->base_arm) || !arm_known(&p->mi, o->new_arm)))
+		return errorf(err, "no arm '%s' in matrix '%s'", arm_known(&p->mi, o->base_arm) ?
+			      o->new_arm : o->base_arm, p->mi.name);
+	for (c = 0; c < p->mi.n_cells; c++)
+		if (!(p->cells[c].unknown = json_array()))
+			return errorf(err, "out of memory");
+	*http = 500;
+	if (o->base_arm)
+		return add_pair(s, p, o->base_arm, o->new_arm, o->max_blocks, err);
+	for (a = 1; a < p->mi.n_arms; a++)
+		if (add_pair(s, p, p->mi.arm_names[0], p->mi.arm_names[a], o->max_blocks, err) < 0)
+			return -1;
+	return 0;
+}
+
+static unsigned blocks_of(unsigned reps, unsigned R)
+{
+	return (reps + R - 1) / R;
+}
+
+static json_t *cell_json(const struct plan *p, unsigned c)
+{
+	const struct cell_plan *cp = &p->cells[c];
+	unsigned before = blocks_of(p->have[c], p->R);
+	unsigned after = blocks_of(p->have[c] + p->added[c] / p->mi.n_arms, p->R);
+
+	return json_pack("{s:s, s:b, s:I, s:I, s:I, s:I, s:O}", "cell", p->mi.cell_names[c],
+			 "decided", json_array_size(cp->unknown) == 0, "blocks", (json_int_t)before,
+			 "target", (json_int_t)cp->target, "queued_blocks",
+			 (json_int_t)(after - before), "runs", (json_int_t)p->added[c],
+			 "unknown", cp->unknown);
+}
+
+static int result_json(const struct plan *p, const struct extend_opts *o, json_t **ret,
+		       char *err)
+{
+	json_t *cells = json_array(), *cj;
+	json_int_t runs = 0;
+	unsigned c;
+
+	for (c = 0; cells && c < p->mi.n_cells; c++) {
+		cj = cell_json(p, c);
+		runs += p->added[c];
+		if (!cj || json_array_append_new(cells, cj) < 0) {
+			json_decref(cells);
+			cells = NULL;
+		}
+	}
+	if (!cells)
+		return errorf(err, "out of memory");
+	*ret = json_pack("{s:I, s:s, s:I, s:I, s:o}", "matrix", (json_int_t)p->mid, "name",
+			 p->mi.name, "max_blocks", (json_int_t)o->max_blocks, "runs", runs,
+			 "cells", cells);
+	return *ret ? 0 : errorf(err, "out of memory");
+}
+
+/* Each UNKNOWN cell up to its target blocks, in whole reps; others as they are. */
+static int grow(struct store *s, struct plan *p, char *err)
+{
+	unsigned c;
+
+	if (store_cell_reps(s, p->mid, p->mi.n_arms, p->mi.n_cells, p->have, err) < 0)
+		return -1;
+	for (c = 0; c < p->mi.n_cells; c++)
+		p->want[c] = p->cells[c].target * p->R;
+	return store_grow_cells(s, p->mid, p->mi.n_arms, p->mi.n_cells, p->want, 0, p->added, err);
+}
+
+static int add_state(struct store *s, struct plan *p, json_t *res, char *err)
+{
+	char state[16];
+
+	if (store_matrix_state(s, p->mid, state, err) < 0)
+		return -1;
+	json_object_set_new(res, "state", json_string(state));
+	return 0;
+}
+
+int extend_matrix(struct store *s, const struct extend_opts *o, json_t **ret, int *ret_http,
+		  char *err)
+{
+	_cleanup_free_ struct plan *p = calloc(1, sizeof(*p));
+	char state[16];
+	int rc = -1;
+
+	*ret_http = 500;
+	if (!p)
+		return errorf(err, "out of memory");
+	*ret_http = 404;
+	if (store_find_matrix(s, o->matrix, &p->mid, err) < 0)
+		return -1;
+	*ret_http = 500;
+	if (store_matrix_state(s, p->mid, state, err) < 0 ||
+	    store_matrix_info(s, p->mid, &p->mi, err) < 0)
+		return -1;
+	*ret_http = 409;
+	if (!strcmp(state, "cancelled"))
+		return errorf(err, "matrix %lld is cancelled", (long long)p->mid);
+	p->R = abba_block_reps(p->mi.n_arms);
+	if (gather(s, o, p, ret_http, err) == 0 && grow(s, p, err) == 0 &&
+	    result_json(p, o, ret, err) == 0) {
+		rc = add_state(s, p, *ret, err);
+		if (rc < 0)
+			json_decref(*ret);
+	}
+	plan_release(p);
+	return rc;
+}
+
+/* "ops/s ~3, classic refault/s >9999" */
+static void print_unknown(FILE *f, const json_t *unknown, int arms)
+{
+	const json_t *u;
+	size_t i;
+	json_int_t more;
+
+	json_array_foreach(unknown, i, u) {
+		more = json_integer_value(json_object_get(u, "more"));
+		fprintf(f, "%s%s%s%s %s%lld", i ? ", " : "", arms ? json_string_value(
+			json_object_get(u, "arm")) : "", arms ? " " : "",
+			json_string_value(json_object_get(u, "metric")),
+			more >= STATS_MORE_MAX ? ">" : "~", (long long)more);
+	}
+}
+
+/* More than one new arm among the UNKNOWN verdicts: then each names its arm. */
+static int several_arms(const json_t *cells)
+{
+	const char *first = NULL, *a;
+	const json_t *cl, *u;
+	size_t i, j;
+
+	json_array_foreach(cells, i, cl)
+		json_array_foreach(json_object_get(cl, "unknown"), j, u) {
+			a = json_string_value(json_object_get(u, "arm"));
+			if (!first)
+				first = a;
+			else if (a && strcmp(a, first))
+				return 1;
+		}
+	return 0;
+}
+
+static void print_cell(FILE *f, const json_t *cl, int arms, json_int_t max)
+{
+	json_int_t before = json_integer_value(json_object_get(cl, "blocks"));
+	json_int_t q = json_integer_value(json_object_get(cl, "queued_blocks"));
+
+	fprintf(f, "  %-24s ", json_string_value(json_object_get(cl, "cell")));
+	if (json_is_true(json_object_get(cl, "decided"))) {
+		fprintf(f, "decided, %lld blocks: nothing queued\n", (long long)before);
+		return;
+	}
+	fprintf(f, "UNKNOWN (");
+	print_unknown(f, json_object_get(cl, "unknown"), arms);
+	if (q)
+		fprintf(f, "): %lld blocks, queued %lld more (%lld runs)\n", (long long)before,
+			(long long)q, (long long)json_integer_value(json_object_get(cl, "runs")));
+	else
+		fprintf(f, "): %lld blocks, %s: nothing queued\n", (long long)before,
+			before >= max ? "at the cap" : "enough already planned");
+}
+
+void extend_print(FILE *f, const json_t *res)
+{
+	const json_t *cl, *cells = json_object_get(res, "cells");
+	json_int_t max = json_integer_value(json_object_get(res, "max_blocks"));
+	int arms = several_arms(cells);
+	size_t i;
+
+	fprintf(f, "extend '%s' (matrix %lld): at most %lld blocks a cell\n",
+		json_string_value(json_object_get(res, "name")),
+		(long long)json_integer_value(json_object_get(res, "matrix")), (long long)max);
+	json_array_foreach(cells, i, cl)
+		print_cell(f, cl, arms, max);
+	fprintf(f, "queued %lld runs; matrix %s\n",
+		(long long)json_integer_value(json_object_get(res, "runs")),
+		json_string_value(json_object_get(res, "state")));
+}

@@ -1,0 +1,53 @@
+/* grid.h -- one metric of a matrix as a grid, cells down and arms across: each
+ * arm's mean, its Delta against a baseline arm, the paired-block verdict, n. */
+#ifndef GRID_H
+#define GRID_H
+
+#include <stddef.h>
+
+#include "analysis/compare.h"
+#include "analysis/metric.h"
+#include "store/store.h"
+
+struct grid_entry {
+	double value;          /* the metric's mean over the arm's runs in the cell; NAN none */
+	double delta;          /* value / the baseline's value - 1; NAN for the baseline, or none */
+	unsigned n;            /* runs with a value */
+	struct verdict v;      /* of the per-block paired deltas against the baseline
+				* (compare_verdict); blocks 0 for the baseline itself */
+};
+
+struct grid {
+	const struct metric *m;
+	const struct matrix_info *mi;
+	unsigned base;                  /* the baseline arm */
+	double floor;                   /* noise floor of the verdicts, relative */
+	unsigned n_rows;
+	unsigned cells[SPEC_MAX_CELLS]; /* row -> cell */
+	struct grid_entry e[SPEC_MAX_CELLS][SPEC_MAX_ARMS];   /* [row][arm] */
+};
+
+/*
+ * Fill g->e for g->cells[0..g->n_rows) from the done runs' summaries v[0..n);
+ * g->m, g->mi, g->base and g->floor set by the caller. Returns 0 or -1 with err.
+ */
+int grid_fill(struct grid *g, const struct run_summary *v, size_t n, char *err);
+
+/*
+ * The ABBA position pairs of one row and arm against the baseline: a block of
+ * k arms holds per_block reps, each of which runs every arm once (A B, B A for
+ * two arms); the paired delta of a rep is arm / baseline - 1 of its two runs.
+ */
+struct grid_pairs {
+	unsigned per_block;    /* position pairs (reps) per block */
+	size_t n_blocks;
+	unsigned *block;       /* n_blocks block numbers, ascending */
+	double *d;             /* [n_blocks][per_block] relative deltas, NAN where missing */
+	double *mean;          /* [per_block] arithmetic mean over the blocks, NAN if none */
+};
+
+int grid_pairs(const struct grid *g, const struct run_summary *v, size_t n, unsigned row,
+	       unsigned arm, struct grid_pairs *ret, char *err);
+void grid_pairs_release(struct grid_pairs *p);
+
+#endif

@@ -1,0 +1,37 @@
+/* err.h -- the harness's one error convention and its cleanup helpers:
+ * functions return -1 and leave a one-line message in a caller's char[ERR_MAX].
+ *
+ * Folder base/: what every stage uses: this error convention, processes with deadlines
+ * and small file helpers (proc.c), hashes (hash.c), one escaped line for a
+ * terminal or a log (textline.c), the results directory's modes (results.c).
+ * It may call: nothing.
+ */
+#ifndef ERR_H
+#define ERR_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define ERR_MAX 512
+
+/* Format a message into err (ERR_MAX bytes) and return -1. */
+int errorf(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#define _cleanup_(f) __attribute__((cleanup(f)))
+
+static inline void freep(void *p) { free(*(void **)p); }
+static inline void closep(int *fd) { if (*fd >= 0) close(*fd); }
+static inline void fclosep(FILE **f) { if (*f) fclose(*f); }
+
+#define _cleanup_free_   _cleanup_(freep)
+#define _cleanup_close_  _cleanup_(closep)
+#define _cleanup_fclose_ _cleanup_(fclosep)
+
+/* Hand ownership out of a cleanup variable. */
+#define TAKE_PTR(p) ({ __typeof__(p) _t = (p); (p) = NULL; _t; })
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#endif

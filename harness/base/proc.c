@@ -1,0 +1,185 @@
+/* proc.c -- fork/exec with a deadline and the few file helpers around it.
+ * Nothing here takes a command line: callers give argv arrays. */
+#include "base/proc.h"
+#include "base/err.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+
+int errorf(char *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		va_start(ap, fmt);
+		vsnprintf(err, ERR_MAX, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+int pathf(char *buf, char *err, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, PATH_MAX, fmt, ap);
+	va_end(ap);
+	if (n < 0 || n >= PATH_MAX)
+		return errorf(err, "path too long: '%.64s...'", buf);
+	return 0;
+}
+
+int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void child_exec(char *const argv[], const char *log_path)
+{
+	int in = open("/dev/null", O_RDONLY);
+	int out = open(log_path ? log_path : "/dev/null",
+		       O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+	if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
+		_exit(126);
+	setpgid(0, 0);
+	execvp(argv[0], argv);
+	_exit(127);
+}
+
+int proc_wait(pid_t pid, const char *what, int timeout_ms, int *ret_wstatus, char *err)
+{
+	int64_t deadline = now_ms() + timeout_ms;
+	pid_t r;
+
+	for (;;) {
+		r = waitpid(pid, ret_wstatus, WNOHANG);
+		if (r == pid)
+			return 0;
+		if (r < 0 && errno != EINTR)
+			return errorf(err, "waitpid '%s': %s", what, strerror(errno));
+		if (now_ms() >= deadline) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			waitpid(pid, ret_wstatus, 0);
+			return 1;
+		}
+		usleep(10000);
+	}
+}
+
+int proc_run(char *const argv[], const char *log_path, int timeout_ms, int *ret_status,
+	     char *err)
+{
+	int status, r;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return errorf(err, "cannot fork for '%s': %s", argv[0], strerror(errno));
+	if (pid == 0)
+		child_exec(argv, log_path);
+	r = proc_wait(pid, argv[0], timeout_ms, &status, err);
+	if (r < 0)
+		return -1;
+	if (r == 1) {
+		*ret_status = -1;
+		return 0;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		return errorf(err, "cannot run '%s': not found in PATH", argv[0]);
+	*ret_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	return 0;
+}
+
+int mkdir_p(const char *path, char *err)
+{
+	char buf[4096];
+	char *p;
+
+	if (strlen(path) >= sizeof(buf))
+		return errorf(err, "path too long: '%s'", path);
+	strcpy(buf, path);
+	for (p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return errorf(err, "cannot create '%s': %s", buf, strerror(errno));
+		*p = '/';
+	}
+	if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+		return errorf(err, "cannot create '%s': %s", buf, strerror(errno));
+	return 0;
+}
+
+int read_regular_file(const char *path, size_t max, char **ret, size_t *ret_len, char *err)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	_cleanup_free_ char *buf = NULL;
+	struct stat st;
+	size_t len = 0;
+	ssize_t n;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return errorf(err, "%s: cannot open: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return errorf(err, "%s: not a regular file (a FIFO, device or directory is refused)",
+			      path);
+	if ((uintmax_t)st.st_size > max)
+		return errorf(err, "%s: larger than %zu bytes", path, max);
+	buf = malloc(max + 2);
+	if (!buf)
+		return errorf(err, "%s: out of memory", path);
+	/* one byte more than max: a file that grew since fstat is still refused */
+	while (len <= max && (n = read(fd, buf + len, max + 1 - len)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errorf(err, "%s: cannot read: %s", path, strerror(errno));
+		len += (size_t)n;
+	}
+	if (len > max)
+		return errorf(err, "%s: larger than %zu bytes", path, max);
+	buf[len] = '\0';
+	*ret = TAKE_PTR(buf);
+	*ret_len = len;
+	return 0;
+}
+
+int write_file(const char *path, const void *buf, size_t len, char *err)
+{
+	char tmp[4096];
+	_cleanup_close_ int fd = -1;
+	const char *p = buf;
+	ssize_t n;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return errorf(err, "path too long: '%s'", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return errorf(err, "cannot create '%s': %s", tmp, strerror(errno));
+	while (len > 0) {
+		n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errorf(err, "cannot write '%s': %s", tmp, strerror(errno));
+		p += n;
+		len -= (size_t)n;
+	}
+	if (fsync(fd) < 0 || rename(tmp, path) < 0)
+		return errorf(err, "cannot write '%s': %s", path, strerror(errno));
+	return 0;
+}

@@ -1,0 +1,46 @@
+/* proc.h -- run a helper program from an argv array (never a shell), with a
+ * deadline; and small file-system helpers the harness needs around it. */
+#ifndef PROC_H
+#define PROC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/*
+ * Run argv[0] (looked up in PATH) with stdin from /dev/null and stdout+stderr
+ * appended to log_path (or discarded if NULL). Waits at most timeout_ms, then
+ * kills it. Returns 0 and the exit code in *ret_status (-1 if killed by a
+ * signal or the deadline), or -1 with a message if it could not be run.
+ */
+int proc_run(char *const argv[], const char *log_path, int timeout_ms, int *ret_status,
+	     char *err);
+
+/*
+ * Wait for child PID (WHAT names it in messages) at most timeout_ms, then
+ * SIGKILL its process group and it. Returns 0 with its wait status, 1 if the
+ * deadline killed it, or -1 with a message.
+ */
+int proc_wait(pid_t pid, const char *what, int timeout_ms, int *ret_wstatus, char *err);
+
+/* snprintf into a PATH_MAX buffer; -1 with a message if it does not fit. */
+int pathf(char *buf, char *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* mkdir -p; returns 0 or -1 with a message. */
+int mkdir_p(const char *path, char *err);
+
+/* Milliseconds on CLOCK_MONOTONIC. */
+int64_t now_ms(void);
+
+/* Write a whole file atomically (temp + rename). */
+int write_file(const char *path, const void *buf, size_t len, char *err);
+
+/*
+ * Read path whole, if it is a regular file of at most max bytes, into a
+ * malloc'd buffer (*ret, NUL-terminated; its length in *ret_len). It is opened
+ * without blocking and checked before any read, so a FIFO, a device or a
+ * directory is refused at once; -1 with "PATH: ..." otherwise.
+ */
+int read_regular_file(const char *path, size_t max, char **ret, size_t *ret_len, char *err);
+
+#endif

@@ -1,0 +1,367 @@
+/* sandbox.c -- a program run on untrusted input in a jail of its own: private
+ * namespaces, a read-only tmpfs root with only the files it is given, no privileges. */
+#define _GNU_SOURCE
+#include "base/sandbox.h"
+#include "base/err.h"
+#include "base/proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Mounted over in the jail's own mount namespace only; the host's /tmp is untouched. */
+#define JAIL_MNT "/tmp"
+#define NS_FLAGS (CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | \
+		  CLONE_NEWCGROUP)
+
+/* What the child was doing when it gave up: it reports {step, errno} and exits. */
+enum step {
+	STEP_FDS, STEP_UNSHARE, STEP_IDMAP, STEP_FORK, STEP_MOUNT, STEP_COPY, STEP_PIVOT,
+	STEP_READONLY, STEP_USER, STEP_LIMITS, STEP_EXEC,
+};
+
+static const char *const step_what[] = {
+	[STEP_FDS]      = "set up its standard files",
+	[STEP_UNSHARE]  = ("create its namespaces (as root this needs CAP_SYS_ADMIN; as another "
+			   "user, unprivileged user namespaces: sysctl user.max_user_namespaces)"),
+	[STEP_IDMAP]    = "map uid and gid 65534 in its user namespace",
+	[STEP_FORK]     = "fork into its pid namespace",
+	[STEP_MOUNT]    = "mount its tmpfs root",
+	[STEP_COPY]     = "copy its files in",
+	[STEP_PIVOT]    = "pivot_root into it",
+	[STEP_READONLY] = "make its root read-only",
+	[STEP_USER]     = "drop to uid and gid 65534",
+	[STEP_LIMITS]   = "set its resource limits",
+	[STEP_EXEC]     = "exec the program",
+};
+
+struct report {
+	int step;
+	int err;
+};
+
+/* Everything the child needs, made before fork: the child only makes system calls. */
+struct jail {
+	char *const *argv;
+	const struct sandbox_file *files;
+	size_t nfiles;
+	const struct sandbox_limits *lim;
+	int userns;                      /* not root: a user namespace maps 65534 to us */
+	int src_fd[SANDBOX_FILES_MAX];   /* -1 for data files */
+	char dst[SANDBOX_FILES_MAX][sizeof(JAIL_MNT) + SANDBOX_NAME_MAX + 1];
+	char exe[SANDBOX_NAME_MAX + 2];  /* "/argv[0]" */
+	char tmpfs_opts[96];
+	char uid_map[48], gid_map[48];
+	int null_fd, out_fd, report_fd;
+};
+
+static __attribute__((noreturn)) void fail(const struct jail *j, enum step s)
+{
+	struct report r = { s, errno };
+
+	if (write(j->report_fd, &r, sizeof(r)) < 0)
+		_exit(125);
+	_exit(126);
+}
+
+static int write_proc(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : write(fd, text, strlen(text));
+
+	if (fd >= 0)
+		close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/*
+ * Not root: the user namespace's only ids, 65534, are ours outside. A process
+ * that changed its uid without an exec is not dumpable, and its /proc files
+ * are then root's: dumpable, they are ours to write.
+ */
+static int map_ids(const struct jail *j)
+{
+	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0 ||
+	    write_proc("/proc/self/setgroups", "deny") < 0 ||
+	    write_proc("/proc/self/uid_map", j->uid_map) < 0 ||
+	    write_proc("/proc/self/gid_map", j->gid_map) < 0)
+		return -1;
+	return 0;
+}
+
+static int copy_in(const struct jail *j, size_t i)
+{
+	const struct sandbox_file *f = &j->files[i];
+	int fd = open(j->dst[i], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, f->exec ? 0555 : 0444);
+	size_t done = 0, len = f->len;
+	off_t off = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	while (done < len) {
+		n = j->src_fd[i] >= 0 ? sendfile(fd, j->src_fd[i], &off, len - done)
+				      : write(fd, f->data + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			close(fd);
+			return -1;
+		}
+		done += (size_t)n;
+	}
+	return close(fd);
+}
+
+/* The empty root: a tmpfs of the files only, pivoted into, the host's tree detached. */
+static void enter_root(const struct jail *j)
+{
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("tmpfs", JAIL_MNT, "tmpfs", MS_NOSUID | MS_NODEV, j->tmpfs_opts) < 0)
+		fail(j, STEP_MOUNT);
+	for (size_t i = 0; i < j->nfiles; i++)
+		if (copy_in(j, i) < 0)
+			fail(j, STEP_COPY);
+	if (chdir(JAIL_MNT) < 0 || syscall(SYS_pivot_root, ".", ".") < 0 ||
+	    umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
+		fail(j, STEP_PIVOT);
+	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV,
+		  NULL) < 0)
+		fail(j, STEP_READONLY);
+}
+
+/* uid and gid 65534 (already so in a user namespace), no groups, no new privileges. */
+static int drop_user(const struct jail *j)
+{
+	if (!j->userns && (setgroups(0, NULL) < 0 ||
+			   setresgid(SANDBOX_UID, SANDBOX_UID, SANDBOX_UID) < 0 ||
+			   setresuid(SANDBOX_UID, SANDBOX_UID, SANDBOX_UID) < 0))
+		return -1;
+	if (getuid() == 0 || geteuid() == 0 || getgid() == 0 || getegid() == 0)
+		return errno = EPERM, -1;
+	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+}
+
+/* After drop_user: RLIMIT_NPROC 0 then forbids any new process or thread. */
+static int set_limits(const struct sandbox_limits *lim)
+{
+	const struct { int res; rlim_t val; } limits[] = {
+		{ RLIMIT_CPU,    lim->cpu_s },
+		{ RLIMIT_AS,     (rlim_t)lim->as_mib << 20 },
+		{ RLIMIT_FSIZE,  (rlim_t)lim->out_kib << 10 },
+		{ RLIMIT_NOFILE, lim->nofile },
+		{ RLIMIT_NPROC,  0 },
+		{ RLIMIT_CORE,   0 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(limits); i++) {
+		struct rlimit rl = { limits[i].val, limits[i].val };
+
+		if (setrlimit(limits[i].res, &rl) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The jail's first process (pid 1 of its namespace) becomes the program. */
+static __attribute__((noreturn)) void jail_init(const struct jail *j)
+{
+	char *const envp[] = { NULL };
+
+	enter_root(j);
+	/* a uid change clears the parent-death signal: set it after */
+	if (drop_user(j) < 0 || prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		fail(j, STEP_USER);
+	if (set_limits(j->lim) < 0)
+		fail(j, STEP_LIMITS);
+	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+		fail(j, STEP_FDS);
+	execve(j->exe, j->argv, envp);
+	fail(j, STEP_EXEC);
+}
+
+/* The jail's pid 1 ends as it did: its exit code, or the same signal. */
+static __attribute__((noreturn)) void relay(pid_t pid)
+{
+	struct rlimit none = { 0, 0 };
+	int st;
+
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			_exit(125);
+	if (WIFSIGNALED(st)) {
+		setrlimit(RLIMIT_CORE, &none);
+		raise(WTERMSIG(st));
+	}
+	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 125);
+}
+
+/* Forked: namespaces, then a child that is pid 1 in the new pid namespace. */
+static __attribute__((noreturn)) void jail_child(const struct jail *j)
+{
+	sigset_t none;
+	pid_t pid;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	for (int sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);    /* the jail ends with the harness */
+	if (dup2(j->null_fd, 0) < 0 || dup2(j->out_fd, 1) < 0 || dup2(j->out_fd, 2) < 0)
+		fail(j, STEP_FDS);
+	if (unshare(NS_FLAGS | (j->userns ? CLONE_NEWUSER : 0)) < 0)
+		fail(j, STEP_UNSHARE);
+	if (j->userns && map_ids(j) < 0)
+		fail(j, STEP_IDMAP);
+	pid = fork();
+	if (pid < 0)
+		fail(j, STEP_FORK);
+	if (pid == 0)
+		jail_init(j);
+	close(j->report_fd);
+	relay(pid);
+}
+
+/* File I (F, a copy to fill in): its name checked, its source opened and measured. */
+static int prepare_file(struct jail *j, size_t i, struct sandbox_file *f, char *err)
+{
+	struct stat st;
+
+	if (!f->name[0] || strlen(f->name) > SANDBOX_NAME_MAX || strchr(f->name, '/') ||
+	    !strcmp(f->name, ".") || !strcmp(f->name, ".."))
+		return errorf(err, "sandbox: bad file name '%s'", f->name);
+	snprintf(j->dst[i], sizeof(j->dst[i]), "%s/%s", JAIL_MNT, f->name);
+	if (!f->src)
+		return 0;
+	j->src_fd[i] = open(f->src, O_RDONLY | O_CLOEXEC);
+	if (j->src_fd[i] < 0 || fstat(j->src_fd[i], &st) < 0 || !S_ISREG(st.st_mode))
+		return errorf(err, "sandbox: cannot copy '%s' in: %s", f->src,
+			      j->src_fd[i] < 0 ? strerror(errno) : "not a regular file");
+	f->len = (size_t)st.st_size;
+	return 0;
+}
+
+static void close_sources(struct jail *j)
+{
+	for (size_t i = 0; i < SANDBOX_FILES_MAX; i++)
+		if (j->src_fd[i] >= 0)
+			close(j->src_fd[i]);
+}
+
+/* Names checked, sources opened (their lengths into FILES, a copy), strings built. */
+static int prepare(struct jail *j, struct sandbox_file *files, char *err)
+{
+	size_t size = 64 << 10;
+	int exe = 0;
+
+	for (size_t i = 0; i < SANDBOX_FILES_MAX; i++)
+		j->src_fd[i] = -1;
+	for (size_t i = 0; i < j->nfiles; i++) {
+		if (prepare_file(j, i, &files[i], err) < 0)
+			return -1;
+		size += files[i].len;
+		exe |= files[i].exec && !strcmp(files[i].name, j->argv[0]);
+	}
+	if (!exe)
+		return errorf(err, "sandbox: '%s' is not one of its executable files", j->argv[0]);
+	snprintf(j->exe, sizeof(j->exe), "/%s", j->argv[0]);
+	snprintf(j->tmpfs_opts, sizeof(j->tmpfs_opts), "size=%zuk,nr_inodes=%zu,mode=0755",
+		 size >> 10, j->nfiles + 16);
+	j->userns = geteuid() != 0;
+	snprintf(j->uid_map, sizeof(j->uid_map), "%d %u 1\n", SANDBOX_UID, (unsigned)geteuid());
+	snprintf(j->gid_map, sizeof(j->gid_map), "%d %u 1\n", SANDBOX_UID, (unsigned)getegid());
+	return 0;
+}
+
+/* The child's report: 1 and a message if the jail failed, 0 once the program runs. */
+static int read_report(int fd, const char *prog, char *err)
+{
+	struct report r;
+	ssize_t n;
+
+	do
+		n = read(fd, &r, sizeof(r));
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(r))
+		return 0;
+	if (r.step < 0 || r.step > STEP_EXEC)
+		r.step = STEP_FDS;
+	errorf(err, "sandbox: cannot %s: %s; '%s' was not run", step_what[r.step],
+	       strerror(r.err), prog);
+	return 1;
+}
+
+/* Fork the jail and wait for it; RES and OUT from its end. */
+static int run_jail(struct jail *j, char *out, size_t outlen, struct sandbox_result *res,
+		    char *err)
+{
+	int pipefd[2], st, r;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return errorf(err, "sandbox: pipe: %s", strerror(errno));
+	j->report_fd = pipefd[1];
+	pid = fork();
+	if (pid < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return errorf(err, "sandbox: cannot fork for '%s': %s", j->argv[0], strerror(errno));
+	}
+	if (pid == 0)
+		jail_child(j);
+	close(pipefd[1]);
+	r = read_report(pipefd[0], j->argv[0], err);
+	close(pipefd[0]);
+	if (r) {
+		waitpid(pid, &st, 0);
+		return -1;
+	}
+	r = proc_wait(pid, j->argv[0], j->lim->timeout_ms, &st, err);
+	if (r < 0)
+		return -1;
+	res->timed_out = r == 1;
+	res->code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	res->signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+	n = pread(j->out_fd, out, outlen - 1, 0);
+	out[n > 0 ? n : 0] = '\0';
+	return 0;
+}
+
+int sandbox_run(char *const argv[], const struct sandbox_file *files, size_t nfiles,
+		const struct sandbox_limits *lim, char *out, size_t outlen,
+		struct sandbox_result *res, char *err)
+{
+	struct sandbox_file copy[SANDBOX_FILES_MAX];
+	struct jail j = { .argv = argv, .files = copy, .nfiles = nfiles, .lim = lim };
+	_cleanup_close_ int null_fd = -1, out_fd = -1;
+	int r = -1;
+
+	if (nfiles > SANDBOX_FILES_MAX || outlen == 0)
+		return errorf(err, "sandbox: at most %d files", SANDBOX_FILES_MAX);
+	memcpy(copy, files, nfiles * sizeof(*files));
+	null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	out_fd = memfd_create("sandbox-out", MFD_CLOEXEC);
+	if (null_fd < 0 || out_fd < 0)
+		return errorf(err, "sandbox: %s: %s", null_fd < 0 ? "/dev/null" : "memfd_create",
+			      strerror(errno));
+	j.null_fd = null_fd;
+	j.out_fd = out_fd;
+	if (prepare(&j, copy, err) == 0)
+		r = run_jail(&j, out, outlen, res, err);
+	close_sources(&j);
+	return r;
+}

@@ -1,0 +1,108 @@
+/* cmd_compare.c -- `harness compare`: its options, the store opened from harness.conf, the verdicts
+ * printed (analysis/compare.c decides them). */
+#include "cli/commands.h"
+#include "analysis/compare.h"
+#include "analysis/metric.h"
+#include "base/err.h"
+#include "base/proc.h"
+#include "base/textline.h"
+#include "analysis/stats.h"
+#include "store/store_compare.h"
+#include "store/store_ops.h"
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+
+static const char compare_usage[] =
+	"usage: harness compare [--floor PCT] [--regressions] [--json] MATRIX BASE NEW\n"
+	"       harness compare --matrices [--floor PCT] [--regressions] [--json] M1 M2\n"
+	"       harness compare --tags [--floor PCT] [--regressions] [--json] TAG_BASE TAG_NEW\n"
+	"  BASE, NEW  arm names of MATRIX; with --matrices, cells match by name, arms by position\n"
+	"  --tags     the arms so tagged: in the newest matrix with both, else the newest\n"
+	"             matrix of each, compared as --matrices does but only those arms\n"
+	"  --floor    noise floor in % without A/A arms (default 2), and the least with them\n"
+	"exit: 0 no regression, 1 some cell and metric DIFFERENT and worse, 2 error\n";
+
+static int parse_pct(const char *s, double *ret)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || *end || !(v >= 0) || v > 100)
+		return -1;
+	*ret = v / 100;
+	return 0;
+}
+
+int cmd_compare(const struct conf *c, int argc, char **argv, int json)
+{
+	static const struct option longopts[] = {
+		{ "floor", required_argument, NULL, 'f' },
+		{ "matrices", no_argument, NULL, 'm' },
+		{ "tags", no_argument, NULL, 't' },
+		{ "regressions", no_argument, NULL, 'r' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "resamples", required_argument, NULL, 'B' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct compare_opts o = { .floor = COMPARE_FLOOR, .resamples = STATS_BOOT_B, .json = json };
+	struct store *s = NULL;
+	char err[ERR_MAX], db[PATH_MAX], *end;
+	int opt, matrices = 0, tags = 0, ret;
+	unsigned long b;
+
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "+hj", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'f':
+			o.floor_set = 1;
+			if (parse_pct(optarg, &o.floor) < 0) {
+				escape_line(stderr, "harness: compare: --floor '%s': a percentage from 0 to 100",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'm': matrices = 1; break;
+		case 't': tags = 1; break;
+		case 'r': o.regressions = 1; break;
+		case 'j': o.json = 1; break;
+		case 'B':
+			b = strtoul(optarg, &end, 10);
+			if (*end || b < 100 || b > 1000000) {
+				escape_line(stderr, "harness: compare: --resamples: 100 to 1000000");
+				return 2;
+			}
+			o.resamples = (unsigned)b;
+			break;
+		default:
+			fputs(compare_usage, opt == 'h' ? stdout : stderr);
+			return opt == 'h' ? 0 : 2;
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if ((matrices && tags) || (matrices || tags ? argc != 2 : argc != 3)) {
+		fputs(compare_usage, stderr);
+		return 2;
+	}
+	if (tags) {
+		o.base_tag = argv[0];
+		o.new_tag = argv[1];
+	}
+	o.base_matrix = argv[0];
+	o.new_matrix = matrices ? argv[1] : argv[0];
+	o.base_arm = matrices ? NULL : argv[1];
+	o.new_arm = matrices ? NULL : argv[2];
+	if (pathf(db, err, "%s/harness.db", c->results) < 0 || store_open(db, &s, err) < 0) {
+		escape_line(stderr, "harness: %s", err);
+		return 2;
+	}
+	ret = compare_run(s, &o, stdout, stderr, err);
+	if (ret < 0)
+		escape_line(stderr, "harness: %s", err);
+	store_close(s);
+	return ret < 0 ? 2 : ret;
+}

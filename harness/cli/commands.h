@@ -1,0 +1,29 @@
+/* commands.h -- the `harness` commands, one module each in cli/: their option
+ * parsing and what they print; the stages below do the work. */
+#ifndef COMMANDS_H
+#define COMMANDS_H
+
+#include "analysis/metric.h"
+#include "spec/conf.h"
+
+/*
+ * Each takes the command's argv (argv[0] is its name) and returns the exit
+ * code. compare: 0, 1 (a regression) or 2 (errors); the others 0 or 1, with
+ * the message on stderr. json: print JSON instead of text.
+ */
+int cmd_table(const struct conf *c, int argc, char **argv, int json);
+int cmd_compare(const struct conf *c, int argc, char **argv, int json);
+int cmd_plot(const struct conf *c, int argc, char **argv);
+int cmd_report(const struct conf *c, int argc, char **argv);
+/* through harnessd when one answers on its socket, else into the database */
+int cmd_extend(const struct conf *c, int argc, char **argv, int json);
+
+/*
+ * The arguments plot and report share: MATRIX, -o PATH (*out, NULL if not
+ * given), --metric NAME up to max times into ms[*n]. Returns 0 to go on, or
+ * -1 with the exit code in *rc after printing usage (cmd's) or the error.
+ */
+int plot_args(int argc, char **argv, const char *cmd, const char *usage, const char **out,
+	      const struct metric **ms, unsigned max, unsigned *n, int *rc);
+
+#endif

@@ -1,0 +1,177 @@
+/* harnessd.c -- the daemon: serves the API, resolves submitted matrices, runs
+ * the queue in guest slots, re-queues what a crash interrupted; the only
+ * place that decides to exit.
+ *
+ * Folder daemon/: harnessd: the HTTP API, the queue behind it, the resolver
+ * of submitted matrices, the scheduler's guest slots, webhooks and its log.
+ * It may call: base/ common/ vm/ spec/ store/ run/ analysis/.
+ */
+#include "daemon/api.h"
+#include "spec/conf.h"
+#include "base/err.h"
+#include "daemon/log.h"
+#include "base/proc.h"
+#include "base/textline.h"
+#include "daemon/resolver.h"
+#include "daemon/scheduler.h"
+#include "store/store.h"
+#include "vm/vm.h"
+
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+
+static const char usage[] =
+	"usage: harnessd [-c harness.conf] [-n] [-D]\n"
+	"  -c FILE   configuration (default ./harness.conf, else built-in defaults)\n"
+	"  -n        check the configuration, print \"configuration OK\" and exit\n"
+	"  -D        detach: run in the background, log to <results>/harnessd.log\n";
+
+/* Re-queue what the last daemon left in flight: it is interrupted, not lost. */
+static int resume(const struct conf *c, char *err)
+{
+	struct store *s = NULL;
+	char db[PATH_MAX];
+	unsigned n = 0;
+	int rc;
+
+	if (pathf(db, err, "%s/harness.db", c->results) < 0 || store_open(db, &s, err) < 0)
+		return -1;
+	rc = store_resume(s, &n, err);
+	store_close(s);
+	if (rc == 0 && n)
+		hlog("%u run%s in flight when the last daemon stopped: marked interrupted and "
+		     "queued again", n, n == 1 ? "" : "s");
+	return rc;
+}
+
+/*
+ * Guests a killed daemon left running (the API socket proved no other daemon
+ * owns them): destroyed, their runs already re-queued by resume().
+ */
+static int destroy_leftovers(struct vm_conn *vm, char *err)
+{
+	int n = vm_destroy_leftovers(vm, "harness-", err);
+
+	if (n > 0)
+		hlog("destroyed %d guest%s the last daemon left running", n, n == 1 ? "" : "s");
+	return n < 0 ? -1 : 0;
+}
+
+static int detach(const struct conf *c, char *err)
+{
+	char log[PATH_MAX];
+	int fd;
+	pid_t pid;
+
+	if (pathf(log, err, "%s/harnessd.log", c->results) < 0)
+		return -1;
+	fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return errorf(err, "cannot open '%s'", log);
+	pid = fork();
+	if (pid < 0)
+		return errorf(err, "fork failed");
+	if (pid > 0)
+		_exit(0);
+	setsid();
+	dup2(fd, 2);
+	close(fd);
+	fd = open("/dev/null", O_RDWR);
+	if (fd >= 0) {
+		dup2(fd, 0);
+		dup2(fd, 1);
+		close(fd);
+	}
+	return 0;
+}
+
+/* Block the stop signals in every thread; main waits for them with sigwait. */
+static void block_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static int serve(const struct conf *c, char *err)
+{
+	struct vm_conn *vm = NULL;
+	struct api *api = NULL;
+	struct sched *sc = NULL;
+	struct resolver *rs = NULL;
+	char uri[PATH_MAX], log[PATH_MAX];
+	sigset_t set;
+	int sig = 0;
+
+	block_signals(&set);
+	conf_uri(c, uri, sizeof(uri));
+	if (resume(c, err) < 0 || pathf(log, err, "%s/libvirt.log", c->results) < 0 ||
+	    vm_connect(uri, log, &vm, err) < 0 || api_start(c, &api, err) < 0 ||
+	    destroy_leftovers(vm, err) < 0 || sched_start(c, vm, &sc, err) < 0 ||
+	    resolver_start(c, &rs, err) < 0) {
+		api_stop(api);
+		sched_stop(sc);
+		vm_disconnect(vm);
+		return -1;
+	}
+	api_set_sched(api, sc);
+	hlog("serving on %s%s%s, libvirt %s", c->api_socket, c->api_tcp[0] ? " and " : "",
+	     c->api_tcp, uri);
+	while (sigwait(&set, &sig) == 0 && sig == SIGHUP)
+		hlog("SIGHUP: nothing to reload; restart to change the configuration");
+	hlog("signal %d: stopping; runs in flight end interrupted and are queued again", sig);
+	api_stop(api);   /* first: its /health reads the scheduler's pause */
+	sched_stop(sc);
+	resolver_stop(rs);
+	vm_disconnect(vm);
+	hlog("stopped");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *conf_path = NULL;
+	int check = 0, bg = 0, opt;
+	struct conf c;
+	char err[ERR_MAX];
+
+	while ((opt = getopt(argc, argv, "c:nDh")) != -1) {
+		switch (opt) {
+		case 'c': conf_path = optarg; break;
+		case 'n': check = 1; break;
+		case 'D': bg = 1; break;
+		default:
+			fputs(usage, opt == 'h' ? stdout : stderr);
+			return opt == 'h' ? 0 : 1;
+		}
+	}
+	if (optind != argc) {
+		fputs(usage, stderr);
+		return 1;
+	}
+	setvbuf(stderr, NULL, _IOLBF, 0);
+	if (conf_setup(&c, conf_path, err) < 0 || conf_check_daemon(&c, conf_path, err) < 0 ||
+	    (check && api_check(&c, conf_path, err) < 0)) {   /* what api_start would refuse */
+		escape_line(stderr, "harnessd: %s", err);
+		return 1;
+	}
+	if (check) {
+		printf("configuration OK\n");
+		return 0;
+	}
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	if ((bg && detach(&c, err) < 0) || serve(&c, err) < 0) {
+		hlog("%s", err);
+		return 1;
+	}
+	curl_global_cleanup();
+	return 0;
+}

@@ -1,0 +1,130 @@
+/* resolver.c -- the daemon's resolver thread: one matrix at a time from
+ * "resolving" to "resolved" or "unresolved", progress in the log and store. */
+#include "daemon/resolver.h"
+#include "base/err.h"
+#include "base/proc.h"
+#include "daemon/log.h"
+#include "spec/spec.h"
+#include "store/store.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <unistd.h>
+
+#define IDLE_MS 500              /* the store is asked this often when nothing waits */
+
+struct resolver {
+	const struct conf *c;
+	pthread_t th;
+	atomic_int stop;
+	struct store *store;
+};
+
+/* The matrix being resolved, for its progress lines. */
+struct job {
+	struct resolver *r;
+	int64_t mid;
+};
+
+static void progress(void *arg, const char *line)
+{
+	struct job *j = arg;
+	char err[ERR_MAX];
+
+	hlog("matrix %lld: resolving: %s", (long long)j->mid, line);
+	if (store_set_resolve(j->r->store, j->mid, "resolving", "resolving", line, err) < 0)
+		hlog("matrix %lld: %s", (long long)j->mid, err);
+}
+
+/*
+ * Parse the stored spec again and resolve it; -1 with why in err: "field:
+ * message", spec's "LABEL: " taken off (the matrix is named already).
+ */
+static int resolve(struct resolver *r, int64_t mid, struct matrix *m, char *err)
+{
+	_cleanup_free_ char *text = NULL;
+	char base_dir[PATH_MAX], label[64], msg[ERR_MAX];
+	struct job j = { r, mid };
+	size_t n;
+
+	n = (size_t)snprintf(label, sizeof(label), "matrix %lld", (long long)mid);
+	if (store_matrix_spec(r->store, mid, &text, base_dir, err) < 0)
+		return -1;
+	if (spec_parse(m, text, label, base_dir, r->c, msg) == 0 &&
+	    spec_resolve(m, r->c, progress, &j, msg) == 0)
+		return 0;
+	return errorf(err, "%s", strncmp(msg, label, n) || strncmp(msg + n, ": ", 2) ? msg :
+		      msg + n + 2);
+}
+
+/* One matrix: resolved, or unresolved with the reason; -1 if the store failed. */
+static int resolve_one(struct resolver *r, int64_t mid, char *err)
+{
+	_cleanup_free_ struct matrix *m = calloc(1, sizeof(*m));
+	char why[ERR_MAX];
+	int rc;
+
+	if (!m)
+		return errorf(err, "out of memory");
+	if (resolve(r, mid, m, why) < 0) {
+		hlog("matrix %lld: unresolved, none of its runs will start: %s", (long long)mid,
+		     why);
+		rc = store_set_resolve(r->store, mid, "resolving", "unresolved", why, err);
+	} else {
+		hlog("matrix %lld: resolved; its runs may start", (long long)mid);
+		rc = store_resolved(r->store, mid, m, err);
+	}
+	spec_release(m);
+	return rc;
+}
+
+static void *resolver_main(void *arg)
+{
+	struct resolver *r = arg;
+	char err[ERR_MAX];
+	int64_t mid;
+
+	while (!atomic_load(&r->stop)) {
+		if (store_next_resolving(r->store, &mid, err) < 0 ||
+		    (mid && resolve_one(r, mid, err) < 0)) {
+			hlog("resolver: %s", err);
+			mid = 0;
+		}
+		if (!mid)
+			usleep(IDLE_MS * 1000);
+	}
+	return NULL;
+}
+
+int resolver_start(const struct conf *c, struct resolver **ret, char *err)
+{
+	struct resolver *r = calloc(1, sizeof(*r));
+	char db[PATH_MAX];
+
+	if (!r)
+		return errorf(err, "out of memory");
+	r->c = c;
+	if (pathf(db, err, "%s/harness.db", c->results) < 0 || store_open(db, &r->store, err) < 0)
+		goto fail;
+	if (pthread_create(&r->th, NULL, resolver_main, r) != 0) {
+		errorf(err, "cannot start the resolver thread");
+		goto fail;
+	}
+	*ret = r;
+	return 0;
+fail:
+	store_close(r->store);
+	free(r);
+	return -1;
+}
+
+void resolver_stop(struct resolver *r)
+{
+	if (!r)
+		return;
+	atomic_store(&r->stop, 1);
+	pthread_join(r->th, NULL);
+	store_close(r->store);
+	free(r);
+}

@@ -1,0 +1,345 @@
+/* scheduler.c -- guest slots: claim a block, run its runs back to back, re-queue
+ * what was interrupted or failed for the harness's own reasons, report. */
+#include "daemon/scheduler.h"
+#include "base/err.h"
+#include "daemon/log.h"
+#include "daemon/notify.h"
+#include "base/proc.h"
+#include "daemon/queue.h"
+#include "run/runner.h"
+#include "spec/spec.h"
+#include "store/store.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_SLOTS 64
+#define IDLE_MS   1000
+#define RETRY_S   5              /* a paused queue tries the database this often */
+
+struct sched;
+
+struct slot {
+	struct sched *sc;
+	unsigned index;
+	pthread_t th;
+	struct store *store;
+	int64_t matrix;              /* the matrix of the block in hand */
+	int64_t stuck;               /* a run left booting/running by a refused write */
+};
+
+struct sched {
+	const struct conf *c;
+	struct vm_conn *vm;
+	atomic_int stop;
+	unsigned nslots;
+	struct slot slots[MAX_SLOTS];
+	pthread_mutex_t lock;        /* accel and the finished-matrix check */
+	char accel[8];
+	char host[64];
+	pthread_mutex_t pause_lock;  /* pause_why */
+	char pause_why[ERR_MAX + 64];  /* "" while the queue runs: else why it is paused */
+};
+
+/* The runner asks this every second and after every message. */
+static int should_stop(void *arg)
+{
+	struct slot *sl = arg;
+	char state[16], err[ERR_MAX];
+
+	if (atomic_load(&sl->sc->stop))
+		return 1;
+	return store_matrix_state(sl->store, sl->matrix, state, err) == 0 &&
+	       !strcmp(state, "cancelled");
+}
+
+/*
+ * KVM only if it proves itself, decided once, with the first matrix's
+ * host-arch kernel; guests of another arch run under TCG whatever it says.
+ */
+static const char *accel_for(struct sched *sc, const struct matrix *m)
+{
+	char why[ERR_MAX] = "";
+
+	pthread_mutex_lock(&sc->lock);
+	if (!sc->accel[0] && (strcmp(sc->c->accel, "auto") ||
+			      spec_arch_index(m, vm_host_arch()) >= 0)) {
+		snprintf(sc->accel, sizeof(sc->accel), "%s",
+			 runner_pick_accel(sc->c, m, why, sizeof(why)));
+		hlog("accel: %s%s%s", sc->accel, why[0] ? " (kvm: " : "", why[0] ? why : "");
+		if (why[0])
+			hlog("accel: kvm probe said: %s", why);
+	}
+	pthread_mutex_unlock(&sc->lock);
+	/* not decided yet (no host-arch guest so far): this matrix needs no answer */
+	return sc->accel[0] ? sc->accel : "tcg";
+}
+
+static void webhook(struct sched *sc, json_t *body)
+{
+	char err[ERR_MAX];
+
+	if (sc->c->webhook[0] && body && notify_post(sc->c->webhook, body, err) < 0)
+		hlog("%s", err);
+	json_decref(body);
+}
+
+/* Matrices with nothing left to run are finished: say so, once. */
+static void finish_matrices(struct slot *sl)
+{
+	int64_t ids[64];
+	size_t n = 0, i;
+	char err[ERR_MAX];
+	json_t *mx;
+
+	pthread_mutex_lock(&sl->sc->lock);
+	if (store_finish_matrices(sl->store, ids, 64, &n, err) < 0)
+		hlog("%s", err);
+	pthread_mutex_unlock(&sl->sc->lock);
+	for (i = 0; i < n; i++) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "%lld", (long long)ids[i]);
+		hlog("matrix %lld finished", (long long)ids[i]);
+		if (queue_matrix(sl->store, sl->sc->c, key, &mx, err) < 0) {
+			hlog("%s", err);
+			continue;
+		}
+		json_object_del(mx, "runs_list");
+		webhook(sl->sc, json_pack("{s:s, s:o}", "event", "matrix_finished", "matrix", mx));
+	}
+}
+
+static void report(struct slot *sl, const struct matrix *m, const struct run_ref *ref,
+		   const struct run_outcome *out)
+{
+	hlog("slot %u: run %lld (matrix %lld '%s', %s / %s, block %u pos %u): %s%s%s",
+	     sl->index, (long long)ref->id, (long long)sl->matrix, m->name,
+	     m->arms[ref->arm].name, m->cells[ref->cell].name, ref->block, ref->position,
+	     out->status, out->ok ? "" : ": ", out->ok ? "" : out->reason);
+	if (strcmp(out->status, "crashed"))
+		return;
+	webhook(sl->sc, json_pack("{s:s, s:I, s:I, s:s, s:s, s:s, s:s}", "event", "run_crashed",
+				  "run", (json_int_t)ref->id, "matrix", (json_int_t)sl->matrix,
+				  "name", m->name, "arm", m->arms[ref->arm].name,
+				  "cell", m->cells[ref->cell].name, "crash", out->crash));
+}
+
+void sched_pause_reason(struct sched *sc, char *buf, size_t len)
+{
+	pthread_mutex_lock(&sc->pause_lock);
+	snprintf(buf, len, "%s", sc->pause_why);
+	pthread_mutex_unlock(&sc->pause_lock);
+}
+
+static int queue_paused(struct sched *sc)
+{
+	int paused;
+
+	pthread_mutex_lock(&sc->pause_lock);
+	paused = sc->pause_why[0] != '\0';
+	pthread_mutex_unlock(&sc->pause_lock);
+	return paused;
+}
+
+/* A refused write: run stays in flight in the database, nothing new starts. */
+static void pause_queue(struct slot *sl, int64_t run, const char *why)
+{
+	pthread_mutex_lock(&sl->sc->pause_lock);
+	snprintf(sl->sc->pause_why, sizeof(sl->sc->pause_why), "the database refused a write (%s)",
+		 why);
+	pthread_mutex_unlock(&sl->sc->pause_lock);
+	sl->stuck = run;
+	hlog("slot %u: %s; queue paused until it takes writes again", sl->index, why);
+}
+
+/*
+ * A paused slot's run goes back to the queue as soon as the database takes
+ * writes again; then the queue resumes. -1 while it still refuses.
+ */
+static int unpause(struct slot *sl)
+{
+	char err[ERR_MAX];
+
+	if (store_requeue(sl->store, sl->stuck, "interrupted", "the database refused a write "
+			  "during this run; re-queued as a fresh boot", 0, NULL, err) < 0 ||
+	    store_unclaim(sl->store, (int)sl->index, err) < 0)
+		return -1;
+	hlog("slot %u: the database takes writes again: run %lld re-queued, queue resumed",
+	     sl->index, (long long)sl->stuck);
+	sl->stuck = 0;
+	pthread_mutex_lock(&sl->sc->pause_lock);
+	sl->sc->pause_why[0] = '\0';
+	pthread_mutex_unlock(&sl->sc->pause_lock);
+	return 0;
+}
+
+/*
+ * One queued run; again (a fresh attempt, same slot) after a failure of the
+ * harness's own, up to conf retries. Interrupted runs go back to the queue.
+ * Returns -1 only when the database refused a write (why in err; *ret_run is
+ * the run left in flight).
+ */
+static int run_one(struct slot *sl, struct runner *r, const struct matrix *m,
+		   struct run_ref ref, int64_t *ret_run, char *err)
+{
+	struct run_outcome out;
+	uint64_t tries = 0;
+
+	for (;;) {
+		*ret_run = ref.id;
+		if (runner_run(r, m, &ref, &out, err) < 0)
+			return -1;
+		report(sl, m, &ref, &out);
+		if (!strcmp(out.status, "interrupted"))
+			return store_requeue(sl->store, ref.id, out.status, out.reason, 0, NULL, err);
+		if (!out.infra || tries++ >= sl->sc->c->retries)
+			return 0;
+		if (store_requeue(sl->store, ref.id, "failed", out.reason, 1, &ref.id, err) < 0)
+			return -1;
+		hlog("slot %u: retrying as run %lld", sl->index, (long long)ref.id);
+	}
+}
+
+static int load_matrix(struct slot *sl, struct matrix *m, char *err)
+{
+	_cleanup_free_ char *text = NULL;
+	char base_dir[PATH_MAX], label[64];
+
+	snprintf(label, sizeof(label), "matrix %lld", (long long)sl->matrix);
+	if (store_matrix_spec(sl->store, sl->matrix, &text, base_dir, err) < 0)
+		return -1;
+	return spec_load_text(m, text, label, base_dir, sl->sc->c, err);
+}
+
+static void runner_init(struct slot *sl, struct runner *r, const struct matrix *m)
+{
+	const struct conf *c = sl->sc->c;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t first = (uint64_t)sl->index * m->vcpus;
+	char err[ERR_MAX];
+
+	memset(r, 0, sizeof(*r));
+	r->conf = c;
+	r->store = sl->store;
+	r->vm = sl->sc->vm;
+	r->accel = accel_for(sl->sc, m);
+	snprintf(r->host, sizeof(r->host), "%s", sl->sc->host);
+	r->first_cpu = c->pin && cpus > 0 && first + m->vcpus <= (uint64_t)cpus ? (int)first : -1;
+	r->should_stop = should_stop;
+	r->stop_arg = sl;
+	if (runner_check_images(c, m, err) < 0)
+		hlog("slot %u: %s", sl->index, err);
+}
+
+/* Run a claimed block back to back, as long as its matrix stays active. */
+static void run_block(struct slot *sl, struct run_ref *refs, size_t n)
+{
+	_cleanup_free_ struct matrix *m = calloc(1, sizeof(*m));
+	struct runner r;
+	char err[ERR_MAX], state[16];
+	int64_t run;
+	size_t i;
+
+	if (!m || load_matrix(sl, m, err) < 0) {
+		hlog("slot %u: %s; its block is given back and the matrix paused",
+		     sl->index, m ? err : "out of memory");
+		store_set_matrix_state(sl->store, sl->matrix, "paused", err);
+		return;
+	}
+	runner_init(sl, &r, m);
+	for (i = 0; i < n && !atomic_load(&sl->sc->stop) && !queue_paused(sl->sc); i++) {
+		if (store_matrix_state(sl->store, sl->matrix, state, err) < 0 ||
+		    strcmp(state, "active"))
+			break;
+		if (run_one(sl, &r, m, refs[i], &run, err) < 0) {
+			pause_queue(sl, run, err);
+			break;
+		}
+	}
+	spec_release(m);
+}
+
+static void *slot_main(void *arg)
+{
+	struct slot *sl = arg;
+	struct run_ref *refs;
+	char err[ERR_MAX], db[PATH_MAX];
+	size_t n;
+
+	if (pathf(db, err, "%s/harness.db", sl->sc->c->results) < 0 ||
+	    store_open(db, &sl->store, err) < 0) {
+		hlog("slot %u: %s", sl->index, err);
+		return NULL;
+	}
+	while (!atomic_load(&sl->sc->stop)) {
+		if (sl->stuck && unpause(sl) < 0) {
+			for (n = 0; n < RETRY_S && !atomic_load(&sl->sc->stop); n++)
+				sleep(1);
+			continue;
+		}
+		if (queue_paused(sl->sc)) {
+			usleep(IDLE_MS * 1000);
+			continue;
+		}
+		finish_matrices(sl);
+		if (store_claim_block(sl->store, (int)sl->index, &sl->matrix, &refs, &n, err) < 0) {
+			hlog("slot %u: %s", sl->index, err);
+			n = 0;
+		}
+		if (n)
+			run_block(sl, refs, n);
+		else
+			usleep(IDLE_MS * 1000);
+		free(n ? refs : NULL);
+		if (store_unclaim(sl->store, (int)sl->index, err) < 0)
+			hlog("slot %u: %s", sl->index, err);
+	}
+	store_close(sl->store);
+	return NULL;
+}
+
+int sched_start(const struct conf *c, struct vm_conn *vm, struct sched **ret, char *err)
+{
+	struct sched *sc = calloc(1, sizeof(*sc));
+	unsigned i;
+
+	if (!sc)
+		return errorf(err, "out of memory");
+	sc->c = c;
+	sc->vm = vm;
+	sc->nslots = queue_guests(c) < MAX_SLOTS ? queue_guests(c) : MAX_SLOTS;
+	pthread_mutex_init(&sc->lock, NULL);
+	pthread_mutex_init(&sc->pause_lock, NULL);
+	gethostname(sc->host, sizeof(sc->host) - 1);
+	for (i = 0; i < sc->nslots; i++) {
+		sc->slots[i].sc = sc;
+		sc->slots[i].index = i;
+		if (pthread_create(&sc->slots[i].th, NULL, slot_main, &sc->slots[i]) != 0) {
+			sc->nslots = i;
+			sched_stop(sc);
+			return errorf(err, "cannot start guest slot %u", i);
+		}
+	}
+	hlog("%u guest slot%s, %llu vCPUs and %llu MiB each unless a matrix says otherwise",
+	     sc->nslots, sc->nslots == 1 ? "" : "s", (unsigned long long)c->vcpus,
+	     (unsigned long long)c->memory_mib);
+	*ret = sc;
+	return 0;
+}
+
+void sched_stop(struct sched *sc)
+{
+	unsigned i;
+
+	if (!sc)
+		return;
+	atomic_store(&sc->stop, 1);
+	for (i = 0; i < sc->nslots; i++)
+		pthread_join(sc->slots[i].th, NULL);
+	pthread_mutex_destroy(&sc->lock);
+	pthread_mutex_destroy(&sc->pause_lock);
+	free(sc);
+}

@@ -1,0 +1,28 @@
+/* scheduler.h -- the daemon's guest slots: each claims the next ABBA block from
+ * the queue and runs it back to back in fresh guests until told to stop. */
+#ifndef SCHEDULER_H
+#define SCHEDULER_H
+
+#include "spec/conf.h"
+#include "vm/vm.h"
+
+struct sched;
+
+/* Start queue_guests(c) slots, each with its own database connection. */
+int sched_start(const struct conf *c, struct vm_conn *vm, struct sched **ret, char *err);
+
+/*
+ * Stop: runs in flight end interrupted (their guests destroyed) and are
+ * queued again as fresh boots; claimed blocks are given back. Waits for the
+ * slots, then frees.
+ */
+void sched_stop(struct sched *s);
+
+/*
+ * Why the queue is paused, "" while it runs: a database write was refused
+ * (disk full...). The run in flight then is re-queued, and the queue resumes,
+ * once the database takes writes again; nothing committed is touched.
+ */
+void sched_pause_reason(struct sched *sc, char *buf, size_t len);
+
+#endif

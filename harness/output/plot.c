@@ -1,0 +1,699 @@
+/* plot.c -- SVG written by hand from the database: per cell and arm the median
+ * of the runs' per-interval values and their min-max band, the ramp, events. */
+#include "output/plot.h"
+#include "base/err.h"
+#include "output/escape.h"
+#include "base/proc.h"
+#include "store/store_report.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define W        880
+#define H        340
+#define ML       72            /* margins: left, right (legend), top (title), bottom */
+#define MR       176
+#define MT       40
+#define MB       44
+#define PW       (W - ML - MR)
+#define PH       (H - MT - MB)
+#define MAX_MARKERS 48
+
+static const char *const palette[] = {
+	"#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000", "#999999",
+};
+
+/* ---- one cell's data ---- */
+
+struct run_series {
+	unsigned arm;
+	struct series_point *p;
+	size_t n;
+};
+
+/* A stream event, averaged over the runs that posted it. */
+struct marker {
+	uint64_t stream, pass;
+	char kind[16];
+	double t_sum_ms;
+	unsigned n;
+};
+
+struct plot_cell {
+	struct matrix_info mi;
+	struct cell_layout l;
+	unsigned cell;
+	uint64_t memcg_mib;
+	struct run_series *runs;
+	size_t nruns;
+	unsigned arm_runs[SPEC_MAX_ARMS];
+	struct marker markers[MAX_MARKERS];
+	unsigned nmarkers;
+	double ramp_s, t_max_s, step_s;
+};
+
+void plot_cell_free(struct plot_cell *pc)
+{
+	size_t i;
+
+	if (!pc)
+		return;
+	for (i = 0; i < pc->nruns; i++)
+		free(pc->runs[i].p);
+	free(pc->runs);
+	free(pc);
+}
+
+unsigned plot_cell_files(const struct plot_cell *pc)
+{
+	return pc->l.nfiles;
+}
+
+const char *plot_cell_file_name(const struct plot_cell *pc, unsigned file)
+{
+	return file < pc->l.nfiles ? pc->l.files[file] : "";
+}
+
+/* Only what a reader looks for on the time axis: streams and passes. */
+static int marked_kind(const char *kind)
+{
+	return !strcmp(kind, "start") || !strcmp(kind, "end") || !strcmp(kind, "pass_start") ||
+	       !strcmp(kind, "pass_end");
+}
+
+static void add_marker(struct plot_cell *pc, const struct event_row *e)
+{
+	struct marker *m;
+	unsigned i;
+
+	for (i = 0; i < pc->nmarkers; i++) {
+		m = &pc->markers[i];
+		if (m->stream == e->stream && m->pass == e->pass && !strcmp(m->kind, e->kind))
+			break;
+	}
+	if (i == pc->nmarkers) {
+		if (pc->nmarkers == MAX_MARKERS)
+			return;
+		m = &pc->markers[pc->nmarkers++];
+		m->stream = e->stream;
+		m->pass = e->pass;
+		snprintf(m->kind, sizeof(m->kind), "%s", e->kind);
+	}
+	pc->markers[i].t_sum_ms += (double)e->t_ms;
+	pc->markers[i].n++;
+}
+
+static int load_events(struct store *s, struct plot_cell *pc, int64_t run, char *err)
+{
+	_cleanup_free_ struct event_row *ev = NULL;
+	size_t n, i;
+
+	if (store_run_events(s, run, &ev, &n, err) < 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (marked_kind(ev[i].kind))
+			add_marker(pc, &ev[i]);
+	return 0;
+}
+
+static int load_run(struct store *s, struct plot_cell *pc, const struct run_ref *ref, char *err)
+{
+	struct run_series *r = &pc->runs[pc->nruns];
+	size_t i;
+
+	if (ref->arm >= SPEC_MAX_ARMS)
+		return 0;
+	if (store_run_series(s, ref->id, &r->p, &r->n, err) < 0)
+		return -1;
+	r->arm = ref->arm;
+	pc->nruns++;
+	pc->arm_runs[ref->arm]++;
+	for (i = 0; i < r->n; i++) {
+		if (r->p[i].ramp)
+			pc->ramp_s = fmax(pc->ramp_s, r->p[i].t_ms / 1000.0);
+		pc->t_max_s = fmax(pc->t_max_s, r->p[i].t_ms / 1000.0);
+	}
+	if (r->n)
+		pc->step_s = fmax(pc->step_s, r->p[r->n - 1].t_ms / 1000.0 / (double)r->n);
+	return load_events(s, pc, ref->id, err);
+}
+
+int plot_cell_load(struct store *s, int64_t mid, unsigned cell, struct plot_cell **ret, char *err)
+{
+	struct plot_cell *pc = calloc(1, sizeof(*pc));
+	_cleanup_free_ struct run_ref *refs = NULL;
+	uint64_t memcg[SPEC_MAX_CELLS];
+	size_t n, i;
+
+	if (!pc)
+		return errorf(err, "out of memory");
+	pc->cell = cell;
+	if (store_matrix_info(s, mid, &pc->mi, err) < 0 ||
+	    store_cell_layout(s, mid, cell, &pc->l, err) < 0 ||
+	    store_report_memcg(s, mid, memcg, err) < 0 || store_done_runs(s, mid, &refs, &n, err) < 0)
+		goto fail;
+	if (cell >= pc->mi.n_cells || cell >= SPEC_MAX_CELLS) {
+		errorf(err, "matrix '%s' has no cell %u", pc->mi.name, cell);
+		goto fail;
+	}
+	pc->memcg_mib = memcg[cell];
+	if (!(pc->runs = calloc(n ? n : 1, sizeof(*pc->runs)))) {
+		errorf(err, "out of memory");
+		goto fail;
+	}
+	for (i = 0; i < n; i++)
+		if (refs[i].cell == cell && load_run(s, pc, &refs[i], err) < 0)
+			goto fail;
+	*ret = pc;
+	return 0;
+fail:
+	plot_cell_free(pc);
+	return -1;
+}
+
+/* ---- one arm's line: per interval, the median and range over its runs ---- */
+
+typedef double (*value_fn)(const struct series_point *p, size_t i, const void *ctx);
+
+struct band {
+	size_t n;
+	double *t, *med, *lo, *hi;    /* t in seconds; NAN where no run has a value */
+};
+
+static void band_free(struct band *b)
+{
+	free(b->t);
+	free(b->med);
+	free(b->lo);
+	free(b->hi);
+	memset(b, 0, sizeof(*b));
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Interval i across the arm's runs: its mean end time, and the values' order statistics. */
+static void band_point(const struct plot_cell *pc, unsigned arm, value_fn fn, const void *ctx,
+		       size_t i, double *tmp, struct band *b)
+{
+	double tsum = 0, v;
+	size_t r, k = 0, tn = 0;
+
+	for (r = 0; r < pc->nruns; r++) {
+		if (pc->runs[r].arm != arm || i >= pc->runs[r].n)
+			continue;
+		tsum += (double)pc->runs[r].p[i].t_ms;
+		tn++;
+		v = fn(pc->runs[r].p, i, ctx);
+		if (isfinite(v))
+			tmp[k++] = v;
+	}
+	b->t[i] = tn ? tsum / (double)tn / 1000.0 : NAN;
+	b->med[i] = b->lo[i] = b->hi[i] = NAN;
+	if (!k)
+		return;
+	qsort(tmp, k, sizeof(*tmp), cmp_double);
+	b->med[i] = k % 2 ? tmp[k / 2] : (tmp[k / 2 - 1] + tmp[k / 2]) / 2;
+	b->lo[i] = tmp[0];
+	b->hi[i] = tmp[k - 1];
+}
+
+static int band_make(const struct plot_cell *pc, unsigned arm, value_fn fn, const void *ctx,
+		     struct band *b)
+{
+	_cleanup_free_ double *tmp = calloc(pc->nruns + 1, sizeof(double));
+	size_t r, i, n = 0;
+
+	for (r = 0; r < pc->nruns; r++)
+		if (pc->runs[r].arm == arm && pc->runs[r].n > n)
+			n = pc->runs[r].n;
+	b->n = n;
+	b->t = calloc(n + 1, sizeof(double));
+	b->med = calloc(n + 1, sizeof(double));
+	b->lo = calloc(n + 1, sizeof(double));
+	b->hi = calloc(n + 1, sizeof(double));
+	if (!tmp || !b->t || !b->med || !b->lo || !b->hi) {
+		band_free(b);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		band_point(pc, arm, fn, ctx, i, tmp, b);
+	return 0;
+}
+
+struct metric_ctx {
+	const struct metric *m;
+	double file_pages;
+};
+
+static double metric_value(const struct series_point *p, size_t i, const void *ctx)
+{
+	const struct metric_ctx *c = ctx;
+	struct metric_interval iv = {
+		.p = &p[i],
+		.seconds = ((double)p[i].t_ms - (i ? (double)p[i - 1].t_ms : 0)) / 1000.0,
+		.file_pages = c->file_pages,
+	};
+
+	return c->m->at(&iv);
+}
+
+static double file_value(const struct series_point *p, size_t i, const void *ctx)
+{
+	return p[i].resident[*(const unsigned *)ctx] * 4096.0 / (1 << 20);
+}
+
+/* ---- drawing ---- */
+
+/* A horizontal reference line: a file's size, the memcg limit. */
+struct ref {
+	double y;
+	char label[64];
+};
+
+struct chart {
+	FILE *f;
+	const struct plot_cell *pc;
+	double x1, y1, xstep, ystep;   /* axes run from 0 */
+};
+
+static double px(const struct chart *c, double x)
+{
+	return ML + fmin(fmax(x, 0), c->x1) / c->x1 * PW;
+}
+
+static double py(const struct chart *c, double y)
+{
+	return MT + PH - fmin(fmax(y, 0), c->y1) / c->y1 * PH;
+}
+
+/* A round step (1, 2 or 5 times a power of ten) giving about target ticks. */
+static double nice_step(double range, int target)
+{
+	double raw = range / target, mag = pow(10, floor(log10(raw))), r = raw / mag;
+
+	return mag * (r <= 1 ? 1 : r <= 2 ? 2 : r <= 5 ? 5 : 10);
+}
+
+/* Axis maxima: past every value and reference line, rounded up to a tick. */
+static void scale(struct chart *c, const struct band *b, unsigned narms, const struct ref *refs,
+		  unsigned nrefs)
+{
+	double ymax = 0;
+	unsigned a, k;
+	size_t i;
+
+	for (a = 0; a < narms; a++)
+		for (i = 0; i < b[a].n; i++)
+			if (!isnan(b[a].hi[i]))
+				ymax = fmax(ymax, b[a].hi[i]);
+	for (k = 0; k < nrefs; k++)
+		ymax = fmax(ymax, refs[k].y);
+	if (!(ymax > 0) || !isfinite(ymax))
+		ymax = 1;
+	c->ystep = nice_step(ymax, 5);
+	c->y1 = ceil(ymax / c->ystep) * c->ystep;
+	c->x1 = c->pc->t_max_s > 0 ? c->pc->t_max_s : 1;
+	c->xstep = nice_step(c->x1, 8);
+	c->x1 = ceil(c->x1 / c->xstep) * c->xstep;
+}
+
+/* Tick label: 12k, 1.5M, 0.25, as the step needs. */
+static void tick_label(char *buf, size_t len, double v, double step, double max)
+{
+	const char *unit = max >= 1e6 ? "M" : max >= 1e4 ? "k" : "";
+	double div = max >= 1e6 ? 1e6 : max >= 1e4 ? 1e3 : 1;
+	int dec = (int)fmax(0, ceil(-log10(step / div) - 1e-9));
+
+	snprintf(buf, len, "%.*f%s", dec > 6 ? 6 : dec, v / div, v == 0 ? "" : unit);
+}
+
+/* "matrix / cell: what", escaped: the chart's title and its heading. */
+static void chart_title(const struct chart *c, const char *what)
+{
+	escape_xml(c->f, c->pc->mi.name);
+	fputs(" / ", c->f);
+	escape_xml(c->f, c->pc->mi.cell_names[c->pc->cell]);
+	fputs(": ", c->f);
+	escape_xml(c->f, what);
+}
+
+static void svg_open(struct chart *c, const char *what)
+{
+	const struct plot_cell *pc = c->pc;
+
+	fprintf(c->f, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot\" width=\"%d\""
+		" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"11\">\n"
+		"<title>", W, H, W, H);
+	chart_title(c, what);
+	fprintf(c->f, "</title>\n<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n"
+		"<text x=\"%d\" y=\"16\" font-size=\"13\" font-weight=\"bold\">", W, H, ML);
+	chart_title(c, what);
+	fprintf(c->f, "</text>\n<text x=\"%d\" y=\"30\" fill=\"#555\">line: median of each arm's"
+		" done runs per interval; band: min to max%s</text>\n", ML,
+		pc->ramp_s > 0 ? "; shaded: ramp" : "");
+}
+
+static void axes(const struct chart *c, const char *ylabel)
+{
+	char label[32];
+	double v;
+
+	fputs("<g class=\"axes\">\n", c->f);
+	for (v = 0; v <= c->y1 + c->ystep / 2; v += c->ystep) {
+		tick_label(label, sizeof(label), v, c->ystep, c->y1);
+		fprintf(c->f, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>"
+			"<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#333\">%s</text>\n",
+			ML, ML + PW, py(c, v), py(c, v), ML - 6, py(c, v) + 4, label);
+	}
+	for (v = 0; v <= c->x1 + c->xstep / 2; v += c->xstep) {
+		tick_label(label, sizeof(label), v, c->xstep, 0);
+		fprintf(c->f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#333\"/>"
+			"<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#333\">%s</text>\n",
+			px(c, v), px(c, v), MT + PH, MT + PH + 4, px(c, v), MT + PH + 16, label);
+	}
+	fprintf(c->f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\""
+		" stroke=\"#333\"/>\n<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">t (s)</text>\n"
+		"<text transform=\"translate(16 %d) rotate(-90)\" text-anchor=\"middle\">",
+		ML, MT, PW, PH, ML + PW / 2, H - 8, MT + PH / 2);
+	escape_xml(c->f, ylabel);
+	fputs("</text>\n</g>\n", c->f);
+}
+
+static void ramp(const struct chart *c)
+{
+	if (c->pc->ramp_s <= 0)
+		return;
+	fprintf(c->f, "<g class=\"ramp\"><rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\""
+		" fill=\"#888\" fill-opacity=\"0.15\"/><text x=\"%d\" y=\"%d\" fill=\"#666\">ramp"
+		"</text></g>\n", ML, MT, px(c, c->pc->ramp_s) - ML, PH, ML + 4, MT + PH - 6);
+}
+
+/* Each run of defined values: hi forward, lo back, closed. */
+static void band_path(const struct chart *c, const struct band *b, const char *color)
+{
+	size_t i = 0, j, k;
+
+	fprintf(c->f, "<path class=\"band\" fill=\"%s\" fill-opacity=\"0.18\" stroke=\"none\" d=\"",
+		color);
+	while (i < b->n) {
+		if (isnan(b->lo[i])) {
+			i++;
+			continue;
+		}
+		for (j = i; j < b->n && !isnan(b->lo[j]); j++)
+			;
+		for (k = i; k < j; k++)
+			fprintf(c->f, "%c%.1f %.1f ", k == i ? 'M' : 'L', px(c, b->t[k]), py(c, b->hi[k]));
+		for (k = j; k-- > i;)
+			fprintf(c->f, "L%.1f %.1f ", px(c, b->t[k]), py(c, b->lo[k]));
+		fputs("Z ", c->f);
+		i = j;
+	}
+	fputs("\"/>\n", c->f);
+}
+
+static void median_path(const struct chart *c, const struct band *b, const char *color,
+			const char *arm)
+{
+	int pen = 0;
+	size_t i;
+
+	fputs("<path class=\"median\" data-arm=\"", c->f);
+	escape_xml(c->f, arm);
+	fprintf(c->f, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\" d=\"", color);
+	for (i = 0; i < b->n; i++) {
+		if (isnan(b->med[i])) {
+			pen = 0;
+			continue;
+		}
+		fprintf(c->f, "%c%.1f %.1f ", pen ? 'L' : 'M', px(c, b->t[i]), py(c, b->med[i]));
+		pen = 1;
+	}
+	fputs("\"/>\n", c->f);
+}
+
+static void refs_draw(const struct chart *c, const struct ref *refs, unsigned n)
+{
+	unsigned k;
+
+	for (k = 0; k < n; k++) {
+		fprintf(c->f, "<g class=\"ref\"><line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\""
+			" stroke=\"#555\" stroke-dasharray=\"6 3\"/><text x=\"%d\" y=\"%.1f\""
+			" text-anchor=\"end\" fill=\"#555\">", ML, ML + PW, py(c, refs[k].y),
+			py(c, refs[k].y), ML + PW - 4, py(c, refs[k].y) - 4);
+		escape_xml(c->f, refs[k].label);
+		fputs("</text></g>\n", c->f);
+	}
+}
+
+static void marker_label(const struct plot_cell *pc, const struct marker *m, char *buf,
+			 size_t len)
+{
+	const char *stream = m->stream < pc->l.nstreams ? pc->l.streams[m->stream] : "?";
+
+	if (!strcmp(m->kind, "pass_start"))
+		snprintf(buf, len, "%s pass %llu", stream, (unsigned long long)m->pass);
+	else if (!strcmp(m->kind, "pass_end"))
+		snprintf(buf, len, "%s pass %llu end", stream, (unsigned long long)m->pass);
+	else
+		snprintf(buf, len, "%s %s", stream, m->kind);
+}
+
+/* A marker on the time axis: its mean time and label. */
+struct mark {
+	double t;
+	char label[PROTO_NAME_MAX + 40];
+	unsigned runs;
+};
+
+static int cmp_mark(const void *a, const void *b)
+{
+	double x = ((const struct mark *)a)->t, y = ((const struct mark *)b)->t;
+
+	return (x > y) - (x < y);
+}
+
+/* Stream starts in the first interval and ends in the last say nothing: left out. */
+static unsigned marks_of(const struct plot_cell *pc, struct mark *out)
+{
+	const struct marker *m;
+	unsigned i, n = 0;
+	double t;
+
+	for (i = 0; i < pc->nmarkers; i++) {
+		m = &pc->markers[i];
+		t = m->t_sum_ms / m->n / 1000.0;
+		if ((!strcmp(m->kind, "start") && t < pc->step_s) ||
+		    (!strcmp(m->kind, "end") && t > pc->t_max_s - pc->step_s))
+			continue;
+		out[n].t = t;
+		out[n].runs = m->n;
+		marker_label(pc, m, out[n++].label, sizeof(out[0].label));
+	}
+	qsort(out, n, sizeof(*out), cmp_mark);
+	return n;
+}
+
+#define MARK_GAP_PX 14   /* closer markers share a line and a label */
+
+/* One dotted line per group of close markers, their labels joined. */
+static void markers(const struct chart *c)
+{
+	struct mark mk[MAX_MARKERS];
+	unsigned n = marks_of(c->pc, mk), i, j, k;
+	double x;
+
+	for (i = 0; i < n; i = j) {
+		x = px(c, mk[i].t);
+		for (j = i + 1; j < n && px(c, mk[j].t) - x < MARK_GAP_PX; j++)
+			;
+		fputs("<g class=\"event\"><title>", c->f);
+		for (k = i; k < j; k++) {
+			escape_xml(c->f, mk[k].label);
+			fprintf(c->f, " at t=%.1f s (mean of %u run%s)%s", mk[k].t, mk[k].runs,
+				mk[k].runs == 1 ? "" : "s", k + 1 < j ? "; " : "");
+		}
+		fprintf(c->f, "</title><line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\""
+			" stroke=\"#444\" stroke-dasharray=\"2 3\"/><text transform=\"translate(%.1f %d)"
+			" rotate(90)\" font-size=\"10\" fill=\"#444\">", x, x, MT, MT + PH, x + 3, MT + 4);
+		for (k = i; k < j; k++) {
+			escape_xml(c->f, mk[k].label);
+			fputs(k + 1 < j ? ", " : "", c->f);
+		}
+		fputs("</text></g>\n", c->f);
+	}
+}
+
+/* Two lines an arm (name; lru_gen and runs) while they fit beside the plot, else one. */
+static void legend(const struct chart *c)
+{
+	const struct plot_cell *pc = c->pc;
+	int two = (int)pc->mi.n_arms * 30 <= PH, y;
+	const char *lru;
+	unsigned a;
+
+	fputs("<g class=\"legend\">\n", c->f);
+	for (a = 0; a < pc->mi.n_arms; a++) {
+		y = MT + 8 + (int)a * (two ? 30 : 16);
+		lru = pc->mi.cell_lru[pc->cell][a][0] ? pc->mi.cell_lru[pc->cell][a] : "-";
+		fprintf(c->f, "<rect x=\"%d\" y=\"%d\" width=\"16\" height=\"4\" fill=\"%s\"/>"
+			"<text x=\"%d\" y=\"%d\">", W - MR + 12, y - 4, palette[a % ARRAY_SIZE(palette)],
+			W - MR + 34, y);
+		escape_xml(c->f, pc->mi.arm_names[a]);
+		if (two) {
+			fprintf(c->f, "</text><text x=\"%d\" y=\"%d\" fill=\"#666\" font-size=\"10\">"
+				"lru_gen ", W - MR + 34, y + 12);
+			escape_xml(c->f, lru);
+		}
+		fputs(",", c->f);
+		fprintf(c->f, " %u run%s</text>\n", pc->arm_runs[a], pc->arm_runs[a] == 1 ? "" : "s");
+	}
+	fputs("</g>\n", c->f);
+}
+
+static int draw(FILE *f, const struct plot_cell *pc, const char *what, const char *ylabel,
+		value_fn fn, const void *ctx, const struct ref *refs, unsigned nrefs, char *err)
+{
+	struct band b[SPEC_MAX_ARMS];
+	struct chart c = { .f = f, .pc = pc };
+	unsigned a, narms = pc->mi.n_arms < SPEC_MAX_ARMS ? pc->mi.n_arms : SPEC_MAX_ARMS;
+	int rc = 0;
+
+	memset(b, 0, sizeof(b));
+	for (a = 0; a < narms && rc == 0; a++)
+		rc = band_make(pc, a, fn, ctx, &b[a]);
+	if (rc == 0) {
+		scale(&c, b, narms, refs, nrefs);
+		svg_open(&c, what);
+		axes(&c, ylabel);
+		ramp(&c);
+		for (a = 0; a < narms; a++)
+			if (pc->arm_runs[a])
+				band_path(&c, &b[a], palette[a % ARRAY_SIZE(palette)]);
+		refs_draw(&c, refs, nrefs);
+		markers(&c);
+		for (a = 0; a < narms; a++)
+			if (pc->arm_runs[a])
+				median_path(&c, &b[a], palette[a % ARRAY_SIZE(palette)], pc->mi.arm_names[a]);
+		legend(&c);
+		fputs("</svg>\n", f);
+	}
+	for (a = 0; a < narms; a++)
+		band_free(&b[a]);
+	return rc < 0 ? errorf(err, "out of memory") : 0;
+}
+
+int plot_metric_svg(FILE *f, const struct plot_cell *pc, const struct metric *m, char *err)
+{
+	struct metric_ctx ctx = { .m = m };
+	unsigned k;
+
+	if (!m->at)
+		return errorf(err, "metric '%s' has no per-interval value", m->name);
+	for (k = 0; k < pc->l.nfiles; k++)
+		ctx.file_pages += (double)pc->l.file_mib[k] * 256;
+	return draw(f, pc, m->name, m->name, metric_value, &ctx, NULL, 0, err);
+}
+
+/* The file's size is its ceiling; the memcg limit is drawn only when it is lower. */
+int plot_file_svg(FILE *f, const struct plot_cell *pc, unsigned file, char *err)
+{
+	struct ref refs[2];
+	unsigned nrefs = 0;
+	uint64_t mib;
+	char what[PROTO_NAME_MAX + 80];
+
+	if (file >= pc->l.nfiles)
+		return errorf(err, "cell '%s' has no file %u", pc->mi.cell_names[pc->cell], file);
+	mib = pc->l.file_mib[file];
+	if (mib) {
+		refs[nrefs].y = (double)mib;
+		snprintf(refs[nrefs++].label, sizeof(refs[0].label), "file size %llu MiB",
+			 (unsigned long long)mib);
+	}
+	if (pc->memcg_mib && pc->memcg_mib < mib) {
+		refs[nrefs].y = (double)pc->memcg_mib;
+		snprintf(refs[nrefs++].label, sizeof(refs[0].label), "memcg limit %llu MiB",
+			 (unsigned long long)pc->memcg_mib);
+	}
+	snprintf(what, sizeof(what), "page cache of '%s' (%llu MiB; memcg %llu MiB)",
+		 pc->l.files[file], (unsigned long long)mib, (unsigned long long)pc->memcg_mib);
+	return draw(f, pc, what, "resident MiB", file_value, &file, refs, nrefs, err);
+}
+
+int plot_find_metric(const char *name, const struct metric **ret, char *err)
+{
+	char names[256] = "";
+	size_t k, len = 0;
+
+	for (k = 0; k < n_metrics; k++) {
+		if (metrics[k].at && !strcmp(metrics[k].name, name)) {
+			*ret = &metrics[k];
+			return 0;
+		}
+		if (metrics[k].at && len < sizeof(names))
+			len += (size_t)snprintf(names + len, sizeof(names) - len, " %s", metrics[k].name);
+	}
+	return errorf(err, "--metric '%s': not one of%s", name, names);
+}
+
+/* ---- charts into files ---- */
+
+/* A file-name part: letters, digits, . _ - kept, anything else '_'. */
+void plot_slug(char *dst, size_t len, const char *src)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len && src[i]; i++)
+		dst[i] = (src[i] >= 'a' && src[i] <= 'z') || (src[i] >= 'A' && src[i] <= 'Z') ||
+			 (src[i] >= '0' && src[i] <= '9') || strchr("._-", src[i]) ? src[i] : '_';
+	dst[i] = '\0';
+}
+
+/* Render one chart into memory and write it to dir/c<cell>-<cell>-<what>.svg. */
+static int write_chart(const char *dir, const struct plot_cell *pc, const char *what,
+		       const struct metric *m, unsigned file, char *err)
+{
+	char path[PATH_MAX], cs[CELL_NAME_MAX], ws[PROTO_NAME_MAX + 8];
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int rc;
+
+	plot_slug(cs, sizeof(cs), pc->mi.cell_names[pc->cell]);
+	plot_slug(ws, sizeof(ws), what);
+	if (pathf(path, err, "%s/c%02u-%s-%s%s.svg", dir, pc->cell, cs, m ? "" : "file-", ws) < 0)
+		return -1;
+	if (!(f = open_memstream(&buf, &len)))
+		return errorf(err, "out of memory");
+	rc = m ? plot_metric_svg(f, pc, m, err) : plot_file_svg(f, pc, file, err);
+	if (fclose(f) != 0 && rc == 0)
+		rc = errorf(err, "out of memory");
+	if (rc == 0 && (rc = write_file(path, buf, len, err)) == 0)
+		printf("%s\n", path);
+	return rc;
+}
+
+int plot_cell_write(struct store *s, int64_t mid, unsigned cell, const char *dir,
+			 const struct metric *const *ms, unsigned nms, char *err)
+{
+	struct plot_cell *pc = NULL;
+	unsigned k;
+	int rc = 0;
+
+	if (plot_cell_load(s, mid, cell, &pc, err) < 0)
+		return -1;
+	for (k = 0; k < nms && rc == 0; k++)
+		rc = write_chart(dir, pc, ms[k]->name, ms[k], 0, err);
+	for (k = 0; k < pc->l.nfiles && rc == 0; k++)
+		rc = write_chart(dir, pc, pc->l.files[k], NULL, k, err);
+	plot_cell_free(pc);
+	return rc;
+}

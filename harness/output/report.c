@@ -1,0 +1,515 @@
+/* report.c -- the tables our users paste into mails, regenerated from the
+ * database: ABBA blocks, a grid of cells x arms, time series, per-event rows. */
+#include "output/report.h"
+#include "base/err.h"
+#include "analysis/metric.h"
+#include "store/store_table.h"
+#include "output/table.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#define MAX_BINS  4096
+#define MAX_COLS  8
+
+/* ---- run summaries: the ABBA block and the grid ---- */
+
+/* The metric's mean (harmonic or arithmetic) over one arm's done runs of one cell; n of them. */
+static double arm_mean(const struct run_summary *v, size_t n, unsigned cell, unsigned arm,
+		       const struct metric *m, unsigned *ret_n)
+{
+	_cleanup_free_ double *x = calloc(n + 1, sizeof(*x));
+	size_t i, k = 0;
+
+	*ret_n = 0;
+	if (!x)
+		return NAN;
+	for (i = 0; i < n; i++)
+		if (v[i].cell == cell && v[i].arm == arm)
+			x[k++] = m->get(&v[i]);
+	return metric_mean(m, x, k, ret_n);
+}
+
+static void print_delta(FILE *f, double val, double base, int first)
+{
+	if (first || isnan(val) || isnan(base) || base == 0)
+		fprintf(f, " %7s", "-");
+	else
+		fprintf(f, " %+6.1f%%", 100.0 * (val - base) / base);
+}
+
+static void print_value(FILE *f, const struct metric *m, double v)
+{
+	if (isnan(v))
+		fprintf(f, " %*s", m->width, "-");
+	else
+		fprintf(f, " %*.*f", m->width, m->decimals, v);
+}
+
+static void abba_header(FILE *f, const struct matrix_info *mi, unsigned cell)
+{
+	size_t k;
+
+	fprintf(f, "\n%s / %s  (%s, %s)\n", mi->name, mi->cell_names[cell],
+		mi->cell_arch[cell][0] ? mi->cell_arch[cell] : mi->arch[0] ? mi->arch : "-",
+		mi->cell_accel[cell][0] ? mi->cell_accel[cell] : mi->accel[0] ? mi->accel : "-");
+	if (mi->cell_preset[cell][0] || mi->cell_params[cell][0])
+		fprintf(f, "  %s%s%s\n", mi->cell_preset[cell], mi->cell_preset[cell][0] ? ": " : "",
+			mi->cell_params[cell]);
+	fprintf(f, "%-14s %-8s", "arm", "lru_gen");
+	for (k = 0; k < n_metrics; k++) {
+		if (!metrics[k].abba)
+			continue;
+		fprintf(f, " %*s", metrics[k].width, metrics[k].name);
+		if (metrics[k].delta)
+			fprintf(f, " %7s", "Delta");
+	}
+	fprintf(f, " %3s\n", "n");
+}
+
+static void abba_block(FILE *f, const struct matrix_info *mi, const struct run_summary *v,
+		       size_t n, unsigned cell)
+{
+	unsigned arm, k, runs = 0, base_n;
+	double val, base;
+
+	abba_header(f, mi, cell);
+	for (arm = 0; arm < mi->n_arms; arm++) {
+		fprintf(f, "%-14.14s %-8.8s", mi->arm_names[arm],
+			mi->cell_lru[cell][arm][0] ? mi->cell_lru[cell][arm] : "-");
+		for (k = 0; k < n_metrics; k++) {
+			if (!metrics[k].abba)
+				continue;
+			val = arm_mean(v, n, cell, arm, &metrics[k], &runs);
+			base = arm_mean(v, n, cell, 0, &metrics[k], &base_n);
+			print_value(f, &metrics[k], val);
+			if (metrics[k].delta)
+				print_delta(f, val, base, arm == 0);
+		}
+		fprintf(f, " %3u\n", runs);
+	}
+}
+
+/* ---- time series and events, per arm ---- */
+
+enum col_kind { C_RATE_STREAM, C_RATE_ALL, C_MAJFLT, C_REFAULT, C_ACTIV, C_MB, C_RESID, C_MISS };
+
+/* One column of a series or events table: what it shows, for which stream/file. */
+struct col {
+	enum col_kind kind;
+	int idx;             /* stream or file */
+	char head[24];
+};
+
+static const struct {
+	const char *prefix;
+	enum col_kind kind;
+	int arg;             /* 0 none, 1 a stream name, 2 a file name */
+} col_names[] = {
+	{ "iops:", C_RATE_STREAM, 1 }, { "ops/s", C_RATE_ALL, 0 }, { "majflt/s", C_MAJFLT, 0 },
+	{ "refault/s", C_REFAULT, 0 }, { "activ/s", C_ACTIV, 0 }, { "MB:", C_MB, 2 },
+	{ "resid%:", C_RESID, 2 }, { "miss%:", C_MISS, 1 },
+};
+
+static int name_index(const char (*names)[PROTO_NAME_MAX], unsigned n, const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return (int)i;
+	return -1;
+}
+
+static int parse_col(const char *text, const struct cell_layout *l, struct col *c, char *err)
+{
+	size_t i, plen;
+
+	for (i = 0; i < ARRAY_SIZE(col_names); i++) {
+		plen = strlen(col_names[i].prefix);
+		if (strncmp(text, col_names[i].prefix, plen) || (!col_names[i].arg && text[plen]))
+			continue;
+		c->kind = col_names[i].kind;
+		c->idx = col_names[i].arg == 1 ? name_index(l->streams, l->nstreams, text + plen) :
+			 col_names[i].arg == 2 ? name_index(l->files, l->nfiles, text + plen) : 0;
+		if (c->idx < 0)
+			return errorf(err, "table column '%s': no such %s", text,
+				      col_names[i].arg == 1 ? "stream" : "file");
+		snprintf(c->head, sizeof(c->head), "%s", text);
+		return 0;
+	}
+	return errorf(err, "table column '%s' is not one of iops:STREAM ops/s majflt/s refault/s "
+		      "activ/s MB:FILE resid%%:FILE miss%%:STREAM", text);
+}
+
+static int parse_cols(json_t *arr, const struct cell_layout *l, struct col *cols, unsigned *n,
+		      char *err)
+{
+	json_t *v;
+	size_t i;
+
+	*n = 0;
+	json_array_foreach(arr, i, v) {
+		if (*n == MAX_COLS || !json_is_string(v))
+			return errorf(err, "table columns: at most %d strings", MAX_COLS);
+		if (parse_col(json_string_value(v), l, &cols[(*n)++], err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Sums over points [a, b) of one run, turned into the column's value. */
+static double col_value(const struct col *c, const struct series_point *p, size_t a, size_t b,
+			double seconds, const struct cell_layout *l)
+{
+	double sum = 0, reads = 0;
+	size_t i;
+	unsigned k;
+
+	if (b <= a)
+		return NAN;
+	switch (c->kind) {
+	case C_MB:
+		return p[b - 1].resident[c->idx] * 4096.0 / (1 << 20);
+	case C_RESID:
+		return l->file_mib[c->idx] ? 100.0 * p[b - 1].resident[c->idx] /
+					     ((double)l->file_mib[c->idx] * 256) : NAN;
+	default:
+		break;
+	}
+	for (i = a; i < b; i++) {
+		switch (c->kind) {
+		case C_RATE_STREAM: sum += p[i].ops[c->idx]; break;
+		case C_RATE_ALL:
+			for (k = 0; k < PROTO_MAX_STREAMS; k++)
+				sum += p[i].ops[k];
+			break;
+		case C_MAJFLT: sum += p[i].majflt; break;
+		case C_REFAULT: sum += p[i].refault; break;
+		case C_ACTIV: sum += p[i].activate; break;
+		case C_MISS: sum += p[i].misses[c->idx]; reads += p[i].reads[c->idx]; break;
+		default: break;
+		}
+	}
+	if (c->kind == C_MISS)
+		return reads > 0 ? 100.0 * sum / reads : NAN;
+	return seconds > 0 ? sum / seconds : NAN;
+}
+
+/* Bin one run into step_ms windows; acc[bin][col] += value, cnt[bin][col]++. */
+static size_t bin_run(const struct series_point *p, size_t n, uint64_t step_ms,
+		      const struct col *cols, unsigned ncols, const struct cell_layout *l,
+		      double (*acc)[MAX_COLS], unsigned (*cnt)[MAX_COLS])
+{
+	size_t a = 0, b, bin, nbins = 0;
+	uint64_t start = 0;
+	double v;
+	unsigned k;
+
+	while (a < n) {
+		bin = (size_t)((p[a].t_ms - 1) / step_ms);
+		if (bin >= MAX_BINS)
+			break;
+		for (b = a; b < n && (p[b].t_ms - 1) / step_ms == bin; b++)
+			;
+		for (k = 0; k < ncols; k++) {
+			v = col_value(&cols[k], p, a, b, (double)(p[b - 1].t_ms - start) / 1000.0, l);
+			if (!isnan(v)) {
+				acc[bin][k] += v;
+				cnt[bin][k]++;
+			}
+		}
+		start = p[b - 1].t_ms;
+		nbins = bin + 1 > nbins ? bin + 1 : nbins;
+		a = b;
+	}
+	return nbins;
+}
+
+static void print_row(FILE *f, const char *label, const double *acc, const unsigned *cnt,
+		      unsigned ncols)
+{
+	unsigned k;
+	double v;
+
+	fprintf(f, "%6s", label);
+	for (k = 0; k < ncols; k++) {
+		v = cnt[k] ? acc[k] / cnt[k] : NAN;
+		if (isnan(v))
+			fprintf(f, " %10s", "-");
+		else
+			fprintf(f, " %10.*f", fabs(v) >= 100 || v == floor(v) ? 0 : 2, v);
+	}
+	fprintf(f, "\n");
+}
+
+static void print_head(FILE *f, const char *first, const struct col *cols, unsigned ncols)
+{
+	unsigned k;
+
+	fprintf(f, "%6s", first);
+	for (k = 0; k < ncols; k++)
+		fprintf(f, " %10.10s", cols[k].head);
+	fprintf(f, "\n");
+}
+
+struct view {
+	FILE *f;
+	struct store *s;
+	const struct matrix_info *mi;
+	const struct run_ref *runs;
+	size_t nruns;
+	unsigned cell, arm;
+	const struct cell_layout *l;
+	struct col cols[MAX_COLS];
+	unsigned ncols;
+};
+
+/* "\nMATRIX / CELL, ARM (lru_gen X), mean of N runs, ": an arm's table's heading, to go on. */
+static void arm_heading(const struct view *w, unsigned used)
+{
+	const char *lru = w->mi->cell_lru[w->cell][w->arm];
+
+	fprintf(w->f, "\n%s / %s, %s (lru_gen %s), mean of %u run%s, ", w->mi->name,
+		w->mi->cell_names[w->cell], w->mi->arm_names[w->arm], lru[0] ? lru : "-", used,
+		used == 1 ? "" : "s");
+}
+
+/* Sums and counts per row and column of an arm's table (384 KiB: on the heap). */
+struct bins {
+	double acc[MAX_BINS][MAX_COLS];
+	unsigned cnt[MAX_BINS][MAX_COLS];
+};
+
+static int series_arm(struct view *w, uint64_t step_ms, char *err)
+{
+	_cleanup_free_ struct bins *bn = calloc(1, sizeof(*bn));
+	struct series_point *p;
+	size_t i, n, b, nbins = 0, got;
+	unsigned used = 0;
+	char label[24];
+
+	if (!bn)
+		return errorf(err, "out of memory");
+	for (i = 0; i < w->nruns; i++) {
+		if (w->runs[i].cell != w->cell || w->runs[i].arm != w->arm)
+			continue;
+		if (store_run_series(w->s, w->runs[i].id, &p, &n, err) < 0)
+			return -1;
+		got = bin_run(p, n, step_ms, w->cols, w->ncols, w->l, bn->acc, bn->cnt);
+		nbins = got > nbins ? got : nbins;
+		used++;
+		free(p);
+	}
+	arm_heading(w, used);
+	fprintf(w->f, "per %llu s:\n", (unsigned long long)(step_ms / 1000));
+	print_head(w->f, "t", w->cols, w->ncols);
+	for (b = 0; b < nbins; b++) {
+		snprintf(label, sizeof(label), "%llu", (unsigned long long)((b + 1) * step_ms / 1000));
+		print_row(w->f, label, bn->acc[b], bn->cnt[b], w->ncols);
+	}
+	return 0;
+}
+
+/* Points whose interval overlaps (t0, t1]: the window of a pass. */
+static void window(const struct series_point *p, size_t n, uint64_t t0, uint64_t t1, size_t *a,
+		   size_t *b)
+{
+	for (*a = 0; *a < n && p[*a].t_ms <= t0; (*a)++)
+		;
+	for (*b = *a; *b < n && (*b == *a || p[*b - 1].t_ms < t1); (*b)++)
+		;
+}
+
+static double event_col(const struct col *c, const struct event_row *e, const struct event_row *ev,
+			size_t nev, const struct series_point *p, size_t n, const struct cell_layout *l)
+{
+	uint64_t t0 = 0;
+	size_t i, a, b;
+
+	if (c->kind == C_MB)
+		return e->resident[c->idx] * 4096.0 / (1 << 20);
+	if (c->kind == C_RESID)
+		return l->file_mib[c->idx] ? 100.0 * e->resident[c->idx] /
+					     ((double)l->file_mib[c->idx] * 256) : NAN;
+	for (i = 0; i < nev; i++)   /* the matching start: same stream and pass */
+		if (&ev[i] != e && ev[i].stream == e->stream && ev[i].pass == e->pass &&
+		    ev[i].t_ms <= e->t_ms && strstr(ev[i].kind, "start"))
+			t0 = ev[i].t_ms;
+	window(p, n, t0, e->t_ms, &a, &b);
+	return col_value(c, p, a, b, (double)(e->t_ms - t0) / 1000.0, l);
+}
+
+static int events_run(struct view *w, int64_t run, int stream, const char *kind,
+		      double (*acc)[MAX_COLS], unsigned (*cnt)[MAX_COLS], size_t *rows, char *err)
+{
+	struct series_point *p = NULL;
+	struct event_row *ev = NULL;
+	size_t n, nev, i, row = 0;
+	unsigned k;
+	double v;
+
+	if (store_run_events(w->s, run, &ev, &nev, err) < 0 ||
+	    store_run_series(w->s, run, &p, &n, err) < 0) {
+		free(ev);
+		return -1;
+	}
+	for (i = 0; i < nev && row < MAX_BINS; i++) {
+		if ((int)ev[i].stream != stream || strcmp(ev[i].kind, kind))
+			continue;
+		for (k = 0; k < w->ncols; k++) {
+			v = event_col(&w->cols[k], &ev[i], ev, nev, p, n, w->l);
+			if (!isnan(v)) {
+				acc[row][k] += v;
+				cnt[row][k]++;
+			}
+		}
+		row++;
+	}
+	*rows = row > *rows ? row : *rows;
+	free(ev);
+	free(p);
+	return 0;
+}
+
+static int events_arm(struct view *w, int stream, const char *kind, char *err)
+{
+	_cleanup_free_ struct bins *bn = calloc(1, sizeof(*bn));
+	size_t i, r, rows = 0;
+	unsigned used = 0;
+	char label[24];
+
+	if (!bn)
+		return errorf(err, "out of memory");
+	for (i = 0; i < w->nruns; i++) {
+		if (w->runs[i].cell != w->cell || w->runs[i].arm != w->arm)
+			continue;
+		if (events_run(w, w->runs[i].id, stream, kind, bn->acc, bn->cnt, &rows, err) < 0)
+			return -1;
+		used++;
+	}
+	arm_heading(w, used);
+	fprintf(w->f, "at each %s of '%s':\n", kind, w->l->streams[stream]);
+	print_head(w->f, "#", w->cols, w->ncols);
+	for (r = 0; r < rows; r++) {
+		snprintf(label, sizeof(label), "%zu", r + 1);
+		print_row(w->f, label, bn->acc[r], bn->cnt[r], w->ncols);
+	}
+	return 0;
+}
+
+/* A cell's own table, as its preset lays it out: series or events, per arm. */
+static int cell_table(struct view *w, json_t *layout, char *err)
+{
+	const char *kind = json_string_value(json_object_get(layout, "kind"));
+	json_t *step = json_object_get(layout, "step_s");
+	const char *stream = json_string_value(json_object_get(layout, "stream"));
+	const char *event = json_string_value(json_object_get(layout, "event"));
+	int si;
+
+	if (!kind || !strcmp(kind, "grid"))
+		return 0;
+	if (parse_cols(json_object_get(layout, "columns"), w->l, w->cols, &w->ncols, err) < 0)
+		return -1;
+	for (w->arm = 0; w->arm < w->mi->n_arms; w->arm++) {
+		if (!strcmp(kind, "series")) {
+			if (series_arm(w, (uint64_t)(json_is_integer(step) ? json_integer_value(step)
+						     : 5) * 1000, err) < 0)
+				return -1;
+		} else if (!strcmp(kind, "events")) {
+			si = stream ? name_index(w->l->streams, w->l->nstreams, stream) : -1;
+			if (si < 0 || !event)
+				return errorf(err, "events table needs a known 'stream' and an 'event'");
+			if (events_arm(w, si, event, err) < 0)
+				return -1;
+		} else {
+			return errorf(err, "table kind '%s': expected series, events or grid", kind);
+		}
+	}
+	return 0;
+}
+
+/* The grid's metrics: the first grid layout's, for every cell that has one. */
+static int grids(FILE *f, struct store *s, int64_t mid, const struct matrix_info *mi,
+		 const struct run_summary *v, size_t n, char *err)
+{
+	unsigned cells[SPEC_MAX_CELLS], ncells = 0, c;
+	struct cell_layout l;
+	json_t *layout, *ms = NULL, *x;
+	const struct metric *m;
+	size_t i;
+	int rc = 0;
+
+	for (c = 0; c < mi->n_cells; c++) {
+		if (store_cell_layout(s, mid, c, &l, err) < 0)
+			return -1;
+		layout = json_loads(l.report, 0, NULL);
+		x = json_object_get(layout, "kind");
+		if (json_is_string(x) && !strcmp(json_string_value(x), "grid")) {
+			cells[ncells++] = c;
+			if (!ms)
+				ms = json_incref(json_object_get(layout, "metrics"));
+		}
+		json_decref(layout);
+	}
+	json_array_foreach(ms, i, x) {
+		m = json_is_string(x) ? metric_find(json_string_value(x)) : NULL;
+		if (m && (rc = table_text_grid(f, mi, v, n, cells, ncells, m, err)) < 0)
+			break;
+	}
+	json_decref(ms);
+	return rc;
+}
+
+static int cell_tables(FILE *f, struct store *s, int64_t mid, const struct matrix_info *mi,
+		       char *err)
+{
+	struct view w = { .f = f, .s = s, .mi = mi };
+	_cleanup_free_ struct run_ref *runs = NULL;
+	struct cell_layout l;
+	json_t *layout;
+	int rc = 0;
+
+	if (store_done_runs(s, mid, &runs, &w.nruns, err) < 0)
+		return -1;
+	w.runs = runs;
+	w.l = &l;
+	for (w.cell = 0; w.cell < mi->n_cells && rc == 0; w.cell++) {
+		if (store_cell_layout(s, mid, w.cell, &l, err) < 0)
+			return -1;
+		if (!l.report[0])
+			continue;
+		layout = json_loads(l.report, 0, NULL);
+		rc = layout ? cell_table(&w, layout, err) : errorf(err, "cell table layout is not JSON");
+		json_decref(layout);
+	}
+	return rc;
+}
+
+int report_table(FILE *f, struct store *s, int64_t matrix_id, char *err)
+{
+	struct matrix_info mi;
+	_cleanup_free_ struct run_summary *v = NULL;
+	unsigned cell, arm;
+	size_t n;
+
+	if (store_matrix_info(s, matrix_id, &mi, err) < 0 ||
+	    store_summaries(s, matrix_id, &v, &n, err) < 0 ||
+	    store_table_extras(s, matrix_id, v, n, err) < 0)
+		return -1;
+	for (cell = 0; cell < mi.n_cells; cell++)
+		abba_block(f, &mi, v, n, cell);
+	if (grids(f, s, matrix_id, &mi, v, n, err) < 0 || cell_tables(f, s, matrix_id, &mi, err) < 0)
+		return -1;
+	fprintf(f, "\nkernels:");
+	for (arm = 0; arm < mi.n_arms; arm++)
+		fprintf(f, "%s %s=%s%s%s%s", arm ? "," : "", mi.arm_names[arm], mi.arm_release[arm],
+			mi.arm_tags[arm][0] ? " (tag " : "", mi.arm_tags[arm],
+			mi.arm_tags[arm][0] ? ")" : "");
+	fprintf(f, "\nruns: %u done, %u failed, %u unsupported, %u total; Delta against %s;"
+		" means over done runs\n", mi.runs_done, mi.runs_failed, mi.runs_unsupported,
+		mi.runs_total, mi.arm_names[0]);
+	return 0;
+}

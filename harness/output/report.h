@@ -1,0 +1,19 @@
+/* report.h -- tables regenerated from the database at any time: per workload
+ * cell, each arm's mean of every metric, its Delta against the first arm, n.
+ *
+ * Folder output/: what a user reads: text tables and sheets, CSV/JSON, SVG plots, the
+ * HTML report, escaping.
+ * It may call: base/ common/ spec/ store/ analysis/.
+ */
+#ifndef REPORT_H
+#define REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "store/store.h"
+
+/* Print the ABBA table of a matrix to f. Returns 0 or -1 with err. */
+int report_table(FILE *f, struct store *s, int64_t matrix_id, char *err);
+
+#endif

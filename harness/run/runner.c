@@ -1,0 +1,472 @@
+/* runner.c -- the life of one run: prepare the disk and initrd, boot, hand
+ * the agent its job, check and store every message, tear the guest down. */
+#include "run/runner.h"
+#include "vm/channel.h"
+#include "vm/console.h"
+#include "base/err.h"
+#include "vm/image.h"
+#include "base/proc.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+struct run_ctx {
+	struct runner *r;
+	const struct matrix *m;
+	const struct arm *arm;
+	const struct cell *cell;
+	int64_t id;
+	char dir[PATH_MAX], console[PATH_MAX], overlay[PATH_MAX], initrd[PATH_MAX];
+	char sock[PATH_MAX], disk[PATH_MAX];
+	struct vm_domain *dom;
+	struct channel ch;
+	int64_t t_boot;
+	uint64_t next_seq, last_t, ops;
+	unsigned events;
+	uint8_t stream_seen[PROTO_MAX_STREAMS];  /* stream samples of the current interval */
+	uint32_t op_seen[PROTO_MAX_STREAMS];     /* op samples of the current interval */
+	uint32_t op_total_seen[PROTO_MAX_STREAMS];
+	struct proto_summary summary;
+	struct run_outcome *out;
+	char dberr[ERR_MAX];         /* why the database refused a write (stages return -2) */
+};
+
+/* Record why the run ended as status; returns -1 so stages can `return fail(...)`. */
+static int fail_as(struct run_ctx *c, const char *status, int infra, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int fail_as(struct run_ctx *c, const char *status, int infra, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->out->reason, sizeof(c->out->reason), fmt, ap);
+	va_end(ap);
+	snprintf(c->out->status, sizeof(c->out->status), "%s", status);
+	c->out->infra = infra;
+	return -1;
+}
+
+#define fail(c, ...)       fail_as(c, "failed", 0, __VA_ARGS__)
+#define fail_infra(c, ...) fail_as(c, "failed", 1, __VA_ARGS__)
+
+static int prepare(struct run_ctx *c)
+{
+	const struct conf *conf = c->r->conf;
+	char err[ERR_MAX], cache[PATH_MAX], base[PATH_MAX];
+
+	if (pathf(c->dir, err, "%s/runs/%lld", conf->results, (long long)c->id) < 0 ||
+	    pathf(c->console, err, "%s/console.log", c->dir) < 0 ||
+	    pathf(c->overlay, err, "%s/overlay.qcow2", c->dir) < 0 ||
+	    pathf(c->initrd, err, "%s/initrd.img", c->dir) < 0 ||
+	    pathf(c->sock, err, "%s/channel.sock", c->dir) < 0 ||
+	    pathf(cache, err, "%s/cache", conf->results) < 0 ||
+	    mkdir_p(c->dir, err) < 0)
+		return fail_infra(c, "%s", err);
+	unlink(c->console);
+	unlink(c->sock);
+	if (image_base(conf->images, c->cell->arch, base, err) < 0 ||
+	    image_data_disk(cache, &c->cell->job, c->disk, err) < 0 ||
+	    image_overlay(c->disk, c->overlay, err) < 0 ||
+	    image_initrd(base, spec_files(c->arm, c->cell)->modules, c->initrd, err) < 0)
+		return fail_infra(c, "%s", err);
+	return 0;
+}
+
+static int boot(struct run_ctx *c)
+{
+	char name[64], cmdline[512], err[ERR_MAX];
+	/* a guest of another architecture than the host's runs under TCG */
+	const char *accel = vm_accel_for(c->cell->arch, c->r->accel);
+	struct vm_config cfg = {
+		.name = name, .arch = c->cell->arch, .accel = accel,
+		.memory_mib = c->m->memory_mib, .vcpus = c->m->vcpus,
+		.kernel = spec_files(c->arm, c->cell)->kernel, .initrd = c->initrd,
+		.cmdline = cmdline,
+		.disk = c->overlay, .console = c->console, .channel = c->sock,
+		.first_cpu = c->r->first_cpu,
+	};
+
+	snprintf(name, sizeof(name), "harness-%d-run-%lld", (int)getpid(), (long long)c->id);
+	snprintf(cmdline, sizeof(cmdline), "console=%s panic=-1 %s",
+		 vm_console_device(c->cell->arch), c->arm->cmdline);
+	if (store_run_booting(c->r->store, c->id, accel, c->r->host, c->cell->arch, c->console,
+			      c->dberr) < 0)
+		return -2;
+	c->t_boot = now_ms();
+	if (vm_start(c->r->vm, &cfg, &c->dom, err) < 0)
+		return fail_infra(c, "%s", err);
+	if (channel_connect(&c->ch, c->sock, c->t_boot + 10000, err) < 0)
+		return fail_infra(c, "%s", err);
+	return 0;
+}
+
+static int next_msg(struct run_ctx *c, struct proto_msg *msg, int64_t deadline, const char *what);
+
+/* Wait for one message of the wanted type; an agent error ends the run. */
+static int expect(struct run_ctx *c, enum proto_type want, struct proto_msg *msg,
+		  int64_t deadline, const char *what)
+{
+	if (next_msg(c, msg, deadline, what) < 0)
+		return -1;
+	if (msg->type != want)
+		return fail(c, "guest sent message type %d, expected its %s", msg->type, what);
+	return 0;
+}
+
+static int await_hello(struct run_ctx *c)
+{
+	const struct proto_hello *h;
+	struct proto_msg msg;
+
+	if (expect(c, PROTO_HELLO, &msg, c->t_boot + (int64_t)c->r->conf->boot_timeout_s * 1000,
+		   "hello") < 0)
+		return -1;
+	h = &msg.u.hello;
+	c->out->agent_ready_ms = now_ms() - c->t_boot;
+	if (store_run_hello(c->r->store, c->id, h, c->out->agent_ready_ms, c->dberr) < 0)
+		return -2;
+	if (h->proto != PROTO_VERSION)
+		return fail(c, "guest agent speaks protocol %llu, harness %d",
+			    (unsigned long long)h->proto, PROTO_VERSION);
+	if (strcmp(h->release, spec_files(c->arm, c->cell)->release))
+		return fail(c, "guest runs kernel '%s', arm '%s' expects '%s'", h->release,
+			    c->arm->name, spec_files(c->arm, c->cell)->release);
+	if (strcmp(h->arch, c->cell->arch))
+		return fail(c, "guest reports arch '%s', cell '%s' is for '%s'", h->arch,
+			    c->cell->name, c->cell->arch);
+	return 0;
+}
+
+static int lru_gen_matches(const char *want, const char *got)
+{
+	if (!want[0])
+		return 1;
+	if (!strcmp(want, "n"))
+		return !strcmp(got, "0x0000");
+	return !strncmp(got, "0x", 2) && strcmp(got, "0x0000");
+}
+
+/* The guest must have found every declared file, at its declared size. */
+static int check_setup(struct run_ctx *c, const struct proto_setup *st)
+{
+	const struct proto_job *job = &c->cell->job;
+	unsigned i;
+
+	if (st->file_pages.n != job->nfiles)
+		return fail(c, "guest reports %llu files, the job declares %u",
+			    (unsigned long long)st->file_pages.n, job->nfiles);
+	for (i = 0; i < job->nfiles; i++)
+		if (st->file_pages.v[i] != job->files[i].mib * 256)
+			return fail(c, "guest reports %llu pages for '%s', expected %llu",
+				    (unsigned long long)st->file_pages.v[i], job->files[i].name,
+				    (unsigned long long)(job->files[i].mib * 256));
+	if (!lru_gen_matches(c->arm->lru_gen, st->lru_gen))
+		return fail(c, "wrote lru_gen '%s' but the guest reads back '%s'",
+			    c->arm->lru_gen, st->lru_gen);
+	return 0;
+}
+
+static int send_job(struct run_ctx *c)
+{
+	struct proto_msg msg = { .type = PROTO_JOB };
+	char err[ERR_MAX];
+
+	msg.u.job = c->cell->job;
+	msg.u.job.run = (uint64_t)c->id;
+	snprintf(msg.u.job.lru_gen, sizeof(msg.u.job.lru_gen), "%s", c->arm->lru_gen);
+	if (channel_send(&c->ch, &msg, err) < 0)
+		return fail(c, "%s", err);
+	if (expect(c, PROTO_SETUP, &msg, now_ms() + 120000, "setup") < 0)
+		return -1;
+	if (store_run_setup(c->r->store, c->id, &msg.u.setup, c->dberr) < 0)
+		return -2;
+	return check_setup(c, &msg.u.setup);
+}
+
+/* Residency of every file: as many values as files, none beyond the file. */
+static int check_resident(struct run_ctx *c, const struct proto_u64s *r, const char *what)
+{
+	const struct proto_job *job = &c->cell->job;
+	unsigned i;
+
+	if (r->n != job->nfiles)
+		return fail(c, "guest %s: %llu residency values for %u files", what,
+			    (unsigned long long)r->n, job->nfiles);
+	for (i = 0; i < job->nfiles; i++)
+		if (r->v[i] > job->files[i].mib * 256)
+			return fail(c, "guest %s: %llu resident pages of the %llu-page file '%s'",
+				    what, (unsigned long long)r->v[i],
+				    (unsigned long long)(job->files[i].mib * 256), job->files[i].name);
+	return 0;
+}
+
+/* The guest is untrusted: a sample must follow the last and stay in range. */
+static int check_sample(struct run_ctx *c, const struct proto_sample *s)
+{
+	if (s->seq != c->next_seq)
+		return fail(c, "guest sample %llu out of order (expected %llu)",
+			    (unsigned long long)s->seq, (unsigned long long)c->next_seq);
+	if (s->t_ms <= c->last_t && s->seq > 0)
+		return fail(c, "guest sample %llu goes back in time", (unsigned long long)s->seq);
+	return check_resident(c, &s->resident, "sample");
+}
+
+/* A stream's interval belongs to the sample just received, once per stream. */
+static int check_stream(struct run_ctx *c, const struct proto_stream_sample *s)
+{
+	if (c->next_seq == 0 || s->seq != c->next_seq - 1)
+		return fail(c, "guest stream sample for interval %llu arrived out of turn",
+			    (unsigned long long)s->seq);
+	if (s->stream >= c->cell->job.nstreams || c->stream_seen[s->stream]++)
+		return fail(c, "guest stream sample for stream %llu is unexpected",
+			    (unsigned long long)s->stream);
+	return 0;
+}
+
+/*
+ * An operation sample: of an operation the stream reports, once per interval
+ * (in the interval's turn), and once as the total after the last interval.
+ */
+static int check_op(struct run_ctx *c, const struct proto_op_sample *o)
+{
+	const struct proto_job *job = &c->cell->job;
+	uint32_t *seen;
+	unsigned k;
+
+	for (k = 0; k < OP_COUNT && strcmp(proto_op_names[k], o->op); k++)
+		;
+	if (o->stream >= job->nstreams || k == OP_COUNT ||
+	    !(proto_stream_ops(&job->streams[o->stream]) & (1u << k)))
+		return fail(c, "guest operation sample '%s' of stream %llu is unexpected", o->op,
+			    (unsigned long long)o->stream);
+	if (!o->total && (c->next_seq == 0 || o->seq != c->next_seq - 1))
+		return fail(c, "guest operation sample for interval %llu arrived out of turn",
+			    (unsigned long long)o->seq);
+	if (o->total && o->seq > c->next_seq)
+		return fail(c, "guest operation total over %llu intervals of %llu",
+			    (unsigned long long)o->seq, (unsigned long long)c->next_seq);
+	seen = o->total ? &c->op_total_seen[o->stream] : &c->op_seen[o->stream];
+	if (*seen & (1u << k))
+		return fail(c, "guest operation sample '%s' of stream %llu came twice", o->op,
+			    (unsigned long long)o->stream);
+	*seen |= 1u << k;
+	return 0;
+}
+
+static int check_event(struct run_ctx *c, const struct proto_event *e)
+{
+	unsigned k;
+
+	for (k = 0; k < EV_COUNT && strcmp(proto_event_names[k], e->kind); k++)
+		;
+	if (k == EV_COUNT)
+		return fail(c, "guest event of unknown kind '%s'", e->kind);
+	if (e->stream >= c->cell->job.nstreams)
+		return fail(c, "guest event for stream %llu of %u", (unsigned long long)e->stream,
+			    c->cell->job.nstreams);
+	return check_resident(c, &e->resident, "event");
+}
+
+static int stopped(const struct run_ctx *c)
+{
+	return c->r->should_stop && c->r->should_stop(c->r->stop_arg);
+}
+
+/*
+ * Wait for the next message of any type; ends the run on timeout, garbage or
+ * a stop request (looked at every second).
+ */
+static int next_msg(struct run_ctx *c, struct proto_msg *msg, int64_t deadline, const char *what)
+{
+	char err[ERR_MAX];
+	int64_t slice;
+
+	for (;;) {
+		slice = now_ms() + 1000 < deadline ? now_ms() + 1000 : deadline;
+		switch (channel_recv(&c->ch, msg, slice, err)) {
+		case CH_MSG:
+			if (msg->type == PROTO_ERROR)
+				return fail(c, "guest: %s", msg->u.error);
+			return 0;
+		case CH_TIMEOUT:
+			if (stopped(c))
+				return fail_as(c, "interrupted", 0, "stopped while waiting for its %s",
+					       what);
+			if (now_ms() < deadline)
+				continue;
+			return fail_as(c, "timeout", 0, "timeout: no %s from the guest in time "
+				       "(see %s)", what, c->console);
+		case CH_EOF:
+			if (vm_stopped(c->dom, 3000) == VM_STOP_EMULATOR_DIED)
+				return fail_infra(c, "QEMU died on the host before the guest's %s "
+						  "(killed?)", what);
+			return fail(c, "guest went away before its %s (see %s)", what, c->console);
+		case CH_BAD:
+			return fail(c, "guest sent a bad message: %s", err);
+		}
+		return fail(c, "channel: unknown status");
+	}
+}
+
+/* Store one message of the workload phase; 1 when it was the summary. */
+static int handle(struct run_ctx *c, const struct proto_msg *msg)
+{
+	int rc;
+
+	switch (msg->type) {
+	case PROTO_SAMPLE:
+		if (check_sample(c, &msg->u.sample) < 0)
+			return -1;
+		rc = store_sample(c->r->store, c->id, &msg->u.sample, c->dberr);
+		c->next_seq++;
+		c->last_t = msg->u.sample.t_ms;
+		memset(c->stream_seen, 0, sizeof(c->stream_seen));
+		memset(c->op_seen, 0, sizeof(c->op_seen));
+		return rc < 0 ? -2 : 0;
+	case PROTO_STREAM:
+		if (check_stream(c, &msg->u.stream) < 0)
+			return -1;
+		c->ops += msg->u.stream.read_ops + msg->u.stream.write_ops;
+		return store_stream_sample(c->r->store, c->id, &msg->u.stream, c->dberr) < 0 ? -2 : 0;
+	case PROTO_EVENT:
+		if (check_event(c, &msg->u.event) < 0)
+			return -1;
+		return store_event(c->r->store, c->id, c->events++, &msg->u.event, c->dberr) < 0 ?
+			-2 : 0;
+	case PROTO_OP:
+		if (check_op(c, &msg->u.op) < 0)
+			return -1;
+		return store_op_sample(c->r->store, c->id, &msg->u.op, c->dberr) < 0 ? -2 : 0;
+	case PROTO_SUMMARY:
+		return 1;
+	default:
+		return fail(c, "guest sent message type %d during the workload", msg->type);
+	}
+}
+
+static int stream(struct run_ctx *c)
+{
+	const struct proto_job *w = &c->cell->job;
+	int64_t end = now_ms() + (int64_t)(w->duration_s + c->r->conf->slack_s) * 1000;
+	int64_t silence = (int64_t)w->interval_ms * (int64_t)c->r->conf->watchdog_intervals;
+	struct proto_msg msg;
+	int rc;
+
+	for (;;) {
+		if (next_msg(c, &msg, now_ms() + silence < end ? now_ms() + silence : end,
+			     now_ms() + silence < end ? "next sample" : "summary before the deadline")
+		    < 0)
+			return -1;
+		rc = handle(c, &msg);
+		if (rc < 0)
+			return rc;
+		if (rc == 1)
+			break;
+		if (stopped(c))
+			return fail_as(c, "interrupted", 0, "stopped during the workload");
+	}
+	c->summary = msg.u.summary;
+	if (c->summary.samples != c->next_seq)
+		return fail(c, "guest summary counts %llu samples, %llu arrived",
+			    (unsigned long long)c->summary.samples, (unsigned long long)c->next_seq);
+	c->out->samples = c->next_seq;
+	c->out->ops_per_s = c->summary.duration_ms ?
+		(double)c->ops * 1000.0 / (double)c->summary.duration_ms : 0;
+	return 0;
+}
+
+static void teardown(struct run_ctx *c)
+{
+	channel_close(&c->ch);
+	vm_destroy(c->dom);
+	c->dom = NULL;
+	unlink(c->overlay);
+	unlink(c->initrd);
+	unlink(c->sock);
+}
+
+/*
+ * The status the run ends with: what the stages said, unless the console
+ * shows the kernel crashed (a crash is a finding, whatever the agent managed).
+ */
+static void conclude(struct run_ctx *c, int rc)
+{
+	struct run_outcome *out = c->out;
+	struct console_report rep;
+
+	if (rc == 0)
+		snprintf(out->status, sizeof(out->status), "done");
+	else if (strstr(out->reason, "guest: unsupported: ") == out->reason)
+		snprintf(out->status, sizeof(out->status), "unsupported");
+	console_scan(c->console, &rep);
+	out->warnings = rep.warnings;
+	if (rep.crashed) {
+		snprintf(out->crash, sizeof(out->crash), "%s", rep.first);
+		snprintf(out->status, sizeof(out->status), "crashed");
+		snprintf(out->reason, sizeof(out->reason), "kernel crashed: %.*s",
+			 (int)strcspn(rep.first, "\n"), rep.first);
+		out->infra = 0;
+	}
+	out->ok = !strcmp(out->status, "done");
+}
+
+int runner_check_images(const struct conf *conf, const struct matrix *m, char *err)
+{
+	char base[PATH_MAX];
+	unsigned i;
+
+	for (i = 0; i < m->n_archs; i++)
+		if (image_base(conf->images, m->archs[i], base, err) < 0)
+			return -1;
+	return 0;
+}
+
+const char *runner_pick_accel(const struct conf *conf, const struct matrix *m, char *why,
+			      size_t len)
+{
+	int h = spec_arch_index(m, vm_host_arch());
+
+	why[0] = '\0';
+	if (strcmp(conf->accel, "auto"))
+		return conf->accel;
+	if (h < 0) {
+		snprintf(why, len, "no cell runs on the host's arch (%s)", vm_host_arch());
+		return "tcg";
+	}
+	return vm_pick_accel(m->archs[h], m->arms[0].files[h].kernel, why, len);
+}
+
+int runner_run(struct runner *r, const struct matrix *m, const struct run_ref *ref,
+	       struct run_outcome *out, char *err)
+{
+	struct run_ctx c = {
+		.r = r, .m = m, .arm = &m->arms[ref->arm], .cell = &m->cells[ref->cell],
+		.id = ref->id, .out = out,
+	};
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	channel_init(&c.ch);
+	rc = prepare(&c);
+	if (rc == 0)
+		rc = boot(&c);
+	if (rc == 0)
+		rc = await_hello(&c);
+	if (rc == 0)
+		rc = send_job(&c);
+	if (rc == 0)
+		rc = stream(&c);
+	teardown(&c);
+	if (rc == -2)
+		return errorf(err, "run %lld: cannot record it in the database: %s", (long long)c.id,
+			      c.dberr);
+	conclude(&c, rc);
+	if (store_run_console(r->store, c.id, out->crash[0] ? out->crash : NULL, out->warnings,
+			      err) < 0 ||
+	    store_run_finish(r->store, c.id, out->status, out->ok ? NULL : out->reason,
+			     out->ok ? &c.summary : NULL, err) < 0)
+		return -1;
+	return 0;
+}

@@ -1,0 +1,66 @@
+/* runner.h -- one run from queued to done or failed: fresh overlay, fresh
+ * boot, job over the channel, samples into the store as they arrive.
+ *
+ * Folder run/: the life of one run: boot, job, samples into the store, verdict.
+ * It may call: base/ common/ vm/ spec/ store/.
+ */
+#ifndef RUNNER_H
+#define RUNNER_H
+
+#include <limits.h>
+
+#include "spec/conf.h"
+#include "base/err.h"
+#include "spec/spec.h"
+#include "store/store.h"
+#include "vm/vm.h"
+
+struct runner {
+	const struct conf *conf;
+	struct store *store;
+	struct vm_conn *vm;
+	const char *accel;           /* "kvm" or "tcg" */
+	char host[64];
+	int first_cpu;               /* pin vCPUs from this host CPU on; -1: no pinning */
+	/* asked to stop (daemon shutdown, matrix cancelled): the run ends interrupted */
+	int (*should_stop)(void *arg);
+	void *stop_arg;
+};
+
+/*
+ * How a run ended, as stored: done, failed, unsupported (the guest kernel
+ * lacks a feature), crashed (panic, oops or BUG in its console), timeout
+ * (no hello, no sample, or past its deadline), interrupted (stopped).
+ */
+struct run_outcome {
+	int ok;                      /* status is done */
+	char status[16];
+	int infra;                   /* the harness's fault, not the kernel's: worth a retry */
+	int warnings;                /* WARNING lines in the console */
+	char crash[1024];            /* the first lines of a panic, oops or BUG */
+	char reason[ERR_MAX];        /* why it did not end done */
+	int64_t agent_ready_ms;
+	uint64_t samples;
+	double ops_per_s;
+};
+
+/* Every arch the matrix runs on has its base initramfs (IMAGES/ARCH/base.cpio). */
+int runner_check_images(const struct conf *conf, const struct matrix *m, char *err);
+
+/*
+ * The accelerator for the matrix's host-arch guests: conf's, or probed with
+ * the first arm's host-arch kernel; "tcg" if no cell runs on the host's arch.
+ * why gets the probe's reason when it said no.
+ */
+const char *runner_pick_accel(const struct conf *conf, const struct matrix *m, char *why,
+			      size_t len);
+
+/*
+ * Execute one queued run. A failure of the run itself (guest error, bad
+ * message, timeout, wrong kernel) is stored with its reason and returns 0;
+ * -1 means the harness cannot go on (e.g. the database refused a write).
+ */
+int runner_run(struct runner *r, const struct matrix *m, const struct run_ref *ref,
+	       struct run_outcome *out, char *err);
+
+#endif

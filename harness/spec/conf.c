@@ -1,0 +1,277 @@
+/* conf.c -- parse harness.conf strictly: known keys only, typed, in range,
+ * every bad line reported as file:line before giving up. */
+#include "spec/conf.h"
+#include "base/err.h"
+#include "base/proc.h"
+#include "base/results.h"
+#include "base/textline.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum ckind { C_PATH, C_PATHS, C_STR, C_UINT };
+
+struct ckey {
+	const char *name;
+	enum ckind kind;
+	size_t off;
+	uint64_t min, max;      /* C_UINT range; C_STR length unless empty; C_PATHS buffer size */
+	const char *def;
+	const char *help;
+};
+
+#define COFF(m) offsetof(struct conf, m)
+
+static const struct ckey keys[] = {
+	{ "results", C_PATH, COFF(results), 0, 0, "results",
+	  "database, per-run directories and caches" },
+	{ "images", C_PATH, COFF(images), 0, 0, "images/out",
+	  "guest images built by `make images`" },
+	{ "presets", C_PATH, COFF(presets), 0, 0, "workloads/presets",
+	  "workload presets a matrix names with \"preset\"" },
+	{ "uri", C_STR, COFF(uri), 0, PATH_MAX - 1, "",
+	  "libvirt URI; empty: qemu:///embed under <results>/libvirt" },
+	{ "memory_mib", C_UINT, COFF(memory_mib), 128, 1 << 20, "512", "guest RAM, MiB" },
+	{ "vcpus", C_UINT, COFF(vcpus), 1, 256, "2", "guest vCPUs" },
+	{ "boot_timeout_s", C_UINT, COFF(boot_timeout_s), 5, 3600, "120",
+	  "seconds from domain start to the agent's hello" },
+	{ "slack_s", C_UINT, COFF(slack_s), 5, 3600, "60",
+	  "seconds beyond a workload's duration before its run times out" },
+	{ "accel", C_STR, COFF(accel), 0, 7, "auto", "auto (probe KVM), kvm or tcg" },
+	{ "api_socket", C_STR, COFF(api_socket), 0, PATH_MAX - 1, "",
+	  "the daemon's HTTP API: a unix socket, mode 0600 (empty: <results>/harnessd.sock)" },
+	{ "api_group", C_STR, COFF(api_group), 0, 63, "",
+	  "a group that may use the API too (socket mode 0660)" },
+	{ "api_tcp", C_STR, COFF(api_tcp), 0, 63, "",
+	  "also listen on HOST:PORT (off when empty); requires api_token" },
+	{ "api_token", C_STR, COFF(api_token), CONF_TOKEN_MIN, 127, "",
+	  "bearer token every TCP request must carry" },
+	{ "guests", C_UINT, COFF(guests), 0, 256, "0",
+	  "guests at once; 0: cores / vcpus, at least 1" },
+	{ "pin", C_UINT, COFF(pin), 0, 1, "1", "pin each guest's vCPUs to cores of its own" },
+	{ "watchdog_intervals", C_UINT, COFF(watchdog_intervals), 2, 1000, "10",
+	  "a run that sends no sample for this many intervals times out" },
+	{ "retries", C_UINT, COFF(retries), 0, 10, "1",
+	  "re-runs of a run that failed for the harness's own reasons (not a kernel crash)" },
+	{ "webhook", C_STR, COFF(webhook), 0, PATH_MAX - 1, "",
+	  "URL to POST JSON to when a matrix finishes or a run crashes (empty: none)" },
+	{ "kernel_dirs", C_PATHS, COFF(kernel_dirs), 0, CONF_KERNEL_DIRS_MAX, "",
+	  "directories, space-separated, kernels and modules named by path may come from "
+	  "besides images (empty: the matrix's own directory too)" },
+	{ NULL, 0, 0, 0, 0, NULL, NULL },
+};
+
+/* Space-separated paths into dst (size bytes), one space apart, relative ones from dir. */
+static int set_paths(char *dst, size_t size, const char *name, const char *val,
+		     const char *dir, char *err)
+{
+	size_t n = 0, len;
+	int rel, w;
+
+	dst[0] = '\0';
+	for (val += strspn(val, " \t"); *val; val += len, val += strspn(val, " \t")) {
+		len = strcspn(val, " \t");
+		rel = val[0] != '/' && dir;
+		w = snprintf(dst + n, size - n, "%s%s%s%.*s", n ? " " : "", rel ? dir : "",
+			     rel ? "/" : "", (int)len, val);
+		if (w < 0 || (size_t)w >= size - n)
+			return errorf(err, "'%s': longer than %zu characters", name, size - 1);
+		n += (size_t)w;
+	}
+	return 0;
+}
+
+static int set_key(struct conf *c, const struct ckey *k, const char *val, const char *dir,
+		   char *err)
+{
+	char *end, *dst = (char *)c + k->off;
+	unsigned long long v;
+	int n;
+
+	switch (k->kind) {
+	case C_PATH:
+		if (val[0] == '/' || !dir)
+			n = snprintf(dst, PATH_MAX, "%s", val);
+		else
+			n = snprintf(dst, PATH_MAX, "%s/%s", dir, val);
+		if (n >= PATH_MAX)
+			return errorf(err, "'%s': path too long", k->name);
+		return 0;
+	case C_PATHS:
+		return set_paths(dst, k->max, k->name, val, dir, err);
+	case C_STR:
+		if (strlen(val) > k->max)
+			return errorf(err, "'%s': longer than %llu characters", k->name,
+				      (unsigned long long)k->max);
+		if (val[0] && strlen(val) < k->min)
+			return errorf(err, "'%s': expected at least %llu characters, got %zu", k->name,
+				      (unsigned long long)k->min, strlen(val));
+		strcpy(dst, val);
+		if (!strcmp(k->name, "accel") && strcmp(val, "auto") && strcmp(val, "kvm") &&
+		    strcmp(val, "tcg"))
+			return errorf(err, "'accel': expected auto, kvm or tcg, got '%s'", val);
+		return 0;
+	case C_UINT:
+		errno = 0;
+		v = strtoull(val, &end, 10);
+		if (errno || end == val || *end || !isdigit((unsigned char)val[0]))
+			return errorf(err, "'%s': expected a whole number, got '%s'", k->name, val);
+		if (v < k->min || v > k->max)
+			return errorf(err, "'%s': expected %llu..%llu, got %llu", k->name,
+				      (unsigned long long)k->min, (unsigned long long)k->max, v);
+		*(uint64_t *)dst = v;
+		return 0;
+	}
+	return errorf(err, "'%s': no kind", k->name);
+}
+
+void conf_defaults(struct conf *c, const char *dir)
+{
+	const struct ckey *k;
+
+	memset(c, 0, sizeof(*c));
+	for (k = keys; k->name; k++)
+		set_key(c, k, k->def, dir, NULL);
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+static int conf_line(struct conf *c, char *line, const char *dir, char *err)
+{
+	const struct ckey *k;
+	char *eq, *key, *val;
+
+	line = trim(line);
+	if (!*line || *line == '#')
+		return 0;
+	eq = strchr(line, '=');
+	if (!eq)
+		return errorf(err, "expected 'key = value'");
+	*eq = '\0';
+	key = trim(line);
+	val = trim(eq + 1);
+	for (k = keys; k->name; k++)
+		if (!strcmp(k->name, key))
+			return set_key(c, k, val, dir, err);
+	return errorf(err, "unknown key '%s'", key);
+}
+
+/* One line (len bytes, no newline): 0, or -1 with the reason in msg. */
+static int conf_text_line(struct conf *c, const char *text, size_t len, const char *dir,
+			  char *msg)
+{
+	char line[CONF_LINE_MAX + 1];
+
+	if (len > CONF_LINE_MAX)
+		return errorf(msg, "line too long");
+	if (memchr(text, '\0', len))
+		return errorf(msg, "NUL byte in line");
+	memcpy(line, text, len);
+	line[len] = '\0';
+	return conf_line(c, line, dir, msg);
+}
+
+int conf_load_text(struct conf *c, const char *text, size_t len, const char *label,
+		   const char *dir, char *err)
+{
+	const char *p = text, *end = text + len, *nl;
+	char msg[ERR_MAX];
+	int lineno = 0, bad = 0;
+	size_t n;
+
+	conf_defaults(c, dir);
+	while (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		lineno++;
+		if (conf_text_line(c, p, n, dir, msg) < 0) {
+			escape_line(stderr, "%s:%d: %s", label, lineno, msg);
+			if (!bad++)
+				errorf(err, "%s:%d: %s", label, lineno, msg);
+			if (n > CONF_LINE_MAX)
+				break;
+		}
+		p += n + (nl != NULL);
+	}
+	return bad ? -1 : 0;
+}
+
+int conf_load(struct conf *c, const char *path, char *err)
+{
+	_cleanup_free_ char *text = NULL;
+	char dir[PATH_MAX], *slash;
+	size_t len = 0;
+
+	if (read_regular_file(path, CONF_FILE_MAX, &text, &len, err) < 0)
+		return -1;
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		strcpy(dir, ".");
+	return conf_load_text(c, text, len, path, dir, err);
+}
+
+int conf_check_daemon(const struct conf *c, const char *path, char *err)
+{
+	if (c->api_tcp[0] && !c->kernel_dirs[0])
+		return errorf(err, "%s: api_tcp is set but kernel_dirs is empty: network clients "
+			      "choose where a matrix's paths start, so kernel_dirs must name the "
+			      "directories kernels may come from", path ? path : "harness.conf");
+	return 0;
+}
+
+void conf_uri(const struct conf *c, char *buf, size_t len)
+{
+	if (c->uri[0])
+		snprintf(buf, len, "%s", c->uri);
+	else
+		snprintf(buf, len, "qemu:///embed?root=%s/libvirt", c->results);
+}
+
+static void absolute(char *path)
+{
+	char real[PATH_MAX];
+
+	if (realpath(path, real))
+		snprintf(path, PATH_MAX, "%s", real);
+}
+
+int conf_setup(struct conf *c, const char *path, char *err)
+{
+	if (path) {
+		if (conf_load(c, path, err) < 0)
+			return -1;
+	} else if (access("harness.conf", F_OK) == 0) {
+		if (conf_load(c, "harness.conf", err) < 0)
+			return -1;
+	} else {
+		conf_defaults(c, ".");
+	}
+	if (c->api_tcp[0] && !c->api_token[0])
+		return errorf(err, "%s: api_tcp is set but api_token is empty: a TCP listener "
+			      "needs a token", path ? path : "harness.conf");
+	if (results_setup(c->results, c->api_group, err) < 0)
+		return -1;
+	absolute(c->results);
+	if (!c->api_socket[0])
+		snprintf(c->api_socket, sizeof(c->api_socket), "%.*s/harnessd.sock",
+			 PATH_MAX - 20, c->results);
+	absolute(c->images);
+	absolute(c->presets);
+	return 0;
+}

@@ -1,0 +1,78 @@
+/* conf.h -- harness.conf: where results and images live, which libvirt URI to
+ * use, and how big a guest is. One table describes every key. */
+#ifndef CONF_H
+#define CONF_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CONF_KERNEL_DIRS_MAX (2 * PATH_MAX)
+#define CONF_TOKEN_MIN       32   /* characters in an api_token, if set */
+
+struct conf {
+	char results[PATH_MAX];   /* database, run directories, caches */
+	char images[PATH_MAX];    /* output of `make images` */
+	char presets[PATH_MAX];   /* workload presets, <name>.json */
+	char uri[PATH_MAX];       /* libvirt URI; "" = embedded driver under results */
+	uint64_t memory_mib;      /* guest RAM */
+	uint64_t vcpus;
+	uint64_t boot_timeout_s;  /* fresh boot to the agent's hello */
+	uint64_t slack_s;         /* beyond the workload's duration before a run times out */
+	char accel[8];            /* "auto", "kvm" or "tcg" */
+	/* the daemon */
+	char api_socket[PATH_MAX];  /* unix socket of the HTTP API, mode 0600 */
+	char api_group[64];       /* if set: socket mode 0660, owned by this group */
+	char api_tcp[64];         /* "" (off) or "127.0.0.1:PORT"; needs api_token */
+	char api_token[128];      /* bearer token for TCP requests, CONF_TOKEN_MIN..127 */
+	uint64_t guests;          /* guests at once; 0: as many as the cores allow */
+	uint64_t pin;             /* 1: pin each guest's vCPUs to its own cores */
+	uint64_t watchdog_intervals;  /* no sample for this many intervals: timeout */
+	uint64_t retries;         /* re-runs after an infrastructure failure */
+	char webhook[PATH_MAX];   /* URL POSTed JSON when a matrix ends or a run crashes */
+	/* absolute directories, one space apart, that kernels and modules named by
+	 * path may come from besides the images directory; "" adds the matrix's own */
+	char kernel_dirs[CONF_KERNEL_DIRS_MAX];
+};
+
+/* Defaults, with relative paths resolved against dir. */
+void conf_defaults(struct conf *c, const char *dir);
+
+/*
+ * Read path (key = value lines, '#' comments) over the defaults. Every error
+ * is "path:line: message"; all are reported on stderr, then -1 is returned
+ * with the first in err.
+ */
+int conf_load(struct conf *c, const char *path, char *err);
+
+#define CONF_FILE_MAX (1 << 20)        /* a larger harness.conf is refused */
+#define CONF_LINE_MAX (PATH_MAX + 62)  /* bytes in a line, without its newline */
+
+/*
+ * The same from text (len bytes, lines split on '\n'): what conf_load does
+ * with the file's contents. label stands for the file in messages; relative
+ * paths start at dir. A line longer than CONF_LINE_MAX stops the parse; one
+ * with a NUL byte is refused.
+ */
+int conf_load_text(struct conf *c, const char *text, size_t len, const char *label,
+		   const char *dir, char *err);
+
+/*
+ * What the commands and the daemon do first: load path, else ./harness.conf
+ * if there is one, else the defaults; create the results directory and make
+ * results, images and presets absolute (libvirt and QEMU resolve paths from
+ * elsewhere).
+ */
+int conf_setup(struct conf *c, const char *path, char *err);
+
+/*
+ * What the daemon needs beyond conf_setup: a TCP listener (api_tcp) lets
+ * network clients choose the directory a matrix's paths start from, so it
+ * needs kernel_dirs. path is the file conf_setup read, or NULL.
+ */
+int conf_check_daemon(const struct conf *c, const char *path, char *err);
+
+/* The URI to connect to (the embedded driver's when uri is empty). */
+void conf_uri(const struct conf *c, char *buf, size_t len);
+
+#endif

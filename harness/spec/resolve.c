@@ -1,0 +1,210 @@
+/* resolve.c -- a parsed matrix checked against the real files: kernels found
+ * (confined), downloaded or built, data disks against free space, fio
+ * streams through fio --parse-only; slow steps told to a progress callback. */
+#include "spec/spec.h"
+#include "base/err.h"
+#include "base/proc.h"
+#include "spec/fiocheck.h"
+#include "vm/vm.h"
+
+#include <stdarg.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+/* One spec_resolve call: what every step needs. */
+struct resolving {
+	const struct matrix *m;
+	const struct conf *conf;
+	struct image_roots roots;
+	spec_progress_fn progress;
+	void *arg;
+};
+
+static void tell(const struct resolving *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void tell(const struct resolving *r, const char *fmt, ...)
+{
+	char line[ERR_MAX];
+	va_list ap;
+
+	if (!r->progress)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	r->progress(r->arg, line);
+}
+
+/* A kernel by alias or path for each arch (confined to roots), and its modules. */
+static int resolve_paths(const struct resolving *r, struct arm *a, const char *where,
+			 char *err)
+{
+	const struct matrix *m = r->m;
+	char msg[ERR_MAX];
+	unsigned i;
+
+	for (i = 0; i < m->n_archs; i++) {
+		if (image_resolve_kernel(&r->roots, m->archs[i], a->kernels[i], &a->files[i],
+					 msg) < 0)
+			return errorf(err, "%s.kernel%s%s: %s", where, m->n_archs > 1 ? "." : "",
+				      m->n_archs > 1 ? m->archs[i] : "", msg);
+		if (image_resolve_modules(&r->roots, a->modules, &a->files[i], msg) < 0)
+			return errorf(err, "%s.modules: %s", where, msg);
+	}
+	return 0;
+}
+
+/* A Debian kernel package, built once into the cache (spec_parse allowed one arch). */
+static int resolve_package(const struct resolving *r, struct arm *a, const char *cache,
+			   const char *where, char *err)
+{
+	char msg[ERR_MAX];
+
+	tell(r, "%s.package: %s: built once by images/build.sh, up to %d minutes the first time",
+	     where, a->package, IMAGE_PACKAGE_TIMEOUT_MS / 60000);
+	if (image_resolve_package(r->conf->images, r->m->archs[0], cache, a->package,
+				  &a->files[0], msg) < 0)
+		return errorf(err, "%s.package: %s", where, msg);
+	return 0;
+}
+
+/* A kernel image (and modules cpio) downloaded once and checked against their sha256. */
+static int resolve_url(const struct resolving *r, struct arm *a, const char *cache,
+		       const char *where, char *err)
+{
+	char msg[ERR_MAX];
+
+	tell(r, "%s.url: fetching %.200s (once: kept in the cache by its sha256)", where, a->url);
+	if (image_check_url(&r->roots, a->url, msg) < 0 ||
+	    image_resolve_url(cache, r->m->archs[0], a->url, a->sha256, &a->files[0], msg) < 0)
+		return errorf(err, "%s.url: %s", where, msg);
+	if (!a->modules_url[0])
+		return 0;
+	tell(r, "%s.modules_url: fetching %.200s", where, a->modules_url);
+	if (image_check_url(&r->roots, a->modules_url, msg) < 0 ||
+	    fetch_url(a->modules_url, a->modules_sha256, cache, a->files[0].modules, msg) < 0)
+		return errorf(err, "%s.modules_url: %s", where, msg);
+	return 0;
+}
+
+/*
+ * The arm's kernel files, downloaded or built into RESULTS/cache/kernels if the
+ * arm names a URL or a package: this is where a wrong sha256 refuses a matrix,
+ * and where a kernel or modules path outside the allowed directories does.
+ */
+static int resolve_arm(const struct resolving *r, struct arm *a, unsigned i, char *err)
+{
+	char cache[PATH_MAX], where[32];
+
+	snprintf(where, sizeof(where), "arms[%u]", i);
+	memset(a->files, 0, sizeof(a->files));
+	if (!a->package[0] && !a->url[0])
+		return resolve_paths(r, a, where, err);
+	if (image_kernel_cache(r->conf->results, cache, err) < 0)
+		return -1;
+	if (a->package[0])
+		return resolve_package(r, a, cache, where, err);
+	return resolve_url(r, a, cache, where, err);
+}
+
+/* The cell's data disk must fit where results live (it is built there). */
+static int check_free_space(const struct resolving *r, const struct cell *c, const char *where,
+			    char *err)
+{
+	uint64_t need = image_disk_bytes(&c->job) >> 20, avail;
+	struct statvfs sv;
+
+	if (statvfs(r->conf->results, &sv) < 0)
+		return 0;   /* made later; the build says so if it cannot */
+	avail = (uint64_t)sv.f_bavail * sv.f_frsize >> 20;
+	if (need > avail)
+		return errorf(err, "%s.files: their data disk needs %llu MiB, %s has %llu MiB free",
+			      where, (unsigned long long)need, r->conf->results,
+			      (unsigned long long)avail);
+	return 0;
+}
+
+/*
+ * fio streams: fio --parse-only on the harness's rules already checked. The
+ * guest's fio for the cell's arch must be built; the check runs the host's
+ * own (the same fio source), as a foreign binary cannot run here.
+ */
+static int check_fio(const struct resolving *r, const struct cell *c, const char *where,
+		     char *err)
+{
+	const struct proto_stream *st;
+	char fio[PATH_MAX], host_fio[PATH_MAX], msg[ERR_MAX];
+	unsigned i;
+
+	for (i = 0; i < c->job.nstreams; i++) {
+		st = &c->job.streams[i];
+		if (st->kind != KIND_FIO)
+			continue;
+		if (pathf(fio, err, "%s/%s/fio", r->conf->images, c->arch) < 0 ||
+		    pathf(host_fio, err, "%s/%s/fio", r->conf->images, vm_host_arch()) < 0)
+			return -1;
+		if (access(fio, X_OK) < 0)
+			return errorf(err, "%s.streams[%u]: fio is not built: %s missing (run make "
+				      "images)", where, i, fio);
+		if (access(host_fio, X_OK) < 0)
+			return errorf(err, "%s.streams[%u]: checking fio arguments needs the host's "
+				      "fio: %s missing (run make images)", where, i, host_fio);
+		if (fiocheck_args(host_fio, st->args, st->jobfile, st->name, msg) < 0)
+			return errorf(err, "%s.streams[%u]: %s", where, i, msg);
+	}
+	return 0;
+}
+
+/* A cell's checks against the host, named by the workload it came from. */
+static int resolve_cell(const struct resolving *r, const struct cell *c, char *err)
+{
+	char where[32];
+
+	snprintf(where, sizeof(where), "workloads[%u]", c->workload);
+	if (check_free_space(r, c, where, err) < 0 || check_fio(r, c, where, err) < 0)
+		return -1;
+	return 0;
+}
+
+int spec_resolve(struct matrix *m, const struct conf *conf, spec_progress_fn progress, void *arg,
+		 char *err)
+{
+	struct resolving r = { m, conf, { conf->images, conf->kernel_dirs, m->base_dir },
+			       progress, arg };
+	char msg[ERR_MAX];
+	unsigned i;
+
+	for (i = 0; i < m->n_arms; i++)
+		if (resolve_arm(&r, &m->arms[i], i, msg) < 0)
+			return errorf(err, "%s: %s", m->path, msg);
+	for (i = 0; i < m->n_cells; i++)
+		if (resolve_cell(&r, &m->cells[i], msg) < 0)
+			return errorf(err, "%s: %s", m->path, msg);
+	m->unresolved = 0;
+	return 0;
+}
+
+int spec_load(struct matrix *m, const char *path, const struct conf *conf, char *err)
+{
+	if (spec_parse_file(m, path, conf, err) < 0)
+		return -1;
+	if (spec_resolve(m, conf, NULL, NULL, err) < 0) {
+		spec_release(m);
+		return -1;
+	}
+	return 0;
+}
+
+int spec_load_text(struct matrix *m, const char *text, const char *label, const char *base_dir,
+		   const struct conf *conf, char *err)
+{
+	if (spec_parse(m, text, label, base_dir, conf, err) < 0)
+		return -1;
+	if (spec_resolve(m, conf, NULL, NULL, err) < 0) {
+		spec_release(m);
+		return -1;
+	}
+	return 0;
+}

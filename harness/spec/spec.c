@@ -1,0 +1,740 @@
+/* spec.c -- parsing matrix files: one table of keys per JSON object, one
+ * generic checker for unknown and missing keys, then cross-field checks.
+ * Nothing here looks at kernels, the network or fio: that is resolve.c. */
+#include "spec/spec.h"
+#include "base/err.h"
+#include "base/proc.h"
+#include "spec/preset.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* J_PKG: a Debian package name; J_URL: http(s)/file URL; J_SHA: SHA-256 hex (kept lowercase);
+ * J_TAG: an arm's tag (a name that may also hold '/' and ':') */
+enum jkind { J_NAME, J_TEXT, J_UINT, J_LRU, J_ANY, J_PKG, J_URL, J_SHA, J_TAG };
+
+struct jkey {
+	const char *name;
+	enum jkind kind;
+	int required;
+	size_t off;       /* into the struct being filled */
+	size_t size;      /* J_NAME/J_TEXT: buffer size */
+	uint64_t min, max;
+};
+
+#define MOFF(m) offsetof(struct matrix, m)
+#define AOFF(m) offsetof(struct arm, m)
+#define SZ(s, m) sizeof(((struct s *)0)->m)
+
+static const struct jkey matrix_keys[] = {
+	{ "name", J_NAME, 1, MOFF(name), SZ(matrix, name), 0, 0 },
+	{ "description", J_ANY, 0, 0, 0, 0, 0 },
+	{ "reps", J_UINT, 1, MOFF(reps), 0, 1, SPEC_MAX_REPS },
+	{ "memory_mib", J_UINT, 0, MOFF(memory_mib), 0, 128, 1 << 20 },
+	{ "vcpus", J_UINT, 0, MOFF(vcpus), 0, 1, 256 },
+	{ "arch", J_ANY, 0, 0, 0, 0, 0 },          /* parse_archs */
+	{ "arms", J_ANY, 1, 0, 0, 0, 0 },
+	{ "workloads", J_ANY, 1, 0, 0, 0, 0 },
+	{ NULL, 0, 0, 0, 0, 0, 0 },
+};
+
+static const struct jkey arm_keys[] = {
+	{ "name", J_NAME, 1, AOFF(name), SZ(arm, name), 0, 0 },
+	/* the kernel: exactly one of kernel, package and url (parse_arm checks) */
+	{ "kernel", J_ANY, 0, 0, 0, 0, 0 },        /* parse_kernel: a string or per arch */
+	{ "modules", J_TEXT, 0, AOFF(modules), SZ(arm, modules), 0, 0 },
+	{ "package", J_PKG, 0, AOFF(package), SZ(arm, package), 0, 0 },
+	{ "url", J_URL, 0, AOFF(url), SZ(arm, url), 0, 0 },
+	{ "sha256", J_SHA, 0, AOFF(sha256), SZ(arm, sha256), 0, 0 },
+	{ "modules_url", J_URL, 0, AOFF(modules_url), SZ(arm, modules_url), 0, 0 },
+	{ "modules_sha256", J_SHA, 0, AOFF(modules_sha256), SZ(arm, modules_sha256), 0, 0 },
+	{ "lru_gen", J_LRU, 0, AOFF(lru_gen), SZ(arm, lru_gen), 0, 0 },
+	{ "cmdline", J_TEXT, 0, AOFF(cmdline), SZ(arm, cmdline), 0, 0 },
+	{ "tag", J_TAG, 0, AOFF(tag), SZ(arm, tag), 0, 0 },
+	{ NULL, 0, 0, 0, 0, 0, 0 },
+};
+
+/* A name: letters, digits and the characters of extra ("._-" for every name). */
+static int chars_ok(const char *s, const char *extra)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr(extra, *s))
+			return 0;
+	return 1;
+}
+
+static int name_ok(const char *s)
+{
+	return chars_ok(s, "._-");
+}
+
+static int text_ok(const char *s)
+{
+	for (; *s; s++)
+		if (*s < 0x20 || *s > 0x7e || strchr("<>&'\"", *s))
+			return 0;
+	return 1;
+}
+
+static char *lowercase(char *s)
+{
+	char *p;
+
+	for (p = s; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	return s;
+}
+
+static int set_string(const struct jkey *k, json_t *v, char *dst, const char *where, char *err)
+{
+	const char *s;
+
+	if (!json_is_string(v))
+		return errorf(err, "%s.%s: expected a string", where, k->name);
+	s = json_string_value(v);
+	if (json_string_length(v) >= k->size)
+		return errorf(err, "%s.%s: longer than %zu characters", where, k->name, k->size - 1);
+	if (k->kind == J_NAME && !name_ok(s))
+		return errorf(err, "%s.%s: expected letters, digits, '.', '_' or '-', got '%s'",
+			      where, k->name, s);
+	if (k->kind == J_TAG && !chars_ok(s, "._-/:"))
+		return errorf(err, "%s.%s: expected letters, digits, '.', '_', '-', '/' or ':', "
+			      "got '%.80s'", where, k->name, s);
+	if (k->kind == J_TEXT && !text_ok(s))
+		return errorf(err, "%s.%s: expected printable text without quotes or <>&",
+			      where, k->name);
+	if (k->kind == J_PKG && !image_package_ok(s))
+		return errorf(err, "%s.%s: expected a Debian package name (a-z, 0-9, '.', '+', "
+			      "'-', starting with a letter or digit), got '%.80s'", where, k->name, s);
+	if (k->kind == J_URL && !fetch_url_ok(s))
+		return errorf(err, "%s.%s: expected an http://, https:// or file:// URL without "
+			      "spaces", where, k->name);
+	strcpy(dst, s);
+	if (k->kind == J_SHA && !hash_sha256_hex_ok(lowercase(dst)))
+		return errorf(err, "%s.%s: expected a SHA-256: 64 hex digits", where, k->name);
+	return 0;
+}
+
+static int set_value(const struct jkey *k, json_t *v, void *obj, const char *where, char *err)
+{
+	char *dst = (char *)obj + k->off;
+	json_int_t i;
+	const char *s;
+
+	switch (k->kind) {
+	case J_ANY:
+		return 0;
+	case J_NAME:
+	case J_TEXT:
+	case J_PKG:
+	case J_URL:
+	case J_SHA:
+	case J_TAG:
+		return set_string(k, v, dst, where, err);
+	case J_UINT:
+		if (!json_is_integer(v))
+			return errorf(err, "%s.%s: expected a whole number", where, k->name);
+		i = json_integer_value(v);
+		if (i < 0 || (uint64_t)i < k->min || (uint64_t)i > k->max)
+			return errorf(err, "%s.%s: expected %llu..%llu, got %lld", where, k->name,
+				      (unsigned long long)k->min, (unsigned long long)k->max,
+				      (long long)i);
+		*(uint64_t *)dst = (uint64_t)i;
+		return 0;
+	case J_LRU:
+		s = json_is_string(v) ? json_string_value(v) : "";
+		if (!strcmp(s, "y") || !strcmp(s, "n"))
+			strcpy(dst, s);
+		else if (!strcmp(s, "default"))
+			dst[0] = '\0';
+		else
+			return errorf(err, "%s.%s: expected \"y\", \"n\" or \"default\"", where, k->name);
+		return 0;
+	}
+	return errorf(err, "%s.%s: no kind", where, k->name);
+}
+
+/* Check obj against a key table: no unknown keys, no missing required ones. */
+static int parse_object(json_t *obj, const struct jkey *keys, void *dst, const char *where,
+			char *err)
+{
+	const struct jkey *k;
+	const char *key;
+	json_t *v;
+
+	if (!json_is_object(obj))
+		return errorf(err, "%s: expected an object", where);
+	json_object_foreach(obj, key, v) {
+		for (k = keys; k->name && strcmp(k->name, key); k++)
+			;
+		if (!k->name)
+			return errorf(err, "%s: unknown key '%s'", where, key);
+		if (set_value(k, v, dst, where, err) < 0)
+			return -1;
+	}
+	for (k = keys; k->name; k++)
+		if (k->required && !json_object_get(obj, k->name))
+			return errorf(err, "%s: missing key '%s'", where, k->name);
+	return 0;
+}
+
+/* The guest architectures the harness can boot, and the cell-name suffix of each. */
+static const struct { const char *name, *suffix; } known_archs[] = {
+	{ "x86_64", "" },
+	{ "aarch64", "@aarch64" },
+};
+
+const char *spec_arch_suffix(const char *arch)
+{
+	unsigned i;
+
+	for (i = 0; i < ARRAY_SIZE(known_archs); i++)
+		if (!strcmp(known_archs[i].name, arch))
+			return known_archs[i].suffix;
+	return "@?";
+}
+
+int spec_arch_index(const struct matrix *m, const char *arch)
+{
+	unsigned i;
+
+	for (i = 0; i < m->n_archs; i++)
+		if (!strcmp(m->archs[i], arch))
+			return (int)i;
+	return -1;
+}
+
+static int arch_known(const char *s)
+{
+	unsigned i;
+
+	for (i = 0; i < ARRAY_SIZE(known_archs); i++)
+		if (!strcmp(known_archs[i].name, s))
+			return 1;
+	return 0;
+}
+
+/* "arch": "x86_64", "aarch64", or an array of them, each at most once. */
+static int parse_archs(struct matrix *m, json_t *root, char *err)
+{
+	json_t *v = json_object_get(root, "arch"), *x;
+	const char *s;
+	size_t i;
+
+	if (!v) {
+		snprintf(m->archs[0], sizeof(m->archs[0]), "x86_64");
+		m->n_archs = 1;
+		return 0;
+	}
+	if (json_is_string(v)) {
+		x = json_array();
+		if (!x || json_array_append(x, v) < 0) {
+			json_decref(x);
+			return errorf(err, "out of memory");
+		}
+	} else if (json_is_array(v) && json_array_size(v) > 0 &&
+		   json_array_size(v) <= SPEC_MAX_ARCHS) {
+		x = json_incref(v);
+	} else {
+		return errorf(err, "arch: expected \"x86_64\", \"aarch64\" or an array of them");
+	}
+	for (i = 0; i < json_array_size(x); i++) {
+		s = json_string_value(json_array_get(x, i));
+		if (!s || !arch_known(s)) {
+			json_decref(x);
+			return errorf(err, "arch[%zu]: expected \"x86_64\" or \"aarch64\"", i);
+		}
+		if (spec_arch_index(m, s) >= 0) {
+			json_decref(x);
+			return errorf(err, "arch[%zu]: '%s' is listed twice", i, s);
+		}
+		snprintf(m->archs[m->n_archs++], sizeof(m->archs[0]), "%s", s);
+	}
+	json_decref(x);
+	return 0;
+}
+
+static int kernel_text(json_t *v, char *dst, const char *where, const char *key, char *err)
+{
+	if (!json_is_string(v))
+		return errorf(err, "%s.%s: expected a string (a kernel alias or path)", where, key);
+	if (json_string_length(v) >= PATH_MAX)
+		return errorf(err, "%s.%s: longer than %d characters", where, key, PATH_MAX - 1);
+	if (!text_ok(json_string_value(v)))
+		return errorf(err, "%s.%s: expected printable text without quotes or <>&", where,
+			      key);
+	strcpy(dst, json_string_value(v));
+	return 0;
+}
+
+/*
+ * "kernel": one alias for every arch, one path (a kernel image fits one
+ * architecture, so only in a matrix of one), or {ARCH: alias or path} with
+ * an entry for each of the matrix's arches (others allowed, and unused).
+ */
+static int parse_kernel(const struct matrix *m, struct arm *a, json_t *obj, const char *where,
+			char *err)
+{
+	json_t *v = json_object_get(obj, "kernel"), *x;
+	const char *key;
+	char sub[96];
+	char *text;
+	unsigned i;
+
+	if (!v)
+		return 0;
+	if (json_is_string(v)) {
+		if (kernel_text(v, a->kernel, where, "kernel", err) < 0)
+			return -1;
+		if (strchr(a->kernel, '/') && m->n_archs > 1)
+			return errorf(err, "%s.kernel: a kernel path fits one architecture; give "
+				      "{\"x86_64\": ..., \"aarch64\": ...}", where);
+		for (i = 0; i < m->n_archs; i++)
+			strcpy(a->kernels[i], a->kernel);
+		return 0;
+	}
+	if (!json_is_object(v))
+		return errorf(err, "%s.kernel: expected a kernel alias or path, or an object "
+			      "of them by arch", where);
+	if (json_object_get(obj, "modules"))
+		return errorf(err, "%s.modules: only with a kernel string, not per arch", where);
+	json_object_foreach(v, key, x) {
+		if (!arch_known(key))
+			return errorf(err, "%s.kernel: unknown arch '%.32s' (x86_64 or aarch64)",
+				      where, key);
+		snprintf(sub, sizeof(sub), "kernel.%s", key);
+		if (spec_arch_index(m, key) >= 0 &&
+		    kernel_text(x, a->kernels[spec_arch_index(m, key)], where, sub, err) < 0)
+			return -1;
+	}
+	for (i = 0; i < m->n_archs; i++)
+		if (!a->kernels[i][0])
+			return errorf(err, "%s.kernel: no kernel for arch '%s'", where, m->archs[i]);
+	text = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
+	if (!text)
+		return errorf(err, "out of memory");
+	snprintf(a->kernel, sizeof(a->kernel), "%s", text);
+	free(text);
+	return 0;
+}
+
+/* Which keys may (or must) come with which source of the kernel. */
+static int check_arm_source(json_t *obj, const char *where, char *err)
+{
+	static const char *const sources[] = { "kernel", "package", "url" };
+	static const struct { const char *key, *needs; } pairs[] = {
+		{ "modules", "kernel" },
+		{ "sha256", "url" },
+		{ "modules_url", "url" },
+		{ "modules_sha256", "modules_url" },
+	};
+	const char *first = NULL;
+	unsigned i;
+
+	for (i = 0; i < ARRAY_SIZE(sources); i++) {
+		if (!json_object_get(obj, sources[i]))
+			continue;
+		if (first)
+			return errorf(err, "%s.%s: give one of 'kernel', 'package' or 'url', not "
+				      "both '%s' and '%s'", where, sources[i], first, sources[i]);
+		first = sources[i];
+	}
+	if (!first)
+		return errorf(err, "%s: missing key 'kernel', 'package' or 'url' (a kernel alias "
+			      "or path, a Debian package name, or a URL with its sha256)", where);
+	for (i = 0; i < ARRAY_SIZE(pairs); i++)
+		if (json_object_get(obj, pairs[i].key) && !json_object_get(obj, pairs[i].needs))
+			return errorf(err, "%s.%s: only with '%s'", where, pairs[i].key,
+				      pairs[i].needs);
+	if (json_object_get(obj, "url") && !json_object_get(obj, "sha256"))
+		return errorf(err, "%s.sha256: required with 'url' (the kernel image's SHA-256, "
+			      "64 hex digits)", where);
+	if (json_object_get(obj, "modules_url") && !json_object_get(obj, "modules_sha256"))
+		return errorf(err, "%s.modules_sha256: required with 'modules_url' (the modules "
+			      "cpio's SHA-256, 64 hex digits)", where);
+	return 0;
+}
+
+static int parse_arm(struct matrix *m, json_t *obj, unsigned i, char *err)
+{
+	struct arm *a = &m->arms[i];
+	char where[64];
+	unsigned j;
+
+	snprintf(where, sizeof(where), "arms[%u]", i);
+	if (parse_object(obj, arm_keys, a, where, err) < 0 ||
+	    check_arm_source(obj, where, err) < 0 || parse_kernel(m, a, obj, where, err) < 0)
+		return -1;
+	if (a->modules[0] && m->n_archs > 1)
+		return errorf(err, "%s.modules: a modules cpio fits one architecture; not with "
+			      "several in 'arch'", where);
+	/* a package or an image names one architecture's kernel */
+	if ((a->package[0] || a->url[0]) && m->n_archs > 1)
+		return errorf(err, "%s.%s: fits one architecture; with several in 'arch', give "
+			      "'kernel' per arch", where, a->package[0] ? "package" : "url");
+	for (j = 0; j < i; j++)
+		if (!strcmp(m->arms[j].name, a->name))
+			return errorf(err, "%s.name: '%s' is used by arms[%u] too", where, a->name, j);
+	return 0;
+}
+
+static int cell_name_ok(const char *s)
+{
+	if (!*s || strlen(s) >= CELL_NAME_MAX)
+		return 0;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("._-/", *s))
+			return 0;
+	return 1;
+}
+
+/*
+ * Length of the job as the guest will get it, -1 if it does not fit a line,
+ * -2 out of memory. On the heap: both are large, and threads parse at once.
+ */
+static int job_line_len(const struct proto_job *job)
+{
+	_cleanup_free_ struct proto_msg *msg = calloc(1, sizeof(*msg));
+	_cleanup_free_ char *line = malloc(PROTO_LINE_MAX);
+
+	if (!msg || !line)
+		return -2;
+	msg->type = PROTO_JOB;
+	msg->u.job = *job;
+	snprintf(msg->u.job.lru_gen, sizeof(msg->u.job.lru_gen), "y");
+	msg->u.job.run = UINT64_C(1) << 40;
+	return proto_format(msg, line, PROTO_LINE_MAX);
+}
+
+/*
+ * Reclaim storms: the page cache they charge into their memcgs must fit the
+ * guest beside the workload's memcg, or the set-up measures its own reclaim.
+ */
+static int check_reclaim(const struct matrix *m, const struct cell *c, const char *where,
+			 char *err)
+{
+	const struct proto_stream *st;
+	uint64_t mib = 0;
+	unsigned i;
+
+	for (i = 0; i < c->job.nstreams; i++) {
+		st = &c->job.streams[i];
+		if (st->kind == KIND_RECLAIM)
+			mib += st->charge_mib;
+	}
+	if (mib && mib + c->job.memcg_mib + GUEST_RESERVE_MIB > m->memory_mib)
+		return errorf(err, "%s.streams: reclaim storms charge %llu MiB of page cache, which "
+			      "with memcg_mib %llu does not fit a %llu MiB guest (a "
+			      "smaller charge_mib, or more memory_mib)", where,
+			      (unsigned long long)mib, (unsigned long long)c->job.memcg_mib,
+			      (unsigned long long)m->memory_mib);
+	return 0;
+}
+
+/* A data disk of a given size must hold its files and every record set. */
+static int check_disk_size(const struct cell *c, const char *where, char *err)
+{
+	uint64_t need = image_need_bytes(&c->job) >> 20, records = 0;
+	unsigned i;
+
+	if (!c->job.disk_mib || need <= c->job.disk_mib)
+		return 0;
+	for (i = 0; i < c->job.ndbs; i++)
+		records += image_db_bytes(&c->job.dbs[i]) >> 20;
+	return errorf(err, "%s.disk_mib: %llu MiB is too small: the files and databases (record "
+		      "sets about %llu MiB) need %llu MiB", where,
+		      (unsigned long long)c->job.disk_mib, (unsigned long long)records,
+		      (unsigned long long)need);
+}
+
+/*
+ * Cross-field checks the job's own tables cannot make: does it fit a channel
+ * line, its data disk and the guest (the free space for the disk is
+ * spec_resolve's: it depends on the host, not the matrix).
+ */
+static int check_cell(const struct matrix *m, const struct cell *c, const char *where, char *err)
+{
+	int len = job_line_len(&c->job);
+
+	if (len == -2)
+		return errorf(err, "out of memory");
+	if (len < 0)
+		return errorf(err, "%s: the job does not fit one %d-byte channel line (shorten fio "
+			      "args or job files)", where, PROTO_LINE_MAX);
+	if (check_disk_size(c, where, err) < 0)
+		return -1;
+	if (c->job.memcg_mib + GUEST_RESERVE_MIB > m->memory_mib)
+		return errorf(err, "%s.memcg_mib: %llu MiB does not fit a %llu MiB guest "
+			      "(at most %llu, or raise memory_mib)", where,
+			      (unsigned long long)c->job.memcg_mib,
+			      (unsigned long long)m->memory_mib,
+			      (unsigned long long)(m->memory_mib > GUEST_RESERVE_MIB ?
+						   m->memory_mib - GUEST_RESERVE_MIB : 0));
+	return check_reclaim(m, c, where, err);
+}
+
+/* One expanded cell {name, preset, params, table, job} of workload w on arch a into m->cells. */
+static int add_cell(struct matrix *m, json_t *x, unsigned w, unsigned a, const char *where,
+		    char *err)
+{
+	const char *suffix = spec_arch_suffix(m->archs[a]);
+	struct cell *c;
+	json_t *table = json_object_get(x, "table");
+	const char *name;
+	char msg[ERR_MAX];
+	unsigned j;
+
+	if (m->n_cells == SPEC_MAX_CELLS)
+		return errorf(err, "%s: the matrix expands to more than %d workload cells", where,
+			      SPEC_MAX_CELLS);
+	c = &m->cells[m->n_cells];
+	memset(c, 0, sizeof(*c));
+	name = json_string_value(json_object_get(x, "name"));
+	if (!cell_name_ok(name) || strlen(name) + strlen(suffix) >= CELL_NAME_MAX)
+		return errorf(err, "%s.name: '%.80s': expected up to %zu letters, digits, '.', '_', "
+			      "'-' or '/'", where, name, CELL_NAME_MAX - 1 - strlen(suffix));
+	strcpy(c->name, name);          /* both fit: checked above */
+	strcat(c->name, suffix);
+	memcpy(c->arch, m->archs[a], sizeof(c->arch));
+	c->arch_idx = a;
+	c->workload = w;
+	snprintf(c->preset, sizeof(c->preset), "%s", json_string_value(json_object_get(x, "preset")));
+	snprintf(c->params, sizeof(c->params), "%s", json_string_value(json_object_get(x, "params")));
+	for (j = 0; j < m->n_cells; j++)
+		if (!strcmp(m->cells[j].name, c->name))
+			return errorf(err, "%s.name: '%s' is used by another workload too", where,
+				      c->name);
+	if (proto_job_from_json(json_object_get(x, "job"), &c->job, where, msg, sizeof(msg)) < 0)
+		return errorf(err, "%s", msg);
+	if (check_cell(m, c, where, err) < 0)
+		return -1;
+	if (json_is_object(table) && !(c->table = json_dumps(table, JSON_COMPACT)))
+		return errorf(err, "out of memory");
+	m->n_cells++;
+	return 0;
+}
+
+static int parse_cells(struct matrix *m, json_t *entry, unsigned i, unsigned a,
+		       const struct conf *conf, char *err)
+{
+	json_t *cells = NULL, *x;
+	char where[64];
+	size_t k;
+	int rc = 0;
+
+	snprintf(where, sizeof(where), "workloads[%u]", i);
+	if (preset_expand(entry, conf->presets, where, &cells, err) < 0)
+		return -1;
+	json_array_foreach(cells, k, x)
+		if ((rc = add_cell(m, x, i, a, where, err)) < 0)
+			break;
+	json_decref(cells);
+	return rc;
+}
+
+static int parse_array(json_t *root, const char *key, size_t max, char *err)
+{
+	json_t *a = json_object_get(root, key);
+
+	if (!json_is_array(a) || json_array_size(a) == 0)
+		return errorf(err, "%s: expected a non-empty array", key);
+	if (json_array_size(a) > max)
+		return errorf(err, "%s: at most %zu entries", key, max);
+	return 0;
+}
+
+/*
+ * An arm whose lru_gen or cmdline is an array stands for one arm per value
+ * (cartesian), named "<name>-<value>" ("<name>-<index>" for cmdlines).
+ */
+static json_t *expand_arms(json_t *arms)
+{
+	static const char *const keys[] = { "lru_gen", "cmdline" };
+	json_t *out = json_array(), *next, *a, *vals, *x;
+	size_t i, k, j;
+	char name[128];
+
+	if (!out)
+		return NULL;
+	json_array_extend(out, arms);
+	for (k = 0; k < ARRAY_SIZE(keys); k++) {
+		next = json_array();
+		json_array_foreach(out, i, a) {
+			vals = json_object_get(a, keys[k]);
+			if (!json_is_array(vals) || !json_array_size(vals)) {
+				json_array_append(next, a);
+				continue;
+			}
+			json_array_foreach(vals, j, x) {
+				json_t *c = json_copy(a);
+				const char *base = json_string_value(json_object_get(a, "name"));
+
+				if (json_is_string(x) && k == 0)
+					snprintf(name, sizeof(name), "%s-%s", base ? base : "arm",
+						 json_string_value(x));
+				else
+					snprintf(name, sizeof(name), "%s-%zu", base ? base : "arm", j);
+				json_object_set(c, keys[k], x);
+				json_object_set_new(c, "name", json_string(name));
+				json_array_append_new(next, c);
+			}
+		}
+		json_decref(out);
+		out = next;
+	}
+	return out;
+}
+
+/*
+ * The matrix's identity: its spec without "reps", so more reps append to it.
+ * Arm tags stay in: a tag is part of what the user declared, and it is stored
+ * with the arm when the matrix is first queued; a retagged spec appending to
+ * the old matrix would leave its arms under the old tag, so it is a new one.
+ */
+static int hash_without_reps(json_t *root, char out[17], char *err)
+{
+	json_t *copy = json_deep_copy(root);
+	char *text;
+
+	if (!copy || json_object_del(copy, "reps") < 0 ||
+	    !(text = json_dumps(copy, JSON_COMPACT | JSON_SORT_KEYS))) {
+		json_decref(copy);
+		return errorf(err, "out of memory");
+	}
+	hash_fnv1a_hex(text, out);
+	free(text);
+	json_decref(copy);
+	return 0;
+}
+
+static int parse_root(struct matrix *m, json_t *root, const struct conf *conf, char *err)
+{
+	json_t *v, *arms;
+	size_t i;
+	unsigned a;
+
+	if (parse_object(root, matrix_keys, m, "matrix", err) < 0 || parse_archs(m, root, err) < 0)
+		return -1;
+	if (parse_array(root, "arms", SPEC_MAX_ARMS, err) < 0 ||
+	    parse_array(root, "workloads", SPEC_MAX_CELLS, err) < 0)
+		return -1;
+	arms = expand_arms(json_object_get(root, "arms"));
+	if (!arms)
+		return errorf(err, "out of memory");
+	if (json_array_size(arms) > SPEC_MAX_ARMS) {
+		errorf(err, "arms: expand to %zu arms, at most %d", json_array_size(arms),
+		       SPEC_MAX_ARMS);
+		json_decref(arms);
+		return -1;
+	}
+	json_array_foreach(arms, i, v) {
+		if (parse_arm(m, v, (unsigned)i, err) < 0) {
+			json_decref(arms);
+			return -1;
+		}
+		m->n_arms++;
+	}
+	json_decref(arms);
+	/* every workload on each arch, one arch after the other */
+	for (a = 0; a < m->n_archs; a++)
+		json_array_foreach(json_object_get(root, "workloads"), i, v)
+			if (parse_cells(m, v, (unsigned)i, a, conf, err) < 0)
+				return -1;
+	m->canonical = json_dumps(root, JSON_COMPACT | JSON_SORT_KEYS);
+	if (!m->canonical)
+		return errorf(err, "out of memory");
+	return hash_without_reps(root, m->hash, err);
+}
+
+/* Parse root (label names it in errors); relative paths start at base_dir. */
+static int spec_from_json(struct matrix *m, json_t *root, const char *label,
+			  const char *base_dir, const struct conf *conf, char *err)
+{
+	char msg[ERR_MAX];
+
+	memset(m, 0, sizeof(*m));
+	snprintf(m->path, sizeof(m->path), "%s", label);
+	snprintf(m->base_dir, sizeof(m->base_dir), "%s", base_dir);
+	m->memory_mib = conf->memory_mib;
+	m->vcpus = conf->vcpus;
+	if (parse_root(m, root, conf, msg) < 0) {
+		spec_release(m);
+		return errorf(err, "%s: %s", label, msg);
+	}
+	m->unresolved = 1;
+	return 0;
+}
+
+int spec_parse_file(struct matrix *m, const char *path, const struct conf *conf, char *err)
+{
+	char base_dir[PATH_MAX], *slash;
+	_cleanup_free_ char *text = NULL;
+	json_error_t jerr;
+	json_t *root;
+	size_t len;
+	int ret;
+
+	if (read_regular_file(path, SPEC_FILE_MAX, &text, &len, err) < 0)
+		return -1;
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root)
+		return errorf(err, "%s:%d:%d: malformed JSON: %s", path, jerr.line, jerr.column,
+			      jerr.text);
+	snprintf(base_dir, sizeof(base_dir), "%s", path);
+	slash = strrchr(base_dir, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		strcpy(base_dir, ".");
+	ret = spec_from_json(m, root, path, base_dir, conf, err);
+	json_decref(root);
+	return ret;
+}
+
+int spec_parse(struct matrix *m, const char *text, const char *label, const char *base_dir,
+	       const struct conf *conf, char *err)
+{
+	json_error_t jerr;
+	json_t *root;
+	int ret;
+
+	if (strlen(text) > SPEC_FILE_MAX)
+		return errorf(err, "%s: larger than %d bytes", label, SPEC_FILE_MAX);
+	root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root)
+		return errorf(err, "%s:%d:%d: malformed JSON: %s", label, jerr.line, jerr.column,
+			      jerr.text);
+	ret = spec_from_json(m, root, label, base_dir, conf, err);
+	json_decref(root);
+	return ret;
+}
+
+void spec_release(struct matrix *m)
+{
+	unsigned i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->n_cells; i++) {
+		free(m->cells[i].table);
+		m->cells[i].table = NULL;
+	}
+	free(m->canonical);
+	m->canonical = NULL;
+}
+
+int spec_key_ok(const char *s)
+{
+	size_t n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-");
+
+	return n >= 1 && n <= SPEC_KEY_MAX && !s[n];
+}
+
+unsigned spec_run_count(const struct matrix *m)
+{
+	return m->n_arms * m->n_cells * (unsigned)m->reps;
+}

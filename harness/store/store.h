@@ -1,0 +1,199 @@
+/* store.h -- the SQLite results database: matrices, arms, runs in ABBA order,
+ * and every sample as it arrives. Prepared statements only.
+ *
+ * Folder store/: the SQLite database, and the only place that speaks SQL: runs and
+ * samples (store.c), the rows each report and analysis reads (store_*.c).
+ * It may call: base/ common/ spec/.
+ */
+#ifndef STORE_H
+#define STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "spec/abba.h"
+#include "common/proto.h"
+#include "spec/spec.h"
+
+struct store;
+
+/* Open (creating and migrating) the database at path, in WAL mode. */
+int store_open(const char *path, struct store **ret, char *err);
+void store_close(struct store *s);
+
+/* The SQLite connection, for read-only queries (queue.c); never shared across threads. */
+struct sqlite3 *store_db(struct store *s);
+
+/*
+ * Queue a matrix: the matrix, its arms and every run in the given order, in
+ * one transaction, so a failure leaves nothing half-queued. A matrix only
+ * parsed (m->unresolved) is queued "resolving" (store_next_resolving).
+ */
+int store_add_matrix(struct store *s, const struct matrix *m, const struct abba_slot *slots,
+		     size_t n, int64_t *ret_id, char *err);
+
+struct run_ref {
+	int64_t id;
+	unsigned arm, cell, block, position, seq;
+};
+
+/* Runs of a matrix still queued, in order. *ret is malloc'd. */
+int store_queued_runs(struct store *s, int64_t matrix_id, struct run_ref **ret, size_t *ret_n,
+		      char *err);
+
+int store_run_booting(struct store *s, int64_t run, const char *accel, const char *host,
+		      const char *arch, const char *console, char *err);
+int store_run_hello(struct store *s, int64_t run, const struct proto_hello *h,
+		    int64_t agent_ready_ms, char *err);
+int store_run_setup(struct store *s, int64_t run, const struct proto_setup *st, char *err);
+/*
+ * One interval (and its per-file residency), committed on its own: a crash
+ * later loses nothing stored here. Likewise a stream's interval, an event.
+ */
+int store_sample(struct store *s, int64_t run, const struct proto_sample *smp, char *err);
+/* One operation sample (an interval's, or the run's total). */
+int store_op_sample(struct store *s, int64_t run, const struct proto_op_sample *o, char *err);
+int store_stream_sample(struct store *s, int64_t run, const struct proto_stream_sample *smp,
+			char *err);
+int store_event(struct store *s, int64_t run, unsigned idx, const struct proto_event *e,
+		char *err);
+/*
+ * status is "done", "failed" or "unsupported"; reason and summary may be NULL.
+ * A done run's summary (table run_summary) is written in the same transaction.
+ */
+int store_run_finish(struct store *s, int64_t run, const char *status, const char *reason,
+		     const struct proto_summary *sum, char *err);
+
+/* Find a matrix by id or by name (the newest of that name). */
+int store_find_matrix(struct store *s, const char *key, int64_t *ret_id, char *err);
+
+/* Per-run summary of a finished run, for reports. */
+struct run_summary {
+	int64_t run;
+	unsigned arm, cell, block, position;
+	double seconds;              /* measured: after the ramp */
+	double ops_per_s, refault_per_s, majflt_per_s, activate_per_s;
+	double refaults_per_read, miss_share, resident_share;
+	/* filled by store_table_extras() only (harness table); 0 otherwise */
+	double lat_p99_us, pass_resident_share;
+	/* filled by store_op_rates() (harness table): per operation of streams
+	 * that report them (ycsb), over every stream; NAN where none ran */
+	double op_per_s[OP_COUNT], op_p99_us[OP_COUNT];
+	double op_mean_us[OP_COUNT], op_max_us[OP_COUNT];   /* over the measured run */
+};
+
+struct matrix_info {
+	char name[64];
+	unsigned n_arms, n_cells;
+	char arm_names[SPEC_MAX_ARMS][64];
+	char arm_release[SPEC_MAX_ARMS][RELEASE_MAX];
+	char arm_lru[SPEC_MAX_ARMS][32];     /* lru_gen read back, over all cells */
+	char arm_tags[SPEC_MAX_ARMS][SPEC_TAG_MAX];   /* the matrix's "tag", "" if none */
+	char cell_lru[SPEC_MAX_CELLS][SPEC_MAX_ARMS][32];   /* ... in this cell's runs */
+	char cell_arch[SPEC_MAX_CELLS][32];  /* the guests' arch in this cell's runs */
+	char cell_accel[SPEC_MAX_CELLS][32];
+	char cell_names[SPEC_MAX_CELLS][CELL_NAME_MAX];
+	char cell_params[SPEC_MAX_CELLS][256];
+	char cell_preset[SPEC_MAX_CELLS][SPEC_NAME_MAX];
+	char accel[64], arch[32];
+	unsigned runs_total, runs_done, runs_failed, runs_unsupported;
+};
+
+int store_matrix_info(struct store *s, int64_t matrix_id, struct matrix_info *mi, char *err);
+
+/* Summaries of the matrix's done runs, as written when each ended; *ret is malloc'd. */
+int store_summaries(struct store *s, int64_t matrix_id, struct run_summary **ret,
+		    size_t *ret_n, char *err);
+
+/* Done runs of a matrix, in order. *ret is malloc'd. */
+int store_done_runs(struct store *s, int64_t matrix_id, struct run_ref **ret, size_t *ret_n,
+		    char *err);
+
+/* A cell's declared files and streams by name, and its preset's table layout. */
+struct cell_layout {
+	unsigned nfiles, nstreams;
+	char files[PROTO_MAX_FILES][PROTO_NAME_MAX];
+	uint64_t file_mib[PROTO_MAX_FILES];
+	char streams[PROTO_MAX_STREAMS][PROTO_NAME_MAX];
+	char report[1024];            /* the preset's "table" JSON, "" for none */
+};
+
+int store_cell_layout(struct store *s, int64_t matrix_id, unsigned cell, struct cell_layout *l,
+		      char *err);
+
+/* One run's intervals, with every stream and file of it. */
+struct series_point {
+	uint64_t seq, t_ms;
+	int ramp;
+	double majflt, refault, activate;
+	double ops[PROTO_MAX_STREAMS], reads[PROTO_MAX_STREAMS], misses[PROTO_MAX_STREAMS];
+	double resident[PROTO_MAX_FILES];   /* pages */
+};
+
+struct event_row {
+	uint64_t t_ms, stream, pass, value;
+	char kind[16];
+	double resident[PROTO_MAX_FILES];   /* pages */
+};
+
+/* *ret malloc'd, in seq (resp. event) order. */
+int store_run_series(struct store *s, int64_t run, struct series_point **ret, size_t *ret_n,
+		     char *err);
+int store_run_events(struct store *s, int64_t run, struct event_row **ret, size_t *ret_n,
+		     char *err);
+
+/* ---- the daemon's queue ---- */
+
+/* The newest live matrix with this spec hash: 0 found, 1 none, -1 error. */
+int store_find_spec(struct store *s, const char *hash, int64_t *ret_id, uint64_t *ret_reps,
+		    char *err);
+/* Append runs (more reps) to a matrix in one transaction; reps becomes new_reps. */
+int store_append_runs(struct store *s, int64_t mid, const struct abba_slot *slots, size_t n,
+		      uint64_t new_reps, char *err);
+/* The spec a matrix was queued with, and its base directory (PATH_MAX). */
+int store_matrix_spec(struct store *s, int64_t mid, char **ret_text, char *base_dir, char *err);
+
+/*
+ * Claim for a guest slot the next ABBA block: the first queued run of an
+ * active, resolved matrix and the queued runs of its block. *ret_n 0:
+ * nothing queued.
+ */
+int store_claim_block(struct store *s, int slot, int64_t *ret_matrix, struct run_ref **ret,
+		      size_t *ret_n, char *err);
+/* Give back a slot's claimed, not yet started runs (pause, shutdown). */
+int store_unclaim(struct store *s, int slot, char *err);
+/*
+ * End a run with status and reason, and queue a fresh attempt of it (same
+ * place in its block); keep_slot: the same slot runs it next.
+ */
+int store_requeue(struct store *s, int64_t run, const char *status, const char *reason,
+		  int keep_slot, int64_t *ret_new, char *err);
+/* At daemon start: runs left booting or running become interrupted and re-queued. */
+int store_resume(struct store *s, unsigned *ret_interrupted, char *err);
+
+int store_matrix_state(struct store *s, int64_t mid, char state[16], char *err);
+/* cancelled also cancels the matrix's queued runs. */
+int store_set_matrix_state(struct store *s, int64_t mid, const char *state, char *err);
+/*
+ * Resolving (schema 5): a matrix queued only parsed (m->unresolved) is
+ * "resolving" until its kernels are fetched, built and checked; only then,
+ * "resolved", may its runs be claimed. "unresolved": resolving failed,
+ * resolve_msg says why in one line; while resolving it names the step.
+ */
+/* The oldest matrix still resolving and not cancelled; *ret_mid 0 if none. */
+int store_next_resolving(struct store *s, int64_t *ret_mid, char *err);
+/* If the matrix's resolve is `from`, make it `to` with msg (may be NULL); else nothing. */
+int store_set_resolve(struct store *s, int64_t mid, const char *from, const char *to,
+		      const char *msg, char *err);
+/* Resolving ends well: the arms' kernel files as m has them, and "resolved", at once. */
+int store_resolved(struct store *s, int64_t mid, const struct matrix *m, char *err);
+/* "resolving", "resolved" or "unresolved". */
+int store_matrix_resolve(struct store *s, int64_t mid, char resolve[16], char *err);
+
+/* Active matrices with nothing left to run become finished; their ids (at most max). */
+int store_finish_matrices(struct store *s, int64_t *ids, size_t max, size_t *ret_n, char *err);
+/* What the console log showed: a crash excerpt (or NULL) and the WARNING count. */
+int store_run_console(struct store *s, int64_t run, const char *crash, int64_t warnings,
+		      char *err);
+
+#endif

@@ -1,0 +1,32 @@
+/* store_compare.h -- what `harness compare` reads from the database beyond the
+ * run summaries: each arm's boot identity, to find A/A calibration arms, and
+ * which matrices have an arm of a given tag. */
+#ifndef STORE_COMPARE_H
+#define STORE_COMPARE_H
+
+#include <limits.h>
+#include <stdint.h>
+
+#include "store/store.h"
+
+/* What makes two arms boot the same guest. */
+struct arm_identity {
+	char name[64];
+	char kernel[PATH_MAX];    /* the resolved kernel image */
+	char modules[PATH_MAX];   /* and modules cpio */
+	char lru_gen[8];
+	char cmdline[256];
+};
+
+/* A matrix's arms in index order, at most SPEC_MAX_ARMS; *ret_n of them. */
+int store_arm_identities(struct store *s, int64_t matrix_id, struct arm_identity *ret,
+			 unsigned *ret_n, char *err);
+
+/*
+ * The matrices with an arm tagged tag and, unless also is NULL, one tagged
+ * also: how many (*ret_n), and the newest (the highest id; 0 if none).
+ */
+int store_tag_matrices(struct store *s, const char *tag, const char *also, int64_t *ret_newest,
+		       unsigned *ret_n, char *err);
+
+#endif

@@ -1,0 +1,610 @@
+/* vm.c -- libvirt connection, event loop thread, domain XML and lifecycle,
+ * and the KVM probe. The embedded QEMU driver needs no system libvirtd. */
+#include "vm/vm.h"
+#include "base/err.h"
+#include "base/proc.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/utsname.h>
+
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+
+#define VM_WATCH_MAX 64
+
+struct vm_domain {
+	virDomainPtr dom;
+	struct vm_conn *conn;
+	char name[128];
+	atomic_int stopped;   /* enum vm_stop, set from libvirt's lifecycle events */
+};
+
+struct vm_conn {
+	virConnectPtr conn;
+	int embedded;    /* domains die with the connection already */
+	char uri[PATH_MAX];
+	int event_id;    /* lifecycle callback, -1 if none */
+	pthread_mutex_t lock;   /* conn (reconnect) and watch[] */
+	struct vm_domain *watch[VM_WATCH_MAX];   /* running domains, for their events */
+};
+
+static pthread_t loop_thread;
+static atomic_int loop_started;
+
+static void *event_loop(void *arg)
+{
+	(void)arg;
+	for (;;)
+		virEventRunDefaultImpl();
+	return NULL;
+}
+
+static void quiet_errors(void *data, virErrorPtr e)
+{
+	(void)data;
+	(void)e;
+}
+
+static int start_event_loop(char *err)
+{
+	if (atomic_exchange(&loop_started, 1))
+		return 0;
+	virSetErrorFunc(NULL, quiet_errors);
+	if (virInitialize() < 0 || virEventRegisterDefaultImpl() < 0)
+		return errorf(err, "libvirt: cannot initialise its event loop");
+	if (pthread_create(&loop_thread, NULL, event_loop, NULL) != 0)
+		return errorf(err, "cannot start the libvirt event thread");
+	pthread_detach(loop_thread);
+	return 0;
+}
+
+/*
+ * As root the driver is "privileged": QEMU would run as libvirt-qemu, so
+ * user and group are set to root, and that user must exist because the
+ * driver looks it up at start-up anyway. Any other user runs the driver
+ * unprivileged: QEMU runs as that user, and neither is needed.
+ */
+static const char embed_conf_root[] =
+	"user = \"root\"\n"
+	"group = \"root\"\n";
+static const char embed_conf[] =
+	"# written by mglru-harness for libvirt's embedded QEMU driver\n"
+	"# QEMU's output to a file: no virtlogd\n"
+	"stdio_handler = \"file\"\n"
+	"# the harness's own files: no relabelling, no chown\n"
+	"security_driver = \"none\"\n"
+	"dynamic_ownership = 0\n";
+
+static int user_exists(const char *name)
+{
+	struct passwd pw, *found = NULL;
+	char buf[4096];
+
+	return getpwnam_r(name, &pw, buf, sizeof(buf), &found) == 0 && found;
+}
+
+static int ensure_qemu_user(char *err)
+{
+	char *argv[] = { "useradd", "--system", "--no-create-home", "--shell",
+			 "/usr/sbin/nologin", "libvirt-qemu", NULL };
+	int status;
+
+	if (geteuid() != 0 || user_exists("libvirt-qemu"))
+		return 0;
+	if (proc_run(argv, NULL, 30000, &status, err) < 0)
+		return -1;
+	if (status != 0 && !user_exists("libvirt-qemu"))
+		return errorf(err, "cannot create the libvirt-qemu user (useradd exit %d)", status);
+	return 0;
+}
+
+/*
+ * Unprivileged, libvirt keeps some state of its own (an identity token, the
+ * host device manager's) in the user's cache directory, $HOME/.cache; a
+ * system user has no home, and under systemd's ProtectHome none is visible.
+ * Keep it under the embedded root with the rest. Called before libvirt
+ * (glib) first reads the variable.
+ */
+static int unprivileged_cache(const char *root, char *err)
+{
+	char cache[PATH_MAX];
+
+	if (geteuid() == 0)
+		return 0;
+	if (pathf(cache, err, "%s/cache", root) < 0 || mkdir_p(cache, err) < 0)
+		return -1;
+	if (setenv("XDG_CACHE_HOME", cache, 1) < 0)
+		return errorf(err, "cannot set XDG_CACHE_HOME: %s", strerror(errno));
+	return 0;
+}
+
+static int write_embed_conf(const char *path, char *err)
+{
+	char text[sizeof(embed_conf_root) + sizeof(embed_conf)];
+
+	snprintf(text, sizeof(text), "%s%s", geteuid() == 0 ? embed_conf_root : "", embed_conf);
+	return write_file(path, text, strlen(text), err);
+}
+
+static const char embed_prefix[] = "qemu:///embed?root=";
+
+static int is_embedded(const char *uri)
+{
+	return !strncmp(uri, embed_prefix, sizeof(embed_prefix) - 1);
+}
+
+static int setup_embedded(const char *uri, char *err)
+{
+	const char *prefix = embed_prefix;
+	char root[PATH_MAX], etc[PATH_MAX], conf[PATH_MAX];
+
+	if (!is_embedded(uri))
+		return 0;
+	snprintf(root, sizeof(root), "%s", uri + strlen(prefix));
+	if (root[0] != '/')
+		return errorf(err, "embedded libvirt root must be an absolute path: '%s'", root);
+	if (strlen(root) > 60)
+		return errorf(err, "embedded libvirt root '%s' is longer than 60 characters: "
+			      "its sockets would not fit a unix socket path", root);
+	if (pathf(etc, err, "%s/etc", root) < 0 || pathf(conf, err, "%s/qemu.conf", etc) < 0 ||
+	    mkdir_p(etc, err) < 0 || write_embed_conf(conf, err) < 0 ||
+	    unprivileged_cache(root, err) < 0)
+		return -1;
+	return ensure_qemu_user(err);
+}
+
+/* Which of our domains an event is about; called with c->lock held. */
+static struct vm_domain *watched(struct vm_conn *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < VM_WATCH_MAX; i++)
+		if (c->watch[i] && !strcmp(c->watch[i]->name, name))
+			return c->watch[i];
+	return NULL;
+}
+
+/* STOPPED_FAILED: QEMU itself went away (killed, crashed), not the guest's doing. */
+static int on_lifecycle(virConnectPtr conn, virDomainPtr dom, int event, int detail, void *arg)
+{
+	struct vm_conn *c = arg;
+	struct vm_domain *d;
+
+	(void)conn;
+	if (event != VIR_DOMAIN_EVENT_STOPPED)
+		return 0;
+	pthread_mutex_lock(&c->lock);
+	d = watched(c, virDomainGetName(dom));
+	if (d)
+		atomic_store(&d->stopped, detail == VIR_DOMAIN_EVENT_STOPPED_FAILED ?
+			     VM_STOP_EMULATOR_DIED : VM_STOP_NORMAL);
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
+/* Open c->uri into c->conn with its lifecycle callback; called with c->lock held. */
+static int open_conn(struct vm_conn *c, char *err)
+{
+	c->conn = virConnectOpen(c->uri);
+	if (!c->conn)
+		return errorf(err, "libvirt: cannot connect to '%s': %s", c->uri,
+			      virGetLastErrorMessage());
+	c->event_id = virConnectDomainEventRegisterAny(c->conn, NULL,
+						       VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+						       VIR_DOMAIN_EVENT_CALLBACK(on_lifecycle), c,
+						       NULL);
+	return 0;
+}
+
+static void close_conn(struct vm_conn *c)
+{
+	if (!c->conn)
+		return;
+	if (c->event_id >= 0)
+		virConnectDomainEventDeregisterAny(c->conn, c->event_id);
+	virConnectClose(c->conn);
+	c->conn = NULL;
+	c->event_id = -1;
+}
+
+/*
+ * A connection that died (a remote libvirtd restarted, the link dropped) is
+ * opened again before the next guest; the runs it took down were failures of
+ * the harness's own and are retried. Called with c->lock held.
+ */
+static int ensure_alive(struct vm_conn *c, char *err)
+{
+	if (c->conn && virConnectIsAlive(c->conn) == 1)
+		return 0;
+	close_conn(c);
+	if (open_conn(c, err) < 0)
+		return -1;
+	return 1;
+}
+
+int vm_connect(const char *uri, const char *log_path, struct vm_conn **ret, char *err)
+{
+	char outputs[PATH_MAX + 16];
+	struct vm_conn *c;
+
+	/* libvirt logs to stderr unless told otherwise; keep our output clean */
+	if (log_path && !getenv("LIBVIRT_LOG_OUTPUTS")) {
+		snprintf(outputs, sizeof(outputs), "3:file:%s", log_path);
+		setenv("LIBVIRT_LOG_OUTPUTS", outputs, 1);
+	}
+	if (setup_embedded(uri, err) < 0 || start_event_loop(err) < 0)
+		return -1;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return errorf(err, "out of memory");
+	c->embedded = is_embedded(uri);
+	c->event_id = -1;
+	snprintf(c->uri, sizeof(c->uri), "%s", uri);
+	pthread_mutex_init(&c->lock, NULL);
+	if (open_conn(c, err) < 0) {
+		pthread_mutex_destroy(&c->lock);
+		free(c);
+		return -1;
+	}
+	*ret = c;
+	return 0;
+}
+
+int vm_destroy_leftovers(struct vm_conn *c, const char *prefix, char *err)
+{
+	virDomainPtr *doms = NULL;
+	const char *name;
+	int n, i, killed = 0;
+
+	n = virConnectListAllDomains(c->conn, &doms, VIR_CONNECT_LIST_DOMAINS_ACTIVE);
+	if (n < 0)
+		return errorf(err, "libvirt: cannot list domains: %s", virGetLastErrorMessage());
+	for (i = 0; i < n; i++) {
+		name = virDomainGetName(doms[i]);
+		if (name && !strncmp(name, prefix, strlen(prefix)) && virDomainDestroy(doms[i]) == 0)
+			killed++;
+		virDomainFree(doms[i]);
+	}
+	free(doms);
+	return killed;
+}
+
+void vm_disconnect(struct vm_conn *c)
+{
+	if (!c)
+		return;
+	close_conn(c);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}
+
+/* Paths reach the XML escaped; matrix text is already free of markup. */
+static int xml_escape(const char *s, char *out, size_t len)
+{
+	size_t n = 0;
+	const char *rep;
+
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': rep = "&lt;"; break;
+		case '>': rep = "&gt;"; break;
+		case '&': rep = "&amp;"; break;
+		case '\'': rep = "&apos;"; break;
+		case '"': rep = "&quot;"; break;
+		default: rep = NULL; break;
+		}
+		if (n + (rep ? strlen(rep) : 1) >= len)
+			return -1;
+		if (rep) {
+			memcpy(out + n, rep, strlen(rep));
+			n += strlen(rep);
+		} else {
+			out[n++] = *s;
+		}
+	}
+	out[n] = '\0';
+	return 0;
+}
+
+/* <cputune> pinning vCPU i (and QEMU's own threads) to first_cpu + i. */
+static void cputune(const struct vm_config *cfg, char *buf, size_t len)
+{
+	size_t n = 0;
+	uint64_t i;
+
+	buf[0] = '\0';
+	if (cfg->first_cpu < 0)
+		return;
+	n += (size_t)snprintf(buf + n, len - n, "  <cputune>\n");
+	for (i = 0; i < cfg->vcpus && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "    <vcpupin vcpu='%llu' cpuset='%llu'/>\n",
+				      (unsigned long long)i,
+				      (unsigned long long)(cfg->first_cpu + (int)i));
+	if (n < len)
+		n += (size_t)snprintf(buf + n, len - n, "    <emulatorpin cpuset='%d-%llu'/>\n",
+				      cfg->first_cpu,
+				      (unsigned long long)(cfg->first_cpu + (int)cfg->vcpus - 1));
+	if (n < len)
+		snprintf(buf + n, len - n, "  </cputune>\n");
+}
+
+/*
+ * What differs between the guest architectures. aarch64: the virt machine
+ * (GICv3, PL011 serial as ttyAMA0, virtio over PCIe), no ACPI (libvirt ties
+ * it to UEFI there; direct kernel boot needs neither, and poweroff goes
+ * through PSCI), and under TCG QEMU's "max" CPU, which has every feature.
+ */
+static const struct vm_arch {
+	const char *arch, *machine, *emulator, *console;
+	const char *features;   /* <features> for the domain */
+	const char *tcg_cpu;    /* <cpu> under TCG, "" for QEMU's default */
+	const char *probe_machine, *probe_cpu_kvm, *probe_cpu_tcg;
+} vm_archs[] = {
+	{ "x86_64", "pc", "/usr/bin/qemu-system-x86_64", "ttyS0",
+	  "  <features><acpi/></features>\n", "",
+	  "pc", "host", "qemu64" },
+	{ "aarch64", "virt", "/usr/bin/qemu-system-aarch64", "ttyAMA0",
+	  "  <features><gic version='3'/></features>\n",
+	  "  <cpu mode='custom' match='exact'><model fallback='forbid'>max</model></cpu>\n",
+	  "virt,gic-version=3", "host", "max" },
+};
+
+static const struct vm_arch *arch_of(const char *arch)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(vm_archs); i++)
+		if (!strcmp(vm_archs[i].arch, arch))
+			return &vm_archs[i];
+	return NULL;
+}
+
+/* uname -m, once for every thread (each slot and API connection asks). */
+static pthread_once_t host_once = PTHREAD_ONCE_INIT;
+static char host_machine[sizeof(((struct utsname *)0)->machine)];
+
+static void read_host_arch(void)
+{
+	struct utsname u;
+
+	if (uname(&u) == 0)
+		snprintf(host_machine, sizeof(host_machine), "%s", u.machine);
+}
+
+const char *vm_host_arch(void)
+{
+	pthread_once(&host_once, read_host_arch);
+	return host_machine[0] ? host_machine : "x86_64";
+}
+
+const char *vm_console_device(const char *arch)
+{
+	const struct vm_arch *va = arch_of(arch);
+
+	return va ? va->console : "ttyS0";
+}
+
+const char *vm_accel_for(const char *arch, const char *host_accel)
+{
+	return strcmp(arch, vm_host_arch()) ? "tcg" : host_accel;
+}
+
+int vm_domain_xml(const struct vm_config *cfg, char *buf, size_t len, char *err)
+{
+	const struct vm_arch *va = arch_of(cfg->arch);
+	int kvm = !strcmp(cfg->accel, "kvm");
+	char tune[2048];
+	char e[7][PATH_MAX];
+	const char *src[7] = { cfg->name, cfg->kernel, cfg->initrd, cfg->cmdline, cfg->disk,
+			       cfg->console, cfg->channel };
+	struct sockaddr_un sun;
+	int i, n;
+
+	if (!va)
+		return errorf(err, "no domain XML for arch '%s' (x86_64 or aarch64)", cfg->arch);
+	if (strlen(cfg->channel) >= sizeof(sun.sun_path))
+		return errorf(err, "channel socket path '%s' is longer than %zu bytes", cfg->channel,
+			      sizeof(sun.sun_path) - 1);
+	cputune(cfg, tune, sizeof(tune));
+	for (i = 0; i < 7; i++)
+		if (xml_escape(src[i], e[i], sizeof(e[i])) < 0)
+			return errorf(err, "path too long for the domain XML: '%.64s'", src[i]);
+	n = snprintf(buf, len,
+		"<domain type='%s'>\n"
+		"  <name>%s</name>\n"
+		"  <memory unit='MiB'>%llu</memory>\n"
+		"  <vcpu>%llu</vcpu>\n"
+		"%s"
+		"  <os>\n"
+		"    <type arch='%s' machine='%s'>hvm</type>\n"
+		"    <kernel>%s</kernel>\n"
+		"    <initrd>%s</initrd>\n"
+		"    <cmdline>%s</cmdline>\n"
+		"  </os>\n"
+		"%s"
+		"%s"
+		"  <on_poweroff>destroy</on_poweroff>\n"
+		"  <on_reboot>destroy</on_reboot>\n"
+		"  <on_crash>destroy</on_crash>\n"
+		"  <devices>\n"
+		"    <emulator>%s</emulator>\n"
+		"    <disk type='file' device='disk'>\n"
+		"      <driver name='qemu' type='qcow2' cache='none'/>\n"
+		"      <source file='%s'/>\n"
+		"      <target dev='vda' bus='virtio'/>\n"
+		"    </disk>\n"
+		"    <serial type='file'><source path='%s'/><target port='0'/></serial>\n"
+		"    <console type='file'><source path='%s'/><target type='serial' port='0'/></console>\n"
+		"    <channel type='unix'>\n"
+		"      <source mode='bind' path='%s'/>\n"
+		"      <target type='virtio' name='harness.0'/>\n"
+		"    </channel>\n"
+		"    <memballoon model='none'/>\n"
+		"  </devices>\n"
+		"</domain>\n",
+		kvm ? "kvm" : "qemu", e[0],
+		(unsigned long long)cfg->memory_mib, (unsigned long long)cfg->vcpus, tune,
+		va->arch, va->machine, e[1], e[2], e[3], va->features,
+		kvm ? "  <cpu mode='host-passthrough'/>\n" : va->tcg_cpu,
+		va->emulator, e[4], e[5], e[5], e[6]);
+	if (n < 0 || (size_t)n >= len)
+		return errorf(err, "domain XML does not fit %zu bytes", len);
+	return 0;
+}
+
+/* Follow d's lifecycle events; called with c->lock held. */
+static int watch_add(struct vm_conn *c, struct vm_domain *d, char *err)
+{
+	size_t i;
+
+	for (i = 0; i < VM_WATCH_MAX; i++)
+		if (!c->watch[i]) {
+			c->watch[i] = d;
+			return 0;
+		}
+	return errorf(err, "more than %d guests at once", VM_WATCH_MAX);
+}
+
+static void watch_del(struct vm_conn *c, struct vm_domain *d)
+{
+	size_t i;
+
+	for (i = 0; i < VM_WATCH_MAX; i++)
+		if (c->watch[i] == d)
+			c->watch[i] = NULL;
+}
+
+int vm_start(struct vm_conn *c, const struct vm_config *cfg, struct vm_domain **ret, char *err)
+{
+	char xml[16384];
+	struct vm_domain *d;
+	virConnectPtr conn;
+
+	if (vm_domain_xml(cfg, xml, sizeof(xml), err) < 0)
+		return -1;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return errorf(err, "out of memory");
+	d->conn = c;
+	snprintf(d->name, sizeof(d->name), "%s", cfg->name);
+	pthread_mutex_lock(&c->lock);
+	if (watch_add(c, d, err) < 0 || ensure_alive(c, err) < 0) {
+		watch_del(c, d);
+		pthread_mutex_unlock(&c->lock);
+		free(d);
+		return -1;
+	}
+	/* not under the lock: starting QEMU needs the event thread, whose
+	 * lifecycle callback takes it */
+	conn = c->conn;
+	virConnectRef(conn);
+	pthread_mutex_unlock(&c->lock);
+	/* libvirt 9 refuses AUTODESTROY on the embedded driver, whose domains
+	 * die with the connection anyway */
+	d->dom = virDomainCreateXML(conn, xml, c->embedded ? 0 : VIR_DOMAIN_START_AUTODESTROY);
+	virConnectClose(conn);
+	if (!d->dom) {
+		errorf(err, "libvirt: cannot start domain '%s': %s", cfg->name,
+		       virGetLastErrorMessage());
+		vm_destroy(d);
+		return -1;
+	}
+	*ret = d;
+	return 0;
+}
+
+enum vm_stop vm_stopped(struct vm_domain *d, int wait_ms)
+{
+	enum vm_stop st;
+
+	while ((st = atomic_load(&d->stopped)) == VM_STOP_NOT && wait_ms > 0) {
+		usleep(50000);
+		wait_ms -= 50;
+	}
+	return st;
+}
+
+int vm_running(struct vm_domain *d)
+{
+	int state, reason;
+
+	if (!d->dom || virDomainGetState(d->dom, &state, &reason, 0) < 0)
+		return 0;
+	return state == VIR_DOMAIN_RUNNING || state == VIR_DOMAIN_BLOCKED ||
+	       state == VIR_DOMAIN_PAUSED;
+}
+
+void vm_destroy(struct vm_domain *d)
+{
+	if (!d)
+		return;
+	if (d->dom && vm_running(d))
+		virDomainDestroy(d->dom);
+	pthread_mutex_lock(&d->conn->lock);
+	watch_del(d->conn, d);
+	pthread_mutex_unlock(&d->conn->lock);
+	if (d->dom)
+		virDomainFree(d->dom);
+	free(d);
+}
+
+/*
+ * The probe boots the arm's real kernel with no root file system and
+ * panic=-1: if it reaches its "cannot mount root" panic, QEMU exits on the
+ * reboot by itself. A trivial real-mode guest is not proof: on nested hosts
+ * KVM runs one fine while a Linux guest hangs after "Booting from ROM".
+ */
+int vm_probe(const char *accel, const char *arch, const char *kernel, int timeout_ms,
+	     char *why, size_t len)
+{
+	const struct vm_arch *va = arch_of(arch);
+	char accel_opt[16], kpath[PATH_MAX], err[ERR_MAX], emu[64], machine[32], cpu[16];
+	int status;
+
+	if (!va) {
+		snprintf(why, len, "no QEMU for arch '%s'", arch);
+		return 0;
+	}
+	snprintf(accel_opt, sizeof(accel_opt), "%s", accel);
+	snprintf(kpath, sizeof(kpath), "%s", kernel);
+	snprintf(emu, sizeof(emu), "%s", va->emulator);
+	snprintf(machine, sizeof(machine), "%s", va->probe_machine);
+	snprintf(cpu, sizeof(cpu), "%s", strcmp(accel, "kvm") ? va->probe_cpu_tcg : va->probe_cpu_kvm);
+	char *argv[] = { emu, "-accel", accel_opt, "-M", machine, "-cpu", cpu, "-nodefaults",
+			 "-display", "none", "-m", "256", "-kernel", kpath,
+			 "-append", "panic=-1 quiet", "-no-reboot", NULL };
+	if (proc_run(argv, NULL, timeout_ms, &status, err) < 0) {
+		snprintf(why, len, "%s", err);
+		return 0;
+	}
+	if (status == 0)
+		return 1;
+	if (status == -1)
+		snprintf(why, len, "a %s guest did not reach its kernel panic within %d ms",
+			 accel, timeout_ms);
+	else
+		snprintf(why, len, "qemu -accel %s exited %d", accel, status);
+	return 0;
+}
+
+const char *vm_pick_accel(const char *arch, const char *kernel, char *why, size_t len)
+{
+	if (strcmp(arch, vm_host_arch())) {
+		snprintf(why, len, "an %s guest on an %s host: no KVM", arch, vm_host_arch());
+		return "tcg";
+	}
+	if (access("/dev/kvm", R_OK | W_OK) < 0) {
+		snprintf(why, len, "no usable /dev/kvm");
+		return "tcg";
+	}
+	if (vm_probe("kvm", arch, kernel, 2000, why, len))
+		return "kvm";
+	return "tcg";
+}

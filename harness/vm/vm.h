@@ -1,0 +1,90 @@
+/* vm.h -- guests through libvirt's C API: one transient, autodestroyed domain
+ * per run, direct kernel boot, a virtio-serial channel and a serial console log.
+ *
+ * Folder vm/: guests and what they boot: libvirt (vm.c), the channel and console,
+ * kernels and initramfs images (image.c), downloads into the cache (fetch.c).
+ * It may call: base/ common/.
+ */
+#ifndef VM_H
+#define VM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct vm_conn;
+struct vm_domain;
+
+struct vm_config {
+	const char *name;
+	const char *arch;        /* "x86_64" or "aarch64" */
+	const char *accel;       /* "kvm" or "tcg" */
+	uint64_t memory_mib, vcpus;
+	const char *kernel, *initrd, *cmdline;
+	const char *disk;        /* qcow2 overlay, attached virtio-blk cache=none */
+	const char *console;     /* serial console log file */
+	const char *channel;     /* unix socket QEMU binds for the agent's port */
+	int first_cpu;           /* vCPU i pinned to host CPU first_cpu + i; -1: none */
+};
+
+/*
+ * Connect to uri, starting libvirt's event loop first. For the embedded
+ * driver (qemu:///embed?root=DIR) this also sets up what it needs: DIR's
+ * qemu.conf and a libvirt-qemu user. libvirt's own warnings go to log_path
+ * (unless LIBVIRT_LOG_OUTPUTS says otherwise).
+ */
+int vm_connect(const char *uri, const char *log_path, struct vm_conn **ret, char *err);
+void vm_disconnect(struct vm_conn *c);
+
+/*
+ * Destroy every running domain whose name starts with prefix: guests a
+ * killed daemon left behind (the embedded driver finds them again at
+ * connect). Returns how many, or -1 with err.
+ */
+int vm_destroy_leftovers(struct vm_conn *c, const char *prefix, char *err);
+
+/* The domain XML for cfg; -1 if it does not fit or a path is unusable. */
+int vm_domain_xml(const struct vm_config *cfg, char *buf, size_t len, char *err);
+
+/* Start a transient domain that dies with the connection (opened again first if
+ * it died: a remote libvirtd restarted). */
+int vm_start(struct vm_conn *c, const struct vm_config *cfg, struct vm_domain **ret, char *err);
+
+/* 1 while the domain exists and runs, 0 once it is gone or shut off. */
+int vm_running(struct vm_domain *d);
+
+enum vm_stop { VM_STOP_NOT, VM_STOP_NORMAL, VM_STOP_EMULATOR_DIED };
+
+/*
+ * How the domain stopped, from libvirt's lifecycle events, waiting up to
+ * wait_ms for the event: VM_STOP_EMULATOR_DIED when QEMU itself went away
+ * (killed or crashed on the host), not by the guest's poweroff or reboot.
+ */
+enum vm_stop vm_stopped(struct vm_domain *d, int wait_ms);
+
+/* Destroy (if still there) and free. */
+void vm_destroy(struct vm_domain *d);
+
+/*
+ * Does a guest actually run with accel ("kvm" or "tcg")? Boots kernel (an
+ * image for arch) without a root file system and waits up to timeout_ms for
+ * its panic to end QEMU. Returns 1 if it did, 0 if not, with the reason in why.
+ */
+int vm_probe(const char *accel, const char *arch, const char *kernel, int timeout_ms,
+	     char *why, size_t len);
+
+/*
+ * "kvm" if arch is the host's, /dev/kvm exists and the probe proves it
+ * within 2 s, else "tcg" (always, without probing, for a foreign arch).
+ */
+const char *vm_pick_accel(const char *arch, const char *kernel, char *why, size_t len);
+
+/* The host's architecture, as uname -m says it ("x86_64", "aarch64"). */
+const char *vm_host_arch(void);
+
+/* The accelerator an arch guest gets: host_accel on the host's arch, else "tcg". */
+const char *vm_accel_for(const char *arch, const char *host_accel);
+
+/* The guest's serial console device for console=: ttyS0, or ttyAMA0 on aarch64. */
+const char *vm_console_device(const char *arch);
+
+#endif

@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+# lint.py -- the layout's rules checked from the code: no include cycle between
+# modules, each stage folder includes only the folders its main header allows
+# ("may call:"), no SQL outside harness/store/, and no function-static state
+# or libc calls keeping static state. Prints "ok -"/"not ok -".
+import os, re, sys
+
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+os.chdir(root)
+INC = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+MAY = re.compile(r"may call:\s*([^\n*.]*)")
+# SQL: a string literal that starts a statement, or the SQLite API itself
+SQL = re.compile(r'"\s*(SELECT|INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|BEGIN|COMMIT|ROLLBACK|PRAGMA|WITH)\b'
+                 r'|\bsqlite3_\w+\s*\(|#include <sqlite3\.h>')
+results = []
+
+
+def check(what, problems):
+    results.append((what, problems))
+
+
+def sources():
+    for top in ('harness', 'common', 'guest'):
+        for d, _, files in os.walk(top):
+            if '/build' in d + '/' or d.endswith('build'):
+                continue
+            for f in sorted(files):
+                if f.endswith(('.c', '.h')):
+                    yield os.path.join(d, f)
+
+
+def resolve(src, name):
+    """The repository path an #include "name" in src refers to, or None."""
+    for base in (os.path.dirname(src), '.', 'harness'):
+        p = os.path.normpath(os.path.join(base, name))
+        if os.path.isfile(p):
+            return p
+    return None
+
+
+def module(path):
+    return os.path.splitext(path)[0]
+
+
+def folder(path):
+    parts = path.split('/')
+    return parts[1] if parts[0] == 'harness' else parts[0]
+
+
+files = list(sources())
+edges = {}      # module -> set of modules
+fedges = []     # (file, included file)
+for f in files:
+    text = open(f, encoding='utf-8', errors='replace').read()
+    for name in INC.findall(text):
+        p = resolve(f, name)
+        if p is None:
+            continue
+        fedges.append((f, p))
+        if module(p) != module(f):
+            edges.setdefault(module(f), set()).add(module(p))
+
+# 1. cycles between modules (x.c and x.h are one module)
+cycles, state = [], {}
+
+
+def visit(m, stack):
+    state[m] = 1
+    stack.append(m)
+    for n in sorted(edges.get(m, ())):
+        if state.get(n) == 1:
+            cycles.append(stack[stack.index(n):] + [n])
+        elif n not in state:
+            visit(n, stack)
+    stack.pop()
+    state[m] = 2
+
+
+for m in sorted(edges):
+    if m not in state:
+        visit(m, [])
+check('no include cycle between modules',
+      [' -> '.join(c) for c in cycles])
+
+# 2. each folder includes only what its main header allows
+allowed, mains, probs = {}, {}, []
+for f in files:
+    m = MAY.search(open(f, encoding='utf-8', errors='replace').read())
+    if m:
+        d = folder(f)
+        if d in allowed:
+            probs.append(f'{d}/: "may call:" in both {mains[d]} and {f}')
+        allowed[d] = {w.strip('/ ') for w in m.group(1).split() if w.strip('/ ') != 'nothing'}
+        mains[d] = f
+for d in sorted({folder(f) for f in files}):
+    if d not in allowed:
+        probs.append(f'{d}/: no main header says what it "may call:"')
+for f, p in fedges:
+    a, b = folder(f), folder(p)
+    if a != b and a in allowed and b not in allowed[a]:
+        probs.append(f'{f} includes {p}: {a}/ may call only {" ".join(sorted(allowed[a])) or "nothing"}')
+check('each folder includes only the folders its main header names', probs)
+
+# 3. the store is the only place that speaks SQL
+probs = []
+for f in files:
+    if f.startswith('harness/store/'):
+        continue
+    for i, line in enumerate(open(f, encoding='utf-8', errors='replace'), 1):
+        if SQL.search(line):
+            probs.append(f'{f}:{i}: {line.strip()[:60]}')
+check('no SQL outside harness/store/', probs)
+
+# 4. nothing the daemon's threads (API connections, scheduler slots) share by
+#    accident: no function-static variable but constant tables and __thread
+#    ones (a static inside a function is indented; one at file scope is not),
+#    no libc call that keeps static state (their _r forms take the caller's)
+FSTATIC = re.compile(r'^[ \t]+static\s+(?!const\s|__thread\s)')
+NOT_REENTRANT = re.compile(r'\b(strtok|localtime|gmtime|ctime|asctime|getpwnam|getpwuid|getgrnam'
+                           r'|getgrgid|rand|strsignal|inet_ntoa|gethostbyname|ttyname|getlogin'
+                           r'|ptsname)\s*\(')
+probs = []
+for f in files:
+    for i, line in enumerate(open(f, encoding='utf-8', errors='replace'), 1):
+        if FSTATIC.search(line):
+            probs.append(f'{f}:{i}: function-static: {line.strip()[:60]}')
+        if NOT_REENTRANT.search(line):
+            probs.append(f'{f}:{i}: static state in libc (use the _r form): {line.strip()[:60]}')
+check('no function-static variables, no libc calls with static state', probs)
+
+failed = 0
+for what, problems in results:
+    if problems:
+        failed += 1
+        print(f'not ok - {what}')
+        for p in problems:
+            print(f'#   {p}')
+    else:
+        print(f'ok - {what}')
+print(f'lint: {len(results) - failed} passed, {failed} failed')
+sys.exit(1 if failed else 0)
