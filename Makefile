@@ -85,6 +85,7 @@ UNIT_TESTS += tests/build/test_report
 UNIT_TESTS += tests/build/test_extend
 UNIT_TESTS += tests/build/test_plot
 UNIT_TESTS += tests/build/test_sandbox
+UNIT_TESTS += tests/build/test_lock
 UNIT_TESTS += tests/build/test_race
 
 # Debian packages the build, the images and the tests need.

@@ -139,11 +139,12 @@ static void build(const char *db, const char *dir, unsigned runs, unsigned inter
 	double t0 = now_s(), finish = 0;
 	int64_t mid;
 	size_t n, i;
+	int added;
 
 	if (!slots || store_open(db, &s, err) < 0)
 		die(db, slots ? err : "out of memory");
 	n = abba_order(ARMS, CELLS, (unsigned)m->reps, slots);
-	if (store_add_matrix(s, m, slots, n, &mid, err) < 0 ||
+	if (store_add_matrix(s, m, slots, n, &mid, &added, err) < 0 ||
 	    store_queued_runs(s, mid, &refs, &n, err) < 0)
 		die("queue", err);
 	for (i = 0; i < n; i++)

@@ -94,6 +94,13 @@ check "summary counts every interval" [ "$(q "SELECT COUNT(*) FROM runs r WHERE 
 check "table printed with both arms" bash -c 'grep -q "^v6.1-mglru " run.out && grep -q "^v6.12-classic " run.out'
 "$harness" table e2e-boot > table.out 2>&1
 check "table regenerates from the database alone" bash -c 'grep -q "^v6.12-classic .* 1$" table.out'
+# The same file again: its matrix, as harness submit would (one live matrix a spec).
+"$harness" run boot.json > again.out 2> again.err
+rc=$?
+check "harness run of a queued spec again exits 0" [ "$rc" -eq 0 ]
+check "... finds its matrix, adds no run" bash -c 'grep -q "this spec was queued before; 0 runs added" again.out && grep -q "0 runs queued" again.out'
+check "... still one matrix and two runs" [ "$(q "SELECT COUNT(*) FROM matrices") $(q "SELECT COUNT(*) FROM runs")" = "1 2" ]
+check "... and prints its table" bash -c 'grep -q "^v6.12-classic " again.out'
 
 # --- streams in a real guest: fio as users write it, a scanner, a paced reader ---
 cat > streams.json <<'EOF'

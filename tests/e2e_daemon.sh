@@ -71,6 +71,25 @@ for _ in $(seq 300); do
 	[ "${n:-0}" -ge 3 ] && break
 	sleep 0.2
 done
+
+# A second harnessd, or harness run, on the live directory exits with one line
+# and changes nothing. SIGSTOP keeps the live daemon's own run in flight still
+# meanwhile; no guest boots for this.
+kill -STOP "$dpid"
+dump() { q "SELECT * FROM runs ORDER BY id"; q "SELECT id, state, reps FROM matrices ORDER BY id"; }
+held=$(dump)
+refused() { # refused OUT ERR RC: non-zero, one line naming the directory and the live daemon
+	[ "$3" -ne 0 ] && [ ! -s "$1" ] && [ "$(wc -l < "$2")" = 1 ] &&
+		grep -qF "$work/results is in use by harnessd (pid $dpid holds $work/results/harness.lock)" "$2"
+}
+"$harnessd" -c harness.conf > second.out 2> second.err; rc=$?
+check "a second harnessd exits non-zero with one line naming the directory and pid" refused second.out second.err "$rc"
+check "... and changes no run or matrix (run in flight: $(q "SELECT group_concat(id) FROM runs WHERE status IN ('booting', 'running')"))" [ "$(dump)" = "$held" ]
+"$harness" -c harness.conf run night.json > cli.out 2> cli.err; rc=$?
+check "harness run against it exits non-zero with one line" refused cli.out cli.err "$rc"
+check "... and changes no run or matrix" [ "$(dump)" = "$held" ]
+for f in second.err cli.err; do sed "s/^/$f: /" "$f"; done
+
 kill -9 "$dpid"; wait "$dpid" 2>/dev/null; dpid=
 before=$(q "SELECT COUNT(*) FROM samples")
 inflight=$(q "SELECT id FROM runs WHERE status IN ('booting', 'running')")

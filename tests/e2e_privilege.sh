@@ -105,10 +105,13 @@ cat > "$co/m/secret.json" <<'EOF'
   "workloads": [ { "name": "w", "memcg_mib": 24, "duration_s": 2,
     "files": [ { "name": "f", "mib": 8 } ], "streams": [ { "kind": "random", "file": "f" } ] } ] }
 EOF
-"${as_user[@]}" harness/build/harness submit m/secret.json > /dev/null 2> "$work/secret.err"
+# (a submit only parses: the daemon's resolver finds the kernel unreadable)
+"${as_user[@]}" harness/build/harness submit --wait m/secret.json > /dev/null 2> "$work/secret.err"
 check "a root-only file named as a kernel is refused: the daemon cannot open it" \
-	grep -q "Permission denied" "$work/secret.err"
-check "nothing queued by it" [ "$(q "SELECT COUNT(*) FROM matrices" 2>/dev/null)" = 0 ]
+	grep -q "^harness: m/secret.json: arms\[0\].kernel: .*Permission denied" "$work/secret.err"
+check "no run of it can start: the matrix is unresolved, its run queued" \
+	[ "$(q "SELECT m.resolve || ' ' || r.status FROM matrices m JOIN runs r ON r.matrix_id = m.id
+		WHERE m.name = 'secret'" 2>/dev/null)" = "unresolved queued" ]
 
 # One real run of a package arm with a fio stream: build.sh, the jail of the
 # host's fio --parse-only (a user namespace, as not root) and QEMU, all as the user.
@@ -120,15 +123,17 @@ cat > "$co/m/one.json" <<'EOF'
     "streams": [ { "kind": "fio", "name": "fio",
       "args": "--name=fio --filename=f --rw=randread --bs=4k --time_based --runtime=3" } ] } ] }
 EOF
-check "submit of a package arm with a fio stream, as the user" bash -c \
-	'"$@" harness/build/harness submit m/one.json | grep -q "1 runs queued"' _ "${as_user[@]}"
+check "submit of a package arm with a fio stream, as the user, resolved by the daemon" bash -c \
+	'"$@" harness/build/harness submit --wait m/one.json | grep -q "resolved, its runs may start"' \
+	_ "${as_user[@]}"
 check "the package went beside its kernel, not into images/cache/debs" bash -c \
 	'[ -n "$(find "$1/results/cache" -name "linux-image-e2e-privilege_*.deb")" ] &&
 	 [ -z "$(ls -A "$1/images/cache/debs")" ]' _ "$co"
 qemu_uid= st=
 for _ in $(seq 600); do
-	[ "$(q "SELECT COUNT(*) FROM runs" 2>/dev/null)" = 1 ] || break
-	st=$(q "SELECT status FROM runs" 2>/dev/null)
+	st=$(q "SELECT r.status FROM runs r JOIN matrices m ON m.id = r.matrix_id
+		WHERE m.name = 'priv'" 2>/dev/null)
+	[ -n "$st" ] || break
 	qpid=$(pgrep -f "qemu-system-x86_64 -name guest=.*$co/results" | head -n 1)
 	[ -n "$qpid" ] && [ -z "$qemu_uid" ] &&
 		qemu_uid=$(proc_status "$qpid" Uid 2>/dev/null)

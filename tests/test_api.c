@@ -392,6 +392,96 @@ static void test_concurrent_submissions(void **state)
 	resp_release(&r);
 }
 
+/* NSUBMIT threads POST one spec at once (a barrier lines them up), ROUNDS times. */
+struct same_spec {
+	pthread_t t;
+	pthread_barrier_t *go;
+	const char *body;
+	long code;
+	int appended;
+	json_int_t matrix, runs;
+	char reply[512];
+};
+
+static void *submit_same(void *arg)
+{
+	struct same_spec *s = arg;
+	struct resp r;
+
+	pthread_barrier_wait(s->go);
+	if (req("POST", "/matrices", s->body, strlen(s->body), NULL, &r) == CURLE_OK) {
+		s->code = r.code;
+		s->appended = json_is_true(json_object_get(r.json, "appended"));
+		s->matrix = json_integer_value(json_object_get(r.json, "matrix"));
+		s->runs = json_integer_value(json_object_get(r.json, "runs"));
+		snprintf(s->reply, sizeof(s->reply), "%s", r.body ? r.body : "");
+	}
+	resp_release(&r);
+	return NULL;
+}
+
+/* How many matrices GET /matrices lists under name, and the runs of the last one. */
+static int count_named(const char *name, json_int_t *ret_runs)
+{
+	const json_t *m;
+	struct resp r;
+	size_t j;
+	int n = 0;
+
+	assert_int_equal(req("GET", "/matrices", NULL, 0, NULL, &r), CURLE_OK);
+	assert_int_equal(r.code, 200);
+	json_array_foreach(r.json, j, m)
+		if (!strcmp(json_string_value(json_object_get(m, "name")), name)) {
+			n++;
+			*ret_runs = json_integer_value(json_object_get(json_object_get(m, "runs"),
+								       "total"));
+		}
+	resp_release(&r);
+	return n;
+}
+
+#define ROUNDS 10
+
+static void test_concurrent_same_spec(void **state)
+{
+	struct same_spec s[NSUBMIT];
+	pthread_barrier_t go;
+	json_int_t runs = 0, added;
+	char name[32], *body;
+	int round, i, fresh;
+
+	(void)state;
+	for (round = 0; round < ROUNDS; round++) {
+		snprintf(name, sizeof(name), "same-%02d", round);
+		body = submission(name);
+		assert_int_equal(pthread_barrier_init(&go, NULL, NSUBMIT), 0);
+		for (i = 0; i < NSUBMIT; i++) {
+			s[i] = (struct same_spec){ .go = &go, .body = body };
+			assert_int_equal(pthread_create(&s[i].t, NULL, submit_same, &s[i]), 0);
+		}
+		for (i = 0; i < NSUBMIT; i++)
+			pthread_join(s[i].t, NULL);
+		pthread_barrier_destroy(&go);
+		free(body);
+		fresh = 0;
+		added = 0;
+		for (i = 0; i < NSUBMIT; i++) {
+			if (s[i].code != 201)
+				fail_msg("round %d, submission %d: %ld %s", round, i, s[i].code,
+					 s[i].reply);
+			if (s[i].matrix != s[0].matrix)
+				fail_msg("round %d: matrices %lld and %lld for one spec", round,
+					 (long long)s[0].matrix, (long long)s[i].matrix);
+			fresh += !s[i].appended;
+			added += s[i].runs;
+		}
+		if (count_named(name, &runs) != 1 || fresh != 1 || added != 4 || runs != 4)
+			fail_msg("round %d: %d matrices '%s' listed, %d queued it new, %lld runs "
+				 "added, %lld listed; want 1, 1, 4, 4", round, count_named(name, &runs),
+				 name, fresh, (long long)added, (long long)runs);
+	}
+}
+
 static void test_submit_and_control(void **state)
 {
 	char *body = submission("ctl");
@@ -1125,6 +1215,7 @@ int main(void)
 		cmocka_unit_test(test_body_too_large),
 		cmocka_unit_test(test_body_too_large_chunked),
 		cmocka_unit_test(test_concurrent_submissions),
+		cmocka_unit_test(test_concurrent_same_spec),
 		cmocka_unit_test(test_submit_and_control),
 		cmocka_unit_test(test_samples_and_stream),
 		cmocka_unit_test(test_tcp_token),

@@ -24,6 +24,7 @@
 #include "analysis/compare.h"
 #include "spec/conf.h"
 #include "base/err.h"
+#include "base/lock.h"
 #include "analysis/extend.h"
 #include "analysis/stats.h"
 #include "store/store.h"
@@ -310,13 +311,114 @@ static void test_schema3_refused(void **state)
 	sqlite3_close(db);
 	assert_int_equal(store_open(path, &s, err), -1);
 	assert_null(s);
-	assert_non_null(strstr(err, "has schema 3, this harness writes schema 5"));
+	assert_non_null(strstr(err, "has schema 3, this harness writes schema 6"));
 	assert_non_null(strstr(err, path));
 	assert_null(strchr(err, '\n'));
 	/* left as it was */
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "SELECT 1 FROM run_summary", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
+}
+
+/* One number a query over the database at path gives, or -1. */
+static int64_t count_at(const char *path, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	sqlite3 *db;
+	int64_t v = -1;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}
+
+/*
+ * Schema 5 (the store's own, taken back: no dup_of, no unique index) with
+ * what its racing submits could leave: two live matrices of one spec, and
+ * a cancelled one.
+ */
+static void make_schema5(const char *path)
+{
+	static const char downgrade[] =
+		"DROP INDEX matrices_live_spec; ALTER TABLE matrices DROP COLUMN dup_of;"
+		"UPDATE matrices SET spec_hash = 'hash-twin';"
+		"UPDATE matrices SET state = 'cancelled' WHERE name = 'twin-c';"
+		"PRAGMA user_version = 5;";
+	static const char *const names[] = { "twin-a", "twin-b", "twin-c" };
+	struct store *s = NULL;
+	struct run_ref *runs;
+	struct matrix *m;
+	char err[ERR_MAX];
+	int64_t mid;
+	sqlite3 *db;
+	size_t i;
+
+	if (store_open(path, &s, err) < 0)
+		fail_msg("%s", err);
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		m = new_matrix(names[i], 2, 1, 2);
+		fixture_queue(s, m, &mid, &runs);
+		free(runs);
+		free(m);
+	}
+	store_close(s);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	if (sqlite3_exec(db, downgrade, NULL, NULL, NULL) != SQLITE_OK)
+		fail_msg("making a schema 5 database: %s", sqlite3_errmsg(db));
+	sqlite3_close(db);
+}
+
+/* Schema 5's twins are kept, the newest live one is the spec's, new twins are refused. */
+static void test_schema5_upgraded(void **state)
+{
+	char path[PATH_MAX + 16], err[ERR_MAX] = "";
+	struct matrix *m = new_matrix("twin-a", 2, 1, 3);
+	struct abba_slot slots[8];
+	struct store *s = NULL;
+	size_t n = 0;
+	int64_t mid = 0;
+	int appended = 0, added = 1;
+
+	(void)state;
+	sfmt(path, sizeof(path), "%s/v5.db", dir);
+	make_schema5(path);
+	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM matrices WHERE spec_hash ="
+				  " 'hash-twin' AND state != 'cancelled'"), 2);
+	if (store_open(path, &s, err) < 0)
+		fail_msg("schema 5 not upgraded: %s", err);
+	store_close(s);
+	/* nothing lost: three matrices, 4 runs each; the older live twin points at the newer */
+	assert_int_equal(count_at(path, "PRAGMA user_version"), 6);
+	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM matrices"), 3);
+	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs"), 12);
+	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM matrices WHERE name = 'twin-a'"
+				  " AND dup_of = (SELECT id FROM matrices WHERE name = 'twin-b')"), 1);
+	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM matrices WHERE dup_of IS NULL"), 2);
+	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM pragma_integrity_check"
+				  " WHERE integrity_check != 'ok'"), 0);
+	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM pragma_foreign_key_check"), 0);
+	/* opening it again upgrades nothing; the spec's matrix is the newest live twin */
+	assert_int_equal(store_open(path, &s, err), 0);
+	sfmt(m->hash, sizeof(m->hash), "hash-twin");
+	if (store_queue_matrix(s, m, &mid, &n, &appended, err) < 0)
+		fail_msg("%s", err);
+	assert_true(appended);
+	assert_int_equal(mid, count_at(path, "SELECT id FROM matrices WHERE name = 'twin-b'"));
+	assert_int_equal(n, 2);   /* reps 2 -> 3 of two arms */
+	n = abba_order(2, 1, 1, slots);
+	assert_int_equal(store_add_matrix(s, m, slots, n, &mid, &added, err), 0);
+	assert_false(added);
+	/* and the schema itself refuses a second live matrix of the spec */
+	assert_int_equal(sqlite3_exec(store_db(s), "INSERT INTO matrices (name, spec_path, spec,"
+				      " spec_hash, base_dir, reps, memory_mib, vcpus) VALUES"
+				      " ('x', 'x', '{}', 'hash-twin', '/', 1, 1, 1)", NULL, NULL,
+				      NULL), SQLITE_CONSTRAINT);
+	store_close(s);
+	free(m);
 }
 
 /* ---- extend ---- */
@@ -549,7 +651,7 @@ static void test_schema4_upgraded(void **state)
 	sqlite3 *db;
 
 	(void)state;
-	/* schema 5 made by the store, taken back to 4: matrices had no resolve columns */
+	/* schema 6 made by the store, taken back to 4: matrices had no resolve columns, no dup_of */
 	sfmt(path, sizeof(path), "%s/v4.db", dir);
 	assert_int_equal(store_open(path, &s, err), 0);
 	n = fixture_queue(s, m, &mid, &runs);
@@ -557,7 +659,8 @@ static void test_schema4_upgraded(void **state)
 	free(runs);
 	store_close(s);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	if (sqlite3_exec(db, "ALTER TABLE matrices DROP COLUMN resolve_msg;"
+	if (sqlite3_exec(db, "DROP INDEX matrices_live_spec; ALTER TABLE matrices DROP COLUMN dup_of;"
+			 "ALTER TABLE matrices DROP COLUMN resolve_msg;"
 			 "ALTER TABLE matrices DROP COLUMN resolve; PRAGMA user_version = 4;",
 			 NULL, NULL, NULL) != SQLITE_OK)
 		fail_msg("making a schema 4 database: %s", sqlite3_errmsg(db));
@@ -574,7 +677,7 @@ static void test_schema4_upgraded(void **state)
 	assert_int_equal(nc, n);
 	assert_int_equal(store_unclaim(s, 0, err), 0);
 	store_close(s);
-	/* and it says schema 5 from now on */
+	/* and it says schema 6 from now on (4 to 5 to 6) */
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "SELECT resolve_msg FROM matrices", NULL, NULL, NULL),
 			 SQLITE_OK);
@@ -584,10 +687,30 @@ static void test_schema4_upgraded(void **state)
 		assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL),
 				 SQLITE_OK);
 		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-		assert_int_equal(sqlite3_column_int(st, 0), 5);
+		assert_int_equal(sqlite3_column_int(st, 0), 6);
 		sqlite3_finalize(st);
 	}
 	sqlite3_close(db);
+}
+
+/* No API answers but the directory is held (a daemon starting, a harness run): nothing written. */
+static void test_extend_refused_while_held(void **state)
+{
+	char *argv[] = { "extend", "--until-decided", "--max-blocks", "5", "held", NULL };
+	char err[ERR_MAX];
+	int64_t mid, runs;
+	int fd = -1;
+
+	(void)state;
+	mid = undecided_matrix("held");
+	runs = count("SELECT COUNT(*) FROM runs WHERE matrix_id = ?", mid);
+	if (lock_take(conf.results, "harnessd", &fd, err) < 0)
+		fail_msg("%s", err);
+	assert_int_equal(cmd_extend(&conf, 5, argv, 0), 1);
+	assert_int_equal(count("SELECT COUNT(*) FROM runs WHERE matrix_id = ?", mid), runs);
+	close(fd);
+	assert_int_equal(cmd_extend(&conf, 5, argv, 0), 0);
+	assert_true(count("SELECT COUNT(*) FROM runs WHERE matrix_id = ?", mid) > runs);
 }
 
 int main(void)
@@ -597,10 +720,12 @@ int main(void)
 		cmocka_unit_test(test_summary_written_at_finish),
 		cmocka_unit_test(test_schema3_refused),
 		cmocka_unit_test(test_schema4_upgraded),
+		cmocka_unit_test(test_schema5_upgraded),
 		cmocka_unit_test(test_extend_unknown_cells_only),
 		cmocka_unit_test(test_extend_respects_max_blocks),
 		cmocka_unit_test(test_extend_finished_matrix_is_active_again),
 		cmocka_unit_test(test_extend_through_the_api),
+		cmocka_unit_test(test_extend_refused_while_held),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

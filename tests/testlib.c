@@ -206,7 +206,7 @@ struct matrix *fixture_matrix_new(const char *name, const char *dir, unsigned re
 	sfmt(m->name, sizeof(m->name), "%s", name);
 	sfmt(m->path, sizeof(m->path), "%s.json", name);
 	sfmt(m->base_dir, sizeof(m->base_dir), "%s", dir);
-	sfmt(m->hash, sizeof(m->hash), "0");
+	sfmt(m->hash, sizeof(m->hash), "%s", name);   /* one live matrix per spec */
 	sfmt(m->archs[0], sizeof(m->archs[0]), "x86_64");
 	m->n_archs = 1;
 	m->canonical = fixture_spec;
@@ -246,12 +246,13 @@ size_t fixture_queue(struct store *s, const struct matrix *m, int64_t *ret_mid,
 		     struct run_ref **ret_runs)
 {
 	struct abba_slot *slots = calloc((size_t)m->n_arms * m->n_cells * m->reps, sizeof(*slots));
-	char err[ERR_MAX];
+	char err[ERR_MAX] = "its spec hash was queued before";
+	int added = 0;
 	size_t n;
 
 	assert_non_null(slots);
 	n = abba_order(m->n_arms, m->n_cells, (unsigned)m->reps, slots);
-	if (store_add_matrix(s, m, slots, n, ret_mid, err) < 0 ||
+	if (store_add_matrix(s, m, slots, n, ret_mid, &added, err) < 0 || !added ||
 	    store_queued_runs(s, *ret_mid, ret_runs, &n, err) < 0)
 		fail_msg("%s: %s", m->name, err);
 	free(slots);

@@ -6,6 +6,7 @@
 #include "cli/client.h"
 #include "analysis/compare.h"
 #include "base/err.h"
+#include "base/lock.h"
 #include "analysis/metric.h"
 #include "base/proc.h"
 #include "base/textline.h"
@@ -26,11 +27,14 @@ static const char extend_usage[] =
 static int extend_here(const struct conf *c, const struct extend_opts *o, json_t **ret,
 		       char *err)
 {
+	_cleanup_close_ int lock = -1;
 	struct store *s = NULL;
 	char db[PATH_MAX];
 	int http, rc;
 
-	if (pathf(db, err, "%s/harness.db", c->results) < 0 || store_open(db, &s, err) < 0)
+	/* a daemon starting (its API not up yet) or a harness run holds it */
+	if (lock_take(c->results, "harness extend", &lock, err) < 0 ||
+	    pathf(db, err, "%s/harness.db", c->results) < 0 || store_open(db, &s, err) < 0)
 		return -1;
 	rc = extend_matrix(s, o, ret, &http, err);
 	store_close(s);

@@ -5,12 +5,12 @@
  * printing), the client of harnessd.
  * It may call: base/ common/ vm/ spec/ store/ run/ analysis/ output/ daemon/.
  */
-#include "spec/abba.h"
 #include "cli/client.h"
 #include "cli/commands.h"
 #include "analysis/compare.h"
 #include "spec/conf.h"
 #include "base/err.h"
+#include "base/lock.h"
 #include "analysis/extend.h"
 #include "output/html.h"
 #include "output/plot.h"
@@ -20,6 +20,7 @@
 #include "run/runner.h"
 #include "spec/spec.h"
 #include "store/store.h"
+#include "store/store_extend.h"
 #include "output/table.h"
 #include "vm/vm.h"
 
@@ -148,21 +149,6 @@ static int run_all(struct runner *r, const struct matrix *m, int64_t mid, unsign
 	return 0;
 }
 
-/* A new matrix from its file, queued in ABBA order. */
-static int queue_file(struct store *s, struct matrix *m, int64_t *mid, char *err)
-{
-	_cleanup_free_ struct abba_slot *slots = calloc(spec_run_count(m), sizeof(*slots));
-	size_t n;
-
-	if (!slots)
-		return errorf(err, "out of memory");
-	n = abba_order(m->n_arms, m->n_cells, (unsigned)m->reps, slots);
-	if (store_add_matrix(s, m, slots, n, mid, err) < 0)
-		return -1;
-	printf("matrix %lld '%s': %zu runs queued in ABBA order\n", (long long)*mid, m->name, n);
-	return 0;
-}
-
 /* A stored matrix (no file is called key): its spec as queued, and what it has queued. */
 static int load_stored(const struct conf *c, struct store *s, const char *key,
 		       struct matrix *m, int64_t *mid, char *err)
@@ -184,6 +170,32 @@ static int load_stored(const struct conf *c, struct store *s, const char *key,
 	return 0;
 }
 
+/*
+ * A matrix from its file: queued new in ABBA order or, if its spec was queued
+ * before (harness submit does the same), that matrix grown to the file's
+ * reps, and then run as it is stored, as harnessd would run it.
+ */
+static int queue_file(const struct conf *c, struct store *s, struct matrix *m, int64_t *mid,
+		      char *err)
+{
+	char key[24];
+	size_t n;
+	int appended;
+
+	if (store_queue_matrix(s, m, mid, &n, &appended, err) < 0)
+		return -1;
+	if (!appended) {
+		printf("matrix %lld '%s': %zu runs queued in ABBA order\n", (long long)*mid, m->name,
+		       n);
+		return 0;
+	}
+	printf("matrix %lld '%s': this spec was queued before; %zu runs added\n", (long long)*mid,
+	       m->name, n);
+	snprintf(key, sizeof(key), "%lld", (long long)*mid);
+	spec_release(m);
+	return load_stored(c, s, key, m, mid, err) < 0 ? -1 : runner_check_images(c, m, err);
+}
+
 /* The matrix to run: queued from its file, or stored (stored: no file is called file). */
 static int prepare(const struct conf *c, struct store *s, const char *file, int stored,
 		   struct matrix *m, int64_t *mid, char *err)
@@ -192,7 +204,7 @@ static int prepare(const struct conf *c, struct store *s, const char *file, int 
 		return load_stored(c, s, file, m, mid, err) < 0 ? -1 : runner_check_images(c, m, err);
 	if (runner_check_images(c, m, err) < 0)
 		return -1;
-	return queue_file(s, m, mid, err);
+	return queue_file(c, s, m, mid, err);
 }
 
 static int cmd_run(const struct conf *c, const char *file)
@@ -201,9 +213,15 @@ static int cmd_run(const struct conf *c, const char *file)
 	_cleanup_free_ struct matrix *m = calloc(1, sizeof(*m));
 	char err[ERR_MAX], uri[PATH_MAX], log[PATH_MAX];
 	int stored = access(file, F_OK) < 0, ret = 1;
+	_cleanup_close_ int lock = -1;
 	unsigned failed = 0;
 	int64_t mid;
 
+	/* its guests and the database are the directory's: not while harnessd holds it */
+	if (lock_take(c->results, "harness run", &lock, err) < 0) {
+		escape_line(stderr, "harness: %s", err);
+		return 1;
+	}
 	if (!m || (!stored && (spec_parse_file(m, file, c, err) < 0 ||
 			       spec_resolve(m, c, say, NULL, err) < 0))) {
 		escape_line(stderr, "%s", m ? err : "out of memory");

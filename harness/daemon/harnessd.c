@@ -9,6 +9,7 @@
 #include "daemon/api.h"
 #include "spec/conf.h"
 #include "base/err.h"
+#include "base/lock.h"
 #include "daemon/log.h"
 #include "base/proc.h"
 #include "base/textline.h"
@@ -31,7 +32,10 @@ static const char usage[] =
 	"  -n        check the configuration, print \"configuration OK\" and exit\n"
 	"  -D        detach: run in the background, log to <results>/harnessd.log\n";
 
-/* Re-queue what the last daemon left in flight: it is interrupted, not lost. */
+/*
+ * Re-queue what the last daemon left in flight: it is interrupted, not lost
+ * (no other daemon has it in flight: main holds the directory's lock).
+ */
 static int resume(const struct conf *c, char *err)
 {
 	struct store *s = NULL;
@@ -50,8 +54,8 @@ static int resume(const struct conf *c, char *err)
 }
 
 /*
- * Guests a killed daemon left running (the API socket proved no other daemon
- * owns them): destroyed, their runs already re-queued by resume().
+ * Guests a killed daemon left running (the lock proved no other daemon owns
+ * them): destroyed, their runs already re-queued by resume().
  */
 static int destroy_leftovers(struct vm_conn *vm, char *err)
 {
@@ -62,7 +66,8 @@ static int destroy_leftovers(struct vm_conn *vm, char *err)
 	return n < 0 ? -1 : 0;
 }
 
-static int detach(const struct conf *c, char *err)
+/* Go on in a child of a new session; the lock (lock_fd) is the child's, its pid noted. */
+static int detach(const struct conf *c, int lock_fd, char *err)
 {
 	char log[PATH_MAX];
 	int fd;
@@ -79,6 +84,7 @@ static int detach(const struct conf *c, char *err)
 	if (pid > 0)
 		_exit(0);
 	setsid();
+	lock_note(lock_fd, "harnessd");
 	dup2(fd, 2);
 	close(fd);
 	fd = open("/dev/null", O_RDWR);
@@ -139,7 +145,7 @@ static int serve(const struct conf *c, char *err)
 int main(int argc, char **argv)
 {
 	const char *conf_path = NULL;
-	int check = 0, bg = 0, opt;
+	int check = 0, bg = 0, lock = -1, opt;
 	struct conf c;
 	char err[ERR_MAX];
 
@@ -167,11 +173,17 @@ int main(int argc, char **argv)
 		printf("configuration OK\n");
 		return 0;
 	}
+	/* before the database is touched, and on the terminal even with -D */
+	if (lock_take(c.results, "harnessd", &lock, err) < 0) {
+		escape_line(stderr, "harnessd: %s", err);
+		return 1;
+	}
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	if ((bg && detach(&c, err) < 0) || serve(&c, err) < 0) {
+	if ((bg && detach(&c, lock, err) < 0) || serve(&c, err) < 0) {
 		hlog("%s", err);
 		return 1;
 	}
 	curl_global_cleanup();
+	close(lock);
 	return 0;
 }

@@ -1,7 +1,6 @@
 /* queue.c -- the daemon's queue behind the API: matrices validated and queued
  * (or appended to), listed with progress and ETA, controlled, followed. */
 #include "daemon/queue.h"
-#include "spec/abba.h"
 #include "base/err.h"
 #include "base/proc.h"
 #include "spec/spec.h"
@@ -31,40 +30,24 @@ unsigned queue_guests(const struct conf *c)
 /* ---- submit ---- */
 
 /*
- * More reps of a queued matrix: every cell up to m->reps, each continuing its
- * own blocks (a cell `harness extend` grew may need fewer, or none).
+ * A spec sent again after resolving it failed is resolved again (a download
+ * may work now); resolve: its matrix's state then.
  */
-static int append(struct store *s, const struct matrix *m, int64_t mid, json_t **ret,
-		  char *err)
+static int resolve_again(struct store *s, int64_t mid, char resolve[16], char *err)
 {
-	unsigned want[SPEC_MAX_CELLS], added[SPEC_MAX_CELLS], c;
-	char resolve[16];
-	json_int_t n = 0;
-
-	for (c = 0; c < m->n_cells; c++)
-		want[c] = (unsigned)m->reps;
-	if (store_grow_cells(s, mid, m->n_arms, m->n_cells, want, m->reps, added, err) < 0)
+	if (store_set_resolve(s, mid, "unresolved", "resolving", NULL, err) < 0)
 		return -1;
-	for (c = 0; c < m->n_cells; c++)
-		n += added[c];
-	/* sent again after resolving failed: resolved again (a download may work now) */
-	if (store_set_resolve(s, mid, "unresolved", "resolving", NULL, err) < 0 ||
-	    store_matrix_resolve(s, mid, resolve, err) < 0)
-		return -1;
-	*ret = json_pack("{s:I, s:s, s:I, s:b, s:s}", "matrix", (json_int_t)mid, "name", m->name,
-			 "runs", n, "appended", 1, "resolve", resolve);
-	return *ret ? 0 : errorf(err, "out of memory");
+	return store_matrix_resolve(s, mid, resolve, err);
 }
 
 int queue_submit(struct store *s, const struct conf *c, const char *text, const char *base_dir,
 		 json_t **ret, char *err)
 {
 	_cleanup_free_ struct matrix *m = calloc(1, sizeof(*m));
-	_cleanup_free_ struct abba_slot *slots = NULL;
-	uint64_t old_reps = 0;
+	char resolve[16] = "resolving";   /* a new matrix: the resolver's next */
 	int64_t mid = 0;
-	size_t n;
-	int found, rc = -1;
+	size_t n = 0;
+	int appended = 0, rc = -1;
 
 	if (!m)
 		return errorf(err, "out of memory");
@@ -73,23 +56,11 @@ int queue_submit(struct store *s, const struct conf *c, const char *text, const 
 	/* parsed only: the resolver fetches, builds and checks it (resolver.c) */
 	if (spec_parse(m, text, "matrix", base_dir, c, err) < 0)
 		return -1;
-	found = store_find_spec(s, m->hash, &mid, &old_reps, err);
-	if (found < 0)
-		goto out;
-	if (found == 0) {
-		rc = append(s, m, mid, ret, err);
-		goto out;
-	}
-	slots = calloc(spec_run_count(m), sizeof(*slots));
-	if (!slots) {
-		errorf(err, "out of memory");
-		goto out;
-	}
-	n = abba_order(m->n_arms, m->n_cells, (unsigned)m->reps, slots);
-	if (store_add_matrix(s, m, slots, n, &mid, err) < 0)
+	if (store_queue_matrix(s, m, &mid, &n, &appended, err) < 0 ||
+	    (appended && resolve_again(s, mid, resolve, err) < 0))
 		goto out;
 	*ret = json_pack("{s:I, s:s, s:I, s:b, s:s}", "matrix", (json_int_t)mid, "name", m->name,
-			 "runs", (json_int_t)n, "appended", 0, "resolve", "resolving");
+			 "runs", (json_int_t)n, "appended", appended, "resolve", resolve);
 	rc = *ret ? 0 : errorf(err, "out of memory");
 out:
 	spec_release(m);

@@ -74,6 +74,18 @@ static const char op_columns[] = PROTO_OP_FIELDS(X);
 	"  CHECK (resolve IN ('resolving','resolved','unresolved'))"
 #define RESOLVE_MSG_COLUMN " resolve_msg TEXT"
 
+/*
+ * One live (not cancelled) matrix per spec (schema 6): what store_add_matrix
+ * looks up before it inserts, so the schema itself refuses a second. dup_of
+ * is set only by the upgrade from schema 5, whose racing submits could queue
+ * a spec twice: the older live twins are kept, runs and all, and point at the
+ * newest, the one later submits find and append to.
+ */
+#define DUP_OF_COLUMN " dup_of INTEGER"   /* a matrices.id */
+#define LIVE_SPEC_INDEX \
+	"CREATE UNIQUE INDEX IF NOT EXISTS matrices_live_spec ON matrices (spec_hash)" \
+	" WHERE state != 'cancelled' AND dup_of IS NULL;"
+
 static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS matrices ("
 	" id INTEGER PRIMARY KEY,"
@@ -88,7 +100,7 @@ static const char schema[] =
 	" state TEXT NOT NULL DEFAULT 'active'"
 	"  CHECK (state IN ('active','paused','cancelled','finished')),"
 	" created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),"
-	RESOLVE_COLUMN "," RESOLVE_MSG_COLUMN ");"
+	RESOLVE_COLUMN "," RESOLVE_MSG_COLUMN "," DUP_OF_COLUMN ");"
 	"CREATE TABLE IF NOT EXISTS arms ("
 	" id INTEGER PRIMARY KEY,"
 	" matrix_id INTEGER NOT NULL REFERENCES matrices(id),"
@@ -228,6 +240,22 @@ static int exec_sql(struct store *s, const char *sql, char *err)
 	return 0;
 }
 
+/*
+ * fn's writes inside BEGIN IMMEDIATE ... COMMIT: all of them or, if fn or the
+ * commit fails, none (rolled back, the connection usable again).
+ */
+static int in_transaction(struct store *s, int (*fn)(struct store *, void *, char *), void *arg,
+			  char *err)
+{
+	if (exec_sql(s, "BEGIN IMMEDIATE", err) < 0)
+		return -1;
+	if (fn(s, arg, err) < 0 || exec_sql(s, "COMMIT", err) < 0) {
+		exec_sql(s, "ROLLBACK", NULL);
+		return -1;
+	}
+	return 0;
+}
+
 static int create_schema(struct store *s, char *err)
 {
 	char sql[4096];
@@ -242,7 +270,7 @@ static int create_schema(struct store *s, char *err)
 		 "CREATE TABLE IF NOT EXISTS op_samples (run_id INTEGER NOT NULL%s, op TEXT NOT NULL,"
 		 " PRIMARY KEY (run_id, total, seq, stream, op)) WITHOUT ROWID;",
 		 sample_columns, stream_columns, op_columns);
-	if (exec_sql(s, sql, err) < 0)
+	if (exec_sql(s, sql, err) < 0 || exec_sql(s, LIVE_SPEC_INDEX, err) < 0)
 		return -1;
 	return exec_sql(s, summary_table, err);
 }
@@ -283,7 +311,7 @@ static int prepare_inserts(struct store *s, char *err)
 	return 0;
 }
 
-#define STORE_SCHEMA 5
+#define STORE_SCHEMA 6
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define STORE_SCHEMA_STR STR(STORE_SCHEMA)
@@ -297,6 +325,14 @@ static const struct { int64_t from; const char *sql; } upgrades[] = {
 	{ 4, "ALTER TABLE matrices ADD COLUMN" RESOLVE_COLUMN ";"
 	     "ALTER TABLE matrices ADD COLUMN" RESOLVE_MSG_COLUMN ";"
 	     "PRAGMA user_version = 5;" },
+	/* the older live twins of a spec marked dup_of the newest, then the index */
+	{ 5, "ALTER TABLE matrices ADD COLUMN" DUP_OF_COLUMN ";"
+	     "UPDATE matrices SET dup_of = (SELECT MAX(n.id) FROM matrices n WHERE"
+	     " n.spec_hash = matrices.spec_hash AND n.state != 'cancelled')"
+	     " WHERE state != 'cancelled' AND id < (SELECT MAX(n.id) FROM matrices n"
+	     " WHERE n.spec_hash = matrices.spec_hash AND n.state != 'cancelled');"
+	     LIVE_SPEC_INDEX
+	     "PRAGMA user_version = 6;" },
 };
 
 static void int_row(sqlite3_stmt *st, void *arg)
@@ -530,16 +566,62 @@ static int add_matrix_rows(struct store *s, const struct matrix *m, const struct
 	return 0;
 }
 
-int store_add_matrix(struct store *s, const struct matrix *m, const struct abba_slot *slots,
-		     size_t n, int64_t *ret_id, char *err)
+/* The id the first row of sql (its ?1 bound to key) gives: 0 found, 1 none, -1 error. */
+static int id_by_key(struct store *s, const char *sql, const char *key, int64_t *ret_id,
+		     char *err)
 {
-	if (exec_sql(s, "BEGIN IMMEDIATE", err) < 0)
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_err(s, err, "prepare");
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*ret_id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	return rc == SQLITE_DONE ? 1 : db_err(s, err, "find matrix");
+}
+
+/* The newest live matrix with this spec hash: 0 found, 1 none, -1 error. */
+static int find_live_spec(struct store *s, const char *hash, int64_t *ret_id, char *err)
+{
+	return id_by_key(s, "SELECT id FROM matrices WHERE spec_hash = ?1 AND state != 'cancelled'"
+			 " ORDER BY id DESC LIMIT 1", hash, ret_id, err);
+}
+
+struct add_arg {
+	const struct matrix *m;
+	const struct abba_slot *slots;
+	size_t n;
+	int64_t id;
+	int added;
+};
+
+/* Inside the transaction: the live matrix of m's spec, or m's rows queued new. */
+static int find_or_add(struct store *s, void *p, char *err)
+{
+	struct add_arg *a = p;
+	int found = find_live_spec(s, a->m->hash, &a->id, err);
+
+	if (found <= 0)
+		return found;
+	a->added = 1;
+	return add_matrix_rows(s, a->m, a->slots, a->n, &a->id, err);
+}
+
+int store_add_matrix(struct store *s, const struct matrix *m, const struct abba_slot *slots,
+		     size_t n, int64_t *ret_id, int *ret_added, char *err)
+{
+	struct add_arg a = { m, slots, n, 0, 0 };
+
+	if (in_transaction(s, find_or_add, &a, err) < 0)
 		return -1;
-	if (add_matrix_rows(s, m, slots, n, ret_id, err) < 0) {
-		exec_sql(s, "ROLLBACK", NULL);
-		return -1;
-	}
-	return exec_sql(s, "COMMIT", err);
+	*ret_id = a.id;
+	*ret_added = a.added;
+	return 0;
 }
 
 
@@ -694,9 +776,6 @@ int store_event(struct store *s, int64_t run, unsigned idx, const struct proto_e
 	return 0;
 }
 
-static int in_transaction(struct store *s, int (*fn)(struct store *, void *, char *), void *arg,
-			  char *err);
-
 struct finish_arg {
 	int64_t run;
 	const char *status, *reason;
@@ -727,24 +806,12 @@ int store_run_finish(struct store *s, int64_t run, const char *status, const cha
 
 int store_find_matrix(struct store *s, const char *key, int64_t *ret_id, char *err)
 {
-	static const char sql[] =
-		"SELECT id FROM matrices WHERE CAST(id AS TEXT) = ?1 OR name = ?1"
-		" ORDER BY (CAST(id AS TEXT) = ?1) DESC, id DESC LIMIT 1";
-	sqlite3_stmt *st = NULL;
-	int rc;
+	int rc = id_by_key(s, "SELECT id FROM matrices WHERE CAST(id AS TEXT) = ?1 OR name = ?1"
+			   " ORDER BY (CAST(id AS TEXT) = ?1) DESC, id DESC LIMIT 1", key, ret_id, err);
 
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return db_err(s, err, "prepare");
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*ret_id = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	if (rc == SQLITE_ROW)
-		return 0;
-	if (rc == SQLITE_DONE)
+	if (rc == 1)
 		return errorf(err, "no matrix with id or name '%s' in the database", key);
-	return db_err(s, err, "find matrix");
+	return rc;
 }
 
 static void col_text(sqlite3_stmt *st, int col, char *dst, size_t len)
@@ -1034,41 +1101,6 @@ int store_run_events(struct store *s, int64_t run, struct event_row **ret, size_
 }
 
 /* ---- the daemon's queue ---- */
-
-/* Run sql (a write) inside BEGIN IMMEDIATE ... COMMIT with fn doing the work. */
-static int in_transaction(struct store *s, int (*fn)(struct store *, void *, char *), void *arg,
-			  char *err)
-{
-	if (exec_sql(s, "BEGIN IMMEDIATE", err) < 0)
-		return -1;
-	if (fn(s, arg, err) < 0) {
-		exec_sql(s, "ROLLBACK", NULL);
-		return -1;
-	}
-	return exec_sql(s, "COMMIT", err);
-}
-
-int store_find_spec(struct store *s, const char *hash, int64_t *ret_id, uint64_t *ret_reps,
-		    char *err)
-{
-	sqlite3_stmt *st = NULL;
-	int rc;
-
-	if (sqlite3_prepare_v2(s->db, "SELECT id, reps FROM matrices WHERE spec_hash = ?"
-			       " AND state != 'cancelled' ORDER BY id DESC LIMIT 1", -1, &st,
-			       NULL) != SQLITE_OK)
-		return db_err(s, err, "prepare");
-	sqlite3_bind_text(st, 1, hash, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*ret_id = sqlite3_column_int64(st, 0);
-		*ret_reps = (uint64_t)sqlite3_column_int64(st, 1);
-	}
-	sqlite3_finalize(st);
-	if (rc == SQLITE_ROW)
-		return 0;
-	return rc == SQLITE_DONE ? 1 : db_err(s, err, "find spec");
-}
 
 struct append_arg {
 	int64_t mid;

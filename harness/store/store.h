@@ -26,11 +26,15 @@ struct sqlite3 *store_db(struct store *s);
 
 /*
  * Queue a matrix: the matrix, its arms and every run in the given order, in
- * one transaction, so a failure leaves nothing half-queued. A matrix only
- * parsed (m->unresolved) is queued "resolving" (store_next_resolving).
+ * one transaction, so a failure leaves nothing half-queued; unless a live
+ * (not cancelled) matrix of the same spec hash is queued: then *ret_id is
+ * that one, *ret_added 0 and nothing is written. The lookup and the insert
+ * are one transaction, and a unique index on the live matrices' spec hashes
+ * holds it: submits of one spec at once queue it once. A matrix only parsed
+ * (m->unresolved) is queued "resolving" (store_next_resolving).
  */
 int store_add_matrix(struct store *s, const struct matrix *m, const struct abba_slot *slots,
-		     size_t n, int64_t *ret_id, char *err);
+		     size_t n, int64_t *ret_id, int *ret_added, char *err);
 
 struct run_ref {
 	int64_t id;
@@ -144,9 +148,6 @@ int store_run_events(struct store *s, int64_t run, struct event_row **ret, size_
 
 /* ---- the daemon's queue ---- */
 
-/* The newest live matrix with this spec hash: 0 found, 1 none, -1 error. */
-int store_find_spec(struct store *s, const char *hash, int64_t *ret_id, uint64_t *ret_reps,
-		    char *err);
 /* Append runs (more reps) to a matrix in one transaction; reps becomes new_reps. */
 int store_append_runs(struct store *s, int64_t mid, const struct abba_slot *slots, size_t n,
 		      uint64_t new_reps, char *err);

@@ -159,3 +159,29 @@ int store_grow_cells(struct store *s, int64_t mid, unsigned n_arms, unsigned n_c
 		ret_added[c] = (g.end[c] - g.have[c]) * n_arms;
 	return 0;
 }
+
+int store_queue_matrix(struct store *s, const struct matrix *m, int64_t *ret_id,
+		       size_t *ret_runs, int *ret_appended, char *err)
+{
+	_cleanup_free_ struct abba_slot *slots = calloc(spec_run_count(m), sizeof(*slots));
+	unsigned want[SPEC_MAX_CELLS], added[SPEC_MAX_CELLS], c;
+	size_t n;
+	int fresh;
+
+	if (!slots)
+		return errorf(err, "out of memory");
+	n = abba_order(m->n_arms, m->n_cells, (unsigned)m->reps, slots);
+	if (store_add_matrix(s, m, slots, n, ret_id, &fresh, err) < 0)
+		return -1;
+	*ret_appended = !fresh;
+	*ret_runs = n;
+	if (fresh)
+		return 0;
+	for (c = 0; c < m->n_cells; c++)
+		want[c] = (unsigned)m->reps;
+	if (store_grow_cells(s, *ret_id, m->n_arms, m->n_cells, want, m->reps, added, err) < 0)
+		return -1;
+	for (*ret_runs = 0, c = 0; c < m->n_cells; c++)
+		*ret_runs += added[c];
+	return 0;
+}

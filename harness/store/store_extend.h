@@ -26,4 +26,13 @@ int store_cell_reps(struct store *s, int64_t mid, unsigned n_arms, unsigned n_ce
 int store_grow_cells(struct store *s, int64_t mid, unsigned n_arms, unsigned n_cells,
 		     const unsigned *want, uint64_t matrix_reps, unsigned *ret_added, char *err);
 
+/*
+ * What a submit (POST /matrices) and `harness run FILE` do: queue m in ABBA
+ * order (store_add_matrix) or, if a live matrix of its spec is queued
+ * already, bring that one's cells up to m->reps (store_grow_cells). *ret_id
+ * is the matrix, *ret_runs the runs added, *ret_appended 1 if it was there.
+ */
+int store_queue_matrix(struct store *s, const struct matrix *m, int64_t *ret_id,
+		       size_t *ret_runs, int *ret_appended, char *err);
+
 #endif
