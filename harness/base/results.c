@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static int group_id(const char *name, gid_t *ret, char *err)
+int results_group_id(const char *name, gid_t *ret, char *err)
 {
 	struct group gr, *g = NULL;
 	char buf[4096];
@@ -26,7 +26,7 @@ static int give_to_group(const char *dir, const char *group, char *err)
 {
 	gid_t gid;
 
-	if (group_id(group, &gid, err) < 0)
+	if (results_group_id(group, &gid, err) < 0)
 		return -1;
 	if (chown(dir, (uid_t)-1, gid) < 0 || chmod(dir, 02750) < 0)
 		return errorf(err, "'%s' to group '%s': %s", dir, group, strerror(errno));
