@@ -8,6 +8,12 @@ WARN     := -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2
 ARCHS    := x86_64 aarch64
 PKGS     := libvirt jansson sqlite3 libcurl libmicrohttpd nettle
 SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer
+# The unit tests link a jansson of their own, built from Debian's source with
+# the same sanitizers (tests/build-jansson.sh), so ASan sees a json_* call read
+# freed or overrun memory too; the other libraries are the system's.
+JANSSON_SAN_DIR := tests/build/jansson
+JANSSON_SAN     := $(JANSSON_SAN_DIR)/lib/libjansson.a
+SAN_PKGS        := $(filter-out jansson,$(PKGS))
 
 # Sources by stage (README "Architecture"): every module of harness/ but the
 # two mains and the commands (cli/), and common/ (what host and guest share),
@@ -20,23 +26,30 @@ CLI_SRC     := $(filter-out $(MAINS),$(wildcard harness/cli/*.c))
 AGENT_SRC   := $(wildcard guest/*.c) $(wildcard common/*.c)
 
 # Each source compiles once per flavour into build/FLAVOUR/PATH.o: host (the
-# programs, benchmarks), san (ASan+UBSan, for the unit tests), agent-ARCH
-# (static guest agent); -MMD keeps the header dependencies exact.
+# programs, benchmarks), san (ASan+UBSan, for the unit tests, with the
+# instrumented jansson's headers), tsan (ThreadSanitizer, for test_race),
+# agent-ARCH (static guest agent); -MMD keeps the header dependencies exact.
 INCLUDES    := -I. -Iharness
 PKG_CFLAGS   = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS     = $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 obj          = $(patsubst %.c,build/$(1)/%.o,$(2))
 LIB_OBJ     := $(call obj,host,$(LIB_SRC))
 LIB_SAN     := $(call obj,san,$(LIB_SRC))
+LIB_TSAN    := $(call obj,tsan,$(LIB_SRC))
 CLI_OBJ     := $(call obj,host,$(CLI_SRC))
 
 build/host/%.o: %.c | deps
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(CFLAGS) $(INCLUDES) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
 
-build/san/%.o: %.c | deps
+build/san/%.o: %.c | deps $(JANSSON_SAN)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g $(SAN) $(INCLUDES) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(WARN) -O1 -g $(SAN) $(INCLUDES) -I$(JANSSON_SAN_DIR)/include $(PKG_CFLAGS) -MMD -MP \
+		-c $< -o $@
+
+build/tsan/%.o: %.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O1 -g -fsanitize=thread $(INCLUDES) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
 
 define agent_objs
 build/agent-$(1)/%.o: %.c | deps
@@ -73,12 +86,13 @@ UNIT_TESTS += tests/build/test_extend
 UNIT_TESTS += tests/build/test_plot
 UNIT_TESTS += tests/build/test_sandbox
 UNIT_TESTS += tests/build/test_lock
+UNIT_TESTS += tests/build/test_race
 
 # Debian packages the build, the images and the tests need.
 DEBS := gcc make pkg-config libc6-dev libvirt-dev libjansson-dev libsqlite3-dev \
         libcurl4-openssl-dev nettle-dev libcmocka-dev libvirt-daemon libvirt-daemon-driver-qemu \
         qemu-system-x86 qemu-utils busybox-static e2fsprogs cpio xz-utils kmod \
-        sqlite3 passwd ca-certificates dpkg-dev zlib1g-dev libmicrohttpd-dev python3 curl
+        sqlite3 passwd ca-certificates dpkg-dev zlib1g-dev libmicrohttpd-dev python3 curl cmake
 # aarch64 guests: QEMU, the cross compiler and its static libc, arm64 jansson
 # (multiarch, beside the amd64 one); busybox-static:arm64 is only downloaded.
 DEBS += qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross libjansson-dev:arm64
@@ -164,15 +178,25 @@ GUEST_TESTS := tests/build/test_streams tests/build/test_ycsb tests/build/test_s
 # The rest link every harness module, the test library and two guest parsers.
 TEST_LIB_SAN := $(LIB_SAN) $(call obj,san,$(CLI_SRC)) $(call obj,san,tests/testlib.c guest/zipf.c guest/fiostat.c)
 
-$(GUEST_TESTS): tests/build/test_%: build/san/tests/test_%.o
+$(GUEST_TESTS): tests/build/test_%: build/san/tests/test_%.o $(JANSSON_SAN)
 	@mkdir -p $(@D)
 	$(CC) $(SAN) $< $(call obj,san,$(GUEST_TEST_SRC_$*)) -o $@ \
-		$$(pkg-config --libs jansson) -lcmocka -lpthread -lm
+		$(JANSSON_SAN) -lcmocka -lpthread -lm
 $(foreach t,streams ycsb sampler,$(eval tests/build/test_$(t): $(call obj,san,$(GUEST_TEST_SRC_$(t)))))
 
-tests/build/test_%: build/san/tests/test_%.o $(TEST_LIB_SAN)
+tests/build/test_%: build/san/tests/test_%.o $(TEST_LIB_SAN) $(JANSSON_SAN)
 	@mkdir -p $(@D)
-	$(CC) $(SAN) $^ -o $@ $(PKG_LIBS) -lcmocka
+	$(CC) $(SAN) $^ -o $@ $(shell pkg-config --libs $(SAN_PKGS)) -lpthread -lm -lcmocka
+
+$(JANSSON_SAN): tests/build-jansson.sh images/debian-source.sh
+	tests/build-jansson.sh $(CC) $(JANSSON_SAN_DIR)
+
+# ThreadSanitizer (it excludes ASan): what the daemon calls from several
+# threads at once, called so; any race it sees fails the binary.
+TEST_LIB_TSAN := $(LIB_TSAN) $(call obj,tsan,tests/testlib.c guest/zipf.c guest/fiostat.c)
+tests/build/test_race: build/tsan/tests/test_race.o $(TEST_LIB_TSAN)
+	@mkdir -p $(@D)
+	$(CC) -fsanitize=thread $^ -o $@ $(PKG_LIBS) -lcmocka
 
 unit: deps $(UNIT_TESTS)
 
@@ -210,8 +234,10 @@ bench: deps tests/build/bench_sampler tests/build/bench_report
 FUZZ_DEBS    := clang libclang-rt-14-dev llvm
 FUZZ_CC      := clang
 FUZZ_SECONDS ?= 60
+FUZZ_JANSSON_DIR := fuzz/build/jansson
+FUZZ_JANSSON := $(FUZZ_JANSSON_DIR)/lib/libjansson.a
 FUZZ_FLAGS   := -O1 -g -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
-                -DFUZZ_ROOT='"$(CURDIR)"' $(INCLUDES)
+                -DFUZZ_ROOT='"$(CURDIR)"' $(INCLUDES) -I$(FUZZ_JANSSON_DIR)/include
 FUZZ_LIB_SRC := $(LIB_SRC) guest/fiostat.c guest/zipf.c tests/testlib.c fuzz/fuzzlib.c
 FUZZ_OBJS    := $(patsubst %.c,fuzz/build/obj/%.o,$(FUZZ_LIB_SRC))
 FUZZ_BINS    := $(patsubst fuzz/%.c,fuzz/build/%,$(wildcard fuzz/fuzz_*.c))
@@ -219,15 +245,20 @@ FUZZ_BINS    := $(patsubst fuzz/%.c,fuzz/build/%,$(wildcard fuzz/fuzz_*.c))
 fuzz-deps:
 	$(call install_debs,$(FUZZ_DEBS))
 
-fuzz/build/obj/%.o: %.c
+fuzz/build/obj/%.o: %.c | $(FUZZ_JANSSON)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link,address,undefined -MMD -MP -c $< -o $@ \
-		$$(pkg-config --cflags $(PKGS))
+		$$(pkg-config --cflags $(SAN_PKGS))
+
+# jansson with ASan+UBSan, built by clang like the targets (tests/build-jansson.sh)
+$(FUZZ_JANSSON): tests/build-jansson.sh images/debian-source.sh
+	tests/build-jansson.sh $(FUZZ_CC) $(FUZZ_JANSSON_DIR)
 
 # fetch_url is wrapped (fuzz/fuzzlib.c): a fuzzed "url" arm downloads nothing.
-fuzz/build/fuzz_%: fuzz/fuzz_%.c $(FUZZ_OBJS)
+fuzz/build/fuzz_%: fuzz/fuzz_%.c $(FUZZ_OBJS) $(FUZZ_JANSSON)
 	$(FUZZ_CC) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer,address,undefined $< $(FUZZ_OBJS) -o $@ \
-		-Wl,--wrap=fetch_url $$(pkg-config --cflags --libs $(PKGS)) -lcmocka -lpthread -lm
+		-Wl,--wrap=fetch_url $(FUZZ_JANSSON) $$(pkg-config --cflags --libs $(SAN_PKGS)) \
+		-lcmocka -lpthread -lm
 
 fuzz-build: deps fuzz-deps
 	@$(MAKE) --no-print-directory $(FUZZ_BINS)

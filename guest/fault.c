@@ -73,7 +73,7 @@ int fault_load(struct fault *f, const char *path, char *err, size_t errlen)
 /* GARBAGE_BYTES of noise (newlines included), then a newline. */
 static int send_garbage(int fd)
 {
-	static char buf[GARBAGE_BYTES + 1];
+	char buf[GARBAGE_BYTES + 1];
 	uint64_t x = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull | 1;
 	size_t i;
 
@@ -100,7 +100,7 @@ static int send_badutf8(int fd, const char *line, size_t len)
 /* A line of LONGLINE_MIB MiB: blocks once the host stops reading, as it should. */
 static int send_longline(int fd)
 {
-	static char chunk[65536];
+	char chunk[65536];
 	size_t i;
 
 	memset(chunk, 'x', sizeof(chunk));

@@ -61,11 +61,12 @@ static int make_memcgs(struct storm *s)
 
 /*
  * In a child process: join each memcg in turn ("0" moves the writer) and read
- * that memcg's slice of the file, so the page cache is charged to it.
+ * that memcg's slice of the file, so the page cache is charged to it. The
+ * buffer is on the stack: no malloc in a child forked from threads.
  */
 static void __attribute__((noreturn)) charge_child(struct storm *s, int fd)
 {
-	static char buf[CHUNK];
+	char buf[CHUNK];
 	const struct proto_stream *st = s->c->st;
 	uint64_t slice = ((st->charge_mib << 20) / st->memcgs) & ~(uint64_t)4095, i, off;
 	char path[700];

@@ -172,7 +172,7 @@ static void ctx_init(struct wl *w, unsigned i, struct stream_ctx *c)
 /* Join the memcg before anything else, then run every stream to its end. */
 static void __attribute__((noreturn)) child_main(struct wl *w, int ready_fd)
 {
-	static struct thread_arg args[PROTO_MAX_STREAMS];
+	struct thread_arg args[PROTO_MAX_STREAMS];     /* live until _exit: never returns */
 	pthread_t tid[PROTO_MAX_STREAMS];
 	char path[600], pid[32];
 	unsigned i;

@@ -8,8 +8,9 @@ set -euo pipefail
 arch=${1:?usage: build-fio.sh ARCH OUTDIR}
 out=${2:?usage: build-fio.sh ARCH OUTDIR}
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=images/debian-source.sh
+. "$here/debian-source.sh"
 src=$here/cache/src
-srclist=/etc/apt/sources.list.d/mglru-harness-src.sources
 
 case $arch in
 x86_64) cc=gcc ;;
@@ -20,37 +21,6 @@ aarch64) cc=aarch64-linux-gnu-gcc ;;
 esac
 
 [ -x "$out/fio" ] && exit 0
-
-# Is there a deb-src entry for bookworm main already (one-line or deb822 style)?
-have_deb_src() {
-	grep -rhsE '^[[:space:]]*deb-src[[:space:]].*[[:space:]]bookworm[[:space:]].*main' \
-		/etc/apt/sources.list /etc/apt/sources.list.d/*.list && return 0
-	local f
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] || continue
-		awk 'BEGIN { RS = ""; IGNORECASE = 1 }
-		     /(^|\n)Types:[^\n]*deb-src/ && /(^|\n)Suites:[^\n]*bookworm([ \t\n]|$)/ &&
-		     /(^|\n)Components:[^\n]*main/ { found = 1 }
-		     END { exit !found }' "$f" && return 0
-	done
-	return 1
-}
-
-fetch_source() {
-	ls "$src"/fio_*.dsc >/dev/null 2>&1 && return 0
-	if ! have_deb_src; then
-		cat > "$srclist" <<-EOF
-		Types: deb-src
-		URIs: http://deb.debian.org/debian
-		Suites: bookworm
-		Components: main
-		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-		EOF
-		apt-get update -q
-	fi
-	mkdir -p "$src"
-	(cd "$src" && apt-get source --download-only fio)
-}
 
 # Optional libraries whose static archives Debian does not ship (or that drag
 # in more libraries) break -static linking. On a clean bookworm configure finds
@@ -70,14 +40,7 @@ build() {
 	local start
 	start=$(date +%s)
 	tmp=$(mktemp -d)
-	# apt-get source already checked the files against the signed Sources
-	# index; dpkg-source's own check of the uploader's signature fails without
-	# debian-keyring, so its warning is only shown if unpacking fails.
-	dpkg-source -x "$(ls "$src"/fio_*.dsc | head -n 1)" "$tmp/fio" > "$tmp/unpack.log" 2>&1 || {
-		cat "$tmp/unpack.log" >&2
-		echo "build-fio.sh: dpkg-source -x failed" >&2
-		exit 1
-	}
+	debsrc_unpack fio "$src" "$tmp/fio" || exit 1
 	(cd "$tmp/fio" && ./configure "${config_flags[@]}" > "$tmp/configure.log" 2>&1) || {
 		cat "$tmp/configure.log" >&2
 		echo "build-fio.sh: configure failed" >&2
@@ -94,5 +57,5 @@ build() {
 	echo "images: $out/fio ($(( $(date +%s) - start )) s)"
 }
 
-fetch_source
+debsrc_fetch fio "$src"
 build

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # lint.py -- the layout's rules checked from the code: no include cycle between
 # modules, each stage folder includes only the folders its main header allows
-# ("may call:"), and no SQL outside harness/store/. Prints "ok -"/"not ok -".
+# ("may call:"), no SQL outside harness/store/, and no function-static state
+# or libc calls keeping static state. Prints "ok -"/"not ok -".
 import os, re, sys
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -109,6 +110,23 @@ for f in files:
         if SQL.search(line):
             probs.append(f'{f}:{i}: {line.strip()[:60]}')
 check('no SQL outside harness/store/', probs)
+
+# 4. nothing the daemon's threads (API connections, scheduler slots) share by
+#    accident: no function-static variable but constant tables and __thread
+#    ones (a static inside a function is indented; one at file scope is not),
+#    no libc call that keeps static state (their _r forms take the caller's)
+FSTATIC = re.compile(r'^[ \t]+static\s+(?!const\s|__thread\s)')
+NOT_REENTRANT = re.compile(r'\b(strtok|localtime|gmtime|ctime|asctime|getpwnam|getpwuid|getgrnam'
+                           r'|getgrgid|rand|strsignal|inet_ntoa|gethostbyname|ttyname|getlogin'
+                           r'|ptsname)\s*\(')
+probs = []
+for f in files:
+    for i, line in enumerate(open(f, encoding='utf-8', errors='replace'), 1):
+        if FSTATIC.search(line):
+            probs.append(f'{f}:{i}: function-static: {line.strip()[:60]}')
+        if NOT_REENTRANT.search(line):
+            probs.append(f'{f}:{i}: static state in libc (use the _r form): {line.strip()[:60]}')
+check('no function-static variables, no libc calls with static state', probs)
 
 failed = 0
 for what, problems in results:

@@ -17,6 +17,7 @@
 
 #include "spec/conf.h"
 #include "base/err.h"
+#include "base/textline.h"
 #include "output/escape.h"
 #include "output/html.h"
 #include "analysis/metric.h"
@@ -296,6 +297,24 @@ static void test_escape(void **state)
 	free(buf);
 }
 
+/* The CLI's and the log's escaper: one line, no byte that drives a terminal. */
+static void test_escape_line(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(f);
+	/* ESC, newline, CR, tab, DEL, C1 CSI (U+009B), a stray byte, then é and a backslash */
+	escape_line(f, "%s: got '%s'", "m.json",
+		    "a\x1b[31mred\nnext\r\t\x7f\xc2\x9b\xff\xc3\xa9\\");
+	assert_int_equal(fclose(f), 0);
+	assert_string_equal(buf, "m.json: got 'a\\u001b[31mred\\nnext\\r\\t\\u007f\\u009b"
+			    "\\xff\xc3\xa9\\'\n");
+	free(buf);
+}
+
 static void test_metric_at(void **state)
 {
 	struct series_point p = { .refault = 50, .majflt = 10, .ops = { 300, 100 },
@@ -471,6 +490,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_escape_line),
 		cmocka_unit_test(test_metric_at),
 		cmocka_unit_test(test_metric_svg),
 		cmocka_unit_test(test_file_svg),

@@ -171,6 +171,22 @@ static void test_jail(void **state)
 		fail_msg("%s", msg);
 }
 
+/* The harness runs with umask 077 (base/results.c): the jail's files must still
+ * be readable and executable by uid 65534 inside it. */
+static void test_jail_umask(void **state)
+{
+	mode_t old = umask(077);
+	char msg[ERR_MAX];
+	int r;
+
+	(void)state;
+	need(BUSYBOX_BIN);
+	r = jail_problem(msg, sizeof(msg));
+	umask(old);
+	if (r < 0)
+		fail_msg("under umask 077: %s", msg);
+}
+
 /* Not root (the daemon may run as its own user): a user namespace does it.
  * A forked child becomes uid and gid 65534 and reports back through a pipe. */
 static void test_jail_not_root(void **state)
@@ -313,6 +329,7 @@ int main(void)
 		cmocka_unit_test(test_fio_reads_no_host_file),
 		cmocka_unit_test(test_fio_include_reads_nothing),
 		cmocka_unit_test(test_jail),
+		cmocka_unit_test(test_jail_umask),
 		cmocka_unit_test(test_jail_not_root),
 		cmocka_unit_test(test_cpu_limit),
 		cmocka_unit_test(test_output_and_memory_limits),

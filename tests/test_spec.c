@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <ctype.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,10 +22,13 @@
 
 #include "spec/conf.h"
 #include "base/err.h"
+#include "base/proc.h"
 #include "spec/preset.h"
 #include "base/hash.h"
 #include "spec/spec.h"
+#include "store/store.h"
 #include "testlib.h"
+#include "vm/image.h"
 
 #define RELEASE "6.12.99-test"
 #define REAL_FIO "images/out/x86_64/fio"   /* from `make images`, run from the repo root */
@@ -583,7 +587,65 @@ static void test_missing_file(void **state)
 	sfmt(path, sizeof(path), "%s/absent.json", dir);
 	assert_int_equal(spec_load(m, path, &conf, err), -1);
 	assert_non_null(strstr(err, path));
-	assert_non_null(strstr(err, "cannot read"));
+	assert_non_null(strstr(err, "cannot open"));
+	free(m);
+}
+
+/*
+ * A FIFO (or a directory) as the matrix, harness.conf, a preset, a kernel or
+ * a modules cpio: refused at once, before any read. Before, the open blocked
+ * until a writer came, and a writer could feed it without end; alarm() fails
+ * the test rather than hang it.
+ */
+static void test_not_regular(void **state)
+{
+	struct matrix *m = new_matrix();
+	char fifo[PATH_MAX], preset[PATH_MAX], initrd[PATH_MAX], release[RELEASE_MAX];
+	struct conf c;
+
+	(void)state;
+	alarm(20);
+	write_text(mpath, "{}");       /* a regular file to put first in the initrd */
+	sfmt(fifo, sizeof(fifo), "%s/fifo.json", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(spec_load(m, fifo, &conf, err), -1);
+	assert_non_null(strstr(err, fifo));
+	assert_non_null(strstr(err, "not a regular file"));
+	assert_int_equal(conf_load(&c, fifo, err), -1);
+	assert_non_null(strstr(err, "not a regular file"));
+	assert_int_equal(spec_load(m, dir, &conf, err), -1);
+	assert_non_null(strstr(err, "not a regular file"));
+	sfmt(preset, sizeof(preset), "%s/fifo.json", conf.presets);
+	assert_int_equal(mkfifo(preset, 0600), 0);
+	refuse(jq(ONE_ARM("{'name':'w','preset':'fifo'}")), "fifo.json: not a regular file", NULL);
+	/* a kernel or modules file swapped for a FIFO after it was resolved */
+	assert_int_equal(image_kernel_release(fifo, "x86_64", release, sizeof(release), err), -1);
+	assert_non_null(strstr(err, "not a regular file"));
+	sfmt(initrd, sizeof(initrd), "%s/initrd.img", dir);
+	assert_int_equal(image_initrd(mpath, fifo, initrd, err), -1);
+	assert_non_null(strstr(err, "not a regular file"));
+	alarm(0);
+	unlink(preset);
+	unlink(fifo);
+	free(m);
+}
+
+/* A regular file one byte over 1 MiB: the matrix and harness.conf both refused. */
+static void test_file_limit(void **state)
+{
+	struct matrix *m = new_matrix();
+	char *big = malloc(SPEC_FILE_MAX + 2);
+	struct conf c;
+
+	(void)state;
+	assert_non_null(big);
+	memset(big, ' ', SPEC_FILE_MAX + 1);
+	big[SPEC_FILE_MAX + 1] = '\0';
+	assert_int_equal(load_at(m, mpath, big), -1);
+	assert_non_null(strstr(err, "larger than 1048576 bytes"));
+	assert_int_equal(conf_load(&c, mpath, err), -1);
+	assert_non_null(strstr(err, "larger than 1048576 bytes"));
+	free(big);
 	free(m);
 }
 
@@ -737,6 +799,17 @@ static void test_arrays(void **state)
 		p += sprintf(p, "%s{\"name\":\"a%d\",\"kernel\":\"6.12\"}", i ? "," : "", i);
 	sprintf(p, "],\"workloads\":[" WL "]}");
 	refuse(text, "arms", "at most 16", NULL);
+	/*
+	 * 9 arms with two lru_gen values each expand to 18: the count in the
+	 * message was read from the expanded array after it was freed (ASan, with
+	 * the instrumented jansson the tests link, reported it).
+	 */
+	p = text + sprintf(text, "{\"name\":\"t\",\"reps\":1,\"arms\":[");
+	for (i = 0; i < 9; i++)
+		p += sprintf(p, "%s{\"name\":\"a%d\",\"kernel\":\"6.12\",\"lru_gen\":[\"y\",\"n\"]}",
+			     i ? "," : "", i);
+	sprintf(p, "],\"workloads\":[" WL "]}");
+	refuse(text, "arms: expand to 18 arms, at most 16", NULL);
 	/* more workload entries than SPEC_MAX_CELLS */
 	p = text + sprintf(text, "{\"name\":\"t\",\"reps\":1,\"arms\":[" ARM_A "],\"workloads\":[");
 	for (i = 0; i <= SPEC_MAX_CELLS; i++)
@@ -1666,6 +1739,67 @@ static void test_conf_token(void **state)
 	assert_string_equal(c.api_token, "");
 }
 
+/* path has mode (permission bits, setgid) and group gid. */
+static void assert_mode(const char *path, unsigned mode, gid_t gid)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		fail_msg("stat '%s': %m", path);
+	if ((st.st_mode & 07777) != mode || st.st_gid != gid)
+		fail_msg("%s: mode %o group %u, expected %o group %u", path, st.st_mode & 07777,
+			 (unsigned)st.st_gid, mode, (unsigned)gid);
+}
+
+/* A fresh results directory as conf_setup makes it, and what a run adds to it. */
+static void check_fresh_results(const char *conf_text, unsigned dmode, unsigned fmode, gid_t gid)
+{
+	char path[PATH_MAX], db[PATH_MAX], err2[ERR_MAX];
+	const char *const sqlite_files[] = { "", "-wal", "-shm" };
+	struct store *s = NULL;
+	struct conf c;
+	size_t i;
+
+	sfmt(path, sizeof(path), "%s/perm.conf", dir);
+	write_text(path, conf_text);
+	assert_int_equal(conf_setup(&c, path, err2), 0);
+	assert_mode(c.results, dmode, gid);
+	sfmt(db, sizeof(db), "%s/harness.db", c.results);
+	assert_int_equal(store_open(db, &s, err2), 0);
+	for (i = 0; i < ARRAY_SIZE(sqlite_files); i++) {   /* while the connection is open */
+		sfmt(path, sizeof(path), "%s%s", db, sqlite_files[i]);
+		assert_mode(path, fmode, gid);
+	}
+	store_close(s);
+	/* a run's directory and its console log, as the runner makes them */
+	sfmt(path, sizeof(path), "%s/runs/1", c.results);
+	assert_int_equal(mkdir_p(path, err2), 0);
+	assert_mode(path, dmode, gid);
+	sfmt(path, sizeof(path), "%s/runs/1/console.log", c.results);
+	write_text(path, "boot\n");
+	assert_mode(path, fmode, gid);
+}
+
+/*
+ * A results directory the harness creates is its owner's: 0700, the database
+ * 0600 (and its -wal, -shm); with api_group 02750 owned by the group, 0640.
+ */
+static void test_results_private(void **state)
+{
+	struct group gr, *g = NULL;
+	char buf[4096];
+	mode_t old = umask(022);
+
+	(void)state;
+	check_fresh_results("results = fresh/results\n", 0700, 0600, getegid());
+	if (getgrnam_r("daemon", &gr, buf, sizeof(buf), &g) == 0 && g)
+		check_fresh_results("results = fresh-g/results\napi_group = daemon\n", 02750, 0640,
+				    g->gr_gid);
+	else
+		print_message("skipping api_group: no group 'daemon'\n");
+	umask(old);
+}
+
 static void test_conf_bad(void **state)
 {
 	struct conf c;
@@ -1731,6 +1865,8 @@ int main(void)
 		cmocka_unit_test(test_kernel_confined),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_not_regular),
+		cmocka_unit_test(test_file_limit),
 		cmocka_unit_test(test_unknown_key_cases),
 		cmocka_unit_test(test_missing_keys),
 		cmocka_unit_test(test_missing_kernel),
@@ -1757,6 +1893,7 @@ int main(void)
 		cmocka_unit_test(test_conf_defaults),
 		cmocka_unit_test(test_conf_daemon),
 		cmocka_unit_test(test_conf_bad),
+		cmocka_unit_test(test_results_private),
 		cmocka_unit_test(test_conf_token),
 	};
 

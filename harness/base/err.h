@@ -2,7 +2,8 @@
  * functions return -1 and leave a one-line message in a caller's char[ERR_MAX].
  *
  * Folder base/: what every stage uses: this error convention, processes with deadlines
- * and small file helpers (proc.c), hashes (hash.c), the results directory's lock (lock.c).
+ * and small file helpers (proc.c), hashes (hash.c), the results directory's lock
+ * (lock.c) and modes (results.c), one escaped line for a terminal or a log (textline.c).
  * It may call: nothing.
  */
 #ifndef ERR_H

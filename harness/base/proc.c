@@ -124,6 +124,40 @@ int mkdir_p(const char *path, char *err)
 	return 0;
 }
 
+int read_regular_file(const char *path, size_t max, char **ret, size_t *ret_len, char *err)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	_cleanup_free_ char *buf = NULL;
+	struct stat st;
+	size_t len = 0;
+	ssize_t n;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return errorf(err, "%s: cannot open: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return errorf(err, "%s: not a regular file (a FIFO, device or directory is refused)",
+			      path);
+	if ((uintmax_t)st.st_size > max)
+		return errorf(err, "%s: larger than %zu bytes", path, max);
+	buf = malloc(max + 2);
+	if (!buf)
+		return errorf(err, "%s: out of memory", path);
+	/* one byte more than max: a file that grew since fstat is still refused */
+	while (len <= max && (n = read(fd, buf + len, max + 1 - len)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errorf(err, "%s: cannot read: %s", path, strerror(errno));
+		len += (size_t)n;
+	}
+	if (len > max)
+		return errorf(err, "%s: larger than %zu bytes", path, max);
+	buf[len] = '\0';
+	*ret = TAKE_PTR(buf);
+	*ret_len = len;
+	return 0;
+}
+
 int write_file(const char *path, const void *buf, size_t len, char *err)
 {
 	char tmp[4096];

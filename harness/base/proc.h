@@ -35,4 +35,12 @@ int64_t now_ms(void);
 /* Write a whole file atomically (temp + rename). */
 int write_file(const char *path, const void *buf, size_t len, char *err);
 
+/*
+ * Read path whole, if it is a regular file of at most max bytes, into a
+ * malloc'd buffer (*ret, NUL-terminated; its length in *ret_len). It is opened
+ * without blocking and checked before any read, so a FIFO, a device or a
+ * directory is refused at once; -1 with "PATH: ..." otherwise.
+ */
+int read_regular_file(const char *path, size_t max, char **ret, size_t *ret_len, char *err);
+
 #endif

@@ -104,13 +104,19 @@ static int map_ids(const struct jail *j)
 static int copy_in(const struct jail *j, size_t i)
 {
 	const struct sandbox_file *f = &j->files[i];
-	int fd = open(j->dst[i], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, f->exec ? 0555 : 0444);
+	mode_t mode = f->exec ? 0555 : 0444;
+	int fd = open(j->dst[i], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
 	size_t done = 0, len = f->len;
 	off_t off = 0;
 	ssize_t n;
 
 	if (fd < 0)
 		return -1;
+	/* the mode itself, not as the harness's umask (077) would cut it for uid 65534 */
+	if (fchmod(fd, mode) < 0) {
+		close(fd);
+		return -1;
+	}
 	while (done < len) {
 		n = j->src_fd[i] >= 0 ? sendfile(fd, j->src_fd[i], &off, len - done)
 				      : write(fd, f->data + done, len - done);

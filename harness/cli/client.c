@@ -3,6 +3,8 @@
 #include "cli/client.h"
 #include "daemon/api.h"
 #include "base/err.h"
+#include "base/proc.h"
+#include "base/textline.h"
 #include "spec/spec.h"
 #include "common/proto.h"
 
@@ -238,40 +240,13 @@ static json_int_t runs_ended(const json_t *runs)
 /* The file's JSON, at most API_BODY_MAX bytes; file:line:column on bad JSON. */
 static json_t *read_spec(const char *file, char *err)
 {
-	_cleanup_close_ int fd = open(file, O_RDONLY | O_CLOEXEC);
 	_cleanup_free_ char *buf = NULL;
 	json_error_t je;
-	struct stat st;
-	size_t len = 0;
-	ssize_t n;
+	size_t len;
 	json_t *j;
 
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		errorf(err, "cannot open '%s': %s", file, strerror(errno));
+	if (read_regular_file(file, API_BODY_MAX, &buf, &len, err) < 0)
 		return NULL;
-	}
-	if (!S_ISREG(st.st_mode) || st.st_size > API_BODY_MAX) {
-		errorf(err, "'%s': not a regular file of at most 1 MiB", file);
-		return NULL;
-	}
-	buf = malloc(API_BODY_MAX + 1);
-	if (!buf) {
-		errorf(err, "out of memory");
-		return NULL;
-	}
-	while (len <= API_BODY_MAX && (n = read(fd, buf + len, API_BODY_MAX + 1 - len)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			errorf(err, "read '%s': %s", file, strerror(errno));
-			return NULL;
-		}
-		len += (size_t)n;
-	}
-	if (len > API_BODY_MAX) {
-		errorf(err, "'%s': larger than 1 MiB", file);
-		return NULL;
-	}
 	j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
 	if (!j)
 		errorf(err, "%s:%d:%d: %s", file, je.line, je.column, je.text);
@@ -741,16 +716,16 @@ int client_main(const struct conf *c, int argc, char **argv, int json)
 	if (!cmd)
 		return 1;
 	if (argc - 1 < cmd->min_args || argc - 1 > cmd->max_args) {
-		fprintf(stderr, "usage: harness [--json] %s\n", cmd->usage);
+		escape_line(stderr, "usage: harness [--json] %s", cmd->usage);
 		return 1;
 	}
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-		fprintf(stderr, "harness: libcurl would not start\n");
+		escape_line(stderr, "harness: libcurl would not start");
 		return 1;
 	}
 	rc = cmd->fn(c, argv, json, err);
 	curl_global_cleanup();
 	if (rc == -1)
-		fprintf(stderr, "harness: %s\n", err);
+		escape_line(stderr, "harness: %s", err);
 	return rc < 0 ? 1 : 0;
 }

@@ -5,6 +5,7 @@
 #include "analysis/metric.h"
 #include "base/err.h"
 #include "base/proc.h"
+#include "base/textline.h"
 #include "analysis/stats.h"
 #include "store/store_compare.h"
 #include "store/store_ops.h"
@@ -59,7 +60,7 @@ int cmd_compare(const struct conf *c, int argc, char **argv, int json)
 		case 'f':
 			o.floor_set = 1;
 			if (parse_pct(optarg, &o.floor) < 0) {
-				fprintf(stderr, "harness: compare: --floor '%s': a percentage from 0 to 100\n",
+				escape_line(stderr, "harness: compare: --floor '%s': a percentage from 0 to 100",
 					optarg);
 				return 2;
 			}
@@ -71,7 +72,7 @@ int cmd_compare(const struct conf *c, int argc, char **argv, int json)
 		case 'B':
 			b = strtoul(optarg, &end, 10);
 			if (*end || b < 100 || b > 1000000) {
-				fprintf(stderr, "harness: compare: --resamples: 100 to 1000000\n");
+				escape_line(stderr, "harness: compare: --resamples: 100 to 1000000");
 				return 2;
 			}
 			o.resamples = (unsigned)b;
@@ -96,12 +97,12 @@ int cmd_compare(const struct conf *c, int argc, char **argv, int json)
 	o.base_arm = matrices ? NULL : argv[1];
 	o.new_arm = matrices ? NULL : argv[2];
 	if (pathf(db, err, "%s/harness.db", c->results) < 0 || store_open(db, &s, err) < 0) {
-		fprintf(stderr, "harness: %s\n", err);
+		escape_line(stderr, "harness: %s", err);
 		return 2;
 	}
 	ret = compare_run(s, &o, stdout, stderr, err);
 	if (ret < 0)
-		fprintf(stderr, "harness: %s\n", err);
+		escape_line(stderr, "harness: %s", err);
 	store_close(s);
 	return ret < 0 ? 2 : ret;
 }

@@ -9,6 +9,7 @@
 #include "base/lock.h"
 #include "analysis/metric.h"
 #include "base/proc.h"
+#include "base/textline.h"
 #include "spec/spec.h"
 #include "analysis/stats.h"
 #include "store/store_extend.h"
@@ -104,7 +105,7 @@ int cmd_extend(const struct conf *c, int argc, char **argv, int json)
 
 	if (parse_args(argc, argv, &o, err) < 0) {
 		if (err[0])
-			fprintf(stderr, "harness: %s\n", err);
+			escape_line(stderr, "harness: %s", err);
 		fputs(extend_usage, stderr);
 		return 1;
 	}
@@ -114,7 +115,7 @@ int cmd_extend(const struct conf *c, int argc, char **argv, int json)
 		rc = extend_here(c, &o, &res, err);
 	}
 	if (rc < 0) {
-		fprintf(stderr, "harness: %s\n", err);
+		escape_line(stderr, "harness: %s", err);
 		return 1;
 	}
 	json_object_set_new(res, "via", json_string(via));

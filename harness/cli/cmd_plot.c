@@ -5,6 +5,7 @@
 #include "base/err.h"
 #include "output/escape.h"
 #include "base/proc.h"
+#include "base/textline.h"
 #include "store/store_report.h"
 #include <getopt.h>
 #include <math.h>
@@ -66,7 +67,7 @@ int plot_args(int argc, char **argv, const char *cmd, const char *usage, const c
 			*out = optarg;
 		} else if (opt == 'm' && *n < max) {
 			if (plot_find_metric(optarg, &ms[(*n)++], err) < 0) {
-				fprintf(stderr, "harness: %s: %s\n", cmd, err);
+				escape_line(stderr, "harness: %s: %s", cmd, err);
 				return -1;
 			}
 		} else {
@@ -95,7 +96,7 @@ int cmd_plot(const struct conf *c, int argc, char **argv)
 	if (!nms && plot_find_metric(PLOT_DEFAULT_METRIC, &ms[nms++], err) < 0)
 		return 1;
 	if (plot_matrix(c, argv[optind], dir, ms, nms, err) < 0) {
-		fprintf(stderr, "harness: plot: %s\n", err);
+		escape_line(stderr, "harness: plot: %s", err);
 		return 1;
 	}
 	return 0;

@@ -7,6 +7,7 @@
 #include "output/escape.h"
 #include "output/plot.h"
 #include "base/proc.h"
+#include "base/textline.h"
 #include "output/report.h"
 #include "analysis/stats.h"
 #include "store/store_report.h"
@@ -87,11 +88,11 @@ int cmd_report(const struct conf *c, int argc, char **argv)
 		return rc;
 	if (!o.n_metrics && (plot_find_metric(PLOT_DEFAULT_METRIC, &o.metrics[o.n_metrics++], err) < 0 ||
 			     plot_find_metric("refault/s", &o.metrics[o.n_metrics++], err) < 0)) {
-		fprintf(stderr, "harness: report: %s\n", err);
+		escape_line(stderr, "harness: report: %s", err);
 		return 1;
 	}
 	if (report_matrix(c, argv[optind], out, &o, err) < 0) {
-		fprintf(stderr, "harness: report: %s\n", err);
+		escape_line(stderr, "harness: report: %s", err);
 		return 1;
 	}
 	return 0;

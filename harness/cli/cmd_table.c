@@ -6,6 +6,7 @@
 #include "analysis/grid.h"
 #include "output/sheet.h"
 #include "base/proc.h"
+#include "base/textline.h"
 #include "output/report.h"
 #include "store/store_table.h"
 #include <getopt.h>
@@ -38,7 +39,7 @@ static int parse_format(const char *s, enum table_format *ret)
 {
 	if (table_format_find(s, ret) == 0)
 		return 0;
-	fprintf(stderr, "harness: table: --format '%s': expected text, markdown, csv or json\n", s);
+	escape_line(stderr, "harness: table: --format '%s': expected text, markdown, csv or json", s);
 	return -1;
 }
 
@@ -47,11 +48,11 @@ static int parse_metric(const char *s, struct table_opts *o)
 	const struct metric *m = metric_find(s);
 
 	if (!m) {
-		fprintf(stderr, "harness: table: --metric '%s': no such metric (see --help)\n", s);
+		escape_line(stderr, "harness: table: --metric '%s': no such metric (see --help)", s);
 		return -1;
 	}
 	if (o->n_metrics == TABLE_MAX_METRICS) {
-		fprintf(stderr, "harness: table: at most %d --metric\n", TABLE_MAX_METRICS);
+		escape_line(stderr, "harness: table: at most %d --metric", TABLE_MAX_METRICS);
 		return -1;
 	}
 	o->metric[o->n_metrics++] = m;
@@ -64,7 +65,7 @@ static int parse_floor(const char *s, double *ret)
 	double v = strtod(s, &end);
 
 	if (end == s || *end || !(v >= 0) || v > 100) {
-		fprintf(stderr, "harness: table: --floor '%s': a percentage from 0 to 100\n", s);
+		escape_line(stderr, "harness: table: --floor '%s': a percentage from 0 to 100", s);
 		return -1;
 	}
 	*ret = v / 100;
@@ -118,7 +119,7 @@ int cmd_table(const struct conf *c, int argc, char **argv, int json)
 	    (grids ? table_print(stdout, s, mid, &o, err) : report_table(stdout, s, mid, err)) < 0)
 		rc = 1;
 	if (rc)
-		fprintf(stderr, "harness: %s\n", err);
+		escape_line(stderr, "harness: %s", err);
 	store_close(s);
 	return rc;
 }

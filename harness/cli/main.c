@@ -15,6 +15,7 @@
 #include "output/html.h"
 #include "output/plot.h"
 #include "base/proc.h"
+#include "base/textline.h"
 #include "output/report.h"
 #include "run/runner.h"
 #include "spec/spec.h"
@@ -81,7 +82,7 @@ static int cmd_check(const struct conf *c, int argc, char **argv)
 	}
 	if (!m || spec_parse_file(m, file, c, err) < 0 ||
 	    (!parse_only && spec_resolve(m, c, say, NULL, err) < 0)) {
-		fprintf(stderr, "%s\n", m ? err : "out of memory");
+		escape_line(stderr, "%s", m ? err : "out of memory");
 		spec_release(m);
 		return 1;
 	}
@@ -218,12 +219,12 @@ static int cmd_run(const struct conf *c, const char *file)
 
 	/* its guests and the database are the directory's: not while harnessd holds it */
 	if (lock_take(c->results, "harness run", &lock, err) < 0) {
-		fprintf(stderr, "harness: %s\n", err);
+		escape_line(stderr, "harness: %s", err);
 		return 1;
 	}
 	if (!m || (!stored && (spec_parse_file(m, file, c, err) < 0 ||
 			       spec_resolve(m, c, say, NULL, err) < 0))) {
-		fprintf(stderr, "%s\n", m ? err : "out of memory");
+		escape_line(stderr, "%s", m ? err : "out of memory");
 		spec_release(m);
 		return 1;
 	}
@@ -239,7 +240,7 @@ static int cmd_run(const struct conf *c, const char *file)
 	ret = failed ? 2 : 0;
 out:
 	if (ret == 1)
-		fprintf(stderr, "harness: %s\n", err);
+		escape_line(stderr, "harness: %s", err);
 	vm_disconnect(r.vm);
 	store_close(r.store);
 	spec_release(m);
@@ -253,7 +254,7 @@ static int cmd_probe(const struct conf *c)
 
 	if (pathf(kernel, why, "%s/%s/kernel/6.12/vmlinuz", c->images, vm_host_arch()) < 0 ||
 	    access(kernel, R_OK) < 0) {
-		fprintf(stderr, "harness: %s missing (run make images)\n", kernel);
+		escape_line(stderr, "harness: %s missing (run make images)", kernel);
 		return 1;
 	}
 	accel = vm_pick_accel(vm_host_arch(), kernel, why, sizeof(why));
@@ -293,7 +294,7 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (conf_setup(&c, conf_path, err) < 0) {
-		fprintf(stderr, "harness: %s\n", err);
+		escape_line(stderr, "harness: %s", err);
 		return 1;
 	}
 	if (!strcmp(argv[0], "check"))

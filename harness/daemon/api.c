@@ -4,13 +4,13 @@
 #include "base/err.h"
 #include "analysis/extend.h"
 #include "base/proc.h"
+#include "base/results.h"
 #include "daemon/queue.h"
 #include "daemon/scheduler.h"
 #include "store/store.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <netdb.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -877,19 +877,6 @@ static int token_check(const struct conf *c, char *err)
 	return 0;
 }
 
-/* api_group's gid. */
-static int group_check(const char *name, gid_t *gid, char *err)
-{
-	struct group gr, *g = NULL;
-	char buf[4096];
-	int rc = getgrnam_r(name, &gr, buf, sizeof(buf), &g);
-
-	if (!g)
-		return errorf(err, "api_group '%s': %s", name, rc ? strerror(rc) : "no such group");
-	*gid = g->gr_gid;
-	return 0;
-}
-
 /*
  * api_socket as an address in sa: not empty, short enough for sun_path, a
  * socket or nothing yet, in a directory that exists and we may create it in.
@@ -984,7 +971,7 @@ int api_check(const struct conf *c, const char *path, char *err)
 	int fd;
 
 	if (token_check(c, msg) < 0 || socket_check(c->api_socket, &sa, msg) < 0 ||
-	    (c->api_group[0] && group_check(c->api_group, &gid, msg) < 0) ||
+	    (c->api_group[0] && results_group_id(c->api_group, &gid, msg) < 0) ||
 	    (c->api_tcp[0] && tcp_check(c->api_tcp, &ss, &len, msg) < 0))
 		return errorf(err, "%s: %s", path ? path : "harness.conf", msg);
 	if (!c->api_tcp[0])
@@ -1014,7 +1001,7 @@ static int unix_perms(const struct conf *c, char *err)
 			return errorf(err, "chmod '%s': %s", c->api_socket, strerror(errno));
 		return 0;
 	}
-	if (group_check(c->api_group, &gid, err) < 0)
+	if (results_group_id(c->api_group, &gid, err) < 0)
 		return -1;
 	if (chown(c->api_socket, (uid_t)-1, gid) < 0 || chmod(c->api_socket, 0660) < 0)
 		return errorf(err, "'%s' to group '%s': %s", c->api_socket, c->api_group,

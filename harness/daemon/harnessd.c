@@ -12,6 +12,7 @@
 #include "base/lock.h"
 #include "daemon/log.h"
 #include "base/proc.h"
+#include "base/textline.h"
 #include "daemon/resolver.h"
 #include "daemon/scheduler.h"
 #include "store/store.h"
@@ -165,7 +166,7 @@ int main(int argc, char **argv)
 	setvbuf(stderr, NULL, _IOLBF, 0);
 	if (conf_setup(&c, conf_path, err) < 0 || conf_check_daemon(&c, conf_path, err) < 0 ||
 	    (check && api_check(&c, conf_path, err) < 0)) {   /* what api_start would refuse */
-		fprintf(stderr, "harnessd: %s\n", err);
+		escape_line(stderr, "harnessd: %s", err);
 		return 1;
 	}
 	if (check) {
@@ -174,7 +175,7 @@ int main(int argc, char **argv)
 	}
 	/* before the database is touched, and on the terminal even with -D */
 	if (lock_take(c.results, "harnessd", &lock, err) < 0) {
-		fprintf(stderr, "harnessd: %s\n", err);
+		escape_line(stderr, "harnessd: %s", err);
 		return 1;
 	}
 	curl_global_init(CURL_GLOBAL_DEFAULT);

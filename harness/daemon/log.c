@@ -1,6 +1,7 @@
 /* log.c -- one line per event on stderr, UTC time first, whole lines only
- * (stdio's lock keeps threads from interleaving them). */
+ * (stdio's lock keeps threads from interleaving them), control bytes escaped. */
 #include "daemon/log.h"
+#include "base/textline.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,8 +19,7 @@ void hlog(const char *fmt, ...)
 	flockfile(stderr);
 	fprintf(stderr, "%s harnessd: ", stamp);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	escape_vline(stderr, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	funlockfile(stderr);
 }

@@ -1,35 +1,9 @@
 /* escape.c -- one escaper for everything plot.c and html.c write from the
  * database: no name, reason or console line can open a tag or break the XML. */
 #include "output/escape.h"
+#include "base/textline.h"
 
 #include <string.h>
-
-/* Length of the well-formed UTF-8 sequence at s (at most n bytes), 0 if none. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	/* overlong 3- and 4-byte forms, surrogates, beyond U+10FFFF */
-	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) ||
-	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
-		return 0;
-	return len;
-}
 
 static const char *entity(unsigned char c)
 {

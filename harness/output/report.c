@@ -277,23 +277,28 @@ static void arm_heading(const struct view *w, unsigned used)
 		used == 1 ? "" : "s");
 }
 
+/* Sums and counts per row and column of an arm's table (384 KiB: on the heap). */
+struct bins {
+	double acc[MAX_BINS][MAX_COLS];
+	unsigned cnt[MAX_BINS][MAX_COLS];
+};
+
 static int series_arm(struct view *w, uint64_t step_ms, char *err)
 {
-	static double acc[MAX_BINS][MAX_COLS];
-	static unsigned cnt[MAX_BINS][MAX_COLS];
+	_cleanup_free_ struct bins *bn = calloc(1, sizeof(*bn));
 	struct series_point *p;
 	size_t i, n, b, nbins = 0, got;
 	unsigned used = 0;
 	char label[24];
 
-	memset(acc, 0, sizeof(acc));
-	memset(cnt, 0, sizeof(cnt));
+	if (!bn)
+		return errorf(err, "out of memory");
 	for (i = 0; i < w->nruns; i++) {
 		if (w->runs[i].cell != w->cell || w->runs[i].arm != w->arm)
 			continue;
 		if (store_run_series(w->s, w->runs[i].id, &p, &n, err) < 0)
 			return -1;
-		got = bin_run(p, n, step_ms, w->cols, w->ncols, w->l, acc, cnt);
+		got = bin_run(p, n, step_ms, w->cols, w->ncols, w->l, bn->acc, bn->cnt);
 		nbins = got > nbins ? got : nbins;
 		used++;
 		free(p);
@@ -303,7 +308,7 @@ static int series_arm(struct view *w, uint64_t step_ms, char *err)
 	print_head(w->f, "t", w->cols, w->ncols);
 	for (b = 0; b < nbins; b++) {
 		snprintf(label, sizeof(label), "%llu", (unsigned long long)((b + 1) * step_ms / 1000));
-		print_row(w->f, label, acc[b], cnt[b], w->ncols);
+		print_row(w->f, label, bn->acc[b], bn->cnt[b], w->ncols);
 	}
 	return 0;
 }
@@ -371,18 +376,17 @@ static int events_run(struct view *w, int64_t run, int stream, const char *kind,
 
 static int events_arm(struct view *w, int stream, const char *kind, char *err)
 {
-	static double acc[MAX_BINS][MAX_COLS];
-	static unsigned cnt[MAX_BINS][MAX_COLS];
+	_cleanup_free_ struct bins *bn = calloc(1, sizeof(*bn));
 	size_t i, r, rows = 0;
 	unsigned used = 0;
 	char label[24];
 
-	memset(acc, 0, sizeof(acc));
-	memset(cnt, 0, sizeof(cnt));
+	if (!bn)
+		return errorf(err, "out of memory");
 	for (i = 0; i < w->nruns; i++) {
 		if (w->runs[i].cell != w->cell || w->runs[i].arm != w->arm)
 			continue;
-		if (events_run(w, w->runs[i].id, stream, kind, acc, cnt, &rows, err) < 0)
+		if (events_run(w, w->runs[i].id, stream, kind, bn->acc, bn->cnt, &rows, err) < 0)
 			return -1;
 		used++;
 	}
@@ -391,7 +395,7 @@ static int events_arm(struct view *w, int stream, const char *kind, char *err)
 	print_head(w->f, "#", w->cols, w->ncols);
 	for (r = 0; r < rows; r++) {
 		snprintf(label, sizeof(label), "%zu", r + 1);
-		print_row(w->f, label, acc[r], cnt[r], w->ncols);
+		print_row(w->f, label, bn->acc[r], bn->cnt[r], w->ncols);
 	}
 	return 0;
 }

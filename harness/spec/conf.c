@@ -3,6 +3,8 @@
 #include "spec/conf.h"
 #include "base/err.h"
 #include "base/proc.h"
+#include "base/results.h"
+#include "base/textline.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -196,7 +198,7 @@ int conf_load_text(struct conf *c, const char *text, size_t len, const char *lab
 		n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		lineno++;
 		if (conf_text_line(c, p, n, dir, msg) < 0) {
-			fprintf(stderr, "%s:%d: %s\n", label, lineno, msg);
+			escape_line(stderr, "%s:%d: %s", label, lineno, msg);
 			if (!bad++)
 				errorf(err, "%s:%d: %s", label, lineno, msg);
 			if (n > CONF_LINE_MAX)
@@ -207,45 +209,13 @@ int conf_load_text(struct conf *c, const char *text, size_t len, const char *lab
 	return bad ? -1 : 0;
 }
 
-/* The whole of f into a malloc'd buffer (at most CONF_FILE_MAX bytes). */
-static int read_all(FILE *f, const char *path, char **ret, size_t *ret_len, char *err)
-{
-	_cleanup_free_ char *buf = NULL;
-	size_t cap = 0, len = 0, n;
-	char *nb;
-
-	for (;;) {
-		if (len == cap) {
-			cap = cap ? cap * 2 : 4096;
-			if (!(nb = realloc(buf, cap)))
-				return errorf(err, "%s: out of memory", path);
-			buf = nb;
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		if (n == 0)
-			break;
-		len += n;
-		if (len > CONF_FILE_MAX)
-			return errorf(err, "%s: larger than %d bytes", path, CONF_FILE_MAX);
-	}
-	if (ferror(f))
-		return errorf(err, "%s: cannot read: %s", path, strerror(errno));
-	*ret = TAKE_PTR(buf);
-	*ret_len = len;
-	return 0;
-}
-
 int conf_load(struct conf *c, const char *path, char *err)
 {
-	_cleanup_fclose_ FILE *f = NULL;
 	_cleanup_free_ char *text = NULL;
 	char dir[PATH_MAX], *slash;
 	size_t len = 0;
 
-	f = fopen(path, "re");
-	if (!f)
-		return errorf(err, "%s: cannot open: %s", path, strerror(errno));
-	if (read_all(f, path, &text, &len, err) < 0)
+	if (read_regular_file(path, CONF_FILE_MAX, &text, &len, err) < 0)
 		return -1;
 	snprintf(dir, sizeof(dir), "%s", path);
 	slash = strrchr(dir, '/');
@@ -295,7 +265,7 @@ int conf_setup(struct conf *c, const char *path, char *err)
 	if (c->api_tcp[0] && !c->api_token[0])
 		return errorf(err, "%s: api_tcp is set but api_token is empty: a TCP listener "
 			      "needs a token", path ? path : "harness.conf");
-	if (mkdir_p(c->results, err) < 0)
+	if (results_setup(c->results, c->api_group, err) < 0)
 		return -1;
 	absolute(c->results);
 	if (!c->api_socket[0])

@@ -45,11 +45,12 @@ static void fio_message(char *log, char *out, size_t outlen)
 {
 	size_t used = 0;
 	const char *prev = "";
+	char *save = NULL;
 	int lines = 0;
 
 	out[0] = '\0';
-	for (char *line = strtok(log, "\n"); line && lines < FIOCHECK_LINES;
-	     line = strtok(NULL, "\n")) {
+	for (char *line = strtok_r(log, "\n", &save); line && lines < FIOCHECK_LINES;
+	     line = strtok_r(NULL, "\n", &save)) {
 		line += strspn(line, " \t");
 		if (!*line || !strcmp(line, prev))
 			continue;

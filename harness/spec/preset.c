@@ -36,10 +36,12 @@ static int in_list(const char *const *list, const char *key)
 static int load_preset(const char *dir, const char *name, const char *where, json_t **ret,
 		       char *err)
 {
+	_cleanup_free_ char *text = NULL;
 	char path[PATH_MAX];
 	json_error_t jerr;
 	struct stat st;
 	const char *p;
+	size_t len;
 
 	for (p = name; *p; p++)
 		if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_')
@@ -48,9 +50,9 @@ static int load_preset(const char *dir, const char *name, const char *where, jso
 		return errorf(err, "%s.preset: bad name", where);
 	if (stat(path, &st) < 0)
 		return errorf(err, "%s.preset: no preset '%s' (%s missing)", where, name, path);
-	if (st.st_size > PRESET_FILE_MAX)
-		return errorf(err, "%s: larger than %d bytes", path, PRESET_FILE_MAX);
-	*ret = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	if (read_regular_file(path, PRESET_FILE_MAX, &text, &len, err) < 0)
+		return -1;
+	*ret = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!*ret)
 		return errorf(err, "%s:%d:%d: malformed JSON: %s", path, jerr.line, jerr.column,
 			      jerr.text);

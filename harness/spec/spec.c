@@ -3,6 +3,7 @@
  * Nothing here looks at kernels, the network or fio: that is resolve.c. */
 #include "spec/spec.h"
 #include "base/err.h"
+#include "base/proc.h"
 #include "spec/preset.h"
 
 #include <ctype.h>
@@ -625,9 +626,10 @@ static int parse_root(struct matrix *m, json_t *root, const struct conf *conf, c
 	if (!arms)
 		return errorf(err, "out of memory");
 	if (json_array_size(arms) > SPEC_MAX_ARMS) {
+		errorf(err, "arms: expand to %zu arms, at most %d", json_array_size(arms),
+		       SPEC_MAX_ARMS);
 		json_decref(arms);
-		return errorf(err, "arms: expand to %zu arms, at most %d", json_array_size(arms),
-			      SPEC_MAX_ARMS);
+		return -1;
 	}
 	json_array_foreach(arms, i, v) {
 		if (parse_arm(m, v, (unsigned)i, err) < 0) {
@@ -670,16 +672,15 @@ static int spec_from_json(struct matrix *m, json_t *root, const char *label,
 int spec_parse_file(struct matrix *m, const char *path, const struct conf *conf, char *err)
 {
 	char base_dir[PATH_MAX], *slash;
+	_cleanup_free_ char *text = NULL;
 	json_error_t jerr;
 	json_t *root;
-	struct stat st;
+	size_t len;
 	int ret;
 
-	if (stat(path, &st) < 0)
-		return errorf(err, "%s: cannot read: %s", path, strerror(errno));
-	if (st.st_size > SPEC_FILE_MAX)
-		return errorf(err, "%s: larger than %d bytes", path, SPEC_FILE_MAX);
-	root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	if (read_regular_file(path, SPEC_FILE_MAX, &text, &len, err) < 0)
+		return -1;
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root)
 		return errorf(err, "%s:%d:%d: malformed JSON: %s", path, jerr.line, jerr.column,
 			      jerr.text);

@@ -1278,12 +1278,13 @@ static int resume_rows(struct store *s, void *p, char *err)
 
 int store_resume(struct store *s, unsigned *ret_interrupted, char *err)
 {
-	static struct resume_acc a;
+	_cleanup_free_ struct resume_acc *a = calloc(1, sizeof(*a));
 
-	a.n = 0;
-	if (in_transaction(s, resume_rows, &a, err) < 0)
+	if (!a)
+		return errorf(err, "out of memory");
+	if (in_transaction(s, resume_rows, a, err) < 0)
 		return -1;
-	*ret_interrupted = (unsigned)a.n;
+	*ret_interrupted = (unsigned)a->n;
 	return 0;
 }
 
@@ -1395,9 +1396,8 @@ static int finish_rows(struct store *s, void *p, char *err)
 
 int store_finish_matrices(struct store *s, int64_t *ids, size_t max, size_t *ret_n, char *err)
 {
-	static struct id_acc a;
+	struct id_acc a = { .n = 0 };
 
-	a.n = 0;
 	if (in_transaction(s, finish_rows, &a, err) < 0)
 		return -1;
 	*ret_n = a.n < max ? a.n : max;

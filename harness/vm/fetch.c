@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -29,23 +30,19 @@ struct sink {
 	int too_big, write_errno;
 };
 
-/*
- * libcurl's global state, once. curl_global_init() is itself thread-safe from
- * 7.84 (Debian 12 has 7.88) and counts its calls, so two threads racing here
- * at worst initialise twice. (No pthread_once: harness/sched.h would shadow
- * the <sched.h> that <pthread.h> includes.)
- */
+/* libcurl's global state, once for every thread that downloads. */
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static CURLcode curl_init_rc;
+
+static void curl_init_once(void)
+{
+	curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
 static CURLcode curl_init(void)
 {
-	static int done;
-	CURLcode rc;
-
-	if (__atomic_load_n(&done, __ATOMIC_ACQUIRE))
-		return CURLE_OK;
-	rc = curl_global_init(CURL_GLOBAL_DEFAULT);
-	if (rc == CURLE_OK)
-		__atomic_store_n(&done, 1, __ATOMIC_RELEASE);
-	return rc;
+	pthread_once(&curl_once, curl_init_once);
+	return curl_init_rc;
 }
 
 int fetch_url_ok(const char *url)

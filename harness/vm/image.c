@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 static int file_exists(const char *path)
@@ -19,6 +20,25 @@ static int file_exists(const char *path)
 	struct stat st;
 
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/*
+ * Open a file a matrix named (file_exists when it was resolved) for reading,
+ * into *ret_fd: without blocking, and only if it is still a regular file, so
+ * one swapped for a FIFO since cannot hang the open. what: "kernel " or "".
+ */
+static int open_regular(const char *what, const char *path, int *ret_fd, char *err)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return errorf(err, "cannot open %s'%s': %s", what, path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return errorf(err, "cannot open %s'%s': not a regular file", what, path);
+	*ret_fd = fd;
+	fd = -1;        /* the caller's now */
+	return 0;
 }
 
 /* The release in an x86 bzImage: its header points at the version string. */
@@ -79,9 +99,8 @@ int image_kernel_release(const char *path, const char *arch, char *buf, size_t l
 	size_t i;
 	int is_bz, is_arm64;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errorf(err, "cannot open kernel '%s': %s", path, strerror(errno));
+	if (open_regular("kernel ", path, &fd, err) < 0)
+		return -1;
 	/* a short file has neither magic */
 	memset(hdr, 0, sizeof(hdr));
 	if (pread(fd, hdr, sizeof(hdr), 0) < 0)
@@ -408,9 +427,8 @@ static int copy_into(int out, const char *src, char *err)
 	char buf[1 << 16];
 	ssize_t n;
 
-	in = open(src, O_RDONLY | O_CLOEXEC);
-	if (in < 0)
-		return errorf(err, "cannot open '%s': %s", src, strerror(errno));
+	if (open_regular("", src, &in, err) < 0)
+		return -1;
 	while ((n = read(in, buf, sizeof(buf))) > 0)
 		if (write(out, buf, (size_t)n) != n)
 			return errorf(err, "cannot write initrd: %s", strerror(errno));
@@ -463,25 +481,30 @@ uint64_t image_disk_bytes(const struct proto_job *job)
 	return job->disk_mib ? job->disk_mib << 20 : image_need_bytes(job);
 }
 
+#define DATA_CHUNK_WORDS (1 << 17)   /* 1 MiB of uint64_t */
+
 /* Deterministic content: incompressible pseudo-random bytes, or zeros. */
 static int write_data_file(const char *path, const struct proto_file *f, char *err)
 {
 	_cleanup_close_ int fd = -1;
-	static uint64_t buf[1 << 17];   /* 1 MiB */
+	_cleanup_free_ uint64_t *buf = malloc(DATA_CHUNK_WORDS * sizeof(*buf));
 	uint64_t x = hash_fnv1a(HASH_FNV1A_INIT, f->name, strlen(f->name)) ^ f->mib, i, m;
+	const ssize_t len = DATA_CHUNK_WORDS * sizeof(*buf);
 
+	if (!buf)
+		return errorf(err, "out of memory");
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return errorf(err, "cannot create '%s': %s", path, strerror(errno));
 	x |= 1;
 	for (m = 0; m < f->mib; m++) {
-		for (i = 0; i < ARRAY_SIZE(buf); i++) {
+		for (i = 0; i < DATA_CHUNK_WORDS; i++) {
 			x ^= x << 13;
 			x ^= x >> 7;
 			x ^= x << 17;
 			buf[i] = f->content == CONTENT_ZERO ? 0 : x;
 		}
-		if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+		if (write(fd, buf, len) != len)
 			return errorf(err, "cannot write '%s': %s", path, strerror(errno));
 	}
 	return 0;
@@ -595,7 +618,8 @@ static uint64_t files_hash(const struct proto_job *job)
 	return h;
 }
 
-int image_data_disk(const char *cache_dir, const struct proto_job *job, char *path, char *err)
+static int build_data_disk(const char *cache_dir, const struct proto_job *job, char *path,
+			   char *err)
 {
 	char stage[PATH_MAX], tmp[PATH_MAX], size[32], log[PATH_MAX];
 	unsigned long long h = (unsigned long long)files_hash(job);
@@ -605,7 +629,7 @@ int image_data_disk(const char *cache_dir, const struct proto_job *job, char *pa
 		return -1;
 	if (file_exists(path))
 		return 0;
-	if (mkdir_p(cache_dir, err) < 0 || pathf(stage, err, "%s/disk-%016llx.d", cache_dir, h) < 0 ||
+	if (pathf(stage, err, "%s/disk-%016llx.d", cache_dir, h) < 0 ||
 	    pathf(tmp, err, "%s.tmp", path) < 0 || pathf(log, err, "%s/mkfs.log", cache_dir) < 0)
 		return -1;
 	snprintf(size, sizeof(size), "%lluk", (unsigned long long)(image_disk_bytes(job) >> 10));
@@ -631,6 +655,30 @@ int image_data_disk(const char *cache_dir, const struct proto_job *job, char *pa
 out:
 	remove_files(stage, job);
 	return ret;
+}
+
+/*
+ * Two scheduler slots often need the same disk at once (the arms of one cell):
+ * one builds it, the other waits on its lock file and then finds it, rather
+ * than both staging the same files in one directory. flock() on separately
+ * opened descriptors excludes threads as well as processes.
+ */
+int image_data_disk(const char *cache_dir, const struct proto_job *job, char *path, char *err)
+{
+	char lock[PATH_MAX];
+	_cleanup_close_ int fd = -1;
+
+	if (mkdir_p(cache_dir, err) < 0 ||
+	    pathf(lock, err, "%s/disk-%016llx.lock", cache_dir,
+		  (unsigned long long)files_hash(job)) < 0)
+		return -1;
+	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return errorf(err, "cannot create '%s': %s", lock, strerror(errno));
+	while (flock(fd, LOCK_EX) < 0)
+		if (errno != EINTR)
+			return errorf(err, "cannot lock '%s': %s", lock, strerror(errno));
+	return build_data_disk(cache_dir, job, path, err);
 }
 
 int image_overlay(const char *disk, const char *overlay, char *err)

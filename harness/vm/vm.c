@@ -82,17 +82,25 @@ static const char embed_conf[] =
 	"security_driver = \"none\"\n"
 	"dynamic_ownership = 0\n";
 
+static int user_exists(const char *name)
+{
+	struct passwd pw, *found = NULL;
+	char buf[4096];
+
+	return getpwnam_r(name, &pw, buf, sizeof(buf), &found) == 0 && found;
+}
+
 static int ensure_qemu_user(char *err)
 {
 	char *argv[] = { "useradd", "--system", "--no-create-home", "--shell",
 			 "/usr/sbin/nologin", "libvirt-qemu", NULL };
 	int status;
 
-	if (geteuid() != 0 || getpwnam("libvirt-qemu"))
+	if (geteuid() != 0 || user_exists("libvirt-qemu"))
 		return 0;
 	if (proc_run(argv, NULL, 30000, &status, err) < 0)
 		return -1;
-	if (status != 0 && !getpwnam("libvirt-qemu"))
+	if (status != 0 && !user_exists("libvirt-qemu"))
 		return errorf(err, "cannot create the libvirt-qemu user (useradd exit %d)", status);
 	return 0;
 }
@@ -358,14 +366,22 @@ static const struct vm_arch *arch_of(const char *arch)
 	return NULL;
 }
 
-const char *vm_host_arch(void)
+/* uname -m, once for every thread (each slot and API connection asks). */
+static pthread_once_t host_once = PTHREAD_ONCE_INIT;
+static char host_machine[sizeof(((struct utsname *)0)->machine)];
+
+static void read_host_arch(void)
 {
-	static char machine[sizeof(((struct utsname *)0)->machine)];
 	struct utsname u;
 
-	if (!machine[0] && uname(&u) == 0)
-		snprintf(machine, sizeof(machine), "%s", u.machine);
-	return machine[0] ? machine : "x86_64";
+	if (uname(&u) == 0)
+		snprintf(host_machine, sizeof(host_machine), "%s", u.machine);
+}
+
+const char *vm_host_arch(void)
+{
+	pthread_once(&host_once, read_host_arch);
+	return host_machine[0] ? host_machine : "x86_64";
 }
 
 const char *vm_console_device(const char *arch)
