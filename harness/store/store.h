@@ -148,9 +148,6 @@ int store_run_events(struct store *s, int64_t run, struct event_row **ret, size_
 
 /* ---- the daemon's queue ---- */
 
-/* Append runs (more reps) to a matrix in one transaction; reps becomes new_reps. */
-int store_append_runs(struct store *s, int64_t mid, const struct abba_slot *slots, size_t n,
-		      uint64_t new_reps, char *err);
 /* The spec a matrix was queued with, and its base directory (PATH_MAX). */
 int store_matrix_spec(struct store *s, int64_t mid, char **ret_text, char *base_dir, char *err);
 
