@@ -62,6 +62,13 @@ int store_stream_sample(struct store *s, int64_t run, const struct proto_stream_
 int store_event(struct store *s, int64_t run, unsigned idx, const struct proto_event *e,
 		char *err);
 /*
+ * fn's store calls as one transaction, for bulk loads (tests/bench_report.c):
+ * all of them or, if fn fails, none. fn may call only store functions that
+ * make no transaction of their own (store_sample and the like above).
+ */
+int store_batch(struct store *s, int (*fn)(struct store *s, void *arg, char *err), void *arg,
+		char *err);
+/*
  * status is "done", "failed" or "unsupported"; reason and summary may be NULL.
  * A done run's summary (table run_summary) is written in the same transaction.
  */
