@@ -2,7 +2,9 @@
  * and every sample as it arrives. Prepared statements only.
  *
  * Folder store/: the SQLite database, and the only place that speaks SQL: runs and
- * samples (store.c), the rows each report and analysis reads (store_*.c).
+ * samples (store.c), the rows each report and analysis reads (store_*.c), the
+ * daemon's listings (store_queue.c). Every statement goes through the folder's
+ * private store_db.h; no other folder sees a sqlite3 handle.
  * It may call: base/ common/ spec/.
  */
 #ifndef STORE_H
@@ -20,9 +22,6 @@ struct store;
 /* Open (creating and migrating) the database at path, in WAL mode. */
 int store_open(const char *path, struct store **ret, char *err);
 void store_close(struct store *s);
-
-/* The SQLite connection, for read-only queries (queue.c); never shared across threads. */
-struct sqlite3 *store_db(struct store *s);
 
 /*
  * Queue a matrix: the matrix, its arms and every run in the given order, in

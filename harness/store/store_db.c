@@ -258,10 +258,3 @@ int rows_take(struct rows *r, int rc, void *ret, size_t *ret_n)
 	*ret_n = r->n;
 	return 0;
 }
-
-/* The raw connection (store.h), until queue.c's statements move into the store. */
-struct sqlite3 *store_db(struct store *s);
-struct sqlite3 *store_db(struct store *s)
-{
-	return s->db;
-}
