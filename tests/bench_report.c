@@ -91,15 +91,43 @@ static uint64_t around(uint64_t *seed, double v)
 	return (uint64_t)(v * (0.9 + 0.2 * (double)(stats_rand(seed) >> 11) / 9007199254740992.0));
 }
 
+struct intervals {
+	const struct run_ref *r;
+	unsigned n;
+};
+
+/* Every interval of a run, as the runner sends them. */
+static int run_intervals(struct store *s, void *arg, char *err)
+{
+	const struct intervals *iv = arg;
+	struct proto_stream_sample ss = { .active = 1 };
+	struct proto_sample smp = { .resident = { .n = 1 } };
+	uint64_t seed = (uint64_t)iv->r->id, i;
+
+	for (i = 0; i < iv->n; i++) {
+		smp.seq = ss.seq = i;
+		smp.t_ms = 1000 * (i + 1);
+		smp.ramp = i < 10;
+		smp.pgmajfault = around(&seed, 50);
+		smp.refault_file = around(&seed, iv->r->arm ? 900 : 1000);
+		smp.activate_file = around(&seed, 300);
+		smp.resident.v[0] = around(&seed, 12000);
+		ss.read_ops = around(&seed, iv->r->arm ? 20600 : 20000);
+		ss.misses = ss.read_ops / 20;
+		if (store_sample(s, iv->r->id, &smp, err) < 0 ||
+		    store_stream_sample(s, iv->r->id, &ss, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* One run as the runner stores it: booted, hello, setup, every interval, finished. */
 static double one_run(struct store *s, const struct run_ref *r, unsigned intervals, char *err)
 {
 	struct proto_hello h = { .proto = 1, .page_size = 4096, .mem_total_kib = 1 << 19 };
 	struct proto_setup st = { .file_pages = { .n = 1, .v = { 16384 } } };
 	struct proto_summary sum = { .samples = intervals, .duration_ms = 1000ull * intervals };
-	struct proto_stream_sample ss = { .active = 1 };
-	struct proto_sample smp = { .resident = { .n = 1 } };
-	uint64_t seed = (uint64_t)r->id, i;
+	struct intervals iv = { r, intervals };
 	double t0;
 
 	snprintf(h.release, sizeof(h.release), "6.12.%u", r->arm);
@@ -108,21 +136,8 @@ static double one_run(struct store *s, const struct run_ref *r, unsigned interva
 	    store_run_hello(s, r->id, &h, 4000, err) < 0 || store_run_setup(s, r->id, &st, err) < 0)
 		die("run", err);
 	/* the runner commits each interval; batched per run here, or the build takes hours */
-	sqlite3_exec(store_db(s), "BEGIN", NULL, NULL, NULL);
-	for (i = 0; i < intervals; i++) {
-		smp.seq = ss.seq = i;
-		smp.t_ms = 1000 * (i + 1);
-		smp.ramp = i < 10;
-		smp.pgmajfault = around(&seed, 50);
-		smp.refault_file = around(&seed, r->arm ? 900 : 1000);
-		smp.activate_file = around(&seed, 300);
-		smp.resident.v[0] = around(&seed, 12000);
-		ss.read_ops = around(&seed, r->arm ? 20600 : 20000);
-		ss.misses = ss.read_ops / 20;
-		if (store_sample(s, r->id, &smp, err) < 0 || store_stream_sample(s, r->id, &ss, err) < 0)
-			die("sample", err);
-	}
-	sqlite3_exec(store_db(s), "COMMIT", NULL, NULL, NULL);
+	if (store_batch(s, run_intervals, &iv, err) < 0)
+		die("sample", err);
 	t0 = now_s();
 	if (store_run_finish(s, r->id, "done", NULL, &sum, err) < 0)
 		die("finish", err);
@@ -197,24 +212,24 @@ static double time_compare(const char *db, double *ret_cpu)
 /* Every summary row of the matrix from sql: the one read both commands begin with. */
 static double time_rows(const char *db, const char *setup, const char *sql, long *ret_rows)
 {
-	struct store *s = NULL;
 	sqlite3_stmt *st = NULL;
-	char err[ERR_MAX];
+	sqlite3 *raw = NULL;
 	double t0;
 	long rows = 0;
 
-	if (store_open(db, &s, err) < 0)
-		die(db, err);
-	if (setup && sqlite3_exec(store_db(s), setup, NULL, NULL, NULL) != SQLITE_OK)
-		die("view", sqlite3_errmsg(store_db(s)));
+	/* a connection of its own: the store hands out none */
+	if (sqlite3_open_v2(db, &raw, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
+		die(db, sqlite3_errmsg(raw));
+	if (setup && sqlite3_exec(raw, setup, NULL, NULL, NULL) != SQLITE_OK)
+		die("view", sqlite3_errmsg(raw));
 	t0 = now_s();
-	if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK)
-		die("prepare", sqlite3_errmsg(store_db(s)));
+	if (sqlite3_prepare_v2(raw, sql, -1, &st, NULL) != SQLITE_OK)
+		die("prepare", sqlite3_errmsg(raw));
 	while (sqlite3_step(st) == SQLITE_ROW)
 		rows++;
 	sqlite3_finalize(st);
 	t0 = now_s() - t0;
-	store_close(s);
+	sqlite3_close(raw);
 	*ret_rows = rows;
 	return t0;
 }

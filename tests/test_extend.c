@@ -35,6 +35,7 @@
 static char dir[PATH_MAX];
 static struct conf conf;
 static struct store *store;
+static sqlite3 *raw;   /* the test's own connection to the store's database */
 
 /* ---- matrices filled by hand ---- */
 
@@ -186,17 +187,23 @@ static void fill_matrix(const struct run_ref *runs, size_t n, const double *effe
 
 static int setup(void **state)
 {
+	char path[PATH_MAX + 16];
+
 	(void)state;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	fixture_dir(dir, "test_extend", &conf);
 	sfmt(conf.api_socket, sizeof(conf.api_socket), "%s/harnessd.sock", conf.results);
 	store = fixture_store(&conf);
+	sfmt(path, sizeof(path), "%s/harness.db", conf.results);
+	if (sqlite3_open(path, &raw) != SQLITE_OK)
+		fail_msg("%s: %s", path, sqlite3_errmsg(raw));
 	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
+	sqlite3_close(raw);
 	store_close(store);
 	curl_global_cleanup();
 	return fixture_rmdir(dir);
@@ -209,7 +216,7 @@ static int64_t count(const char *sql, int64_t key)
 	sqlite3_stmt *st = NULL;
 	int64_t v = -1;
 
-	assert_int_equal(sqlite3_prepare_v2(store_db(store), sql, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(raw, sql, -1, &st, NULL), SQLITE_OK);
 	if (sqlite3_bind_parameter_count(st))
 		sqlite3_bind_int64(st, 1, key);
 	if (sqlite3_step(st) == SQLITE_ROW)
@@ -251,8 +258,8 @@ static void test_summaries_equal_v3_view(void **state)
 		}
 	}
 	free(runs);
-	if (sqlite3_exec(store_db(store), summary_v3_view, NULL, NULL, NULL) != SQLITE_OK)
-		fail_msg("view: %s", sqlite3_errmsg(store_db(store)));
+	if (sqlite3_exec(raw, summary_v3_view, NULL, NULL, NULL) != SQLITE_OK)
+		fail_msg("view: %s", sqlite3_errmsg(raw));
 	assert_true(count("SELECT COUNT(*) FROM run_summary WHERE matrix_id = ?", mid) > 20);
 	assert_int_equal(count("SELECT COUNT(*) FROM run_summary WHERE matrix_id = ?", mid),
 			 count("SELECT COUNT(*) FROM run_summary_v3 WHERE matrix_id = ?", mid));
@@ -264,7 +271,7 @@ static void test_summaries_equal_v3_view(void **state)
 	assert_true(count("SELECT COUNT(*) FROM run_summary WHERE ops_per_s IS NULL", 0) > 0);
 	assert_true(count("SELECT COUNT(*) FROM run_summary WHERE refaults_per_read IS NULL", 0) > 0);
 	assert_true(count("SELECT COUNT(*) FROM run_summary WHERE resident_share IS NULL", 0) > 0);
-	if (sqlite3_exec(store_db(store), "DROP VIEW temp.run_summary_v3", NULL, NULL, NULL))
+	if (sqlite3_exec(raw, "DROP VIEW temp.run_summary_v3", NULL, NULL, NULL))
 		fail_msg("drop: %s", err);
 }
 
@@ -294,6 +301,47 @@ static void test_summary_written_at_finish(void **state)
 	assert_true(v[0].ops_per_s > 0);
 	free(v);
 	free(runs);
+}
+
+struct batch_arg {
+	int64_t run;
+	int fail;
+};
+
+/* Two intervals of a run, then (fail) an error. */
+static int two_samples(struct store *s, void *arg, char *err)
+{
+	const struct batch_arg *b = arg;
+	struct proto_sample smp = { 0 };
+	uint64_t i;
+
+	for (i = 0; i < 2; i++) {
+		smp.seq = i;
+		smp.t_ms = 1000 * (i + 1);
+		if (store_sample(s, b->run, &smp, err) < 0)
+			return -1;
+	}
+	return b->fail ? errorf(err, "stopped on purpose") : 0;
+}
+
+/* A bulk load (store_batch) keeps all of its writes or, if it fails, none. */
+static void test_batch_all_or_nothing(void **state)
+{
+	struct batch_arg b = { 0, 1 };
+	struct run_ref *runs;
+	char err[ERR_MAX];
+	size_t n;
+
+	(void)state;
+	queue_matrix("batch", 2, 1, 1, &runs, &n);
+	b.run = runs[0].id;
+	free(runs);
+	assert_int_equal(store_batch(store, two_samples, &b, err), -1);
+	assert_string_equal(err, "stopped on purpose");
+	assert_int_equal(count("SELECT COUNT(*) FROM samples WHERE run_id = ?", b.run), 0);
+	b.fail = 0;
+	assert_int_equal(store_batch(store, two_samples, &b, err), 0);
+	assert_int_equal(count("SELECT COUNT(*) FROM samples WHERE run_id = ?", b.run), 2);
 }
 
 static void test_schema3_refused(void **state)
@@ -379,6 +427,7 @@ static void test_schema5_upgraded(void **state)
 	struct matrix *m = new_matrix("twin-a", 2, 1, 3);
 	struct abba_slot slots[8];
 	struct store *s = NULL;
+	sqlite3 *db;
 	size_t n = 0;
 	int64_t mid = 0;
 	int appended = 0, added = 1;
@@ -413,10 +462,12 @@ static void test_schema5_upgraded(void **state)
 	assert_int_equal(store_add_matrix(s, m, slots, n, &mid, &added, err), 0);
 	assert_false(added);
 	/* and the schema itself refuses a second live matrix of the spec */
-	assert_int_equal(sqlite3_exec(store_db(s), "INSERT INTO matrices (name, spec_path, spec,"
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "INSERT INTO matrices (name, spec_path, spec,"
 				      " spec_hash, base_dir, reps, memory_mib, vcpus) VALUES"
 				      " ('x', 'x', '{}', 'hash-twin', '/', 1, 1, 1)", NULL, NULL,
 				      NULL), SQLITE_CONSTRAINT);
+	sqlite3_close(db);
 	store_close(s);
 	free(m);
 }
@@ -718,6 +769,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_summaries_equal_v3_view),
 		cmocka_unit_test(test_summary_written_at_finish),
+		cmocka_unit_test(test_batch_all_or_nothing),
 		cmocka_unit_test(test_schema3_refused),
 		cmocka_unit_test(test_schema4_upgraded),
 		cmocka_unit_test(test_schema5_upgraded),

@@ -5,11 +5,10 @@
 #include "base/proc.h"
 #include "spec/spec.h"
 #include "store/store_extend.h"
+#include "store/store_queue.h"
 
 #include <string.h>
 #include <unistd.h>
-
-#include <sqlite3.h>
 
 static const char *const statuses[] = {
 	"queued", "booting", "running", "done", "failed", "crashed", "timeout", "interrupted",
@@ -69,96 +68,18 @@ out:
 
 /* ---- reading ---- */
 
-typedef int (*row_fn)(sqlite3_stmt *st, void *arg, char *err);
-
-/* Step st, prepared and bound, calling fn per row; st is finalized. */
-static int step_rows(sqlite3 *db, sqlite3_stmt *st, row_fn fn, void *arg, char *err)
-{
-	int rc;
-
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		if (fn(st, arg, err) < 0) {
-			sqlite3_finalize(st);
-			return -1;
-		}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return errorf(err, "database: %s", sqlite3_errmsg(db));
-	return 0;
-}
-
-/* Prepare sql, bind ?1 (int64 or text), call fn per row. */
-static int query(struct store *s, const char *sql, int64_t key, const char *text, row_fn fn,
-		 void *arg, char *err)
-{
-	sqlite3 *db = store_db(s);
-	sqlite3_stmt *st = NULL;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return errorf(err, "database: %s", sqlite3_errmsg(db));
-	if (text)
-		sqlite3_bind_text(st, 1, text, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_int64(st, 1, key);
-	return step_rows(db, st, fn, arg, err);
-}
-
-/* The same with ?1, ?2, ?3 bound to a, b, c. */
-static int query3(struct store *s, const char *sql, int64_t a, int64_t b, int64_t c,
-		  row_fn fn, void *arg, char *err)
-{
-	sqlite3 *db = store_db(s);
-	sqlite3_stmt *st = NULL;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return errorf(err, "database: %s", sqlite3_errmsg(db));
-	sqlite3_bind_int64(st, 1, a);
-	sqlite3_bind_int64(st, 2, b);
-	sqlite3_bind_int64(st, 3, c);
-	return step_rows(db, st, fn, arg, err);
-}
-
-static json_t *col_json(sqlite3_stmt *st, int i)
-{
-	switch (sqlite3_column_type(st, i)) {
-	case SQLITE_INTEGER:
-		return json_integer(sqlite3_column_int64(st, i));
-	case SQLITE_FLOAT:
-		return json_real(sqlite3_column_double(st, i));
-	case SQLITE_TEXT:
-		return json_string((const char *)sqlite3_column_text(st, i));
-	default:
-		return json_null();
-	}
-}
-
-/* A row as an object keyed by its column names. */
-static int row_object(sqlite3_stmt *st, void *arg, char *err)
-{
-	json_t *arr = arg, *o = json_object();
-	int i;
-
-	if (!o)
-		return errorf(err, "out of memory");
-	for (i = 0; i < sqlite3_column_count(st); i++)
-		json_object_set_new(o, sqlite3_column_name(st, i), col_json(st, i));
-	return json_array_append_new(arr, o) < 0 ? errorf(err, "out of memory") : 0;
-}
-
 /* Per-status counts of one matrix, and its ETA. */
 static int add_progress(struct store *s, const struct conf *c, json_t *mx, char *err)
 {
-	json_t *rows = json_array(), *runs = json_object(), *r;
+	json_t *rows = NULL, *runs = json_object(), *r;
 	int64_t id = json_integer_value(json_object_get(mx, "id")), total = 0, left = 0, n;
 	const char *const *st;
 	double mean;
 	size_t i;
 
-	if (!rows || !runs ||
-	    query(s, "SELECT status, COUNT(*) AS n FROM runs r WHERE matrix_id = ?1 AND attempt ="
-		  " (SELECT MAX(attempt) FROM runs r2 WHERE r2.matrix_id = r.matrix_id AND"
-		  " r2.seq = r.seq) GROUP BY status", id, NULL, row_object, rows, err) < 0) {
-		json_decref(rows);
+	if (!runs)
+		return errorf(err, "out of memory");
+	if (store_list(s, STORE_LIST_RUN_COUNTS, &id, &rows, err) < 0) {
 		json_decref(runs);
 		return -1;
 	}
@@ -184,23 +105,15 @@ static int add_progress(struct store *s, const struct conf *c, json_t *mx, char 
 	return 0;
 }
 
-#define MATRIX_COLUMNS \
-	"m.id, m.name, m.state, m.resolve, m.resolve_msg, m.created_at, m.reps, m.spec_hash," \
-	" (SELECT AVG((julianday(r.finished_at) - julianday(r.started_at)) * 86400.0)" \
-	"  FROM runs r WHERE r.matrix_id = m.id AND r.started_at IS NOT NULL" \
-	"  AND r.finished_at IS NOT NULL AND r.status NOT IN ('cancelled', 'interrupted'))" \
-	" AS mean_run_s"
-
-static int list_matrices(struct store *s, const struct conf *c, const char *sql, int64_t key,
-			 const char *text, json_t **ret, char *err)
+/* Matrices of listing which (?1 = key), each with its progress. */
+static int list_matrices(struct store *s, const struct conf *c, enum store_listing which,
+			 int64_t key, json_t **ret, char *err)
 {
-	json_t *arr = json_array(), *mx;
+	json_t *arr = NULL, *mx;
 	size_t i;
 
-	if (!arr)
-		return errorf(err, "out of memory");
-	if (query(s, sql, key, text, row_object, arr, err) < 0)
-		goto fail;
+	if (store_list(s, which, &key, &arr, err) < 0)
+		return -1;
 	json_array_foreach(arr, i, mx)
 		if (add_progress(s, c, mx, err) < 0)
 			goto fail;
@@ -213,8 +126,7 @@ fail:
 
 int queue_list(struct store *s, const struct conf *c, json_t **ret, char *err)
 {
-	return list_matrices(s, c, "SELECT " MATRIX_COLUMNS " FROM matrices m WHERE ?1 = ?1"
-			     " ORDER BY m.id DESC", 0, NULL, ret, err);
+	return list_matrices(s, c, STORE_LIST_MATRICES, 0, ret, err);
 }
 
 /* Resolve an id or a name (the newest of that name) to an id; 0 if none. */
@@ -230,40 +142,29 @@ static int64_t find(struct store *s, const char *key, char *err)
 int queue_matrix(struct store *s, const struct conf *c, const char *key, json_t **ret,
 		 char *err)
 {
-	json_t *arr = NULL, *mx, *part;
+	json_t *arr = NULL, *mx, *part = NULL;
 	int64_t id = find(s, key, err);
 
 	if (!id)
 		return -1;
-	if (list_matrices(s, c, "SELECT " MATRIX_COLUMNS " FROM matrices m WHERE m.id = ?1", id,
-			  NULL, &arr, err) < 0)
+	if (list_matrices(s, c, STORE_LIST_MATRIX, id, &arr, err) < 0)
 		return -1;
 	mx = json_incref(json_array_get(arr, 0));
 	json_decref(arr);
 	if (!mx)
 		return errorf(err, "no matrix with id or name '%s'", key);
-	part = json_array();
-	if (query(s, "SELECT name, release, lru_gen, cmdline FROM arms WHERE matrix_id = ?1"
-		  " ORDER BY idx", id, NULL, row_object, part, err) < 0)
+	if (store_list(s, STORE_LIST_ARMS, &id, &part, err) < 0)
 		goto fail;
 	json_object_set_new(mx, "arms", part);
-	part = json_array();
-	if (query(s, "SELECT name, preset, params FROM cells WHERE matrix_id = ?1 ORDER BY idx",
-		  id, NULL, row_object, part, err) < 0)
+	if (store_list(s, STORE_LIST_CELLS, &id, &part, err) < 0)
 		goto fail;
 	json_object_set_new(mx, "cells", part);
-	part = json_array();
-	if (query(s, "SELECT r.id, a.name AS arm, c.name AS cell, r.block, r.position, r.attempt,"
-		  " r.status, r.reason, r.accel, r.guest_release, r.agent_ready_ms, r.started_at,"
-		  " r.finished_at, r.samples, r.warnings FROM runs r JOIN arms a ON a.id ="
-		  " r.arm_id JOIN cells c ON c.id = r.cell_id WHERE r.matrix_id = ?1"
-		  " ORDER BY r.seq, r.attempt", id, NULL, row_object, part, err) < 0)
+	if (store_list(s, STORE_LIST_RUNS, &id, &part, err) < 0)
 		goto fail;
 	json_object_set_new(mx, "runs_list", part);
 	*ret = mx;
 	return 0;
 fail:
-	json_decref(part);
 	json_decref(mx);
 	return -1;
 }
@@ -300,36 +201,18 @@ int queue_control(struct store *s, const char *key, const char *action, int *ret
 
 /* ---- samples ---- */
 
-struct sample_page {
-	json_t *samples;
-};
-
-static int sample_row(sqlite3_stmt *st, void *arg, char *err)
-{
-	if (row_object(st, ((struct sample_page *)arg)->samples, err) < 0)
-		return -1;
-	return 0;
-}
-
 /* Attach each sample's per-file residency and per-stream numbers. */
 static int attach(struct store *s, int64_t run, json_t *samples, char *err)
 {
-	json_t *rows = json_array(), *x, *smp;
+	json_t *rows = NULL, *x, *smp;
 	int64_t base, seq;
 	size_t i;
 
-	if (!rows || json_array_size(samples) == 0) {
-		json_decref(rows);
+	if (json_array_size(samples) == 0)
 		return 0;
-	}
 	base = json_integer_value(json_object_get(json_array_get(samples, 0), "seq"));
-	if (query(s, "SELECT seq, 'f' AS k, file AS i, resident_pages AS v, NULL AS o FROM"
-		  " file_samples WHERE run_id = ?1 UNION ALL SELECT seq, 's', stream, read_ops +"
-		  " write_ops, misses FROM stream_samples WHERE run_id = ?1 ORDER BY 1, 2, 3",
-		  run, NULL, row_object, rows, err) < 0) {
-		json_decref(rows);
+	if (store_list(s, STORE_LIST_SAMPLE_PARTS, &run, &rows, err) < 0)
 		return -1;
-	}
 	json_array_foreach(samples, i, smp) {
 		json_object_set_new(smp, "resident", json_array());
 		json_object_set_new(smp, "streams", json_array());
@@ -350,13 +233,16 @@ static int attach(struct store *s, int64_t run, json_t *samples, char *err)
 	return 0;
 }
 
-static int names(struct store *s, const char *sql, int64_t run, json_t **ret, char *err)
+/* The "name" of each row of listing which (?1 = run), as an array of names. */
+static int names(struct store *s, enum store_listing which, int64_t run, json_t **ret,
+		 char *err)
 {
-	json_t *rows = json_array(), *out = json_array(), *x;
+	json_t *rows = NULL, *out = json_array(), *x;
 	size_t i;
 
-	if (query(s, sql, run, NULL, row_object, rows, err) < 0) {
-		json_decref(rows);
+	if (!out)
+		return errorf(err, "out of memory");
+	if (store_list(s, which, &run, &rows, err) < 0) {
 		json_decref(out);
 		return -1;
 	}
@@ -370,46 +256,35 @@ static int names(struct store *s, const char *sql, int64_t run, json_t **ret, ch
 int queue_samples(struct store *s, int64_t run, int64_t after, unsigned max, json_t **ret,
 		  char *err)
 {
-	struct sample_page page = { json_array() };
-	json_t *status = json_array(), *files = NULL, *streams = NULL, *st;
+	int64_t params[3] = { run, after, max ? max : 1 };
+	json_t *status = NULL, *samples = NULL, *files = NULL, *streams = NULL, *st;
 	const char *stv;
 
-	if (query(s, "SELECT status FROM runs WHERE id = ?1", run, NULL, row_object, status,
-		  err) < 0)
+	if (store_list(s, STORE_LIST_RUN_STATUS, &run, &status, err) < 0)
 		goto fail;
 	st = json_array_get(status, 0);
 	if (!st) {
 		errorf(err, "no run %lld", (long long)run);
 		goto fail;
 	}
-	if (query3(s, "SELECT * FROM samples WHERE run_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
-		   run, after, max ? max : 1, sample_row, &page, err) < 0 ||
-	    attach(s, run, page.samples, err) < 0 ||
-	    names(s, "SELECT f.name FROM cell_files f JOIN runs r ON r.cell_id = f.cell_id"
-		  " WHERE r.id = ?1 ORDER BY f.idx", run, &files, err) < 0 ||
-	    names(s, "SELECT t.name FROM cell_streams t JOIN runs r ON r.cell_id = t.cell_id"
-		  " WHERE r.id = ?1 ORDER BY t.idx", run, &streams, err) < 0)
+	if (store_list(s, STORE_LIST_SAMPLES, params, &samples, err) < 0 ||
+	    attach(s, run, samples, err) < 0 ||
+	    names(s, STORE_LIST_FILE_NAMES, run, &files, err) < 0 ||
+	    names(s, STORE_LIST_STREAM_NAMES, run, &streams, err) < 0)
 		goto fail;
 	stv = json_string_value(json_object_get(st, "status"));
 	*ret = json_pack("{s:I, s:s, s:b, s:o, s:o, s:o}", "run", (json_int_t)run, "status", stv,
 			 "finished", strcmp(stv, "queued") && strcmp(stv, "booting") &&
-			 strcmp(stv, "running"), "samples", page.samples, "files", files,
+			 strcmp(stv, "running"), "samples", samples, "files", files,
 			 "streams", streams);
 	json_decref(status);
 	return *ret ? 0 : errorf(err, "out of memory");
 fail:
-	json_decref(page.samples);
+	json_decref(samples);
 	json_decref(status);
 	json_decref(files);
 	json_decref(streams);
 	return -1;
-}
-
-static int count_row(sqlite3_stmt *st, void *arg, char *err)
-{
-	(void)err;
-	*(int64_t *)arg = sqlite3_column_int64(st, 0);
-	return 0;
 }
 
 int queue_health(struct store *s, const struct conf *c, const char *paused, json_t **ret,
@@ -417,12 +292,7 @@ int queue_health(struct store *s, const struct conf *c, const char *paused, json
 {
 	int64_t matrices = 0, queued = 0, running = 0;
 
-	if (query(s, "SELECT COUNT(*) FROM matrices WHERE ?1 = ?1", 0, NULL, count_row,
-		  &matrices, err) < 0 ||
-	    query(s, "SELECT COUNT(*) FROM runs WHERE status = 'queued' AND ?1 = ?1", 0, NULL,
-		  count_row, &queued, err) < 0 ||
-	    query(s, "SELECT COUNT(*) FROM runs WHERE status IN ('booting', 'running')"
-		  " AND ?1 = ?1", 0, NULL, count_row, &running, err) < 0)
+	if (store_queue_counts(s, &matrices, &queued, &running, err) < 0)
 		return -1;
 	*ret = json_pack("{s:b, s:i, s:i, s:I, s:I, s:I, s:o}", "ok", 1, "version", PROTO_VERSION,
 			 "guests", (int)queue_guests(c), "matrices", (json_int_t)matrices,

@@ -1,61 +1,12 @@
-/* store.c -- SQLite schema and every statement the harness runs against it.
- * Sample columns come from PROTO_SAMPLE_FIELDS, so the guest protocol and the
- * table cannot drift apart. */
+/* store.c -- the SQLite schema and its upgrades, matrices queued, runs and
+ * samples as they arrive, the daemon's claims. Sample columns come from
+ * PROTO_SAMPLE_FIELDS, so the guest protocol and the table cannot drift apart. */
 #include "store/store.h"
 #include "base/err.h"
+#include "store/store_db.h"
 
 #include <string.h>
 #include <unistd.h>
-
-#include <sqlite3.h>
-
-struct store {
-	sqlite3 *db;
-	sqlite3_stmt *ins_sample, *ins_file_sample, *ins_stream, *ins_op;
-};
-
-static int each_row(struct store *s, const char *sql, int64_t key,
-		    void (*fn)(sqlite3_stmt *st, void *arg), void *arg, char *err);
-
-/* A growing array of rows read from a query; oom once memory ran out. */
-struct rows {
-	void *v;
-	size_t n, cap, size;
-	int oom;
-};
-
-#define ROWS(type) { .size = sizeof(type) }
-
-/* A new zeroed element at the end, or NULL (and oom) when memory runs out. */
-static void *rows_push(struct rows *r)
-{
-	void *nv;
-
-	if (r->oom)
-		return NULL;
-	if (r->n == r->cap) {
-		nv = realloc(r->v, (r->cap ? r->cap * 2 : 64) * r->size);
-		if (!nv) {
-			r->oom = 1;
-			return NULL;
-		}
-		r->v = nv;
-		r->cap = r->cap ? r->cap * 2 : 64;
-	}
-	return memset((char *)r->v + r->n++ * r->size, 0, r->size);
-}
-
-/* Hand the rows out (0), or free them and say why (-1). */
-static int rows_take(struct rows *r, int rc, void *ret, size_t *ret_n, char *err)
-{
-	if (rc < 0 || r->oom) {
-		free(r->v);
-		return r->oom && rc == 0 ? errorf(err, "out of memory") : -1;
-	}
-	*(void **)ret = r->v;
-	*ret_n = r->n;
-	return 0;
-}
 
 #define X(m, key, max) ", \"" key "\" INTEGER NOT NULL"
 static const char sample_columns[] = PROTO_SAMPLE_FIELDS(X);
@@ -223,44 +174,11 @@ static const char summary_insert[] =
 	"  JOIN w ON w.run_id = r.id LEFT JOIN o ON o.run_id = r.id LEFT JOIN p ON p.run_id = r.id"
 	" WHERE r.id = ?1 AND r.status = 'done'";
 
-static int db_err(struct store *s, char *err, const char *what)
-{
-	return errorf(err, "database: %s: %s", what, sqlite3_errmsg(s->db));
-}
-
-static int exec_sql(struct store *s, const char *sql, char *err)
-{
-	char *msg = NULL;
-
-	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		errorf(err, "database: %s", msg ? msg : "error");
-		sqlite3_free(msg);
-		return -1;
-	}
-	return 0;
-}
-
-/*
- * fn's writes inside BEGIN IMMEDIATE ... COMMIT: all of them or, if fn or the
- * commit fails, none (rolled back, the connection usable again).
- */
-static int in_transaction(struct store *s, int (*fn)(struct store *, void *, char *), void *arg,
-			  char *err)
-{
-	if (exec_sql(s, "BEGIN IMMEDIATE", err) < 0)
-		return -1;
-	if (fn(s, arg, err) < 0 || exec_sql(s, "COMMIT", err) < 0) {
-		exec_sql(s, "ROLLBACK", NULL);
-		return -1;
-	}
-	return 0;
-}
-
 static int create_schema(struct store *s, char *err)
 {
 	char sql[4096];
 
-	if (exec_sql(s, schema, err) < 0)
+	if (db_exec(s, schema, err) < 0)
 		return -1;
 	snprintf(sql, sizeof(sql),
 		 "CREATE TABLE IF NOT EXISTS samples (run_id INTEGER NOT NULL REFERENCES runs(id)%s,"
@@ -270,9 +188,9 @@ static int create_schema(struct store *s, char *err)
 		 "CREATE TABLE IF NOT EXISTS op_samples (run_id INTEGER NOT NULL%s, op TEXT NOT NULL,"
 		 " PRIMARY KEY (run_id, total, seq, stream, op)) WITHOUT ROWID;",
 		 sample_columns, stream_columns, op_columns);
-	if (exec_sql(s, sql, err) < 0 || exec_sql(s, LIVE_SPEC_INDEX, err) < 0)
+	if (db_exec(s, sql, err) < 0 || db_exec(s, LIVE_SPEC_INDEX, err) < 0)
 		return -1;
-	return exec_sql(s, summary_table, err);
+	return db_exec(s, summary_table, err);
 }
 
 /* INSERT INTO table (run_id, <columns of an X-macro>) VALUES (?, ...). */
@@ -289,9 +207,7 @@ static int prepare_insert(struct store *s, const char *table, const char *const 
 	for (i = 0; cols[i]; i++)
 		n += (size_t)snprintf(sql + n, sizeof(sql) - n, ", ?");
 	snprintf(sql + n, sizeof(sql) - n, ")");
-	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK)
-		return db_err(s, err, "prepare insert");
-	return 0;
+	return db_prepare(s, sql, st, err);
 }
 
 #define X(m, key, max) key,
@@ -335,9 +251,19 @@ static const struct { int64_t from; const char *sql; } upgrades[] = {
 	     "PRAGMA user_version = 6;" },
 };
 
-static void int_row(sqlite3_stmt *st, void *arg)
+struct upgrade_arg {
+	int64_t version, now;
+	const char *sql;
+};
+
+/* Inside the transaction: the step, unless another connection took it meanwhile. */
+static int upgrade_rows(struct store *s, void *p, char *err)
 {
-	*(int64_t *)arg = sqlite3_column_int64(st, 0);
+	struct upgrade_arg *a = p;
+
+	if (db_rows(s, "PRAGMA user_version", db_int, &a->now, err, "") < 0)
+		return -1;
+	return a->now == a->version ? db_exec(s, a->sql, err) : 0;
 }
 
 /*
@@ -347,7 +273,7 @@ static void int_row(sqlite3_stmt *st, void *arg)
  */
 static int upgrade(struct store *s, const char *path, int64_t *version, char *err)
 {
-	int64_t now = 0;
+	struct upgrade_arg a = { *version, 0, NULL };
 	char msg[ERR_MAX];
 	size_t i;
 
@@ -355,14 +281,10 @@ static int upgrade(struct store *s, const char *path, int64_t *version, char *er
 		;
 	if (i == ARRAY_SIZE(upgrades))
 		return 0;
-	if (exec_sql(s, "BEGIN IMMEDIATE", msg) < 0 ||
-	    each_row(s, "PRAGMA user_version", 0, int_row, &now, msg) < 0 ||
-	    (now == *version && exec_sql(s, upgrades[i].sql, msg) < 0) ||
-	    exec_sql(s, "COMMIT", msg) < 0) {
-		exec_sql(s, "ROLLBACK", NULL);
+	a.sql = upgrades[i].sql;
+	if (db_transaction(s, upgrade_rows, &a, msg) < 0)
 		return errorf(err, "%s: upgrading schema %lld: %s", path, (long long)*version, msg);
-	}
-	*version = now == *version ? *version + 1 : now;
+	*version = a.now == *version ? *version + 1 : a.now;
 	return 1;
 }
 
@@ -375,9 +297,9 @@ static int check_version(struct store *s, const char *path, int *ret_fresh, char
 	int64_t version = 0, tables = 0;
 	int rc = 0;
 
-	if (each_row(s, "PRAGMA user_version", 0, int_row, &version, err) < 0 ||
-	    each_row(s, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'runs' AND ?1 = ?1", 0,
-		     int_row, &tables, err) < 0)
+	if (db_rows(s, "PRAGMA user_version", db_int, &version, err, "") < 0 ||
+	    db_rows(s, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'runs' AND ?1 = ?1",
+		    db_int, &tables, err, "i", (int64_t)0) < 0)
 		return -1;
 	*ret_fresh = version == 0;
 	while (version != STORE_SCHEMA && (rc = upgrade(s, path, &version, err)) > 0)
@@ -404,11 +326,11 @@ int store_open(const char *path, struct store **ret, char *err)
 		goto fail;
 	}
 	sqlite3_busy_timeout(s->db, 10000);
-	if (exec_sql(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-		     " PRAGMA foreign_keys=ON;", err) < 0 ||
+	if (db_exec(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+		    " PRAGMA foreign_keys=ON;", err) < 0 ||
 	    check_version(s, path, &fresh, err) < 0 || create_schema(s, err) < 0 ||
 	    /* written once: opening must not write, or a full disk refuses readers */
-	    (fresh && exec_sql(s, "PRAGMA user_version = " STORE_SCHEMA_STR ";", err) < 0) ||
+	    (fresh && db_exec(s, "PRAGMA user_version = " STORE_SCHEMA_STR ";", err) < 0) ||
 	    prepare_inserts(s, err) < 0)
 		goto fail;
 	*ret = s;
@@ -416,11 +338,6 @@ int store_open(const char *path, struct store **ret, char *err)
 fail:
 	store_close(s);
 	return -1;
-}
-
-struct sqlite3 *store_db(struct store *s)
-{
-	return s->db;
 }
 
 void store_close(struct store *s)
@@ -435,50 +352,6 @@ void store_close(struct store *s)
 	free(s);
 }
 
-/* Bind "?" parameters from a format: i = int64, t = text (NULL ok), d = double. */
-static int bind_args(sqlite3_stmt *st, const char *fmt, va_list ap)
-{
-	const char *t;
-	int i, rc = SQLITE_OK;
-
-	for (i = 1; *fmt && rc == SQLITE_OK; fmt++, i++) {
-		switch (*fmt) {
-		case 'i':
-			rc = sqlite3_bind_int64(st, i, va_arg(ap, int64_t));
-			break;
-		case 'd':
-			rc = sqlite3_bind_double(st, i, va_arg(ap, double));
-			break;
-		case 't':
-			t = va_arg(ap, const char *);
-			rc = t ? sqlite3_bind_text(st, i, t, -1, SQLITE_TRANSIENT)
-			       : sqlite3_bind_null(st, i);
-			break;
-		}
-	}
-	return rc;
-}
-
-/* Run one statement that returns no rows. */
-static int run_stmt(struct store *s, char *err, const char *sql, const char *fmt, ...)
-{
-	sqlite3_stmt *st = NULL;
-	va_list ap;
-	int rc;
-
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return db_err(s, err, "prepare");
-	va_start(ap, fmt);
-	rc = bind_args(st, fmt, ap);
-	va_end(ap);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return db_err(s, err, "write");
-	return 0;
-}
-
 static int add_cell(struct store *s, const struct cell *c, int64_t mid, unsigned idx,
 		    int64_t *ret_id, char *err)
 {
@@ -490,19 +363,19 @@ static int add_cell(struct store *s, const struct cell *c, int64_t mid, unsigned
 	json_decref(jj);
 	if (!job)
 		return errorf(err, "cannot encode workload '%s'", c->name);
-	if (run_stmt(s, err, "INSERT INTO cells (matrix_id, idx, name, preset, params, job, report)"
-		     " VALUES (?,?,?,?,?,?,?)", "iitttt" "t", mid, (int64_t)idx, c->name, c->preset,
-		     c->params, job, c->table) < 0)
+	if (db_run(s, err, "INSERT INTO cells (matrix_id, idx, name, preset, params, job, report)"
+		   " VALUES (?,?,?,?,?,?,?)", "iitttt" "t", mid, (int64_t)idx, c->name, c->preset,
+		   c->params, job, c->table) < 0)
 		return -1;
 	cid = sqlite3_last_insert_rowid(s->db);
 	for (i = 0; i < c->job.nfiles; i++)
-		if (run_stmt(s, err, "INSERT INTO cell_files VALUES (?,?,?,?)", "iiti", cid,
-			     (int64_t)i, c->job.files[i].name, (int64_t)c->job.files[i].mib) < 0)
+		if (db_run(s, err, "INSERT INTO cell_files VALUES (?,?,?,?)", "iiti", cid,
+			   (int64_t)i, c->job.files[i].name, (int64_t)c->job.files[i].mib) < 0)
 			return -1;
 	for (i = 0; i < c->job.nstreams; i++)
-		if (run_stmt(s, err, "INSERT INTO cell_streams VALUES (?,?,?,?)", "iitt", cid,
-			     (int64_t)i, c->job.streams[i].name,
-			     proto_kind_names[c->job.streams[i].kind]) < 0)
+		if (db_run(s, err, "INSERT INTO cell_streams VALUES (?,?,?,?)", "iitt", cid,
+			   (int64_t)i, c->job.streams[i].name,
+			   proto_kind_names[c->job.streams[i].kind]) < 0)
 			return -1;
 	*ret_id = cid;
 	return 0;
@@ -515,33 +388,16 @@ static int add_arms_cells(struct store *s, const struct matrix *m, int64_t mid,
 
 	for (i = 0; i < m->n_arms; i++) {
 		const struct arm *a = &m->arms[i];
-		if (run_stmt(s, err, "INSERT INTO arms (matrix_id, idx, name, kernel, kernel_path,"
-			     " modules_path, release, lru_gen, cmdline, tag)"
-			     " VALUES (?,?,?,?,?,?,?,?,?,?)", "iitttttttt", mid, (int64_t)i, a->name,
-			     a->kernel, a->files[0].kernel, a->files[0].modules, a->files[0].release,
-			     a->lru_gen, a->cmdline, a->tag[0] ? a->tag : NULL) < 0)
+		if (db_run(s, err, "INSERT INTO arms (matrix_id, idx, name, kernel, kernel_path,"
+			   " modules_path, release, lru_gen, cmdline, tag)"
+			   " VALUES (?,?,?,?,?,?,?,?,?,?)", "iitttttttt", mid, (int64_t)i, a->name,
+			   a->kernel, a->files[0].kernel, a->files[0].modules, a->files[0].release,
+			   a->lru_gen, a->cmdline, a->tag[0] ? a->tag : NULL) < 0)
 			return -1;
 		arm_ids[i] = sqlite3_last_insert_rowid(s->db);
 	}
 	for (i = 0; i < m->n_cells; i++)
 		if (add_cell(s, &m->cells[i], mid, i, &cell_ids[i], err) < 0)
-			return -1;
-	return 0;
-}
-
-/* Runs for slots, seq numbers from first_seq, by the matrix's arm and cell rows. */
-static int add_runs(struct store *s, int64_t mid, const struct abba_slot *slots, size_t n,
-		    int64_t first_seq, char *err)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (run_stmt(s, err, "INSERT INTO runs (matrix_id, arm_id, cell_id, seq, block,"
-			     " position) SELECT ?1, a.id, c.id, ?4, ?5, ?6 FROM arms a, cells c"
-			     " WHERE a.matrix_id = ?1 AND a.idx = ?2 AND c.matrix_id = ?1"
-			     " AND c.idx = ?3", "iiiiii", mid, (int64_t)slots[i].arm,
-			     (int64_t)slots[i].cell, first_seq + (int64_t)i, (int64_t)slots[i].block,
-			     (int64_t)slots[i].position) < 0)
 			return -1;
 	return 0;
 }
@@ -552,17 +408,32 @@ static int add_matrix_rows(struct store *s, const struct matrix *m, const struct
 	int64_t arm_ids[SPEC_MAX_ARMS], cell_ids[SPEC_MAX_CELLS], mid;
 
 	/* a matrix only parsed waits for the resolver: none of its runs starts before */
-	if (run_stmt(s, err, "INSERT INTO matrices (name, spec_path, spec, spec_hash, base_dir,"
-		     " reps, memory_mib, vcpus, resolve) VALUES (?,?,?,?,?,?,?,?,?)", "tttttiiit",
-		     m->name, m->path, m->canonical, m->hash, m->base_dir, (int64_t)m->reps,
-		     (int64_t)m->memory_mib, (int64_t)m->vcpus,
-		     m->unresolved ? "resolving" : "resolved") < 0)
+	if (db_run(s, err, "INSERT INTO matrices (name, spec_path, spec, spec_hash, base_dir,"
+		   " reps, memory_mib, vcpus, resolve) VALUES (?,?,?,?,?,?,?,?,?)", "tttttiiit",
+		   m->name, m->path, m->canonical, m->hash, m->base_dir, (int64_t)m->reps,
+		   (int64_t)m->memory_mib, (int64_t)m->vcpus,
+		   m->unresolved ? "resolving" : "resolved") < 0)
 		return -1;
 	mid = sqlite3_last_insert_rowid(s->db);
 	if (add_arms_cells(s, m, mid, arm_ids, cell_ids, err) < 0 ||
-	    add_runs(s, mid, slots, n, 0, err) < 0)
+	    db_insert_runs(s, mid, slots, n, 0, err) < 0)
 		return -1;
 	*ret_id = mid;
+	return 0;
+}
+
+struct found_id {
+	int64_t id;
+	int found;
+};
+
+static int found_row(sqlite3_stmt *st, void *arg)
+{
+	struct found_id *f = arg;
+
+	if (!f->found)
+		f->id = sqlite3_column_int64(st, 0);
+	f->found = 1;
 	return 0;
 }
 
@@ -570,19 +441,13 @@ static int add_matrix_rows(struct store *s, const struct matrix *m, const struct
 static int id_by_key(struct store *s, const char *sql, const char *key, int64_t *ret_id,
 		     char *err)
 {
-	sqlite3_stmt *st = NULL;
-	int rc;
+	struct found_id f = { 0, 0 };
 
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return db_err(s, err, "prepare");
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*ret_id = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	if (rc == SQLITE_ROW)
-		return 0;
-	return rc == SQLITE_DONE ? 1 : db_err(s, err, "find matrix");
+	if (db_rows(s, sql, found_row, &f, err, "t", key) < 0)
+		return -1;
+	if (f.found)
+		*ret_id = f.id;
+	return f.found ? 0 : 1;
 }
 
 /* The newest live matrix with this spec hash: 0 found, 1 none, -1 error. */
@@ -617,26 +482,26 @@ int store_add_matrix(struct store *s, const struct matrix *m, const struct abba_
 {
 	struct add_arg a = { m, slots, n, 0, 0 };
 
-	if (in_transaction(s, find_or_add, &a, err) < 0)
+	if (db_transaction(s, find_or_add, &a, err) < 0)
 		return -1;
 	*ret_id = a.id;
 	*ret_added = a.added;
 	return 0;
 }
 
-
-static void ref_row(sqlite3_stmt *st, void *arg)
+static int ref_row(sqlite3_stmt *st, void *arg)
 {
 	struct run_ref *r = rows_push(arg);
 
 	if (!r)
-		return;
+		return -1;
 	r->id = sqlite3_column_int64(st, 0);
 	r->arm = (unsigned)sqlite3_column_int(st, 1);
 	r->cell = (unsigned)sqlite3_column_int(st, 2);
 	r->block = (unsigned)sqlite3_column_int(st, 3);
 	r->position = (unsigned)sqlite3_column_int(st, 4);
 	r->seq = (unsigned)sqlite3_column_int(st, 5);
+	return 0;
 }
 
 static int runs_with_status(struct store *s, int64_t matrix_id, const char *sql,
@@ -644,7 +509,7 @@ static int runs_with_status(struct store *s, int64_t matrix_id, const char *sql,
 {
 	struct rows acc = ROWS(struct run_ref);
 
-	return rows_take(&acc, each_row(s, sql, matrix_id, ref_row, &acc, err), ret, ret_n, err);
+	return rows_take(&acc, db_rows(s, sql, ref_row, &acc, err, "i", matrix_id), ret, ret_n);
 }
 
 #define RUN_REF_SQL(status) \
@@ -669,33 +534,33 @@ int store_done_runs(struct store *s, int64_t matrix_id, struct run_ref **ret, si
 int store_run_booting(struct store *s, int64_t run, const char *accel, const char *host,
 		      const char *arch, const char *console, char *err)
 {
-	return run_stmt(s, err, "UPDATE runs SET status = 'booting', started_at = " NOW ","
-			" accel = ?, host = ?, arch = ?, console_path = ? WHERE id = ?",
-			"tttti", accel, host, arch, console, run);
+	return db_run(s, err, "UPDATE runs SET status = 'booting', started_at = " NOW ","
+		      " accel = ?, host = ?, arch = ?, console_path = ? WHERE id = ?",
+		      "tttti", accel, host, arch, console, run);
 }
 
 int store_run_hello(struct store *s, int64_t run, const struct proto_hello *h,
 		    int64_t agent_ready_ms, char *err)
 {
 	/* arch: the planned one until now, from here on the guest's own uname -m */
-	return run_stmt(s, err, "UPDATE runs SET status = 'running', guest_release = ?,"
-			" arch = ?, lru_gen_caps = ?, page_size = ?, mem_total_kib = ?,"
-			" cachestat = ?, dontcache = ?, fio = ?, agent_ready_ms = ? WHERE id = ?",
-			"tttiiiitii", h->release, h->arch, h->lru_gen_caps, (int64_t)h->page_size,
-			(int64_t)h->mem_total_kib, (int64_t)h->cachestat, (int64_t)h->dontcache,
-			h->fio, agent_ready_ms, run);
+	return db_run(s, err, "UPDATE runs SET status = 'running', guest_release = ?,"
+		      " arch = ?, lru_gen_caps = ?, page_size = ?, mem_total_kib = ?,"
+		      " cachestat = ?, dontcache = ?, fio = ?, agent_ready_ms = ? WHERE id = ?",
+		      "tttiiiitii", h->release, h->arch, h->lru_gen_caps, (int64_t)h->page_size,
+		      (int64_t)h->mem_total_kib, (int64_t)h->cachestat, (int64_t)h->dontcache,
+		      h->fio, agent_ready_ms, run);
 }
 
 int store_run_setup(struct store *s, int64_t run, const struct proto_setup *st, char *err)
 {
 	uint64_t i;
 
-	if (run_stmt(s, err, "UPDATE runs SET lru_gen_read = ?, residency = ? WHERE id = ?",
-		     "tti", st->lru_gen, st->residency, run) < 0)
+	if (db_run(s, err, "UPDATE runs SET lru_gen_read = ?, residency = ? WHERE id = ?",
+		   "tti", st->lru_gen, st->residency, run) < 0)
 		return -1;
 	for (i = 0; i < st->file_pages.n; i++)
-		if (run_stmt(s, err, "INSERT OR REPLACE INTO run_files VALUES (?,?,?)", "iii", run,
-			     (int64_t)i, (int64_t)st->file_pages.v[i]) < 0)
+		if (db_run(s, err, "INSERT OR REPLACE INTO run_files VALUES (?,?,?)", "iii", run,
+			   (int64_t)i, (int64_t)st->file_pages.v[i]) < 0)
 			return -1;
 	return 0;
 }
@@ -765,15 +630,21 @@ int store_event(struct store *s, int64_t run, unsigned idx, const struct proto_e
 {
 	uint64_t f;
 
-	if (run_stmt(s, err, "INSERT INTO events VALUES (?,?,?,?,?,?,?)", "iiiitii", run,
-		     (int64_t)idx, (int64_t)e->t_ms, (int64_t)e->stream, e->kind,
-		     (int64_t)e->pass, (int64_t)e->value) < 0)
+	if (db_run(s, err, "INSERT INTO events VALUES (?,?,?,?,?,?,?)", "iiiitii", run,
+		   (int64_t)idx, (int64_t)e->t_ms, (int64_t)e->stream, e->kind,
+		   (int64_t)e->pass, (int64_t)e->value) < 0)
 		return -1;
 	for (f = 0; f < e->resident.n; f++)
-		if (run_stmt(s, err, "INSERT INTO event_files VALUES (?,?,?,?)", "iiii", run,
-			     (int64_t)idx, (int64_t)f, (int64_t)e->resident.v[f]) < 0)
+		if (db_run(s, err, "INSERT INTO event_files VALUES (?,?,?,?)", "iiii", run,
+			   (int64_t)idx, (int64_t)f, (int64_t)e->resident.v[f]) < 0)
 			return -1;
 	return 0;
+}
+
+int store_batch(struct store *s, int (*fn)(struct store *s, void *arg, char *err), void *arg,
+		char *err)
+{
+	return db_transaction(s, fn, arg, err);
 }
 
 struct finish_arg {
@@ -787,10 +658,10 @@ static int run_end_rows(struct store *s, void *p, char *err)
 {
 	struct finish_arg *a = p;
 
-	if (run_stmt(s, err, "UPDATE runs SET status = ?, reason = ?, finished_at = " NOW ","
-		     " duration_ms = ?, samples = ? WHERE id = ?", "ttiii", a->status, a->reason,
-		     (int64_t)a->sum->duration_ms, (int64_t)a->sum->samples, a->run) < 0 ||
-	    run_stmt(s, err, summary_insert, "i", a->run) < 0)
+	if (db_run(s, err, "UPDATE runs SET status = ?, reason = ?, finished_at = " NOW ","
+		   " duration_ms = ?, samples = ? WHERE id = ?", "ttiii", a->status, a->reason,
+		   (int64_t)a->sum->duration_ms, (int64_t)a->sum->samples, a->run) < 0 ||
+	    db_run(s, err, summary_insert, "i", a->run) < 0)
 		return -1;
 	return 0;
 }
@@ -801,7 +672,7 @@ int store_run_finish(struct store *s, int64_t run, const char *status, const cha
 	struct proto_summary none = { 0 };
 	struct finish_arg a = { run, status, reason, sum ? sum : &none };
 
-	return in_transaction(s, run_end_rows, &a, err);
+	return db_transaction(s, run_end_rows, &a, err);
 }
 
 int store_find_matrix(struct store *s, const char *key, int64_t *ret_id, char *err)
@@ -814,81 +685,60 @@ int store_find_matrix(struct store *s, const char *key, int64_t *ret_id, char *e
 	return rc;
 }
 
-static void col_text(sqlite3_stmt *st, int col, char *dst, size_t len)
-{
-	const unsigned char *t = sqlite3_column_text(st, col);
-
-	snprintf(dst, len, "%s", t ? (const char *)t : "");
-}
-
-/* Step a prepared query whose ?1 is key, calling fn for each row. */
-static int each_row(struct store *s, const char *sql, int64_t key,
-		    void (*fn)(sqlite3_stmt *st, void *arg), void *arg, char *err)
-{
-	sqlite3_stmt *st = NULL;
-	int rc;
-
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return db_err(s, err, "prepare");
-	sqlite3_bind_int64(st, 1, key);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		fn(st, arg);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return db_err(s, err, "read");
-	return 0;
-}
-
-static void info_matrix(sqlite3_stmt *st, void *arg)
+static int info_matrix(sqlite3_stmt *st, void *arg)
 {
 	struct matrix_info *mi = arg;
 
-	col_text(st, 0, mi->name, sizeof(mi->name));
+	db_text(st, 0, mi->name, sizeof(mi->name));
+	return 0;
 }
 
-static void info_arm(sqlite3_stmt *st, void *arg)
+static int info_arm(sqlite3_stmt *st, void *arg)
 {
 	struct matrix_info *mi = arg;
 	int i = sqlite3_column_int(st, 0);
 
 	if (i < 0 || i >= SPEC_MAX_ARMS)
-		return;
-	col_text(st, 1, mi->arm_names[i], sizeof(mi->arm_names[i]));
-	col_text(st, 2, mi->arm_release[i], sizeof(mi->arm_release[i]));
-	col_text(st, 3, mi->arm_lru[i], sizeof(mi->arm_lru[i]));
-	col_text(st, 4, mi->arm_tags[i], sizeof(mi->arm_tags[i]));
+		return 0;
+	db_text(st, 1, mi->arm_names[i], sizeof(mi->arm_names[i]));
+	db_text(st, 2, mi->arm_release[i], sizeof(mi->arm_release[i]));
+	db_text(st, 3, mi->arm_lru[i], sizeof(mi->arm_lru[i]));
+	db_text(st, 4, mi->arm_tags[i], sizeof(mi->arm_tags[i]));
 	if ((unsigned)i >= mi->n_arms)
 		mi->n_arms = (unsigned)i + 1;
+	return 0;
 }
 
-static void info_cell(sqlite3_stmt *st, void *arg)
+static int info_cell(sqlite3_stmt *st, void *arg)
 {
 	struct matrix_info *mi = arg;
 	int i = sqlite3_column_int(st, 0);
 
 	if (i < 0 || i >= SPEC_MAX_CELLS)
-		return;
-	col_text(st, 1, mi->cell_names[i], sizeof(mi->cell_names[i]));
-	col_text(st, 2, mi->cell_params[i], sizeof(mi->cell_params[i]));
-	col_text(st, 3, mi->cell_preset[i], sizeof(mi->cell_preset[i]));
+		return 0;
+	db_text(st, 1, mi->cell_names[i], sizeof(mi->cell_names[i]));
+	db_text(st, 2, mi->cell_params[i], sizeof(mi->cell_params[i]));
+	db_text(st, 3, mi->cell_preset[i], sizeof(mi->cell_preset[i]));
 	if ((unsigned)i >= mi->n_cells)
 		mi->n_cells = (unsigned)i + 1;
+	return 0;
 }
 
 /* Per cell and arm: what the guests read back, which arch and accel they were. */
-static void info_cell_runs(sqlite3_stmt *st, void *arg)
+static int info_cell_runs(sqlite3_stmt *st, void *arg)
 {
 	struct matrix_info *mi = arg;
 	int c = sqlite3_column_int(st, 0), a = sqlite3_column_int(st, 1);
 
 	if (c < 0 || c >= SPEC_MAX_CELLS || a < 0 || a >= SPEC_MAX_ARMS)
-		return;
-	col_text(st, 2, mi->cell_lru[c][a], sizeof(mi->cell_lru[c][a]));
-	col_text(st, 3, mi->cell_arch[c], sizeof(mi->cell_arch[c]));
-	col_text(st, 4, mi->cell_accel[c], sizeof(mi->cell_accel[c]));
+		return 0;
+	db_text(st, 2, mi->cell_lru[c][a], sizeof(mi->cell_lru[c][a]));
+	db_text(st, 3, mi->cell_arch[c], sizeof(mi->cell_arch[c]));
+	db_text(st, 4, mi->cell_accel[c], sizeof(mi->cell_accel[c]));
+	return 0;
 }
 
-static void info_runs(sqlite3_stmt *st, void *arg)
+static int info_runs(sqlite3_stmt *st, void *arg)
 {
 	struct matrix_info *mi = arg;
 
@@ -896,44 +746,45 @@ static void info_runs(sqlite3_stmt *st, void *arg)
 	mi->runs_done = (unsigned)sqlite3_column_int(st, 1);
 	mi->runs_failed = (unsigned)sqlite3_column_int(st, 2);
 	mi->runs_unsupported = (unsigned)sqlite3_column_int(st, 5);
-	col_text(st, 3, mi->accel, sizeof(mi->accel));
-	col_text(st, 4, mi->arch, sizeof(mi->arch));
+	db_text(st, 3, mi->accel, sizeof(mi->accel));
+	db_text(st, 4, mi->arch, sizeof(mi->arch));
+	return 0;
 }
 
 int store_matrix_info(struct store *s, int64_t matrix_id, struct matrix_info *mi, char *err)
 {
 	memset(mi, 0, sizeof(*mi));
-	if (each_row(s, "SELECT name FROM matrices WHERE id = ?", matrix_id, info_matrix, mi,
-		     err) < 0 ||
-	    each_row(s, "SELECT a.idx, a.name, a.release,"
-		     " (SELECT group_concat(DISTINCT r.lru_gen_read) FROM runs r"
-		     "  WHERE r.arm_id = a.id AND r.status = 'done'), a.tag"
-		     " FROM arms a WHERE a.matrix_id = ? ORDER BY a.idx", matrix_id, info_arm, mi,
-		     err) < 0 ||
-	    each_row(s, "SELECT idx, name, params, preset FROM cells WHERE matrix_id = ? ORDER BY idx",
-		     matrix_id, info_cell, mi, err) < 0 ||
-	    each_row(s, "SELECT c.idx, a.idx, group_concat(DISTINCT r.lru_gen_read),"
-		     " (SELECT group_concat(DISTINCT r2.arch) FROM runs r2 WHERE r2.cell_id = c.id"
-		     "  AND r2.status = 'done'),"
-		     " (SELECT group_concat(DISTINCT r3.accel) FROM runs r3 WHERE r3.cell_id = c.id"
-		     "  AND r3.status = 'done')"
-		     " FROM runs r JOIN cells c ON c.id = r.cell_id JOIN arms a ON a.id = r.arm_id"
-		     " WHERE r.matrix_id = ? AND r.status = 'done' GROUP BY c.idx, a.idx",
-		     matrix_id, info_cell_runs, mi, err) < 0 ||
-	    each_row(s, "SELECT COUNT(*), SUM(status = 'done'), SUM(status = 'failed'),"
-		     " group_concat(DISTINCT accel), group_concat(DISTINCT arch),"
-		     " SUM(status = 'unsupported')"
-		     " FROM runs WHERE matrix_id = ?", matrix_id, info_runs, mi, err) < 0)
+	if (db_rows(s, "SELECT name FROM matrices WHERE id = ?", info_matrix, mi,
+		    err, "i", matrix_id) < 0 ||
+	    db_rows(s, "SELECT a.idx, a.name, a.release,"
+		    " (SELECT group_concat(DISTINCT r.lru_gen_read) FROM runs r"
+		    "  WHERE r.arm_id = a.id AND r.status = 'done'), a.tag"
+		    " FROM arms a WHERE a.matrix_id = ? ORDER BY a.idx", info_arm, mi,
+		    err, "i", matrix_id) < 0 ||
+	    db_rows(s, "SELECT idx, name, params, preset FROM cells WHERE matrix_id = ? ORDER BY idx",
+		    info_cell, mi, err, "i", matrix_id) < 0 ||
+	    db_rows(s, "SELECT c.idx, a.idx, group_concat(DISTINCT r.lru_gen_read),"
+		    " (SELECT group_concat(DISTINCT r2.arch) FROM runs r2 WHERE r2.cell_id = c.id"
+		    "  AND r2.status = 'done'),"
+		    " (SELECT group_concat(DISTINCT r3.accel) FROM runs r3 WHERE r3.cell_id = c.id"
+		    "  AND r3.status = 'done')"
+		    " FROM runs r JOIN cells c ON c.id = r.cell_id JOIN arms a ON a.id = r.arm_id"
+		    " WHERE r.matrix_id = ? AND r.status = 'done' GROUP BY c.idx, a.idx",
+		    info_cell_runs, mi, err, "i", matrix_id) < 0 ||
+	    db_rows(s, "SELECT COUNT(*), SUM(status = 'done'), SUM(status = 'failed'),"
+		    " group_concat(DISTINCT accel), group_concat(DISTINCT arch),"
+		    " SUM(status = 'unsupported')"
+		    " FROM runs WHERE matrix_id = ?", info_runs, mi, err, "i", matrix_id) < 0)
 		return -1;
 	return 0;
 }
 
-static void summary_row(sqlite3_stmt *st, void *arg)
+static int summary_row(sqlite3_stmt *st, void *arg)
 {
 	struct run_summary *r = rows_push(arg);
 
 	if (!r)
-		return;
+		return -1;
 	r->run = sqlite3_column_int64(st, 0);
 	r->arm = (unsigned)sqlite3_column_int(st, 1);
 	r->cell = (unsigned)sqlite3_column_int(st, 2);
@@ -947,6 +798,7 @@ static void summary_row(sqlite3_stmt *st, void *arg)
 	r->refaults_per_read = sqlite3_column_double(st, 10);
 	r->miss_share = sqlite3_column_double(st, 11);
 	r->resident_share = sqlite3_column_double(st, 12);
+	return 0;
 }
 
 int store_summaries(struct store *s, int64_t matrix_id, struct run_summary **ret,
@@ -954,11 +806,11 @@ int store_summaries(struct store *s, int64_t matrix_id, struct run_summary **ret
 {
 	struct rows acc = ROWS(struct run_summary);
 
-	return rows_take(&acc, each_row(s, "SELECT run_id, arm, cell, block, position, seconds,"
+	return rows_take(&acc, db_rows(s, "SELECT run_id, arm, cell, block, position, seconds,"
 					 " ops_per_s, refault_per_s, majflt_per_s, activate_per_s,"
 					 " refaults_per_read, miss_share, resident_share"
-					 " FROM run_summary WHERE matrix_id = ? ORDER BY run_id",
-					 matrix_id, summary_row, &acc, err), ret, ret_n, err);
+					" FROM run_summary WHERE matrix_id = ? ORDER BY run_id",
+					summary_row, &acc, err, "i", matrix_id), ret, ret_n);
 }
 
 struct layout_arg {
@@ -966,26 +818,27 @@ struct layout_arg {
 	unsigned cell;
 };
 
-static void layout_row(sqlite3_stmt *st, void *arg)
+static int layout_row(sqlite3_stmt *st, void *arg)
 {
 	struct layout_arg *la = arg;
 	struct cell_layout *l = la->l;
 	int kind = sqlite3_column_int(st, 0), idx = sqlite3_column_int(st, 1);
 
 	if ((unsigned)sqlite3_column_int(st, 3) != la->cell)
-		return;
+		return 0;
 	if (kind == 0 && idx >= 0 && idx < PROTO_MAX_FILES) {
-		col_text(st, 2, l->files[idx], sizeof(l->files[idx]));
+		db_text(st, 2, l->files[idx], sizeof(l->files[idx]));
 		l->file_mib[idx] = (uint64_t)sqlite3_column_int64(st, 4);
 		if ((unsigned)idx >= l->nfiles)
 			l->nfiles = (unsigned)idx + 1;
 	} else if (kind == 1 && idx >= 0 && idx < PROTO_MAX_STREAMS) {
-		col_text(st, 2, l->streams[idx], sizeof(l->streams[idx]));
+		db_text(st, 2, l->streams[idx], sizeof(l->streams[idx]));
 		if ((unsigned)idx >= l->nstreams)
 			l->nstreams = (unsigned)idx + 1;
 	} else if (kind == 2) {
-		col_text(st, 2, l->report, sizeof(l->report));
+		db_text(st, 2, l->report, sizeof(l->report));
 	}
+	return 0;
 }
 
 int store_cell_layout(struct store *s, int64_t matrix_id, unsigned cell, struct cell_layout *l,
@@ -994,26 +847,27 @@ int store_cell_layout(struct store *s, int64_t matrix_id, unsigned cell, struct 
 	struct layout_arg la = { l, cell };
 
 	memset(l, 0, sizeof(*l));
-	return each_row(s, "SELECT 0, f.idx, f.name, c.idx, f.mib FROM cell_files f JOIN cells c"
-			" ON c.id = f.cell_id WHERE c.matrix_id = ?1"
-			" UNION ALL SELECT 1, t.idx, t.name, c.idx, 0 FROM cell_streams t JOIN cells c"
-			" ON c.id = t.cell_id WHERE c.matrix_id = ?1"
-			" UNION ALL SELECT 2, 0, COALESCE(report, ''), idx, 0 FROM cells"
-			" WHERE matrix_id = ?1", matrix_id, layout_row, &la, err);
+	return db_rows(s, "SELECT 0, f.idx, f.name, c.idx, f.mib FROM cell_files f JOIN cells c"
+		       " ON c.id = f.cell_id WHERE c.matrix_id = ?1"
+		       " UNION ALL SELECT 1, t.idx, t.name, c.idx, 0 FROM cell_streams t JOIN cells c"
+		       " ON c.id = t.cell_id WHERE c.matrix_id = ?1"
+		       " UNION ALL SELECT 2, 0, COALESCE(report, ''), idx, 0 FROM cells"
+		       " WHERE matrix_id = ?1", layout_row, &la, err, "i", matrix_id);
 }
 
-static void series_row(sqlite3_stmt *st, void *arg)
+static int series_row(sqlite3_stmt *st, void *arg)
 {
 	struct series_point *p = rows_push(arg);
 
 	if (!p)
-		return;
+		return -1;
 	p->seq = (uint64_t)sqlite3_column_int64(st, 0);
 	p->t_ms = (uint64_t)sqlite3_column_int64(st, 1);
 	p->ramp = sqlite3_column_int(st, 2);
 	p->majflt = sqlite3_column_double(st, 3);
 	p->refault = sqlite3_column_double(st, 4);
 	p->activate = sqlite3_column_double(st, 5);
+	return 0;
 }
 
 /* Rows (seq, index, value...) land in the point of that seq, if there is one. */
@@ -1025,25 +879,27 @@ static struct series_point *point_of(struct rows *a, sqlite3_stmt *st)
 	return seq >= 0 && (size_t)seq < a->n && v[seq].seq == (uint64_t)seq ? &v[seq] : NULL;
 }
 
-static void series_stream_row(sqlite3_stmt *st, void *arg)
+static int series_stream_row(sqlite3_stmt *st, void *arg)
 {
 	struct series_point *p = point_of(arg, st);
 	int k = sqlite3_column_int(st, 1);
 
 	if (!p || k < 0 || k >= PROTO_MAX_STREAMS)
-		return;
+		return 0;
 	p->ops[k] = sqlite3_column_double(st, 2);
 	p->reads[k] = sqlite3_column_double(st, 3);
 	p->misses[k] = sqlite3_column_double(st, 4);
+	return 0;
 }
 
-static void series_file_row(sqlite3_stmt *st, void *arg)
+static int series_file_row(sqlite3_stmt *st, void *arg)
 {
 	struct series_point *p = point_of(arg, st);
 	int f = sqlite3_column_int(st, 1);
 
 	if (p && f >= 0 && f < PROTO_MAX_FILES)
 		p->resident[f] = sqlite3_column_double(st, 2);
+	return 0;
 }
 
 int store_run_series(struct store *s, int64_t run, struct series_point **ret, size_t *ret_n,
@@ -1052,19 +908,20 @@ int store_run_series(struct store *s, int64_t run, struct series_point **ret, si
 	struct rows a = ROWS(struct series_point);
 	int rc;
 
-	rc = each_row(s, "SELECT seq, t_ms, ramp, pgmajfault, workingset_refault_file,"
-		      " workingset_activate_file FROM samples WHERE run_id = ? ORDER BY seq",
-		      run, series_row, &a, err);
-	if (rc == 0 && !a.oom)
-		rc = each_row(s, "SELECT seq, stream, read_ops + write_ops, read_ops, misses"
-			      " FROM stream_samples WHERE run_id = ?", run, series_stream_row, &a, err);
-	if (rc == 0 && !a.oom)
-		rc = each_row(s, "SELECT seq, file, resident_pages FROM file_samples WHERE run_id = ?",
-			      run, series_file_row, &a, err);
-	return rows_take(&a, rc, ret, ret_n, err);
+	rc = db_rows(s, "SELECT seq, t_ms, ramp, pgmajfault, workingset_refault_file,"
+		     " workingset_activate_file FROM samples WHERE run_id = ? ORDER BY seq",
+		     series_row, &a, err, "i", run);
+	if (rc == 0)
+		rc = db_rows(s, "SELECT seq, stream, read_ops + write_ops, read_ops, misses"
+			     " FROM stream_samples WHERE run_id = ?", series_stream_row, &a, err,
+			     "i", run);
+	if (rc == 0)
+		rc = db_rows(s, "SELECT seq, file, resident_pages FROM file_samples WHERE run_id = ?",
+			     series_file_row, &a, err, "i", run);
+	return rows_take(&a, rc, ret, ret_n);
 }
 
-static void event_row_fn(sqlite3_stmt *st, void *arg)
+static int event_row_fn(sqlite3_stmt *st, void *arg)
 {
 	struct rows *a = arg;
 	struct event_row *e;
@@ -1073,18 +930,17 @@ static void event_row_fn(sqlite3_stmt *st, void *arg)
 	if (sqlite3_column_int(st, 6) == 0 || a->n == 0) {   /* first file of a new event */
 		e = rows_push(a);
 		if (!e)
-			return;
+			return -1;
 		e->t_ms = (uint64_t)sqlite3_column_int64(st, 0);
 		e->stream = (uint64_t)sqlite3_column_int64(st, 1);
-		col_text(st, 2, e->kind, sizeof(e->kind));
+		db_text(st, 2, e->kind, sizeof(e->kind));
 		e->pass = (uint64_t)sqlite3_column_int64(st, 3);
 		e->value = (uint64_t)sqlite3_column_int64(st, 4);
 	}
-	if (a->oom)
-		return;
 	e = (struct event_row *)a->v + a->n - 1;
 	if (f >= 0 && f < PROTO_MAX_FILES)
 		e->resident[f] = sqlite3_column_double(st, 7);
+	return 0;
 }
 
 int store_run_events(struct store *s, int64_t run, struct event_row **ret, size_t *ret_n,
@@ -1092,44 +948,15 @@ int store_run_events(struct store *s, int64_t run, struct event_row **ret, size_
 {
 	struct rows a = ROWS(struct event_row);
 
-	return rows_take(&a, each_row(s, "SELECT e.t_ms, e.stream, e.kind, e.pass, e.value,"
+	return rows_take(&a, db_rows(s, "SELECT e.t_ms, e.stream, e.kind, e.pass, e.value,"
 				      " f.file, ROW_NUMBER() OVER (PARTITION BY e.idx ORDER BY"
 				      " f.file) - 1, f.resident_pages FROM events e JOIN event_files"
 				      " f ON f.run_id = e.run_id AND f.idx = e.idx WHERE e.run_id = ?"
-				      " ORDER BY e.idx, f.file", run, event_row_fn, &a, err),
-			 ret, ret_n, err);
+				     " ORDER BY e.idx, f.file", event_row_fn, &a, err, "i", run),
+			 ret, ret_n);
 }
 
 /* ---- the daemon's queue ---- */
-
-struct append_arg {
-	int64_t mid;
-	const struct abba_slot *slots;
-	size_t n;
-	uint64_t reps;
-};
-
-static int append_rows(struct store *s, void *p, char *err)
-{
-	struct append_arg *a = p;
-	int64_t next = 0;
-
-	if (each_row(s, "SELECT COALESCE(MAX(seq) + 1, 0) FROM runs WHERE matrix_id = ?", a->mid,
-		     int_row, &next, err) < 0 ||
-	    add_runs(s, a->mid, a->slots, a->n, next, err) < 0)
-		return -1;
-	return run_stmt(s, err, "UPDATE matrices SET reps = ?, state = CASE state WHEN"
-			" 'finished' THEN 'active' ELSE state END WHERE id = ?", "ii",
-			(int64_t)a->reps, a->mid);
-}
-
-int store_append_runs(struct store *s, int64_t mid, const struct abba_slot *slots, size_t n,
-		      uint64_t new_reps, char *err)
-{
-	struct append_arg a = { mid, slots, n, new_reps };
-
-	return in_transaction(s, append_rows, &a, err);
-}
 
 struct spec_arg {
 	char *text;
@@ -1137,22 +964,23 @@ struct spec_arg {
 	int found;
 };
 
-static void spec_row(sqlite3_stmt *st, void *arg)
+static int spec_row(sqlite3_stmt *st, void *arg)
 {
 	struct spec_arg *a = arg;
 	const unsigned char *t = sqlite3_column_text(st, 0);
 
 	a->text = t ? strdup((const char *)t) : NULL;
-	col_text(st, 1, a->base_dir, PATH_MAX);
+	db_text(st, 1, a->base_dir, PATH_MAX);
 	a->found = 1;
+	return 0;
 }
 
 int store_matrix_spec(struct store *s, int64_t mid, char **ret_text, char *base_dir, char *err)
 {
 	struct spec_arg a = { NULL, base_dir, 0 };
 
-	if (each_row(s, "SELECT spec, base_dir FROM matrices WHERE id = ?", mid, spec_row, &a,
-		     err) < 0)
+	if (db_rows(s, "SELECT spec, base_dir FROM matrices WHERE id = ?", spec_row, &a,
+		    err, "i", mid) < 0)
 		return -1;
 	if (!a.found || !a.text)
 		return errorf(err, "matrix %lld: no stored spec", (long long)mid);
@@ -1172,24 +1000,24 @@ static int claim_rows(struct store *s, void *p, char *err)
 	struct claim_arg *a = p;
 	int64_t first = 0;
 
-	if (each_row(s, "SELECT COALESCE((SELECT r.id FROM runs r JOIN matrices m ON m.id ="
-		     " r.matrix_id WHERE m.state = 'active' AND m.resolve = 'resolved' AND"
-		     " r.status = 'queued' AND r.slot IS NULL"
-		     " ORDER BY r.matrix_id, r.seq, r.attempt LIMIT 1), 0) + 0 * ?", 0,
-		     int_row, &first, err) < 0)
+	if (db_rows(s, "SELECT COALESCE((SELECT r.id FROM runs r JOIN matrices m ON m.id ="
+		    " r.matrix_id WHERE m.state = 'active' AND m.resolve = 'resolved' AND"
+		    " r.status = 'queued' AND r.slot IS NULL"
+		    " ORDER BY r.matrix_id, r.seq, r.attempt LIMIT 1), 0) + 0 * ?",
+		    db_int, &first, err, "i", (int64_t)0) < 0)
 		return -1;
 	if (!first)
 		return 0;
-	if (run_stmt(s, err, "UPDATE runs SET slot = ?1 WHERE status = 'queued' AND slot IS NULL"
-		     " AND (matrix_id, cell_id, block) = (SELECT matrix_id, cell_id, block FROM runs"
-		     " WHERE id = ?2)", "ii", (int64_t)a->slot, first) < 0 ||
-	    each_row(s, "SELECT matrix_id FROM runs WHERE id = ?", first, int_row, &a->mid,
-		     err) < 0)
+	if (db_run(s, err, "UPDATE runs SET slot = ?1 WHERE status = 'queued' AND slot IS NULL"
+		   " AND (matrix_id, cell_id, block) = (SELECT matrix_id, cell_id, block FROM runs"
+		   " WHERE id = ?2)", "ii", (int64_t)a->slot, first) < 0 ||
+	    db_rows(s, "SELECT matrix_id FROM runs WHERE id = ?", db_int, &a->mid,
+		    err, "i", first) < 0)
 		return -1;
-	return each_row(s, "SELECT r.id, a.idx, c.idx, r.block, r.position, r.seq FROM runs r"
-			" JOIN arms a ON a.id = r.arm_id JOIN cells c ON c.id = r.cell_id"
-			" WHERE r.slot = ? AND r.status = 'queued' ORDER BY r.seq, r.attempt",
-			(int64_t)a->slot, ref_row, &a->refs, err);
+	return db_rows(s, "SELECT r.id, a.idx, c.idx, r.block, r.position, r.seq FROM runs r"
+		       " JOIN arms a ON a.id = r.arm_id JOIN cells c ON c.id = r.cell_id"
+		       " WHERE r.slot = ? AND r.status = 'queued' ORDER BY r.seq, r.attempt",
+		       ref_row, &a->refs, err, "i", (int64_t)a->slot);
 }
 
 int store_claim_block(struct store *s, int slot, int64_t *ret_matrix, struct run_ref **ret,
@@ -1198,7 +1026,7 @@ int store_claim_block(struct store *s, int slot, int64_t *ret_matrix, struct run
 	struct claim_arg a = { .slot = slot, .refs = ROWS(struct run_ref) };
 
 	*ret_matrix = 0;
-	if (rows_take(&a.refs, in_transaction(s, claim_rows, &a, err), ret, ret_n, err) < 0)
+	if (rows_take(&a.refs, db_transaction(s, claim_rows, &a, err), ret, ret_n) < 0)
 		return -1;
 	*ret_matrix = a.mid;
 	return 0;
@@ -1206,8 +1034,8 @@ int store_claim_block(struct store *s, int slot, int64_t *ret_matrix, struct run
 
 int store_unclaim(struct store *s, int slot, char *err)
 {
-	return run_stmt(s, err, "UPDATE runs SET slot = NULL WHERE slot = ? AND status = 'queued'",
-			"i", (int64_t)slot);
+	return db_run(s, err, "UPDATE runs SET slot = NULL WHERE slot = ? AND status = 'queued'",
+		      "i", (int64_t)slot);
 }
 
 struct requeue_arg {
@@ -1221,13 +1049,13 @@ static int requeue_rows(struct store *s, void *p, char *err)
 {
 	struct requeue_arg *a = p;
 
-	if (run_stmt(s, err, "UPDATE runs SET status = ?, reason = ?, finished_at = " NOW
-		     " WHERE id = ?", "tti", a->status, a->reason, a->run) < 0 ||
-	    run_stmt(s, err, "INSERT INTO runs (matrix_id, arm_id, cell_id, seq, block, position,"
-		     " attempt, retry_of, slot) SELECT matrix_id, arm_id, cell_id, seq, block,"
-		     " position, (SELECT MAX(attempt) + 1 FROM runs r2 WHERE r2.matrix_id ="
-		     " runs.matrix_id AND r2.seq = runs.seq), id, CASE WHEN ?2 THEN slot END"
-		     " FROM runs WHERE id = ?1", "ii", a->run, (int64_t)a->keep_slot) < 0)
+	if (db_run(s, err, "UPDATE runs SET status = ?, reason = ?, finished_at = " NOW
+		   " WHERE id = ?", "tti", a->status, a->reason, a->run) < 0 ||
+	    db_run(s, err, "INSERT INTO runs (matrix_id, arm_id, cell_id, seq, block, position,"
+		   " attempt, retry_of, slot) SELECT matrix_id, arm_id, cell_id, seq, block,"
+		   " position, (SELECT MAX(attempt) + 1 FROM runs r2 WHERE r2.matrix_id ="
+		   " runs.matrix_id AND r2.seq = runs.seq), id, CASE WHEN ?2 THEN slot END"
+		   " FROM runs WHERE id = ?1", "ii", a->run, (int64_t)a->keep_slot) < 0)
 		return -1;
 	a->new_id = sqlite3_last_insert_rowid(s->db);
 	return 0;
@@ -1238,7 +1066,7 @@ int store_requeue(struct store *s, int64_t run, const char *status, const char *
 {
 	struct requeue_arg a = { run, status, reason, keep_slot, 0 };
 
-	if (in_transaction(s, requeue_rows, &a, err) < 0)
+	if (db_transaction(s, requeue_rows, &a, err) < 0)
 		return -1;
 	if (ret_new)
 		*ret_new = a.new_id;
@@ -1250,12 +1078,13 @@ struct resume_acc {
 	size_t n;
 };
 
-static void resume_row(sqlite3_stmt *st, void *arg)
+static int resume_row(sqlite3_stmt *st, void *arg)
 {
 	struct resume_acc *a = arg;
 
 	if (a->n < ARRAY_SIZE(a->ids))
 		a->ids[a->n++] = sqlite3_column_int64(st, 0);
+	return 0;
 }
 
 static int resume_rows(struct store *s, void *p, char *err)
@@ -1265,15 +1094,15 @@ static int resume_rows(struct store *s, void *p, char *err)
 				 "re-queued as a fresh boot", 0, 0 };
 	size_t i;
 
-	if (each_row(s, "SELECT id FROM runs WHERE status IN ('booting', 'running') AND ?1 = ?1",
-		     0, resume_row, a, err) < 0)
+	if (db_rows(s, "SELECT id FROM runs WHERE status IN ('booting', 'running') AND ?1 = ?1",
+		    resume_row, a, err, "i", (int64_t)0) < 0)
 		return -1;
 	for (i = 0; i < a->n; i++) {
 		r.run = a->ids[i];
 		if (requeue_rows(s, &r, err) < 0)
 			return -1;
 	}
-	return run_stmt(s, err, "UPDATE runs SET slot = NULL WHERE status = 'queued'", "");
+	return db_run(s, err, "UPDATE runs SET slot = NULL WHERE status = 'queued'", "");
 }
 
 int store_resume(struct store *s, unsigned *ret_interrupted, char *err)
@@ -1282,33 +1111,35 @@ int store_resume(struct store *s, unsigned *ret_interrupted, char *err)
 
 	if (!a)
 		return errorf(err, "out of memory");
-	if (in_transaction(s, resume_rows, a, err) < 0)
+	if (db_transaction(s, resume_rows, a, err) < 0)
 		return -1;
 	*ret_interrupted = (unsigned)a->n;
 	return 0;
 }
 
-static void state_row(sqlite3_stmt *st, void *arg)
+static int state_row(sqlite3_stmt *st, void *arg)
 {
-	col_text(st, 0, arg, 16);
+	db_text(st, 0, arg, 16);
+	return 0;
 }
 
 int store_matrix_state(struct store *s, int64_t mid, char state[16], char *err)
 {
 	state[0] = '\0';
-	if (each_row(s, "SELECT state FROM matrices WHERE id = ?", mid, state_row, state, err) < 0)
+	if (db_rows(s, "SELECT state FROM matrices WHERE id = ?", state_row, state, err, "i",
+		    mid) < 0)
 		return -1;
 	return state[0] ? 0 : errorf(err, "no matrix %lld", (long long)mid);
 }
 
 int store_set_matrix_state(struct store *s, int64_t mid, const char *state, char *err)
 {
-	if (run_stmt(s, err, "UPDATE matrices SET state = ? WHERE id = ?", "ti", state, mid) < 0)
+	if (db_run(s, err, "UPDATE matrices SET state = ? WHERE id = ?", "ti", state, mid) < 0)
 		return -1;
 	if (strcmp(state, "cancelled"))
 		return 0;
-	return run_stmt(s, err, "UPDATE runs SET status = 'cancelled', slot = NULL,"
-			" finished_at = " NOW " WHERE matrix_id = ? AND status = 'queued'", "i", mid);
+	return db_run(s, err, "UPDATE runs SET status = 'cancelled', slot = NULL,"
+		      " finished_at = " NOW " WHERE matrix_id = ? AND status = 'queued'", "i", mid);
 }
 
 /* ---- resolving: a submitted matrix's kernels made ready in the background ---- */
@@ -1316,16 +1147,16 @@ int store_set_matrix_state(struct store *s, int64_t mid, const char *state, char
 int store_next_resolving(struct store *s, int64_t *ret_mid, char *err)
 {
 	*ret_mid = 0;
-	return each_row(s, "SELECT COALESCE((SELECT id FROM matrices WHERE resolve = 'resolving'"
-			" AND state != 'cancelled' ORDER BY id LIMIT 1), 0) + 0 * ?", 0, int_row,
-			ret_mid, err);
+	return db_rows(s, "SELECT COALESCE((SELECT id FROM matrices WHERE resolve = 'resolving'"
+		       " AND state != 'cancelled' ORDER BY id LIMIT 1), 0) + 0 * ?", db_int,
+		       ret_mid, err, "i", (int64_t)0);
 }
 
 int store_set_resolve(struct store *s, int64_t mid, const char *from, const char *to,
 		      const char *msg, char *err)
 {
-	return run_stmt(s, err, "UPDATE matrices SET resolve = ?, resolve_msg = ? WHERE id = ?"
-			" AND resolve = ?", "ttit", to, msg, mid, from);
+	return db_run(s, err, "UPDATE matrices SET resolve = ?, resolve_msg = ? WHERE id = ?"
+		      " AND resolve = ?", "ttit", to, msg, mid, from);
 }
 
 struct resolved_arg {
@@ -1341,9 +1172,9 @@ static int resolved_rows(struct store *s, void *p, char *err)
 
 	for (i = 0; i < a->m->n_arms; i++) {
 		f = &a->m->arms[i].files[0];
-		if (run_stmt(s, err, "UPDATE arms SET kernel_path = ?, modules_path = ?, release = ?"
-			     " WHERE matrix_id = ? AND idx = ?", "tttii", f->kernel, f->modules,
-			     f->release, a->mid, (int64_t)i) < 0)
+		if (db_run(s, err, "UPDATE arms SET kernel_path = ?, modules_path = ?, release = ?"
+			   " WHERE matrix_id = ? AND idx = ?", "tttii", f->kernel, f->modules,
+			   f->release, a->mid, (int64_t)i) < 0)
 			return -1;
 	}
 	return store_set_resolve(s, a->mid, "resolving", "resolved", NULL, err);
@@ -1353,14 +1184,14 @@ int store_resolved(struct store *s, int64_t mid, const struct matrix *m, char *e
 {
 	struct resolved_arg a = { mid, m };
 
-	return in_transaction(s, resolved_rows, &a, err);
+	return db_transaction(s, resolved_rows, &a, err);
 }
 
 int store_matrix_resolve(struct store *s, int64_t mid, char resolve[16], char *err)
 {
 	resolve[0] = '\0';
-	if (each_row(s, "SELECT resolve FROM matrices WHERE id = ?", mid, state_row, resolve,
-		     err) < 0)
+	if (db_rows(s, "SELECT resolve FROM matrices WHERE id = ?", state_row, resolve,
+		    err, "i", mid) < 0)
 		return -1;
 	return resolve[0] ? 0 : errorf(err, "no matrix %lld", (long long)mid);
 }
@@ -1370,12 +1201,13 @@ struct id_acc {
 	size_t n;
 };
 
-static void id_row(sqlite3_stmt *st, void *arg)
+static int id_row(sqlite3_stmt *st, void *arg)
 {
 	struct id_acc *a = arg;
 
 	if (a->n < ARRAY_SIZE(a->ids))
 		a->ids[a->n++] = sqlite3_column_int64(st, 0);
+	return 0;
 }
 
 static int finish_rows(struct store *s, void *p, char *err)
@@ -1383,13 +1215,14 @@ static int finish_rows(struct store *s, void *p, char *err)
 	struct id_acc *a = p;
 	size_t i;
 
-	if (each_row(s, "SELECT m.id FROM matrices m WHERE m.state = 'active' AND NOT EXISTS"
-		     " (SELECT 1 FROM runs r WHERE r.matrix_id = m.id AND r.status IN"
-		     " ('queued', 'booting', 'running')) AND ?1 = ?1", 0, id_row, a, err) < 0)
+	if (db_rows(s, "SELECT m.id FROM matrices m WHERE m.state = 'active' AND NOT EXISTS"
+		    " (SELECT 1 FROM runs r WHERE r.matrix_id = m.id AND r.status IN"
+		    " ('queued', 'booting', 'running')) AND ?1 = ?1", id_row, a, err, "i",
+		    (int64_t)0) < 0)
 		return -1;
 	for (i = 0; i < a->n; i++)
-		if (run_stmt(s, err, "UPDATE matrices SET state = 'finished' WHERE id = ?", "i",
-			     a->ids[i]) < 0)
+		if (db_run(s, err, "UPDATE matrices SET state = 'finished' WHERE id = ?", "i",
+			   a->ids[i]) < 0)
 			return -1;
 	return 0;
 }
@@ -1398,7 +1231,7 @@ int store_finish_matrices(struct store *s, int64_t *ids, size_t max, size_t *ret
 {
 	struct id_acc a = { .n = 0 };
 
-	if (in_transaction(s, finish_rows, &a, err) < 0)
+	if (db_transaction(s, finish_rows, &a, err) < 0)
 		return -1;
 	*ret_n = a.n < max ? a.n : max;
 	memcpy(ids, a.ids, *ret_n * sizeof(*ids));
@@ -1408,6 +1241,6 @@ int store_finish_matrices(struct store *s, int64_t *ids, size_t max, size_t *ret
 int store_run_console(struct store *s, int64_t run, const char *crash, int64_t warnings,
 		      char *err)
 {
-	return run_stmt(s, err, "UPDATE runs SET crash = ?, warnings = ? WHERE id = ?", "tii",
-			crash, warnings, run);
+	return db_run(s, err, "UPDATE runs SET crash = ?, warnings = ? WHERE id = ?", "tii",
+		      crash, warnings, run);
 }

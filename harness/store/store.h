@@ -2,7 +2,9 @@
  * and every sample as it arrives. Prepared statements only.
  *
  * Folder store/: the SQLite database, and the only place that speaks SQL: runs and
- * samples (store.c), the rows each report and analysis reads (store_*.c).
+ * samples (store.c), the rows each report and analysis reads (store_*.c), the
+ * daemon's listings (store_queue.c). Every statement goes through the folder's
+ * private store_db.h; no other folder sees a sqlite3 handle.
  * It may call: base/ common/ spec/.
  */
 #ifndef STORE_H
@@ -20,9 +22,6 @@ struct store;
 /* Open (creating and migrating) the database at path, in WAL mode. */
 int store_open(const char *path, struct store **ret, char *err);
 void store_close(struct store *s);
-
-/* The SQLite connection, for read-only queries (queue.c); never shared across threads. */
-struct sqlite3 *store_db(struct store *s);
 
 /*
  * Queue a matrix: the matrix, its arms and every run in the given order, in
@@ -60,6 +59,13 @@ int store_op_sample(struct store *s, int64_t run, const struct proto_op_sample *
 int store_stream_sample(struct store *s, int64_t run, const struct proto_stream_sample *smp,
 			char *err);
 int store_event(struct store *s, int64_t run, unsigned idx, const struct proto_event *e,
+		char *err);
+/*
+ * fn's store calls as one transaction, for bulk loads (tests/bench_report.c):
+ * all of them or, if fn fails, none. fn may call only store functions that
+ * make no transaction of their own (store_sample and the like above).
+ */
+int store_batch(struct store *s, int (*fn)(struct store *s, void *arg, char *err), void *arg,
 		char *err);
 /*
  * status is "done", "failed" or "unsupported"; reason and summary may be NULL.
@@ -148,9 +154,6 @@ int store_run_events(struct store *s, int64_t run, struct event_row **ret, size_
 
 /* ---- the daemon's queue ---- */
 
-/* Append runs (more reps) to a matrix in one transaction; reps becomes new_reps. */
-int store_append_runs(struct store *s, int64_t mid, const struct abba_slot *slots, size_t n,
-		      uint64_t new_reps, char *err);
 /* The spec a matrix was queued with, and its base directory (PATH_MAX). */
 int store_matrix_spec(struct store *s, int64_t mid, char **ret_text, char *base_dir, char *err);
 

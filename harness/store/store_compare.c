@@ -2,70 +2,69 @@
  * store.c: each arm's kernel, lru_gen and command line, and arms by tag. */
 #include "store/store_compare.h"
 #include "base/err.h"
+#include "store/store_db.h"
 
-#include <string.h>
+static const struct db_text_col identity_text[] = {
+	DB_TEXT(1, struct arm_identity, name), DB_TEXT(2, struct arm_identity, kernel),
+	DB_TEXT(3, struct arm_identity, modules), DB_TEXT(4, struct arm_identity, lru_gen),
+	DB_TEXT(5, struct arm_identity, cmdline),
+};
 
-#include <sqlite3.h>
+struct identities {
+	struct arm_identity *v;
+	unsigned n;
+};
 
-static void copy_col(sqlite3_stmt *st, int col, char *buf, size_t len)
+static int identity_row(sqlite3_stmt *st, void *arg)
 {
-	const unsigned char *t = sqlite3_column_text(st, col);
+	struct identities *a = arg;
+	struct arm_identity *r;
 
-	snprintf(buf, len, "%s", t ? (const char *)t : "");
+	if (a->n == SPEC_MAX_ARMS || sqlite3_column_int(st, 0) != (int)a->n)
+		return 0;
+	r = &a->v[a->n++];
+	db_texts(st, r, identity_text, ARRAY_SIZE(identity_text));
+	return 0;
 }
 
 int store_arm_identities(struct store *s, int64_t matrix_id, struct arm_identity *ret,
 			 unsigned *ret_n, char *err)
 {
-	sqlite3 *db = store_db(s);
-	sqlite3_stmt *st = NULL;
-	unsigned n = 0;
-	int rc;
+	struct identities a = { ret, 0 };
 
-	if (sqlite3_prepare_v2(db, "SELECT idx, name, kernel_path, modules_path, lru_gen, cmdline"
-			       " FROM arms WHERE matrix_id = ? ORDER BY idx", -1, &st, NULL)
-	    != SQLITE_OK)
-		return errorf(err, "database: prepare: %s", sqlite3_errmsg(db));
-	sqlite3_bind_int64(st, 1, matrix_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == SPEC_MAX_ARMS || sqlite3_column_int(st, 0) != (int)n)
-			continue;
-		copy_col(st, 1, ret[n].name, sizeof(ret[n].name));
-		copy_col(st, 2, ret[n].kernel, sizeof(ret[n].kernel));
-		copy_col(st, 3, ret[n].modules, sizeof(ret[n].modules));
-		copy_col(st, 4, ret[n].lru_gen, sizeof(ret[n].lru_gen));
-		copy_col(st, 5, ret[n].cmdline, sizeof(ret[n].cmdline));
-		n++;
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return errorf(err, "database: read: %s", sqlite3_errmsg(db));
-	*ret_n = n;
+	if (db_rows(s, "SELECT idx, name, kernel_path, modules_path, lru_gen, cmdline"
+		    " FROM arms WHERE matrix_id = ? ORDER BY idx", identity_row, &a, err, "i",
+		    matrix_id) < 0)
+		return -1;
+	*ret_n = a.n;
+	return 0;
+}
+
+struct tagged {
+	int64_t newest;
+	unsigned n;
+};
+
+static int tagged_row(sqlite3_stmt *st, void *arg)
+{
+	struct tagged *t = arg;
+
+	t->n = (unsigned)sqlite3_column_int(st, 0);
+	t->newest = sqlite3_column_int64(st, 1);
 	return 0;
 }
 
 int store_tag_matrices(struct store *s, const char *tag, const char *also, int64_t *ret_newest,
 		       unsigned *ret_n, char *err)
 {
-	sqlite3 *db = store_db(s);
-	sqlite3_stmt *st = NULL;
-	int rc;
+	struct tagged t = { 0, 0 };
 
-	if (sqlite3_prepare_v2(db, "SELECT COUNT(*), COALESCE(MAX(matrix_id), 0) FROM"
-			       " (SELECT matrix_id FROM arms WHERE tag = ?1 INTERSECT"
-			       "  SELECT matrix_id FROM arms WHERE tag = COALESCE(?2, ?1))",
-			       -1, &st, NULL) != SQLITE_OK)
-		return errorf(err, "database: prepare: %s", sqlite3_errmsg(db));
-	sqlite3_bind_text(st, 1, tag, -1, SQLITE_TRANSIENT);
-	if (also)
-		sqlite3_bind_text(st, 2, also, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*ret_n = (unsigned)sqlite3_column_int(st, 0);
-		*ret_newest = sqlite3_column_int64(st, 1);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW)
-		return errorf(err, "database: read: %s", sqlite3_errmsg(db));
+	if (db_rows(s, "SELECT COUNT(*), COALESCE(MAX(matrix_id), 0) FROM"
+		    " (SELECT matrix_id FROM arms WHERE tag = ?1 INTERSECT"
+		    "  SELECT matrix_id FROM arms WHERE tag = COALESCE(?2, ?1))", tagged_row, &t,
+		    err, "tt", tag, also) < 0)
+		return -1;
+	*ret_newest = t.newest;
+	*ret_n = t.n;
 	return 0;
 }

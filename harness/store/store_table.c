@@ -1,13 +1,15 @@
 /* store_table.c -- read-only queries for `harness table`, kept apart from
  * store.c: latency and event residency per run, beside the run summaries. */
 #include "store/store_table.h"
-#include "base/err.h"
+#include "store/store_db.h"
 #include "store/store_ops.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 
-#include <sqlite3.h>
+/* db_rows_by_id finds a summary by the id it begins with. */
+_Static_assert(offsetof(struct run_summary, run) == 0, "run_summary starts with its run id");
 
 /*
  * Per done run: the read-weighted mean of its measured intervals' p99 latency
@@ -25,46 +27,12 @@ static const char extras_sql[] =
 	"  / NULLIF((SELECT SUM(pages) FROM run_files WHERE run_id = r.id), 0)"
 	" FROM runs r WHERE r.matrix_id = ? AND r.status = 'done' ORDER BY r.id";
 
-static int by_run(const void *a, const void *b)
+static void fill_extras(void *elem, sqlite3_stmt *st)
 {
-	const struct run_summary *x = a, *y = b;
+	struct run_summary *r = elem;
 
-	return (x->run > y->run) - (x->run < y->run);
-}
-
-double store_col_or_nan(sqlite3_stmt *st, int col)
-{
-	return sqlite3_column_type(st, col) == SQLITE_NULL ? NAN : sqlite3_column_double(st, col);
-}
-
-int store_table_fill(struct store *s, const char *sql, int64_t matrix_id, struct run_summary *v,
-		     size_t n, const char *what,
-		     void (*fill)(struct run_summary *r, sqlite3_stmt *st), char *err)
-{
-	sqlite3 *db = store_db(s);
-	sqlite3_stmt *st = NULL;
-	struct run_summary key, *r;
-	int rc;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return errorf(err, "database: prepare %s: %s", what, sqlite3_errmsg(db));
-	sqlite3_bind_int64(st, 1, matrix_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		key.run = sqlite3_column_int64(st, 0);
-		r = n ? bsearch(&key, v, n, sizeof(*v), by_run) : NULL;
-		if (r)
-			fill(r, st);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return errorf(err, "database: read %s: %s", what, sqlite3_errmsg(db));
-	return 0;
-}
-
-static void fill_extras(struct run_summary *r, sqlite3_stmt *st)
-{
-	r->lat_p99_us = store_col_or_nan(st, 1);
-	r->pass_resident_share = store_col_or_nan(st, 2);
+	r->lat_p99_us = db_real_or_nan(st, 1);
+	r->pass_resident_share = db_real_or_nan(st, 2);
 }
 
 int store_table_extras(struct store *s, int64_t matrix_id, struct run_summary *v, size_t n,
@@ -75,9 +43,9 @@ int store_table_extras(struct store *s, int64_t matrix_id, struct run_summary *v
 	for (i = 0; i < n; i++)
 		v[i].lat_p99_us = v[i].pass_resident_share = NAN;
 	if (n)
-		qsort(v, n, sizeof(*v), by_run);
-	if (store_table_fill(s, extras_sql, matrix_id, v, n, "run latency and pass residency",
-			     fill_extras, err) < 0)
+		qsort(v, n, sizeof(*v), db_id_cmp);
+	if (db_rows_by_id(s, extras_sql, matrix_id, v, n, sizeof(*v),
+			  "run latency and pass residency", fill_extras, err) < 0)
 		return -1;
 	return store_op_rates(s, matrix_id, v, n, err);
 }
