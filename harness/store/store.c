@@ -298,8 +298,8 @@ static int check_version(struct store *s, const char *path, int *ret_fresh, char
 	int rc = 0;
 
 	if (db_rows(s, "PRAGMA user_version", db_int, &version, err, "") < 0 ||
-	    db_rows(s, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'runs' AND ?1 = ?1",
-		    db_int, &tables, err, "i", (int64_t)0) < 0)
+	    db_rows(s, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'runs'",
+		    db_int, &tables, err, "") < 0)
 		return -1;
 	*ret_fresh = version == 0;
 	while (version != STORE_SCHEMA && (rc = upgrade(s, path, &version, err)) > 0)
@@ -1003,8 +1003,8 @@ static int claim_rows(struct store *s, void *p, char *err)
 	if (db_rows(s, "SELECT COALESCE((SELECT r.id FROM runs r JOIN matrices m ON m.id ="
 		    " r.matrix_id WHERE m.state = 'active' AND m.resolve = 'resolved' AND"
 		    " r.status = 'queued' AND r.slot IS NULL"
-		    " ORDER BY r.matrix_id, r.seq, r.attempt LIMIT 1), 0) + 0 * ?",
-		    db_int, &first, err, "i", (int64_t)0) < 0)
+		    " ORDER BY r.matrix_id, r.seq, r.attempt LIMIT 1), 0)",
+		    db_int, &first, err, "") < 0)
 		return -1;
 	if (!first)
 		return 0;
@@ -1094,8 +1094,8 @@ static int resume_rows(struct store *s, void *p, char *err)
 				 "re-queued as a fresh boot", 0, 0 };
 	size_t i;
 
-	if (db_rows(s, "SELECT id FROM runs WHERE status IN ('booting', 'running') AND ?1 = ?1",
-		    resume_row, a, err, "i", (int64_t)0) < 0)
+	if (db_rows(s, "SELECT id FROM runs WHERE status IN ('booting', 'running')",
+		    resume_row, a, err, "") < 0)
 		return -1;
 	for (i = 0; i < a->n; i++) {
 		r.run = a->ids[i];
@@ -1148,8 +1148,8 @@ int store_next_resolving(struct store *s, int64_t *ret_mid, char *err)
 {
 	*ret_mid = 0;
 	return db_rows(s, "SELECT COALESCE((SELECT id FROM matrices WHERE resolve = 'resolving'"
-		       " AND state != 'cancelled' ORDER BY id LIMIT 1), 0) + 0 * ?", db_int,
-		       ret_mid, err, "i", (int64_t)0);
+		       " AND state != 'cancelled' ORDER BY id LIMIT 1), 0)", db_int,
+		       ret_mid, err, "");
 }
 
 int store_set_resolve(struct store *s, int64_t mid, const char *from, const char *to,
@@ -1217,8 +1217,7 @@ static int finish_rows(struct store *s, void *p, char *err)
 
 	if (db_rows(s, "SELECT m.id FROM matrices m WHERE m.state = 'active' AND NOT EXISTS"
 		    " (SELECT 1 FROM runs r WHERE r.matrix_id = m.id AND r.status IN"
-		    " ('queued', 'booting', 'running')) AND ?1 = ?1", id_row, a, err, "i",
-		    (int64_t)0) < 0)
+		    " ('queued', 'booting', 'running'))", id_row, a, err, "") < 0)
 		return -1;
 	for (i = 0; i < a->n; i++)
 		if (db_run(s, err, "UPDATE matrices SET state = 'finished' WHERE id = ?", "i",

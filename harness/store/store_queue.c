@@ -15,7 +15,7 @@
 
 /* Each listing's statement and its parameters' binding format (store_db.h). */
 static const struct { const char *fmt, *sql; } listings[] = {
-	[STORE_LIST_MATRICES] = { "i", "SELECT " MATRIX_COLUMNS " FROM matrices m WHERE ?1 = ?1"
+	[STORE_LIST_MATRICES] = { "", "SELECT " MATRIX_COLUMNS " FROM matrices m"
 				  " ORDER BY m.id DESC" },
 	[STORE_LIST_MATRIX] = { "i", "SELECT " MATRIX_COLUMNS " FROM matrices m WHERE m.id = ?1" },
 	[STORE_LIST_RUN_COUNTS] = { "i", "SELECT status, COUNT(*) AS n FROM runs r WHERE matrix_id"
@@ -98,12 +98,11 @@ int store_list(struct store *s, enum store_listing which, const int64_t *params,
 int store_queue_counts(struct store *s, int64_t *ret_matrices, int64_t *ret_queued,
 		       int64_t *ret_running, char *err)
 {
-	if (db_rows(s, "SELECT COUNT(*) FROM matrices WHERE ?1 = ?1", db_int, ret_matrices, err,
-		    "i", (int64_t)0) < 0 ||
-	    db_rows(s, "SELECT COUNT(*) FROM runs WHERE status = 'queued' AND ?1 = ?1", db_int,
-		    ret_queued, err, "i", (int64_t)0) < 0 ||
-	    db_rows(s, "SELECT COUNT(*) FROM runs WHERE status IN ('booting', 'running')"
-		    " AND ?1 = ?1", db_int, ret_running, err, "i", (int64_t)0) < 0)
+	if (db_rows(s, "SELECT COUNT(*) FROM matrices", db_int, ret_matrices, err, "") < 0 ||
+	    db_rows(s, "SELECT COUNT(*) FROM runs WHERE status = 'queued'", db_int, ret_queued,
+		    err, "") < 0 ||
+	    db_rows(s, "SELECT COUNT(*) FROM runs WHERE status IN ('booting', 'running')", db_int,
+		    ret_running, err, "") < 0)
 		return -1;
 	return 0;
 }
