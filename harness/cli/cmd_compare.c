@@ -50,7 +50,7 @@ int cmd_compare(const struct conf *c, int argc, char **argv, int json)
 	};
 	struct compare_opts o = { .floor = COMPARE_FLOOR, .resamples = STATS_BOOT_B, .json = json };
 	struct store *s = NULL;
-	char err[ERR_MAX], db[PATH_MAX], *end;
+	char err[ERR_MAX], *end;
 	int opt, matrices = 0, tags = 0, ret;
 	unsigned long b;
 
@@ -96,7 +96,7 @@ int cmd_compare(const struct conf *c, int argc, char **argv, int json)
 	o.new_matrix = matrices ? argv[1] : argv[0];
 	o.base_arm = matrices ? NULL : argv[1];
 	o.new_arm = matrices ? NULL : argv[2];
-	if (pathf(db, err, "%s/harness.db", c->results) < 0 || store_open(db, &s, err) < 0) {
+	if (store_open_results(c->results, &s, err) < 0) {
 		escape_line(stderr, "harness: %s", err);
 		return 2;
 	}

@@ -29,12 +29,11 @@ static int extend_here(const struct conf *c, const struct extend_opts *o, json_t
 {
 	_cleanup_close_ int lock = -1;
 	struct store *s = NULL;
-	char db[PATH_MAX];
 	int http, rc;
 
 	/* a daemon starting (its API not up yet) or a harness run holds it */
 	if (lock_take(c->results, "harness extend", &lock, err) < 0 ||
-	    pathf(db, err, "%s/harness.db", c->results) < 0 || store_open(db, &s, err) < 0)
+	    store_open_results(c->results, &s, err) < 0)
 		return -1;
 	rc = extend_matrix(s, o, ret, &http, err);
 	store_close(s);

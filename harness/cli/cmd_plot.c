@@ -24,14 +24,14 @@ static int plot_matrix(const struct conf *c, const char *key, const char *dir_op
 {
 	struct store *s = NULL;
 	struct matrix_info *mi = calloc(1, sizeof(*mi));
-	char db[PATH_MAX], dir[PATH_MAX], name[64];
+	char dir[PATH_MAX], name[64];
 	int64_t mid;
 	unsigned cell;
 	int rc = -1;
 
 	if (!mi)
 		return errorf(err, "out of memory");
-	if (pathf(db, err, "%s/harness.db", c->results) < 0 || store_open(db, &s, err) < 0 ||
+	if (store_open_results(c->results, &s, err) < 0 ||
 	    store_find_matrix(s, key, &mid, err) < 0 || store_matrix_info(s, mid, mi, err) < 0)
 		goto out;
 	plot_slug(name, sizeof(name), mi->name);

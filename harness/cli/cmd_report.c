@@ -59,11 +59,11 @@ static int report_matrix(const struct conf *c, const char *key, const char *out,
 			 const struct html_opts *o, char *err)
 {
 	struct store *s = NULL;
-	char db[PATH_MAX], path[PATH_MAX];
+	char path[PATH_MAX];
 	int64_t mid;
 	int rc = -1;
 
-	if (pathf(db, err, "%s/harness.db", c->results) < 0 || store_open(db, &s, err) < 0 ||
+	if (store_open_results(c->results, &s, err) < 0 ||
 	    store_find_matrix(s, key, &mid, err) < 0)
 		goto out;
 	if ((out ? pathf(path, err, "%s", out) : default_path(c, s, mid, path, err)) < 0 ||

@@ -104,7 +104,7 @@ int cmd_table(const struct conf *c, int argc, char **argv, int json)
 {
 	struct table_opts o = { .format = json ? TABLE_JSON : TABLE_TEXT, .floor = COMPARE_FLOOR };
 	struct store *s = NULL;
-	char err[ERR_MAX], db[PATH_MAX];
+	char err[ERR_MAX];
 	int grids = json, rc;
 	int64_t mid;
 
@@ -114,7 +114,7 @@ int cmd_table(const struct conf *c, int argc, char **argv, int json)
 			usage(stderr);
 		return rc == 1 ? 0 : 1;
 	}
-	if (pathf(db, err, "%s/harness.db", c->results) < 0 || store_open(db, &s, err) < 0 ||
+	if (store_open_results(c->results, &s, err) < 0 ||
 	    store_find_matrix(s, argv[optind], &mid, err) < 0 ||
 	    (grids ? table_print(stdout, s, mid, &o, err) : report_table(stdout, s, mid, err)) < 0)
 		rc = 1;

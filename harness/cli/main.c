@@ -52,15 +52,6 @@ static const char usage[] =
 	"  cancel|pause|resume MATRIX\n"
 	"  watch RUN      follow a run's samples live, one line an interval\n";
 
-static int open_store(const struct conf *c, struct store **s, char *err)
-{
-	char db[PATH_MAX];
-
-	if (pathf(db, err, "%s/harness.db", c->results) < 0)
-		return -1;
-	return store_open(db, s, err);
-}
-
 /* spec_resolve's progress: one line per download or build it starts. */
 static void say(void *arg, const char *line)
 {
@@ -228,7 +219,7 @@ static int cmd_run(const struct conf *c, const char *file)
 		spec_release(m);
 		return 1;
 	}
-	if (open_store(c, &r.store, err) < 0 || prepare(c, r.store, file, stored, m, &mid, err) < 0)
+	if (store_open_results(c->results, &r.store, err) < 0 || prepare(c, r.store, file, stored, m, &mid, err) < 0)
 		goto out;
 	r.accel = pick_accel(c, m);
 	gethostname(r.host, sizeof(r.host) - 1);

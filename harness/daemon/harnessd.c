@@ -39,11 +39,10 @@ static const char usage[] =
 static int resume(const struct conf *c, char *err)
 {
 	struct store *s = NULL;
-	char db[PATH_MAX];
 	unsigned n = 0;
 	int rc;
 
-	if (pathf(db, err, "%s/harness.db", c->results) < 0 || store_open(db, &s, err) < 0)
+	if (store_open_results(c->results, &s, err) < 0)
 		return -1;
 	rc = store_resume(s, &n, err);
 	store_close(s);

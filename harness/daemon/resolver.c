@@ -100,12 +100,11 @@ static void *resolver_main(void *arg)
 int resolver_start(const struct conf *c, struct resolver **ret, char *err)
 {
 	struct resolver *r = calloc(1, sizeof(*r));
-	char db[PATH_MAX];
 
 	if (!r)
 		return errorf(err, "out of memory");
 	r->c = c;
-	if (pathf(db, err, "%s/harness.db", c->results) < 0 || store_open(db, &r->store, err) < 0)
+	if (store_open_results(c->results, &r->store, err) < 0)
 		goto fail;
 	if (pthread_create(&r->th, NULL, resolver_main, r) != 0) {
 		errorf(err, "cannot start the resolver thread");

@@ -266,11 +266,10 @@ static void *slot_main(void *arg)
 {
 	struct slot *sl = arg;
 	struct run_ref *refs;
-	char err[ERR_MAX], db[PATH_MAX];
+	char err[ERR_MAX];
 	size_t n;
 
-	if (pathf(db, err, "%s/harness.db", sl->sc->c->results) < 0 ||
-	    store_open(db, &sl->store, err) < 0) {
+	if (store_open_results(sl->sc->c->results, &sl->store, err) < 0) {
 		hlog("slot %u: %s", sl->index, err);
 		return NULL;
 	}

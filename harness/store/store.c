@@ -3,6 +3,7 @@
  * PROTO_SAMPLE_FIELDS, so the guest protocol and the table cannot drift apart. */
 #include "store/store.h"
 #include "base/err.h"
+#include "base/proc.h"
 #include "store/store_db.h"
 
 #include <string.h>
@@ -338,6 +339,15 @@ int store_open(const char *path, struct store **ret, char *err)
 fail:
 	store_close(s);
 	return -1;
+}
+
+int store_open_results(const char *results, struct store **ret, char *err)
+{
+	char db[PATH_MAX];
+
+	if (pathf(db, err, "%s/harness.db", results) < 0)
+		return -1;
+	return store_open(db, ret, err);
 }
 
 void store_close(struct store *s)

@@ -21,6 +21,8 @@ struct store;
 
 /* Open (creating and migrating) the database at path, in WAL mode. */
 int store_open(const char *path, struct store **ret, char *err);
+/* store_open of a results directory's database, <results>/harness.db. */
+int store_open_results(const char *results, struct store **ret, char *err);
 void store_close(struct store *s);
 
 /*
