@@ -363,7 +363,7 @@ void store_close(struct store *s)
 }
 
 static int add_cell(struct store *s, const struct cell *c, int64_t mid, unsigned idx,
-		    int64_t *ret_id, char *err)
+		    char *err)
 {
 	json_t *jj = proto_job_to_json(&c->job);
 	_cleanup_free_ char *job = jj ? json_dumps(jj, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
@@ -374,7 +374,7 @@ static int add_cell(struct store *s, const struct cell *c, int64_t mid, unsigned
 	if (!job)
 		return errorf(err, "cannot encode workload '%s'", c->name);
 	if (db_run(s, err, "INSERT INTO cells (matrix_id, idx, name, preset, params, job, report)"
-		   " VALUES (?,?,?,?,?,?,?)", "iitttt" "t", mid, (int64_t)idx, c->name, c->preset,
+		   " VALUES (?,?,?,?,?,?,?)", "iittttt", mid, (int64_t)idx, c->name, c->preset,
 		   c->params, job, c->table) < 0)
 		return -1;
 	cid = sqlite3_last_insert_rowid(s->db);
@@ -387,12 +387,10 @@ static int add_cell(struct store *s, const struct cell *c, int64_t mid, unsigned
 			   (int64_t)i, c->job.streams[i].name,
 			   proto_kind_names[c->job.streams[i].kind]) < 0)
 			return -1;
-	*ret_id = cid;
 	return 0;
 }
 
-static int add_arms_cells(struct store *s, const struct matrix *m, int64_t mid,
-			  int64_t *arm_ids, int64_t *cell_ids, char *err)
+static int add_arms_cells(struct store *s, const struct matrix *m, int64_t mid, char *err)
 {
 	unsigned i;
 
@@ -404,10 +402,9 @@ static int add_arms_cells(struct store *s, const struct matrix *m, int64_t mid,
 			   a->kernel, a->files[0].kernel, a->files[0].modules, a->files[0].release,
 			   a->lru_gen, a->cmdline, a->tag[0] ? a->tag : NULL) < 0)
 			return -1;
-		arm_ids[i] = sqlite3_last_insert_rowid(s->db);
 	}
 	for (i = 0; i < m->n_cells; i++)
-		if (add_cell(s, &m->cells[i], mid, i, &cell_ids[i], err) < 0)
+		if (add_cell(s, &m->cells[i], mid, i, err) < 0)
 			return -1;
 	return 0;
 }
@@ -415,7 +412,7 @@ static int add_arms_cells(struct store *s, const struct matrix *m, int64_t mid,
 static int add_matrix_rows(struct store *s, const struct matrix *m, const struct abba_slot *slots,
 			   size_t n, int64_t *ret_id, char *err)
 {
-	int64_t arm_ids[SPEC_MAX_ARMS], cell_ids[SPEC_MAX_CELLS], mid;
+	int64_t mid;
 
 	/* a matrix only parsed waits for the resolver: none of its runs starts before */
 	if (db_run(s, err, "INSERT INTO matrices (name, spec_path, spec, spec_hash, base_dir,"
@@ -425,7 +422,7 @@ static int add_matrix_rows(struct store *s, const struct matrix *m, const struct
 		   m->unresolved ? "resolving" : "resolved") < 0)
 		return -1;
 	mid = sqlite3_last_insert_rowid(s->db);
-	if (add_arms_cells(s, m, mid, arm_ids, cell_ids, err) < 0 ||
+	if (add_arms_cells(s, m, mid, err) < 0 ||
 	    db_insert_runs(s, mid, slots, n, 0, err) < 0)
 		return -1;
 	*ret_id = mid;
