@@ -9,7 +9,7 @@ set -u
 cd "$work" || exit 1
 
 token=0123456789abcdef0123456789abcdef
-tcp() { printf 'api_tcp = %s\napi_token = %s\nkernel_dirs = %s\n' "$1" "$token" "$work"; }
+tcp() { printf 'api_tcp = %s\napi_token = %s\nkernel_dirs = %s\nsource_dirs = %s\n' "$1" "$token" "$work" "$work"; }
 
 # accepted LINE...: -n on e2e_conf plus the lines says configuration OK
 accepted() {

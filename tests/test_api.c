@@ -28,6 +28,7 @@
 #include <jansson.h>
 
 #include "daemon/api.h"
+#include "daemon/buildgate.h"
 #include "daemon/resolver.h"
 #include "spec/conf.h"
 #include "base/err.h"
@@ -1132,6 +1133,7 @@ static void test_resolve_in_background(void **state)
 	char kernel[PATH_MAX], url[PATH_MAX + 8], sha[HASH_SHA256_HEX], db[PATH_MAX], err[ERR_MAX];
 	const char *why;
 	struct resolver *rs = NULL;
+	struct buildgate gate;
 	struct store *s;
 	struct resp r;
 	int64_t bad, good;
@@ -1154,7 +1156,8 @@ static void test_resolve_in_background(void **state)
 	assert_false(claimable(s, bad));
 	assert_false(claimable(s, good));
 	/* the resolver takes up what is resolving */
-	if (resolver_start(&conf, &rs, err) < 0)
+	buildgate_init(&gate);
+	if (resolver_start(&conf, &gate, &rs, err) < 0)
 		fail_msg("resolver_start: %s", err);
 
 	wait_resolved("badurl", &r);
@@ -1201,6 +1204,7 @@ static void test_resolve_in_background(void **state)
 	resp_release(&r);
 	assert_false(claimable(s, bad));
 	resolver_stop(rs);
+	buildgate_destroy(&gate);
 	store_close(s);
 	expect("POST", "/matrices/badurl/cancel", "", 200, NULL);
 	expect("POST", "/matrices/goodurl/cancel", "", 200, NULL);

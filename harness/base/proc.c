@@ -1,5 +1,6 @@
 /* proc.c -- fork/exec with a deadline and the few file helpers around it.
  * Nothing here takes a command line: callers give argv arrays. */
+#define _GNU_SOURCE             /* mkostemp */
 #include "base/proc.h"
 #include "base/err.h"
 
@@ -45,17 +46,35 @@ int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void child_exec(char *const argv[], const char *log_path)
+static void child_exec(char *const argv[], const struct proc_opts *o)
 {
 	int in = open("/dev/null", O_RDONLY);
-	int out = open(log_path ? log_path : "/dev/null",
+	int out = open(o->log_path ? o->log_path : "/dev/null",
 		       O_WRONLY | O_CREAT | O_APPEND, 0644);
 
 	if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
 		_exit(126);
+	if (o->cwd && chdir(o->cwd) < 0)
+		_exit(126);
+	for (char *const *e = o->env; e && *e; e++)
+		if (putenv(*e) < 0)
+			_exit(126);
 	setpgid(0, 0);
 	execvp(argv[0], argv);
 	_exit(127);
+}
+
+/* Wait up to ms for pid without killing it: 0 if it ended (*wstatus set), 1 if not. */
+static int proc_wait_quietly(pid_t pid, int ms, int *wstatus)
+{
+	int64_t until = now_ms() + ms;
+
+	while (now_ms() < until) {
+		if (waitpid(pid, wstatus, WNOHANG) == pid)
+			return 0;
+		usleep(10000);
+	}
+	return 1;
 }
 
 int proc_wait(pid_t pid, const char *what, int timeout_ms, int *ret_wstatus, char *err)
@@ -82,6 +101,33 @@ int proc_wait(pid_t pid, const char *what, int timeout_ms, int *ret_wstatus, cha
 int proc_run(char *const argv[], const char *log_path, int timeout_ms, int *ret_status,
 	     char *err)
 {
+	struct proc_opts o = { .log_path = log_path, .timeout_ms = timeout_ms };
+
+	return proc_run_opts(argv, &o, ret_status, err);
+}
+
+/* proc_wait in steps of o->tick_ms, calling o->tick between them. */
+static int wait_ticking(pid_t pid, const char *what, const struct proc_opts *o, int *wstatus,
+			char *err)
+{
+	int64_t deadline = now_ms() + o->timeout_ms, left;
+	int r;
+
+	if (!o->tick || o->tick_ms <= 0)
+		return proc_wait(pid, what, o->timeout_ms, wstatus, err);
+	for (;;) {
+		left = deadline - now_ms();
+		if (left <= o->tick_ms)
+			return proc_wait(pid, what, left > 0 ? (int)left : 0, wstatus, err);
+		r = proc_wait_quietly(pid, o->tick_ms, wstatus);
+		if (r == 0)
+			return 0;
+		o->tick(o->tick_arg);
+	}
+}
+
+int proc_run_opts(char *const argv[], const struct proc_opts *o, int *ret_status, char *err)
+{
 	int status, r;
 	pid_t pid;
 
@@ -89,8 +135,8 @@ int proc_run(char *const argv[], const char *log_path, int timeout_ms, int *ret_
 	if (pid < 0)
 		return errorf(err, "cannot fork for '%s': %s", argv[0], strerror(errno));
 	if (pid == 0)
-		child_exec(argv, log_path);
-	r = proc_wait(pid, argv[0], timeout_ms, &status, err);
+		child_exec(argv, o);
+	r = wait_ticking(pid, argv[0], o, &status, err);
 	if (r < 0)
 		return -1;
 	if (r == 1) {
@@ -99,7 +145,37 @@ int proc_run(char *const argv[], const char *log_path, int timeout_ms, int *ret_
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
 		return errorf(err, "cannot run '%s': not found in PATH", argv[0]);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 126 && o->cwd)
+		return errorf(err, "cannot run '%s' in '%s'", argv[0], o->cwd);
 	*ret_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	return 0;
+}
+
+int proc_output(char *const argv[], const char *cwd, int timeout_ms, char *out, size_t len,
+		char *err)
+{
+	char tmpl[] = "/tmp/harness-out.XXXXXX";
+	_cleanup_close_ int fd = mkostemp(tmpl, O_CLOEXEC);
+	struct proc_opts o = { .cwd = cwd, .log_path = tmpl, .timeout_ms = timeout_ms };
+	int status, r;
+	ssize_t n;
+
+	if (fd < 0)
+		return errorf(err, "cannot create a temporary file: %s", strerror(errno));
+	r = proc_run_opts(argv, &o, &status, err);
+	n = r == 0 ? pread(fd, out, len, 0) : -1;
+	unlink(tmpl);
+	if (r < 0)
+		return -1;
+	if (status != 0)
+		return errorf(err, "'%s %s' failed (exit %d)", argv[0], argv[1] ? argv[1] : "",
+			      status);
+	if (n < 0 || (size_t)n >= len)
+		return errorf(err, "'%s %s' printed more than %zu bytes", argv[0],
+			      argv[1] ? argv[1] : "", len - 1);
+	while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == '\r'))
+		n--;
+	out[n] = '\0';
 	return 0;
 }
 

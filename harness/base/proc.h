@@ -17,6 +17,32 @@ int proc_run(char *const argv[], const char *log_path, int timeout_ms, int *ret_
 	     char *err);
 
 /*
+ * proc_run with more say over the child: its working directory, extra
+ * environment (NAME=VALUE entries, NULL-terminated, added to the inherited
+ * one), and a tick called about every tick_ms while it runs (a build's
+ * progress line). Fields left 0/NULL behave as proc_run.
+ */
+struct proc_opts {
+	const char *cwd;
+	char *const *env;
+	const char *log_path;
+	int timeout_ms;
+	void (*tick)(void *arg);
+	void *tick_arg;
+	int tick_ms;
+};
+int proc_run_opts(char *const argv[], const struct proc_opts *o, int *ret_status, char *err);
+
+/*
+ * Run argv (cwd may be NULL) and return what it printed (stdout and
+ * stderr), at most len-1 bytes, NUL-terminated and with trailing newlines
+ * removed, in out. -1 with a message if it could not run, exited non-zero or
+ * printed more than fits.
+ */
+int proc_output(char *const argv[], const char *cwd, int timeout_ms, char *out, size_t len,
+		char *err);
+
+/*
  * Wait for child PID (WHAT names it in messages) at most timeout_ms, then
  * SIGKILL its process group and it. Returns 0 with its wait status, 1 if the
  * deadline killed it, or -1 with a message.

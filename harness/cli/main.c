@@ -59,6 +59,22 @@ static void say(void *arg, const char *line)
 	printf("resolving %s\n", line);
 }
 
+/* One line per arm that cannot run: its build failed; the other arms go on. */
+static void say_failed_arms(const struct matrix *m)
+{
+	for (unsigned i = 0; i < m->n_arms; i++)
+		if (m->arms[i].failed[0])
+			escape_line(stdout, "arm failed, its runs are skipped: %s", m->arms[i].failed);
+}
+
+static int any_failed(const struct matrix *m)
+{
+	for (unsigned i = 0; i < m->n_arms; i++)
+		if (m->arms[i].failed[0])
+			return 1;
+	return 0;
+}
+
 /* check [--parse-only] FILE: says which of the two steps it ran. */
 static int cmd_check(const struct conf *c, int argc, char **argv)
 {
@@ -77,20 +93,41 @@ static int cmd_check(const struct conf *c, int argc, char **argv)
 		spec_release(m);
 		return 1;
 	}
-	printf("%s: OK, %s: %u arms x %u workloads x %llu reps = %u runs\n", file,
-	       parse_only ? "parsed only (kernels, downloads, package builds and fio not checked)"
-			  : "parsed and resolved",
+	say_failed_arms(m);
+	printf("%s: %s, %s: %u arms x %u workloads x %llu reps = %u runs\n", file,
+	       any_failed(m) ? "NOT OK" : "OK",
+	       parse_only ? "parsed only (kernels, downloads, package and source builds and fio "
+			    "not checked)" : "parsed and resolved",
 	       m->n_arms, m->n_cells, (unsigned long long)m->reps, spec_run_count(m));
 	spec_release(m);
-	return 0;
+	return any_failed(m) ? 1 : 0;
 }
 
-/* Parse and resolve (progress on stdout): what runs a matrix needs. */
-static int load_text(const struct conf *c, struct matrix *m, const char *text,
-		     const char *label, const char *base_dir, char *err)
+/* Parse and resolve (progress on stdout) matrix mid as stored, its source arms as built. */
+static int load_text(const struct conf *c, struct store *s, int64_t mid, struct matrix *m,
+		     const char *text, const char *label, const char *base_dir, char *err)
 {
-	return spec_parse(m, text, label, base_dir, c, err) < 0 ? -1 :
+	return spec_parse(m, text, label, base_dir, c, err) < 0 ||
+	       store_arm_builds(s, mid, m, NULL, err) < 0 ? -1 :
 	       spec_resolve(m, c, say, NULL, err);
+}
+
+/*
+ * A matrix file's source arms: built now, or, if its spec was queued before,
+ * the kernels they were built to then (a queued matrix keeps its kernels).
+ */
+static int resolve_file(const struct conf *c, struct store *s, struct matrix *m, char *err)
+{
+	int64_t mid;
+
+	if (store_arm_builds(s, 0, m, &mid, err) < 0)
+		return -1;
+	for (unsigned i = 0; mid && i < m->n_arms; i++)
+		if (m->arms[i].build_json)
+			printf("arms[%u] (%s): the kernel built when matrix %lld was queued; the tree "
+			       "or patches as they are now need a matrix of another name\n", i,
+			       m->arms[i].name, (long long)mid);
+	return spec_resolve(m, c, say, NULL, err);
 }
 
 /* For the host's arch; guests of another arch always run under TCG. */
@@ -154,7 +191,7 @@ static int load_stored(const struct conf *c, struct store *s, const char *key,
 			      key);
 	snprintf(label, sizeof(label), "matrix %lld", (long long)*mid);
 	if (store_matrix_spec(s, *mid, &text, base_dir, err) < 0 ||
-	    load_text(c, m, text, label, base_dir, err) < 0 ||
+	    load_text(c, s, *mid, m, text, label, base_dir, err) < 0 ||
 	    store_queued_runs(s, *mid, &refs, &n, err) < 0)
 		return -1;
 	printf("matrix %lld '%s': %zu runs queued\n", (long long)*mid, m->name, n);
@@ -203,7 +240,7 @@ static int cmd_run(const struct conf *c, const char *file)
 	struct runner r = { .conf = c, .first_cpu = -1 };
 	_cleanup_free_ struct matrix *m = calloc(1, sizeof(*m));
 	char err[ERR_MAX], uri[PATH_MAX], log[PATH_MAX];
-	int stored = access(file, F_OK) < 0, ret = 1;
+	int stored = access(file, F_OK) < 0, ret = 1, said = 0;
 	_cleanup_close_ int lock = -1;
 	unsigned failed = 0;
 	int64_t mid;
@@ -213,14 +250,20 @@ static int cmd_run(const struct conf *c, const char *file)
 		escape_line(stderr, "harness: %s", err);
 		return 1;
 	}
-	if (!m || (!stored && (spec_parse_file(m, file, c, err) < 0 ||
-			       spec_resolve(m, c, say, NULL, err) < 0))) {
+	if (!m || (!stored && spec_parse_file(m, file, c, err) < 0)) {
 		escape_line(stderr, "%s", m ? err : "out of memory");
-		spec_release(m);
 		return 1;
 	}
-	if (store_open_results(c->results, &r.store, err) < 0 || prepare(c, r.store, file, stored, m, &mid, err) < 0)
+	if (store_open_results(c->results, &r.store, err) < 0)
 		goto out;
+	if (!stored && resolve_file(c, r.store, m, err) < 0) {
+		escape_line(stderr, "%s", err);   /* names the file already */
+		said = 1;
+		goto out;
+	}
+	if (prepare(c, r.store, file, stored, m, &mid, err) < 0)
+		goto out;
+	say_failed_arms(m);
 	r.accel = pick_accel(c, m);
 	gethostname(r.host, sizeof(r.host) - 1);
 	conf_uri(c, uri, sizeof(uri));
@@ -230,7 +273,7 @@ static int cmd_run(const struct conf *c, const char *file)
 		goto out;
 	ret = failed ? 2 : 0;
 out:
-	if (ret == 1)
+	if (ret == 1 && !said)
 		escape_line(stderr, "harness: %s", err);
 	vm_disconnect(r.vm);
 	store_close(r.store);

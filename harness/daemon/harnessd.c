@@ -14,6 +14,7 @@
 #include "base/proc.h"
 #include "base/textline.h"
 #include "daemon/resolver.h"
+#include "daemon/buildgate.h"
 #include "daemon/scheduler.h"
 #include "store/store.h"
 #include "vm/vm.h"
@@ -112,19 +113,22 @@ static int serve(const struct conf *c, char *err)
 	struct api *api = NULL;
 	struct sched *sc = NULL;
 	struct resolver *rs = NULL;
+	struct buildgate gate;
 	char uri[PATH_MAX], log[PATH_MAX];
 	sigset_t set;
 	int sig = 0;
 
 	block_signals(&set);
+	buildgate_init(&gate);
 	conf_uri(c, uri, sizeof(uri));
 	if (resume(c, err) < 0 || pathf(log, err, "%s/libvirt.log", c->results) < 0 ||
 	    vm_connect(uri, log, &vm, err) < 0 || api_start(c, &api, err) < 0 ||
-	    destroy_leftovers(vm, err) < 0 || sched_start(c, vm, &sc, err) < 0 ||
-	    resolver_start(c, &rs, err) < 0) {
+	    destroy_leftovers(vm, err) < 0 || sched_start(c, vm, &gate, &sc, err) < 0 ||
+	    resolver_start(c, &gate, &rs, err) < 0) {
 		api_stop(api);
 		sched_stop(sc);
 		vm_disconnect(vm);
+		buildgate_destroy(&gate);
 		return -1;
 	}
 	api_set_sched(api, sc);
@@ -137,6 +141,7 @@ static int serve(const struct conf *c, char *err)
 	sched_stop(sc);
 	resolver_stop(rs);
 	vm_disconnect(vm);
+	buildgate_destroy(&gate);
 	hlog("stopped");
 	return 0;
 }

@@ -3,6 +3,7 @@
 #include "daemon/resolver.h"
 #include "base/err.h"
 #include "base/proc.h"
+#include "daemon/buildgate.h"
 #include "daemon/log.h"
 #include "spec/spec.h"
 #include "store/store.h"
@@ -16,6 +17,7 @@
 
 struct resolver {
 	const struct conf *c;
+	struct buildgate *gate;
 	pthread_t th;
 	atomic_int stop;
 	struct store *store;
@@ -37,6 +39,17 @@ static void progress(void *arg, const char *line)
 		hlog("matrix %lld: %s", (long long)j->mid, err);
 }
 
+/* Around a compile: logged, and kept apart from measured runs. */
+static void gate(void *arg, int busy)
+{
+	struct job *j = arg;
+
+	if (busy)
+		hlog("matrix %lld: a kernel compiles once no block is in flight; no block starts "
+		     "until it ends", (long long)j->mid);
+	buildgate_build(j->r->gate, busy);
+}
+
 /*
  * Parse the stored spec again and resolve it; -1 with why in err: "field:
  * message", spec's "LABEL: " taken off (the matrix is named already).
@@ -52,7 +65,7 @@ static int resolve(struct resolver *r, int64_t mid, struct matrix *m, char *err)
 	if (store_matrix_spec(r->store, mid, &text, base_dir, err) < 0)
 		return -1;
 	if (spec_parse(m, text, label, base_dir, r->c, msg) == 0 &&
-	    spec_resolve(m, r->c, progress, &j, msg) == 0)
+	    spec_resolve_gated(m, r->c, progress, gate, &j, msg) == 0)
 		return 0;
 	return errorf(err, "%s", strncmp(msg, label, n) || strncmp(msg + n, ": ", 2) ? msg :
 		      msg + n + 2);
@@ -73,6 +86,10 @@ static int resolve_one(struct resolver *r, int64_t mid, char *err)
 		rc = store_set_resolve(r->store, mid, "resolving", "unresolved", why, err);
 	} else {
 		hlog("matrix %lld: resolved; its runs may start", (long long)mid);
+		for (unsigned i = 0; i < m->n_arms; i++)
+			if (m->arms[i].failed[0])
+				hlog("matrix %lld: arm failed, its runs are skipped: %s",
+				     (long long)mid, m->arms[i].failed);
 		rc = store_resolved(r->store, mid, m, err);
 	}
 	spec_release(m);
@@ -97,13 +114,15 @@ static void *resolver_main(void *arg)
 	return NULL;
 }
 
-int resolver_start(const struct conf *c, struct resolver **ret, char *err)
+int resolver_start(const struct conf *c, struct buildgate *gate, struct resolver **ret,
+		   char *err)
 {
 	struct resolver *r = calloc(1, sizeof(*r));
 
 	if (!r)
 		return errorf(err, "out of memory");
 	r->c = c;
+	r->gate = gate;
 	if (store_open_results(c->results, &r->store, err) < 0)
 		goto fail;
 	if (pthread_create(&r->th, NULL, resolver_main, r) != 0) {

@@ -12,8 +12,12 @@ struct resolver;
  * those a stopped daemon left so, parses its stored spec, spec_resolve()s
  * it (each step logged and kept as the matrix's resolve_msg), and marks it
  * "resolved" (its runs may start) or "unresolved" with the one-line reason.
+ * A kernel compile of a source arm passes gate: it waits until no block is
+ * in flight, and no block starts until it ends.
  */
-int resolver_start(const struct conf *c, struct resolver **ret, char *err);
+struct buildgate;
+int resolver_start(const struct conf *c, struct buildgate *gate, struct resolver **ret,
+		   char *err);
 
 /* Stop: a download or package build in hand is waited for; then frees. */
 void resolver_stop(struct resolver *r);

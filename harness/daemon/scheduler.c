@@ -2,6 +2,7 @@
  * what was interrupted or failed for the harness's own reasons, report. */
 #include "daemon/scheduler.h"
 #include "base/err.h"
+#include "daemon/buildgate.h"
 #include "daemon/log.h"
 #include "daemon/notify.h"
 #include "base/proc.h"
@@ -33,6 +34,7 @@ struct slot {
 struct sched {
 	const struct conf *c;
 	struct vm_conn *vm;
+	struct buildgate *gate;
 	atomic_int stop;
 	unsigned nslots;
 	struct slot slots[MAX_SLOTS];
@@ -209,9 +211,16 @@ static int load_matrix(struct slot *sl, struct matrix *m, char *err)
 	char base_dir[PATH_MAX], label[64];
 
 	snprintf(label, sizeof(label), "matrix %lld", (long long)sl->matrix);
-	if (store_matrix_spec(sl->store, sl->matrix, &text, base_dir, err) < 0)
+	if (store_matrix_spec(sl->store, sl->matrix, &text, base_dir, err) < 0 ||
+	    spec_parse(m, text, label, base_dir, sl->sc->c, err) < 0)
 		return -1;
-	return spec_load_text(m, text, label, base_dir, sl->sc->c, err);
+	/* the kernels its source arms were built to when it was resolved, never a new build */
+	if (store_arm_builds(sl->store, sl->matrix, m, NULL, err) < 0 ||
+	    spec_resolve(m, sl->sc->c, NULL, NULL, err) < 0) {
+		spec_release(m);
+		return -1;
+	}
+	return 0;
 }
 
 static void runner_init(struct slot *sl, struct runner *r, const struct matrix *m)
@@ -288,9 +297,10 @@ static void *slot_main(void *arg)
 			hlog("slot %u: %s", sl->index, err);
 			n = 0;
 		}
-		if (n)
+		if (n && buildgate_block_begin(sl->sc->gate, &sl->sc->stop) == 0) {
 			run_block(sl, refs, n);
-		else
+			buildgate_block_end(sl->sc->gate);
+		} else if (!n)
 			usleep(IDLE_MS * 1000);
 		free(n ? refs : NULL);
 		if (store_unclaim(sl->store, (int)sl->index, err) < 0)
@@ -300,7 +310,8 @@ static void *slot_main(void *arg)
 	return NULL;
 }
 
-int sched_start(const struct conf *c, struct vm_conn *vm, struct sched **ret, char *err)
+int sched_start(const struct conf *c, struct vm_conn *vm, struct buildgate *gate,
+		struct sched **ret, char *err)
 {
 	struct sched *sc = calloc(1, sizeof(*sc));
 	unsigned i;
@@ -309,6 +320,7 @@ int sched_start(const struct conf *c, struct vm_conn *vm, struct sched **ret, ch
 		return errorf(err, "out of memory");
 	sc->c = c;
 	sc->vm = vm;
+	sc->gate = gate;
 	sc->nslots = queue_guests(c) < MAX_SLOTS ? queue_guests(c) : MAX_SLOTS;
 	pthread_mutex_init(&sc->lock, NULL);
 	pthread_mutex_init(&sc->pause_lock, NULL);

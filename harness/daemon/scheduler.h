@@ -8,8 +8,12 @@
 
 struct sched;
 
-/* Start queue_guests(c) slots, each with its own database connection. */
-int sched_start(const struct conf *c, struct vm_conn *vm, struct sched **ret, char *err);
+struct buildgate;
+
+/* Start queue_guests(c) slots, each with its own database connection; no
+ * block starts while gate says a kernel compiles. */
+int sched_start(const struct conf *c, struct vm_conn *vm, struct buildgate *gate,
+		struct sched **ret, char *err);
 
 /*
  * Stop: runs in flight end interrupted (their guests destroyed) and are

@@ -61,6 +61,9 @@ static const struct ckey keys[] = {
 	{ "kernel_dirs", C_PATHS, COFF(kernel_dirs), 0, CONF_KERNEL_DIRS_MAX, "",
 	  "directories, space-separated, kernels and modules named by path may come from "
 	  "besides images (empty: the matrix's own directory too)" },
+	{ "source_dirs", C_PATHS, COFF(source_dirs), 0, CONF_KERNEL_DIRS_MAX, "",
+	  "directories, space-separated, kernel source trees, patch series and .config files "
+	  "named by path may come from (empty: the matrix's own directory)" },
 	{ NULL, 0, 0, 0, 0, NULL, NULL },
 };
 
@@ -228,6 +231,11 @@ int conf_load(struct conf *c, const char *path, char *err)
 
 int conf_check_daemon(const struct conf *c, const char *path, char *err)
 {
+	if (c->api_tcp[0] && !c->source_dirs[0])
+		return errorf(err, "%s: api_tcp is set but source_dirs is empty: network clients "
+			      "choose where a matrix's paths start, so source_dirs must name the "
+			      "directories kernel sources and patches may come from",
+			      path ? path : "harness.conf");
 	if (c->api_tcp[0] && !c->kernel_dirs[0])
 		return errorf(err, "%s: api_tcp is set but kernel_dirs is empty: network clients "
 			      "choose where a matrix's paths start, so kernel_dirs must name the "

@@ -33,6 +33,9 @@ struct conf {
 	/* absolute directories, one space apart, that kernels and modules named by
 	 * path may come from besides the images directory; "" adds the matrix's own */
 	char kernel_dirs[CONF_KERNEL_DIRS_MAX];
+	/* the same for source arms' trees, patch series and config files (no images
+	 * directory: a tree there is not the user's); "" is the matrix's own */
+	char source_dirs[CONF_KERNEL_DIRS_MAX];
 };
 
 /* Defaults, with relative paths resolved against dir. */

@@ -5,6 +5,7 @@
 #include "base/err.h"
 #include "base/proc.h"
 #include "spec/fiocheck.h"
+#include "spec/source.h"
 #include "vm/vm.h"
 
 #include <stdarg.h>
@@ -18,6 +19,7 @@ struct resolving {
 	const struct conf *conf;
 	struct image_roots roots;
 	spec_progress_fn progress;
+	kbuild_gate_fn gate;
 	void *arg;
 };
 
@@ -100,6 +102,10 @@ static int resolve_arm(const struct resolving *r, struct arm *a, unsigned i, cha
 
 	snprintf(where, sizeof(where), "arms[%u]", i);
 	memset(a->files, 0, sizeof(a->files));
+	if (spec_arm_built(a)) {
+		struct source_hooks h = { r->progress, r->gate, r->arg };
+		return source_resolve(r->m, a, i, r->conf, &h, err);
+	}
 	if (!a->package[0] && !a->url[0])
 		return resolve_paths(r, a, where, err);
 	if (image_kernel_cache(r->conf->results, cache, err) < 0)
@@ -183,22 +189,39 @@ static int resolve_cell(const struct resolving *r, const struct cell *c, char *e
 	return 0;
 }
 
-int spec_resolve(struct matrix *m, const struct conf *conf, spec_progress_fn progress, void *arg,
-		 char *err)
+/* Every arm failed to build: nothing can run. -1 with the first's reason. */
+static int all_failed(const struct matrix *m, char *err)
 {
-	struct resolving r = { m, conf, { conf->images, conf->kernel_dirs, m->base_dir },
-			       progress, arg };
+	for (unsigned i = 0; i < m->n_arms; i++)
+		if (!m->arms[i].failed[0])
+			return 0;
+	return errorf(err, "%s: no arm can run: %s", m->path, m->arms[0].failed);
+}
+
+int spec_resolve_gated(struct matrix *m, const struct conf *conf, spec_progress_fn progress,
+		       kbuild_gate_fn gate, void *arg, char *err)
+{
+	struct resolving r = { m, conf, { conf->images, conf->kernel_dirs, m->base_dir, NULL },
+			       progress, gate, arg };
 	char msg[ERR_MAX];
 	unsigned i;
 
 	for (i = 0; i < m->n_arms; i++)
 		if (resolve_arm(&r, &m->arms[i], i, msg) < 0)
 			return errorf(err, "%s: %s", m->path, msg);
+	if (all_failed(m, err) < 0)
+		return -1;
 	for (i = 0; i < m->n_cells; i++)
 		if (resolve_cell(&r, &m->cells[i], msg) < 0)
 			return errorf(err, "%s: %s", m->path, msg);
 	m->unresolved = 0;
 	return 0;
+}
+
+int spec_resolve(struct matrix *m, const struct conf *conf, spec_progress_fn progress, void *arg,
+		 char *err)
+{
+	return spec_resolve_gated(m, conf, progress, NULL, arg, err);
 }
 
 int spec_load(struct matrix *m, const char *path, const struct conf *conf, char *err)

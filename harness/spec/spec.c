@@ -12,8 +12,10 @@
 #include <sys/stat.h>
 
 /* J_PKG: a Debian package name; J_URL: http(s)/file URL; J_SHA: SHA-256 hex (kept lowercase);
- * J_TAG: an arm's tag (a name that may also hold '/' and ':') */
-enum jkind { J_NAME, J_TEXT, J_UINT, J_LRU, J_ANY, J_PKG, J_URL, J_SHA, J_TAG };
+ * J_TAG: an arm's tag (a name that may also hold '/' and ':'); J_SRCPKG: a
+ * linux-source-X.Y package; J_REV: a git revision; J_CONFIG: a base config name or path */
+enum jkind { J_NAME, J_TEXT, J_UINT, J_LRU, J_ANY, J_PKG, J_URL, J_SHA, J_TAG, J_SRCPKG, J_REV,
+	     J_CONFIG };
 
 struct jkey {
 	const char *name;
@@ -53,6 +55,13 @@ static const struct jkey arm_keys[] = {
 	{ "lru_gen", J_LRU, 0, AOFF(lru_gen), SZ(arm, lru_gen), 0, 0 },
 	{ "cmdline", J_TEXT, 0, AOFF(cmdline), SZ(arm, cmdline), 0, 0 },
 	{ "tag", J_TAG, 0, AOFF(tag), SZ(arm, tag), 0, 0 },
+	/* built from source (check_arm_source says which go together) */
+	{ "source", J_TEXT, 0, AOFF(source), SZ(arm, source), 0, 0 },
+	{ "source_package", J_SRCPKG, 0, AOFF(source_package), SZ(arm, source_package), 0, 0 },
+	{ "base", J_REV, 0, AOFF(base), SZ(arm, base), 0, 0 },
+	{ "patches", J_TEXT, 0, AOFF(patches), SZ(arm, patches), 0, 0 },
+	{ "config", J_CONFIG, 0, AOFF(config), SZ(arm, config), 0, 0 },
+	{ "config_fragment", J_ANY, 0, 0, 0, 0, 0 },     /* parse_fragment */
 	{ NULL, 0, 0, 0, 0, 0, 0 },
 };
 
@@ -110,6 +119,15 @@ static int set_string(const struct jkey *k, json_t *v, char *dst, const char *wh
 	if (k->kind == J_PKG && !image_package_ok(s))
 		return errorf(err, "%s.%s: expected a Debian package name (a-z, 0-9, '.', '+', "
 			      "'-', starting with a letter or digit), got '%.80s'", where, k->name, s);
+	if (k->kind == J_SRCPKG && (!image_package_ok(s) || strncmp(s, "linux-source-", 13)))
+		return errorf(err, "%s.%s: expected a Debian linux-source-X.Y package name, got "
+			      "'%.80s'", where, k->name, s);
+	if (k->kind == J_REV && !kbuild_rev_ok(s))
+		return errorf(err, "%s.%s: expected a git revision (letters, digits and ._/~^@{}-, "
+			      "not starting with '-', no '..'), got '%.80s'", where, k->name, s);
+	if (k->kind == J_CONFIG && !kbuild_config_builtin(s) && !text_ok(s))
+		return errorf(err, "%s.%s: expected defconfig, tinyconfig, allnoconfig, debian or "
+			      "the path of a .config", where, k->name);
 	if (k->kind == J_URL && !fetch_url_ok(s))
 		return errorf(err, "%s.%s: expected an http://, https:// or file:// URL without "
 			      "spaces", where, k->name);
@@ -134,6 +152,9 @@ static int set_value(const struct jkey *k, json_t *v, void *obj, const char *whe
 	case J_URL:
 	case J_SHA:
 	case J_TAG:
+	case J_SRCPKG:
+	case J_REV:
+	case J_CONFIG:
 		return set_string(k, v, dst, where, err);
 	case J_UINT:
 		if (!json_is_integer(v))
@@ -325,12 +346,17 @@ static int parse_kernel(const struct matrix *m, struct arm *a, json_t *obj, cons
 /* Which keys may (or must) come with which source of the kernel. */
 static int check_arm_source(json_t *obj, const char *where, char *err)
 {
-	static const char *const sources[] = { "kernel", "package", "url" };
-	static const struct { const char *key, *needs; } pairs[] = {
-		{ "modules", "kernel" },
-		{ "sha256", "url" },
-		{ "modules_url", "url" },
-		{ "modules_sha256", "modules_url" },
+	static const char *const sources[] = { "kernel", "package", "url", "source",
+					       "source_package" };
+	static const struct { const char *key, *needs, *or_needs; } pairs[] = {
+		{ "modules", "kernel", NULL },
+		{ "sha256", "url", NULL },
+		{ "modules_url", "url", NULL },
+		{ "modules_sha256", "modules_url", NULL },
+		{ "base", "source", NULL },
+		{ "patches", "source", "source_package" },
+		{ "config", "source", "source_package" },
+		{ "config_fragment", "source", "source_package" },
 	};
 	const char *first = NULL;
 	unsigned i;
@@ -339,23 +365,55 @@ static int check_arm_source(json_t *obj, const char *where, char *err)
 		if (!json_object_get(obj, sources[i]))
 			continue;
 		if (first)
-			return errorf(err, "%s.%s: give one of 'kernel', 'package' or 'url', not "
-				      "both '%s' and '%s'", where, sources[i], first, sources[i]);
+			return errorf(err, "%s.%s: give one of 'kernel', 'package', 'url', 'source' "
+				      "or 'source_package', not both '%s' and '%s'", where,
+				      sources[i], first, sources[i]);
 		first = sources[i];
 	}
 	if (!first)
-		return errorf(err, "%s: missing key 'kernel', 'package' or 'url' (a kernel alias "
-			      "or path, a Debian package name, or a URL with its sha256)", where);
+		return errorf(err, "%s: missing key 'kernel', 'package', 'url', 'source' or "
+			      "'source_package' (a kernel alias or path, a Debian package name, a "
+			      "URL with its sha256, a kernel source tree, or linux-source-X.Y)",
+			      where);
 	for (i = 0; i < ARRAY_SIZE(pairs); i++)
-		if (json_object_get(obj, pairs[i].key) && !json_object_get(obj, pairs[i].needs))
-			return errorf(err, "%s.%s: only with '%s'", where, pairs[i].key,
-				      pairs[i].needs);
+		if (json_object_get(obj, pairs[i].key) && !json_object_get(obj, pairs[i].needs) &&
+		    !(pairs[i].or_needs && json_object_get(obj, pairs[i].or_needs)))
+			return errorf(err, "%s.%s: only with '%s'%s%s", where, pairs[i].key,
+				      pairs[i].needs, pairs[i].or_needs ? " or " : "",
+				      pairs[i].or_needs ? pairs[i].or_needs : "");
 	if (json_object_get(obj, "url") && !json_object_get(obj, "sha256"))
 		return errorf(err, "%s.sha256: required with 'url' (the kernel image's SHA-256, "
 			      "64 hex digits)", where);
 	if (json_object_get(obj, "modules_url") && !json_object_get(obj, "modules_sha256"))
 		return errorf(err, "%s.modules_sha256: required with 'modules_url' (the modules "
 			      "cpio's SHA-256, 64 hex digits)", where);
+	return 0;
+}
+
+/* "config_fragment": an array of kernel config lines, joined with '\n' into a->fragment. */
+static int parse_fragment(struct arm *a, json_t *obj, const char *where, char *err)
+{
+	json_t *v = json_object_get(obj, "config_fragment"), *x;
+	size_t i, o = 0, n;
+	const char *s;
+
+	if (!v)
+		return 0;
+	if (!json_is_array(v))
+		return errorf(err, "%s.config_fragment: expected an array of lines "
+			      "(\"CONFIG_X=y\", \"# CONFIG_X is not set\")", where);
+	json_array_foreach(v, i, x) {
+		s = json_string_value(x);
+		if (!s || !kbuild_fragment_line_ok(s))
+			return errorf(err, "%s.config_fragment[%zu]: expected CONFIG_NAME=y|n|m|"
+				      "number|\"text\" or \"# CONFIG_NAME is not set\"", where, i);
+		n = strlen(s);
+		if (o + n + 2 > sizeof(a->fragment))
+			return errorf(err, "%s.config_fragment: longer than %zu characters", where,
+				      sizeof(a->fragment) - 2);
+		o += (size_t)snprintf(a->fragment + o, sizeof(a->fragment) - o, "%s%s",
+				      o ? "\n" : "", s);
+	}
 	return 0;
 }
 
@@ -367,8 +425,11 @@ static int parse_arm(struct matrix *m, json_t *obj, unsigned i, char *err)
 
 	snprintf(where, sizeof(where), "arms[%u]", i);
 	if (parse_object(obj, arm_keys, a, where, err) < 0 ||
-	    check_arm_source(obj, where, err) < 0 || parse_kernel(m, a, obj, where, err) < 0)
+	    check_arm_source(obj, where, err) < 0 || parse_kernel(m, a, obj, where, err) < 0 ||
+	    parse_fragment(a, obj, where, err) < 0)
 		return -1;
+	if (spec_arm_built(a) && !a->config[0])
+		snprintf(a->config, sizeof(a->config), "defconfig");
 	if (a->modules[0] && m->n_archs > 1)
 		return errorf(err, "%s.modules: a modules cpio fits one architecture; not with "
 			      "several in 'arch'", where);
@@ -548,12 +609,39 @@ static int parse_array(json_t *root, const char *key, size_t max, char *err)
 }
 
 /*
- * An arm whose lru_gen or cmdline is an array stands for one arm per value
- * (cartesian), named "<name>-<value>" ("<name>-<index>" for cmdlines).
+ * The name of the arm expanded from key's value x (the j-th): the value for
+ * lru_gen and base, a file's name without its directory and extension for
+ * patches, config and source, the index for cmdline; characters a name may
+ * not hold become '_'.
+ */
+static void expanded_name(char *name, size_t size, const char *base, const char *key,
+			  json_t *x, size_t j)
+{
+	const char *v = json_string_value(x), *slash;
+	size_t o, n;
+
+	if (!v || !strcmp(key, "cmdline")) {
+		snprintf(name, size, "%s-%zu", base ? base : "arm", j);
+		return;
+	}
+	if (strcmp(key, "lru_gen") && strcmp(key, "base") && (slash = strrchr(v, '/')) && slash[1])
+		v = slash + 1;
+	n = strcmp(key, "lru_gen") && strcmp(key, "base") && strrchr(v, '.') > v ?
+	    (size_t)(strrchr(v, '.') - v) : strlen(v);
+	o = (size_t)snprintf(name, size, "%s-", base ? base : "arm");
+	for (size_t i = 0; i < n && o + 1 < size; i++)
+		name[o++] = isalnum((unsigned char)v[i]) || strchr("._-", v[i]) ? v[i] : '_';
+	name[o < size ? o : size - 1] = '\0';
+}
+
+/*
+ * An arm whose lru_gen, cmdline, patches, base, config or source is an array
+ * stands for one arm per value (cartesian), named by expanded_name().
  */
 static json_t *expand_arms(json_t *arms)
 {
-	static const char *const keys[] = { "lru_gen", "cmdline" };
+	static const char *const keys[] = { "lru_gen", "cmdline", "patches", "base", "config",
+					    "source" };
 	json_t *out = json_array(), *next, *a, *vals, *x;
 	size_t i, k, j;
 	char name[128];
@@ -573,11 +661,7 @@ static json_t *expand_arms(json_t *arms)
 				json_t *c = json_copy(a);
 				const char *base = json_string_value(json_object_get(a, "name"));
 
-				if (json_is_string(x) && k == 0)
-					snprintf(name, sizeof(name), "%s-%s", base ? base : "arm",
-						 json_string_value(x));
-				else
-					snprintf(name, sizeof(name), "%s-%zu", base ? base : "arm", j);
+				expanded_name(name, sizeof(name), base, keys[k], x, j);
 				json_object_set(c, keys[k], x);
 				json_object_set_new(c, "name", json_string(name));
 				json_array_append_new(next, c);
@@ -722,6 +806,10 @@ void spec_release(struct matrix *m)
 	for (i = 0; i < m->n_cells; i++) {
 		free(m->cells[i].table);
 		m->cells[i].table = NULL;
+	}
+	for (i = 0; i < SPEC_MAX_ARMS; i++) {
+		free(m->arms[i].build_json);
+		m->arms[i].build_json = NULL;
 	}
 	free(m->canonical);
 	m->canonical = NULL;

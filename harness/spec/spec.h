@@ -5,7 +5,7 @@
  * Folder spec/: what a user asks for: matrices (spec.c parses them,
  * resolve.c makes their kernels ready), presets, harness.conf (conf.c), the
  * ABBA order (abba.c), fio options checked on the host.
- * It may call: base/ common/ vm/.
+ * It may call: base/ common/ vm/ kbuild/.
  */
 #ifndef SPEC_H
 #define SPEC_H
@@ -13,7 +13,9 @@
 #include <limits.h>
 #include <stdint.h>
 
+#include "base/err.h"
 #include "spec/conf.h"
+#include "kbuild/kbuild.h"
 #include "vm/fetch.h"
 #include "vm/image.h"
 #include "common/proto.h"
@@ -30,7 +32,8 @@
 #define SPEC_TAG_MAX   64          /* an arm's tag, with its NUL */
 
 /*
- * Where the kernel comes from: exactly one of kernel, package and url is set.
+ * Where the kernel comes from: exactly one of kernel, package, url, source and
+ * source_package is set.
  * "kernel" is one alias (resolved per architecture), one path (one
  * architecture only) or an object {ARCH: alias or path} naming one per
  * architecture; package and url arms fit a matrix of one architecture.
@@ -48,8 +51,27 @@ struct arm {
 	char lru_gen[8];            /* "y", "n" or "" (kernel default) */
 	char cmdline[256];          /* extra boot options */
 	char tag[SPEC_TAG_MAX];     /* "" or the user's label, "mglru-rotate/v3": compare --tags */
+	/* built from source (kbuild.h): a tree or a linux-source package, and what goes on it */
+	char source[PATH_MAX];            /* as written */
+	char source_package[IMAGE_PACKAGE_MAX];
+	char base[KBUILD_REV_MAX];
+	char patches[PATH_MAX];           /* an mbox, a directory or a quilt series, as written */
+	char config[KBUILD_CONFIG_MAX];   /* defconfig (the default), tinyconfig, ..., or a path */
+	char fragment[KBUILD_FRAGMENT_MAX];  /* config_fragment's lines, '\n'-joined */
 	struct kernel_files files[SPEC_MAX_ARCHS];  /* resolved, per matrix arch (m->archs) */
+	/* after spec_resolve, source arms only: what was built, as JSON (an array, one
+	 * object per arch: key, tree, base, patches [{subject, msgid}], config,
+	 * config_sha256, image_sha256, build_s, dir); given before spec_resolve, the
+	 * builds are taken from it instead (a queued matrix keeps its kernels) */
+	char *build_json;
+	char failed[ERR_MAX];       /* after spec_resolve: why this arm cannot run, "" if it can */
 };
+
+/* 1 if the arm's kernel is built from source. */
+static inline int spec_arm_built(const struct arm *a)
+{
+	return a->source[0] || a->source_package[0];
+}
 
 #define CELL_NAME_MAX 64
 
@@ -122,6 +144,17 @@ typedef void (*spec_progress_fn)(void *arg, const char *line);
  */
 int spec_resolve(struct matrix *m, const struct conf *conf, spec_progress_fn progress, void *arg,
 		 char *err);
+
+/*
+ * spec_resolve, for source arms: gate (may be NULL) is called around every
+ * compile (kbuild.h), so a daemon can keep builds and measured runs apart.
+ * An arm whose build fails (a patch that does not apply, a config symbol
+ * lost, a compile error) does not fail the matrix: its "failed" says why
+ * and the other arms go on; if every arm fails, spec_resolve fails with the
+ * first reason.
+ */
+int spec_resolve_gated(struct matrix *m, const struct conf *conf, spec_progress_fn progress,
+		       kbuild_gate_fn gate, void *arg, char *err);
 
 /* spec_parse_file, then spec_resolve without progress; m released on failure. */
 int spec_load(struct matrix *m, const char *path, const struct conf *conf, char *err);

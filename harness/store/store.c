@@ -34,6 +34,12 @@ static const char op_columns[] = PROTO_OP_FIELDS(X);
  * newest, the one later submits find and append to.
  */
 #define DUP_OF_COLUMN " dup_of INTEGER"   /* a matrices.id */
+/*
+ * Schema 7: an arm built from source keeps what was built (spec.h's
+ * build_json: key, tree, base, patches, config, image hash per arch) and, if
+ * its build failed, why; its runs are then failed with that reason.
+ */
+#define ARM_BUILD_COLUMNS " build TEXT, failed TEXT"
 #define LIVE_SPEC_INDEX \
 	"CREATE UNIQUE INDEX IF NOT EXISTS matrices_live_spec ON matrices (spec_hash)" \
 	" WHERE state != 'cancelled' AND dup_of IS NULL;"
@@ -65,6 +71,7 @@ static const char schema[] =
 	" lru_gen TEXT NOT NULL,"         /* y, n or '' (kernel default) */
 	" cmdline TEXT NOT NULL,"
 	" tag TEXT,"                      /* the matrix's "tag", NULL if none: compare --tags */
+	ARM_BUILD_COLUMNS ","
 	" UNIQUE (matrix_id, idx));"
 	"CREATE TABLE IF NOT EXISTS cells ("
 	" id INTEGER PRIMARY KEY,"
@@ -228,7 +235,7 @@ static int prepare_inserts(struct store *s, char *err)
 	return 0;
 }
 
-#define STORE_SCHEMA 6
+#define STORE_SCHEMA 7
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define STORE_SCHEMA_STR STR(STORE_SCHEMA)
@@ -250,6 +257,9 @@ static const struct { int64_t from; const char *sql; } upgrades[] = {
 	     " WHERE n.spec_hash = matrices.spec_hash AND n.state != 'cancelled');"
 	     LIVE_SPEC_INDEX
 	     "PRAGMA user_version = 6;" },
+	{ 6, "ALTER TABLE arms ADD COLUMN build TEXT;"
+	     "ALTER TABLE arms ADD COLUMN failed TEXT;"
+	     "PRAGMA user_version = 7;" },
 };
 
 struct upgrade_arg {
@@ -390,17 +400,29 @@ static int add_cell(struct store *s, const struct cell *c, int64_t mid, unsigned
 	return 0;
 }
 
+/* arms.kernel for an arm built from source: "linux-source-6.12 @base + patches". */
+static const char *arm_kernel(const struct arm *a, char *buf, size_t size)
+{
+	if (!spec_arm_built(a))
+		return a->kernel;
+	snprintf(buf, size, "%s%s%s%s%s", a->source[0] ? a->source : a->source_package,
+		 a->base[0] ? " @" : "", a->base, a->patches[0] ? " + " : "", a->patches);
+	return buf;
+}
+
 static int add_arms_cells(struct store *s, const struct matrix *m, int64_t mid, char *err)
 {
+	char kernel[3 * PATH_MAX];
 	unsigned i;
 
 	for (i = 0; i < m->n_arms; i++) {
 		const struct arm *a = &m->arms[i];
 		if (db_run(s, err, "INSERT INTO arms (matrix_id, idx, name, kernel, kernel_path,"
-			   " modules_path, release, lru_gen, cmdline, tag)"
-			   " VALUES (?,?,?,?,?,?,?,?,?,?)", "iitttttttt", mid, (int64_t)i, a->name,
-			   a->kernel, a->files[0].kernel, a->files[0].modules, a->files[0].release,
-			   a->lru_gen, a->cmdline, a->tag[0] ? a->tag : NULL) < 0)
+			   " modules_path, release, lru_gen, cmdline, tag, build, failed)"
+			   " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", "iitttttttttt", mid, (int64_t)i,
+			   a->name, arm_kernel(a, kernel, sizeof(kernel)), a->files[0].kernel, a->files[0].modules,
+			   a->files[0].release, a->lru_gen, a->cmdline, a->tag[0] ? a->tag : NULL,
+			   a->build_json, a->failed[0] ? a->failed : NULL) < 0)
 			return -1;
 	}
 	for (i = 0; i < m->n_cells; i++)
@@ -1149,6 +1171,52 @@ int store_set_matrix_state(struct store *s, int64_t mid, const char *state, char
 		      " finished_at = " NOW " WHERE matrix_id = ? AND status = 'queued'", "i", mid);
 }
 
+struct builds_arg {
+	struct matrix *m;
+	int oom;
+};
+
+static int build_row(sqlite3_stmt *st, void *arg)
+{
+	struct builds_arg *b = arg;
+	int64_t idx = sqlite3_column_int64(st, 0);
+	const char *json = (const char *)sqlite3_column_text(st, 1);
+	const char *failed = (const char *)sqlite3_column_text(st, 2);
+	struct arm *a;
+
+	if (idx < 0 || idx >= b->m->n_arms)
+		return 0;
+	a = &b->m->arms[idx];
+	if (!spec_arm_built(a))
+		return 0;
+	snprintf(a->failed, sizeof(a->failed), "%s", failed ? failed : "");
+	if (!json)
+		return 0;
+	free(a->build_json);
+	a->build_json = strdup(json);
+	b->oom |= !a->build_json;
+	return 0;
+}
+
+int store_arm_builds(struct store *s, int64_t mid, struct matrix *m, int64_t *ret_mid,
+		     char *err)
+{
+	struct builds_arg b = { m, 0 };
+
+	if (!mid && db_rows(s, "SELECT COALESCE((SELECT id FROM matrices WHERE spec_hash = ?"
+			    " AND state != 'cancelled' AND dup_of IS NULL), 0)", db_int, &mid,
+			    err, "t", m->hash) < 0)
+		return -1;
+	if (ret_mid)
+		*ret_mid = mid;
+	if (!mid)
+		return 0;
+	if (db_rows(s, "SELECT idx, build, failed FROM arms WHERE matrix_id = ? AND"
+		    " (build IS NOT NULL OR failed IS NOT NULL)", build_row, &b, err, "i", mid) < 0)
+		return -1;
+	return b.oom ? errorf(err, "out of memory") : 0;
+}
+
 /* ---- resolving: a submitted matrix's kernels made ready in the background ---- */
 
 int store_next_resolving(struct store *s, int64_t *ret_mid, char *err)
@@ -1178,12 +1246,16 @@ static int resolved_rows(struct store *s, void *p, char *err)
 	unsigned i;
 
 	for (i = 0; i < a->m->n_arms; i++) {
-		f = &a->m->arms[i].files[0];
-		if (db_run(s, err, "UPDATE arms SET kernel_path = ?, modules_path = ?, release = ?"
-			   " WHERE matrix_id = ? AND idx = ?", "tttii", f->kernel, f->modules,
-			   f->release, a->mid, (int64_t)i) < 0)
+		const struct arm *arm = &a->m->arms[i];
+		f = &arm->files[0];
+		if (db_run(s, err, "UPDATE arms SET kernel_path = ?, modules_path = ?, release = ?,"
+			   " build = ?, failed = ? WHERE matrix_id = ? AND idx = ?", "tttttii",
+			   f->kernel, f->modules, f->release, arm->build_json,
+			   arm->failed[0] ? arm->failed : NULL, a->mid, (int64_t)i) < 0)
 			return -1;
 	}
+	if (db_fail_arm_runs(s, a->mid, err) < 0)
+		return -1;
 	return store_set_resolve(s, a->mid, "resolving", "resolved", NULL, err);
 }
 

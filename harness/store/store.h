@@ -160,6 +160,15 @@ int store_run_events(struct store *s, int64_t run, struct event_row **ret, size_
 int store_matrix_spec(struct store *s, int64_t mid, char **ret_text, char *base_dir, char *err);
 
 /*
+ * What the source arms of matrix mid were built to (arms.build), into each
+ * parsed arm's build_json (or why their build failed, into failed), so spec_resolve boots those kernels again rather
+ * than building the tree as it is now. mid 0: the live matrix of m's spec,
+ * if any (*ret_mid its id, 0 if none). Arms not built from source are left.
+ */
+int store_arm_builds(struct store *s, int64_t mid, struct matrix *m, int64_t *ret_mid,
+		     char *err);
+
+/*
  * Claim for a guest slot the next ABBA block: the first queued run of an
  * active, resolved matrix and the queued runs of its block. *ret_n 0:
  * nothing queued.

@@ -229,7 +229,18 @@ int db_insert_runs(struct store *s, int64_t mid, const struct abba_slot *slots, 
 	if (rc == SQLITE_NOTFOUND)
 		return errorf(err, "matrix %lld: no arm %u or cell %u to queue runs for",
 			      (long long)mid, slots[i - 1].arm, slots[i - 1].cell);
-	return rc == SQLITE_DONE ? 0 : db_err(s, err, "insert run");
+	if (rc != SQLITE_DONE)
+		return db_err(s, err, "insert run");
+	return db_fail_arm_runs(s, mid, err);
+}
+
+int db_fail_arm_runs(struct store *s, int64_t mid, char *err)
+{
+	return db_run(s, err, "UPDATE runs SET status = 'failed', reason = (SELECT a.failed FROM"
+		      " arms a WHERE a.id = runs.arm_id),"
+		      " finished_at = strftime('%Y-%m-%dT%H:%M:%fZ','now')"
+		      " WHERE matrix_id = ?1 AND status = 'queued' AND arm_id IN"
+		      " (SELECT id FROM arms WHERE matrix_id = ?1 AND failed IS NOT NULL)", "i", mid);
 }
 
 void *rows_push(struct rows *r)

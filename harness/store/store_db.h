@@ -81,6 +81,9 @@ int db_transaction(struct store *s, int (*fn)(struct store *s, void *arg, char *
 int db_insert_runs(struct store *s, int64_t mid, const struct abba_slot *slots, size_t n,
 		   int64_t first_seq, char *err);
 
+/* The queued runs of matrix mid's arms whose build failed: failed, with the arm's reason. */
+int db_fail_arm_runs(struct store *s, int64_t mid, char *err);
+
 /* A growing array of rows read from a query. */
 struct rows {
 	void *v;

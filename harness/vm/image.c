@@ -199,10 +199,13 @@ static int outside(const struct image_roots *r, const char *path, const char *re
 {
 	int shown = real[0] && strcmp(path, real);
 
-	return errorf(err, "%.150s%s%.150s%s is outside the directories kernels may come from "
-		      "(the images directory, %skernel_dirs in harness.conf)", path,
+	const char *key = r->dirs_name ? r->dirs_name : "kernel_dirs";
+
+	return errorf(err, "%.150s%s%.150s%s is outside the directories %s may come from "
+		      "(the images directory, %s%s in harness.conf)", path,
 		      shown ? " (resolving to " : "", shown ? real : "", shown ? ")" : "",
-		      r->kernel_dirs[0] ? "" : "the matrix's directory, ");
+		      r->dirs_name ? "sources and patches" : "kernels",
+		      r->kernel_dirs[0] ? "" : "the matrix's directory, ", key);
 }
 
 /* A path that does not resolve, as it would be in its resolved directory; -1 if that
@@ -230,6 +233,13 @@ static int resolve_parent(const char *path, char *real)
 static int named_file(const struct image_roots *r, const char *name, const char *what,
 		      char *real, char *err)
 {
+	return image_confine(r, name, what, 0, real, err);
+}
+
+int image_confine(const struct image_roots *r, const char *name, const char *what,
+		  int want_dir, char *real, char *err)
+{
+	struct stat st;
 	char path[PATH_MAX];
 	int found;
 
@@ -241,8 +251,10 @@ static int named_file(const struct image_roots *r, const char *name, const char 
 		real[0] = '\0';
 	if (!real[0] || !allowed(r, real))
 		return outside(r, path, real, err);
-	if (!found || !file_exists(real))
-		return errorf(err, "%s '%s' not found", what, path);
+	if (!found || stat(real, &st) < 0 ||
+	    !((want_dir != 0 && S_ISDIR(st.st_mode)) || (want_dir != 1 && S_ISREG(st.st_mode))))
+		return errorf(err, "%s '%s' not found%s", what, path,
+			      found ? (want_dir ? " (not a directory)" : " (not a regular file)") : "");
 	return 0;
 }
 
@@ -359,13 +371,11 @@ static int package_built(const char *dir, const char *pkg)
 	       file_exists_in(dir, "modules.cpio");
 }
 
-static int build_package(const char *images, const char *arch, const char *pkg,
-			 const char *dir, const char *log, char *err)
+int image_beside(const char *images, const char *name, char *path, char *err)
 {
-	char parent[PATH_MAX], script[PATH_MAX], *slash;
-	int status;
+	char parent[PATH_MAX], *slash;
 
-	/* IMAGES/../build.sh, taken apart as text: IMAGES need not exist yet */
+	/* taken apart as text: IMAGES need not exist yet */
 	if (pathf(parent, err, "%s", images) < 0)
 		return -1;
 	while ((slash = strrchr(parent, '/')) && slash > parent && !slash[1])
@@ -375,7 +385,16 @@ static int build_package(const char *images, const char *arch, const char *pkg,
 		slash[1] = '\0';
 	else
 		strcpy(parent, "./");
-	if (pathf(script, err, "%sbuild.sh", parent) < 0)
+	return pathf(path, err, "%s%s", parent, name);
+}
+
+static int build_package(const char *images, const char *arch, const char *pkg,
+			 const char *dir, const char *log, char *err)
+{
+	char script[PATH_MAX];
+	int status;
+
+	if (image_beside(images, "build.sh", script, err) < 0)
 		return -1;
 	if (access(script, X_OK) < 0)
 		return errorf(err, "package '%s' needs images/build.sh, not found at '%s'", pkg,

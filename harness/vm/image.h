@@ -28,7 +28,17 @@ struct image_roots {
 	const char *images;
 	const char *kernel_dirs;
 	const char *base_dir;
+	const char *dirs_name;   /* the conf key of kernel_dirs, for messages; NULL: "kernel_dirs" */
 };
+
+/*
+ * A file (want_dir 0), a directory (1) or either (2) a matrix names, absolute or from
+ * base_dir, resolved into real (PATH_MAX): it must lie in roots and exist.
+ * what names it in messages ("source tree"). Nothing is said about paths
+ * outside roots beyond that they are outside.
+ */
+int image_confine(const struct image_roots *roots, const char *name, const char *what,
+		  int want_dir, char *real, char *err);
 
 /*
  * Resolve an arm's "kernel": an alias from images/kernels.conf (looked up in
@@ -77,6 +87,9 @@ int image_package_ok(const char *s);
  */
 int image_resolve_url(const char *cache, const char *arch, const char *url,
 		      const char *sha256, struct kernel_files *out, char *err);
+
+/* IMAGES/../NAME into path: the images folder's own files (build.sh, kconfig/). */
+int image_beside(const char *images, const char *name, char *path, char *err);
 
 /*
  * The Debian kernel package pkg, built once into CACHE/pkg/PKG/ by running

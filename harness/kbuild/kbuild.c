@@ -1,0 +1,962 @@
+/* kbuild.c -- a kernel built from a tree, a base, patches and a config: the
+ * tree read through a cache repository, the build out of tree through ccache,
+ * the result cached by a key of the source content, .config, compiler and arch.
+ *
+ * RESULTS/cache/builds/
+ *   trees/<T>/src/         the cache repository's work tree (T: the tree's path
+ *                          hashed, or the package name); a git tree's objects
+ *                          are borrowed (objects/info/alternates), never written
+ *   trees/<T>/obj-<ARCH>/  the O= directory, kept: the next build is incremental
+ *   inputs/<I>             what a request's inputs built to: "key K" or "failed ..."
+ *   <K>/                   vmlinuz, config, build.log, patches, info (written last)
+ *   logs/<I>.log           the log of a build that failed
+ *   ccache/                CCACHE_DIR
+ */
+#include "kbuild/kbuild.h"
+#include "base/err.h"
+#include "base/proc.h"
+#include "kbuild/kconfig.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define GIT_MS      (10 * 60 * 1000)   /* a checkout or an import of a whole tree */
+#define SHORT_MS    (60 * 1000)
+#define TICK_MS     10000
+#define ARGS_MAX    32
+
+/* One kbuild_build call. */
+struct build {
+	const struct kbuild_req *req;
+	struct kbuild_result *out;
+	char top[PATH_MAX];              /* RESULTS/cache/builds */
+	char tdir[PATH_MAX], src[PATH_MAX], obj[PATH_MAX];
+	char log[PATH_MAX];              /* this build's log until it has an entry */
+	char cc[128];                    /* "gcc" or "aarch64-linux-gnu-gcc" */
+	char cc_version[256];
+	char commit[64];                 /* what src is checked out at */
+	char content[64];                /* a plain tree's git tree id (commits carry a date) */
+	char dirty[HASH_SHA256_HEX];     /* a git tree's uncommitted diff, hashed, or "" */
+	char inputs[HASH_SHA256_HEX];
+	const char *phase;
+	int64_t phase_start, compile_est_s;
+};
+
+static void tell(const struct build *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void tell(const struct build *b, const char *fmt, ...)
+{
+	char line[ERR_MAX];
+	va_list ap;
+
+	if (!b->req->tell)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	b->req->tell(b->req->arg, line);
+}
+
+int kbuild_rev_ok(const char *s)
+{
+	if (!s[0] || s[0] == '-' || strlen(s) >= KBUILD_REV_MAX || strstr(s, ".."))
+		return 0;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("._/~^@{}-", *s))
+			return 0;
+	return 1;
+}
+
+int kbuild_fragment_line_ok(const char *line)
+{
+	return kconfig_line_ok(line);
+}
+
+static const char *const builtin_configs[] = { "defconfig", "tinyconfig", "allnoconfig",
+					       "debian" };
+
+int kbuild_config_builtin(const char *s)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(builtin_configs); i++)
+		if (!strcmp(s, builtin_configs[i]))
+			return 1;
+	return 0;
+}
+
+/* ---- running tools ---- */
+
+/* argv from the NULL-terminated arguments after first. */
+static int collect_args(char **argv, const char *first, va_list ap)
+{
+	int n = 0;
+
+	argv[n++] = (char *)first;
+	while (n < ARGS_MAX - 1 && (argv[n] = va_arg(ap, char *)))
+		n++;
+	argv[n] = NULL;
+	return n;
+}
+
+/* Run a tool in cwd, output appended to the build's log; -1 "WHAT failed (exit N)". */
+static int run(struct build *b, const char *cwd, int timeout_ms, const char *what, char *err,
+	       const char *first, ...)
+{
+	char *argv[ARGS_MAX];
+	struct proc_opts o = { .cwd = cwd, .log_path = b->log, .timeout_ms = timeout_ms };
+	va_list ap;
+	int status;
+
+	va_start(ap, first);
+	collect_args(argv, first, ap);
+	va_end(ap);
+	if (proc_run_opts(argv, &o, &status, err) < 0)
+		return -1;
+	if (status != 0)
+		return errorf(err, "%s failed (%s %d); see %s", what,
+			      status < 0 ? "killed or timed out," : "exit", status, b->log);
+	return 0;
+}
+
+/* What a tool printed, into out. */
+static int output(const char *cwd, char *out, size_t len, char *err, const char *first, ...)
+{
+	char *argv[ARGS_MAX];
+	va_list ap;
+
+	va_start(ap, first);
+	collect_args(argv, first, ap);
+	va_end(ap);
+	return proc_output(argv, cwd, SHORT_MS, out, len, err);
+}
+
+/* ---- the cache repository ---- */
+
+static int is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int is_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* trees/<T>: T is the package's name, or 16 hex of the tree's path. */
+static int tree_dirs(struct build *b, char *err)
+{
+	const struct kbuild_req *r = b->req;
+	char h[HASH_SHA256_HEX], name[IMAGE_PACKAGE_MAX + 8];
+	struct hash_sha256 s;
+
+	if (r->source_package[0]) {
+		snprintf(name, sizeof(name), "pkg-%s", r->source_package);
+	} else {
+		hash_sha256_init(&s);
+		hash_sha256_update(&s, r->source, strlen(r->source));
+		hash_sha256_final_hex(&s, h);
+		snprintf(name, sizeof(name), "tree-%.16s", h);
+	}
+	if (pathf(b->tdir, err, "%s/trees/%s", b->top, name) < 0 ||
+	    pathf(b->src, err, "%s/src", b->tdir) < 0 ||
+	    pathf(b->obj, err, "%s/obj-%s", b->tdir, r->arch) < 0)
+		return -1;
+	return mkdir_p(b->tdir, err);
+}
+
+/* git in the cache repository, committing as the harness. */
+#define GIT(b) "git", "-C", (b)->src, "-c", "user.name=harness", "-c", \
+	"user.email=harness@localhost", "-c", "core.autocrlf=false"
+
+/* A cache repository for a user's git tree: its objects borrowed, nothing of it written. */
+static int prepare_git(struct build *b, char *err)
+{
+	char common[PATH_MAX], top[PATH_MAX], alt[PATH_MAX], objects[PATH_MAX + 16];
+
+	/* a plain tree inside some other repository is not that repository's tree */
+	if (output(NULL, top, sizeof(top), err, "git", "-C", b->req->source, "rev-parse",
+		   "--show-toplevel", NULL) < 0 || strcmp(top, b->req->source) ||
+	    output(NULL, common, sizeof(common), err, "git", "-C", b->req->source, "rev-parse",
+		   "--path-format=absolute", "--git-common-dir", NULL) < 0)
+		return errorf(err, "'%s' is not the top of a git work tree", b->req->source);
+	if (is_dir(b->src))
+		return 0;
+	if (run(b, NULL, SHORT_MS, "git init", err, "git", "init", "-q", b->src, NULL) < 0 ||
+	    pathf(alt, err, "%s/.git/objects/info/alternates", b->src) < 0)
+		return -1;
+	snprintf(objects, sizeof(objects), "%s/objects\n", common);
+	return write_file(alt, objects, strlen(objects), err);
+}
+
+/* Import the tree at from (the work tree itself for a package) and commit it. */
+static int import_tree(struct build *b, const char *from, int all, char *err)
+{
+	char gitdir[PATH_MAX], wt[PATH_MAX + 16];
+
+	if (pathf(gitdir, err, "%s/.git", b->src) < 0)
+		return -1;
+	snprintf(wt, sizeof(wt), "--work-tree=%s", from);
+	tell(b, "import %s into the build cache (git add)", from);
+	if (run(b, NULL, GIT_MS, "git add (import)", err, "git", "--git-dir", gitdir, wt,
+		"-c", "core.autocrlf=false", "add", "-A", all ? "-f" : "-A", ".", NULL) < 0 ||
+	    output(NULL, b->content, sizeof(b->content), err, "git", "--git-dir", gitdir,
+		   "write-tree", NULL) < 0)
+		return -1;
+	return output(NULL, b->commit, sizeof(b->commit), err, GIT(b), "commit-tree",
+		      b->content, "-m", "tree as imported by the harness", NULL);
+}
+
+/* A plain tree: imported (git's stat cache makes a second import quick). */
+static int prepare_plain(struct build *b, char *err)
+{
+	if (!is_dir(b->src) &&
+	    run(b, NULL, SHORT_MS, "git init", err, "git", "init", "-q", b->src, NULL) < 0)
+		return -1;
+	return import_tree(b, b->req->source, 0, err);
+}
+
+/* A Debian linux-source-X.Y package: downloaded, unpacked and imported once. */
+static int unpack_package(struct build *b, char *err)
+{
+	char dl[PATH_MAX], deb[PATH_MAX + 64], x[PATH_MAX], tar[PATH_MAX + 64];
+	const char *pkg = b->req->source_package;
+
+	if (pathf(dl, err, "%s/download", b->tdir) < 0 || pathf(x, err, "%s/x", b->tdir) < 0)
+		return -1;
+	tell(b, "unpack: apt-get download %s", pkg);
+	if (run(b, NULL, SHORT_MS, "rm", err, "rm", "-rf", dl, x, NULL) < 0 ||
+	    mkdir_p(dl, err) < 0 ||
+	    run(b, dl, GIT_MS, "apt-get download", err, "apt-get", "download", "-q", pkg,
+		NULL) < 0 ||
+	    output(dl, deb, sizeof(deb), err, "find", ".", "-maxdepth", "1", "-name", "*.deb",
+		   NULL) < 0)
+		return -1;
+	if (!deb[0] || strchr(deb, '\n'))
+		return errorf(err, "apt-get download %s left no single .deb in %s", pkg, dl);
+	if (run(b, dl, GIT_MS, "dpkg-deb -x", err, "dpkg-deb", "-x", deb, x, NULL) < 0 ||
+	    output(x, tar, sizeof(tar), err, "find", "usr/src", "-maxdepth", "1", "-name",
+		   "linux-source-*.tar.*", NULL) < 0)
+		return -1;
+	if (!tar[0] || strchr(tar, '\n'))
+		return errorf(err, "package %s holds no single usr/src/linux-source-*.tar.*", pkg);
+	tell(b, "unpack: %s", tar);
+	if (mkdir_p(b->src, err) < 0 ||
+	    run(b, x, GIT_MS, "tar -x", err, "tar", "-xf", tar, "-C", b->src,
+		"--strip-components=1", NULL) < 0 ||
+	    run(b, NULL, SHORT_MS, "git init", err, "git", "init", "-q", b->src, NULL) < 0)
+		return -1;
+	return run(b, NULL, SHORT_MS, "rm", err, "rm", "-rf", x, dl, NULL);
+}
+
+/* The package's import commit, kept in trees/<T>/commit once it is made. */
+static int prepare_package(struct build *b, char *err)
+{
+	char path[PATH_MAX], *text = NULL;
+	size_t len;
+
+	if (pathf(path, err, "%s/commit", b->tdir) < 0)
+		return -1;
+	if (read_regular_file(path, 63, &text, &len, NULL) == 0) {
+		snprintf(b->commit, sizeof(b->commit), "%.*s", (int)strcspn(text, "\n"), text);
+		free(text);
+		return 0;
+	}
+	if (is_dir(b->src) && run(b, NULL, GIT_MS, "rm", err, "rm", "-rf", b->src, NULL) < 0)
+		return -1;
+	if (unpack_package(b, err) < 0 || import_tree(b, b->src, 1, err) < 0)
+		return -1;
+	return write_file(path, b->commit, strlen(b->commit), err);
+}
+
+/* A git tree's revision (base, or HEAD and its uncommitted diff, hashed). */
+static int git_identity(struct build *b, char *err)
+{
+	const char *base = b->req->base[0] ? b->req->base : "HEAD";
+	char rev[KBUILD_REV_MAX + 16], diff[PATH_MAX], out[PATH_MAX + 16];
+	struct stat st;
+
+	snprintf(rev, sizeof(rev), "%s^{commit}", base);
+	if (output(NULL, b->commit, sizeof(b->commit), NULL, "git", "-C", b->req->source,
+		   "rev-parse", "--verify", "-q", rev, NULL) < 0 || !b->commit[0])
+		return errorf(err, "revision '%s' does not exist in %s", base, b->req->source);
+	b->dirty[0] = '\0';
+	if (b->req->base[0])
+		return 0;       /* a named base: the work tree's edits are not built */
+	if (pathf(diff, err, "%s/uncommitted.diff", b->tdir) < 0)
+		return -1;
+	snprintf(out, sizeof(out), "--output=%s", diff);
+	if (run(b, NULL, GIT_MS, "git diff HEAD", err, "git", "-C", b->req->source,
+		"--no-optional-locks", "diff", "--binary", out, "HEAD", NULL) < 0)
+		return -1;
+	if (stat(diff, &st) == 0 && st.st_size > 0)
+		return hash_sha256_file(diff, b->dirty, err);
+	return 0;
+}
+
+/* The tree as it will be built, before patches: into the cache repository. */
+static int prepare_tree(struct build *b, char *err)
+{
+	const struct kbuild_req *r = b->req;
+
+	b->content[0] = '\0';
+	if (r->source_package[0])
+		return prepare_package(b, err);
+	if (!is_dir(r->source))
+		return errorf(err, "'%s' is not a directory", r->source);
+	if (prepare_git(b, NULL) == 0)
+		return git_identity(b, err);
+	if (r->base[0])
+		return errorf(err, "base '%s' needs a git tree; '%s' is not one", r->base,
+			      r->source);
+	return prepare_plain(b, err);
+}
+
+static void hash_line(struct hash_sha256 *s, const char *name, const char *value)
+{
+	hash_sha256_update(s, name, strlen(name));
+	hash_sha256_update(s, " ", 1);
+	hash_sha256_update(s, value, strlen(value));
+	hash_sha256_update(s, "\n", 1);
+}
+
+/* The hash of everything a build's inputs are, before anything is checked out. */
+static int input_key(struct build *b, const char *required, char *err)
+{
+	const struct kbuild_req *r = b->req;
+	char h[HASH_SHA256_HEX];
+	struct hash_sha256 s, p;
+
+	hash_sha256_init(&s);
+	hash_line(&s, "kbuild", "1");
+	hash_line(&s, "arch", r->arch);
+	hash_line(&s, "cc", b->cc_version);
+	hash_line(&s, "source", r->source_package[0] ? r->source_package : r->source);
+	hash_line(&s, "tree", b->content[0] ? b->content : b->commit);
+	hash_line(&s, "dirty", b->dirty);
+	for (unsigned i = 0; r->series && i < r->n_apply; i++) {
+		hash_sha256_init(&p);
+		hash_sha256_update(&p, r->series->p[i].text, r->series->p[i].len);
+		hash_sha256_final_hex(&p, h);
+		hash_line(&s, "patch", h);
+	}
+	if (kbuild_config_builtin(r->config))
+		hash_line(&s, "config", r->config);
+	else if (hash_sha256_file(r->config, h, err) < 0)
+		return -1;
+	else
+		hash_line(&s, "config-file", h);
+	hash_line(&s, "fragment", r->fragment);
+	if (hash_sha256_file(required, h, err) < 0)
+		return -1;
+	hash_line(&s, "required", h);
+	hash_sha256_final_hex(&s, b->inputs);
+	return 0;
+}
+
+/* ---- the cache: entries and what inputs built to ---- */
+
+static int entry_complete(const char *top, const char *key)
+{
+	char path[PATH_MAX];
+
+	return pathf(path, NULL, "%s/%.64s/info", top, key) == 0 && is_file(path);
+}
+
+/* inputs/<I>: "key K" (0, K in key) or "failed WHY" (-1, WHY in err); 1 if none. */
+static int memo_read(struct build *b, char key[HASH_SHA256_HEX], char *err)
+{
+	_cleanup_free_ char *text = NULL;
+	char path[PATH_MAX];
+	size_t len;
+
+	if (pathf(path, err, "%s/inputs/%s", b->top, b->inputs) < 0)
+		return -1;
+	if (read_regular_file(path, ERR_MAX + 16, &text, &len, NULL) < 0)
+		return 1;
+	text[strcspn(text, "\n")] = '\0';
+	if (!strncmp(text, "key ", 4) && hash_sha256_hex_ok(text + 4) &&
+	    entry_complete(b->top, text + 4)) {
+		memcpy(key, text + 4, HASH_SHA256_HEX);
+		return 0;
+	}
+	if (!strncmp(text, "failed ", 7))
+		return errorf(err, "%s (as before: remove %s to try again)", text + 7, path);
+	return 1;
+}
+
+static int memo_write(struct build *b, const char *what, const char *text)
+{
+	char path[PATH_MAX], line[ERR_MAX + 16];
+	int n = snprintf(line, sizeof(line), "%s %s\n", what, text);
+
+	if (pathf(path, NULL, "%s/inputs", b->top) < 0 || mkdir_p(path, NULL) < 0 ||
+	    pathf(path, NULL, "%s/inputs/%s", b->top, b->inputs) < 0)
+		return -1;
+	return write_file(path, line, (size_t)n, NULL);
+}
+
+/* ---- checkout, patches, config ---- */
+
+static int checkout(struct build *b, char *err)
+{
+	char diff[PATH_MAX];
+
+	tell(b, "checkout %.12s", b->commit);
+	if (run(b, NULL, GIT_MS, "git checkout", err, GIT(b), "checkout", "-q", "--detach",
+		"--force", b->commit, NULL) < 0 ||
+	    run(b, NULL, GIT_MS, "git clean", err, GIT(b), "clean", "-q", "-f", "-d", "-x",
+		NULL) < 0)
+		return -1;
+	if (!b->dirty[0])
+		return 0;
+	if (pathf(diff, err, "%s/uncommitted.diff", b->tdir) < 0)
+		return -1;
+	return run(b, NULL, GIT_MS, "applying the tree's uncommitted diff", err, GIT(b),
+		   "apply", "--binary", diff, NULL);
+}
+
+/* The first hunk header of path's diff in a patch's text, for a message. */
+static void first_hunk(const char *text, const char *file, char *out, size_t size)
+{
+	char head[PATH_MAX + 8];
+	const char *p, *h;
+
+	out[0] = '\0';
+	snprintf(head, sizeof(head), "+++ b/%s\n", file);
+	p = strstr(text, head);
+	if (!p || !(h = strstr(p, "\n@@ ")))
+		return;
+	snprintf(out, size, "%.*s", (int)strcspn(h + 1, "\n"), h + 1);
+}
+
+/* Why git apply refused patch i: "FILE: hunk @@ ... @@" from its log lines. */
+static void apply_failure(const struct build *b, const struct series_patch *p, char *why,
+			  size_t size)
+{
+	_cleanup_free_ char *log = NULL;
+	char file[PATH_MAX], hunk[160];
+	const char *e = NULL;
+	size_t len;
+
+	snprintf(why, size, "see %.400s", b->log);
+	if (read_regular_file(b->log, 16 << 20, &log, &len, NULL) < 0)
+		return;
+	/* the last failure in the log is this patch's */
+	for (const char *f = log; (f = strstr(f, "error: patch failed: ")); f++)
+		e = f;
+	if (!e) {
+		e = strstr(log, "error: ");
+		if (e)
+			snprintf(why, size, "%.*s", (int)strcspn(e, "\n"), e);
+		return;
+	}
+	e += strlen("error: patch failed: ");
+	snprintf(file, sizeof(file), "%.*s", (int)strcspn(e, ":\n"), e);
+	first_hunk(p->text, file, hunk, sizeof(hunk));
+	snprintf(why, size, "%.120s: first rejected hunk %s (patch failed at %.*s)", file,
+		 hunk[0] ? hunk : "?", (int)strcspn(e, "\n"), e);
+}
+
+static int apply_patches(struct build *b, char *err)
+{
+	const struct kbuild_req *r = b->req;
+	char path[PATH_MAX], why[ERR_MAX];
+
+	if (pathf(path, err, "%s/patch", b->tdir) < 0)
+		return -1;
+	for (unsigned i = 0; r->series && i < r->n_apply; i++) {
+		const struct series_patch *p = &r->series->p[i];
+
+		tell(b, "apply %u/%u %.80s", i + 1, r->n_apply, p->subject);
+		if (write_file(path, p->text, p->len, err) < 0)
+			return -1;
+		if (run(b, NULL, GIT_MS, "git apply", NULL, GIT(b), "apply", "--whitespace=nowarn",
+			path, NULL) < 0) {
+			apply_failure(b, p, why, sizeof(why));
+			return errorf(err, "patch %u/%u '%.100s' does not apply: %s", i + 1,
+				      r->n_apply, p->subject, why);
+		}
+	}
+	return 0;
+}
+
+/* make -C src O=obj ARCH=... CROSS_COMPILE=... CC="ccache CC", then extra and NULL. */
+#define MAKE_VARS 8
+static void make_argv(const struct build *b, char vars[MAKE_VARS][PATH_MAX + 32], char **argv,
+		      const char *const *extra)
+{
+	int x86 = !strcmp(b->req->arch, "x86_64"), n = 0, v = 0;
+	int ccache = access("/usr/bin/ccache", X_OK) == 0;
+
+	argv[n++] = "make";
+	argv[n++] = "-s";
+	snprintf(vars[v], sizeof(vars[v]), "-C%s", b->src);
+	argv[n++] = vars[v++];
+	snprintf(vars[v], sizeof(vars[v]), "O=%s", b->obj);
+	argv[n++] = vars[v++];
+	snprintf(vars[v], sizeof(vars[v]), "ARCH=%s", x86 ? "x86_64" : "arm64");
+	argv[n++] = vars[v++];
+	if (!x86)
+		argv[n++] = "CROSS_COMPILE=aarch64-linux-gnu-";
+	snprintf(vars[v], sizeof(vars[v]), "CC=%s%s", ccache ? "ccache " : "", b->cc);
+	argv[n++] = vars[v++];
+	snprintf(vars[v], sizeof(vars[v]), "HOSTCC=%sgcc", ccache ? "ccache " : "");
+	argv[n++] = vars[v++];
+	for (; extra && *extra && n < ARGS_MAX - 1; extra++)
+		argv[n++] = (char *)*extra;
+	argv[n] = NULL;
+}
+
+static int make(struct build *b, const char *what, const char *const *extra, char *err)
+{
+	char vars[MAKE_VARS][PATH_MAX + 32], *argv[ARGS_MAX];
+	struct proc_opts o = { .log_path = b->log, .timeout_ms = GIT_MS };
+	int status;
+
+	make_argv(b, vars, argv, extra);
+	if (proc_run_opts(argv, &o, &status, err) < 0)
+		return -1;
+	if (status != 0)
+		return errorf(err, "make %s failed (exit %d); see %s", what, status, b->log);
+	return 0;
+}
+
+/* Debian's config for this tree's series (linux-config-X.Y, the cloud flavour). */
+static int debian_config(struct build *b, const char *series, const char *dst, char *err)
+{
+	char dl[PATH_MAX], pkg[64], deb[PATH_MAX], xz[PATH_MAX], name[96];
+
+	if (strlen(series) > 16)
+		return errorf(err, "config debian: no kernel series in this tree's Makefile");
+	const char *darch = !strcmp(b->req->arch, "x86_64") ? "amd64" : "arm64";
+
+	snprintf(pkg, sizeof(pkg), "linux-config-%s", series);
+	snprintf(name, sizeof(name), "config.%s_none_cloud-%s.xz", darch, darch);
+	if (pathf(dl, err, "%s/debian-config", b->tdir) < 0 ||
+	    run(b, NULL, SHORT_MS, "rm", err, "rm", "-rf", dl, NULL) < 0 || mkdir_p(dl, err) < 0)
+		return -1;
+	tell(b, "config: apt-get download %s", pkg);
+	if (run(b, dl, GIT_MS, "apt-get download (config debian)", err, "apt-get", "download",
+		"-q", pkg, NULL) < 0 ||
+	    output(dl, deb, sizeof(deb), err, "find", ".", "-maxdepth", "1", "-name", "*.deb",
+		   NULL) < 0 || !deb[0] || strchr(deb, '\n') ||
+	    run(b, dl, SHORT_MS, "dpkg-deb -x", err, "dpkg-deb", "-x", deb, "x", NULL) < 0 ||
+	    output(dl, xz, sizeof(xz), err, "find", "x", "-name", name, NULL) < 0)
+		return errorf(err, "config debian: %s has no %s for this tree (%s)", pkg, name,
+			      err);
+	if (!xz[0] || strchr(xz, '\n'))
+		return errorf(err, "config debian: %s holds no single %s", pkg, name);
+	if (run(b, dl, SHORT_MS, "xz -d", err, "xz", "-d", "-k", xz, NULL) < 0)
+		return -1;
+	xz[strlen(xz) - 3] = '\0';
+	return run(b, dl, SHORT_MS, "cp", err, "cp", xz, dst, NULL);
+}
+
+/* VERSION.PATCHLEVEL.SUBLEVEL from the tree's Makefile, into out ("" if unreadable). */
+static void tree_version(const struct build *b, char *out, size_t size)
+{
+	_cleanup_free_ char *text = NULL;
+	static const char *const keys[] = { "VERSION = ", "PATCHLEVEL = ", "SUBLEVEL = " };
+	char path[PATH_MAX];
+	size_t len, o = 0;
+
+	out[0] = '\0';
+	if (pathf(path, NULL, "%s/Makefile", b->src) < 0 ||
+	    read_regular_file(path, 1 << 20, &text, &len, NULL) < 0)
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		const char *p = strstr(text, keys[i]);
+		size_t n = p ? strspn(p + strlen(keys[i]), "0123456789") : 0;
+
+		if (!n || o + n + 2 >= size)
+			return;
+		o += (size_t)snprintf(out + o, size - o, "%s%.*s", i ? "." : "", (int)n,
+				      p + strlen(keys[i]));
+	}
+}
+
+/* obj/.config from the base config, the fragments merged, olddefconfig, checked. */
+static int configure(struct build *b, char *err)
+{
+	const struct kbuild_req *r = b->req;
+	char dot[PATH_MAX], frag[PATH_MAX], merge[PATH_MAX], ver[32], series[32];
+	const char *old[] = { "olddefconfig", NULL };
+
+	tell(b, "config: %s + the harness's fragment", r->config);
+	if (mkdir_p(b->obj, err) < 0 || pathf(dot, err, "%s/.config", b->obj) < 0 ||
+	    pathf(frag, err, "%s/harness.fragment", b->obj) < 0 ||
+	    pathf(merge, err, "%s/scripts/kconfig/merge_config.sh", b->src) < 0)
+		return -1;
+	if (!strcmp(r->config, "debian")) {
+		tree_version(b, ver, sizeof(ver));
+		snprintf(series, sizeof(series), "%s", ver);
+		if (strchr(series, '.') && strchr(strchr(series, '.') + 1, '.'))
+			*strchr(strchr(series, '.') + 1, '.') = '\0';   /* 6.12.57 -> 6.12 */
+		if (debian_config(b, series, dot, err) < 0)
+			return -1;
+	} else if (kbuild_config_builtin(r->config)) {
+		const char *target[] = { r->config, NULL };
+		if (make(b, r->config, target, err) < 0)
+			return -1;
+	} else if (run(b, NULL, SHORT_MS, "cp", err, "cp", r->config, dot, NULL) < 0) {
+		return -1;
+	}
+	if (kconfig_write_fragment(r->kconfig_dir, r->arch, r->fragment, frag, err) < 0 ||
+	    run(b, b->src, SHORT_MS, "merge_config.sh", err, merge, "-m", "-O", b->obj, dot,
+		frag, NULL) < 0 ||
+	    make(b, "olddefconfig", old, err) < 0)
+		return -1;
+	return kconfig_check(dot, frag, err);
+}
+
+/* The build key: arch, compiler, .config and the patched source without Documentation/. */
+static int build_key(struct build *b, char *err)
+{
+	char tree[64], ls[16384], h[HASH_SHA256_HEX], *doc;
+	struct hash_sha256 s;
+
+	if (run(b, NULL, GIT_MS, "git add", err, GIT(b), "add", "-A", ".", NULL) < 0 ||
+	    output(NULL, tree, sizeof(tree), err, GIT(b), "write-tree", NULL) < 0 ||
+	    output(NULL, ls, sizeof(ls), err, GIT(b), "ls-tree", tree, NULL) < 0)
+		return -1;
+	/* a patch to Documentation/ alone builds the same kernel: the same key */
+	if ((doc = strstr(ls, "\tDocumentation\n"))) {
+		char *start = doc;
+		while (start > ls && start[-1] != '\n')
+			start--;
+		memmove(start, doc + 15, strlen(doc + 15) + 1);
+	}
+	hash_sha256_init(&s);
+	hash_line(&s, "kbuild-key", "1");
+	hash_line(&s, "arch", b->req->arch);
+	hash_line(&s, "cc", b->cc_version);
+	if (pathf(tree, err, "%s/.config", b->obj) < 0 ||
+	    hash_sha256_file(tree, b->out->config_sha256, err) < 0)
+		return -1;
+	hash_line(&s, "config", b->out->config_sha256);
+	hash_sha256_update(&s, ls, strlen(ls));
+	hash_sha256_final_hex(&s, h);
+	memcpy(b->out->key, h, sizeof(h));
+	return 0;
+}
+
+/* ---- compile ---- */
+
+/* trees/<T>/last-<ARCH>: seconds the last compile of this tree took, for estimates. */
+static int64_t last_compile_s(const struct build *b)
+{
+	_cleanup_free_ char *text = NULL;
+	char path[PATH_MAX];
+	size_t len;
+
+	if (pathf(path, NULL, "%s/last-%s", b->tdir, b->req->arch) < 0 ||
+	    read_regular_file(path, 32, &text, &len, NULL) < 0)
+		return 0;
+	return strtoll(text, NULL, 10);
+}
+
+/* Has the log reached the link of vmlinux? (its last 8 KiB) */
+static int linking(const char *log)
+{
+	_cleanup_close_ int fd = open(log, O_RDONLY | O_CLOEXEC);
+	char buf[8193];
+	off_t end;
+	ssize_t n;
+
+	if (fd < 0 || (end = lseek(fd, 0, SEEK_END)) < 0)
+		return 0;
+	n = pread(fd, buf, sizeof(buf) - 1, end > 8192 ? end - 8192 : 0);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return strstr(buf, " vmlinux") != NULL;
+}
+
+static void compile_tick(void *arg)
+{
+	struct build *b = arg;
+	int64_t s = (now_ms() - b->phase_start) / 1000;
+
+	if (linking(b->log))
+		b->phase = "link";
+	if (b->compile_est_s)
+		tell(b, "%s %lldm%02llds (last build of this tree: %lldm%02llds)", b->phase,
+		     (long long)s / 60, (long long)s % 60, (long long)b->compile_est_s / 60,
+		     (long long)b->compile_est_s % 60);
+	else
+		tell(b, "%s %lldm%02llds (first build of this tree)", b->phase, (long long)s / 60,
+		     (long long)s % 60);
+}
+
+/* The last lines of the log that say error (at most three), for a message. */
+static void last_errors(const char *log, char *out, size_t size)
+{
+	_cleanup_free_ char *text = NULL;
+	const char *hits[3] = { NULL }, *p;
+	size_t len, n = 0, o = 0;
+
+	out[0] = '\0';
+	if (read_regular_file(log, 64 << 20, &text, &len, NULL) < 0)
+		return;
+	for (p = text; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] == '\n')) {
+		const char *e = strstr(p, "error:");
+		if (e && e < p + strcspn(p, "\n"))
+			hits[n++ % 3] = p;
+	}
+	for (size_t i = n > 3 ? n - 3 : 0; i < n && o + 4 < size; i++) {
+		p = hits[i % 3];
+		o += (size_t)snprintf(out + o, size - o, "%s%.*s", o ? " | " : "",
+				      (int)strcspn(p, "\n"), p);
+	}
+}
+
+static int compile(struct build *b, char *err)
+{
+	const struct kbuild_req *r = b->req;
+	char vars[MAKE_VARS][PATH_MAX + 32], *argv[ARGS_MAX], lv[32], jobs[16], ccdir[PATH_MAX + 32],
+	     base[PATH_MAX + 32], why[ERR_MAX];
+	char *env[] = { ccdir, base, "CCACHE_NOHASHDIR=1", NULL };
+	const char *extra[] = { lv, jobs, "KBUILD_BUILD_USER=harness", "KBUILD_BUILD_HOST=harness",
+				"KBUILD_BUILD_TIMESTAMP=1970-01-01 00:00:00 UTC",
+				!strcmp(r->arch, "x86_64") ? "bzImage" : "Image", NULL };
+	struct proc_opts o = { .env = env, .log_path = b->log, .timeout_ms = KBUILD_TIMEOUT_MS,
+			       .tick = compile_tick, .tick_arg = b, .tick_ms = TICK_MS };
+	int status;
+
+	snprintf(lv, sizeof(lv), "LOCALVERSION=-h%.8s", b->out->key);
+	snprintf(jobs, sizeof(jobs), "-j%d", r->jobs > 0 ? r->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN));
+	snprintf(ccdir, sizeof(ccdir), "CCACHE_DIR=%s/ccache", b->top);
+	snprintf(base, sizeof(base), "CCACHE_BASEDIR=%s/trees", b->top);
+	make_argv(b, vars, argv, extra);
+	b->phase = "compile";
+	b->phase_start = now_ms();
+	b->compile_est_s = last_compile_s(b);
+	compile_tick(b);
+	if (r->gate)
+		r->gate(r->arg, 1);
+	int rc = proc_run_opts(argv, &o, &status, err);
+	if (r->gate)
+		r->gate(r->arg, 0);
+	if (rc < 0)
+		return -1;
+	b->out->build_s = (double)(now_ms() - b->phase_start) / 1000.0;
+	if (status != 0) {
+		last_errors(b->log, why, sizeof(why));
+		return errorf(err, "the build failed (exit %d): %s; log kept in %s", status,
+			      why[0] ? why : "no 'error:' line", b->log);
+	}
+	return 0;
+}
+
+/* ---- the cache entry ---- */
+
+/* KEY/info: "name value" lines, written last: an entry without it is not one. */
+static int write_info(const struct build *b, const char *dir, char *err)
+{
+	const struct kbuild_result *o = b->out;
+	char path[PATH_MAX], text[4096];
+	int n;
+
+	n = snprintf(text, sizeof(text),
+		     "key %s\narch %s\ntree %s\nrelease %s\nimage_sha256 %s\nconfig_sha256 %s\n"
+		     "build_s %.1f\n", o->key, b->req->arch, o->tree, o->files.release,
+		     o->image_sha256, o->config_sha256, o->build_s);
+	if (pathf(path, err, "%s/info", dir) < 0)
+		return -1;
+	return write_file(path, text, (size_t)n, err);
+}
+
+/* The value of name in an info text, into out. */
+static void info_value(const char *text, const char *name, char *out, size_t size)
+{
+	size_t n = strlen(name);
+	const char *p;
+
+	out[0] = '\0';
+	for (p = text; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] == '\n'))
+		if (!strncmp(p, name, n) && p[n] == ' ') {
+			snprintf(out, size, "%.*s", (int)strcspn(p + n + 1, "\n"), p + n + 1);
+			return;
+		}
+}
+
+/* out from the entry of out->key. */
+static int read_entry(struct build *b, char *err)
+{
+	struct kbuild_result *o = b->out;
+	_cleanup_free_ char *text = NULL;
+	char path[PATH_MAX], num[32];
+	size_t len;
+
+	if (pathf(o->dir, err, "%s/%s", b->top, o->key) < 0 ||
+	    pathf(path, err, "%s/info", o->dir) < 0 ||
+	    read_regular_file(path, 4096, &text, &len, err) < 0 ||
+	    pathf(o->files.kernel, err, "%s/vmlinuz", o->dir) < 0)
+		return -1;
+	info_value(text, "tree", o->tree, sizeof(o->tree));
+	info_value(text, "image_sha256", o->image_sha256, sizeof(o->image_sha256));
+	info_value(text, "config_sha256", o->config_sha256, sizeof(o->config_sha256));
+	info_value(text, "build_s", num, sizeof(num));
+	o->build_s = strtod(num, NULL);
+	o->files.modules[0] = '\0';
+	return image_kernel_release(o->files.kernel, b->req->arch, o->files.release,
+				    sizeof(o->files.release), err);
+}
+
+/* KEY/patches: "N<TAB>subject<TAB>message-id" per applied patch. */
+static int write_patches(const struct build *b, const char *dir, char *err)
+{
+	_cleanup_fclose_ FILE *f = NULL;
+	char path[PATH_MAX];
+
+	if (pathf(path, err, "%s/patches", dir) < 0 || !(f = fopen(path, "we")))
+		return errorf(err, "cannot write the patch list in %s", dir);
+	for (unsigned i = 0; b->req->series && i < b->req->n_apply; i++)
+		fprintf(f, "%u\t%s\t%s\n", i + 1, b->req->series->p[i].subject,
+			b->req->series->p[i].msgid);
+	return fflush(f) == 0 ? 0 : errorf(err, "cannot write %s", path);
+}
+
+/* The built image, .config, log and lists into KEY.tmp, then renamed to KEY. */
+static int store_entry(struct build *b, char *err)
+{
+	struct kbuild_result *o = b->out;
+	char tmp[PATH_MAX], img[PATH_MAX], file[PATH_MAX], dot[PATH_MAX], suffix[16];
+	int x86 = !strcmp(b->req->arch, "x86_64");
+
+	if (pathf(o->dir, err, "%s/%s", b->top, o->key) < 0 ||
+	    pathf(tmp, err, "%s.tmp", o->dir) < 0 ||
+	    pathf(img, err, "%s/arch/%s/boot/%s", b->obj, x86 ? "x86" : "arm64",
+		  x86 ? "bzImage" : "Image") < 0 ||
+	    pathf(dot, err, "%s/.config", b->obj) < 0 ||
+	    run(b, NULL, SHORT_MS, "rm", err, "rm", "-rf", tmp, NULL) < 0 || mkdir_p(tmp, err) < 0 ||
+	    pathf(file, err, "%s/vmlinuz", tmp) < 0 ||
+	    run(b, NULL, SHORT_MS, "cp", err, "cp", img, file, NULL) < 0 ||
+	    hash_sha256_file(file, o->image_sha256, err) < 0 ||
+	    image_kernel_release(file, b->req->arch, o->files.release, sizeof(o->files.release),
+				 err) < 0)
+		return -1;
+	snprintf(suffix, sizeof(suffix), "-h%.8s", o->key);
+	if (strlen(o->files.release) < strlen(suffix) ||
+	    strcmp(o->files.release + strlen(o->files.release) - strlen(suffix), suffix))
+		return errorf(err, "the built kernel's release '%s' does not end in %s (is "
+			      "CONFIG_LOCALVERSION_AUTO on?)", o->files.release, suffix);
+	if (pathf(file, err, "%s/config", tmp) < 0 ||
+	    run(b, NULL, SHORT_MS, "cp", err, "cp", dot, file, NULL) < 0 ||
+	    pathf(file, err, "%s/build.log", tmp) < 0 || rename(b->log, file) < 0 ||
+	    pathf(b->log, err, "%s/build.log", o->dir) < 0 ||
+	    write_patches(b, tmp, err) < 0 || write_info(b, tmp, err) < 0)
+		return -1;
+	if (rename(tmp, o->dir) < 0)
+		return errorf(err, "cannot rename %s: %s", tmp, strerror(errno));
+	return pathf(o->files.kernel, err, "%s/vmlinuz", o->dir);
+}
+
+static void save_compile_time(const struct build *b)
+{
+	char path[PATH_MAX], text[32];
+	int n = snprintf(text, sizeof(text), "%.0f\n", b->out->build_s);
+
+	if (pathf(path, NULL, "%s/last-%s", b->tdir, b->req->arch) == 0)
+		write_file(path, text, (size_t)n, NULL);
+}
+
+/* ---- one build ---- */
+
+/* The compiler for the arch, present, and its version (part of every key). */
+static int find_compiler(struct build *b, char *err)
+{
+	int x86 = !strcmp(b->req->arch, "x86_64");
+
+	if (!x86 && strcmp(b->req->arch, "aarch64"))
+		return errorf(err, "cannot build for arch '%s' (x86_64 or aarch64)", b->req->arch);
+	snprintf(b->cc, sizeof(b->cc), "%s", x86 ? "gcc" : "aarch64-linux-gnu-gcc");
+	if (output(NULL, b->cc_version, sizeof(b->cc_version), NULL, b->cc, "--version",
+		   NULL) < 0)
+		return errorf(err, "%s builds need %s, which does not run here (apt-get install "
+			      "%s)", b->req->arch, b->cc, x86 ? "gcc" : "gcc-aarch64-linux-gnu");
+	b->cc_version[strcspn(b->cc_version, "\n")] = '\0';
+	return 0;
+}
+
+/* The tree's identity in words, for tables: "6.12.57, git 1a2b3c4d5e6f + uncommitted 9f8e7d6c". */
+static void describe_tree(struct build *b)
+{
+	const struct kbuild_req *r = b->req;
+	char ver[32];
+
+	tree_version(b, ver, sizeof(ver));
+	if (r->source_package[0])
+		snprintf(b->out->tree, sizeof(b->out->tree), "%s, %s", ver, r->source_package);
+	else if (b->content[0])
+		snprintf(b->out->tree, sizeof(b->out->tree), "%s, tree %.12s", ver, b->content);
+	else
+		snprintf(b->out->tree, sizeof(b->out->tree), "%s, git %.12s%s%.8s", ver, b->commit,
+			 b->dirty[0] ? " + uncommitted " : "", b->dirty);
+}
+
+/* Checkout, patches, config and the key: a cache hit ends here (1), else 0 to compile. */
+static int prepare_source(struct build *b, char *err)
+{
+	if (checkout(b, err) < 0 || apply_patches(b, err) < 0)
+		return -1;
+	describe_tree(b);
+	if (configure(b, err) < 0 || build_key(b, err) < 0)
+		return -1;
+	return entry_complete(b->top, b->out->key);
+}
+
+static int build_steps(struct build *b, char *err)
+{
+	char required[PATH_MAX], key[HASH_SHA256_HEX] = "";
+	int r;
+
+	if (find_compiler(b, err) < 0 || tree_dirs(b, err) < 0 ||
+	    pathf(required, err, "%s/required.tmp", b->tdir) < 0 ||
+	    kconfig_write_fragment(b->req->kconfig_dir, b->req->arch, "", required, err) < 0 ||
+	    prepare_tree(b, err) < 0 || input_key(b, required, err) < 0)
+		return -1;
+	unlink(required);
+	r = memo_read(b, key, err);
+	if (r <= 0) {
+		memcpy(b->out->key, key, sizeof(key));
+		b->out->cached = 1;
+		return r < 0 ? -1 : read_entry(b, err);
+	}
+	if (pathf(b->log, err, "%s/logs/%s.log", b->top, b->inputs) < 0)
+		return -1;
+	unlink(b->log);
+	r = prepare_source(b, err);
+	if (r < 0)
+		return memo_write(b, "failed", err), -1;
+	if (r == 0 && compile(b, err) < 0)
+		return memo_write(b, "failed", err), -1;
+	if (r == 0 && (store_entry(b, err) < 0 || (save_compile_time(b), 0)))
+		return -1;
+	b->out->cached = r;
+	memo_write(b, "key", b->out->key);
+	return read_entry(b, err);
+}
+
+int kbuild_build(const struct kbuild_req *req, struct kbuild_result *out, char *err)
+{
+	struct build b = { .req = req, .out = out };
+	char logs[PATH_MAX];
+
+	memset(out, 0, sizeof(*out));
+	if (pathf(b.top, err, "%s/%s", req->results, KBUILD_CACHE) < 0 ||
+	    pathf(logs, err, "%s/logs", b.top) < 0 || mkdir_p(logs, err) < 0 ||
+	    pathf(b.log, err, "%s/prepare.log", logs) < 0)
+		return -1;
+	return build_steps(&b, err);
+}

@@ -1,0 +1,148 @@
+/* source.c -- source arms resolved: paths confined to source_dirs, the series
+ * read once, kbuild_build per arch, each build described in the arm's JSON. */
+#include "spec/source.h"
+#include "base/err.h"
+#include "base/proc.h"
+
+#include <jansson.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The arm's paths, resolved and confined: source tree, patches, config file. */
+struct source_paths {
+	char source[PATH_MAX], patches[PATH_MAX], config[PATH_MAX], kconfig[PATH_MAX];
+};
+
+static int confine_paths(const struct matrix *m, const struct arm *a, const struct conf *conf,
+			 const char *where, struct source_paths *p, char *err)
+{
+	struct image_roots roots = { conf->images, conf->source_dirs, m->base_dir, "source_dirs" };
+	char msg[ERR_MAX];
+
+	memset(p, 0, sizeof(*p));
+	if (a->source[0] && image_confine(&roots, a->source, "source tree", 1, p->source, msg) < 0)
+		return errorf(err, "%s.source: %s", where, msg);
+	if (a->patches[0] && image_confine(&roots, a->patches, "patch series", 2, p->patches,
+					   msg) < 0)
+		return errorf(err, "%s.patches: %s", where, msg);
+	if (kbuild_config_builtin(a->config))
+		snprintf(p->config, sizeof(p->config), "%s", a->config);
+	else if (image_confine(&roots, a->config, "config file", 0, p->config, msg) < 0)
+		return errorf(err, "%s.config: %s", where, msg);
+	if (image_beside(conf->images, "kconfig", p->kconfig, msg) < 0 ||
+	    access(p->kconfig, R_OK) < 0)
+		return errorf(err, "%s: the harness's config fragments are missing (%s)", where,
+			      p->kconfig);
+	return 0;
+}
+
+static json_t *patches_json(const struct series *s)
+{
+	json_t *list = json_array();
+
+	for (unsigned i = 0; list && s && i < s->n; i++)
+		json_array_append_new(list, json_pack("{s:s, s:s}", "subject", s->p[i].subject,
+						      "msgid", s->p[i].msgid));
+	return list;
+}
+
+/* One arch's build as the store keeps it. */
+static int add_build(struct arm *a, json_t *list, const char *arch, const struct series *s,
+		     const struct kbuild_result *r, char *err)
+{
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:s, s:s, s:s, s:f, s:b, s:s}",
+			      "arch", arch, "key", r->key, "tree", r->tree,
+			      "source", a->source[0] ? a->source : a->source_package,
+			      "base", a->base, "patches", patches_json(s), "config", a->config,
+			      "config_sha256", r->config_sha256, "image_sha256", r->image_sha256,
+			      "build_s", r->build_s, "cached", r->cached, "release",
+			      r->files.release);
+
+	if (!o || json_array_append_new(list, o) < 0)
+		return errorf(err, "out of memory");
+	return 0;
+}
+
+/* Build for every arch; the first failure marks the arm. */
+static int build_all(const struct matrix *m, struct arm *a, const char *where,
+		     const struct conf *conf, const struct source_paths *p, const struct series *s,
+		     const struct source_hooks *h, char *err)
+{
+	json_auto_t *list = json_array();
+	struct kbuild_result r;
+	char msg[ERR_MAX];
+
+	if (!list)
+		return errorf(err, "out of memory");
+	for (unsigned i = 0; i < m->n_archs; i++) {
+		struct kbuild_req q = {
+			.arch = m->archs[i], .source = p->source, .source_package = a->source_package,
+			.base = a->base, .series = s, .n_apply = s ? s->n : 0, .config = p->config,
+			.fragment = a->fragment, .results = conf->results, .kconfig_dir = p->kconfig,
+			.tell = h->progress, .gate = h->gate, .arg = h->arg,
+		};
+		if (kbuild_build(&q, &r, msg) < 0) {
+			snprintf(a->failed, sizeof(a->failed), "%s (%s): %s%s%.400s", where, a->name,
+				 m->n_archs > 1 ? m->archs[i] : "", m->n_archs > 1 ? ": " : "", msg);
+			return 0;
+		}
+		a->files[i] = r.files;
+		if (add_build(a, list, m->archs[i], s, &r, err) < 0)
+			return -1;
+	}
+	a->build_json = json_dumps(list, JSON_COMPACT);
+	return a->build_json ? 0 : errorf(err, "out of memory");
+}
+
+/* A queued matrix's builds, from its stored JSON: each arch's vmlinuz in the cache. */
+static int stored_builds(const struct matrix *m, struct arm *a, const char *where,
+			 const struct conf *conf)
+{
+	json_auto_t *list = json_loads(a->build_json, 0, NULL);
+	const char *key, *arch;
+	json_t *o;
+	size_t j;
+	char msg[ERR_MAX];
+
+	for (unsigned i = 0; i < m->n_archs; i++) {
+		key = NULL;
+		json_array_foreach(list, j, o) {
+			arch = json_string_value(json_object_get(o, "arch"));
+			if (arch && !strcmp(arch, m->archs[i]))
+				key = json_string_value(json_object_get(o, "key"));
+		}
+		if (!key || !hash_sha256_hex_ok(key) ||
+		    pathf(a->files[i].kernel, msg, "%s/%s/%s/vmlinuz", conf->results,
+			  KBUILD_CACHE, key) < 0 ||
+		    image_kernel_release(a->files[i].kernel, m->archs[i], a->files[i].release,
+					 sizeof(a->files[i].release), msg) < 0) {
+			snprintf(a->failed, sizeof(a->failed), "%s (%s): its %s build is gone from "
+				 "the cache (%s): queue it as a new matrix", where, a->name,
+				 m->archs[i], key ? key : "no key stored");
+			return 0;
+		}
+	}
+	return 0;
+}
+
+int source_resolve(const struct matrix *m, struct arm *a, unsigned idx, const struct conf *conf,
+		   const struct source_hooks *hooks, char *err)
+{
+	struct source_paths p;
+	struct series s = { 0 };
+	char where[32], msg[ERR_MAX];
+	int rc;
+
+	snprintf(where, sizeof(where), "arms[%u]", idx);
+	if (a->build_json)
+		return stored_builds(m, a, where, conf);
+	if (a->failed[0])
+		return 0;     /* a queued matrix's arm whose build failed: not built again */
+	if (confine_paths(m, a, conf, where, &p, err) < 0)
+		return -1;
+	if (p.patches[0] && series_read(p.patches, &s, msg) < 0)
+		return errorf(err, "%s.patches: %s", where, msg);
+	rc = build_all(m, a, where, conf, &p, p.patches[0] ? &s : NULL, hooks, err);
+	series_free(&s);
+	return rc;
+}
