@@ -359,7 +359,7 @@ static void test_schema3_refused(void **state)
 	sqlite3_close(db);
 	assert_int_equal(store_open(path, &s, err), -1);
 	assert_null(s);
-	assert_non_null(strstr(err, "has schema 3, this harness writes schema 6"));
+	assert_non_null(strstr(err, "has schema 3, this harness writes schema 7"));
 	assert_non_null(strstr(err, path));
 	assert_null(strchr(err, '\n'));
 	/* left as it was */
@@ -393,6 +393,7 @@ static void make_schema5(const char *path)
 {
 	static const char downgrade[] =
 		"DROP INDEX matrices_live_spec; ALTER TABLE matrices DROP COLUMN dup_of;"
+		"ALTER TABLE arms DROP COLUMN build; ALTER TABLE arms DROP COLUMN failed;"
 		"UPDATE matrices SET spec_hash = 'hash-twin';"
 		"UPDATE matrices SET state = 'cancelled' WHERE name = 'twin-c';"
 		"PRAGMA user_version = 5;";
@@ -441,7 +442,7 @@ static void test_schema5_upgraded(void **state)
 		fail_msg("schema 5 not upgraded: %s", err);
 	store_close(s);
 	/* nothing lost: three matrices, 4 runs each; the older live twin points at the newer */
-	assert_int_equal(count_at(path, "PRAGMA user_version"), 6);
+	assert_int_equal(count_at(path, "PRAGMA user_version"), 7);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM matrices"), 3);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs"), 12);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM matrices WHERE name = 'twin-a'"
@@ -711,6 +712,7 @@ static void test_schema4_upgraded(void **state)
 	store_close(s);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	if (sqlite3_exec(db, "DROP INDEX matrices_live_spec; ALTER TABLE matrices DROP COLUMN dup_of;"
+			 "ALTER TABLE arms DROP COLUMN build; ALTER TABLE arms DROP COLUMN failed;"
 			 "ALTER TABLE matrices DROP COLUMN resolve_msg;"
 			 "ALTER TABLE matrices DROP COLUMN resolve; PRAGMA user_version = 4;",
 			 NULL, NULL, NULL) != SQLITE_OK)
@@ -728,7 +730,7 @@ static void test_schema4_upgraded(void **state)
 	assert_int_equal(nc, n);
 	assert_int_equal(store_unclaim(s, 0, err), 0);
 	store_close(s);
-	/* and it says schema 6 from now on (4 to 5 to 6) */
+	/* and it says schema 7 from now on (4 to 5 to 6 to 7), its arms with no build */
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "SELECT resolve_msg FROM matrices", NULL, NULL, NULL),
 			 SQLITE_OK);
@@ -738,10 +740,12 @@ static void test_schema4_upgraded(void **state)
 		assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL),
 				 SQLITE_OK);
 		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-		assert_int_equal(sqlite3_column_int(st, 0), 6);
+		assert_int_equal(sqlite3_column_int(st, 0), 7);
 		sqlite3_finalize(st);
 	}
 	sqlite3_close(db);
+	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM arms WHERE build IS NULL AND"
+				  " failed IS NULL"), 2);
 }
 
 /* No API answers but the directory is held (a daemon starting, a harness run): nothing written. */

@@ -1699,6 +1699,10 @@ static void test_conf_daemon(void **state)
 	assert_int_equal(conf_check_daemon(&c, NULL, err), -1);
 	assert_non_null(strstr(err, "harness.conf: api_tcp"));
 	sfmt(c.kernel_dirs, sizeof(c.kernel_dirs), "/srv/kernels");
+	/* source arms' trees and patches: their own directories, named too */
+	assert_int_equal(conf_check_daemon(&c, NULL, err), -1);
+	assert_non_null(strstr(err, "api_tcp is set but source_dirs is empty"));
+	sfmt(c.source_dirs, sizeof(c.source_dirs), "/srv/src");
 	assert_int_equal(conf_check_daemon(&c, NULL, err), 0);
 }
 

@@ -231,15 +231,15 @@ int conf_load(struct conf *c, const char *path, char *err)
 
 int conf_check_daemon(const struct conf *c, const char *path, char *err)
 {
+	if (c->api_tcp[0] && !c->kernel_dirs[0])
+		return errorf(err, "%s: api_tcp is set but kernel_dirs is empty: network clients "
+			      "choose where a matrix's paths start, so kernel_dirs must name the "
+			      "directories kernels may come from", path ? path : "harness.conf");
 	if (c->api_tcp[0] && !c->source_dirs[0])
 		return errorf(err, "%s: api_tcp is set but source_dirs is empty: network clients "
 			      "choose where a matrix's paths start, so source_dirs must name the "
 			      "directories kernel sources and patches may come from",
 			      path ? path : "harness.conf");
-	if (c->api_tcp[0] && !c->kernel_dirs[0])
-		return errorf(err, "%s: api_tcp is set but kernel_dirs is empty: network clients "
-			      "choose where a matrix's paths start, so kernel_dirs must name the "
-			      "directories kernels may come from", path ? path : "harness.conf");
 	return 0;
 }
 

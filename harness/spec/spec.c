@@ -378,9 +378,10 @@ static int check_arm_source(json_t *obj, const char *where, char *err)
 	for (i = 0; i < ARRAY_SIZE(pairs); i++)
 		if (json_object_get(obj, pairs[i].key) && !json_object_get(obj, pairs[i].needs) &&
 		    !(pairs[i].or_needs && json_object_get(obj, pairs[i].or_needs)))
-			return errorf(err, "%s.%s: only with '%s'%s%s", where, pairs[i].key,
-				      pairs[i].needs, pairs[i].or_needs ? " or " : "",
-				      pairs[i].or_needs ? pairs[i].or_needs : "");
+			return errorf(err, "%s.%s: only with '%s'%s%s%s", where, pairs[i].key,
+				      pairs[i].needs, pairs[i].or_needs ? " or '" : "",
+				      pairs[i].or_needs ? pairs[i].or_needs : "",
+				      pairs[i].or_needs ? "'" : "");
 	if (json_object_get(obj, "url") && !json_object_get(obj, "sha256"))
 		return errorf(err, "%s.sha256: required with 'url' (the kernel image's SHA-256, "
 			      "64 hex digits)", where);

@@ -1,0 +1,422 @@
+/* test_kbuild.c -- unit tests for harness/kbuild/: patch series read from b4
+ * and format-patch mboxes, directories and quilt series (hostile ones too),
+ * config lines and the survived-symbol check, source arm keys in a matrix,
+ * and the failures a build meets before it compiles, on a real git tree. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "base/err.h"
+#include "base/proc.h"
+#include "kbuild/kbuild.h"
+#include "kbuild/kconfig.h"
+#include "kbuild/series.h"
+#include "spec/conf.h"
+#include "spec/spec.h"
+#include "testlib.h"
+
+static char dir[PATH_MAX];
+static struct conf conf;
+
+static int setup(void **state)
+{
+	(void)state;
+	fixture_dir(dir, "test_kbuild", &conf);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return fixture_rmdir(dir);
+}
+
+/* Two messages as b4 am writes them, after a cover letter without a diff. */
+#define PATCH(n, subj, id, file, old, new) \
+	"From git@z Thu Jan  1 00:00:00 1970\n" \
+	"Subject: [PATCH v4 " n "/2] " subj "\n" \
+	"From: A Developer <dev@example.org>\n" \
+	"Message-Id: <" id ">\n" \
+	"\n" \
+	"Why it helps.\n" \
+	"\n" \
+	"From the mailing list, a line that starts with From but is no header\n" \
+	"---\n" \
+	"diff --git a/" file " b/" file "\n" \
+	"--- a/" file "\n" \
+	"+++ b/" file "\n" \
+	"@@ -1,3 +1,3 @@\n" \
+	" one\n" \
+	"-" old "\n" \
+	"+" new "\n" \
+	" three\n" \
+	"-- \n" \
+	"2.39.5\n" \
+	"\n"
+
+static const char cover[] =
+	"From git@z Thu Jan  1 00:00:00 1970\n"
+	"Subject: [PATCH v4 0/2] mm: a series\n"
+	"Message-Id: <cover@example.org>\n"
+	"\n"
+	"The cover letter.\n"
+	"\n";
+
+static const char two[] =
+	PATCH("1", "mm: first change", "p1@example.org", "a.txt", "two", "TWO")
+	PATCH("2", "mm: second\n change, folded", "p2@example.org", "b.txt", "two", "deux");
+
+static void write_in(const char *name, const char *text, char *path)
+{
+	sfmt(path, PATH_MAX, "%s/%s", dir, name);
+	write_text(path, text);
+}
+
+static void test_mbox(void **state)
+{
+	char path[PATH_MAX], text[4096], err[ERR_MAX];
+	struct series s;
+
+	(void)state;
+	sfmt(text, sizeof(text), "%s%s", cover, two);
+	write_in("v4.mbox", text, path);
+	assert_int_equal(series_read(path, &s, err), 0);
+	assert_int_equal(s.n, 2);                      /* the cover letter left out */
+	assert_string_equal(s.p[0].subject, "mm: first change");
+	assert_string_equal(s.p[0].msgid, "p1@example.org");
+	assert_string_equal(s.p[1].subject, "mm: second change, folded");
+	assert_string_equal(s.p[1].msgid, "p2@example.org");
+	assert_non_null(strstr(s.p[0].text, "+TWO"));
+	assert_null(strstr(s.p[0].text, "+deux"));      /* split where the second begins */
+	assert_non_null(strstr(s.p[0].text, "a line that starts with From"));
+	series_free(&s);
+}
+
+static void test_dir_and_quilt(void **state)
+{
+	char sub[PATH_MAX], path[PATH_MAX], err[ERR_MAX];
+	struct series s;
+
+	(void)state;
+	mkdirs("%s/p", dir);
+	sfmt(sub, sizeof(sub), "%s/p", dir);
+	/* name order, whatever the directory's */
+	write_in("p/0002-second.patch", PATCH("2", "two", "b@x", "b.txt", "x", "y"), path);
+	write_in("p/0001-first.patch", PATCH("1", "one", "a@x", "a.txt", "x", "y"), path);
+	write_in("p/notes.txt", "not a patch", path);
+	assert_int_equal(series_read(sub, &s, err), 0);
+	assert_int_equal(s.n, 2);
+	assert_string_equal(s.p[0].subject, "one");
+	assert_string_equal(s.p[1].subject, "two");
+	series_free(&s);
+
+	/* quilt: comments, -p1, a bare diff named by its file */
+	write_in("p/bare.diff", "--- a/c.txt\n+++ b/c.txt\n@@ -1 +1 @@\n-x\n+y\n", path);
+	write_in("p/series", "# the order\n0002-second.patch\nbare.diff -p1\n", path);
+	assert_int_equal(series_read(path, &s, err), 0);
+	assert_int_equal(s.n, 2);
+	assert_string_equal(s.p[0].subject, "two");
+	assert_string_equal(s.p[1].subject, "bare.diff");
+	assert_string_equal(s.p[1].msgid, "");
+	series_free(&s);
+}
+
+static void expect_refused(const char *name, const char *text, size_t len, const char *want)
+{
+	char path[PATH_MAX], err[ERR_MAX];
+	struct series s;
+
+	sfmt(path, sizeof(path), "%s/%s", dir, name);
+	if (len)
+		write_bytes(path, text, len);
+	else
+		write_text(path, text);
+	assert_int_equal(series_read(path, &s, err), -1);
+	if (!strstr(err, want))
+		fail_msg("%s: '%s' lacks '%s'", name, err, want);
+	assert_non_null(strstr(err, path));       /* the file named */
+	assert_int_equal(s.n, 0);
+}
+
+static void test_hostile_series(void **state)
+{
+	static const char nul[] = "diff --git a/x b/x\n--- a/x\n+++ b/x\n\0@@ -1 +1 @@\n";
+	char p[PATH_MAX];
+
+	(void)state;
+	expect_refused("cover.mbox", cover, 0, "no patch in it");
+	expect_refused("nul.mbox", nul, sizeof(nul) - 1, "NUL byte");
+	mkdirs("%s/q", dir);
+	write_in("secret.patch", PATCH("1", "s", "s@x", "s.txt", "a", "b"), p);
+	expect_refused("q/series", "../secret.patch\n", 0, "beside the series file");
+	expect_refused("q/series", "/etc/passwd\n", 0, "beside the series file");
+	write_in("q/ok.patch", PATCH("1", "s", "s@x", "s.txt", "a", "b"), p);
+	expect_refused("q/series", "ok.patch -p0\n", 0, "only -p1");
+	expect_refused("q/series", "# nothing\n", 0, "names no patch");
+	mkdirs("%s/empty", dir);
+	sfmt(p, sizeof(p), "%s/empty", dir);
+	{
+		struct series s;
+		char err[ERR_MAX];
+		assert_int_equal(series_read(p, &s, err), -1);
+		assert_non_null(strstr(err, "no *.patch or *.diff"));
+	}
+}
+
+static void test_fragment_lines(void **state)
+{
+	static const char *const good[] = { "CONFIG_LRU_GEN=y", "CONFIG_X=n", "CONFIG_X=m",
+					    "CONFIG_NR_CPUS=64", "CONFIG_BASE=0x1000",
+					    "CONFIG_CMDLINE=\"console=ttyS0\"",
+					    "# CONFIG_LOCALVERSION_AUTO is not set" };
+	static const char *const bad[] = { "CONFIG_x=y", "CONFIG_=y", "LRU_GEN=y", "CONFIG_X",
+					   "CONFIG_X=yes", "CONFIG_X=\"a\"b\"", "CONFIG_X=\"$(rm)\\\"",
+					   "CONFIG_X=y\nCONFIG_Y=y", "# CONFIG_X is set",
+					   "CONFIG_X=\"tab\there\"", "" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(good) / sizeof(*good); i++)
+		if (!kbuild_fragment_line_ok(good[i]))
+			fail_msg("refused: %s", good[i]);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+		if (kbuild_fragment_line_ok(bad[i]))
+			fail_msg("taken: %s", bad[i]);
+}
+
+static void test_config_check(void **state)
+{
+	char config[PATH_MAX], frag[PATH_MAX], err[ERR_MAX];
+
+	(void)state;
+	write_in("dot.config", "CONFIG_A=y\nCONFIG_B=m\n# CONFIG_C is not set\nCONFIG_D=\"x\"\n",
+		 config);
+	write_in("ok.fragment", "# why: a comment\nCONFIG_A=y\nCONFIG_B=m\n"
+		 "# CONFIG_C is not set\n# CONFIG_E is not set\nCONFIG_D=\"x\"\n", frag);
+	assert_int_equal(kconfig_check(config, frag, err), 0);
+	write_in("lost.fragment", "CONFIG_A=y\nCONFIG_C=y\nCONFIG_Z=y\n", frag);
+	assert_int_equal(kconfig_check(config, frag, err), -1);
+	assert_non_null(strstr(err, "CONFIG_C=y did not survive olddefconfig"));   /* the first */
+	assert_non_null(strstr(err, "CONFIG_C unset"));
+	write_in("module.fragment", "CONFIG_B=y\n", frag);
+	assert_int_equal(kconfig_check(config, frag, err), -1);
+	assert_non_null(strstr(err, "has CONFIG_B=m"));
+	write_in("unset.fragment", "# CONFIG_A is not set\n", frag);
+	assert_int_equal(kconfig_check(config, frag, err), -1);
+	assert_non_null(strstr(err, "# CONFIG_A is not set did not survive"));
+}
+
+static void test_rev(void **state)
+{
+	static const char *const good[] = { "v6.12", "HEAD~3", "origin/mm-unstable", "HEAD^2",
+					    "1a2b3c4d", "mm@{1}" };
+	static const char *const bad[] = { "-c", "--upload-pack=x", "a..b", "a b", "$(x)", "a;b",
+					   "" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(good) / sizeof(*good); i++)
+		assert_true(kbuild_rev_ok(good[i]));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+		if (kbuild_rev_ok(bad[i]))
+			fail_msg("taken: %s", bad[i]);
+}
+
+/* ---- source arms in a matrix ---- */
+
+#define WL "'workloads':[{'name':'w','files':[{'name':'f','mib':8}],'streams':[{'kind':" \
+	"'random','file':'f'}]}]"
+
+static int parse(const char *arms, struct matrix *m, char *err)
+{
+	char text[4096], label[PATH_MAX];
+
+	sfmt(text, sizeof(text), "{'name':'s','reps':1,'arms':[%s]," WL "}", arms);
+	sfmt(label, sizeof(label), "%s/s.json", dir);
+	memset(m, 0, sizeof(*m));
+	if (spec_parse(m, jq(text), label, dir, &conf, err) < 0) {
+		print_message("spec_parse: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static void expect_spec_error(const char *arms, const char *want)
+{
+	struct matrix *m = calloc(1, sizeof(*m));
+	char err[ERR_MAX];
+
+	assert_non_null(m);
+	if (parse(arms, m, err) == 0)
+		fail_msg("taken: %s", arms);
+	if (!strstr(err, want))
+		fail_msg("'%s' lacks '%s'", err, want);
+	free(m);
+}
+
+static void test_source_keys(void **state)
+{
+	struct matrix *m = calloc(1, sizeof(*m));
+	char err[ERR_MAX];
+
+	(void)state;
+	assert_non_null(m);
+	assert_int_equal(parse("{'name':'v','source_package':'linux-source-6.12','tag':'v',"
+			       "'patches':['p/v2.mbox','p/v4.mbox'],'config':'tinyconfig',"
+			       "'config_fragment':['CONFIG_LRU_GEN=y','# CONFIG_SWAP is not set']}",
+			       m, err), 0);
+	assert_int_equal(m->n_arms, 2);                 /* the array expands arms */
+	assert_string_equal(m->arms[0].name, "v-v2");
+	assert_string_equal(m->arms[1].name, "v-v4");
+	assert_string_equal(m->arms[1].patches, "p/v4.mbox");
+	assert_string_equal(m->arms[0].config, "tinyconfig");
+	assert_string_equal(m->arms[0].fragment, "CONFIG_LRU_GEN=y\n# CONFIG_SWAP is not set");
+	assert_true(m->unresolved);
+	spec_release(m);
+	assert_int_equal(parse("{'name':'g','source':'linux','base':'v6.12'}", m, err), 0);
+	assert_string_equal(m->arms[0].config, "defconfig");    /* the default */
+	spec_release(m);
+	free(m);
+
+	expect_spec_error("{'name':'a','kernel':'6.12','source':'t'}", "not both 'kernel' and 'source'");
+	expect_spec_error("{'name':'a','kernel':'6.12','patches':'p.mbox'}",
+			  "arms[0].patches: only with 'source' or 'source_package'");
+	expect_spec_error("{'name':'a','source_package':'linux-source-6.12','base':'v6.12'}",
+			  "arms[0].base: only with 'source'");
+	expect_spec_error("{'name':'a','source_package':'linux-image-6.12'}",
+			  "linux-source-X.Y package name");
+	expect_spec_error("{'name':'a','source':'t','base':'--output=/etc/x'}",
+			  "arms[0].base: expected a git revision");
+	expect_spec_error("{'name':'a','source':'t','config_fragment':['CONFIG_A=y','rm -rf /']}",
+			  "arms[0].config_fragment[1]: expected CONFIG_NAME");
+	expect_spec_error("{'name':'a','source':'t','config_fragment':'CONFIG_A=y'}",
+			  "config_fragment: expected an array");
+}
+
+/* ---- before the compile, on a real git tree ---- */
+
+static void git(const char *cwd, const char *a, const char *b, const char *c, const char *d)
+{
+	char *argv[] = { "git", "-C", (char *)cwd, "-c", "user.name=t", "-c", "user.email=t@t",
+			 (char *)a, (char *)b, (char *)c, (char *)d, NULL };
+	char err[ERR_MAX];
+	int st;
+
+	assert_int_equal(proc_run(argv, NULL, 60000, &st, err), 0);
+	assert_int_equal(st, 0);
+}
+
+/* A git tree of two files at one commit, tagged base; the kconfig dir beside. */
+static void make_tree(char *tree, char *kconfig)
+{
+	char p[PATH_MAX];
+
+	sfmt(tree, PATH_MAX, "%s/linux", dir);
+	mkdirs("%s", tree);
+	sfmt(p, sizeof(p), "%s/a.txt", tree);
+	write_text(p, "one\ntwo\nthree\n");
+	sfmt(p, sizeof(p), "%s/b.txt", tree);
+	write_text(p, "one\ntwo\nthree\n");
+	git(tree, "init", "-q", NULL, NULL);
+	git(tree, "add", ".", NULL, NULL);
+	git(tree, "commit", "-q", "-m", "base");
+	git(tree, "tag", "base", NULL, NULL);
+	sfmt(kconfig, PATH_MAX, "%s/kconfig", dir);
+	mkdirs("%s", kconfig);
+	sfmt(p, sizeof(p), "%s/common.config", kconfig);
+	write_text(p, "CONFIG_LRU_GEN=y\n");
+	sfmt(p, sizeof(p), "%s/x86_64.config", kconfig);
+	write_text(p, "CONFIG_64BIT=y\n");
+}
+
+static int tree_state(const char *tree, char *out, size_t len)
+{
+	char *argv[] = { "git", "-C", (char *)tree, "status", "--porcelain", "--ignored", NULL };
+	char err[ERR_MAX];
+
+	return proc_output(argv, NULL, 60000, out, len, err);
+}
+
+static void test_build_failures(void **state)
+{
+	char tree[PATH_MAX], kconfig[PATH_MAX], path[PATH_MAX], err[ERR_MAX], st[4096];
+	struct series s;
+	struct kbuild_result r;
+	struct kbuild_req q = { .arch = "x86_64", .source_package = "", .base = "nope",
+				.config = "tinyconfig", .fragment = "", .results = conf.results };
+
+	(void)state;
+	make_tree(tree, kconfig);
+	q.source = tree;
+	q.kconfig_dir = kconfig;
+	assert_int_equal(kbuild_build(&q, &r, err), -1);
+	assert_non_null(strstr(err, "revision 'nope' does not exist"));
+
+	/* patch 2 of 2 does not apply: named, with its subject and first rejected hunk */
+	write_in("bad.mbox", PATCH("1", "mm: fine", "f@x", "a.txt", "two", "TWO")
+		 PATCH("2", "mm: stale", "s@x", "b.txt", "zwei", "deux"), path);
+	assert_int_equal(series_read(path, &s, err), 0);
+	q.base = "base";
+	q.series = &s;
+	q.n_apply = 2;
+	assert_int_equal(kbuild_build(&q, &r, err), -1);
+	if (!strstr(err, "patch 2/2 'mm: stale' does not apply: b.txt: first rejected hunk "
+		    "@@ -1,3 +1,3 @@"))
+		fail_msg("%s", err);
+	/* asked again: the same answer from the cache, at once */
+	assert_int_equal(kbuild_build(&q, &r, err), -1);
+	assert_non_null(strstr(err, "mm: stale"));
+	assert_non_null(strstr(err, "as before"));
+	/* the user's tree: nothing changed, nothing added, no new ref */
+	assert_int_equal(tree_state(tree, st, sizeof(st)), 0);
+	assert_string_equal(st, "");
+	{
+		char *argv[] = { "git", "-C", tree, "for-each-ref", "--format=%(refname)", NULL };
+		assert_int_equal(proc_output(argv, NULL, 60000, st, sizeof(st), err), 0);
+		assert_string_equal(st, "refs/heads/master\nrefs/tags/base");
+	}
+	series_free(&s);
+
+	/* the first patch alone applies; the config step then finds no kernel tree */
+	write_in("one.mbox", PATCH("1", "mm: fine", "f@x", "a.txt", "two", "TWO"), path);
+	assert_int_equal(series_read(path, &s, err), 0);
+	q.series = &s;
+	q.n_apply = 1;
+	assert_int_equal(kbuild_build(&q, &r, err), -1);
+	assert_non_null(strstr(err, "make tinyconfig failed"));
+	series_free(&s);
+
+	/* a plain tree cannot take a base */
+	sfmt(path, sizeof(path), "%s/plain", dir);
+	mkdirs("%s", path);
+	q.source = path;
+	q.series = NULL;
+	assert_int_equal(kbuild_build(&q, &r, err), -1);
+	assert_non_null(strstr(err, "needs a git tree"));
+	/* no cross compiler for an arch we cannot build */
+	q.arch = "riscv64";
+	assert_int_equal(kbuild_build(&q, &r, err), -1);
+	assert_non_null(strstr(err, "cannot build for arch 'riscv64'"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mbox),
+		cmocka_unit_test(test_dir_and_quilt),
+		cmocka_unit_test(test_hostile_series),
+		cmocka_unit_test(test_fragment_lines),
+		cmocka_unit_test(test_config_check),
+		cmocka_unit_test(test_rev),
+		cmocka_unit_test(test_source_keys),
+		cmocka_unit_test(test_build_failures),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
