@@ -111,6 +111,8 @@ static int pre_of(FILE *f, text_fn fn, struct store *s, int64_t mid, const void 
 		return errorf(err, "out of memory");
 	if (rc < 0)
 		return -1;
+	if (!len)
+		return rc;     /* nothing to show: no empty box */
 	fputs("<pre>", f);
 	escape_xml_n(f, buf, len);
 	fputs("</pre>\n", f);
@@ -314,7 +316,7 @@ int html_report(FILE *f, struct store *s, int64_t mid, const struct html_opts *o
 	head(f, mid, rm);
 	contents(f, mi, nbad);
 	arms(f, ra, narms);
-	if (tables(f, s, mid, err) < 0)
+	if (pre_of(f, report_builds, s, mid, NULL, err) < 0 || tables(f, s, mid, err) < 0)
 		return -1;
 	compare(f, s, mid, mi);
 	if (plots(f, s, mid, mi, o, err) < 0)

@@ -3,6 +3,7 @@
 #include "output/report.h"
 #include "base/err.h"
 #include "analysis/metric.h"
+#include "store/store_report.h"
 #include "store/store_table.h"
 #include "output/table.h"
 
@@ -488,6 +489,66 @@ static int cell_tables(FILE *f, struct store *s, int64_t mid, const struct matri
 	return rc;
 }
 
+/* Text from the build or the guest on one line: anything but printable ASCII as '?'. */
+static void print_plain(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc(*s >= 0x20 && *s < 0x7f ? *s : '?', f);
+}
+
+/* "same kernel as X": the first earlier arm whose image has the same SHA-256. */
+static const char *same_image(const struct report_arm *a, unsigned i)
+{
+	for (unsigned j = 0; j < i; j++)
+		if (a[i].image_sha256[0] && !strcmp(a[j].image_sha256, a[i].image_sha256))
+			return a[j].name;
+	return NULL;
+}
+
+static void build_line(FILE *f, const struct report_arm *a, unsigned i)
+{
+	const struct report_arm *r = &a[i];
+	const char *same = same_image(a, i);
+
+	fprintf(f, "  %-12s ", r->name);
+	if (r->failed[0]) {
+		fputs("FAILED: ", f);
+		print_plain(f, r->failed);
+		fputc('\n', f);
+		return;
+	}
+	fprintf(f, "h%.8s %s; %s (config %.8s); ", r->build_key, r->tree, r->config,
+		r->config_sha256);
+	if (r->base[0])
+		fprintf(f, "base %s; ", r->base);
+	fprintf(f, "%lld patch%s%s", (long long)r->n_patches, r->n_patches == 1 ? "" : "es",
+		r->n_patches ? ": " : "");
+	print_plain(f, r->patches);
+	fprintf(f, "; built in %.0f s%s%s%s\n", r->build_s, r->cached ? " (cached)" : "",
+		same ? "; the same kernel as " : "", same ? same : "");
+}
+
+int report_builds(FILE *f, struct store *s, int64_t matrix_id, const void *arg, char *err)
+{
+	struct report_arm *a = calloc(SPEC_MAX_ARMS, sizeof(*a));
+	unsigned n = 0, i, shown = 0;
+
+	(void)arg;
+	if (!a || store_report_arms(s, matrix_id, a, &n, err) < 0) {
+		free(a);
+		return a ? -1 : errorf(err, "out of memory");
+	}
+	for (i = 0; i < n; i++) {
+		if (!a[i].build_key[0] && !a[i].failed[0])
+			continue;
+		if (!shown++)
+			fputs("\nbuilt from source:\n", f);
+		build_line(f, a, i);
+	}
+	free(a);
+	return 0;
+}
+
 int report_table(FILE *f, struct store *s, int64_t matrix_id, char *err)
 {
 	struct matrix_info mi;
@@ -511,5 +572,5 @@ int report_table(FILE *f, struct store *s, int64_t matrix_id, char *err)
 	fprintf(f, "\nruns: %u done, %u failed, %u unsupported, %u total; Delta against %s;"
 		" means over done runs\n", mi.runs_done, mi.runs_failed, mi.runs_unsupported,
 		mi.runs_total, mi.arm_names[0]);
-	return 0;
+	return report_builds(f, s, matrix_id, NULL, err);
 }

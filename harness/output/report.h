@@ -16,4 +16,12 @@
 /* Print the ABBA table of a matrix to f. Returns 0 or -1 with err. */
 int report_table(FILE *f, struct store *s, int64_t matrix_id, char *err);
 
+/*
+ * The arms built from source, one line each: build key, tree, config, the
+ * patches' subjects, build time, "same kernel as" an earlier arm whose image
+ * is byte-identical, or why the build failed. Nothing if no arm is. arg is
+ * unused (the shape of the HTML report's text sections).
+ */
+int report_builds(FILE *f, struct store *s, int64_t matrix_id, const void *arg, char *err);
+
 #endif

@@ -63,6 +63,28 @@ static int add_build(struct arm *a, json_t *list, const char *arch, const struct
 	return 0;
 }
 
+/* The arm's build steps, told as "arms[1] (v4) x86_64: apply 2/3 ...". */
+struct telling {
+	const struct source_hooks *h;
+	char who[96];
+};
+
+static void tell_arm(void *arg, const char *line)
+{
+	struct telling *t = arg;
+	char full[ERR_MAX];
+
+	snprintf(full, sizeof(full), "%s: %s", t->who, line);
+	t->h->progress(t->h->arg, full);
+}
+
+static void gate_arm(void *arg, int busy)
+{
+	struct telling *t = arg;
+
+	t->h->gate(t->h->arg, busy);
+}
+
 /* Build for every arch; the first failure marks the arm. */
 static int build_all(const struct matrix *m, struct arm *a, const char *where,
 		     const struct conf *conf, const struct source_paths *p, const struct series *s,
@@ -70,16 +92,19 @@ static int build_all(const struct matrix *m, struct arm *a, const char *where,
 {
 	json_auto_t *list = json_array();
 	struct kbuild_result r;
+	struct telling t = { .h = h };
 	char msg[ERR_MAX];
 
 	if (!list)
 		return errorf(err, "out of memory");
 	for (unsigned i = 0; i < m->n_archs; i++) {
+		snprintf(t.who, sizeof(t.who), "%s (%s) %s", where, a->name, m->archs[i]);
 		struct kbuild_req q = {
 			.arch = m->archs[i], .source = p->source, .source_package = a->source_package,
 			.base = a->base, .series = s, .n_apply = s ? s->n : 0, .config = p->config,
 			.fragment = a->fragment, .results = conf->results, .kconfig_dir = p->kconfig,
-			.tell = h->progress, .gate = h->gate, .arg = h->arg,
+			.tell = h->progress ? tell_arm : NULL, .gate = h->gate ? gate_arm : NULL,
+			.arg = &t,
 		};
 		if (kbuild_build(&q, &r, msg) < 0) {
 			snprintf(a->failed, sizeof(a->failed), "%s (%s): %s%s%.400s", where, a->name,

@@ -18,7 +18,11 @@ static const struct db_text_col arm_text[] = {
 	DB_TEXT(1, struct report_arm, name), DB_TEXT(2, struct report_arm, kernel),
 	DB_TEXT(3, struct report_arm, release), DB_TEXT(4, struct report_arm, lru_gen),
 	DB_TEXT(5, struct report_arm, cmdline), DB_TEXT(6, struct report_arm, guest_releases),
-	DB_TEXT(7, struct report_arm, lru_read),
+	DB_TEXT(7, struct report_arm, lru_read), DB_TEXT(8, struct report_arm, build_key),
+	DB_TEXT(9, struct report_arm, tree), DB_TEXT(10, struct report_arm, source),
+	DB_TEXT(11, struct report_arm, base), DB_TEXT(12, struct report_arm, config),
+	DB_TEXT(13, struct report_arm, config_sha256), DB_TEXT(14, struct report_arm, image_sha256),
+	DB_TEXT(15, struct report_arm, patches), DB_TEXT(16, struct report_arm, failed),
 };
 
 static const struct db_text_col bad_run_text[] = {
@@ -68,6 +72,9 @@ static int arm_row(sqlite3_stmt *st, void *arg)
 		return 0;
 	r = &a->v[a->n++];
 	db_texts(st, r, arm_text, ARRAY_SIZE(arm_text));
+	r->build_s = sqlite3_column_double(st, 17);
+	r->n_patches = sqlite3_column_int64(st, 18);
+	r->cached = sqlite3_column_int64(st, 19);
 	return 0;
 }
 
@@ -78,7 +85,16 @@ int store_report_arms(struct store *s, int64_t mid, struct report_arm *ret, unsi
 
 	if (db_rows(s, "SELECT a.idx, a.name, a.kernel, a.release, a.lru_gen, a.cmdline,"
 		    " (SELECT group_concat(DISTINCT r.guest_release) FROM runs r WHERE r.arm_id = a.id),"
-		    " (SELECT group_concat(DISTINCT r.lru_gen_read) FROM runs r WHERE r.arm_id = a.id)"
+		    " (SELECT group_concat(DISTINCT r.lru_gen_read) FROM runs r WHERE r.arm_id = a.id),"
+		    /* a source arm's build, as spec.h's build_json describes it */
+		    " json_extract(a.build, '$[0].key'), json_extract(a.build, '$[0].tree'),"
+		    " json_extract(a.build, '$[0].source'), json_extract(a.build, '$[0].base'),"
+		    " json_extract(a.build, '$[0].config'), json_extract(a.build, '$[0].config_sha256'),"
+		    " json_extract(a.build, '$[0].image_sha256'),"
+		    " (SELECT group_concat(json_extract(p.value, '$.subject'), '; ')"
+		    "  FROM json_each(a.build, '$[0].patches') p), a.failed,"
+		    " json_extract(a.build, '$[0].build_s'),"
+		    " json_array_length(a.build, '$[0].patches'), json_extract(a.build, '$[0].cached')"
 		    " FROM arms a WHERE a.matrix_id = ?1 ORDER BY a.idx", arm_row, &a, err, "i",
 		    mid) < 0)
 		return -1;

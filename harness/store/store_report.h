@@ -6,6 +6,8 @@
 #include <limits.h>
 #include <stdint.h>
 
+#include "base/err.h"
+#include "base/hash.h"
 #include "store/store.h"
 
 /* The matrix as queued, and where its runs ran. */
@@ -25,6 +27,13 @@ struct report_arm {
 	char lru_gen[8], cmdline[256];
 	char guest_releases[256];             /* uname -r in its guests, distinct */
 	char lru_read[64];                    /* lru_gen read back, distinct */
+	/* an arm built from source (its first arch's build): "" / 0 otherwise */
+	char build_key[HASH_SHA256_HEX], tree[160], source[256], base[128], config[256];
+	char config_sha256[HASH_SHA256_HEX], image_sha256[HASH_SHA256_HEX];
+	char patches[1024];                   /* the subjects, "; "-joined */
+	char failed[ERR_MAX];                 /* why its build failed, "" if it did not */
+	double build_s;
+	int64_t n_patches, cached;
 };
 
 /* A run that ended failed, crashed or timed out. */

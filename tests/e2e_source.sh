@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# e2e_source.sh -- kernel arms built from source: linux-source-6.12 unpacked
+# from Debian, a small config (tinyconfig + the harness's fragment) built,
+# booted and measured; a two-patch mbox made here with git format-patch (each
+# patch prints a line at boot) built incrementally; a third patch that does
+# not apply fails only its arm; a second matrix reuses the cached build.
+# usage: tests/e2e_source.sh HARNESS_BINARY
+set -u
+
+. "$(dirname "$0")/testlib.sh" source "$@"
+
+e2e_conf
+cd "$work" || exit 1
+tree=$work/results/cache/builds/trees/pkg-linux-source-6.12/src
+
+matrix() { # matrix NAME ARMS: a one-workload matrix of 1 rep, short random reads
+	cat > "$1.json" <<EOF2
+{ "name": "$1", "reps": 1, "arms": [ $2 ],
+  "workloads": [ { "name": "w", "duration_s": 3, "memcg_mib": 64,
+                   "files": [ { "name": "d", "mib": 16 } ],
+                   "streams": [ { "kind": "random", "file": "d" } ] } ] }
+EOF2
+}
+arm() { # arm NAME [PATCHES]
+	printf '{ "name": "%s", "source_package": "linux-source-6.12", "config": "tinyconfig"%s }' \
+		"$1" "${2:+, \"patches\": \"$2\"}"
+}
+
+# 1. the base: unpacked, configured and built cold; check says so and builds nothing twice
+matrix base "$(arm base)"
+t0=$(date +%s)
+"$harness" check base.json > base.out 2>&1
+rc=$?
+echo "# the base built in $(( $(date +%s) - t0 )) s (unpack, import, config, compile)"
+check "check base.json builds the base arm (exit $rc)" [ "$rc" -eq 0 ]
+check "the build was told: unpack, config, compile" \
+	bash -c "grep -q 'unpack: apt-get download linux-source-6.12' base.out &&
+		 grep -q 'config: tinyconfig' base.out && grep -q ': compile ' base.out"
+[ "$rc" -eq 0 ] || { tail -5 base.out; e2e_end; exit 1; }
+
+# 2. two patches, as a developer would send them, and a third that does not apply
+mkdir series && cd series || exit 1
+git init -q && git config user.name dev && git config user.email dev@example.org
+mkdir mm && cp "$tree/mm/vmscan.c" "$tree/mm/workingset.c" mm/
+git add mm && git commit -qm base
+sed -i '/^static int __init kswapd_init(void)$/{n;s/$/\n\tpr_notice("harness-e2e: patch 1 of 2 applied\\n");/}' mm/vmscan.c
+git commit -qam "mm: vmscan: say so at boot" -m "The e2e test's first patch."
+sed -i '/^static int __init workingset_init(void)$/{n;s/$/\n\tpr_notice("harness-e2e: patch 2 of 2 applied\\n");/}' mm/workingset.c
+git commit -qam "mm: workingset: say so at boot too"
+git format-patch -q --stdout -2 > ../two.mbox
+cd .. || exit 1
+check "the test's series has two patches touching the tree" \
+	[ "$(grep -c '^diff --git' two.mbox)" = 2 ]
+{ cat two.mbox; cat <<'EOF2'
+From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001
+From: Dev <dev@example.org>
+Subject: [PATCH 3/3] mm: stale context
+Message-Id: <stale@example.org>
+
+---
+diff --git a/mm/vmscan.c b/mm/vmscan.c
+--- a/mm/vmscan.c
++++ b/mm/vmscan.c
+@@ -1,3 +1,3 @@
+ this line
+-is not in
++any vmscan.c
+ there is
+EOF2
+} > three.mbox
+
+# 3. both arms in one matrix: the first builds and runs, the second fails alone
+matrix patched "$(arm two two.mbox), $(arm three three.mbox)"
+"$harness" run patched.json > patched.out 2>&1
+rc=$?
+check "run patched.json: its good arm ran (exit $rc)" [ "$rc" -eq 0 ]
+check "the failed arm is told on one line, with the patch's subject and hunk" \
+	grep -q "arm failed, its runs are skipped: arms\[1\] (three): patch 3/3 'mm: stale context' does not apply: mm/vmscan.c: first rejected hunk @@ -1,3 +1,3 @@" patched.out
+check "the failed arm's runs are failed with that reason, the good arm's done" \
+	[ "$(q "SELECT a.name, r.status, r.reason LIKE '%mm: stale context%' FROM runs r
+	        JOIN arms a ON a.id = r.arm_id JOIN matrices m ON m.id = r.matrix_id
+	        WHERE m.name = 'patched' ORDER BY a.idx")" = "$(printf 'two|done|\nthree|failed|1')" ]
+console=$(q "SELECT r.console_path FROM runs r JOIN arms a ON a.id = r.arm_id
+             WHERE a.name = 'two' AND r.status = 'done' LIMIT 1")
+check "both patches are in the booted kernel (their lines on its console)" \
+	bash -c "grep -q 'harness-e2e: patch 1 of 2 applied' '$console' &&
+		 grep -q 'harness-e2e: patch 2 of 2 applied' '$console'"
+key=$(q "SELECT json_extract(build, '\$[0].key') FROM arms WHERE name = 'two'")
+release=$(q "SELECT r.guest_release FROM runs r JOIN arms a ON a.id = r.arm_id
+             WHERE a.name = 'two' AND r.status = 'done'")
+check "the guest's uname -r carries the build key ($release, key ${key:0:8})" \
+	bash -c "[ -n '$key' ] && [[ '$release' == 6.12.*-h${key:0:8} ]]"
+check "the arm keeps its patches' subjects and message-ids" \
+	[ "$(q "SELECT group_concat(json_extract(p.value, '\$.subject'), ';') FROM arms a,
+	        json_each(a.build, '\$[0].patches') p WHERE a.name = 'two'")" = \
+	  "mm: vmscan: say so at boot;mm: workingset: say so at boot too" ]
+check "the base's kernel is another build" \
+	[ "$(q "SELECT COUNT(DISTINCT json_extract(build, '\$[0].image_sha256')) FROM arms
+	        WHERE name IN ('base', 'two') AND build IS NOT NULL")" != 1 ]
+
+# 4. the same arm in a new matrix: the cached build, nothing compiled
+log=$work/results/cache/builds/$key/build.log
+before=$(stat -c %Y "$log")
+matrix again "$(arm two two.mbox)"
+"$harness" run again.json > again.out 2>&1
+rc=$?
+check "run again.json (exit $rc)" [ "$rc" -eq 0 ]
+check "nothing compiled the second time" bash -c "! grep -q ': compile ' again.out"
+check "the same build, marked cached" \
+	[ "$(q "SELECT json_extract(a.build, '\$[0].key'), json_extract(a.build, '\$[0].cached')
+	        FROM arms a JOIN matrices m ON m.id = a.matrix_id WHERE m.name = 'again'")" = "$key|1" ]
+check "its build log untouched" [ "$(stat -c %Y "$log")" = "$before" ]
+check "the table names the build" grep -q "h${key:0:8}" again.out
+
+e2e_end
