@@ -102,8 +102,11 @@ DEBS += qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross libjansson-d
 DEBS += libleveldb-dev libsnappy-dev g++-aarch64-linux-gnu libleveldb-dev:arm64 libsnappy-dev:arm64
 # tests/e2e_report.sh renders the HTML report in headless Chromium.
 DEBS += chromium
+# Source arms (harness/kbuild/): what a kernel build needs, ccache, and b4 to
+# fetch a series (the README's example; the harness reads its mbox).
+DEBS += ccache bc bison flex libelf-dev libssl-dev b4
 
-.PHONY: all deps build images demo test unit e2e bench clean distclean fuzz fuzz-deps fuzz-build lint
+.PHONY: all deps build images demo test unit e2e bench bench-kbuild clean distclean fuzz fuzz-deps fuzz-build lint
 
 all: build
 
@@ -215,6 +218,12 @@ test: build images unit
 faults: build images
 	FAULTS_KILLS=20 tests/e2e_faults.sh $(HARNESS) $(HARNESSD)
 
+# What is too long for CI: the full fault suite, and source arms cross-built for
+# aarch64 (a second cold kernel build under TCG's slowest guests).
+.PHONY: test-long
+test-long: faults
+	tests/long_source_arm64.sh $(HARNESS)
+
 # Benchmarks measure; tests assert. Figures go to BENCHMARKS.md by hand.
 tests/build/bench_sampler: $(call obj,host,tests/bench_sampler.c guest/sampler.c common/proto.c)
 	@mkdir -p $(@D)
@@ -228,6 +237,12 @@ tests/build/bench_report: build/host/tests/bench_report.o $(LIB_OBJ)
 bench: deps tests/build/bench_sampler tests/build/bench_report
 	tests/build/bench_sampler
 	tests/build/bench_report
+
+# A source arm's build: cold, cached, one patch more (BENCHMARKS.md). The small
+# config takes minutes; KBUILD_CONFIGS="tinyconfig defconfig" adds an hour.
+KBUILD_CONFIGS ?= tinyconfig
+bench-kbuild: build images
+	tests/bench_kbuild.sh $(HARNESS) $(KBUILD_CONFIGS)
 
 # Fuzzing: libFuzzer targets fuzz/fuzz_*.c over the real parsers, built with
 # clang and ASan+UBSan; `make fuzz` runs each for FUZZ_SECONDS (fuzz/run.sh

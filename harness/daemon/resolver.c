@@ -45,9 +45,11 @@ static void gate(void *arg, int busy)
 	struct job *j = arg;
 
 	if (busy)
-		hlog("matrix %lld: a kernel compiles once no block is in flight; no block starts "
-		     "until it ends", (long long)j->mid);
+		hlog("matrix %lld: a kernel compile waits for the blocks in flight; no block "
+		     "starts now", (long long)j->mid);
 	buildgate_build(j->r->gate, busy);
+	hlog(busy ? "matrix %lld: compiling, no block in flight" :
+	     "matrix %lld: compile ended, blocks may start", (long long)j->mid);
 }
 
 /*

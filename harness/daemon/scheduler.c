@@ -298,7 +298,10 @@ static void *slot_main(void *arg)
 			n = 0;
 		}
 		if (n && buildgate_block_begin(sl->sc->gate, &sl->sc->stop) == 0) {
+			hlog("slot %u: block of matrix %lld begins (%zu runs)", sl->index,
+			     (long long)sl->matrix, n);
 			run_block(sl, refs, n);
+			hlog("slot %u: block of matrix %lld ends", sl->index, (long long)sl->matrix);
 			buildgate_block_end(sl->sc->gate);
 		} else if (!n)
 			usleep(IDLE_MS * 1000);

@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -499,7 +500,6 @@ static void make_argv(const struct build *b, char vars[MAKE_VARS][PATH_MAX + 32]
 	int ccache = access("/usr/bin/ccache", X_OK) == 0;
 
 	argv[n++] = "make";
-	argv[n++] = "-s";
 	snprintf(vars[v], sizeof(vars[v]), "-C%s", b->src);
 	argv[n++] = vars[v++];
 	snprintf(vars[v], sizeof(vars[v]), "O=%s", b->obj);
@@ -679,7 +679,7 @@ static int linking(const char *log)
 	if (n <= 0)
 		return 0;
 	buf[n] = '\0';
-	return strstr(buf, " vmlinux") != NULL;
+	return strstr(buf, " vmlinux\n") != NULL;   /* "  LD      vmlinux" */
 }
 
 static void compile_tick(void *arg)
@@ -916,12 +916,31 @@ static int prepare_source(struct build *b, char *err)
 	return entry_complete(b->top, b->out->key);
 }
 
+/* One build at a time in a tree's cache repository, whichever process asks. */
+static int lock_tree(const struct build *b, int *ret_fd, char *err)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (pathf(path, err, "%s/lock", b->tdir) < 0)
+		return -1;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0 || flock(fd, LOCK_EX) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return errorf(err, "cannot lock %s: %s", path, strerror(errno));
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
 static int build_steps(struct build *b, char *err)
 {
 	char required[PATH_MAX], key[HASH_SHA256_HEX] = "";
+	_cleanup_close_ int lock = -1;
 	int r;
 
-	if (find_compiler(b, err) < 0 || tree_dirs(b, err) < 0 ||
+	if (find_compiler(b, err) < 0 || tree_dirs(b, err) < 0 || lock_tree(b, &lock, err) < 0 ||
 	    pathf(required, err, "%s/required.tmp", b->tdir) < 0 ||
 	    kconfig_write_fragment(b->req->kconfig_dir, b->req->arch, "", required, err) < 0 ||
 	    prepare_tree(b, err) < 0 || input_key(b, required, err) < 0)
@@ -936,11 +955,13 @@ static int build_steps(struct build *b, char *err)
 	if (pathf(b->log, err, "%s/logs/%s.log", b->top, b->inputs) < 0)
 		return -1;
 	unlink(b->log);
+	/* a patch that does not apply or a symbol lost stays so: kept; a compile error
+	 * may be the host's (a package missing), so it is tried again next time */
 	r = prepare_source(b, err);
 	if (r < 0)
 		return memo_write(b, "failed", err), -1;
 	if (r == 0 && compile(b, err) < 0)
-		return memo_write(b, "failed", err), -1;
+		return -1;
 	if (r == 0 && (store_entry(b, err) < 0 || (save_compile_time(b), 0)))
 		return -1;
 	b->out->cached = r;
