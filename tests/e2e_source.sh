@@ -72,8 +72,13 @@ git commit -qam "mm: workingset: say so at boot too"
 git format-patch -q --stdout -2 > ../two.mbox
 sed -i 's/patch 2 of 2 applied/patch 3 of 3 applied/' mm/workingset.c
 git commit -qam "mm: workingset: say it differently"
-git format-patch -q --stdout -3 > ../four.mbox
+git format-patch -q --thread --stdout -3 > ../four.mbox
 cd .. || exit 1
+# the third version as b4 would fetch it from the list (offline: -m)
+msgid=$(sed -n 's/^Message-I[dD]: <\(.*\)>$/\1/p' four.mbox | head -1)
+b4 -q am -m four.mbox -o b4 "$msgid" > b4.out 2>&1
+four=$(ls b4/*.mbx 2>/dev/null | head -1)
+check "b4 am made the third version's mbox ($four)" [ -n "$four" ]
 check "the test's series has two patches touching the tree" \
 	[ "$(grep -c '^diff --git' two.mbox)" = 2 ]
 { cat two.mbox; sed 's/\[PATCH\]/[PATCH 3\/3]/' stale.mbox; } > three.mbox
@@ -143,7 +148,7 @@ finished() { # finished NAME...: wait (at most 15 min) until each matrix is fini
 }
 check "the daemon starts" start_daemon
 matrix cached "$(arm two two.mbox)"
-matrix fresh "$(arm four four.mbox)"
+matrix fresh "$(arm four "$four")"
 "$harness" submit cached.json > submit1.out 2>&1
 sleep 5      # its block under way (a boot takes longer) before the next needs a compile
 "$harness" submit fresh.json > submit2.out 2>&1

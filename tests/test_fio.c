@@ -696,9 +696,10 @@ static int check_workloads(void)
 	assert_non_null(dir);
 	while ((d = readdir(dir))) {
 		json_t *m, *entry;
-		size_t i;
+		size_t i, len = strlen(d->d_name);
 
-		if (d->d_name[0] == '.')
+		/* matrices only: patches/ holds the patch-versions example's series */
+		if (d->d_name[0] == '.' || len < 6 || strcmp(d->d_name + len - 5, ".json"))
 			continue;
 		sfmt(path, sizeof(path), "%s/%s", EXAMPLES, d->d_name);
 		m = json_load_file(path, 0, NULL);

@@ -179,15 +179,18 @@ static int tree_dirs(struct build *b, char *err)
 #define GIT(b) "git", "-C", (b)->src, "-c", "user.name=harness", "-c", \
 	"user.email=harness@localhost", "-c", "core.autocrlf=false"
 
+/* git reading the user's tree, which may be another user's (a daemon's own user). */
+#define USER_GIT(b) "git", "-c", "safe.directory=*", "-C", (b)->req->source
+
 /* A cache repository for a user's git tree: its objects borrowed, nothing of it written. */
 static int prepare_git(struct build *b, char *err)
 {
 	char common[PATH_MAX], top[PATH_MAX], alt[PATH_MAX], objects[PATH_MAX + 16];
 
 	/* a plain tree inside some other repository is not that repository's tree */
-	if (output(NULL, top, sizeof(top), err, "git", "-C", b->req->source, "rev-parse",
+	if (output(NULL, top, sizeof(top), err, USER_GIT(b), "rev-parse",
 		   "--show-toplevel", NULL) < 0 || strcmp(top, b->req->source) ||
-	    output(NULL, common, sizeof(common), err, "git", "-C", b->req->source, "rev-parse",
+	    output(NULL, common, sizeof(common), err, USER_GIT(b), "rev-parse",
 		   "--path-format=absolute", "--git-common-dir", NULL) < 0)
 		return errorf(err, "'%s' is not the top of a git work tree", b->req->source);
 	if (is_dir(b->src))
@@ -276,6 +279,7 @@ static int prepare_package(struct build *b, char *err)
 		return -1;
 	if (unpack_package(b, err) < 0 || import_tree(b, b->src, 1, err) < 0)
 		return -1;
+	b->content[0] = '\0';   /* a package is known by its import commit, kept */
 	return write_file(path, b->commit, strlen(b->commit), err);
 }
 
@@ -287,7 +291,7 @@ static int git_identity(struct build *b, char *err)
 	struct stat st;
 
 	snprintf(rev, sizeof(rev), "%s^{commit}", base);
-	if (output(NULL, b->commit, sizeof(b->commit), NULL, "git", "-C", b->req->source,
+	if (output(NULL, b->commit, sizeof(b->commit), NULL, USER_GIT(b),
 		   "rev-parse", "--verify", "-q", rev, NULL) < 0 || !b->commit[0])
 		return errorf(err, "revision '%s' does not exist in %s", base, b->req->source);
 	b->dirty[0] = '\0';
@@ -296,7 +300,7 @@ static int git_identity(struct build *b, char *err)
 	if (pathf(diff, err, "%s/uncommitted.diff", b->tdir) < 0)
 		return -1;
 	snprintf(out, sizeof(out), "--output=%s", diff);
-	if (run(b, NULL, GIT_MS, "git diff HEAD", err, "git", "-C", b->req->source,
+	if (run(b, NULL, GIT_MS, "git diff HEAD", err, USER_GIT(b),
 		"--no-optional-locks", "diff", "--binary", out, "HEAD", NULL) < 0)
 		return -1;
 	if (stat(diff, &st) == 0 && st.st_size > 0)
