@@ -76,7 +76,7 @@ git format-patch -q --thread --stdout -3 > ../four.mbox
 cd .. || exit 1
 # the third version as b4 would fetch it from the list (offline: -m)
 msgid=$(sed -n 's/^Message-I[dD]: <\(.*\)>$/\1/p' four.mbox | head -1)
-b4 -q am -m four.mbox -o b4 "$msgid" > b4.out 2>&1
+mkdir -p b4 && b4 -q am -m four.mbox -o b4 "$msgid" > b4.out 2>&1
 four=$(ls b4/*.mbx 2>/dev/null | head -1)
 check "b4 am made the third version's mbox ($four)" [ -n "$four" ]
 check "the test's series has two patches touching the tree" \
