@@ -62,7 +62,7 @@ check "check: a missing kernel is refused (exit $?)" \
 	bash -c '[ "$1" -eq 1 ] && grep -q "arms\[0\].kernel" check.out' _ $?
 "$harness" check --parse-only missing-kernel.json > check.out 2>&1
 check "check --parse-only: the same file parses, nothing resolved" bash -c '[ "$1" -eq 0 ] &&
-	grep -qx "missing-kernel.json: OK, parsed only (kernels, downloads, package builds and fio not checked): 1 arms x 1 workloads x 1 reps = 1 runs" check.out' _ $?
+	grep -qx "missing-kernel.json: OK, parsed only (kernels, downloads, package and source builds and fio not checked): 1 arms x 1 workloads x 1 reps = 1 runs" check.out' _ $?
 "$harness" check boot.json > check.out 2>&1
 check "check: parsed and resolved" bash -c '[ "$1" -eq 0 ] &&
 	grep -qx "boot.json: OK, parsed and resolved: 2 arms x 1 workloads x 1 reps = 2 runs" check.out' _ $?

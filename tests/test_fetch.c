@@ -486,9 +486,9 @@ static void test_spec_arm_sources(void **state)
 
 	(void)state;
 	url_of(url, "bzImage");
-	refuse("{\"name\":\"a\"}", "arms[0]: missing key 'kernel', 'package' or 'url'", NULL);
+	refuse("{\"name\":\"a\"}", "arms[0]: missing key 'kernel', 'package', 'url', 'source' or 'source_package'", NULL);
 	refuse("{\"name\":\"a\",\"kernel\":\"6.12\",\"package\":\"linux-image-amd64\"}",
-	       "arms[0].package: give one of 'kernel', 'package' or 'url', not both 'kernel' "
+	       "arms[0].package: give one of 'kernel', 'package', 'url', 'source' or 'source_package', not both 'kernel' "
 	       "and 'package'", NULL);
 	sfmt(arm, sizeof(arm), "{\"name\":\"a\",\"package\":\"linux-image-amd64\",\"url\":\"%s\","
 	     "\"sha256\":\"%s\"}", url, sha_kernel);
