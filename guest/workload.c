@@ -2,6 +2,7 @@
  * on its own thread there, and sample everything from outside every interval. */
 #define _GNU_SOURCE
 #include "workload.h"
+#include "fault.h"
 #include "sampler.h"
 #include "stream.h"
 #include "fdio.h"
@@ -468,6 +469,17 @@ static int send_op_totals(struct wl *w)
 	return 0;
 }
 
+/* The first fio stream's process, 0 before one runs (for the fiostall fault). */
+static int fio_main_pid(const struct wl *w)
+{
+	int pid;
+
+	for (unsigned i = 0; i < w->job->nstreams; i++)
+		if (w->fio[i] && (pid = atomic_load(&w->reg->s[i].fio_pid)) > 0)
+			return pid;
+	return 0;
+}
+
 static int take_sample(struct wl *w)
 {
 	struct proto_msg m = { .type = PROTO_SAMPLE };
@@ -479,6 +491,7 @@ static int take_sample(struct wl *w)
 		return -1;
 	span = elapsed_ms(w) - w->t_ms;
 	w->t_ms += span;
+	fault_stall(w->env->fault, w->t_ms, fio_main_pid(w));
 	m.u.sample.seq = w->seq;
 	m.u.sample.t_ms = w->t_ms;
 	/* an interval that began inside the ramp window is ramp: ramp_s 2 is two 1 s intervals */
@@ -583,6 +596,7 @@ static int sample_loop(struct wl *w)
 		if (poll(&p[1], 1, (int)(end - elapsed_ms(w))) > 0 && drain_events(w) < 0)
 			return -1;
 	}
+	fault_unstall(w->env->fault);
 	if (check_streams(w) < 0 || stop_process(w, 0) < 0 || check_streams(w) < 0)
 		return -1;
 	return take_sample(w) < 0 || drain_events(w) < 0 || send_fio_totals(w) < 0 ||
@@ -652,6 +666,7 @@ int workload_run(const struct workload_env *env, char *err, size_t errlen)
 		goto out;
 	ret = send_summary(&w);
 out:
+	fault_unstall(env->fault);
 	if (w.reg)
 		stop_process(&w, 1);
 	for (i = 0; i < PROTO_MAX_STREAMS; i++)

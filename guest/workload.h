@@ -7,6 +7,8 @@
 
 #include "common/proto.h"
 
+struct fault;
+
 struct workload_env {
 	const struct proto_job *job;
 	const char *data_dir;        /* the declared files are data_dir/<name> */
@@ -17,6 +19,7 @@ struct workload_env {
 	/* send one message to the host; returns 0 or -1 */
 	int (*send)(void *arg, const struct proto_msg *m);
 	void *send_arg;
+	struct fault *fault;         /* test-only fault hooks (fault.h), never NULL */
 };
 
 /*
