@@ -24,8 +24,9 @@ struct workload_env {
 
 /*
  * Run the job to its end: streams on their timeline, one PROTO_SAMPLE and one
- * PROTO_STREAM per stream every interval, events as they happen, then the
- * PROTO_SUMMARY. Returns 0, or -1 with the reason in err (the caller sends it).
+ * PROTO_STREAM per stream every interval (a fio stream's once its documents
+ * reach the interval's end, so possibly some intervals later; one given up
+ * is not sent at all), events as they happen, then the PROTO_SUMMARY. Returns 0, or -1 with the reason in err (the caller sends it).
  */
 int workload_run(const struct workload_env *env, char *err, size_t errlen);
 
