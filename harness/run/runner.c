@@ -214,17 +214,20 @@ static int check_sample(struct run_ctx *c, const struct proto_sample *s)
 }
 
 /*
- * A stream's interval comes after its sample: in the sample's turn, or
- * later (a fio stream's, once fio's own documents reach the interval's end),
- * each stream's in order and once; one the guest gave up never comes: it is
- * missing, not 0.
+ * A stream's interval comes after its sample, in the sample's turn; a fio
+ * stream's may come later (once fio's own documents reach the interval's
+ * end), in order, or never (the guest gave it up: missing, not 0). Each once.
  */
 static int check_stream(struct run_ctx *c, const struct proto_stream_sample *s)
 {
+	int late_ok;
+
 	if (s->stream >= c->cell->job.nstreams)
 		return fail(c, "guest stream sample for stream %llu is unexpected",
 			    (unsigned long long)s->stream);
-	if (s->seq >= c->next_seq || s->seq < c->stream_next[s->stream])
+	late_ok = c->cell->job.streams[s->stream].kind == KIND_FIO;
+	if (s->seq >= c->next_seq || s->seq < c->stream_next[s->stream] ||
+	    (!late_ok && s->seq + 1 != c->next_seq))
 		return fail(c, "guest stream sample for interval %llu arrived out of turn",
 			    (unsigned long long)s->seq);
 	c->stream_next[s->stream] = s->seq + 1;
