@@ -13,7 +13,7 @@
 
 #include <jansson.h>
 
-#define PROTO_VERSION     2
+#define PROTO_VERSION     3      /* 3: stream samples may come late, or not at all */
 #define PROTO_PORT_NAME   "harness.0"
 #define PROTO_LINE_MAX    16384  /* longer lines are refused, never truncated */
 #define PROTO_STR_MAX     128    /* bound on short string fields */
@@ -267,7 +267,7 @@ enum proto_type {
 	PROTO_JOB,        /* host: what to run */
 	PROTO_SETUP,      /* guest: lru_gen read back, memcg made, files checked */
 	PROTO_SAMPLE,     /* guest: one interval of the memcg and the files */
-	PROTO_STREAM,     /* guest: one interval of one stream */
+	PROTO_STREAM,     /* guest: one interval of one stream (fio's may come later) */
 	PROTO_EVENT,      /* guest: a stream started, ended, finished a pass... */
 	PROTO_SUMMARY,    /* guest: workload ended */
 	PROTO_ERROR,      /* guest: the job cannot run; msg says why */

@@ -557,7 +557,7 @@ static int run(struct agent *a)
 	struct workload_env env = {
 		.job = &a->job, .data_dir = a->data_dir, .memcg = a->memcg,
 		.memcg_path = "/" MEMCG_NAME, .cachestat = a->cachestat, .chan_fd = a->fd,
-		.send = send_cb, .send_arg = a,
+		.send = send_cb, .send_arg = a, .fault = &a->fault,
 	};
 	char err[PROTO_ERR_MAX];
 

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +21,27 @@ static const char *const kind_names[] = {
 	[FAULT_NONE] = "none", [FAULT_PANIC] = "panic", [FAULT_SILENCE] = "silence",
 	[FAULT_GARBAGE] = "garbage", [FAULT_BADUTF8] = "badutf8",
 	[FAULT_LONGLINE] = "longline", [FAULT_BADJSON] = "badjson",
+	[FAULT_FIOSTALL] = "fiostall",
 };
+
+/* A number of seconds (0..86400) given to option key, into *ms. */
+static int seconds(const char *text, const char *key, uint64_t *ms, char *err, size_t errlen)
+{
+	unsigned long long s;
+	char *end;
+
+	errno = 0;
+	s = strtoull(text, &end, 10);
+	if (errno || end == text || *end || text[0] == '-' || s > 86400)
+		return proto_errf(err, errlen, "/proc/cmdline: %s: expected seconds (0..86400), "
+				  "got '%.32s'", key, text);
+	*ms = s * 1000;
+	return 0;
+}
 
 /* One "key=value" word of the command line. */
 static int fault_option(struct fault *f, const char *word, char *err, size_t errlen)
 {
-	char *end;
 	size_t k;
 
 	if (!strncmp(word, "harness.fault=", 14)) {
@@ -37,14 +53,10 @@ static int fault_option(struct fault *f, const char *word, char *err, size_t err
 		return proto_errf(err, errlen, "/proc/cmdline: harness.fault: unknown kind '%.32s'",
 				  word + 14);
 	}
-	if (!strncmp(word, "harness.fault_after=", 20)) {
-		errno = 0;
-		f->after_ms = strtoull(word + 20, &end, 10) * 1000;
-		if (errno || end == word + 20 || *end || f->after_ms > 86400000)
-			return proto_errf(err, errlen,
-					  "/proc/cmdline: harness.fault_after: expected "
-					  "seconds (0..86400), got '%.32s'", word + 20);
-	}
+	if (!strncmp(word, "harness.fault_after=", 20))
+		return seconds(word + 20, "harness.fault_after", &f->after_ms, err, errlen);
+	if (!strncmp(word, "harness.fault_for=", 18))
+		return seconds(word + 18, "harness.fault_for", &f->for_ms, err, errlen);
 	return 0;
 }
 
@@ -56,6 +68,7 @@ int fault_load(struct fault *f, const char *path, char *err, size_t errlen)
 
 	memset(f, 0, sizeof(*f));
 	f->after_ms = 2000;
+	f->for_ms = 3000;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;   /* no /proc: no fault */
@@ -152,6 +165,7 @@ static int fire(struct fault *f, int fd, const char *line, size_t len)
 		return send_longline(fd);
 	case FAULT_BADJSON:
 		return send_badjson(fd, line, len);
+	case FAULT_FIOSTALL:
 	case FAULT_NONE:
 		break;
 	}
@@ -161,7 +175,7 @@ static int fire(struct fault *f, int fd, const char *line, size_t len)
 int fault_filter(struct fault *f, int fd, const struct proto_msg *m, const char *line,
 		 size_t len, char *err, size_t errlen)
 {
-	if (f->kind == FAULT_NONE)
+	if (f->kind == FAULT_NONE || f->kind == FAULT_FIOSTALL)
 		return 0;
 	if (f->fired)
 		return f->kind == FAULT_SILENCE;
@@ -173,4 +187,31 @@ int fault_filter(struct fault *f, int fd, const struct proto_msg *m, const char 
 				  "fault %s: could not inject it: %s", kind_names[f->kind],
 				  strerror(errno));
 	return 1;
+}
+
+int fault_stall(struct fault *f, uint64_t t_ms, int pid)
+{
+	if (f->kind != FAULT_FIOSTALL)
+		return 0;
+	if (!f->fired && pid > 0 && t_ms >= f->after_ms && kill(pid, SIGSTOP) == 0) {
+		f->fired = 1;
+		f->stopped_pid = pid;
+		fprintf(stderr, "harness: fault fiostall: fio %d stopped at %llu ms\n", pid,
+			(unsigned long long)t_ms);
+		return 1;
+	}
+	if (f->stopped_pid && t_ms >= f->after_ms + f->for_ms) {
+		fault_unstall(f);
+		fprintf(stderr, "harness: fault fiostall: fio continued at %llu ms\n",
+			(unsigned long long)t_ms);
+		return 1;
+	}
+	return 0;
+}
+
+void fault_unstall(struct fault *f)
+{
+	if (f->stopped_pid)
+		kill(f->stopped_pid, SIGCONT);
+	f->stopped_pid = 0;
 }

@@ -16,16 +16,20 @@ enum fault_kind {
 	FAULT_BADUTF8,   /* a sample line with invalid UTF-8 */
 	FAULT_LONGLINE,  /* a 10 MiB line */
 	FAULT_BADJSON,   /* a sample with a negative counter */
+	FAULT_FIOSTALL,  /* fio's main process (its status output) stopped for a while */
 };
 
 struct fault {
 	enum fault_kind kind;
 	uint64_t after_ms;   /* fires at the first sample this far into the workload */
+	uint64_t for_ms;     /* fiostall: how long fio stays stopped */
 	int fired;
+	int stopped_pid;     /* fiostall: the process stopped, 0 if none */
 };
 
 /*
- * Read harness.fault=KIND and harness.fault_after=SECONDS (default 2) from
+ * Read harness.fault=KIND, harness.fault_after=SECONDS (default 2) and
+ * harness.fault_for=SECONDS (default 3, fiostall) from
  * path (/proc/cmdline), at most 4 KiB of it. No option: kind FAULT_NONE.
  * Returns 0, or -1 with a message in err on an unknown kind or a bad number.
  */
@@ -38,5 +42,18 @@ int fault_load(struct fault *f, const char *path, char *err, size_t errlen);
  */
 int fault_filter(struct fault *f, int fd, const struct proto_msg *m, const char *line,
 		 size_t len, char *err, size_t errlen);
+
+/*
+ * fiostall, called at every sample with the workload time and fio's main
+ * process (0: none yet): at the first sample after_ms into the workload it
+ * stops that process with SIGSTOP (fio's status documents stop coming; its
+ * jobs, processes of their own, go on reading), at the first sample for_ms
+ * later it sends SIGCONT. Each step is logged on the console. Returns 1 when
+ * it acted, else 0.
+ */
+int fault_stall(struct fault *f, uint64_t t_ms, int pid);
+
+/* A process fault_stall stopped goes on now (the workload is ending). */
+void fault_unstall(struct fault *f);
 
 #endif

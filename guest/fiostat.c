@@ -18,10 +18,30 @@ enum { ST_BETWEEN, ST_DOC, ST_TEXT };
 static const char *const dir_key[2] = { "read", "write" };
 
 
-void fiostat_init(struct fiostat *s)
+void fiostat_init(struct fiostat *s, int64_t epoch_ms)
 {
 	memset(s, 0, sizeof(*s));
 	s->state = ST_BETWEEN;
+	s->epoch_ms = epoch_ms;
+	s->told_ms = INT64_MIN;
+}
+
+static int64_t clamp_ms(int64_t t)
+{
+	return t > FIOSTAT_T_MAX ? FIOSTAT_T_MAX : t < -FIOSTAT_T_MAX ? -FIOSTAT_T_MAX : t;
+}
+
+void fiostat_start(struct fiostat *s, int64_t t_ms)
+{
+	if (s->started)
+		return;
+	s->started = true;
+	s->start_ms = s->last_ms = clamp_ms(t_ms);
+}
+
+void fiostat_end(struct fiostat *s)
+{
+	s->ended = true;
 }
 
 void fiostat_release(struct fiostat *s)
@@ -59,17 +79,17 @@ uint64_t fiostat_bin_value(unsigned idx)
 	return base + (uint64_t)((idx % PLAT_VAL + 0.5) * (double)(UINT64_C(1) << error_bits));
 }
 
-uint64_t fiostat_percentile(const uint64_t bins[FIOSTAT_BINS], unsigned permille)
+uint64_t fiostat_percentile(const double bins[FIOSTAT_BINS], unsigned permille)
 {
-	unsigned __int128 total = 0, sum = 0;
+	double total = 0, sum = 0;
 
 	for (unsigned i = 0; i < FIOSTAT_BINS; i++)
 		total += bins[i];
-	if (total == 0)
+	if (!(total > 0))
 		return 0;
 	for (unsigned i = 0; i < FIOSTAT_BINS; i++) {
 		sum += bins[i];
-		if (bins[i] && sum * 1000 >= total * permille)
+		if (bins[i] > 0 && sum * 1000 >= total * permille)
 			return fiostat_bin_value(i);
 	}
 	return 0;
@@ -134,21 +154,25 @@ static int add_bins(struct fiostat_dir *d, json_t *ddir, const char *where,
 	return 0;
 }
 
-/* Add one job's "read" or "write" object to D. */
-static int add_dir(struct fiostat_dir *d, json_t *job, int dir, char *err, size_t errlen)
+/* Add one job's "read" or "write" object to D; its "runtime" (ms doing that I/O) to *io_ms. */
+static int add_dir(struct fiostat_dir *d, uint64_t *io_ms, json_t *job, int dir, char *err,
+		   size_t errlen)
 {
 	json_t *ddir = json_object_get(job, dir_key[dir]);
 	char where[32];
-	uint64_t ios, bytes;
+	uint64_t ios, bytes, ms;
 
 	snprintf(where, sizeof(where), "jobs[].%s", dir_key[dir]);
 	if (!json_is_object(ddir))
 		return proto_errf(err, errlen, "fio output: %s: an object is expected", where);
 	if (get_count(ddir, "total_ios", false, &ios, where, err, errlen) < 0 ||
 	    get_count(ddir, "io_bytes", false, &bytes, where, err, errlen) < 0 ||
+	    get_count(ddir, "runtime", true, &ms, where, err, errlen) < 0 ||
 	    add(&d->ios, ios, "total_ios", err, errlen) < 0 ||
 	    add(&d->bytes, bytes, "io_bytes", err, errlen) < 0)
 		return -1;
+	if (ms > *io_ms)
+		*io_ms = ms;
 	return add_bins(d, ddir, where, err, errlen);
 }
 
@@ -156,18 +180,27 @@ static int add_dir(struct fiostat_dir *d, json_t *job, int dir, char *err, size_
 static int sum_doc(struct fiostat *s, json_t *root, char *err, size_t errlen)
 {
 	json_t *jobs = json_object_get(root, "jobs"), *job;
+	uint64_t ms;
 	size_t i;
 
 	if (!json_is_object(root))
 		return proto_errf(err, errlen, "fio output: a JSON object is expected");
 	if (!json_is_array(jobs))
 		return proto_errf(err, errlen, "fio output: \"jobs\": an array is expected");
+	if (get_count(root, "timestamp_ms", false, &ms, "document", err, errlen) < 0)
+		return -1;
+	if (ms > INT64_MAX)
+		return proto_errf(err, errlen, "fio output: document.timestamp_ms out of range");
+	if (__builtin_sub_overflow((int64_t)ms, s->epoch_ms, &s->doc_ms))
+		s->doc_ms = FIOSTAT_T_MAX;
+	s->doc_ms = clamp_ms(s->doc_ms);
 	memset(s->doc, 0, sizeof(s->doc));
+	s->doc_io_ms = 0;
 	json_array_foreach(jobs, i, job) {
 		if (!json_is_object(job))
 			return proto_errf(err, errlen, "fio output: jobs[%zu]: an object is expected", i);
 		for (int d = 0; d < 2; d++)
-			if (add_dir(&s->doc[d], job, d, err, errlen) < 0)
+			if (add_dir(&s->doc[d], &s->doc_io_ms, job, d, err, errlen) < 0)
 				return -1;
 	}
 	return 0;
@@ -183,27 +216,71 @@ static bool went_back(const struct fiostat_dir *now, const struct fiostat_dir *b
 	return false;
 }
 
+/* Room for one more span: when all are taken, the two oldest become one. */
+static struct fiostat_seg *new_seg(struct fiostat *s)
+{
+	struct fiostat_seg *a = &s->seg[0], *b = &s->seg[1];
+
+	if (s->nseg == FIOSTAT_SEGS) {
+		a->t1_ms = b->t1_ms;
+		memcpy(a->v1, b->v1, sizeof(a->v1));
+		a->docs += b->docs;
+		for (unsigned i = 0; i < FIOSTAT_BINS; i++)
+			a->bins[i] += b->bins[i];
+		memmove(b, b + 1, (FIOSTAT_SEGS - 2) * sizeof(*b));
+		s->nseg--;
+	}
+	return &s->seg[s->nseg++];
+}
+
 /*
- * Make s->doc the latest totals. fio resets a job's counters when its
- * ramp_time ends, so a counter can go backwards: then the new cumulative value
- * counts as the delta since the reset, and what the old segment had gained
- * since the last take stays pending (acc += last). Deltas never go negative;
- * the interval holding the reset misses only what fio discarded.
+ * Make s->doc the latest totals, as a span from the document before (or
+ * fio's start). fio resets a job's counters when its ramp_time ends, so a
+ * counter can go backwards: then the new cumulative value is what the span
+ * did (what fio discarded at the reset is lost, nothing else), and the
+ * summed counters never go back. A span whose counts started from zero
+ * (fio's first, one after a reset) starts when the jobs' I/O did, as fio's
+ * "runtime" says, if that is later: fio setting up did no I/O.
  */
 static void commit_doc(struct fiostat *s)
 {
-	for (int d = 0; d < 2; d++) {
-		struct fiostat_dir *l = &s->last[d], *a = &s->acc[d];
+	static const struct fiostat_dir zero;
+	struct fiostat_seg *g;
+	uint64_t d[FS_NVAL];
+	bool fresh = s->docs == 0;
+	int64_t io_ms;
 
-		if (went_back(&s->doc[d], l)) {
+	if (!s->started)
+		fiostat_start(s, s->doc_ms);
+	g = new_seg(s);
+	g->t0_ms = s->last_ms;
+	g->t1_ms = s->doc_ms > s->last_ms ? s->doc_ms : s->last_ms;
+	if (g->t1_ms <= s->told_ms)   /* what was told stays told: this comes after */
+		g->t1_ms = s->told_ms + 1;
+	g->docs = 1;
+	memset(g->bins, 0, sizeof(g->bins));
+	memcpy(g->v0, s->v, sizeof(s->v));
+	for (int k = 0; k < 2; k++) {
+		const struct fiostat_dir *now = &s->doc[k], *base = &s->last[k];
+
+		if (went_back(now, base)) {
 			s->resets++;
-			a->ios += l->ios;
-			a->bytes += l->bytes;
-			for (unsigned i = 0; i < FIOSTAT_BINS; i++)
-				a->bins[i] += l->bins[i];
+			base = &zero;
+			fresh = true;
 		}
-		*l = s->doc[d];
+		d[FS_RIOS + k] = now->ios - base->ios;
+		d[FS_RBYTES + k] = now->bytes - base->bytes;
+		for (unsigned i = 0; i < FIOSTAT_BINS; i++)
+			g->bins[i] += now->bins[i] - base->bins[i];
+		s->last[k] = *now;
 	}
+	for (int k = 0; k < FS_NVAL; k++)
+		s->v[k] += d[k];
+	memcpy(g->v1, s->v, sizeof(s->v));
+	io_ms = s->doc_io_ms < (uint64_t)FIOSTAT_T_MAX ? (int64_t)s->doc_io_ms : FIOSTAT_T_MAX;
+	if (fresh && io_ms && g->t1_ms - io_ms > g->t0_ms)
+		g->t0_ms = g->t1_ms - io_ms;
+	s->last_ms = g->t1_ms;
 	s->docs++;
 }
 
@@ -335,31 +412,94 @@ int fiostat_finish(const struct fiostat *s, char *err, size_t errlen)
 	return 0;
 }
 
-int fiostat_take(struct fiostat *s, struct fio_interval *out)
+/* The summed counters at time t: exact at a document, linear between two. */
+static void value_at(const struct fiostat *s, int64_t t, uint64_t out[FS_NVAL])
 {
-	uint64_t *d = s->work;
+	const struct fiostat_seg *g;
+
+	memcpy(out, s->v, sizeof(s->v));
+	for (unsigned i = 0; i < s->nseg && t < s->last_ms; i++) {
+		g = &s->seg[i];
+		if (t >= g->t1_ms)
+			continue;
+		if (t <= g->t0_ms) {
+			memcpy(out, g->v0, sizeof(g->v0));
+			return;
+		}
+		for (int k = 0; k < FS_NVAL; k++)
+			out[k] = g->v0[k] + (uint64_t)((unsigned __int128)(g->v1[k] - g->v0[k]) *
+				 (uint64_t)(t - g->t0_ms) / (uint64_t)(g->t1_ms - g->t0_ms));
+		return;
+	}
+}
+
+/* How much of span g lies in (t0, t1]: a share of its length, or all of an instant. */
+static double overlap(const struct fiostat_seg *g, int64_t t0, int64_t t1)
+{
+	int64_t a = g->t0_ms > t0 ? g->t0_ms : t0, b = g->t1_ms < t1 ? g->t1_ms : t1;
+
+	if (g->t1_ms == g->t0_ms)
+		return g->t0_ms > t0 && g->t0_ms <= t1;
+	return b > a ? (double)(b - a) / (double)(g->t1_ms - g->t0_ms) : 0;
+}
+
+/* Latency of the spans in (t0, t1], each weighted by its share; documents dated there. */
+static void slice_latency(struct fiostat *s, int64_t t0, int64_t t1, struct fio_interval *out)
+{
+	double w;
+
+	memset(s->work, 0, sizeof(s->work));
+	for (unsigned i = 0; i < s->nseg; i++) {
+		const struct fiostat_seg *g = &s->seg[i];
+
+		if (g->t1_ms > t0 && g->t1_ms <= t1)
+			out->docs += g->docs;
+		if (!((w = overlap(g, t0, t1)) > 0))
+			continue;
+		for (unsigned k = 0; k < FIOSTAT_BINS; k++)
+			s->work[k] += w * (double)g->bins[k];
+	}
+	for (unsigned k = 0; k < FIOSTAT_BINS; k++)
+		if (s->work[k] > 0)
+			out->lat_max_ns = fiostat_bin_value(k);
+	out->lat_p50_ns = fiostat_percentile(s->work, 500);
+	out->lat_p99_ns = fiostat_percentile(s->work, 990);
+}
+
+/* Spans that end by t are done with: later slices start there. */
+static void forget(struct fiostat *s, int64_t t)
+{
+	unsigned n = 0;
+
+	while (n < s->nseg && s->seg[n].t1_ms <= t)
+		n++;
+	memmove(s->seg, s->seg + n, (s->nseg - n) * sizeof(s->seg[0]));
+	s->nseg -= n;
+}
+
+int fiostat_slice(struct fiostat *s, int64_t t0_ms, int64_t t1_ms, struct fio_interval *out)
+{
+	uint64_t a[FS_NVAL], b[FS_NVAL];
 
 	memset(out, 0, sizeof(*out));
-	/* pending = last + acc, modulo 2^64; afterwards acc = -last */
-	out->read_ios = s->last[0].ios + s->acc[0].ios;
-	out->write_ios = s->last[1].ios + s->acc[1].ios;
-	out->read_bytes = s->last[0].bytes + s->acc[0].bytes;
-	out->write_bytes = s->last[1].bytes + s->acc[1].bytes;
-	for (unsigned i = 0; i < FIOSTAT_BINS; i++) {
-		d[i] = s->last[0].bins[i] + s->acc[0].bins[i] + s->last[1].bins[i] +
-		       s->acc[1].bins[i];
-		if (d[i])
-			out->lat_max_ns = fiostat_bin_value(i);
-	}
-	out->lat_p50_ns = fiostat_percentile(d, 500);
-	out->lat_p99_ns = fiostat_percentile(d, 990);
-	out->docs = s->docs;
-	for (int k = 0; k < 2; k++) {
-		s->acc[k].ios = -s->last[k].ios;
-		s->acc[k].bytes = -s->last[k].bytes;
-		for (unsigned i = 0; i < FIOSTAT_BINS; i++)
-			s->acc[k].bins[i] = -s->last[k].bins[i];
-	}
-	s->docs = 0;
-	return 0;
+	if (!s->ended && !(s->started && (t1_ms <= s->start_ms || s->last_ms >= t1_ms)))
+		return 0;
+	if (!s->started || t1_ms <= t0_ms)
+		return 1;
+	value_at(s, t0_ms, a);
+	value_at(s, t1_ms, b);
+	out->read_ios = b[FS_RIOS] - a[FS_RIOS];
+	out->write_ios = b[FS_WIOS] - a[FS_WIOS];
+	out->read_bytes = b[FS_RBYTES] - a[FS_RBYTES];
+	out->write_bytes = b[FS_WBYTES] - a[FS_WBYTES];
+	out->running = t1_ms > s->start_ms && !(s->ended && t0_ms >= s->last_ms);
+	slice_latency(s, t0_ms, t1_ms, out);
+	forget(s, t1_ms);
+	s->told_ms = t1_ms > s->told_ms ? clamp_ms(t1_ms) : s->told_ms;
+	return 1;
+}
+
+uint64_t fiostat_total_ios(const struct fiostat *s)
+{
+	return s->last[0].ios + s->last[1].ios;
 }

@@ -49,6 +49,7 @@ struct stream_shared {
 	_Atomic int err_set;            /* err is complete (release/acquire) */
 	_Atomic uint64_t miss_ns;       /* threshold in use (random streams) */
 	_Atomic int fio_pid;            /* fio streams: the fio process */
+	_Atomic uint64_t started_ns;    /* fio streams: when fio was started (before ST_RUNNING) */
 	char err[PROTO_ERR_MAX];
 	unsigned nthreads;
 	struct stream_thread *th;       /* nthreads entries, in the shared region */
@@ -132,14 +133,28 @@ int stream_reclaim_run(struct stream_ctx *c);
 int stream_ycsb_run(struct stream_ctx *c);
 
 /*
- * fio streams, in the agent: fio writes its cumulative status to a file that
- * the agent reads each interval and turns into per-interval numbers.
+ * fio streams, in the agent: fio writes its cumulative status documents to a
+ * file that the agent reads each interval. An interval is told once fio's
+ * documents, by their own timestamps, reach its end: fio's work between two
+ * documents is spread over the time between them, so a late document gives
+ * no empty interval followed by a double one. An interval may thus be told
+ * some intervals late; one still untold FIO_PENDING_MAX intervals later is
+ * given up (missing, never sent as 0).
  */
+#define FIO_PENDING_MAX 64
 struct fio_watch;
-int stream_fio_watch(const struct proto_job *job, unsigned index, struct fio_watch **ret,
-		     char *err, size_t errlen);
-int stream_fio_sample(struct fio_watch *fw, struct proto_stream_sample *out, char *err,
-		      size_t errlen);
+/* t0_ns: the workload's start (CLOCK_MONOTONIC), the origin of interval times. */
+int stream_fio_watch(const struct proto_job *job, unsigned index, uint64_t t0_ns,
+		     struct fio_watch **ret, char *err, size_t errlen);
+/* Interval seq, [t0_ms, t1_ms) of workload time, is over: to be told. */
+void stream_fio_interval(struct fio_watch *fw, uint64_t seq, uint64_t t0_ms, uint64_t t1_ms);
+/*
+ * The oldest interval that can be told now into out (seq, stream, counts):
+ * 1; 0 when none can be yet; -1 with a reason in err when fio's output is
+ * not valid. sh: the stream's shared state (fio started, fio done).
+ */
+int stream_fio_next(struct fio_watch *fw, const struct stream_shared *sh,
+		    struct proto_stream_sample *out, char *err, size_t errlen);
 void stream_fio_unwatch(struct fio_watch *fw);
 /* fio's own cumulative count of I/Os (read + write) in its last document. */
 uint64_t stream_fio_total(const struct fio_watch *fw);

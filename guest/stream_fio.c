@@ -13,15 +13,25 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define FIO_BIN       "/bin/fio"
 #define FIO_KILL_NS   (10ull * 1000000000ull)   /* SIGTERM, then SIGKILL after this */
 
+/* An interval over, not told yet: fio's documents do not reach its end. */
+struct fio_pending {
+	uint64_t seq;
+	int64_t t0_ms, t1_ms;
+};
+
 struct fio_watch {
 	unsigned index;
 	char path[64];
 	int fd;
+	uint64_t t0_ns;                 /* the workload's start */
+	struct fio_pending pend[FIO_PENDING_MAX];   /* oldest first */
+	unsigned npend;
 	struct fiostat fs;
 };
 
@@ -159,6 +169,7 @@ int stream_fio_run(struct stream_ctx *c)
 		return stream_fail(c, "stream '%s': fio arguments too long", st->name);
 	}
 	fioargs_free(user);
+	atomic_store(&c->sh->started_ns, stream_now_ns());
 	atomic_store(&c->sh->state, ST_RUNNING);
 	stream_event(c, EV_START, 0, 0);
 	pid = spawn(argv, c->data_dir, errp);
@@ -182,8 +193,18 @@ int stream_fio_run(struct stream_ctx *c)
 
 /* ---- the agent's side ---- */
 
-int stream_fio_watch(const struct proto_job *job, unsigned index, struct fio_watch **ret,
-		     char *err, size_t errlen)
+/* fio's clock (gettimeofday, its documents' timestamp_ms) at the workload's start. */
+static int64_t fio_epoch_ms(uint64_t t0_ns)
+{
+	struct timespec rt;
+	uint64_t mono = stream_now_ns();
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	return (int64_t)rt.tv_sec * 1000 + rt.tv_nsec / 1000000 - (int64_t)((mono - t0_ns) / 1000000);
+}
+
+int stream_fio_watch(const struct proto_job *job, unsigned index, uint64_t t0_ns,
+		     struct fio_watch **ret, char *err, size_t errlen)
 {
 	struct fio_watch *fw = calloc(1, sizeof(*fw));
 
@@ -194,9 +215,10 @@ int stream_fio_watch(const struct proto_job *job, unsigned index, struct fio_wat
 	}
 	fw->index = index;
 	fw->fd = -1;
+	fw->t0_ns = t0_ns;
 	stream_fio_output(index, fw->path, sizeof(fw->path));
 	unlink(fw->path);
-	fiostat_init(&fw->fs);
+	fiostat_init(&fw->fs, fio_epoch_ms(t0_ns));
 	*ret = fw;
 	return 0;
 }
@@ -218,17 +240,56 @@ static int fio_read_new(struct fio_watch *fw, char *err, size_t errlen)
 	return n < 0 && errno != EINTR ? -1 : 0;
 }
 
-int stream_fio_sample(struct fio_watch *fw, struct proto_stream_sample *out, char *err,
-		      size_t errlen)
+void stream_fio_interval(struct fio_watch *fw, uint64_t seq, uint64_t t0_ms, uint64_t t1_ms)
 {
-	struct fio_interval iv;
-	char msg[PROTO_ERR_MAX - 32];
+	if (fw->npend == FIO_PENDING_MAX) {
+		fprintf(stderr, "harness: fio stream %u: interval %llu missing: no status document "
+			"reached its end\n", fw->index, (unsigned long long)fw->pend[0].seq);
+		memmove(fw->pend, fw->pend + 1, (FIO_PENDING_MAX - 1) * sizeof(fw->pend[0]));
+		fw->npend--;
+	}
+	fw->pend[fw->npend++] = (struct fio_pending){ seq, (int64_t)t0_ms, (int64_t)t1_ms };
+}
 
+/* What fio's documents say of the oldest pending interval: 1, or 0 not yet. */
+static int fio_told(struct fio_watch *fw, int state, struct fio_interval *iv)
+{
+	const struct fio_pending *p = &fw->pend[0];
+
+	if (state == ST_WAITING) {   /* fio had not started when the interval ended */
+		memset(iv, 0, sizeof(*iv));
+		return 1;
+	}
+	if (!fiostat_slice(&fw->fs, p->t0_ms, p->t1_ms, iv))
+		return 0;
+	if (iv->running && !iv->docs)
+		fprintf(stderr, "harness: fio stream %u: interval %llu has no status document of "
+			"its own: fio's work spread over it by the documents' times\n", fw->index,
+			(unsigned long long)p->seq);
+	return 1;
+}
+
+int stream_fio_next(struct fio_watch *fw, const struct stream_shared *sh,
+		    struct proto_stream_sample *out, char *err, size_t errlen)
+{
+	int state = atomic_load(&sh->state);
+	uint64_t started = atomic_load(&sh->started_ns);
+	char msg[PROTO_ERR_MAX - 32];
+	struct fio_interval iv;
+
+	if (started)
+		fiostat_start(&fw->fs, (int64_t)((started - fw->t0_ns) / 1000000));
 	if (fio_read_new(fw, msg, sizeof(msg)) < 0) {
 		snprintf(err, errlen, "fio stream %u: status output: %s", fw->index, msg);
 		return -1;
 	}
-	fiostat_take(&fw->fs, &iv);
+	if (state == ST_DONE || state == ST_FAILED)
+		fiostat_end(&fw->fs);   /* fio has exited: its output is all read */
+	if (!fw->npend || !fio_told(fw, state, &iv))
+		return 0;
+	memset(out, 0, sizeof(*out));
+	out->seq = fw->pend[0].seq;
+	out->stream = fw->index;
 	out->read_ops = iv.read_ios;
 	out->write_ops = iv.write_ios;
 	out->read_bytes = iv.read_bytes;
@@ -236,12 +297,15 @@ int stream_fio_sample(struct fio_watch *fw, struct proto_stream_sample *out, cha
 	out->lat_p50_ns = iv.lat_p50_ns;
 	out->lat_p99_ns = iv.lat_p99_ns;
 	out->lat_max_ns = iv.lat_max_ns;
-	return 0;
+	out->active = iv.running || iv.read_ios || iv.write_ios;
+	memmove(fw->pend, fw->pend + 1, (fw->npend - 1) * sizeof(fw->pend[0]));
+	fw->npend--;
+	return 1;
 }
 
 uint64_t stream_fio_total(const struct fio_watch *fw)
 {
-	return fw->fs.last[0].ios + fw->fs.last[1].ios;
+	return fiostat_total_ios(&fw->fs);
 }
 
 void stream_fio_unwatch(struct fio_watch *fw)

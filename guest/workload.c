@@ -2,6 +2,7 @@
  * on its own thread there, and sample everything from outside every interval. */
 #define _GNU_SOURCE
 #include "workload.h"
+#include "fault.h"
 #include "sampler.h"
 #include "stream.h"
 #include "fdio.h"
@@ -333,7 +334,29 @@ static void native_sample(struct wl *w, unsigned i, struct proto_stream_sample *
 	*prev = now;
 }
 
-static int send_streams(struct wl *w)
+static int send_stream(struct wl *w, struct proto_msg *m)
+{
+	if (w->env->send(w->env->send_arg, m) < 0)
+		return fail(w, "channel: cannot send a stream sample");
+	return 0;
+}
+
+/* Every interval of fio stream i that its documents can tell by now. */
+static int send_fio(struct wl *w, unsigned i, uint64_t t0_ms)
+{
+	struct proto_msg m = { .type = PROTO_STREAM };
+	int rc;
+
+	stream_fio_interval(w->fio[i], w->seq, t0_ms, w->t_ms);
+	while ((rc = stream_fio_next(w->fio[i], &w->reg->s[i], &m.u.stream, w->err,
+				     w->errlen)) == 1)
+		if (send_stream(w, &m) < 0)
+			return -1;
+	return rc;
+}
+
+/* The interval [t0_ms, w->t_ms) of every stream: native ones now, fio's when known. */
+static int send_streams(struct wl *w, uint64_t t0_ms)
 {
 	struct proto_msg m = { .type = PROTO_STREAM };
 	struct proto_stream_sample *s = &m.u.stream;
@@ -341,19 +364,19 @@ static int send_streams(struct wl *w)
 	unsigned i;
 
 	for (i = 0; i < w->job->nstreams; i++) {
-		memset(s, 0, sizeof(*s));
 		if (w->job->streams[i].kind == KIND_FIO) {
-			if (stream_fio_sample(w->fio[i], s, w->err, w->errlen) < 0)
+			if (send_fio(w, i, t0_ms) < 0)
 				return -1;
-		} else {
-			native_sample(w, i, s);
+			continue;
 		}
+		memset(s, 0, sizeof(*s));
+		native_sample(w, i, s);
 		state = atomic_load(&w->reg->s[i].state);
 		s->seq = w->seq;
 		s->stream = i;
 		s->active = state == ST_RUNNING || s->read_ops || s->write_ops;
-		if (w->env->send(w->env->send_arg, &m) < 0)
-			return fail(w, "channel: cannot send a stream sample");
+		if (send_stream(w, &m) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -468,6 +491,17 @@ static int send_op_totals(struct wl *w)
 	return 0;
 }
 
+/* The first fio stream's process, 0 before one runs (for the fiostall fault). */
+static int fio_main_pid(const struct wl *w)
+{
+	int pid;
+
+	for (unsigned i = 0; i < w->job->nstreams; i++)
+		if (w->fio[i] && (pid = atomic_load(&w->reg->s[i].fio_pid)) > 0)
+			return pid;
+	return 0;
+}
+
 static int take_sample(struct wl *w)
 {
 	struct proto_msg m = { .type = PROTO_SAMPLE };
@@ -479,13 +513,14 @@ static int take_sample(struct wl *w)
 		return -1;
 	span = elapsed_ms(w) - w->t_ms;
 	w->t_ms += span;
+	fault_stall(w->env->fault, w->t_ms, fio_main_pid(w));
 	m.u.sample.seq = w->seq;
 	m.u.sample.t_ms = w->t_ms;
 	/* an interval that began inside the ramp window is ramp: ramp_s 2 is two 1 s intervals */
 	m.u.sample.ramp = w->seq * w->job->interval_ms < w->job->ramp_s * 1000;
 	if (w->env->send(w->env->send_arg, &m) < 0)
 		return fail(w, "channel: cannot send a sample");
-	if (send_streams(w) < 0 || send_ops(w, span, (int)m.u.sample.ramp) < 0)
+	if (send_streams(w, w->t_ms - span) < 0 || send_ops(w, span, (int)m.u.sample.ramp) < 0)
 		return -1;
 	w->prev = now;
 	w->seq++;
@@ -583,6 +618,7 @@ static int sample_loop(struct wl *w)
 		if (poll(&p[1], 1, (int)(end - elapsed_ms(w))) > 0 && drain_events(w) < 0)
 			return -1;
 	}
+	fault_unstall(w->env->fault);
 	if (check_streams(w) < 0 || stop_process(w, 0) < 0 || check_streams(w) < 0)
 		return -1;
 	return take_sample(w) < 0 || drain_events(w) < 0 || send_fio_totals(w) < 0 ||
@@ -628,7 +664,7 @@ static int watch_fio(struct wl *w)
 
 	for (i = 0; i < w->job->nstreams; i++)
 		if (w->job->streams[i].kind == KIND_FIO &&
-		    stream_fio_watch(w->job, i, &w->fio[i], w->err, w->errlen) < 0)
+		    stream_fio_watch(w->job, i, w->reg->t0_ns, &w->fio[i], w->err, w->errlen) < 0)
 			return -1;
 	return 0;
 }
@@ -643,7 +679,7 @@ int workload_run(const struct workload_env *env, char *err, size_t errlen)
 	int ret = -1;
 
 	w.smp.stat_fd = w.smp.gen_fd = -1;
-	if (region_new(&w) < 0 || watch_fio(&w) < 0 || start_sampling(&w) < 0 ||
+	if (region_new(&w) < 0 || start_sampling(&w) < 0 || watch_fio(&w) < 0 ||
 	    start_process(&w) < 0)
 		goto out;
 	close(w.ev_wr);
@@ -652,6 +688,7 @@ int workload_run(const struct workload_env *env, char *err, size_t errlen)
 		goto out;
 	ret = send_summary(&w);
 out:
+	fault_unstall(env->fault);
 	if (w.reg)
 		stop_process(&w, 1);
 	for (i = 0; i < PROTO_MAX_STREAMS; i++)

@@ -7,6 +7,8 @@
 
 #include "common/proto.h"
 
+struct fault;
+
 struct workload_env {
 	const struct proto_job *job;
 	const char *data_dir;        /* the declared files are data_dir/<name> */
@@ -17,12 +19,14 @@ struct workload_env {
 	/* send one message to the host; returns 0 or -1 */
 	int (*send)(void *arg, const struct proto_msg *m);
 	void *send_arg;
+	struct fault *fault;         /* test-only fault hooks (fault.h), never NULL */
 };
 
 /*
  * Run the job to its end: streams on their timeline, one PROTO_SAMPLE and one
- * PROTO_STREAM per stream every interval, events as they happen, then the
- * PROTO_SUMMARY. Returns 0, or -1 with the reason in err (the caller sends it).
+ * PROTO_STREAM per stream every interval (a fio stream's once its documents
+ * reach the interval's end, so possibly some intervals later; one given up
+ * is not sent at all), events as they happen, then the PROTO_SUMMARY. Returns 0, or -1 with the reason in err (the caller sends it).
  */
 int workload_run(const struct workload_env *env, char *err, size_t errlen);
 

@@ -531,9 +531,13 @@ static int64_t first_run(const char *name)
 	return run;
 }
 
-/* A run with two samples, then failed: the stream sends header, samples, end. */
+/*
+ * A run with two samples, then failed: the stream sends header, samples, end.
+ * While it runs, an interval is listed once its stream has told it.
+ */
 static void test_samples_and_stream(void **state)
 {
+	struct proto_stream_sample ss = { .active = 1, .read_ops = 5 };
 	struct proto_sample smp;
 	struct store *s;
 	char db[PATH_MAX], err[ERR_MAX], path[128];
@@ -552,6 +556,7 @@ static void test_samples_and_stream(void **state)
 	smp.pgmajfault = 7;
 	if (store_sample(s, run, &smp, err) < 0)
 		fail_msg("store_sample: %s", err);
+	assert_int_equal(store_stream_sample(s, run, &ss, err), 0);
 	smp.seq = 1;
 	smp.t_ms = 2000;
 	assert_int_equal(store_sample(s, run, &smp, err), 0);
@@ -559,7 +564,16 @@ static void test_samples_and_stream(void **state)
 	sfmt(path, sizeof(path), "/runs/%lld/samples?after=0", (long long)run);
 	assert_int_equal(req("GET", path, NULL, 0, NULL, &r), CURLE_OK);
 	assert_int_equal(r.code, 200);
-	assert_int_equal(json_array_size(json_object_get(r.json, "samples")), 1);
+	assert_int_equal(json_array_size(json_object_get(r.json, "samples")), 0);
+	resp_release(&r);
+	ss.seq = 1;
+	assert_int_equal(store_stream_sample(s, run, &ss, err), 0);
+	assert_int_equal(req("GET", path, NULL, 0, NULL, &r), CURLE_OK);
+	assert_int_equal(r.code, 200);
+	line = json_array_get(json_object_get(json_array_get(json_object_get(r.json, "samples"), 0),
+					      "streams"), 0);
+	assert_int_equal(json_integer_value(json_object_get(line, "stream")), 0);
+	assert_int_equal(json_integer_value(json_object_get(line, "ops")), 5);
 	resp_release(&r);
 
 	if (store_run_finish(s, run, "failed", "test", NULL, err) < 0)

@@ -24,6 +24,7 @@
 #define FIO_BIN    "images/out/x86_64/fio"
 #define DATA_PLAIN "tests/data/fio-status-json+.txt"
 #define DATA_RAMP  "tests/data/fio-status-ramp-json+.txt"
+#define DATA_GAP   "tests/data/fio-status-gap-json+.txt"
 #define PRESETS    "workloads/presets"
 #define EXAMPLES   "workloads/examples"
 
@@ -51,12 +52,12 @@ static char *slurp(const char *path, size_t *ret_len)
 	return buf;
 }
 
-static struct fiostat *new_stat(void)
+static struct fiostat *new_stat(int64_t epoch_ms)
 {
 	struct fiostat *s = malloc(sizeof(*s));
 
 	assert_non_null(s);
-	fiostat_init(s);
+	fiostat_init(s, epoch_ms);
 	return s;
 }
 
@@ -71,6 +72,7 @@ struct expect {
 	int docs;
 	uint64_t ios, bytes;   /* sum of every segment's last value (resets split) */
 	uint64_t final_ios;
+	int64_t first_ms;      /* the first document's timestamp_ms */
 	json_t *last;          /* the final document */
 };
 
@@ -85,30 +87,41 @@ static uint64_t doc_sum(json_t *doc, const char *key)
 	return sum;
 }
 
+/* The document starting at or after *off: its end (into *off) and timestamp; NULL at the end. */
+static json_t *next_doc(const char *buf, size_t len, size_t *off, int64_t *ret_ms)
+{
+	json_error_t jerr;
+	json_t *doc;
+
+	while (*off < len && buf[*off] != '{')
+		(*off)++;
+	if (*off == len)
+		return NULL;
+	doc = json_loadb(buf + *off, len - *off, JSON_DISABLE_EOF_CHECK, &jerr);
+	assert_non_null(doc);
+	*off += (size_t)jerr.position;
+	*ret_ms = (int64_t)json_integer_value(json_object_get(doc, "timestamp_ms"));
+	assert_true(*ret_ms > 0);
+	return doc;
+}
+
 static void read_expect(const char *buf, size_t len, struct expect *e)
 {
 	uint64_t prev_ios = 0, prev_bytes = 0;
-	json_error_t jerr;
 	size_t off = 0;
+	int64_t ms;
+	json_t *doc;
 
 	memset(e, 0, sizeof(*e));
-	for (;;) {
-		json_t *doc;
-
-		while (off < len && buf[off] != '{')
-			off++;
-		if (off == len)
-			break;
-		doc = json_loadb(buf + off, len - off, JSON_DISABLE_EOF_CHECK, &jerr);
-		assert_non_null(doc);
-		off += (size_t)jerr.position;
+	while ((doc = next_doc(buf, len, &off, &ms))) {
 		if (doc_sum(doc, "total_ios") < prev_ios) {   /* ramp_time reset */
 			e->ios += prev_ios;
 			e->bytes += prev_bytes;
 		}
 		prev_ios = doc_sum(doc, "total_ios");
 		prev_bytes = doc_sum(doc, "io_bytes");
-		e->docs++;
+		if (!e->docs++)
+			e->first_ms = ms;
 		json_decref(e->last);
 		e->last = doc;
 	}
@@ -117,42 +130,86 @@ static void read_expect(const char *buf, size_t len, struct expect *e)
 	e->final_ios = prev_ios;
 }
 
-/* Feed one byte at a time, taking after every document: one interval each. */
+/* The intervals an agent would store from a recording. */
+#define REPLAY_MAX 64
+struct replay {
+	struct fio_interval iv[REPLAY_MAX];
+	unsigned n;
+	uint64_t ios, bytes;
+};
+
+/* Tell every interval of [told, ticks) that fiostat can tell by now. */
+static void tell(struct fiostat *s, struct replay *r, unsigned ticks)
+{
+	while (r->n < ticks && fiostat_slice(s, r->n * 1000, (r->n + 1) * 1000, &r->iv[r->n])) {
+		r->ios += r->iv[r->n].read_ios + r->iv[r->n].write_ios;
+		r->bytes += r->iv[r->n].read_bytes + r->iv[r->n].write_bytes;
+		r->n++;
+	}
+}
+
+/*
+ * An agent's view of a recorded fio run that started at workload time 0
+ * (epoch_ms on fio's clock): an interval ends every 1000 ms, each document is
+ * read late_ms after fio dated it, a byte at a time, and each interval is told
+ * as soon as fiostat can; once fio's last document is read, fio exits.
+ */
+static struct fiostat *replay(const char *buf, size_t len, int64_t epoch_ms, int64_t late_ms,
+			      struct replay *r)
+{
+	struct fiostat *s = new_stat(epoch_ms);
+	size_t off = 0, end = 0;
+	unsigned ticks = 0;
+	char err[256];
+	json_t *doc;
+	int64_t ms;
+
+	memset(r, 0, sizeof(*r));
+	fiostat_start(s, 0);
+	doc = next_doc(buf, len, &end, &ms);
+	while (ticks < REPLAY_MAX) {
+		ticks++;
+		while (doc && ms - epoch_ms + late_ms <= ticks * 1000) {
+			for (; off < end; off++)
+				assert_int_equal(fiostat_feed(s, buf + off, 1, err, sizeof(err)), 0);
+			json_decref(doc);
+			doc = next_doc(buf, len, &end, &ms);
+		}
+		if (!doc) {
+			assert_int_equal(fiostat_feed(s, buf + off, len - off, err, sizeof(err)), 0);
+			assert_int_equal(fiostat_finish(s, err, sizeof(err)), 0);
+			fiostat_end(s);
+		}
+		tell(s, r, ticks);
+		assert_true(doc || r->n == ticks);   /* fio exited: everything can be told */
+		if (!doc)
+			break;
+	}
+	return s;
+}
+
+/* The intervals add up to fio's totals exactly, however late it is read. */
 static void check_intervals(const char *path, int want_resets)
 {
-	struct fiostat *s = new_stat();
-	struct fio_interval iv;
+	struct replay r;
 	struct expect e;
-	uint64_t ios = 0, bytes = 0;
-	char err[256];
 	size_t len;
 	char *buf = slurp(path, &len);
-	int takes = 0;
+	struct fiostat *s;
 
 	read_expect(buf, len, &e);
-	for (size_t i = 0; i < len; i++) {
-		assert_int_equal(fiostat_feed(s, buf + i, 1, err, sizeof(err)), 0);
-		if (s->docs == 0)
-			continue;
-		fiostat_take(s, &iv);
-		assert_int_equal(iv.docs, 1);
-		assert_int_equal(iv.write_ios, 0);
-		ios += iv.read_ios;
-		bytes += iv.read_bytes;
-		takes++;
-	}
-	assert_int_equal(fiostat_finish(s, err, sizeof(err)), 0);
-	assert_int_equal(takes, e.docs);
-	assert_int_equal(ios, e.ios);
-	assert_int_equal(bytes, e.bytes);
+	s = replay(buf, len, e.first_ms - 1000, 0, &r);
+	assert_int_equal(s->docs, e.docs);
+	assert_int_equal(r.ios, e.ios);
+	assert_int_equal(r.bytes, e.bytes);
 	/* fio's total_ios and io_bytes disagree by a few I/Os during ramp_time */
 	if (!want_resets)
-		assert_int_equal(bytes, ios * 4096);
+		assert_int_equal(r.bytes, r.ios * 4096);
 	assert_true(want_resets ? s->resets > 0 : s->resets == 0);
 	assert_int_equal(s->text_lines, 0);
-	fiostat_take(s, &iv);
-	assert_int_equal(iv.docs, 0);
-	assert_int_equal(iv.read_ios, 0);
+	assert_int_equal(fiostat_total_ios(s), e.final_ios);
+	for (unsigned i = 0; i + 1 < r.n; i++)
+		assert_true(r.iv[i].running && r.iv[i].read_ios > 0 && r.iv[i].write_ios == 0);
 	json_decref(e.last);
 	free(buf);
 	free_stat(s);
@@ -172,10 +229,56 @@ static void test_intervals_ramp_reset(void **state)
 	check_intervals(DATA_RAMP, 1);
 }
 
-/* One take over the whole file, fed in a given chunk pattern. */
+/*
+ * DATA_GAP: the images' fio (3.33), two jobs paced at 2000 reads/s each
+ * (--rw=randread --bs=4k --numjobs=2 --time_based --runtime=8
+ * --rate_iops=2000 --status-interval=1000ms --output-format=json+), its main
+ * process stopped (SIGSTOP) from 2.5 s to 5.7 s: no status document for 3.6 s
+ * while the jobs read on. Every whole second of it read 4000 times.
+ */
+static void test_late_document_spread(void **state)
+{
+	struct replay r, later;
+	struct expect e;
+	size_t len;
+	char *buf = slurp(DATA_GAP, &len);
+	struct fiostat *s;
+	unsigned nodoc = 0;
+	int64_t epoch;
+
+	(void)state;
+	read_expect(buf, len, &e);
+	/* fio started 100 ms before its jobs' first read (job_runtime: 877 ms at the first) */
+	epoch = e.first_ms - 977;
+	free_stat(replay(buf, len, epoch, 0, &r));
+	assert_int_equal(r.ios, e.ios);
+	assert_true(r.n >= 8);
+	/* every second but the first (fio starting) and the last (fio ending) */
+	for (unsigned i = 1; i + 1 < r.n; i++) {
+		assert_true(r.iv[i].running);
+		assert_in_range(r.iv[i].read_ios, 3600, 4400);
+		assert_true(r.iv[i].lat_p50_ns > 0 && r.iv[i].lat_p50_ns <= r.iv[i].lat_p99_ns);
+		nodoc += r.iv[i].docs == 0;
+	}
+	assert_true(nodoc >= 2);   /* the seconds of the stall: no document of their own */
+	/* read late, the same intervals: fio's own clock says where its work goes */
+	for (int64_t late = 300; late <= 3000; late += 1350) {
+		s = replay(buf, len, epoch, late, &later);
+		assert_true(later.n >= r.n);
+		for (unsigned i = 0; i < r.n; i++)
+			assert_memory_equal(&later.iv[i], &r.iv[i], sizeof(r.iv[i]));
+		for (unsigned i = r.n; i < later.n; i++)   /* fio's exit seen later */
+			assert_false(later.iv[i].running || later.iv[i].read_ios);
+		free_stat(s);
+	}
+	json_decref(e.last);
+	free(buf);
+}
+
+/* One slice over the whole file, fed in a given chunk pattern. */
 static void take_all(const char *buf, size_t len, unsigned seed, struct fio_interval *iv)
 {
-	struct fiostat *s = new_stat();
+	struct fiostat *s = new_stat(0);
 	char err[256];
 
 	srand(seed);
@@ -185,13 +288,14 @@ static void take_all(const char *buf, size_t len, unsigned seed, struct fio_inte
 			n = len - off;
 		assert_int_equal(fiostat_feed(s, buf + off, n, err, sizeof(err)), 0);
 	}
-	fiostat_take(s, iv);
+	fiostat_end(s);
+	assert_int_equal(fiostat_slice(s, 0, INT64_MAX / 2, iv), 1);
 	free_stat(s);
 }
 
 static void test_random_chunks_same_as_whole(void **state)
 {
-	const char *paths[] = { DATA_PLAIN, DATA_RAMP };
+	const char *paths[] = { DATA_PLAIN, DATA_RAMP, DATA_GAP };
 	struct fio_interval whole, chunked;
 
 	(void)state;
@@ -233,51 +337,61 @@ static void test_percentiles_match_fio(void **state)
 	free(buf);
 }
 
-/* A document with one read histogram {key: count, ...}, total_ios = ios. */
-static void feed_doc(struct fiostat *s, uint64_t ios, const char *bins)
+/* A document dated ms with one read histogram {key: count, ...}, total_ios = ios. */
+static void feed_doc(struct fiostat *s, int64_t ms, uint64_t ios, const char *bins)
 {
 	char doc[512], err[256];
 
 	snprintf(doc, sizeof(doc),
-		 "{\"jobs\": [{\"read\": {\"io_bytes\": %llu, \"total_ios\": %llu, "
-		 "\"clat_ns\": {\"bins\": {%s}}}, \"write\": {\"io_bytes\": 0, "
-		 "\"total_ios\": 0}}]}\n", (unsigned long long)ios * 4096,
+		 "{\"timestamp_ms\": %lld, \"jobs\": [{\"read\": {\"io_bytes\": %llu, "
+		 "\"total_ios\": %llu, \"clat_ns\": {\"bins\": {%s}}}, \"write\": {\"io_bytes\": 0, "
+		 "\"total_ios\": 0}}]}\n", (long long)ms, (unsigned long long)ios * 4096,
 		 (unsigned long long)ios, bins);
 	assert_int_equal(fiostat_feed(s, doc, strlen(doc), err, sizeof(err)), 0);
+}
+
+static void slice(struct fiostat *s, int64_t t0, int64_t t1, struct fio_interval *iv)
+{
+	assert_int_equal(fiostat_slice(s, t0, t1, iv), 1);
 }
 
 static void test_percentiles_of_delta(void **state)
 {
 	uint64_t v1 = fiostat_bin_value(100), v2 = fiostat_bin_value(500),
 		 v3 = fiostat_bin_value(700);
-	struct fiostat *s = new_stat();
+	struct fiostat *s = new_stat(5000);
 	struct fio_interval iv;
 	char bins[256];
 
 	(void)state;
 	assert_int_equal(fiostat_bin_index(v2), 500);
+	fiostat_start(s, 0);
 	snprintf(bins, sizeof(bins), "\"%llu\": 1000", (unsigned long long)v1);
-	feed_doc(s, 1000, bins);
-	fiostat_take(s, &iv);
+	feed_doc(s, 6000, 1000, bins);
+	slice(s, 0, 1000, &iv);
+	assert_int_equal(iv.read_ios, 1000);
 	assert_int_equal(iv.lat_p50_ns, v1);
 	assert_int_equal(iv.lat_max_ns, v1);
 	/* delta: 98 completions at v2, 2 at v3; the v1 bin did not move */
 	snprintf(bins, sizeof(bins), "\"%llu\": 1000, \"%llu\": 98, \"%llu\": 2",
 		 (unsigned long long)v1, (unsigned long long)v2, (unsigned long long)v3);
-	feed_doc(s, 1100, bins);
-	fiostat_take(s, &iv);
-	assert_int_equal(iv.read_ios, 100);
-	assert_int_equal(iv.read_bytes, 100 * 4096);
-	assert_int_equal(iv.lat_p50_ns, v2);
-	assert_int_equal(iv.lat_p99_ns, v3);     /* 98 % < 99 % */
-	assert_int_equal(iv.lat_max_ns, v3);
-	assert_int_equal(iv.docs, 1);
+	feed_doc(s, 8000, 1100, bins);
+	/* the document two seconds later covers both: half each, the same latency */
+	for (int64_t t = 1000; t < 3000; t += 1000) {
+		slice(s, t, t + 1000, &iv);
+		assert_int_equal(iv.read_ios, 50);
+		assert_int_equal(iv.read_bytes, 50 * 4096);
+		assert_int_equal(iv.lat_p50_ns, v2);
+		assert_int_equal(iv.lat_p99_ns, v3);     /* 98 % < 99 % */
+		assert_int_equal(iv.lat_max_ns, v3);
+		assert_int_equal(iv.docs, t == 2000);
+	}
 	free_stat(s);
 }
 
 static void test_percentile_rule(void **state)
 {
-	static uint64_t bins[FIOSTAT_BINS];
+	static double bins[FIOSTAT_BINS];
 
 	(void)state;
 	assert_int_equal(fiostat_percentile(bins, 500), 0);
@@ -287,6 +401,8 @@ static void test_percentile_rule(void **state)
 	assert_int_equal(fiostat_percentile(bins, 500), 10);   /* 50 of 100 reached */
 	assert_int_equal(fiostat_percentile(bins, 990), 20);
 	assert_int_equal(fiostat_percentile(bins, 1000), 30);
+	bins[30] = 0.5;                                        /* a weighted share */
+	assert_int_equal(fiostat_percentile(bins, 995), 30);
 	for (unsigned i = 0; i < FIOSTAT_BINS; i++)
 		assert_int_equal(fiostat_bin_index(fiostat_bin_value(i)), i);
 }
@@ -294,22 +410,24 @@ static void test_percentile_rule(void **state)
 /* A counter going backwards (ramp_time) counts from the reset. */
 static void test_reset(void **state)
 {
-	struct fiostat *s = new_stat();
+	struct fiostat *s = new_stat(0);
 	struct fio_interval iv;
 
 	(void)state;
-	feed_doc(s, 100, "");
-	fiostat_take(s, &iv);
+	fiostat_start(s, 0);
+	feed_doc(s, 1000, 100, "");
+	feed_doc(s, 2000, 150, "");
+	feed_doc(s, 3000, 30, "");       /* reset: what came after it */
+	feed_doc(s, 4000, 20, "");       /* and again */
+	slice(s, 0, 1000, &iv);
 	assert_int_equal(iv.read_ios, 100);
-	feed_doc(s, 150, "");
-	feed_doc(s, 30, "");       /* reset: 50 before it, 30 after */
-	fiostat_take(s, &iv);
+	slice(s, 1000, 3000, &iv);
 	assert_int_equal(iv.read_ios, 80);
 	assert_int_equal(iv.docs, 2);
-	feed_doc(s, 20, "");       /* a reset right at the take */
-	fiostat_take(s, &iv);
+	slice(s, 3000, 4000, &iv);
 	assert_int_equal(iv.read_ios, 20);
 	assert_int_equal(s->resets, 2);
+	assert_int_equal(fiostat_total_ios(s), 20);
 	free_stat(s);
 }
 
@@ -318,20 +436,83 @@ static int feed_str(struct fiostat *s, const char *text, char *err)
 	return fiostat_feed(s, text, strlen(text), err, 256);
 }
 
+/* fio's first document counts from when its jobs began I/O ("runtime"), not from fio's start. */
+static void test_first_document_from_runtime(void **state)
+{
+	static const char doc[] =
+		"{\"timestamp_ms\": 2000, \"jobs\": [{\"read\": {\"io_bytes\": 4096000, "
+		"\"total_ios\": 1000, \"runtime\": 250}, \"write\": {\"io_bytes\": 0, "
+		"\"total_ios\": 0, \"runtime\": 0}}, {\"read\": {\"io_bytes\": 0, \"total_ios\": 0, "
+		"\"runtime\": 500}, \"write\": {\"io_bytes\": 0, \"total_ios\": 0}}]}";
+	struct fiostat *s = new_stat(0);
+	struct fio_interval iv;
+	char err[256];
+
+	(void)state;
+	fiostat_start(s, 0);
+	assert_int_equal(feed_str(s, doc, err), 0);
+	slice(s, 0, 1000, &iv);                   /* fio setting up: running, no I/O */
+	assert_true(iv.running);
+	assert_int_equal(iv.read_ios, 0);
+	slice(s, 1000, 1750, &iv);               /* the longest "runtime": from 1500 */
+	assert_int_equal(iv.read_ios, 500);
+	slice(s, 1750, 2000, &iv);
+	assert_int_equal(iv.read_ios, 500);
+	free_stat(s);
+}
+
+/* An interval is told once a document reaches its end, or once fio has exited. */
+static void test_slice_waits_for_documents(void **state)
+{
+	struct fiostat *s = new_stat(-100);
+	struct fio_interval iv;
+	uint64_t sum;
+
+	(void)state;
+	assert_int_equal(fiostat_slice(s, 0, 1000, &iv), 0);   /* fio not started */
+	fiostat_start(s, 2000);
+	slice(s, 0, 1000, &iv);                                 /* before fio: nothing */
+	assert_false(iv.running);
+	assert_int_equal(iv.read_ios, 0);
+	assert_int_equal(fiostat_slice(s, 1000, 3000, &iv), 0);
+	feed_doc(s, 2900, 10, "");                               /* workload time 3000 */
+	slice(s, 1000, 3000, &iv);
+	assert_true(iv.running);
+	assert_int_equal(iv.read_ios, 10);
+	assert_int_equal(fiostat_slice(s, 3000, 4000, &iv), 0);
+	feed_doc(s, 2800, 30, "");               /* dated before, in what was told: just after */
+	assert_int_equal(fiostat_slice(s, 3000, 4000, &iv), 0);
+	feed_doc(s, 4900, 50, "");                               /* 5000: 20 over 2 s */
+	slice(s, 3000, 4000, &iv);
+	assert_in_range(iv.read_ios, 20 + 9, 20 + 10);
+	sum = iv.read_ios;
+	fiostat_end(s);
+	slice(s, 4000, 6000, &iv);                               /* up to fio's exit at 5000 */
+	assert_true(iv.running);
+	assert_int_equal(sum + iv.read_ios, 40);
+	slice(s, 6000, 7000, &iv);                               /* after it */
+	assert_false(iv.running);
+	assert_int_equal(iv.read_ios, 0);
+	free_stat(s);
+}
+
 static void test_garbage(void **state)
 {
 	static const char *const bad[] = {
 		"[1, 2]\n{\"jobs\": 3}",
 		"{\"jobs\": [7]}",
-		"{\"jobs\": [{\"read\": []}]}",
-		"{\"jobs\": [{\"read\": {\"io_bytes\": \"1\", \"total_ios\": 1}, \"write\": {}}]}",
-		"{\"jobs\": [{\"read\": {\"io_bytes\": -1, \"total_ios\": 1}, \"write\": {}}]}",
-		"{\"jobs\": [{\"read\": {\"io_bytes\": 1.5, \"total_ios\": 1}, \"write\": {}}]}",
-		"{\"jobs\": [{\"read\": {\"io_bytes\": 1, \"total_ios\": 1, \"clat_ns\": "
+		"{\"jobs\": []}",
+		"{\"timestamp_ms\": -5, \"jobs\": []}",
+		"{\"timestamp_ms\": \"1\", \"jobs\": []}",
+		"{\"timestamp_ms\": 1, \"jobs\": [{\"read\": []}]}",
+		"{\"timestamp_ms\": 1, \"jobs\": [{\"read\": {\"io_bytes\": \"1\", \"total_ios\": 1}, \"write\": {}}]}",
+		"{\"timestamp_ms\": 1, \"jobs\": [{\"read\": {\"io_bytes\": -1, \"total_ios\": 1}, \"write\": {}}]}",
+		"{\"timestamp_ms\": 1, \"jobs\": [{\"read\": {\"io_bytes\": 1.5, \"total_ios\": 1}, \"write\": {}}]}",
+		"{\"timestamp_ms\": 1, \"jobs\": [{\"read\": {\"io_bytes\": 1, \"total_ios\": 1, \"clat_ns\": "
 		"{\"bins\": {\"x\": 1}}}, \"write\": {\"io_bytes\": 0, \"total_ios\": 0}}]}",
-		"{\"jobs\": [{\"read\": {\"io_bytes\": 1, \"total_ios\": 1, \"clat_ns\": "
+		"{\"timestamp_ms\": 1, \"jobs\": [{\"read\": {\"io_bytes\": 1, \"total_ios\": 1, \"clat_ns\": "
 		"{\"bins\": [1]}}, \"write\": {\"io_bytes\": 0, \"total_ios\": 0}}]}",
-		"{\"jobs\": [{\"read\": {\"io_bytes\": 9223372036854775807, \"total_ios\": 1}, "
+		"{\"timestamp_ms\": 1, \"jobs\": [{\"read\": {\"io_bytes\": 9223372036854775807, \"total_ios\": 1}, "
 		"\"write\": {\"io_bytes\": 0, \"total_ios\": 0}}, {\"read\": {\"io_bytes\": "
 		"9223372036854775807, \"total_ios\": 1}, \"write\": {\"io_bytes\": 0, "
 		"\"total_ios\": 0}}, {\"read\": {\"io_bytes\": 9223372036854775807, "
@@ -339,7 +520,7 @@ static void test_garbage(void **state)
 		"{\"jobs\": [], ]",
 		"{\"a\": \"\\u0000\" \x01}",
 	};
-	struct fiostat *s = new_stat();
+	struct fiostat *s = new_stat(0);
 	struct fio_interval iv;
 	char err[256];
 
@@ -350,8 +531,10 @@ static void test_garbage(void **state)
 		assert_true(strncmp(err, "fio output: ", 12) == 0);
 	}
 	assert_int_equal(fiostat_finish(s, err, sizeof(err)), 0);
-	fiostat_take(s, &iv);
-	assert_int_equal(iv.docs, 0);
+	assert_int_equal(s->docs, 0);
+	fiostat_end(s);
+	slice(s, 0, 1000, &iv);
+	assert_int_equal(iv.read_ios, 0);
 	/* a truncated document is not an error until the end */
 	assert_int_equal(feed_str(s, "{\"jobs\": [{\"read\": {\"io_b", err), 0);
 	assert_int_equal(fiostat_finish(s, err, sizeof(err)), -1);
@@ -362,16 +545,17 @@ static void test_garbage(void **state)
 /* fio's own messages between documents are skipped and kept. */
 static void test_text_between_docs(void **state)
 {
-	struct fiostat *s = new_stat();
+	struct fiostat *s = new_stat(0);
 	struct fio_interval iv;
 	char err[256];
 
 	(void)state;
-	feed_doc(s, 10, "");
+	fiostat_start(s, 0);
+	feed_doc(s, 500, 10, "");
 	assert_int_equal(feed_str(s, "fio: pid=42, got signal=9\n", err), 0);
-	feed_doc(s, 25, "");
+	feed_doc(s, 1000, 25, "");
 	assert_int_equal(feed_str(s, "   \n\n", err), 0);
-	fiostat_take(s, &iv);
+	slice(s, 0, 1000, &iv);
 	assert_int_equal(iv.read_ios, 25);
 	assert_int_equal(iv.docs, 2);
 	assert_int_equal(s->text_lines, 1);
@@ -384,20 +568,21 @@ static void test_oversize_doc(void **state)
 {
 	size_t pad = 9u << 20, n = 0;
 	char *doc = malloc(pad + 64), err[256];
-	struct fiostat *s = new_stat();
+	struct fiostat *s = new_stat(0);
 	struct fio_interval iv;
 
 	(void)state;
 	assert_non_null(doc);
-	n += (size_t)sprintf(doc, "{\"jobs\": [], \"pad\": \"");
+	n += (size_t)sprintf(doc, "{\"timestamp_ms\": 1, \"jobs\": [], \"pad\": \"");
 	memset(doc + n, 'a', pad);
 	n += pad;
 	n += (size_t)sprintf(doc + n, "\"}\n");
 	assert_int_equal(fiostat_feed(s, doc, n, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "larger than"));
 	assert_true(s->cap <= FIOSTAT_DOC_MAX);
-	feed_doc(s, 7, "");
-	fiostat_take(s, &iv);
+	fiostat_start(s, 0);
+	feed_doc(s, 1000, 7, "");
+	slice(s, 0, 1000, &iv);
 	assert_int_equal(iv.docs, 1);
 	assert_int_equal(iv.read_ios, 7);
 	free(doc);
@@ -407,7 +592,7 @@ static void test_oversize_doc(void **state)
 /* Random bytes and deep nesting: errors or nothing, never a crash. */
 static void test_random_bytes(void **state)
 {
-	struct fiostat *s = new_stat();
+	struct fiostat *s = new_stat(0);
 	char buf[4096], err[256];
 
 	(void)state;
@@ -940,11 +1125,14 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_intervals_sum_to_total),
 		cmocka_unit_test(test_intervals_ramp_reset),
+		cmocka_unit_test(test_late_document_spread),
 		cmocka_unit_test(test_random_chunks_same_as_whole),
 		cmocka_unit_test(test_percentiles_match_fio),
 		cmocka_unit_test(test_percentiles_of_delta),
 		cmocka_unit_test(test_percentile_rule),
 		cmocka_unit_test(test_reset),
+		cmocka_unit_test(test_slice_waits_for_documents),
+		cmocka_unit_test(test_first_document_from_runtime),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_text_between_docs),
 		cmocka_unit_test(test_oversize_doc),

@@ -22,6 +22,7 @@
 #include "output/html.h"
 #include "analysis/metric.h"
 #include "output/plot.h"
+#include "output/report.h"
 #include "store/store.h"
 #include "testlib.h"
 
@@ -33,7 +34,9 @@
 static char dir[PATH_MAX], console[PATH_MAX + 16];
 static struct conf conf;
 static struct store *store;
-static int64_t mid, empty_mid;
+static int64_t mid, empty_mid, gap_mid;
+
+#define GAP_SEQ 3   /* the interval every run of gap_mid's stream 'r' never told */
 
 /* ---- a matrix filled by hand: arms mglru and classic, one cell, two files ---- */
 
@@ -106,8 +109,12 @@ static void boot(int64_t run, const char *console_path)
 		fail_msg("run %lld: %s", (long long)run, err);
 }
 
-/* One done run: a ramp interval, 10 more at ops/s; the cold file read at t=5. */
-static void done_run(int64_t run, double ops)
+/*
+ * One done run: a ramp interval, 10 more at ops/s (stream 'r'; the scanner's
+ * rows say 0); the cold file read at t=5. missing: an interval whose row of
+ * stream 'r' the guest never sent, or -1.
+ */
+static void done_run(int64_t run, double ops, int missing)
 {
 	struct proto_summary sum = { .samples = 11, .duration_ms = 11000 };
 	struct proto_stream_sample ss;
@@ -130,7 +137,12 @@ static void done_run(int64_t run, double ops)
 		ss.seq = i;
 		ss.active = 1;
 		ss.read_ops = (uint64_t)ops;
-		if (store_sample(store, run, &smp, err) < 0 || store_stream_sample(store, run, &ss, err) < 0)
+		if (store_sample(store, run, &smp, err) < 0 ||
+		    ((int)i != missing && store_stream_sample(store, run, &ss, err) < 0))
+			fail_msg("sample: %s", err);
+		ss.stream = 1;
+		ss.read_ops = 0;
+		if (store_stream_sample(store, run, &ss, err) < 0)
 			fail_msg("sample: %s", err);
 	}
 	event(run, 0, 20, 0, "start", 0);
@@ -163,7 +175,10 @@ static void crashed_run(int64_t run)
 		fail_msg("crash: %s", err);
 }
 
-static int64_t add_matrix(const char *name, unsigned reps, int finish)
+/* gap_mid's table: 5 s rows of stream 'r' and of all streams */
+static char gap_table[] = "{\"kind\": \"series\", \"step_s\": 5, \"columns\": [\"iops:r\", \"ops/s\"]}";
+
+static int64_t add_matrix(const char *name, unsigned reps, int finish, int missing)
 {
 	struct matrix *m = new_matrix(name, reps);
 	struct run_ref *runs = NULL;
@@ -171,12 +186,15 @@ static int64_t add_matrix(const char *name, unsigned reps, int finish)
 	size_t n, i;
 	int crashed = 0;
 
+	if (missing >= 0)
+		m->cells[0].table = gap_table;
 	n = fixture_queue(store, m, &id, &runs);
 	for (i = 0; i < n && finish; i++) {
 		if (runs[i].arm == 1 && !crashed++)
 			crashed_run(runs[i].id);
 		else
-			done_run(runs[i].id, runs[i].arm ? 2000 + 500.0 * runs[i].block : 1000);
+			done_run(runs[i].id, runs[i].arm ? 2000 + 500.0 * runs[i].block : 1000,
+				 missing);
 	}
 	free(runs);
 	free(m);
@@ -188,8 +206,9 @@ static int setup(void **state)
 	(void)state;
 	fixture_dir(dir, "test_plot", &conf);
 	store = fixture_store(&conf);
-	mid = add_matrix(HOSTILE_MATRIX, 4, 1);
-	empty_mid = add_matrix("empty", 2, 0);
+	mid = add_matrix(HOSTILE_MATRIX, 4, 1, -1);
+	empty_mid = add_matrix("empty", 2, 0, -1);
+	gap_mid = add_matrix("gaps", 2, 1, GAP_SEQ);
 	return 0;
 }
 
@@ -379,6 +398,71 @@ static void test_metric_svg(void **state)
 	free(svg);
 }
 
+/* An interval a stream never told is missing in the series, never 0; the others are there. */
+static void test_missing_interval_series(void **state)
+{
+	struct run_ref *runs = NULL;
+	struct series_point *p = NULL;
+	char err[ERR_MAX];
+	size_t n, nruns;
+
+	(void)state;
+	if (store_done_runs(store, gap_mid, &runs, &nruns, err) < 0 ||
+	    store_run_series(store, runs[0].id, &p, &n, err) < 0)
+		fail_msg("series: %s", err);
+	assert_int_equal(n, 11);
+	assert_true(isnan(p[GAP_SEQ].ops[0]) && isnan(p[GAP_SEQ].reads[0]));
+	assert_float_equal(p[GAP_SEQ].ops[1], 0, 0);          /* the scanner told its 0 */
+	assert_float_equal(p[GAP_SEQ + 1].ops[0], 1000, 0);
+	assert_float_equal(p[GAP_SEQ].ops[2], 0, 0);          /* no third stream */
+	free(p);
+	free(runs);
+}
+
+/* The plot leaves a gap there: each arm's line and band in two pieces, none at 0. */
+static void test_missing_interval_plot(void **state)
+{
+	const struct metric *m;
+	char err[ERR_MAX], *svg, *median;
+
+	(void)state;
+	assert_int_equal(plot_find_metric("ops/s", &m, err), 0);
+	svg = render(gap_mid, metric_svg, m);
+	median = between(svg, "data-arm=\"mglru\"", "/>");
+	assert_int_equal(count(median, "M"), 2);
+	assert_int_equal(count(median, "L"), 8);               /* 3 intervals, a gap, 7 */
+	free(median);
+	median = between(svg, "class=\"band\"", "/>");
+	assert_int_equal(count(median, "Z"), 2);
+	free(median);
+	free(svg);
+}
+
+/* Tables and summaries: the stream's rate over the intervals it told, not 4/5 of it. */
+static void test_missing_interval_rates(void **state)
+{
+	struct run_summary *v = NULL;
+	char *buf = NULL, err[ERR_MAX];
+	size_t len = 0, n, i;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	if (store_summaries(store, gap_mid, &v, &n, err) < 0)
+		fail_msg("summaries: %s", err);
+	for (i = 0; i < n; i++)
+		if (v[i].arm == 0)
+			assert_float_equal(v[i].ops_per_s, 1000, 1e-9);
+	free(v);
+	assert_non_null(f);
+	if (report_table(f, store, gap_mid, err) < 0)
+		fail_msg("report_table: %s", err);
+	assert_int_equal(fclose(f), 0);
+	/* t=5: intervals 1-5 s, the fourth missing: stream r and all streams at 1000/s */
+	assert_non_null(strstr(buf, "\n     5       1000       1000\n"));
+	assert_null(strstr(buf, "\n     5        800"));
+	free(buf);
+}
+
 static void test_file_svg(void **state)
 {
 	unsigned file;
@@ -493,6 +577,9 @@ int main(void)
 		cmocka_unit_test(test_escape_line),
 		cmocka_unit_test(test_metric_at),
 		cmocka_unit_test(test_metric_svg),
+		cmocka_unit_test(test_missing_interval_series),
+		cmocka_unit_test(test_missing_interval_plot),
+		cmocka_unit_test(test_missing_interval_rates),
 		cmocka_unit_test(test_file_svg),
 		cmocka_unit_test(test_empty_cell),
 		cmocka_unit_test(test_html),

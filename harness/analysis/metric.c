@@ -17,7 +17,8 @@ static double get_miss(const struct run_summary *r) { return 100.0 * r->miss_sha
 static double get_p99(const struct run_summary *r) { return r->lat_p99_us; }
 static double get_pass_resid(const struct run_summary *r) { return 100.0 * r->pass_resident_share; }
 
-/* Per interval: the same quantities over one interval of one run. */
+/* Per interval: the same quantities over one interval of one run; NAN (a
+ * gap) where a stream's interval is missing, which the sum carries. */
 static double sum_streams(const double *v)
 {
 	double s = 0;

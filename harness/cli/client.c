@@ -545,6 +545,7 @@ static void watch_sample(struct watch *w, const json_t *j)
 {
 	int64_t t_ms = geti(j, "t_ms");
 	double dt = (double)(t_ms - w->prev_t_ms) / 1000.0, ops[PROTO_MAX_STREAMS] = { 0 };
+	int told[PROTO_MAX_STREAMS] = { 0 };   /* a stream's interval can be missing */
 	char head[PROTO_NAME_MAX + 4];
 	const json_t *s, *res;
 	json_int_t k;
@@ -556,6 +557,7 @@ static void watch_sample(struct watch *w, const json_t *j)
 		k = json_is_integer(json_object_get(s, "stream")) ? geti(s, "stream") : (json_int_t)i;
 		if (k < 0 || k >= PROTO_MAX_STREAMS)
 			continue;
+		told[k] = 1;
 		if (json_object_get(s, "ops"))   /* read_ops + write_ops, summed by the queue */
 			ops[k] += json_number_value(json_object_get(s, "ops"));
 		else
@@ -566,7 +568,10 @@ static void watch_sample(struct watch *w, const json_t *j)
 		dt = NAN;
 	for (f = 0; f < w->nstreams; f++) {
 		snprintf(head, sizeof(head), "%s/s", w->streams[f]);
-		printf(" %*.0f", col_w(head, 0, 9), ops[f] / dt);
+		if (told[f])
+			printf(" %*.0f", col_w(head, 0, 9), ops[f] / dt);
+		else
+			printf(" %*s", col_w(head, 0, 9), "-");
 	}
 	printf(" %9.0f %9.0f %9.0f", (double)geti(j, "pgmajfault") / dt,
 	       (double)geti(j, "workingset_refault_file") / dt,

@@ -161,6 +161,27 @@ static int parse_cols(json_t *arr, const struct cell_layout *l, struct col *cols
 	return 0;
 }
 
+/*
+ * Stream k's ops over points [a, b), an interval it never told (NAN) made up
+ * at its rate over the ones it told: exactly its sum when none is missing,
+ * NAN when it told none (a gap, never a 0).
+ */
+static double stream_ops(const struct series_point *p, size_t a, size_t b, unsigned k)
+{
+	double ops = 0, told_ms = 0, all_ms = 0, ms;
+	size_t i;
+
+	for (i = a; i < b; i++) {
+		ms = (double)(p[i].t_ms - (i ? p[i - 1].t_ms : 0));
+		all_ms += ms;
+		if (isnan(p[i].ops[k]))
+			continue;
+		ops += p[i].ops[k];
+		told_ms += ms;
+	}
+	return told_ms > 0 ? ops * all_ms / told_ms : NAN;
+}
+
 /* Sums over points [a, b) of one run, turned into the column's value. */
 static double col_value(const struct col *c, const struct series_point *p, size_t a, size_t b,
 			double seconds, const struct cell_layout *l)
@@ -177,20 +198,27 @@ static double col_value(const struct col *c, const struct series_point *p, size_
 	case C_RESID:
 		return l->file_mib[c->idx] ? 100.0 * p[b - 1].resident[c->idx] /
 					     ((double)l->file_mib[c->idx] * 256) : NAN;
+	case C_RATE_STREAM:
+		sum = stream_ops(p, a, b, c->idx);
+		break;
+	case C_RATE_ALL:
+		for (k = 0; k < l->nstreams && k < PROTO_MAX_STREAMS; k++)
+			sum += stream_ops(p, a, b, k);
+		break;
 	default:
 		break;
 	}
 	for (i = a; i < b; i++) {
 		switch (c->kind) {
-		case C_RATE_STREAM: sum += p[i].ops[c->idx]; break;
-		case C_RATE_ALL:
-			for (k = 0; k < PROTO_MAX_STREAMS; k++)
-				sum += p[i].ops[k];
-			break;
 		case C_MAJFLT: sum += p[i].majflt; break;
 		case C_REFAULT: sum += p[i].refault; break;
 		case C_ACTIV: sum += p[i].activate; break;
-		case C_MISS: sum += p[i].misses[c->idx]; reads += p[i].reads[c->idx]; break;
+		case C_MISS:
+			if (!isnan(p[i].reads[c->idx])) {
+				sum += p[i].misses[c->idx];
+				reads += p[i].reads[c->idx];
+			}
+			break;
 		default: break;
 		}
 	}

@@ -24,7 +24,7 @@ struct run_ctx {
 	int64_t t_boot;
 	uint64_t next_seq, last_t, ops;
 	unsigned events;
-	uint8_t stream_seen[PROTO_MAX_STREAMS];  /* stream samples of the current interval */
+	uint64_t stream_next[PROTO_MAX_STREAMS]; /* the first interval a stream may still send */
 	uint32_t op_seen[PROTO_MAX_STREAMS];     /* op samples of the current interval */
 	uint32_t op_total_seen[PROTO_MAX_STREAMS];
 	struct proto_summary summary;
@@ -213,15 +213,24 @@ static int check_sample(struct run_ctx *c, const struct proto_sample *s)
 	return check_resident(c, &s->resident, "sample");
 }
 
-/* A stream's interval belongs to the sample just received, once per stream. */
+/*
+ * A stream's interval comes after its sample, in the sample's turn; a fio
+ * stream's may come later (once fio's own documents reach the interval's
+ * end), in order, or never (the guest gave it up: missing, not 0). Each once.
+ */
 static int check_stream(struct run_ctx *c, const struct proto_stream_sample *s)
 {
-	if (c->next_seq == 0 || s->seq != c->next_seq - 1)
-		return fail(c, "guest stream sample for interval %llu arrived out of turn",
-			    (unsigned long long)s->seq);
-	if (s->stream >= c->cell->job.nstreams || c->stream_seen[s->stream]++)
+	int late_ok;
+
+	if (s->stream >= c->cell->job.nstreams)
 		return fail(c, "guest stream sample for stream %llu is unexpected",
 			    (unsigned long long)s->stream);
+	late_ok = c->cell->job.streams[s->stream].kind == KIND_FIO;
+	if (s->seq >= c->next_seq || s->seq < c->stream_next[s->stream] ||
+	    (!late_ok && s->seq + 1 != c->next_seq))
+		return fail(c, "guest stream sample for interval %llu arrived out of turn",
+			    (unsigned long long)s->seq);
+	c->stream_next[s->stream] = s->seq + 1;
 	return 0;
 }
 
@@ -322,7 +331,6 @@ static int handle(struct run_ctx *c, const struct proto_msg *msg)
 		rc = store_sample(c->r->store, c->id, &msg->u.sample, c->dberr);
 		c->next_seq++;
 		c->last_t = msg->u.sample.t_ms;
-		memset(c->stream_seen, 0, sizeof(c->stream_seen));
 		memset(c->op_seen, 0, sizeof(c->op_seen));
 		return rc < 0 ? -2 : 0;
 	case PROTO_STREAM:

@@ -6,6 +6,7 @@
 #include "base/proc.h"
 #include "store/store_db.h"
 
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -150,7 +151,13 @@ static const char summary_table[] =
 	"CREATE INDEX IF NOT EXISTS runs_arm ON runs (arm_id, status);"
 	"CREATE INDEX IF NOT EXISTS runs_cell ON runs (cell_id, status);";
 
-/* The summary row of run ?1 if it is done (a run without samples has none). */
+/*
+ * The summary row of run ?1 if it is done (a run without samples has none).
+ * A stream's interval the guest never told (no row: missing) is left out of
+ * that stream's time as well as its ops: each stream's ops and reads count
+ * at the stream's rate over its told measured intervals times the measured
+ * time (exactly its sums when none is missing).
+ */
 static const char summary_insert[] =
 	"WITH w AS (SELECT run_id,"
 	"   COALESCE(MAX(CASE WHEN ramp THEN t_ms END), 0) AS ramp_ms, MAX(t_ms) AS end_ms,"
@@ -159,10 +166,15 @@ static const char summary_insert[] =
 	"   SUM(CASE WHEN ramp THEN 0 ELSE pgmajfault END) AS majflt,"
 	"   SUM(CASE WHEN ramp THEN 0 ELSE workingset_activate_file END) AS activ"
 	"   FROM samples WHERE run_id = ?1 GROUP BY run_id),"
-	" o AS (SELECT t.run_id, SUM(t.read_ops + t.write_ops) AS ops, SUM(t.read_ops) AS reads,"
-	"   SUM(t.misses) AS misses"
-	"   FROM stream_samples t JOIN samples s ON s.run_id = t.run_id AND s.seq = t.seq"
-	"   WHERE t.run_id = ?1 AND s.ramp = 0 GROUP BY t.run_id),"
+	" iv AS (SELECT seq, ramp, t_ms - COALESCE(LAG(t_ms) OVER (ORDER BY seq), 0) AS ms"
+	"   FROM samples WHERE run_id = ?1),"
+	" k AS (SELECT SUM(t.read_ops + t.write_ops) AS ops, SUM(t.read_ops) AS reads,"
+	"   SUM(t.misses) AS misses, SUM(iv.ms) AS ms"
+	"   FROM stream_samples t JOIN iv ON iv.seq = t.seq"
+	"   WHERE t.run_id = ?1 AND iv.ramp = 0 GROUP BY t.stream),"
+	" o AS (SELECT ?1 AS run_id, SUM(k.ops * (w.end_ms - w.ramp_ms) * 1.0 / NULLIF(k.ms, 0)) AS ops,"
+	"   SUM(k.reads * (w.end_ms - w.ramp_ms) * 1.0 / NULLIF(k.ms, 0)) AS reads,"
+	"   SUM(k.misses) AS misses, SUM(k.reads) AS told_reads FROM k, w),"
 	" p AS (SELECT run_id, SUM(pages) AS pages FROM run_files WHERE run_id = ?1"
 	"   GROUP BY run_id)"
 	" INSERT OR REPLACE INTO run_summary (run_id, matrix_id, arm, cell, block, position,"
@@ -175,7 +187,7 @@ static const char summary_insert[] =
 	"  w.majflt * 1000.0 / NULLIF(w.end_ms - w.ramp_ms, 0),"
 	"  w.activ * 1000.0 / NULLIF(w.end_ms - w.ramp_ms, 0),"
 	"  w.refaults * 1.0 / NULLIF(o.reads, 0),"
-	"  o.misses * 1.0 / NULLIF(o.reads, 0),"
+	"  o.misses * 1.0 / NULLIF(o.told_reads, 0),"
 	"  (SELECT SUM(f.resident_pages) FROM file_samples f"
 	"   WHERE f.run_id = r.id AND f.seq = w.last_seq) * 1.0 / NULLIF(p.pages, 0)"
 	" FROM runs r JOIN arms a ON a.id = r.arm_id JOIN cells c ON c.id = r.cell_id"
@@ -884,9 +896,18 @@ int store_cell_layout(struct store *s, int64_t matrix_id, unsigned cell, struct 
 		       " WHERE matrix_id = ?1", layout_row, &la, err, "i", matrix_id);
 }
 
+/* A run's intervals as they are read: the points, and how many streams its cell has. */
+struct series_arg {
+	struct rows a;
+	int nstreams;
+};
+
+/* A stream's numbers are NAN (missing) until its row for the interval is read. */
 static int series_row(sqlite3_stmt *st, void *arg)
 {
-	struct series_point *p = rows_push(arg);
+	struct series_arg *sa = arg;
+	struct series_point *p = rows_push(&sa->a);
+	int k;
 
 	if (!p)
 		return -1;
@@ -896,16 +917,18 @@ static int series_row(sqlite3_stmt *st, void *arg)
 	p->majflt = sqlite3_column_double(st, 3);
 	p->refault = sqlite3_column_double(st, 4);
 	p->activate = sqlite3_column_double(st, 5);
+	for (k = 0; k < sa->nstreams && k < PROTO_MAX_STREAMS; k++)
+		p->ops[k] = p->reads[k] = p->misses[k] = NAN;
 	return 0;
 }
 
 /* Rows (seq, index, value...) land in the point of that seq, if there is one. */
-static struct series_point *point_of(struct rows *a, sqlite3_stmt *st)
+static struct series_point *point_of(struct series_arg *sa, sqlite3_stmt *st)
 {
-	struct series_point *v = a->v;
+	struct series_point *v = sa->a.v;
 	int64_t seq = sqlite3_column_int64(st, 0);
 
-	return seq >= 0 && (size_t)seq < a->n && v[seq].seq == (uint64_t)seq ? &v[seq] : NULL;
+	return seq >= 0 && (size_t)seq < sa->a.n && v[seq].seq == (uint64_t)seq ? &v[seq] : NULL;
 }
 
 static int series_stream_row(sqlite3_stmt *st, void *arg)
@@ -934,20 +957,25 @@ static int series_file_row(sqlite3_stmt *st, void *arg)
 int store_run_series(struct store *s, int64_t run, struct series_point **ret, size_t *ret_n,
 		     char *err)
 {
-	struct rows a = ROWS(struct series_point);
+	struct series_arg sa = { ROWS(struct series_point), 0 };
+	int64_t nstreams = 0;
 	int rc;
 
-	rc = db_rows(s, "SELECT seq, t_ms, ramp, pgmajfault, workingset_refault_file,"
-		     " workingset_activate_file FROM samples WHERE run_id = ? ORDER BY seq",
-		     series_row, &a, err, "i", run);
+	rc = db_rows(s, "SELECT COUNT(*) FROM cell_streams t JOIN runs r ON r.cell_id = t.cell_id"
+		     " WHERE r.id = ?", db_int, &nstreams, err, "i", run);
+	sa.nstreams = (int)nstreams;
+	if (rc == 0)
+		rc = db_rows(s, "SELECT seq, t_ms, ramp, pgmajfault, workingset_refault_file,"
+			     " workingset_activate_file FROM samples WHERE run_id = ? ORDER BY seq",
+			     series_row, &sa, err, "i", run);
 	if (rc == 0)
 		rc = db_rows(s, "SELECT seq, stream, read_ops + write_ops, read_ops, misses"
-			     " FROM stream_samples WHERE run_id = ?", series_stream_row, &a, err,
+			     " FROM stream_samples WHERE run_id = ?", series_stream_row, &sa, err,
 			     "i", run);
 	if (rc == 0)
 		rc = db_rows(s, "SELECT seq, file, resident_pages FROM file_samples WHERE run_id = ?",
-			     series_file_row, &a, err, "i", run);
-	return rows_take(&a, rc, ret, ret_n);
+			     series_file_row, &sa, err, "i", run);
+	return rows_take(&sa.a, rc, ret, ret_n);
 }
 
 static int event_row_fn(sqlite3_stmt *st, void *arg)

@@ -133,7 +133,11 @@ struct cell_layout {
 int store_cell_layout(struct store *s, int64_t matrix_id, unsigned cell, struct cell_layout *l,
 		      char *err);
 
-/* One run's intervals, with every stream and file of it. */
+/*
+ * One run's intervals, with every stream and file of it. A stream's numbers
+ * are NAN where its interval is missing (the guest never told it: stored as
+ * no row, never as 0); 0 for stream indexes the cell does not have.
+ */
 struct series_point {
 	uint64_t seq, t_ms;
 	int ramp;

@@ -32,7 +32,14 @@ static const struct { const char *fmt, *sql; } listings[] = {
 			      " JOIN cells c ON c.id = r.cell_id WHERE r.matrix_id = ?1"
 			      " ORDER BY r.seq, r.attempt" },
 	[STORE_LIST_RUN_STATUS] = { "i", "SELECT status FROM runs WHERE id = ?1" },
+	/* while the run goes on, an interval once every stream has told it (fio's come late) */
 	[STORE_LIST_SAMPLES] = { "iii", "SELECT * FROM samples WHERE run_id = ?1 AND seq > ?2"
+				 " AND ((SELECT status FROM runs WHERE id = ?1) NOT IN"
+				 " ('queued', 'booting', 'running') OR seq <= (SELECT CASE WHEN"
+				 " COUNT(*) < (SELECT COUNT(*) FROM cell_streams t JOIN runs r ON"
+				 " r.cell_id = t.cell_id WHERE r.id = ?1) THEN -1 ELSE MIN(m) END"
+				 " FROM (SELECT MAX(seq) AS m FROM stream_samples WHERE run_id = ?1"
+				 " GROUP BY stream)))"
 				 " ORDER BY seq LIMIT ?3" },
 	[STORE_LIST_SAMPLE_PARTS] = { "i", "SELECT seq, 'f' AS k, file AS i, resident_pages AS v,"
 				      " NULL AS o FROM file_samples WHERE run_id = ?1 UNION ALL"
