@@ -180,7 +180,7 @@ GUEST_TEST_SRC_ycsb    := guest/ycsb.c guest/zipf.c common/proto.c
 GUEST_TEST_SRC_sampler := guest/sampler.c common/proto.c
 GUEST_TESTS := tests/build/test_streams tests/build/test_ycsb tests/build/test_sampler
 # The rest link every harness module, the test library and two guest parsers.
-TEST_LIB_SAN := $(LIB_SAN) $(call obj,san,$(CLI_SRC)) $(call obj,san,tests/testlib.c guest/zipf.c guest/fiostat.c)
+TEST_LIB_SAN := $(LIB_SAN) $(call obj,san,$(CLI_SRC)) $(call obj,san,tests/testlib.c tests/verdict_sim.c guest/zipf.c guest/fiostat.c)
 
 $(GUEST_TESTS): tests/build/test_%: build/san/tests/test_%.o $(JANSSON_SAN)
 	@mkdir -p $(@D)

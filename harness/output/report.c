@@ -437,11 +437,11 @@ static int grids(FILE *f, struct store *s, int64_t mid, const struct matrix_info
 		 const struct run_summary *v, size_t n, char *err)
 {
 	unsigned cells[SPEC_MAX_CELLS], ncells = 0, c;
+	const struct metric *use[TABLE_MAX_METRICS];
 	struct cell_layout l;
 	json_t *layout, *ms = NULL, *x;
-	const struct metric *m;
-	size_t i;
-	int rc = 0;
+	size_t i, nm = 0;
+	int rc;
 
 	for (c = 0; c < mi->n_cells; c++) {
 		if (store_cell_layout(s, mid, c, &l, err) < 0)
@@ -455,12 +455,12 @@ static int grids(FILE *f, struct store *s, int64_t mid, const struct matrix_info
 		}
 		json_decref(layout);
 	}
-	json_array_foreach(ms, i, x) {
-		m = json_is_string(x) ? metric_find(json_string_value(x)) : NULL;
-		if (m && (rc = table_text_grid(f, mi, v, n, cells, ncells, m, err)) < 0)
-			break;
-	}
+	json_array_foreach(ms, i, x)
+		if (nm < TABLE_MAX_METRICS && json_is_string(x) &&
+		    (use[nm] = metric_find(json_string_value(x))))
+			nm++;
 	json_decref(ms);
+	rc = nm ? table_text_grids(f, mi, v, n, cells, ncells, use, nm, err) : 0;
 	return rc;
 }
 
