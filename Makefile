@@ -244,6 +244,16 @@ KBUILD_CONFIGS ?= tinyconfig
 bench-kbuild: build images
 	tests/bench_kbuild.sh $(HARNESS) $(KBUILD_CONFIGS)
 
+# The verdicts' error rates and power on simulated and (--db) stored A/A runs,
+# through the real decision code; counts, not times (BENCHMARKS.md).
+tests/build/bench_stats: $(call obj,host,tests/bench_stats.c tests/verdict_sim.c) $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $^ -o $@ $(PKG_LIBS)
+
+.PHONY: bench-stats
+bench-stats: deps tests/build/bench_stats
+	tests/build/bench_stats $(BENCH_STATS_ARGS)
+
 # Fuzzing: libFuzzer targets fuzz/fuzz_*.c over the real parsers, built with
 # clang and ASan+UBSan; `make fuzz` runs each for FUZZ_SECONDS (fuzz/run.sh
 # prints executions and crashes per target and fails on any crash).

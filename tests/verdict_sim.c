@@ -40,6 +40,8 @@ void sim_seq_fill(struct sim_seq *q, uint64_t *state, const struct sim_noise_mod
 	size_t b, k, i = 0;
 
 	q->blocks = blocks < SIM_MAX_BLOCKS ? blocks : SIM_MAX_BLOCKS;
+	for (b = 0; b <= q->blocks; b++)
+		q->upto[b] = b * SIM_RUNS;
 	for (b = 0; b < q->blocks; b++)
 		for (k = 0; k < SIM_RUNS; k++, i++) {
 			q->obs[i].block = (unsigned)b;
@@ -55,7 +57,7 @@ int sim_verdict(const struct sim_seq *q, size_t n, double floor, struct verdict 
 
 	if (n > q->blocks)
 		n = q->blocks;
-	return verdict_of_runs(q->obs, n * SIM_RUNS, 1, floor, 1, d, blk, SIM_MAX_BLOCKS, v);
+	return verdict_of_runs(q->obs, q->upto[n], 1, floor, 1, d, blk, SIM_MAX_BLOCKS, v);
 }
 
 static void note(struct sim_path *p, const struct verdict *v)

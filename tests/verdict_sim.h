@@ -27,12 +27,14 @@ double sim_gauss(uint64_t *state);
 double sim_factor(uint64_t *state, const struct sim_noise_model *nm);
 
 /*
- * A sequence of blocks of one cell and metric: each block 2 base runs and 2
- * new runs of 1000 x noise (x (1 + effect) for the new arm), as stats_obs.
+ * A sequence of blocks of one cell and metric, as stats_obs in block order:
+ * sim_seq_fill makes each block 2 base runs and 2 new runs of 1000 x noise
+ * (x (1 + effect) for the new arm); a caller filling obs itself sets upto.
  */
 struct sim_seq {
 	struct stats_obs obs[SIM_MAX_BLOCKS * SIM_RUNS];
 	size_t blocks;
+	size_t upto[SIM_MAX_BLOCKS + 1];   /* observations of the first b blocks */
 };
 
 void sim_seq_fill(struct sim_seq *q, uint64_t *state, const struct sim_noise_model *nm,
