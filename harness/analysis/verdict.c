@@ -136,7 +136,7 @@ int verdict_decide(const double *d, const unsigned *blocks, size_t n, double flo
 void verdict_unmeasured(struct verdict *v)
 {
 	v->kind = VERDICT_UNMEASURED;
-	v->p = v->q = NAN;
+	v->delta = v->sd = v->lo = v->hi = v->p = v->q = NAN;
 	v->different_raw = v->worse = v->drift = 0;
 	v->more = v->more_lo = v->more_hi = 0;
 }
