@@ -622,6 +622,9 @@ static void test_report_faults(void **state)
 		 "100       -        0  0.0985      -   8\n");
 	free(buf);
 
+	buf = render(faults_id, TABLE_TEXT, majflt, NULL, 0);
+	contains(buf, "adjusted over the 0 verdicts of these tables");   /* none measured */
+	free(buf);
 	js = render(faults_id, TABLE_JSON, majflt, NULL, 0);
 	j = parse_json(js);
 	assert_string_equal(json_string_value(json_object_get(entry(json_array_get(j, 0), "stall",

@@ -88,7 +88,7 @@ int grid_fill(struct grid *g, const struct run_summary *v, size_t n, char *err)
 	return 0;
 }
 
-int grid_adjust(struct grid *const *g, size_t n, char *err)
+int grid_adjust(struct grid *const *g, size_t n, size_t *ret_family, char *err)
 {
 	_cleanup_free_ struct verdict **vs = NULL;
 	size_t i, k = 0, cap = 0;
@@ -105,6 +105,8 @@ int grid_adjust(struct grid *const *g, size_t n, char *err)
 					vs[k++] = &g[i]->e[row][arm].v;
 	if (verdict_adjust(vs, k) < 0)
 		return errorf(err, "out of memory");
+	for (i = 0, *ret_family = 0; i < k; i++)
+		*ret_family += vs[i]->kind != VERDICT_UNMEASURED;
 	return 0;
 }
 

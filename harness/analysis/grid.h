@@ -37,9 +37,10 @@ int grid_fill(struct grid *g, const struct run_summary *v, size_t n, char *err);
 /*
  * Benjamini-Hochberg over every verdict of the n filled grids g (the
  * baseline's entries are none): the family of what one table command
- * shows. Returns 0 or -1 with err.
+ * shows, *ret_family verdicts (the NOT MEASURED ones are in none). Returns
+ * 0 or -1 with err.
  */
-int grid_adjust(struct grid *const *g, size_t n, char *err);
+int grid_adjust(struct grid *const *g, size_t n, size_t *ret_family, char *err);
 
 /*
  * The ABBA position pairs of one row and arm against the baseline: a block of

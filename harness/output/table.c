@@ -569,9 +569,8 @@ static int emit_all(struct out *w, const struct grid *proto, const struct metric
 		gp[k] = &g[k];
 		if (grid_fill(&g[k], v, n, err) < 0)
 			return -1;
-		w->family += (size_t)g[k].n_rows * (g[k].mi->n_arms - 1);
 	}
-	if (grid_adjust(gp, nm, err) < 0)
+	if (grid_adjust(gp, nm, &w->family, err) < 0)
 		return -1;
 	for (k = 0; k < nm; k++)
 		if ((w->o->pairs ? emit_pairs(w, &g[k], v, n, err)
