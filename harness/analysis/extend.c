@@ -246,7 +246,7 @@ int extend_matrix(struct store *s, const struct extend_opts *o, json_t **ret, in
 	return rc;
 }
 
-/* " ~12 (5-40)", " >9999": one estimate and its range. */
+/* " ~12 (5 to 40)", " >9999": one estimate and its range. */
 static void print_more(FILE *f, const json_t *u)
 {
 	const json_t *range = json_object_get(u, "more_range");
@@ -260,11 +260,11 @@ static void print_more(FILE *f, const json_t *u)
 	}
 	fprintf(f, " ~%lld", (long long)more);
 	if (lo != more || hi != more)
-		fprintf(f, " (%lld-%s%lld)", (long long)lo, hi >= STATS_MORE_MAX ? ">" : "",
+		fprintf(f, " (%lld to %s%lld)", (long long)lo, hi >= STATS_MORE_MAX ? ">" : "",
 			(long long)hi);
 }
 
-/* "ops/s ~3 (2-9), classic refault/s >9999" */
+/* "ops/s ~3 (2 to 9), classic refault/s >9999" */
 static void print_unknown(FILE *f, const json_t *unknown, int arms)
 {
 	const json_t *u;
