@@ -180,7 +180,7 @@ GUEST_TEST_SRC_ycsb    := guest/ycsb.c guest/zipf.c common/proto.c
 GUEST_TEST_SRC_sampler := guest/sampler.c common/proto.c
 GUEST_TESTS := tests/build/test_streams tests/build/test_ycsb tests/build/test_sampler
 # The rest link every harness module, the test library and two guest parsers.
-TEST_LIB_SAN := $(LIB_SAN) $(call obj,san,$(CLI_SRC)) $(call obj,san,tests/testlib.c guest/zipf.c guest/fiostat.c)
+TEST_LIB_SAN := $(LIB_SAN) $(call obj,san,$(CLI_SRC)) $(call obj,san,tests/testlib.c tests/verdict_sim.c guest/zipf.c guest/fiostat.c)
 
 $(GUEST_TESTS): tests/build/test_%: build/san/tests/test_%.o $(JANSSON_SAN)
 	@mkdir -p $(@D)
@@ -243,6 +243,16 @@ bench: deps tests/build/bench_sampler tests/build/bench_report
 KBUILD_CONFIGS ?= tinyconfig
 bench-kbuild: build images
 	tests/bench_kbuild.sh $(HARNESS) $(KBUILD_CONFIGS)
+
+# The verdicts' error rates and power on simulated and (--db) stored A/A runs,
+# through the real decision code; counts, not times (BENCHMARKS.md).
+tests/build/bench_stats: $(call obj,host,tests/bench_stats.c tests/verdict_sim.c) $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $^ -o $@ $(PKG_LIBS)
+
+.PHONY: bench-stats
+bench-stats: deps tests/build/bench_stats
+	tests/build/bench_stats $(BENCH_STATS_ARGS)
 
 # Fuzzing: libFuzzer targets fuzz/fuzz_*.c over the real parsers, built with
 # clang and ASan+UBSan; `make fuzz` runs each for FUZZ_SECONDS (fuzz/run.sh

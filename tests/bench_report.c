@@ -191,11 +191,11 @@ static double time_table(const char *db, double *ret_cpu)
 	return now_s() - t0;
 }
 
-/* `harness compare big base new`: every cell and metric, 2000 resamples. */
+/* `harness compare big base new`: every cell and metric. */
 static double time_compare(const char *db, double *ret_cpu)
 {
 	struct compare_opts o = { .base_matrix = "big", .new_matrix = "big", .base_arm = "base",
-				  .new_arm = "new", .floor = COMPARE_FLOOR, .resamples = STATS_BOOT_B };
+				  .new_arm = "new", .floor = COMPARE_FLOOR };
 	FILE *out = fopen("/dev/null", "w");
 	struct store *s = NULL;
 	char err[ERR_MAX];
@@ -258,7 +258,7 @@ int main(int argc, char **argv)
 	view = time_rows(db, summary_v3_view, "SELECT * FROM run_summary_v3 WHERE matrix_id = 1",
 			 &n_view);
 	printf("harness table:   %.3f s (%.3f s CPU)\nharness compare: %.3f s (%.3f s CPU; %u"
-	       " cells x %d arms, 2000 resamples)\n", table, table_cpu, compare, compare_cpu, CELLS,
+	       " cells x %d arms)\n", table, table_cpu, compare, compare_cpu, CELLS,
 	       ARMS);
 	printf("summaries read: precomputed %.4f s (%ld rows), schema 3's view %.2f s (%ld rows):"
 	       " %.0fx\n", pre, n_pre, view, n_view, view / pre);

@@ -34,7 +34,7 @@ check "param arrays expand into cells" [ "$(q "SELECT group_concat(name, ' ') FR
 
 "$harness" table seeds > table.out 2>&1
 check "000: a series table per arm, per 5 s, with the seed's columns" \
-	bash -c '[ "$(grep -c "^ *t   iops:vec   majflt/s  refault/s    activ/s MB:vs-vec. MB:cold.bi" table.out)" = 2 ]'
+	bash -c '[ "$(grep -c "^ *t   iops:vec   majflt/s  refault/s    activ/s MB:vs-vec.bin MB:cold.bin$" table.out)" = 2 ]'
 check "000: its rows are 5 s apart" bash -c 'grep -A3 "stall, mglru" table.out | grep -qE "^ +10 "'
 check "003: residency and misses at each of the 3 scan passes" \
 	bash -c '[ "$(grep -A5 "at each pass_end of .scan." table.out | grep -cE "^ +[123] ")" = 6 ]'

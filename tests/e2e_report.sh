@@ -106,6 +106,8 @@ check "the guest kernel ($release), accel ($accel) and host in the page" \
 	bash -c 'grep -qF "$1" report.html && grep -qF "<td>$2</td>" report.html && grep -qF "$3" report.html' \
 	_ "$release" "$accel" "$host"
 check "arm options in the page" bash -c 'grep -q "<tr><td>classic</td><td>6.12</td>" report.html'
+check "a matrix harness run finished is finished in the page, not active" \
+	grep -qF '<tr><th>state</th><td>finished</td></tr>' report.html
 check "the ABBA table and the verdicts in the page" \
 	bash -c 'grep -q "^classic .* 1$" report.html && grep -q "<h3>mglru &rarr; classic</h3>" report.html'
 check "the crashed run, its reason and crash escaped" \

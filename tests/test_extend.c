@@ -475,13 +475,16 @@ static void test_schema5_upgraded(void **state)
 
 /* ---- extend ---- */
 
-/* cell0: the same within 0.1 %: SAME; cell1: 3 % apart in 4 % noise: UNKNOWN. */
+/*
+ * 4 blocks (as many as any verdict needs): cell0 the same within 0.1 %: SAME;
+ * cell1 3 % apart in 4 % noise: UNKNOWN.
+ */
 static int64_t undecided_matrix(const char *name)
 {
 	static const double effect[] = { 1.0, 1.03 }, noise[] = { 0.001, 0.04 };
 	struct run_ref *runs;
 	size_t n;
-	int64_t mid = queue_matrix(name, 2, 2, 6, &runs, &n);
+	int64_t mid = queue_matrix(name, 2, 2, 2 * COMPARE_MIN_BLOCKS, &runs, &n);
 
 	fill_matrix(runs, n, effect, noise, 42);
 	free(runs);
@@ -491,8 +494,7 @@ static int64_t undecided_matrix(const char *name)
 /* Blocks cell c of mid should get: its UNKNOWN verdicts' blocks + more, capped. */
 static unsigned expected_blocks(int64_t mid, const char *cell, unsigned max)
 {
-	struct compare_opts o = { .base_arm = "base", .new_arm = "new", .floor = COMPARE_FLOOR,
-				  .resamples = STATS_BOOT_B };
+	struct compare_opts o = { .base_arm = "base", .new_arm = "new", .floor = COMPARE_FLOOR };
 	struct compare_row *rows;
 	char key[32], err[ERR_MAX];
 	unsigned want = 0, w;
@@ -557,7 +559,7 @@ static void test_extend_unknown_cells_only(void **state)
 	(void)state;
 	mid = undecided_matrix("undecided");
 	want = expected_blocks(mid, "cell1", 8);
-	assert_true(want > 3);                                /* cell1 is UNKNOWN */
+	assert_true(want > 4);                                /* cell1 is UNKNOWN */
 	assert_int_equal(expected_blocks(mid, "cell0", 8), 0);   /* cell0 decided */
 	assert_int_equal(count("SELECT COUNT(*) FROM matrices WHERE state = 'active' AND id = ?",
 			       mid), 1);
@@ -567,14 +569,14 @@ static void test_extend_unknown_cells_only(void **state)
 	assert_int_equal(json_integer_value(json_object_get(c, "runs")), 0);
 	c = cell_result(res, "cell1");
 	assert_false(json_is_true(json_object_get(c, "decided")));
-	assert_int_equal(json_integer_value(json_object_get(c, "blocks")), 3);
-	assert_int_equal(json_integer_value(json_object_get(c, "queued_blocks")), want - 3);
-	assert_int_equal(json_integer_value(json_object_get(c, "runs")), (want - 3) * 4);
+	assert_int_equal(json_integer_value(json_object_get(c, "blocks")), 4);
+	assert_int_equal(json_integer_value(json_object_get(c, "queued_blocks")), want - 4);
+	assert_int_equal(json_integer_value(json_object_get(c, "runs")), (want - 4) * 4);
 	assert_true(json_array_size(json_object_get(c, "unknown")) > 0);
-	assert_int_equal(json_integer_value(json_object_get(res, "runs")), (want - 3) * 4);
+	assert_int_equal(json_integer_value(json_object_get(res, "runs")), (want - 4) * 4);
 	json_decref(res);
 	check_abba_tail(mid, 0, 0, 0);
-	check_abba_tail(mid, 1, 3, want - 3);
+	check_abba_tail(mid, 1, 4, want - 4);
 
 	/* again: what is planned already counts; nothing twice */
 	assert_int_equal(extend_matrix(store, &o, &res, &http, err), 0);
@@ -584,7 +586,7 @@ static void test_extend_unknown_cells_only(void **state)
 
 static void test_extend_respects_max_blocks(void **state)
 {
-	struct extend_opts o = { .matrix = "capped", .max_blocks = 4 };
+	struct extend_opts o = { .matrix = "capped", .max_blocks = 5 };
 	char err[ERR_MAX];
 	json_t *res;
 	int64_t mid;
@@ -592,24 +594,24 @@ static void test_extend_respects_max_blocks(void **state)
 
 	(void)state;
 	mid = undecided_matrix("capped");
-	assert_true(expected_blocks(mid, "cell1", 1000) > 4);   /* wants more than the cap */
+	assert_true(expected_blocks(mid, "cell1", 1000) > 5);   /* wants more than the cap */
 	assert_int_equal(extend_matrix(store, &o, &res, &http, err), 0);
 	assert_int_equal(json_integer_value(json_object_get(cell_result(res, "cell1"),
 							    "queued_blocks")), 1);
 	json_decref(res);
-	check_abba_tail(mid, 1, 3, 1);
-	assert_int_equal(count("SELECT MAX(block) + 1 FROM runs WHERE matrix_id = ?", mid), 4);
+	check_abba_tail(mid, 1, 4, 1);
+	assert_int_equal(count("SELECT MAX(block) + 1 FROM runs WHERE matrix_id = ?", mid), 5);
 
 	/* a later submit with more reps continues each cell's own blocks */
 	{
-		unsigned want[2] = { 10, 10 }, added[2];
+		unsigned want[2] = { 12, 12 }, added[2];
 
-		assert_int_equal(store_grow_cells(store, mid, 2, 2, want, 10, added, err), 0);
-		assert_int_equal(added[0], 4 * 2);         /* cell0: 6 -> 10 reps */
-		assert_int_equal(added[1], 2 * 2);         /* cell1: 8 -> 10 reps */
+		assert_int_equal(store_grow_cells(store, mid, 2, 2, want, 12, added, err), 0);
+		assert_int_equal(added[0], 4 * 2);         /* cell0: 8 -> 12 reps */
+		assert_int_equal(added[1], 2 * 2);         /* cell1: 10 -> 12 reps */
 		assert_int_equal(count("SELECT COUNT(*) FROM (SELECT 1 FROM runs WHERE matrix_id = ?"
 				       " GROUP BY cell_id, block, position HAVING COUNT(*) > 1)", mid), 0);
-		assert_int_equal(count("SELECT reps FROM matrices WHERE id = ?", mid), 10);
+		assert_int_equal(count("SELECT reps FROM matrices WHERE id = ?", mid), 12);
 	}
 
 	/* bad options are refused with a reason */
@@ -674,7 +676,7 @@ static void test_extend_through_the_api(void **state)
 				     &res, err), 0);
 	assert_int_equal(json_integer_value(json_object_get(res, "matrix")), mid);
 	assert_int_equal(json_integer_value(json_object_get(cell_result(res, "cell1"),
-							    "queued_blocks")), 2);
+							    "queued_blocks")), 1);
 	json_decref(res);
 	/* the command goes through the daemon too, and finds nothing more to queue */
 	assert_int_equal(cmd_extend(&conf, 5, argv, 1), 0);

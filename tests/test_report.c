@@ -36,7 +36,7 @@
 static char dir[PATH_MAX];
 static struct conf conf;
 static struct store *store;
-static int64_t seeds_id, abba_id;
+static int64_t seeds_id, abba_id, faults_id;
 
 /* ---- the matrices ---- */
 
@@ -111,6 +111,42 @@ static void add_abba(void)
 	free(m);
 }
 
+/*
+ * faults: 2 arms x 2 cells, 4 ABBA blocks, no major fault anywhere. Cell
+ * "stall" tracks two files, one named longer than a table column, and lays
+ * out a 000-style series table; cell "kv" tracks none (as a YCSB cell).
+ */
+#define LONG_FILE "cold-file-longer-than-ten.bin"
+
+static void add_faults(void)
+{
+	static const char *const cells[] = { "stall", "kv" };
+	static char layout[] = "{\"kind\": \"series\", \"step_s\": 5, \"columns\": [\"iops:r\","
+			       " \"majflt/s\", \"MB:vs-vec.bin\", \"MB:" LONG_FILE "\"]}";
+	struct matrix *m = fixture_matrix("faults", dir, abba_arms, 2, cells, 2, 8);
+	struct fixture_rates r = { .ops = 1000, .refault = 100, .resident = 1024 };
+	struct run_ref *runs = NULL;
+	struct proto_job *j = &m->cells[0].job;
+	size_t n, i;
+
+	sfmt(j->files[0].name, sizeof(j->files[0].name), "vs-vec.bin");
+	sfmt(j->files[1].name, sizeof(j->files[1].name), LONG_FILE);
+	j->files[1].mib = 8;
+	j->nfiles = 2;
+	sfmt(j->streams[0].file, sizeof(j->streams[0].file), "vs-vec.bin");
+	m->cells[0].table = layout;
+	m->cells[1].job.nfiles = 0;
+	m->cells[1].job.streams[0].file[0] = '\0';
+	n = fixture_queue(store, m, &faults_id, &runs);
+	for (i = 0; i < n; i++) {
+		r.no_files = runs[i].cell == 1;
+		r.ops = 1000 + 10 * runs[i].position;
+		fixture_run(store, runs[i].id, &r);
+	}
+	free(runs);
+	free(m);
+}
+
 /* ---- fixture ---- */
 
 static int setup(void **state)
@@ -120,6 +156,7 @@ static int setup(void **state)
 	store = fixture_store(&conf);
 	add_seeds();
 	add_abba();
+	add_faults();
 	return 0;
 }
 
@@ -466,7 +503,7 @@ static void test_marks(void **state)
 	e = entry(json_array_get(j, 0), "hot", "new");
 	assert_string_equal(json_string_value(json_object_get(e, "verdict")), "DIFFERENT");
 	assert_int_equal(num(e, "blocks"), 8);
-	assert_true(num(e, "wilcoxon_p") < 0.05);
+	assert_true(num(e, "p") < 0.05 && num(e, "q") >= num(e, "p") && num(e, "q") < 0.05);
 	contains(out, "%*");
 	e = entry(json_array_get(j, 0), "flat", "new");
 	assert_string_equal(json_string_value(json_object_get(e, "verdict")), "SAME");
@@ -553,6 +590,68 @@ static void test_default_report(void **state)
 	free(buf);
 }
 
+/*
+ * Issue 15's report faults: a file name longer than a column is never cut
+ * (abbreviated by number, the full name under the header); a cell that
+ * tracks no file shows no residency (-, not 0.0); a metric 0 in every run is
+ * NOT MEASURED, not SAME, in harness table and harness compare alike.
+ */
+static void test_report_faults(void **state)
+{
+	static const char *const majflt[] = { "majflt/s", NULL };
+	struct compare_opts co = { .base_matrix = "faults", .new_matrix = "faults",
+				   .base_arm = "base", .new_arm = "new", .floor = COMPARE_FLOOR,
+				   .json = 1 };
+	char *buf = NULL, *js, *cmp = NULL, err[ERR_MAX];
+	size_t len = 0, clen = 0, i;
+	FILE *f = open_memstream(&buf, &len);
+	json_t *j, *row;
+	unsigned unmeasured = 0;
+
+	(void)state;
+	assert_non_null(f);
+	if (report_table(f, store, faults_id, err) < 0)
+		fail_msg("report_table: %s", err);
+	fclose(f);
+	contains(buf, "\n     t     iops:r   majflt/s MB:vs-vec.bin      MB:#2\n"
+		      "       MB:#2 = MB:" LONG_FILE "\n");
+	assert_null(strstr(buf, "MB:vs-vec.\n"));
+	/* kv's ABBA block: resid% is "-" (the last column before n) */
+	contains(buf, "\nfaults / kv  (");
+	contains(strstr(buf, "\nfaults / kv  ("), "\nbase           0x0007         1015       -       "
+		 "100       -        0  0.0985      -   8\n");
+	free(buf);
+
+	buf = render(faults_id, TABLE_TEXT, majflt, NULL, 0);
+	contains(buf, "adjusted over the 0 verdicts of these tables");   /* none measured */
+	free(buf);
+	js = render(faults_id, TABLE_JSON, majflt, NULL, 0);
+	j = parse_json(js);
+	assert_string_equal(json_string_value(json_object_get(entry(json_array_get(j, 0), "stall",
+						"new"), "verdict")), "NOT MEASURED");
+	json_decref(j);
+	free(js);
+
+	f = open_memstream(&cmp, &clen);
+	assert_non_null(f);
+	assert_int_equal(compare_run(store, &co, f, NULL, err), 0);
+	fclose(f);
+	j = parse_json(cmp);
+	json_array_foreach(json_object_get(j, "verdicts"), i, row)
+		if (!strcmp(json_string_value(json_object_get(row, "metric")), "majflt/s")) {
+			assert_string_equal(json_string_value(json_object_get(row, "verdict")),
+					    "NOT MEASURED");
+			assert_true(json_is_null(json_object_get(row, "q")));
+			unmeasured++;
+		}
+	assert_int_equal(unmeasured, 2);
+	/* and miss%: no read was ever a miss */
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "summary"),
+							    "not_measured")), 4);
+	json_decref(j);
+	free(cmp);
+}
+
 static void test_command(void **state)
 {
 	char *bad_format[] = { "table", "--format", "html", "seeds", NULL };
@@ -593,6 +692,7 @@ int main(void)
 		cmocka_unit_test(test_baseline),
 		cmocka_unit_test(test_pairs),
 		cmocka_unit_test(test_default_report),
+		cmocka_unit_test(test_report_faults),
 		cmocka_unit_test(test_command),
 	};
 

@@ -280,7 +280,7 @@ static void fixture_interval(struct store *s, int64_t run, uint64_t i,
 
 	smp.refault_file = r->refault;
 	smp.pgmajfault = r->majflt;
-	smp.resident.n = 1;
+	smp.resident.n = r->no_files ? 0 : 1;
 	smp.resident.v[0] = r->resident;
 	ss.read_ops = r->ops;
 	ss.misses = r->misses;
@@ -302,6 +302,7 @@ void fixture_run(struct store *s, int64_t run, const struct fixture_rates *r)
 	snprintf(h.release, sizeof(h.release), "6.12.99-test");
 	snprintf(st.lru_gen, sizeof(st.lru_gen), "0x0007");
 	snprintf(st.residency, sizeof(st.residency), "mincore");
+	st.file_pages.n = r->no_files ? 0 : 1;
 	if (store_run_booting(s, run, "tcg", "host", "x86_64", "", err) < 0 ||
 	    store_run_hello(s, run, &h, 1000, err) < 0 || store_run_setup(s, run, &st, err) < 0)
 		fail_msg("run %lld: %s", (long long)run, err);

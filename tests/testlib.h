@@ -97,6 +97,7 @@ struct fixture_rates {
 	uint64_t misses;                  /* the stream's misses */
 	uint64_t resident;                /* pages of 'd' resident (at the end) */
 	uint64_t pass_resident;           /* 0, or pages resident at one pass_end event */
+	int no_files;                     /* the cell tracks no file (a YCSB cell's runs) */
 };
 
 /* Boot, sample (1 ramp + 10 measured intervals) and finish run as done. */

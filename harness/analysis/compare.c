@@ -187,36 +187,41 @@ static int measured(const struct side *sd, unsigned cell, const struct metric *m
 	return 0;
 }
 
-/* Paired deltas of (nw, cn, an) against (b, cb, ab), into sc; their count or -1. */
-static long paired(const struct side *b, unsigned cb, unsigned ab, const struct side *nw,
-		   unsigned cn, unsigned an, const struct metric *m, struct scratch *sc)
+/* The runs of (nw, cn, an) and of (b, cb, ab), as observations in sc; how many. */
+static size_t both_arms(const struct side *b, unsigned cb, unsigned ab, const struct side *nw,
+			unsigned cn, unsigned an, const struct metric *m, struct scratch *sc)
 {
 	size_t k = add_obs(sc->obs, b, cb, ab, 0, m);
 
-	k += add_obs(sc->obs + k, nw, cn, an, 1, m);
-	return stats_block_deltas(sc->obs, k, m->harmonic, sc->d, sc->blocks, sc->cap);
+	return k + add_obs(sc->obs + k, nw, cn, an, 1, m);
 }
 
-/* The A/A floor of a cell and metric: the larger end of the A/A interval; NAN if none. */
+/*
+ * The A/A floor of a cell and metric: the larger end of the 95 % t interval
+ * of the A/A arms' mean paired delta, |mean| + t(0.975, n - 1) s / sqrt(n);
+ * NAN if there are none, or fewer blocks than a verdict needs.
+ */
 static int aa_floor(const struct side *sd, const char *cell, const struct metric *m,
-		    unsigned resamples, struct scratch *sc, double *ret, char *err)
+		    struct scratch *sc, double *ret, char *err)
 {
 	int c = cell_index(sd, cell);
-	double lo, hi;
+	double t;
+	size_t k;
 	long n;
 
 	*ret = NAN;
 	if (sd->aa[0] < 0 || c < 0)
 		return 0;
-	n = paired(sd, (unsigned)c, (unsigned)sd->aa[0], sd, (unsigned)c, (unsigned)sd->aa[1], m, sc);
+	k = both_arms(sd, (unsigned)c, (unsigned)sd->aa[0], sd, (unsigned)c, (unsigned)sd->aa[1],
+		      m, sc);
+	n = stats_block_deltas(sc->obs, k, m->harmonic, sc->d, sc->blocks, sc->cap);
 	if (n < 0)
 		return errorf(err, "out of memory");
 	if (n < COMPARE_MIN_BLOCKS)
 		return 0;
-	if (stats_bootstrap_ci(sc->d, (size_t)n, resamples ? resamples : STATS_BOOT_B, COMPARE_LEVEL,
-			       STATS_BOOT_SEED, &lo, &hi) < 0)
-		return errorf(err, "out of memory");
-	*ret = fmax(fabs(lo), fabs(hi));
+	t = stats_t_quantile(1 - COMPARE_ALPHA / 2, (double)(n - 1));
+	*ret = fabs(stats_mean(sc->d, (size_t)n)) +
+	       t * stats_sd(sc->d, (size_t)n) / sqrt((double)n);
 	return 0;
 }
 
@@ -225,7 +230,7 @@ static int aa_floor(const struct side *sd, const char *cell, const struct metric
 struct result {
 	struct compare_row *rows;
 	size_t n, cap;
-	unsigned counts[3], worse;
+	unsigned counts[4], worse, raw;   /* raw: DIFFERENT before the adjustment */
 };
 
 static int push_row(struct result *res, const struct compare_row *r)
@@ -239,8 +244,28 @@ static int push_row(struct result *res, const struct compare_row *r)
 		res->rows = nv;
 	}
 	res->rows[res->n++] = *r;
-	res->counts[r->v.kind]++;
-	res->worse += r->v.kind == VERDICT_DIFFERENT && r->v.worse;
+	return 0;
+}
+
+/* Benjamini-Hochberg over every row, then the counts. */
+static int adjust(struct result *res)
+{
+	_cleanup_free_ struct verdict **vs = calloc(res->n + 1, sizeof(*vs));
+	size_t i;
+
+	if (!vs)
+		return -1;
+	for (i = 0; i < res->n; i++)
+		vs[i] = &res->rows[i].v;
+	if (verdict_adjust(vs, res->n) < 0)
+		return -1;
+	memset(res->counts, 0, sizeof(res->counts));
+	res->worse = res->raw = 0;
+	for (i = 0; i < res->n; i++) {
+		res->counts[vs[i]->kind]++;
+		res->worse += vs[i]->kind == VERDICT_DIFFERENT && vs[i]->worse;
+		res->raw += vs[i]->different_raw;
+	}
 	return 0;
 }
 
@@ -251,7 +276,7 @@ static int compare_one(const struct side *b, const struct side *nw, unsigned cb,
 	const struct metric *m;
 	double fb, fn, floor;
 	struct compare_row r;
-	long n;
+	size_t k;
 
 	for (m = metrics; m < metrics + n_metrics; m++) {
 		if (!m->compared || (!measured(b, cb, m) && !measured(nw, cn, m)))
@@ -260,8 +285,8 @@ static int compare_one(const struct side *b, const struct side *nw, unsigned cb,
 		snprintf(r.cell, sizeof(r.cell), "%s", b->mi.cell_names[cb]);
 		snprintf(r.arm, sizeof(r.arm), "%s", nw->mi.arm_names[an]);
 		r.m = m;
-		if (aa_floor(b, r.cell, m, o->resamples, sc, &fb, err) < 0 ||
-		    (nw != b && aa_floor(nw, r.cell, m, o->resamples, sc, &fn, err) < 0))
+		if (aa_floor(b, r.cell, m, sc, &fb, err) < 0 ||
+		    (nw != b && aa_floor(nw, r.cell, m, sc, &fn, err) < 0))
 			return -1;
 		if (nw == b)
 			fn = NAN;
@@ -269,9 +294,9 @@ static int compare_one(const struct side *b, const struct side *nw, unsigned cb,
 		r.aa = !isnan(floor);
 		if (!r.aa || o->floor_set)
 			floor = r.aa ? fmax(floor, o->floor) : o->floor;
-		n = paired(b, cb, ab, nw, cn, an, m, sc);
-		if (n < 0 || verdict_decide(sc->d, sc->blocks, (size_t)n, floor, m->higher_better,
-					     o->resamples, &r.v) < 0 || push_row(res, &r) < 0)
+		k = both_arms(b, cb, ab, nw, cn, an, m, sc);
+		if (verdict_of_runs(sc->obs, k, m->harmonic, floor, m->higher_better, sc->d,
+				    sc->blocks, sc->cap, &r.v) < 0 || push_row(res, &r) < 0)
 			return errorf(err, "out of memory");
 	}
 	return 0;
@@ -308,6 +333,8 @@ static int compare_all(const struct side *b, const struct side *nw, int ab, int 
 	if (ret == 0 && !res->n)
 		ret = errorf(err, "matrices '%s' and '%s' have no cell in common", b->mi.name,
 			     nw->mi.name);
+	if (ret == 0 && adjust(res) < 0)
+		ret = errorf(err, "out of memory");
 out:
 	free(sc.obs);
 	free(sc.d);
@@ -338,25 +365,59 @@ static const char *row_label(const struct compare_row *r, int two, char *buf, si
 	return buf;
 }
 
+/* " (~12 more blocks, 5 to 40)": an UNKNOWN's estimate and its range. */
+static void print_more(FILE *f, const struct verdict *v)
+{
+	if (v->more >= STATS_MORE_MAX) {
+		fprintf(f, " (more than %u more blocks)", STATS_MORE_MAX);
+		return;
+	}
+	fprintf(f, " (~%u more block%s", v->more, v->more == 1 ? "" : "s");
+	if (v->more_lo != v->more || v->more_hi != v->more)
+		fprintf(f, ", %u to %s%u", v->more_lo, v->more_hi >= STATS_MORE_MAX ? ">" : "",
+			v->more_hi);
+	fputc(')', f);
+}
+
 static void print_verdict(FILE *f, const struct verdict *v)
 {
 	fputs(verdict_name(v->kind), f);
 	if (v->kind == VERDICT_DIFFERENT)
 		fputs(v->worse ? ", worse" : ", better", f);
-	else if (v->kind == VERDICT_UNKNOWN && v->more >= STATS_MORE_MAX)
-		fprintf(f, " (more than %u more blocks)", STATS_MORE_MAX);
 	else if (v->kind == VERDICT_UNKNOWN)
-		fprintf(f, " (~%u more block%s)", v->more, v->more == 1 ? "" : "s");
+		print_more(f, v);
+	else if (v->kind == VERDICT_UNMEASURED)
+		fputs(" (0 in every run of both arms)", f);
 	fputc('\n', f);
+}
+
+static void print_p(FILE *f, double p)
+{
+	if (isnan(p))
+		fprintf(f, " %6s", "-");
+	else
+		fprintf(f, " %6.4f", p);
+}
+
+/* The mean and its interval: unbounded while too few blocks. */
+static void print_interval(FILE *f, const struct verdict *v)
+{
+	if (isnan(v->delta) || v->kind == VERDICT_UNMEASURED)
+		fprintf(f, " %8s %19s", "-", "-");
+	else if (isinf(v->lo) || isinf(v->hi))
+		fprintf(f, " %+7.2f%% %19s", 100 * v->delta, "(unbounded)");
+	else
+		fprintf(f, " %+7.2f%% [%+7.2f%%,%+7.2f%%]", 100 * v->delta, 100 * v->lo,
+			100 * v->hi);
 }
 
 static void print_floor(FILE *f, const struct side *sd)
 {
 	if (sd->aa[0] >= 0)
 		fprintf(f, "noise floor in '%s': A/A arms '%s' and '%s' (%s), per cell and metric:"
-			" the larger end of their %.0f %% interval\n", sd->mi.name,
+			" the larger end of their %.0f %% t interval\n", sd->mi.name,
 			sd->mi.arm_names[sd->aa[0]], sd->mi.arm_names[sd->aa[1]], sd->aa_rule,
-			100 * COMPARE_LEVEL);
+			100 * (1 - COMPARE_ALPHA));
 }
 
 static void print_head(FILE *f, const struct comparison *x)
@@ -388,11 +449,14 @@ static void print_text(FILE *f, const struct comparison *x, const struct compare
 	print_floor(f, b);
 	if (nw != b)
 		print_floor(f, nw);
-	fprintf(f, "noise floor otherwise: %.1f %%; delta: mean per-block paired delta, "
-		"%.0f %% bootstrap interval, p: Wilcoxon signed-rank\n", 100 * o->floor,
-		100 * COMPARE_LEVEL);
-	fprintf(f, "%-24s %-9s %3s %8s %19s %6s %6s  %s\n", "cell", "metric", "n", "delta",
-		"interval", "floor", "p", "verdict");
+	fprintf(f, "noise floor otherwise: %.1f %%; delta: mean per-block paired delta; interval:"
+		" its %.0f %% confidence sequence, valid however often looked at\n", 100 * o->floor,
+		100 * (1 - COMPARE_ALPHA));
+	fprintf(f, "p: anytime-valid p of no difference; q: p adjusted over all %zu verdicts"
+		" (Benjamini-Hochberg); DIFFERENT: q <= %.2f and |delta| >= floor\n", res->n,
+		COMPARE_ALPHA);
+	fprintf(f, "%-24s %-9s %3s %8s %19s %6s %6s %6s  %s\n", "cell", "metric", "n", "delta",
+		"interval", "floor", "p", "q", "verdict");
 	for (i = 0; i < res->n; i++) {
 		r = &res->rows[i];
 		v = &r->v;
@@ -400,25 +464,21 @@ static void print_text(FILE *f, const struct comparison *x, const struct compare
 			continue;
 		fprintf(f, "%-24.24s %-9s %3zu", row_label(r, x->ab < 0, label, sizeof(label)),
 			r->m->name, v->blocks);
-		if (isnan(v->delta))
-			fprintf(f, " %8s %19s", "-", "-");
-		else
-			fprintf(f, " %+7.2f%% [%+7.2f%%,%+7.2f%%]", 100 * v->delta, 100 * v->lo,
-				100 * v->hi);
+		print_interval(f, v);
 		fprintf(f, " %4.1f%%%s", 100 * v->floor, r->aa ? "*" : " ");
-		if (isnan(v->p))
-			fprintf(f, " %6s  ", "-");
-		else
-			fprintf(f, " %6.4f  ", v->p);
+		print_p(f, v->p);
+		print_p(f, v->q);
+		fputs("  ", f);
 		print_verdict(f, v);
 	}
 	if (o->regressions)
 		fprintf(f, "%u regression%s (DIFFERENT and worse)\n", res->worse,
 			res->worse == 1 ? "" : "s");
 	else
-		fprintf(f, "%zu verdicts: %u DIFFERENT (%u worse), %u SAME, %u UNKNOWN;"
-			" * floor from A/A arms\n", res->n, res->counts[VERDICT_DIFFERENT], res->worse,
-			res->counts[VERDICT_SAME], res->counts[VERDICT_UNKNOWN]);
+		fprintf(f, "%zu verdicts: %u DIFFERENT (%u worse), %u SAME, %u UNKNOWN, %u NOT"
+			" MEASURED; %u DIFFERENT before the adjustment; * floor from A/A arms\n",
+			res->n, res->counts[VERDICT_DIFFERENT], res->worse, res->counts[VERDICT_SAME],
+			res->counts[VERDICT_UNKNOWN], res->counts[VERDICT_UNMEASURED], res->raw);
 }
 
 static json_t *num(double x)
@@ -436,21 +496,34 @@ static json_t *side_json(const struct side *sd)
 	return j;
 }
 
+/* An UNKNOWN's estimate and range; 0 for a decided verdict. */
+static json_int_t more_of(const struct verdict *v, unsigned x)
+{
+	return v->kind == VERDICT_UNKNOWN ? (json_int_t)x : 0;
+}
+
 static json_t *row_json(const struct compare_row *r)
 {
 	const struct verdict *v = &r->v;
+	json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:o, s:[o,o], s:o, s:s, s:o, s:o,"
+			      " s:b, s:b}",
+			      "cell", r->cell, "arm", r->arm, "metric", r->m->name,
+			      "better", r->m->higher_better ? "higher" : "lower",
+			      "verdict", verdict_name(v->kind), "blocks", (json_int_t)v->blocks,
+			      "delta_pct", num(100 * v->delta), "interval_pct", num(100 * v->lo),
+			      num(100 * v->hi), "floor_pct", num(100 * v->floor),
+			      "floor_from", r->aa ? "aa" : "configured", "p", num(v->p),
+			      "q", num(v->q), "different_unadjusted", v->different_raw,
+			      "worse", v->kind == VERDICT_DIFFERENT && v->worse);
 
-	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:o, s:[o,o], s:o, s:s, s:o, s:b, s:I,"
-			 " s:b, s:o, s:o}",
-			 "cell", r->cell, "arm", r->arm, "metric", r->m->name,
-			 "better", r->m->higher_better ? "higher" : "lower",
-			 "verdict", verdict_name(v->kind), "blocks", (json_int_t)v->blocks,
-			 "delta_pct", num(100 * v->delta), "interval_pct", num(100 * v->lo),
-			 num(100 * v->hi), "floor_pct", num(100 * v->floor),
-			 "floor_from", r->aa ? "aa" : "configured", "wilcoxon_p", num(v->p),
-			 "worse", v->kind == VERDICT_DIFFERENT && v->worse,
-			 "more_blocks", (json_int_t)(v->kind == VERDICT_UNKNOWN ? v->more : 0),
-			 "drift", v->drift, "drift_r", num(v->drift_r), "drift_p", num(v->drift_p));
+	if (j && json_object_update_new(j, json_pack("{s:I, s:[I,I], s:b, s:o, s:o}",
+			"more_blocks", more_of(v, v->more), "more_blocks_range",
+			more_of(v, v->more_lo), more_of(v, v->more_hi), "drift", v->drift,
+			"drift_r", num(v->drift_r), "drift_p", num(v->drift_p))) < 0) {
+		json_decref(j);
+		return NULL;
+	}
+	return j;
 }
 
 static int print_json(FILE *f, const struct comparison *x, const struct compare_opts *o,
@@ -478,10 +551,12 @@ static int print_json(FILE *f, const struct comparison *x, const struct compare_
 		    (res->rows[i].v.kind == VERDICT_DIFFERENT && res->rows[i].v.worse))
 			json_array_append_new(rows, row_json(&res->rows[i]));
 	json_object_set_new(j, "verdicts", rows);
-	json_object_set_new(j, "summary", json_pack("{s:I, s:I, s:I, s:I}",
+	json_object_set_new(j, "summary", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}",
 		"different", (json_int_t)res->counts[VERDICT_DIFFERENT],
 		"same", (json_int_t)res->counts[VERDICT_SAME],
 		"unknown", (json_int_t)res->counts[VERDICT_UNKNOWN],
+		"not_measured", (json_int_t)res->counts[VERDICT_UNMEASURED],
+		"different_unadjusted", (json_int_t)res->raw,
 		"regressions", (json_int_t)res->worse));
 	rc = json_dumpf(j, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	fputc('\n', f);

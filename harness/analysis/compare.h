@@ -23,7 +23,6 @@ struct compare_opts {
 						* arms above unused (see compare_run) */
 	double floor;                          /* the floor without A/A arms, relative */
 	int floor_set;                         /* given (--floor): also the least A/A floor */
-	unsigned resamples;                    /* bootstrap B */
 	int regressions;                       /* print only DIFFERENT-and-worse rows */
 	int json;
 };
@@ -40,8 +39,8 @@ struct compare_row {
 
 /*
  * The verdicts o asks for, printing nothing (o's output options are
- * ignored): one row per common cell and compared metric, in cell order.
- * *ret malloc'd. Returns 0, or -1 with err.
+ * ignored): one row per common cell and compared metric, in cell order,
+ * adjusted together (verdict_adjust). *ret malloc'd. Returns 0, or -1 with err.
  */
 int compare_rows(struct store *s, const struct compare_opts *o, struct compare_row **ret,
 		 size_t *ret_n, char *err);

@@ -45,34 +45,63 @@ static int cell_of(const struct matrix_info *mi, const char *name)
 	return -1;
 }
 
-/* Fold one arm pair's verdicts into the cells' plans. */
-static int add_pair(struct store *s, struct plan *p, const char *base, const char *new,
-		    unsigned max_blocks, char *err)
+/* Every verdict extend asks for: one compare per arm pair, adjusted together. */
+struct family {
+	struct compare_row *rows;
+	size_t n;
+};
+
+/* Append the verdicts of new against base to f. */
+static int add_pair(struct store *s, const struct plan *p, const char *base, const char *new,
+		    struct family *f, char *err)
 {
 	char key[32];
-	struct compare_opts co = { .base_arm = base, .new_arm = new, .floor = COMPARE_FLOOR,
-				   .resamples = STATS_BOOT_B };
+	struct compare_opts co = { .base_arm = base, .new_arm = new, .floor = COMPARE_FLOOR };
 	_cleanup_free_ struct compare_row *rows = NULL;
-	struct cell_plan *cp;
-	size_t n, i;
-	unsigned want;
-	int c;
+	struct compare_row *grown;
+	size_t n;
 
 	snprintf(key, sizeof(key), "%lld", (long long)p->mid);
 	co.base_matrix = co.new_matrix = key;
 	if (compare_rows(s, &co, &rows, &n, err) < 0)
 		return -1;
-	for (i = 0; i < n; i++) {
-		c = cell_of(&p->mi, rows[i].cell);
-		if (c < 0 || rows[i].v.kind != VERDICT_UNKNOWN)
+	if (!(grown = realloc(f->rows, (f->n + n + 1) * sizeof(*grown))))
+		return errorf(err, "out of memory");
+	f->rows = grown;
+	memcpy(f->rows + f->n, rows, n * sizeof(*rows));
+	f->n += n;
+	return 0;
+}
+
+/* Adjust the family (Benjamini-Hochberg over every pair's verdicts), then fold it into the cells' plans. */
+static int fold(struct plan *p, struct family *f, unsigned max_blocks, char *err)
+{
+	_cleanup_free_ struct verdict **vs = calloc(f->n + 1, sizeof(*vs));
+	const struct compare_row *r;
+	struct cell_plan *cp;
+	unsigned want;
+	size_t i;
+	int c;
+
+	if (!vs)
+		return errorf(err, "out of memory");
+	for (i = 0; i < f->n; i++)
+		vs[i] = &f->rows[i].v;
+	if (verdict_adjust(vs, f->n) < 0)
+		return errorf(err, "out of memory");
+	for (i = 0; i < f->n; i++) {
+		r = &f->rows[i];
+		c = cell_of(&p->mi, r->cell);
+		if (c < 0 || r->v.kind != VERDICT_UNKNOWN)
 			continue;
 		cp = &p->cells[c];
-		want = (unsigned)rows[i].v.blocks + rows[i].v.more;
-		want = want < max_blocks && want >= rows[i].v.blocks ? want : max_blocks;
+		want = (unsigned)r->v.blocks + r->v.more;
+		want = want < max_blocks && want >= r->v.blocks ? want : max_blocks;
 		cp->target = want > cp->target ? want : cp->target;
-		if (json_array_append_new(cp->unknown, json_pack("{s:s, s:s, s:I, s:I}", "arm", new,
-			"metric", rows[i].m->name, "blocks", (json_int_t)rows[i].v.blocks,
-			"more", (json_int_t)rows[i].v.more)) < 0)
+		if (json_array_append_new(cp->unknown, json_pack("{s:s, s:s, s:I, s:I, s:[I,I]}",
+			"arm", r->arm, "metric", r->m->name, "blocks", (json_int_t)r->v.blocks,
+			"more", (json_int_t)r->v.more, "more_range", (json_int_t)r->v.more_lo,
+			(json_int_t)r->v.more_hi)) < 0)
 			return errorf(err, "out of memory");
 	}
 	return 0;
@@ -92,7 +121,9 @@ static int arm_known(const struct matrix_info *mi, const char *name)
 static int gather(struct store *s, const struct extend_opts *o, struct plan *p, int *http,
 		  char *err)
 {
+	struct family f = { 0 };
 	unsigned a, c;
+	int rc = 0;
 
 	*http = 400;
 	if (p->mi.n_arms < 2)
@@ -112,11 +143,13 @@ static int gather(struct store *s, const struct extend_opts *o, struct plan *p, 
 			return errorf(err, "out of memory");
 	*http = 500;
 	if (o->base_arm)
-		return add_pair(s, p, o->base_arm, o->new_arm, o->max_blocks, err);
-	for (a = 1; a < p->mi.n_arms; a++)
-		if (add_pair(s, p, p->mi.arm_names[0], p->mi.arm_names[a], o->max_blocks, err) < 0)
-			return -1;
-	return 0;
+		rc = add_pair(s, p, o->base_arm, o->new_arm, &f, err);
+	for (a = 1; !o->base_arm && a < p->mi.n_arms && rc == 0; a++)
+		rc = add_pair(s, p, p->mi.arm_names[0], p->mi.arm_names[a], &f, err);
+	if (rc == 0)
+		rc = fold(p, &f, o->max_blocks, err);
+	free(f.rows);
+	return rc;
 }
 
 static unsigned blocks_of(unsigned reps, unsigned R)
@@ -213,19 +246,35 @@ int extend_matrix(struct store *s, const struct extend_opts *o, json_t **ret, in
 	return rc;
 }
 
-/* "ops/s ~3, classic refault/s >9999" */
+/* " ~12 (5 to 40)", " >9999": one estimate and its range. */
+static void print_more(FILE *f, const json_t *u)
+{
+	const json_t *range = json_object_get(u, "more_range");
+	json_int_t more = json_integer_value(json_object_get(u, "more"));
+	json_int_t lo = json_integer_value(json_array_get(range, 0));
+	json_int_t hi = json_integer_value(json_array_get(range, 1));
+
+	if (more >= STATS_MORE_MAX) {
+		fprintf(f, " >%u", STATS_MORE_MAX);
+		return;
+	}
+	fprintf(f, " ~%lld", (long long)more);
+	if (lo != more || hi != more)
+		fprintf(f, " (%lld to %s%lld)", (long long)lo, hi >= STATS_MORE_MAX ? ">" : "",
+			(long long)hi);
+}
+
+/* "ops/s ~3 (2 to 9), classic refault/s >9999" */
 static void print_unknown(FILE *f, const json_t *unknown, int arms)
 {
 	const json_t *u;
 	size_t i;
-	json_int_t more;
 
 	json_array_foreach(unknown, i, u) {
-		more = json_integer_value(json_object_get(u, "more"));
-		fprintf(f, "%s%s%s%s %s%lld", i ? ", " : "", arms ? json_string_value(
+		fprintf(f, "%s%s%s%s", i ? ", " : "", arms ? json_string_value(
 			json_object_get(u, "arm")) : "", arms ? " " : "",
-			json_string_value(json_object_get(u, "metric")),
-			more >= STATS_MORE_MAX ? ">" : "~", (long long)more);
+			json_string_value(json_object_get(u, "metric")));
+		print_more(f, u);
 	}
 }
 

@@ -18,7 +18,8 @@ struct extend_opts {
 
 /*
  * For each cell: the compare verdicts (default floor, as `harness compare`
- * gives them) of the new arm(s) against the base. A cell with an UNKNOWN
+ * gives them) of the new arm(s) against the base, every pair's adjusted
+ * together as one family (verdict_adjust). A cell with an UNKNOWN
  * verdict is grown to the blocks it has compared plus the most any of its
  * UNKNOWN verdicts estimates would decide, at most max_blocks; decided cells
  * get nothing. New runs are queued after each cell's own, in ABBA order
@@ -26,7 +27,8 @@ struct extend_opts {
  *   {"matrix": ID, "name": N, "state": S, "max_blocks": N, "runs": QUEUED,
  *    "cells": [{"cell": NAME, "decided": bool, "blocks": PLANNED_BEFORE,
  *               "target": BLOCKS_WANTED, "queued_blocks": Q, "runs": R,
- *               "unknown": [{"arm", "metric", "blocks", "more"}]}]}
+ *               "unknown": [{"arm", "metric", "blocks", "more",
+ *                            "more_range": [LO, HI]}]}]}
  * Returns 0, or -1 with err and *ret_http: 404 no such matrix, 409 it is
  * cancelled, 400 bad options (arms, max_blocks), 500 otherwise.
  */

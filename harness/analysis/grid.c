@@ -50,18 +50,17 @@ static int fill_entry(struct grid *g, const struct run_summary *v, size_t n, uns
 	struct grid_entry *e = &g->e[row][arm];
 	unsigned cell = g->cells[row];
 	double base = g->e[row][g->base].value;
-	long k;
+	size_t k;
 
 	e->value = metric_mean(g->m, x, arm_values(g, v, n, cell, arm, x), &e->n);
 	e->delta = arm == g->base || isnan(base) || base == 0 ? NAN : e->value / base - 1;
 	memset(&e->v, 0, sizeof(e->v));
-	e->v.delta = e->v.lo = e->v.hi = e->v.p = NAN;
+	e->v.delta = e->v.lo = e->v.hi = e->v.p = e->v.q = NAN;
 	if (arm == g->base)
 		return 0;
-	k = stats_block_deltas(o, observations(g, v, n, cell, arm, 0, o), g->m->harmonic, x,
-			       blocks, n);
-	if (k < 0 || verdict_decide(x, blocks, (size_t)k, g->floor, g->m->higher_better,
-				     STATS_BOOT_B, &e->v) < 0)
+	k = observations(g, v, n, cell, arm, 0, o);
+	if (verdict_of_runs(o, k, g->m->harmonic, g->floor, g->m->higher_better, x, blocks, n,
+			    &e->v) < 0)
 		return errorf(err, "out of memory");
 	return 0;
 }
@@ -86,6 +85,28 @@ int grid_fill(struct grid *g, const struct run_summary *v, size_t n, char *err)
 			if (arm != g->base && fill_entry(g, v, n, row, arm, x, o, blocks, err) < 0)
 				return -1;
 	}
+	return 0;
+}
+
+int grid_adjust(struct grid *const *g, size_t n, size_t *ret_family, char *err)
+{
+	_cleanup_free_ struct verdict **vs = NULL;
+	size_t i, k = 0, cap = 0;
+	unsigned row, arm;
+
+	for (i = 0; i < n; i++)
+		cap += (size_t)g[i]->n_rows * g[i]->mi->n_arms;
+	if (!(vs = calloc(cap + 1, sizeof(*vs))))
+		return errorf(err, "out of memory");
+	for (i = 0; i < n; i++)
+		for (row = 0; row < g[i]->n_rows; row++)
+			for (arm = 0; arm < g[i]->mi->n_arms; arm++)
+				if (arm != g[i]->base)
+					vs[k++] = &g[i]->e[row][arm].v;
+	if (verdict_adjust(vs, k) < 0)
+		return errorf(err, "out of memory");
+	for (i = 0, *ret_family = 0; i < k; i++)
+		*ret_family += vs[i]->kind != VERDICT_UNMEASURED;
 	return 0;
 }
 

@@ -14,7 +14,8 @@ struct grid_entry {
 	double delta;          /* value / the baseline's value - 1; NAN for the baseline, or none */
 	unsigned n;            /* runs with a value */
 	struct verdict v;      /* of the per-block paired deltas against the baseline
-				* (verdict_decide); blocks 0 for the baseline itself */
+				* (verdict_of_runs, then grid_adjust); blocks 0 for the
+				* baseline itself */
 };
 
 struct grid {
@@ -32,6 +33,14 @@ struct grid {
  * g->m, g->mi, g->base and g->floor set by the caller. Returns 0 or -1 with err.
  */
 int grid_fill(struct grid *g, const struct run_summary *v, size_t n, char *err);
+
+/*
+ * Benjamini-Hochberg over every verdict of the n filled grids g (the
+ * baseline's entries are none): the family of what one table command
+ * shows, *ret_family verdicts (the NOT MEASURED ones are in none). Returns
+ * 0 or -1 with err.
+ */
+int grid_adjust(struct grid *const *g, size_t n, size_t *ret_family, char *err);
 
 /*
  * The ABBA position pairs of one row and arm against the baseline: a block of

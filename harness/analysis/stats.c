@@ -37,6 +37,18 @@ double stats_hmean(const double *x, size_t n)
 	return zero ? 0 : (double)n / inv;
 }
 
+double stats_sd(const double *x, size_t n)
+{
+	double m = stats_mean(x, n), ss = 0;
+	size_t i;
+
+	if (n < 2)
+		return NAN;
+	for (i = 0; i < n; i++)
+		ss += (x[i] - m) * (x[i] - m);
+	return sqrt(ss / (double)(n - 1));
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -113,7 +125,7 @@ long stats_block_deltas(const struct stats_obs *o, size_t n, int harmonic, doubl
 	return k;
 }
 
-/* ---- bootstrap ---- */
+/* ---- random numbers ---- */
 
 uint64_t stats_rand(uint64_t *state)
 {
@@ -122,131 +134,6 @@ uint64_t stats_rand(uint64_t *state)
 	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
 	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
 	return z ^ (z >> 31);
-}
-
-/* Linear interpolation between order statistics of sorted v at p * (n - 1). */
-static double quantile(const double *v, size_t n, double p)
-{
-	double h = p * (double)(n - 1), f = floor(h);
-	size_t i = (size_t)f;
-
-	if (i + 1 >= n)
-		return v[n - 1];
-	return v[i] + (h - f) * (v[i + 1] - v[i]);
-}
-
-int stats_bootstrap_ci(const double *x, size_t n, unsigned B, double level, uint64_t seed,
-		       double *ret_lo, double *ret_hi)
-{
-	double *means, sum;
-	uint64_t state = seed;
-	unsigned b;
-	size_t i;
-
-	if (!n || B < 2 || !(means = malloc(B * sizeof(*means))))
-		return -1;
-	for (b = 0; b < B; b++) {
-		sum = 0;
-		for (i = 0; i < n; i++)
-			sum += x[stats_rand(&state) % n];
-		means[b] = sum / (double)n;
-	}
-	qsort(means, B, sizeof(*means), cmp_double);
-	*ret_lo = quantile(means, B, (1 - level) / 2);
-	*ret_hi = quantile(means, B, (1 + level) / 2);
-	free(means);
-	return 0;
-}
-
-/* ---- Wilcoxon signed-rank ---- */
-
-struct signed_abs {
-	double a;
-	int pos;
-};
-
-static int cmp_abs(const void *a, const void *b)
-{
-	return cmp_double(&((const struct signed_abs *)a)->a, &((const struct signed_abs *)b)->a);
-}
-
-/*
- * Exact two-sided p: the distribution of 2 W+ over every sign assignment of
- * the doubled (integer) ranks r2, by counting subsets of each sum.
- */
-static double exact_p(const unsigned *r2, size_t n, unsigned w2)
-{
-	unsigned total = 0, s, k;
-	double *cnt, below = 0, above = 0, all;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		total += r2[i];
-	if (!(cnt = calloc(total + 1, sizeof(*cnt))))
-		return NAN;
-	cnt[0] = 1;
-	for (i = 0, s = 0; i < n; i++) {
-		s += r2[i];
-		for (k = s; k >= r2[i]; k--) {
-			cnt[k] += cnt[k - r2[i]];
-			if (k == r2[i])
-				break;
-		}
-	}
-	all = ldexp(1, (int)n);
-	for (k = 0; k <= total; k++) {
-		if (k <= w2)
-			below += cnt[k];
-		if (k >= w2)
-			above += cnt[k];
-	}
-	free(cnt);
-	return fmin(1, 2 * fmin(below, above) / all);
-}
-
-int stats_wilcoxon(const double *x, size_t n, struct stats_wilcoxon *ret)
-{
-	struct signed_abs *v = malloc((n ? n : 1) * sizeof(*v));
-	unsigned *r2 = malloc((n ? n : 1) * sizeof(*r2)), w2 = 0;
-	double ties = 0, mean, var, t;
-	size_t m = 0, i, j, k;
-
-	if (!v || !r2) {
-		free(v);
-		free(r2);
-		return -1;
-	}
-	for (i = 0; i < n; i++)
-		if (x[i] != 0) {
-			v[m].a = fabs(x[i]);
-			v[m++].pos = x[i] > 0;
-		}
-	qsort(v, m, sizeof(*v), cmp_abs);
-	for (i = 0; i < m; i = j) {
-		for (j = i; j < m && v[j].a == v[i].a; j++)
-			;
-		t = (double)(j - i);
-		ties += t * t * t - t;
-		for (k = i; k < j; k++) {
-			r2[k] = (unsigned)(i + 1 + j);   /* 2 x the average of ranks i+1 .. j */
-			w2 += v[k].pos ? r2[k] : 0;
-		}
-	}
-	ret->n = m;
-	ret->w_plus = w2 / 2.0;
-	ret->exact = m <= STATS_EXACT_MAX;
-	if (!m) {
-		ret->p = 1;
-	} else if (ret->exact) {
-		ret->p = exact_p(r2, m, w2);
-	} else {
-		mean = (double)m * (double)(m + 1) / 4;
-		var = (double)m * (double)(m + 1) * (double)(2 * m + 1) / 24 - ties / 48;
-		ret->p = var > 0 ? erfc(fabs(ret->w_plus - mean) / sqrt(var) / M_SQRT2) : 1;
-	}
-	free(v);
-	free(r2);
-	return isnan(ret->p) ? -1 : 0;
 }
 
 /* ---- Pearson's r and Student's t ---- */
@@ -328,14 +215,61 @@ int stats_pearson(const double *x, const double *y, size_t n, struct stats_corr 
 	return 0;
 }
 
-unsigned stats_more_blocks(size_t n, double mean, double half, double floor)
+double stats_t_quantile(double P, double df)
 {
-	double target = fabs(mean) >= floor ? fabs(mean) : floor - fabs(mean), need;
+	double lo = 0, hi = 1, mid, want;
+	int i;
 
-	if (!n || !(target > 0) || !isfinite(half))
-		return STATS_MORE_MAX;
-	need = ceil((double)n * (half / target) * (half / target));
-	if (need > (double)n + STATS_MORE_MAX)
-		return STATS_MORE_MAX;
-	return need > (double)n ? (unsigned)(need - (double)n) : 1;
+	if (!(P > 0 && P < 1) || !(df > 0))
+		return NAN;
+	if (P == 0.5)
+		return 0;
+	want = 2 * fmin(P, 1 - P);          /* the two-sided p of the quantile */
+	while (stats_t_p2(hi, df) > want && hi < 1e15)
+		hi *= 2;
+	for (i = 0; i < 200 && hi - lo > 1e-13 * hi; i++) {
+		mid = (lo + hi) / 2;
+		if (stats_t_p2(mid, df) > want)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return P > 0.5 ? (lo + hi) / 2 : -(lo + hi) / 2;
+}
+
+/* ---- Benjamini-Hochberg ---- */
+
+struct ranked {
+	double p;
+	size_t i;
+};
+
+static int cmp_ranked(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+
+	if (x->p != y->p)
+		return x->p < y->p ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+int stats_bh(const double *p, size_t n, double *ret_q)
+{
+	struct ranked *r = malloc((n ? n : 1) * sizeof(*r));
+	double run = 1;
+	size_t k;
+
+	if (!r)
+		return -1;
+	for (k = 0; k < n; k++) {
+		r[k].p = isnan(p[k]) ? 1 : p[k];
+		r[k].i = k;
+	}
+	qsort(r, n, sizeof(*r), cmp_ranked);
+	for (k = n; k-- > 0;) {        /* from the largest: q_(k) = min_{j >= k} n p_(j) / j */
+		run = fmin(run, r[k].p * (double)n / (double)(k + 1));
+		ret_q[r[k].i] = fmin(1, run);
+	}
+	free(r);
+	return 0;
 }

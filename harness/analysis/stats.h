@@ -1,5 +1,5 @@
 /* stats.h -- the statistics behind `harness compare`: means, per-block paired
- * deltas, a bootstrap interval, the Wilcoxon signed-rank test, Pearson's r.
+ * deltas, Student's t, Pearson's r, Benjamini-Hochberg's adjustment.
  * Pure functions: no I/O, no global state; every random draw is seeded. */
 #ifndef STATS_H
 #define STATS_H
@@ -7,14 +7,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STATS_BOOT_B    2000    /* bootstrap resamples by default */
-#define STATS_BOOT_SEED UINT64_C(0x9e3779b97f4a7c15)
-#define STATS_EXACT_MAX 20      /* Wilcoxon: exact p up to this many non-zero differences */
+#define STATS_MORE_MAX 9999u    /* "more blocks" estimates stop here: more than this */
 
 /* Arithmetic mean; NAN for n == 0. */
 double stats_mean(const double *x, size_t n);
 /* Harmonic mean (for rates): 0 if any value is 0, NAN if n == 0 or any is negative. */
 double stats_hmean(const double *x, size_t n);
+/* Sample standard deviation (n - 1 in the denominator); NAN for n < 2. */
+double stats_sd(const double *x, size_t n);
 /* Median (mean of the middle two for even n); NAN for n == 0 or out of memory. */
 double stats_median(const double *x, size_t n);
 
@@ -35,35 +35,8 @@ struct stats_obs {
 long stats_block_deltas(const struct stats_obs *o, size_t n, int harmonic, double *ret_delta,
 			unsigned *ret_block, size_t max);
 
-/*
- * Percentile bootstrap interval of the mean of x: B resamples of n with
- * replacement (indices from splitmix64(seed) modulo n), their means sorted, the
- * (1 - level) / 2 and (1 + level) / 2 quantiles interpolated linearly between
- * order statistics (position p * (B - 1), numpy's default). Returns 0, or -1
- * for n == 0, B < 2 or out of memory.
- */
-int stats_bootstrap_ci(const double *x, size_t n, unsigned B, double level, uint64_t seed,
-		       double *ret_lo, double *ret_hi);
-
-/* The generator the bootstrap uses: splitmix64, state advanced in place. */
+/* The generator the simulations and tests draw from: splitmix64, state advanced in place. */
 uint64_t stats_rand(uint64_t *state);
-
-struct stats_wilcoxon {
-	size_t n;           /* non-zero differences used */
-	double w_plus;      /* sum of the ranks of the positive differences (average ranks for ties) */
-	double p;           /* two-sided; 1 when n == 0 */
-	int exact;
-};
-
-/*
- * Wilcoxon signed-rank test of x against 0: zeros dropped (Wilcoxon's
- * definition), tied |x| given their average rank. n <= STATS_EXACT_MAX: exact
- * p from the permutation distribution of W+ over all 2^n sign assignments of
- * the ranks actually observed (exact also with ties); beyond, the normal
- * approximation with the tie-corrected variance, no continuity correction.
- * p = min(1, 2 * min(P(W+ <= w), P(W+ >= w))). Returns 0, or -1 out of memory.
- */
-int stats_wilcoxon(const double *x, size_t n, struct stats_wilcoxon *ret);
 
 /* Pearson's r of (x, y) and the two-sided p of t = r sqrt((n-2)/(1-r^2)), n-2 df. */
 struct stats_corr {
@@ -78,14 +51,15 @@ double stats_t_p2(double t, double df);
 /* Regularized incomplete beta I_x(a, b). */
 double stats_betai(double a, double b, double x);
 
+/* Quantile of Student's t with df degrees of freedom: P(T <= x) = P (bisection on stats_t_p2). */
+double stats_t_quantile(double P, double df);
+
 /*
- * How many more blocks would likely decide, if the mean stays at mean and the
- * interval's half-width shrinks as 1/sqrt(blocks): DIFFERENT needs a half-width
- * below |mean| (when |mean| >= floor), SAME one below floor - |mean| (when
- * |mean| < floor). ceil(n * (half / target)^2) - n, at least 1, at most
- * STATS_MORE_MAX (also when the target is 0).
+ * Benjamini-Hochberg adjusted p-values (R's p.adjust(p, "BH")): with p sorted
+ * ascending, q_(k) = min over j >= k of min(1, n p_(j) / j). Rejecting every
+ * q <= a is BH's step-up procedure at FDR level a (Benjamini and Hochberg,
+ * JRSS B 57(1), 1995). NAN counts as 1. Returns 0, or -1 out of memory.
  */
-#define STATS_MORE_MAX 9999u
-unsigned stats_more_blocks(size_t n, double mean, double half, double floor);
+int stats_bh(const double *p, size_t n, double *ret_q);
 
 #endif

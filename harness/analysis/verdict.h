@@ -5,21 +5,30 @@
 
 #include <stddef.h>
 
-#define COMPARE_MIN_BLOCKS 3       /* fewer paired blocks: always UNKNOWN */
-#define COMPARE_LEVEL      0.95    /* bootstrap interval */
-#define COMPARE_ALPHA      0.05    /* Wilcoxon, and the drift check */
+#define COMPARE_ALPHA      0.05    /* per verdict, however often looked at; and the FDR
+				    * of a family of verdicts; and the drift check */
+#define COMPARE_MIN_BLOCKS 4       /* the fewest blocks at which the confidence sequence
+				    * at COMPARE_ALPHA is bounded: fewer are always UNKNOWN */
 #define COMPARE_FLOOR      0.02    /* noise floor without A/A arms */
+#define VERDICT_RANGE_Z    1.2816  /* "more blocks" range: an 80 % band of the effect */
 
-enum verdict_kind { VERDICT_UNKNOWN, VERDICT_SAME, VERDICT_DIFFERENT };
+enum verdict_kind { VERDICT_UNKNOWN, VERDICT_SAME, VERDICT_DIFFERENT, VERDICT_UNMEASURED };
 
 struct verdict {
 	enum verdict_kind kind;
 	size_t blocks;          /* paired deltas used */
-	double delta;           /* mean paired delta, relative: -0.05 is -5 % */
-	double lo, hi;          /* its bootstrap interval */
+	double delta;           /* mean paired delta, relative: -0.05 is -5 %; NAN for none */
+	double sd;              /* their sample standard deviation; NAN below 2 */
+	double lo, hi;          /* the confidence sequence at this many blocks, level
+				 * 1 - COMPARE_ALPHA (confseq.h); -+INFINITY while unbounded */
 	double floor;           /* noise floor, relative */
-	double p;               /* Wilcoxon signed-rank, two-sided */
-	unsigned more;          /* UNKNOWN: blocks more that would likely decide */
+	double p;               /* anytime-valid p of "no difference" (confseq_p) */
+	double q;               /* p adjusted over the family (Benjamini-Hochberg, verdict_adjust);
+				 * p itself for a verdict decided alone */
+	int different_raw;      /* DIFFERENT by p alone, before the adjustment */
+	unsigned more;          /* UNKNOWN: blocks more that would likely decide, */
+	unsigned more_lo, more_hi;  /* and a range (80 %) of it; STATS_MORE_MAX: more than that */
+	int higher_better;      /* the metric's good direction, as given */
 	int worse;              /* DIFFERENT in the metric's bad direction */
 	int drift;              /* delta correlates with block index (p < COMPARE_ALPHA)
 				 * and its fitted line moves by >= floor over the blocks */
@@ -27,21 +36,42 @@ struct verdict {
 };
 
 /*
- * The verdict on paired deltas d (block numbers blocks, for the drift check):
- *   DIFFERENT  the bootstrap interval excludes 0, |mean| >= floor, and the
- *              Wilcoxon signed-rank p < COMPARE_ALPHA (the percentile bootstrap
- *              is too narrow for few blocks; the test keeps A/A false alarms
- *              at or below 5 %, and needs at least 6 non-zero deltas);
- *   SAME       the interval lies within [-floor, +floor];
- *   UNKNOWN    neither, or fewer than COMPARE_MIN_BLOCKS blocks; more says
- *              how many more blocks would likely decide.
+ * The verdict on paired deltas d (block numbers blocks, in the order they
+ * ran, for the drift check), alone (q = p):
+ *   DIFFERENT  q <= COMPARE_ALPHA (the confidence sequence excludes 0) and
+ *              |mean| >= floor;
+ *   SAME       the confidence sequence lies within [-floor, +floor] (an
+ *              equivalence test, so never before COMPARE_MIN_BLOCKS);
+ *   UNKNOWN    neither; more says how many more blocks would likely decide.
  * worse: DIFFERENT and the mean goes against higher_better. Returns 0 or -1
  * (out of memory).
  */
 int verdict_decide(const double *d, const unsigned *blocks, size_t n, double floor,
-		    int higher_better, unsigned resamples, struct verdict *v);
+		   int higher_better, struct verdict *v);
 
-/* "UNKNOWN", "SAME" or "DIFFERENT". */
+/* A metric that is 0 in every run of both arms: no verdict, not in any family. */
+void verdict_unmeasured(struct verdict *v);
+
+/*
+ * The verdict from runs: o[0..n_obs) (both arms' runs of one cell and
+ * metric) paired per block (stats_block_deltas, means harmonic if harmonic)
+ * into d and blocks (room for cap each), then decided; NOT MEASURED if every
+ * value is 0 (a majflt/s of a pread workload). Returns 0 or -1 (out of memory).
+ */
+struct stats_obs;
+int verdict_of_runs(const struct stats_obs *o, size_t n_obs, int harmonic, double floor,
+		    int higher_better, double *d, unsigned *blocks, size_t cap, struct verdict *v);
+
+/*
+ * Benjamini-Hochberg over a family of verdicts (every verdict one command
+ * gives, unmeasured ones left out): each q becomes its adjusted p and each
+ * verdict is decided again with it; the adjustment is taken afresh from the
+ * raw p, so adjusting a family again (a larger one) is right. Returns 0 or -1
+ * (out of memory).
+ */
+int verdict_adjust(struct verdict *const *v, size_t n);
+
+/* "UNKNOWN", "SAME", "DIFFERENT" or "NOT MEASURED". */
 const char *verdict_name(enum verdict_kind k);
 
 #endif

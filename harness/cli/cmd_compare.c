@@ -44,15 +44,13 @@ int cmd_compare(const struct conf *c, int argc, char **argv, int json)
 		{ "tags", no_argument, NULL, 't' },
 		{ "regressions", no_argument, NULL, 'r' },
 		{ "json", no_argument, NULL, 'j' },
-		{ "resamples", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct compare_opts o = { .floor = COMPARE_FLOOR, .resamples = STATS_BOOT_B, .json = json };
+	struct compare_opts o = { .floor = COMPARE_FLOOR, .json = json };
 	struct store *s = NULL;
-	char err[ERR_MAX], *end;
+	char err[ERR_MAX];
 	int opt, matrices = 0, tags = 0, ret;
-	unsigned long b;
 
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "+hj", longopts, NULL)) != -1) {
@@ -69,14 +67,6 @@ int cmd_compare(const struct conf *c, int argc, char **argv, int json)
 		case 't': tags = 1; break;
 		case 'r': o.regressions = 1; break;
 		case 'j': o.json = 1; break;
-		case 'B':
-			b = strtoul(optarg, &end, 10);
-			if (*end || b < 100 || b > 1000000) {
-				escape_line(stderr, "harness: compare: --resamples: 100 to 1000000");
-				return 2;
-			}
-			o.resamples = (unsigned)b;
-			break;
 		default:
 			fputs(compare_usage, opt == 'h' ? stdout : stderr);
 			return opt == 'h' ? 0 : 2;

@@ -156,7 +156,7 @@ static int compare_text(FILE *out, struct store *s, int64_t mid, const void *arg
 	struct compare_opts o = {
 		.base_matrix = key, .new_matrix = key,
 		.base_arm = a->mi->arm_names[0], .new_arm = a->mi->arm_names[a->arm],
-		.floor = COMPARE_FLOOR, .resamples = STATS_BOOT_B,
+		.floor = COMPARE_FLOOR,
 	};
 
 	snprintf(key, sizeof(key), "%lld", (long long)mid);

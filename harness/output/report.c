@@ -70,10 +70,21 @@ static void abba_header(FILE *f, const struct matrix_info *mi, unsigned cell)
 	fprintf(f, " %3s\n", "n");
 }
 
+/* Done runs of (cell, arm): what the n column counts, whichever metrics they lack. */
+static unsigned done_runs(const struct run_summary *v, size_t n, unsigned cell, unsigned arm)
+{
+	unsigned k = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		k += v[i].cell == cell && v[i].arm == arm;
+	return k;
+}
+
 static void abba_block(FILE *f, const struct matrix_info *mi, const struct run_summary *v,
 		       size_t n, unsigned cell)
 {
-	unsigned arm, k, runs = 0, base_n;
+	unsigned arm, k, used, base_n;
 	double val, base;
 
 	abba_header(f, mi, cell);
@@ -83,13 +94,13 @@ static void abba_block(FILE *f, const struct matrix_info *mi, const struct run_s
 		for (k = 0; k < n_metrics; k++) {
 			if (!metrics[k].abba)
 				continue;
-			val = arm_mean(v, n, cell, arm, &metrics[k], &runs);
+			val = arm_mean(v, n, cell, arm, &metrics[k], &used);
 			base = arm_mean(v, n, cell, 0, &metrics[k], &base_n);
 			print_value(f, &metrics[k], val);
 			if (metrics[k].delta)
 				print_delta(f, val, base, arm == 0);
 		}
-		fprintf(f, " %3u\n", runs);
+		fprintf(f, " %3u\n", done_runs(v, n, cell, arm));
 	}
 }
 
@@ -97,11 +108,22 @@ static void abba_block(FILE *f, const struct matrix_info *mi, const struct run_s
 
 enum col_kind { C_RATE_STREAM, C_RATE_ALL, C_MAJFLT, C_REFAULT, C_ACTIV, C_MB, C_RESID, C_MISS };
 
-/* One column of a series or events table: what it shows, for which stream/file. */
+/*
+ * One column of a series or events table: what it shows, for which stream or
+ * file. Its head is the column's name as the layout gives it ("MB:cold.bin")
+ * if that has at most COL_HEAD_MAX characters, else the kind's prefix and the
+ * stream's or file's number in the cell ("MB:#2"), and a legend line under
+ * the table gives the full name: never cut.
+ */
+#define COL_HEAD_MAX 14
+#define COL_MIN      10   /* a column is at least this wide */
+
 struct col {
 	enum col_kind kind;
 	int idx;             /* stream or file */
-	char head[24];
+	char head[COL_HEAD_MAX + 1];
+	char full[48];       /* the layout's name: "MB:" and a file name */
+	int width;
 };
 
 static const struct {
@@ -138,7 +160,12 @@ static int parse_col(const char *text, const struct cell_layout *l, struct col *
 		if (c->idx < 0)
 			return errorf(err, "table column '%s': no such %s", text,
 				      col_names[i].arg == 1 ? "stream" : "file");
-		snprintf(c->head, sizeof(c->head), "%s", text);
+		snprintf(c->full, sizeof(c->full), "%s", text);
+		if (strlen(text) <= COL_HEAD_MAX)
+			snprintf(c->head, sizeof(c->head), "%s", text);
+		else
+			snprintf(c->head, sizeof(c->head), "%s#%d", col_names[i].prefix, c->idx + 1);
+		c->width = (int)strlen(c->head) > COL_MIN ? (int)strlen(c->head) : COL_MIN;
 		return 0;
 	}
 	return errorf(err, "table column '%s' is not one of iops:STREAM ops/s majflt/s refault/s "
@@ -258,7 +285,7 @@ static size_t bin_run(const struct series_point *p, size_t n, uint64_t step_ms,
 }
 
 static void print_row(FILE *f, const char *label, const double *acc, const unsigned *cnt,
-		      unsigned ncols)
+		      const struct col *cols, unsigned ncols)
 {
 	unsigned k;
 	double v;
@@ -267,21 +294,25 @@ static void print_row(FILE *f, const char *label, const double *acc, const unsig
 	for (k = 0; k < ncols; k++) {
 		v = cnt[k] ? acc[k] / cnt[k] : NAN;
 		if (isnan(v))
-			fprintf(f, " %10s", "-");
+			fprintf(f, " %*s", cols[k].width, "-");
 		else
-			fprintf(f, " %10.*f", fabs(v) >= 100 || v == floor(v) ? 0 : 2, v);
+			fprintf(f, " %*.*f", cols[k].width, fabs(v) >= 100 || v == floor(v) ? 0 : 2, v);
 	}
 	fprintf(f, "\n");
 }
 
+/* The header row, and a legend line for every head that is not the full name. */
 static void print_head(FILE *f, const char *first, const struct col *cols, unsigned ncols)
 {
 	unsigned k;
 
 	fprintf(f, "%6s", first);
 	for (k = 0; k < ncols; k++)
-		fprintf(f, " %10.10s", cols[k].head);
+		fprintf(f, " %*s", cols[k].width, cols[k].head);
 	fprintf(f, "\n");
+	for (k = 0; k < ncols; k++)
+		if (strcmp(cols[k].head, cols[k].full))
+			fprintf(f, "%6s %s = %s\n", "", cols[k].head, cols[k].full);
 }
 
 struct view {
@@ -337,7 +368,7 @@ static int series_arm(struct view *w, uint64_t step_ms, char *err)
 	print_head(w->f, "t", w->cols, w->ncols);
 	for (b = 0; b < nbins; b++) {
 		snprintf(label, sizeof(label), "%llu", (unsigned long long)((b + 1) * step_ms / 1000));
-		print_row(w->f, label, bn->acc[b], bn->cnt[b], w->ncols);
+		print_row(w->f, label, bn->acc[b], bn->cnt[b], w->cols, w->ncols);
 	}
 	return 0;
 }
@@ -424,7 +455,7 @@ static int events_arm(struct view *w, int stream, const char *kind, char *err)
 	print_head(w->f, "#", w->cols, w->ncols);
 	for (r = 0; r < rows; r++) {
 		snprintf(label, sizeof(label), "%zu", r + 1);
-		print_row(w->f, label, bn->acc[r], bn->cnt[r], w->ncols);
+		print_row(w->f, label, bn->acc[r], bn->cnt[r], w->cols, w->ncols);
 	}
 	return 0;
 }
@@ -465,11 +496,11 @@ static int grids(FILE *f, struct store *s, int64_t mid, const struct matrix_info
 		 const struct run_summary *v, size_t n, char *err)
 {
 	unsigned cells[SPEC_MAX_CELLS], ncells = 0, c;
+	const struct metric *use[TABLE_MAX_METRICS];
 	struct cell_layout l;
 	json_t *layout, *ms = NULL, *x;
-	const struct metric *m;
-	size_t i;
-	int rc = 0;
+	size_t i, nm = 0;
+	int rc;
 
 	for (c = 0; c < mi->n_cells; c++) {
 		if (store_cell_layout(s, mid, c, &l, err) < 0)
@@ -483,12 +514,12 @@ static int grids(FILE *f, struct store *s, int64_t mid, const struct matrix_info
 		}
 		json_decref(layout);
 	}
-	json_array_foreach(ms, i, x) {
-		m = json_is_string(x) ? metric_find(json_string_value(x)) : NULL;
-		if (m && (rc = table_text_grid(f, mi, v, n, cells, ncells, m, err)) < 0)
-			break;
-	}
+	json_array_foreach(ms, i, x)
+		if (nm < TABLE_MAX_METRICS && json_is_string(x) &&
+		    (use[nm] = metric_find(json_string_value(x))))
+			nm++;
 	json_decref(ms);
+	rc = nm ? table_text_grids(f, mi, v, n, cells, ncells, use, nm, err) : 0;
 	return rc;
 }
 

@@ -48,6 +48,7 @@ static const struct {
 	[VERDICT_UNKNOWN] = { ' ', "UNKNOWN" },
 	[VERDICT_SAME] = { '=', "SAME" },
 	[VERDICT_DIFFERENT] = { '*', "DIFFERENT" },
+	[VERDICT_UNMEASURED] = { ' ', "NOT MEASURED" },
 };
 
 /* ---- a grid's columns, described once: per arm, what the sheet shows ---- */
@@ -134,6 +135,7 @@ static double f_paired(const struct grid_entry *e) { return 100 * e->v.delta; }
 static double f_lo(const struct grid_entry *e) { return 100 * e->v.lo; }
 static double f_hi(const struct grid_entry *e) { return 100 * e->v.hi; }
 static double f_p(const struct grid_entry *e) { return e->v.p; }
+static double f_q(const struct grid_entry *e) { return e->v.q; }
 
 enum field_kind { F_REAL, F_INT, F_VERDICT };
 
@@ -150,7 +152,8 @@ static const struct grid_field {
 	{ "paired_delta_pct", F_REAL,    f_paired },
 	{ "interval_lo_pct",  F_REAL,    f_lo },
 	{ "interval_hi_pct",  F_REAL,    f_hi },
-	{ "wilcoxon_p",       F_REAL,    f_p },
+	{ "p",                F_REAL,    f_p },
+	{ "q",                F_REAL,    f_q },
 };
 
 static json_t *json_num(double x)
@@ -210,6 +213,7 @@ struct out {
 	const struct table_opts *o;
 	json_t *all;           /* JSON: every table, dumped at the end */
 	unsigned tables;
+	size_t family;         /* verdicts adjusted together: every mark the tables show */
 };
 
 /* One line of at most TABLE_WIDTH characters. */
@@ -234,7 +238,7 @@ static void grid_title(FILE *f, const struct grid *g, int md)
 		fputc('\n', f);
 }
 
-static void grid_legend(FILE *f, const struct grid *g, int md)
+static void grid_legend(FILE *f, const struct grid *g, int md, size_t family)
 {
 	const char *q = md ? "`" : "";
 
@@ -243,7 +247,8 @@ static void grid_legend(FILE *f, const struct grid *g, int md)
 	line(f, "Delta: vs %.24s; n: done runs", g->mi->arm_names[g->base]);
 	line(f, "mark: %s*%s differs, %s=%s same (within a %.1f%% floor), blank: undecided;",
 	     q, q, q, q, 100 * g->floor);
-	line(f, "from the per-ABBA-block paired deltas, as harness compare");
+	line(f, "from the per-ABBA-block paired deltas as harness compare decides,");
+	line(f, "adjusted over the %zu verdicts of these tables (Benjamini-Hochberg)", family);
 }
 
 static int grid_sheet_out(struct out *w, const struct grid *g,
@@ -257,7 +262,7 @@ static int grid_sheet_out(struct out *w, const struct grid *g,
 	fputs(w->tables++ ? "\n" : "", w->f);
 	grid_title(w->f, g, md);
 	render(w->f, &s);
-	grid_legend(w->f, g, md);
+	grid_legend(w->f, g, md, w->family);
 	sheet_release(&s);
 	return 0;
 }
@@ -532,28 +537,44 @@ static int base_index(const struct matrix_info *mi, const char *name, unsigned *
 		      mi->name);
 }
 
-static int emit_metric(struct out *w, struct grid *g, const struct metric *m,
-		       const struct run_summary *v, size_t n, char *err)
+/* The metrics o asks for: its list, or the metric table's .table ones; how many. */
+static size_t chosen_metrics(const struct table_opts *o, const struct metric **ret)
 {
-	g->m = m;
-	if (grid_fill(g, v, n, err) < 0)
-		return -1;
-	if (w->o->pairs)
-		return emit_pairs(w, g, v, n, err);
-	return formats[w->o->format].grid(w, g, err);
-}
-
-static int emit_all(struct out *w, struct grid *g, const struct run_summary *v, size_t n,
-		    char *err)
-{
-	const struct table_opts *o = w->o;
-	size_t k;
+	size_t k, n = 0;
 
 	for (k = 0; k < o->n_metrics; k++)
-		if (emit_metric(w, g, o->metric[k], v, n, err) < 0)
-			return -1;
+		ret[n++] = o->metric[k];
 	for (k = 0; !o->n_metrics && k < n_metrics; k++)
-		if (metrics[k].table && emit_metric(w, g, &metrics[k], v, n, err) < 0)
+		if (metrics[k].table)
+			ret[n++] = &metrics[k];
+	return n;
+}
+
+/*
+ * One grid per metric of ms, like proto, filled and adjusted together (the
+ * family is every mark they show), then written: grids or position pairs.
+ */
+static int emit_all(struct out *w, const struct grid *proto, const struct metric *const *ms,
+		    size_t nm, const struct run_summary *v, size_t n, char *err)
+{
+	_cleanup_free_ struct grid *g = calloc(nm + 1, sizeof(*g));
+	_cleanup_free_ struct grid **gp = calloc(nm + 1, sizeof(*gp));
+	size_t k;
+
+	if (!g || !gp)
+		return errorf(err, "out of memory");
+	for (k = 0; k < nm; k++) {
+		g[k] = *proto;
+		g[k].m = ms[k];
+		gp[k] = &g[k];
+		if (grid_fill(&g[k], v, n, err) < 0)
+			return -1;
+	}
+	if (grid_adjust(gp, nm, &w->family, err) < 0)
+		return -1;
+	for (k = 0; k < nm; k++)
+		if ((w->o->pairs ? emit_pairs(w, &g[k], v, n, err)
+				 : formats[w->o->format].grid(w, &g[k], err)) < 0)
 			return -1;
 	return 0;
 }
@@ -572,12 +593,13 @@ int table_print(FILE *f, struct store *s, int64_t matrix_id, const struct table_
 	_cleanup_free_ struct matrix_info *mi = calloc(1, sizeof(*mi));
 	_cleanup_free_ struct grid *g = calloc(1, sizeof(*g));
 	_cleanup_free_ struct run_summary *v = NULL;
+	const struct metric *ms[TABLE_MAX_METRICS + 32];
 	const struct format *fm = &formats[o->format];
 	struct out w = { .f = f, .o = o };
 	size_t n;
 	int rc;
 
-	if (!mi || !g)
+	if (!mi || !g || n_metrics > 32)
 		return errorf(err, "out of memory");
 	if (store_matrix_info(s, matrix_id, mi, err) < 0 ||
 	    store_summaries(s, matrix_id, &v, &n, err) < 0 ||
@@ -592,16 +614,16 @@ int table_print(FILE *f, struct store *s, int64_t matrix_id, const struct table_
 		(o->pairs ? fm->pairs_head : fm->grid_head)(f);
 	if (o->format == TABLE_JSON && !(w.all = json_array()))
 		return errorf(err, "out of memory");
-	rc = emit_all(&w, g, v, n, err);
+	rc = emit_all(&w, g, ms, chosen_metrics(o, ms), v, n, err);
 	if (rc == 0 && w.all)
 		rc = finish_json(&w, err);
 	json_decref(w.all);
 	return rc;
 }
 
-int table_text_grid(FILE *f, const struct matrix_info *mi, const struct run_summary *v,
-		    size_t n, const unsigned *cells, unsigned n_cells, const struct metric *m,
-		    char *err)
+int table_text_grids(FILE *f, const struct matrix_info *mi, const struct run_summary *v,
+		     size_t n, const unsigned *cells, unsigned n_cells,
+		     const struct metric *const *ms, size_t nm, char *err)
 {
 	_cleanup_free_ struct grid *g = calloc(1, sizeof(*g));
 	struct table_opts o = { .format = TABLE_TEXT, .floor = COMPARE_FLOOR };
@@ -613,5 +635,5 @@ int table_text_grid(FILE *f, const struct matrix_info *mi, const struct run_summ
 	g->floor = o.floor;
 	g->n_rows = n_cells;
 	memcpy(g->cells, cells, n_cells * sizeof(*cells));
-	return emit_metric(&w, g, m, v, n, err);
+	return emit_all(&w, g, ms, nm, v, n, err);
 }

@@ -33,12 +33,13 @@ int table_print(FILE *f, struct store *s, int64_t matrix_id, const struct table_
 		char *err);
 
 /*
- * One grid as text, of the given cells, against the first arm, with the
- * default floor: the preset grids of the report `harness run` prints.
+ * A grid per metric of ms[0..nm) as text, of the given cells, against the
+ * first arm, with the default floor, their marks adjusted together: the
+ * preset grids of the report `harness run` prints.
  */
-int table_text_grid(FILE *f, const struct matrix_info *mi, const struct run_summary *v,
-		    size_t n, const unsigned *cells, unsigned n_cells, const struct metric *m,
-		    char *err);
+int table_text_grids(FILE *f, const struct matrix_info *mi, const struct run_summary *v,
+		     size_t n, const unsigned *cells, unsigned n_cells,
+		     const struct metric *const *ms, size_t nm, char *err);
 
 
 #endif

@@ -838,7 +838,7 @@ static int summary_row(sqlite3_stmt *st, void *arg)
 	r->activate_per_s = sqlite3_column_double(st, 9);
 	r->refaults_per_read = sqlite3_column_double(st, 10);
 	r->miss_share = sqlite3_column_double(st, 11);
-	r->resident_share = sqlite3_column_double(st, 12);
+	r->resident_share = db_real_or_nan(st, 12);   /* NULL: the cell tracks no file */
 	return 0;
 }
 
