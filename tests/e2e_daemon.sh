@@ -33,14 +33,6 @@ http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
 EOF
 python3 hook.py "$hookport" & hpid=$!
 
-start_daemon() {
-	"$harnessd" -c harness.conf 2>> daemon.log & dpid=$!
-	for _ in $(seq 100); do
-		[ -S results/harnessd.sock ] && "$harness" status > /dev/null 2>&1 && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 check "configuration OK (-n)" bash -c '"$1" -c harness.conf -n | grep -qx "configuration OK"' _ "$harnessd"
 check "daemon starts and answers" start_daemon

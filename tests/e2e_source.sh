@@ -127,14 +127,6 @@ check "its build log untouched" [ "$(stat -c %Y "$log")" = "$before" ]
 check "the table names the build" grep -q "h${key:0:8}" again.out
 
 # 5. the daemon: a compile waits for the block in flight, and no block starts during it
-start_daemon() {
-	"$harnessd" -c harness.conf 2>> daemon.log & dpid=$!
-	for _ in $(seq 100); do
-		[ -S results/harnessd.sock ] && "$harness" status > /dev/null 2>&1 && return 0
-		sleep 0.1
-	done
-	return 1
-}
 finished() { # finished NAME...: wait (at most 15 min) until each matrix is finished
 	for _ in $(seq 900); do
 		n=0

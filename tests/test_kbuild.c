@@ -320,10 +320,10 @@ static void make_tree(char *tree, char *kconfig)
 
 	sfmt(tree, PATH_MAX, "%s/linux", dir);
 	mkdirs("%s", tree);
-	sfmt(p, sizeof(p), "%s/a.txt", tree);
-	write_text(p, "one\ntwo\nthree\n");
-	sfmt(p, sizeof(p), "%s/b.txt", tree);
-	write_text(p, "one\ntwo\nthree\n");
+	for (const char *const *f = (const char *const[]){ "a.txt", "b.txt", NULL }; *f; f++) {
+		sfmt(p, sizeof(p), "%s/%s", tree, *f);
+		write_text(p, "one\ntwo\nthree\n");
+	}
 	git(tree, "init", "-q", NULL, NULL);
 	git(tree, "add", ".", NULL, NULL);
 	git(tree, "commit", "-q", "-m", "base");
@@ -332,7 +332,7 @@ static void make_tree(char *tree, char *kconfig)
 	mkdirs("%s", kconfig);
 	sfmt(p, sizeof(p), "%s/common.config", kconfig);
 	write_text(p, "CONFIG_LRU_GEN=y\n");
-	sfmt(p, sizeof(p), "%s/x86_64.config", kconfig);
+	sfmt(p, sizeof(p), "%s/x86_64.config", kconfig);   /* what an x86_64 build adds */
 	write_text(p, "CONFIG_64BIT=y\n");
 }
 

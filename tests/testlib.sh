@@ -27,6 +27,17 @@ e2e_conf() {
 	} > "$work/harness.conf"
 }
 
+# start_daemon: harnessd on harness.conf in the background ($dpid, its log
+# appended to daemon.log); 0 once it answers on its socket, within 10 s
+start_daemon() {
+	"$harnessd" -c harness.conf 2>> daemon.log & dpid=$!
+	for _ in $(seq 100); do
+		[ -S results/harnessd.sock ] && "$harness" status > /dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # e2e_end: the count run.sh reads; the work directory goes unless KEEP is set
 e2e_end() {
 	echo "e2e-$e2e_name: $pass passed, $fail failed"
