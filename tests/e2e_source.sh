@@ -70,6 +70,11 @@ git commit -qam "mm: vmscan: say so at boot" -m "The e2e test's first patch."
 sed -i '/^static int __init workingset_init(void)$/{n;s/$/\n\tpr_notice("harness-e2e: patch 2 of 2 applied\\n");/}' mm/workingset.c
 git commit -qam "mm: workingset: say so at boot too"
 git format-patch -q --stdout -2 > ../two.mbox
+git checkout -q -b broken
+echo 'this is not C;' >> mm/workingset.c
+git commit -qam "mm: workingset: break the build"
+git format-patch -q --stdout -1 > ../broken.mbox
+git checkout -q -
 sed -i 's/patch 2 of 2 applied/patch 3 of 3 applied/' mm/workingset.c
 git commit -qam "mm: workingset: say it differently"
 git format-patch -q --thread --stdout -3 > ../four.mbox
@@ -84,7 +89,7 @@ check "the test's series has two patches touching the tree" \
 { cat two.mbox; sed 's/\[PATCH\]/[PATCH 3\/3]/' stale.mbox; } > three.mbox
 
 # 3. both arms in one matrix: the first builds and runs, the second fails alone
-matrix patched "$(arm two two.mbox), $(arm three three.mbox)"
+matrix patched "$(arm two two.mbox), $(arm three three.mbox), $(arm broken broken.mbox)"
 "$harness" run patched.json > patched.out 2>&1
 rc=$?
 check "run patched.json: its good arm ran (exit $rc)" [ "$rc" -eq 0 ]
@@ -93,7 +98,11 @@ check "the failed arm is told on one line, with the patch's subject and hunk" \
 check "the failed arm's runs are failed with that reason, the good arm's done" \
 	[ "$(q "SELECT a.name, r.status, r.reason LIKE '%mm: stale context%' FROM runs r
 	        JOIN arms a ON a.id = r.arm_id JOIN matrices m ON m.id = r.matrix_id
-	        WHERE m.name = 'patched' ORDER BY a.idx")" = "$(printf 'two|done|\nthree|failed|1')" ]
+	        WHERE m.name = 'patched' ORDER BY a.idx")" = "$(printf 'two|done|\nthree|failed|1\nbroken|failed|0')" ]
+check "a compile error fails its arm with the compiler's words and the kept log" \
+	bash -c "grep -q 'arm failed, its runs are skipped: arms\[2\] (broken): the build failed (exit 2, log kept in ' patched.out &&
+		 grep -q \"mm/workingset.c:[0-9]*:[0-9]*: error: unknown type name\" patched.out &&
+		 [ -s \"\$(sed -n 's/.*arms\[2\] (broken): the build failed (exit 2, log kept in \([^)]*\)).*/\1/p' patched.out)\" ]"
 console=$(q "SELECT r.console_path FROM runs r JOIN arms a ON a.id = r.arm_id
              WHERE a.name = 'two' AND r.status = 'done' LIMIT 1")
 check "both patches are in the booted kernel (their lines on its console)" \

@@ -756,8 +756,8 @@ static int compile(struct build *b, char *err)
 	b->out->build_s = (double)(now_ms() - b->phase_start) / 1000.0;
 	if (status != 0) {
 		last_errors(b->log, why, sizeof(why));
-		return errorf(err, "the build failed (exit %d): %s; log kept in %s", status,
-			      why[0] ? why : "no 'error:' line", b->log);
+		return errorf(err, "the build failed (exit %d, log kept in %s): %s", status, b->log,
+			      why[0] ? why : "no 'error:' line");
 	}
 	return 0;
 }
