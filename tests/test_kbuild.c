@@ -214,6 +214,35 @@ static void test_config_check(void **state)
 	assert_non_null(strstr(err, "# CONFIG_A is not set did not survive"));
 }
 
+/* Only Z is unknown to this "kernel" (as CACHESTAT_SYSCALL is to 6.1). */
+static int knows_all_but_z(void *arg, const char *sym)
+{
+	(void)arg;
+	return strcmp(sym, "Z") != 0;
+}
+
+static void test_config_check_missing_symbol(void **state)
+{
+	char config[PATH_MAX], frag[PATH_MAX], err[ERR_MAX], skipped[64];
+
+	(void)state;
+	write_in("dot6.1.config", "CONFIG_A=y\n# CONFIG_C is not set\n", config);
+	/* a symbol the kernel lacks is not required of it, and said so ... */
+	write_in("z.fragment", "CONFIG_A=y\nCONFIG_Z=y\n", frag);
+	assert_int_equal(kconfig_check_defined(config, frag, knows_all_but_z, NULL, skipped,
+					       sizeof(skipped), err), 0);
+	assert_string_equal(skipped, "CONFIG_Z");
+	/* ... one it has must still survive, absent or not set */
+	write_in("y.fragment", "CONFIG_Z=y\nCONFIG_Y=y\n", frag);
+	assert_int_equal(kconfig_check_defined(config, frag, knows_all_but_z, NULL, skipped,
+					       sizeof(skipped), err), -1);
+	assert_non_null(strstr(err, "CONFIG_Y=y did not survive"));
+	write_in("c.fragment", "CONFIG_C=y\n", frag);
+	assert_int_equal(kconfig_check_defined(config, frag, knows_all_but_z, NULL, skipped,
+					       sizeof(skipped), err), -1);
+	assert_non_null(strstr(err, "CONFIG_C=y did not survive"));
+}
+
 static void test_rev(void **state)
 {
 	static const char *const good[] = { "v6.12", "HEAD~3", "origin/mm-unstable", "HEAD^2",
@@ -414,6 +443,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_series),
 		cmocka_unit_test(test_fragment_lines),
 		cmocka_unit_test(test_config_check),
+		cmocka_unit_test(test_config_check_missing_symbol),
 		cmocka_unit_test(test_rev),
 		cmocka_unit_test(test_source_keys),
 		cmocka_unit_test(test_build_failures),

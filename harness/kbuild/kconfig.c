@@ -122,12 +122,32 @@ static int check_line(const char *config, const char *want, char *err)
 		      have[0] ? 0 : (int)n, sym, have[0] ? "" : " unset", have);
 }
 
-int kconfig_check(const char *config, const char *fragment, char *err)
+/* A "CONFIG_X=v" line the .config leaves unset, for a symbol the kernel lacks? */
+static int missing_symbol(const char *have, const char *line,
+			  int (*defined)(void *arg, const char *sym), void *arg)
+{
+	char sym[128], set[256];
+	size_t n = strcspn(line, "=");
+
+	if (!defined || line[0] == '#' || n >= sizeof(sym) || n <= 7)
+		return 0;
+	setting_of(have, line, n, set, sizeof(set));
+	if (set[0])
+		return 0;
+	snprintf(sym, sizeof(sym), "%.*s", (int)(n - 7), line + 7);
+	return !defined(arg, sym);
+}
+
+int kconfig_check_defined(const char *config, const char *fragment,
+			  int (*defined)(void *arg, const char *sym), void *arg, char *skipped,
+			  size_t size, char *err)
 {
 	_cleanup_free_ char *have = NULL, *want = NULL;
 	char *line, *next;
-	size_t len;
+	size_t len, o = 0;
 
+	if (skipped && size)
+		skipped[0] = '\0';
 	if (read_regular_file(config, DOTCONFIG_MAX, &have, &len, err) < 0 ||
 	    read_regular_file(fragment, FRAGMENT_FILE_MAX, &want, &len, err) < 0)
 		return -1;
@@ -137,8 +157,18 @@ int kconfig_check(const char *config, const char *fragment, char *err)
 			*next++ = '\0';
 		if (!kconfig_line_ok(line))
 			continue;     /* comments and blank lines */
-		if (check_line(have, line, err) < 0)
-			return -1;
+		if (check_line(have, line, NULL) == 0)
+			continue;
+		if (!missing_symbol(have, line, defined, arg))
+			return check_line(have, line, err);
+		if (skipped && o + 2 < size)
+			o += (size_t)snprintf(skipped + o, size - o, "%s%.*s", o ? " " : "",
+					      (int)strcspn(line, "="), line);
 	}
 	return 0;
+}
+
+int kconfig_check(const char *config, const char *fragment, char *err)
+{
+	return kconfig_check_defined(config, fragment, NULL, NULL, NULL, 0, err);
 }

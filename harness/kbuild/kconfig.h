@@ -22,6 +22,15 @@ int kconfig_write_fragment(const char *kconfig_dir, const char *arch, const char
  */
 int kconfig_check(const char *config, const char *fragment, char *err);
 
+/*
+ * The same, but a "CONFIG_X=v" line whose symbol this kernel does not have
+ * (defined(arg, "X") returns 0: CACHESTAT_SYSCALL on 6.1) is passed over,
+ * its name added to skipped (size bytes, space-separated) for the log.
+ */
+int kconfig_check_defined(const char *config, const char *fragment,
+			  int (*defined)(void *arg, const char *sym), void *arg, char *skipped,
+			  size_t size, char *err);
+
 /* 1 if line is a fragment line kconfig_check understands (see kbuild.h). */
 int kconfig_line_ok(const char *line);
 
