@@ -102,7 +102,7 @@ check "the failed arm's runs are failed with that reason, the good arm's done" \
 check "a compile error fails its arm with the compiler's words and the kept log" \
 	bash -c "grep -q 'arm failed, its runs are skipped: arms\[2\] (broken): the build failed (exit 2, log kept in ' patched.out &&
 		 grep -q \"mm/workingset.c:[0-9]*:[0-9]*: error: unknown type name\" patched.out &&
-		 [ -s \"\$(sed -n 's/.*arms\[2\] (broken): the build failed (exit 2, log kept in \([^)]*\)).*/\1/p' patched.out)\" ]"
+		 [ -s \"\$(sed -n 's/.*arms\[2\] (broken): the build failed (exit 2, log kept in \([^)]*\)).*/\1/p' patched.out | head -1)\" ]"
 console=$(q "SELECT r.console_path FROM runs r JOIN arms a ON a.id = r.arm_id
              WHERE a.name = 'two' AND r.status = 'done' LIMIT 1")
 check "both patches are in the booted kernel (their lines on its console)" \
