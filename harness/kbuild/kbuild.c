@@ -105,24 +105,32 @@ static int collect_args(char **argv, const char *first, va_list ap)
 	return n;
 }
 
-/* Run a tool in cwd, output appended to the build's log; -1 "WHAT failed (exit N)". */
-static int run(struct build *b, const char *cwd, int timeout_ms, const char *what, char *err,
-	       const char *first, ...)
+/* Run argv in cwd, output appended to the build's log; -1 "WHAT failed (exit N)". */
+static int run_argv(struct build *b, const char *cwd, int timeout_ms, const char *what,
+		    char *const *argv, char *err)
 {
-	char *argv[ARGS_MAX];
 	struct proc_opts o = { .cwd = cwd, .log_path = b->log, .timeout_ms = timeout_ms };
-	va_list ap;
 	int status;
 
-	va_start(ap, first);
-	collect_args(argv, first, ap);
-	va_end(ap);
 	if (proc_run_opts(argv, &o, &status, err) < 0)
 		return -1;
 	if (status != 0)
 		return errorf(err, "%s failed (%s %d); see %s", what,
 			      status < 0 ? "killed or timed out," : "exit", status, b->log);
 	return 0;
+}
+
+/* run_argv with the NULL-terminated arguments from first. */
+static int run(struct build *b, const char *cwd, int timeout_ms, const char *what, char *err,
+	       const char *first, ...)
+{
+	char *argv[ARGS_MAX];
+	va_list ap;
+
+	va_start(ap, first);
+	collect_args(argv, first, ap);
+	va_end(ap);
+	return run_argv(b, cwd, timeout_ms, what, argv, err);
 }
 
 /* What a tool printed, into out. */
@@ -229,25 +237,35 @@ static int prepare_plain(struct build *b, char *err)
 	return import_tree(b, b->req->source, 0, err);
 }
 
-/* A Debian linux-source-X.Y package: downloaded, unpacked and imported once. */
-static int unpack_package(struct build *b, char *err)
+/*
+ * Debian package pkg fetched with apt-get download into dir (emptied first)
+ * and unpacked with dpkg-deb -x into dir/x: never installed.
+ */
+static int fetch_deb(struct build *b, const char *pkg, const char *dir, char *err)
 {
-	char dl[PATH_MAX], deb[PATH_MAX + 64], x[PATH_MAX], tar[PATH_MAX + 64];
-	const char *pkg = b->req->source_package;
+	char deb[PATH_MAX];
 
-	if (pathf(dl, err, "%s/download", b->tdir) < 0 || pathf(x, err, "%s/x", b->tdir) < 0)
-		return -1;
-	tell(b, "unpack: apt-get download %s", pkg);
-	if (run(b, NULL, SHORT_MS, "rm", err, "rm", "-rf", dl, x, NULL) < 0 ||
-	    mkdir_p(dl, err) < 0 ||
-	    run(b, dl, GIT_MS, "apt-get download", err, "apt-get", "download", "-q", pkg,
+	if (run(b, NULL, SHORT_MS, "rm", err, "rm", "-rf", dir, NULL) < 0 || mkdir_p(dir, err) < 0 ||
+	    run(b, dir, GIT_MS, "apt-get download", err, "apt-get", "download", "-q", pkg,
 		NULL) < 0 ||
-	    output(dl, deb, sizeof(deb), err, "find", ".", "-maxdepth", "1", "-name", "*.deb",
+	    output(dir, deb, sizeof(deb), err, "find", ".", "-maxdepth", "1", "-name", "*.deb",
 		   NULL) < 0)
 		return -1;
 	if (!deb[0] || strchr(deb, '\n'))
-		return errorf(err, "apt-get download %s left no single .deb in %s", pkg, dl);
-	if (run(b, dl, GIT_MS, "dpkg-deb -x", err, "dpkg-deb", "-x", deb, x, NULL) < 0 ||
+		return errorf(err, "apt-get download %s left no single .deb in %s", pkg, dir);
+	return run(b, dir, GIT_MS, "dpkg-deb -x", err, "dpkg-deb", "-x", deb, "x", NULL);
+}
+
+/* A Debian linux-source-X.Y package: downloaded, unpacked and imported once. */
+static int unpack_package(struct build *b, char *err)
+{
+	char dl[PATH_MAX], x[PATH_MAX], tar[PATH_MAX + 64];
+	const char *pkg = b->req->source_package;
+
+	if (pathf(dl, err, "%s/download", b->tdir) < 0 || pathf(x, err, "%s/x", dl) < 0)
+		return -1;
+	tell(b, "unpack: apt-get download %s", pkg);
+	if (fetch_deb(b, pkg, dl, err) < 0 ||
 	    output(x, tar, sizeof(tar), err, "find", "usr/src", "-maxdepth", "1", "-name",
 		   "linux-source-*.tar.*", NULL) < 0)
 		return -1;
@@ -259,7 +277,7 @@ static int unpack_package(struct build *b, char *err)
 		"--strip-components=1", NULL) < 0 ||
 	    run(b, NULL, SHORT_MS, "git init", err, "git", "init", "-q", b->src, NULL) < 0)
 		return -1;
-	return run(b, NULL, SHORT_MS, "rm", err, "rm", "-rf", x, dl, NULL);
+	return run(b, NULL, SHORT_MS, "rm", err, "rm", "-rf", dl, NULL);
 }
 
 /* The package's import commit, kept in trees/<T>/commit once it is made. */
@@ -523,41 +541,30 @@ static void make_argv(const struct build *b, char vars[MAKE_VARS][PATH_MAX + 32]
 
 static int make(struct build *b, const char *what, const char *const *extra, char *err)
 {
-	char vars[MAKE_VARS][PATH_MAX + 32], *argv[ARGS_MAX];
-	struct proc_opts o = { .log_path = b->log, .timeout_ms = GIT_MS };
-	int status;
+	char vars[MAKE_VARS][PATH_MAX + 32], *argv[ARGS_MAX], label[64];
 
 	make_argv(b, vars, argv, extra);
-	if (proc_run_opts(argv, &o, &status, err) < 0)
-		return -1;
-	if (status != 0)
-		return errorf(err, "make %s failed (exit %d); see %s", what, status, b->log);
-	return 0;
+	snprintf(label, sizeof(label), "make %s", what);
+	return run_argv(b, NULL, GIT_MS, label, argv, err);
 }
 
 /* Debian's config for this tree's series (linux-config-X.Y, the cloud flavour). */
 static int debian_config(struct build *b, const char *series, const char *dst, char *err)
 {
-	char dl[PATH_MAX], pkg[64], deb[PATH_MAX], xz[PATH_MAX], name[96];
+	char dl[PATH_MAX], pkg[64], xz[PATH_MAX], name[96], msg[ERR_MAX];
+	const char *darch = !strcmp(b->req->arch, "x86_64") ? "amd64" : "arm64";
 
 	if (strlen(series) > 16)
 		return errorf(err, "config debian: no kernel series in this tree's Makefile");
-	const char *darch = !strcmp(b->req->arch, "x86_64") ? "amd64" : "arm64";
-
 	snprintf(pkg, sizeof(pkg), "linux-config-%s", series);
 	snprintf(name, sizeof(name), "config.%s_none_cloud-%s.xz", darch, darch);
-	if (pathf(dl, err, "%s/debian-config", b->tdir) < 0 ||
-	    run(b, NULL, SHORT_MS, "rm", err, "rm", "-rf", dl, NULL) < 0 || mkdir_p(dl, err) < 0)
+	if (pathf(dl, err, "%s/debian-config", b->tdir) < 0)
 		return -1;
 	tell(b, "config: apt-get download %s", pkg);
-	if (run(b, dl, GIT_MS, "apt-get download (config debian)", err, "apt-get", "download",
-		"-q", pkg, NULL) < 0 ||
-	    output(dl, deb, sizeof(deb), err, "find", ".", "-maxdepth", "1", "-name", "*.deb",
-		   NULL) < 0 || !deb[0] || strchr(deb, '\n') ||
-	    run(b, dl, SHORT_MS, "dpkg-deb -x", err, "dpkg-deb", "-x", deb, "x", NULL) < 0 ||
-	    output(dl, xz, sizeof(xz), err, "find", "x", "-name", name, NULL) < 0)
-		return errorf(err, "config debian: %s has no %s for this tree (%s)", pkg, name,
-			      err);
+	if (fetch_deb(b, pkg, dl, msg) < 0 ||
+	    output(dl, xz, sizeof(xz), msg, "find", "x", "-name", name, NULL) < 0)
+		return errorf(err, "config debian: %s has no %s for this tree (%.300s)", pkg, name,
+			      msg);
 	if (!xz[0] || strchr(xz, '\n'))
 		return errorf(err, "config debian: %s holds no single %s", pkg, name);
 	if (run(b, dl, SHORT_MS, "xz -d", err, "xz", "-d", "-k", xz, NULL) < 0)
