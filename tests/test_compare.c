@@ -19,6 +19,7 @@
 #include <jansson.h>
 
 #include "cli/commands.h"
+#include "analysis/calibrate.h"
 #include "analysis/compare.h"
 #include "spec/conf.h"
 #include "base/err.h"
@@ -61,9 +62,9 @@ static void fake_run(int64_t run, double ops, double refault, double miss_share)
  * Queue a matrix in ABBA order and finish every run: arm a of cell c does
  * 100000 ops/s and 1000 refaults/s times eff[c * n_arms + a], with noise.
  */
-static void add_matrix(const char *name, const struct fixture_arm *arms, unsigned n_arms,
-		       const char *const *cells, unsigned n_cells, unsigned reps,
-		       const struct effect *eff, uint64_t seed)
+static int64_t add_matrix_mem(const char *name, const struct fixture_arm *arms, unsigned n_arms,
+			      const char *const *cells, unsigned n_cells, unsigned reps,
+			      const struct effect *eff, uint64_t seed, uint64_t memory_mib)
 {
 	struct matrix *m = fixture_matrix(name, dir, arms, n_arms, cells, n_cells, reps);
 	struct run_ref *runs = NULL;
@@ -72,6 +73,8 @@ static void add_matrix(const char *name, const struct fixture_arm *arms, unsigne
 	int64_t mid;
 	size_t n, i;
 
+	if (memory_mib)
+		m->memory_mib = memory_mib;
 	n = fixture_queue(store, m, &mid, &runs);
 	for (i = 0; i < n; i++) {
 		e = &eff[runs[i].cell * n_arms + runs[i].arm];
@@ -81,6 +84,14 @@ static void add_matrix(const char *name, const struct fixture_arm *arms, unsigne
 	}
 	free(runs);
 	free(m);
+	return mid;
+}
+
+static void add_matrix(const char *name, const struct fixture_arm *arms, unsigned n_arms,
+		       const char *const *cells, unsigned n_cells, unsigned reps,
+		       const struct effect *eff, uint64_t seed)
+{
+	add_matrix_mem(name, arms, n_arms, cells, n_cells, reps, eff, seed, 0);
 }
 
 /* ---- fixture ---- */
@@ -357,6 +368,76 @@ static void test_aa_floor(void **state)
 	json_decref(j);
 }
 
+/* calibrate_advice's lines, joined: "W " before a warning, "I " before the others. */
+static void collect(void *arg, int warning, const char *line)
+{
+	char *buf = arg;
+	size_t n = strlen(buf);
+
+	snprintf(buf + n, 8192 - n, "%s %s\n", warning ? "W" : "I", line);
+}
+
+/*
+ * A stored calibration is the floor of a matrix without A/A arms whose cell
+ * has the same job, guest size and host, whatever its name; check's advice
+ * says how many blocks an effect needs, from the same rows.
+ */
+static void test_calibration(void **state)
+{
+	static const struct fixture_arm aa[] = {
+		{ "orig-1-aa", "6.12", "y", "", NULL }, { "orig-2-aa", "6.12", "y", "", NULL },
+	};
+	static const struct fixture_arm two[] = {
+		{ "orig", "6.12", "y", "", NULL }, { "fg", "6.12-fg", "y", "", NULL },
+	};
+	static const struct effect aa_eff[] = { { 1, 1, 0.003, 0 }, { 1, 1, 0.003, 0 } };
+	static const struct effect fg_eff[] = { { 1, 1, 0.003, 0 }, { 1.01, 1, 0.003, 0 } };
+	static const char *const cell[] = { "cal/1" };
+	char err[ERR_MAX], lines[8192] = "";
+	struct matrix *m;
+	int64_t mid;
+	json_t *j, *r;
+	FILE *null = fopen("/dev/null", "w");
+	int rc;
+
+	(void)state;
+	/* 640 MiB guests: no other test's cells (512 MiB) share this calibration */
+	mid = add_matrix_mem("cal-aa", aa, 2, cell, 1, 12, aa_eff, 7, 640);
+	assert_true(calibrate_store(store, mid, null, err) >= 2);
+	fclose(null);
+	add_matrix_mem("cal-new", two, 2, cell, 1, 16, fg_eff, 9, 640);
+	add_matrix_mem("cal-512", two, 2, cell, 1, 16, fg_eff, 9, 0);
+	j = compare_json("cal-new", NULL, "orig", "fg", 0, &rc, NULL);
+	r = row(j, "cal/1", NULL, "ops/s");
+	assert_string_equal(json_string_value(json_object_get(r, "floor_from")), "calibration");
+	assert_true(field(r, "floor_pct") > 0 && field(r, "floor_pct") < 0.8);
+	assert_string_equal(verdict(r), "DIFFERENT");
+	json_decref(j);
+	/* the same runs in 512 MiB guests: not calibrated, the configured 2 % floor */
+	j = compare_json("cal-512", NULL, "orig", "fg", 0, &rc, NULL);
+	r = row(j, "cal/1", NULL, "ops/s");
+	assert_string_equal(json_string_value(json_object_get(r, "floor_from")), "configured");
+	assert_string_not_equal(verdict(r), "DIFFERENT");
+	json_decref(j);
+
+	/* check's advice: 1 block (reps 2) is fewer than the 4 any verdict needs */
+	m = fixture_matrix("cal-plan", dir, two, 2, cell, 1, 2);
+	m->memory_mib = 640;
+	assert_int_equal(calibrate_advice(store, m, "host", 0.05, collect, lines, err), 0);
+	assert_non_null(strstr(lines, "I noise of cal/1 on host (calibrated "));
+	assert_non_null(strstr(lines, "W cal-plan.json: cell cal/1: reps 2 give 1 ABBA blocks; "));
+	assert_non_null(strstr(lines, " needs 4 to detect 5 % with 80 % power"));
+	lines[0] = '\0';
+	m->reps = 8;
+	assert_int_equal(calibrate_advice(store, m, "host", 0.05, collect, lines, err), 0);
+	assert_null(strstr(lines, "W "));
+	/* another host's noise is not this one's */
+	lines[0] = '\0';
+	assert_int_equal(calibrate_advice(store, m, "elsewhere", 0.05, collect, lines, err), 0);
+	assert_non_null(strstr(lines, "I no calibration on elsewhere for 1 of 1 cells (cal/1)"));
+	free(m);
+}
+
 static void test_aa_by_identity_and_drift(void **state)
 {
 	char *warn = NULL;
@@ -583,6 +664,7 @@ int main(void)
 		cmocka_unit_test(test_tags_one_matrix),
 		cmocka_unit_test(test_tags_two_matrices),
 		cmocka_unit_test(test_tags_refused),
+		cmocka_unit_test(test_calibration),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -359,7 +359,7 @@ static void test_schema3_refused(void **state)
 	sqlite3_close(db);
 	assert_int_equal(store_open(path, &s, err), -1);
 	assert_null(s);
-	assert_non_null(strstr(err, "has schema 3, this harness writes schema 7"));
+	assert_non_null(strstr(err, "has schema 3, this harness writes schema 8"));
 	assert_non_null(strstr(err, path));
 	assert_null(strchr(err, '\n'));
 	/* left as it was */
@@ -716,7 +716,8 @@ static void test_schema4_upgraded(void **state)
 	if (sqlite3_exec(db, "DROP INDEX matrices_live_spec; ALTER TABLE matrices DROP COLUMN dup_of;"
 			 "ALTER TABLE arms DROP COLUMN build; ALTER TABLE arms DROP COLUMN failed;"
 			 "ALTER TABLE matrices DROP COLUMN resolve_msg;"
-			 "ALTER TABLE matrices DROP COLUMN resolve; PRAGMA user_version = 4;",
+			 "ALTER TABLE matrices DROP COLUMN resolve; DROP TABLE calibrations;"
+			 "PRAGMA user_version = 4;",
 			 NULL, NULL, NULL) != SQLITE_OK)
 		fail_msg("making a schema 4 database: %s", sqlite3_errmsg(db));
 	sqlite3_close(db);
@@ -732,7 +733,7 @@ static void test_schema4_upgraded(void **state)
 	assert_int_equal(nc, n);
 	assert_int_equal(store_unclaim(s, 0, err), 0);
 	store_close(s);
-	/* and it says schema 7 from now on (4 to 5 to 6 to 7), its arms with no build */
+	/* and it says schema 8 from now on (4 to 5 to 6 to 7 to 8), its arms with no build */
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "SELECT resolve_msg FROM matrices", NULL, NULL, NULL),
 			 SQLITE_OK);
@@ -742,12 +743,13 @@ static void test_schema4_upgraded(void **state)
 		assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL),
 				 SQLITE_OK);
 		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-		assert_int_equal(sqlite3_column_int(st, 0), 7);
+		assert_int_equal(sqlite3_column_int(st, 0), 8);
 		sqlite3_finalize(st);
 	}
 	sqlite3_close(db);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM arms WHERE build IS NULL AND"
 				  " failed IS NULL"), 2);
+	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM calibrations"), 0);
 }
 
 /* No API answers but the directory is held (a daemon starting, a harness run): nothing written. */

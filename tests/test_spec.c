@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "analysis/calibrate.h"
 #include "spec/conf.h"
 #include "base/err.h"
 #include "base/proc.h"
@@ -1055,6 +1056,64 @@ static void test_preset_expand_arrays(void **state)
 	       "workloads[1].name", "'g/0.8' is used by another workload", NULL);
 }
 
+/* "cells" keeps the named expanded cells; a name of none is refused. */
+static void test_cells_kept(void **state)
+{
+	struct matrix *m;
+
+	(void)state;
+	m = load_wl("{'name':'t','reps':1,'arms':[{'name':'a','kernel':'6.12'}],"
+		    "'cells':['g/1.1','after'],'workloads':["
+		    "{'name':'g','preset':'zipf','params':{'theta':[0.8,1.1]}},"
+		    "{'name':'after','preset':'zipf'}]}");
+	assert_int_equal(m->n_cells, 2);
+	assert_string_equal(m->cells[0].name, "g/1.1");
+	assert_true(m->cells[0].job.streams[0].theta == 1.1);
+	assert_non_null(m->cells[0].table);
+	assert_string_equal(m->cells[1].name, "after");
+	assert_int_equal(spec_run_count(m), 2);
+	done(m);
+	refuse(jq("{'name':'t','reps':1,'arms':[{'name':'a','kernel':'6.12'}],'cells':['g/0.9'],"
+		  "'workloads':[{'name':'g','preset':'zipf','params':{'theta':[0.8,1.1]}}]}"),
+	       "cells[0]: expected the name of a cell the workloads expand to, such as 'g/0.8'",
+	       NULL);
+	refuse(jq("{'name':'t','reps':1,'arms':[{'name':'a','kernel':'6.12'}],'cells':[],"
+		  "'workloads':[{'name':'g','preset':'zipf'}]}"), "cells: expected an array", NULL);
+	refuse(jq("{'name':'t','reps':1,'arms':[{'name':'a','kernel':'6.12'}],'cells':'g',"
+		  "'workloads':[{'name':'g','preset':'zipf'}]}"), "cells: expected an array", NULL);
+}
+
+/*
+ * harness calibrate's A/A matrix: two copies of the chosen (expanded) arm,
+ * named to end in -aa, 2 x blocks reps, the chosen cells; it parses.
+ */
+static void test_calibrate_spec(void **state)
+{
+	static const char *const cells[] = { "g/1.1" };
+	const char *text = jq("{'name':'t','reps':2,'arms':[{'name':'a','kernel':'6.12',"
+			      "'lru_gen':['y','n']}],'workloads':["
+			      "{'name':'g','preset':'zipf','params':{'theta':[0.8,1.1]}}]}");
+	struct matrix *m = new_matrix();
+	char *aa = NULL;
+
+	(void)state;
+	assert_int_equal(calibrate_spec(text, "t.json", "a-n", cells, 1, 6, &aa, err), 0);
+	if (load_at(m, mpath, aa) < 0)
+		fail_msg("the A/A matrix is refused: %s\n%s", err, aa);
+	assert_string_equal(m->name, "t-aa");
+	assert_int_equal(m->n_arms, 2);
+	assert_string_equal(m->arms[0].name, "a-n-1-aa");
+	assert_string_equal(m->arms[1].name, "a-n-2-aa");
+	assert_string_equal(m->arms[1].lru_gen, "n");
+	assert_int_equal(m->reps, 12);
+	assert_int_equal(m->n_cells, 1);
+	assert_string_equal(m->cells[0].name, "g/1.1");
+	free(aa);
+	done(m);
+	assert_int_equal(calibrate_spec(text, "t.json", "b", cells, 1, 6, &aa, err), -1);
+	assert_non_null(strstr(err, "t.json: --arm b: expected the name of one of its arms"));
+}
+
 /* An arm's lru_gen or cmdline array stands for one arm per value. */
 static void test_arm_arrays(void **state)
 {
@@ -1899,6 +1958,8 @@ int main(void)
 		cmocka_unit_test(test_conf_bad),
 		cmocka_unit_test(test_results_private),
 		cmocka_unit_test(test_conf_token),
+		cmocka_unit_test(test_cells_kept),
+		cmocka_unit_test(test_calibrate_spec),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "analysis/compare.h"
+#include "analysis/verdict.h"
 #include "analysis/confseq.h"
 #include "base/err.h"
 #include "analysis/stats.h"
@@ -502,6 +503,44 @@ static void test_peeking_aa(void **state)
 	assert_int_equal(same, 0);     /* SAME needs the interval inside a floor of 0 */
 }
 
+/*
+ * Planning: the blocks verdict_blocks_for says a 5 % effect needs at a 10 %
+ * per-block spread detect it in about VERDICT_POWER of simulated matrices
+ * (the real decision code, sample sds and all), and half as many do not.
+ */
+static void test_power_plan(void **state)
+{
+	static struct sim_seq q;
+	struct sim_noise_model nm = { SIM_NORMAL, 0.10 };
+	uint64_t master = 20261202;
+	unsigned i, at_n = 0, at_half = 0, n;
+	struct verdict v;
+	size_t k;
+
+	(void)state;
+	assert_true(isinf(verdict_detectable(0.1, 0.02, 3)));
+	for (k = 4; k < 200; k++)
+		assert_true(verdict_detectable(0.1, 0.02, k + 1) < verdict_detectable(0.1, 0.02, k));
+	assert_true(verdict_detectable(0.001, 0.02, 40) > 0.02);   /* never under the floor */
+	assert_int_equal(verdict_blocks_for(0.1, 0.05, 0.05), 0);  /* the floor is the effect */
+	assert_int_equal(verdict_blocks_for(0.001, 0.02, 0.05), 4);
+	n = verdict_blocks_for(0.10, 0.02, 0.05);
+	assert_true(n > 4 && n < SIM_MAX_BLOCKS);
+	assert_true(verdict_detectable(0.10, 0.02, n) <= 0.05);
+	assert_true(verdict_detectable(0.10, 0.02, n - 1) > 0.05);
+	for (i = 0; i < 1000; i++) {
+		sim_seq_fill(&q, &master, &nm, 0.05, n);
+		assert_int_equal(sim_verdict(&q, n, 0.02, &v), 0);
+		at_n += v.kind == VERDICT_DIFFERENT;
+		assert_int_equal(sim_verdict(&q, n / 2, 0.02, &v), 0);
+		at_half += v.kind == VERDICT_DIFFERENT;
+	}
+	printf("5 %% effect, 10 %% CV per run: %u blocks planned; DIFFERENT in %u of 1000 at"
+	       " them, %u at %u\n", n, at_n, at_half, n / 2);
+	assert_true(at_n >= 700 && at_n <= 950);
+	assert_true(at_half < 600);
+}
+
 static void test_drift(void **state)
 {
 	double d[12];
@@ -541,6 +580,7 @@ int main(void)
 		cmocka_unit_test(test_family_adjusted),
 		cmocka_unit_test(test_peeking_aa),
 		cmocka_unit_test(test_drift),
+		cmocka_unit_test(test_power_plan),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -7,6 +7,7 @@
 #include "base/err.h"
 #include "base/proc.h"
 #include "analysis/stats.h"
+#include "store/store_calib.h"
 #include "store/store_compare.h"
 #include "store/store_ops.h"
 
@@ -26,12 +27,15 @@ struct side {
 	size_t n;
 	int aa[2];             /* A/A calibration arms, -1 for none */
 	const char *aa_rule;
+	struct calibration *cal;   /* stored calibrations of its cells on its host */
+	size_t n_cal;
 };
 
 static void side_free(struct side *sd)
 {
 	if (!sd)
 		return;
+	free(sd->cal);
 	free(sd->v);
 	free(sd);
 }
@@ -96,7 +100,8 @@ static struct side *side_load_id(struct store *s, int64_t mid, char *err)
 	sd->aa[0] = sd->aa[1] = -1;
 	if (store_matrix_info(s, sd->mid, &sd->mi, err) < 0 ||
 	    store_summaries(s, sd->mid, &sd->v, &sd->n, err) < 0 ||
-	    store_op_rates(s, sd->mid, sd->v, sd->n, err) < 0) {
+	    store_op_rates(s, sd->mid, sd->v, sd->n, err) < 0 ||
+	    store_calibrations(s, sd->mid, NULL, &sd->cal, &sd->n_cal, err) < 0) {
 		side_free(sd);
 		return NULL;
 	}
@@ -196,16 +201,11 @@ static size_t both_arms(const struct side *b, unsigned cb, unsigned ab, const st
 	return k + add_obs(sc->obs + k, nw, cn, an, 1, m);
 }
 
-/*
- * The A/A floor of a cell and metric: the larger end of the 95 % t interval
- * of the A/A arms' mean paired delta, |mean| + t(0.975, n - 1) s / sqrt(n);
- * NAN if there are none, or fewer blocks than a verdict needs.
- */
+/* The A/A floor of a cell and metric (verdict_aa_floor); NAN without A/A arms. */
 static int aa_floor(const struct side *sd, const char *cell, const struct metric *m,
 		    struct scratch *sc, double *ret, char *err)
 {
 	int c = cell_index(sd, cell);
-	double t;
 	size_t k;
 	long n;
 
@@ -217,12 +217,21 @@ static int aa_floor(const struct side *sd, const char *cell, const struct metric
 	n = stats_block_deltas(sc->obs, k, m->harmonic, sc->d, sc->blocks, sc->cap);
 	if (n < 0)
 		return errorf(err, "out of memory");
-	if (n < COMPARE_MIN_BLOCKS)
-		return 0;
-	t = stats_t_quantile(1 - COMPARE_ALPHA / 2, (double)(n - 1));
-	*ret = fabs(stats_mean(sc->d, (size_t)n)) +
-	       t * stats_sd(sc->d, (size_t)n) / sqrt((double)n);
+	*ret = verdict_aa_floor(stats_mean(sc->d, (size_t)n), stats_sd(sc->d, (size_t)n),
+				(size_t)n);
 	return 0;
+}
+
+/* The floor a stored calibration of the cell and metric gives; NAN if none. */
+static double cal_floor(const struct side *sd, const char *cell, const struct metric *m)
+{
+	int c = cell_index(sd, cell);
+	size_t i;
+
+	for (i = 0; c >= 0 && i < sd->n_cal; i++)
+		if (sd->cal[i].cell == (unsigned)c && !strcmp(sd->cal[i].metric, m->name))
+			return verdict_aa_floor(sd->cal[i].mean, sd->cal[i].sd, sd->cal[i].blocks);
+	return NAN;
 }
 
 /* ---- the comparison ---- */
@@ -291,7 +300,11 @@ static int compare_one(const struct side *b, const struct side *nw, unsigned cb,
 		if (nw == b)
 			fn = NAN;
 		floor = fmax(fb, fn);      /* fmax ignores a NAN */
-		r.aa = !isnan(floor);
+		r.aa = isnan(floor) ? FLOOR_CONFIGURED : FLOOR_AA;
+		if (!r.aa) {
+			floor = fmax(cal_floor(b, r.cell, m), nw != b ? cal_floor(nw, r.cell, m) : NAN);
+			r.aa = isnan(floor) ? FLOOR_CONFIGURED : FLOOR_CALIBRATED;
+		}
 		if (!r.aa || o->floor_set)
 			floor = r.aa ? fmax(floor, o->floor) : o->floor;
 		k = both_arms(b, cb, ab, nw, cn, an, m, sc);
@@ -411,13 +424,27 @@ static void print_interval(FILE *f, const struct verdict *v)
 			100 * v->hi);
 }
 
+static const char *const floor_marks[] = { " ", "*", "c" };
+static const char *const floor_names[] = { "configured", "aa", "calibration" };
+
 static void print_floor(FILE *f, const struct side *sd)
 {
-	if (sd->aa[0] >= 0)
+	size_t i;
+
+	if (sd->aa[0] >= 0) {
 		fprintf(f, "noise floor in '%s': A/A arms '%s' and '%s' (%s), per cell and metric:"
 			" the larger end of their %.0f %% t interval\n", sd->mi.name,
 			sd->mi.arm_names[sd->aa[0]], sd->mi.arm_names[sd->aa[1]], sd->aa_rule,
 			100 * (1 - COMPARE_ALPHA));
+		return;
+	}
+	for (i = 0; i < sd->n_cal; i++)
+		if (!i || sd->cal[i].matrix_id != sd->cal[i - 1].matrix_id)
+			fprintf(f, "noise floor in '%s': calibrated on %s at %s (A/A matrix %lld,"
+				" %u blocks), the larger end of its %.0f %% t interval\n",
+				sd->mi.name, sd->cal[i].host, sd->cal[i].at,
+				(long long)sd->cal[i].matrix_id, sd->cal[i].blocks,
+				100 * (1 - COMPARE_ALPHA));
 }
 
 static void print_head(FILE *f, const struct comparison *x)
@@ -465,7 +492,7 @@ static void print_text(FILE *f, const struct comparison *x, const struct compare
 		fprintf(f, "%-24.24s %-9s %3zu", row_label(r, x->ab < 0, label, sizeof(label)),
 			r->m->name, v->blocks);
 		print_interval(f, v);
-		fprintf(f, " %4.1f%%%s", 100 * v->floor, r->aa ? "*" : " ");
+		fprintf(f, " %4.1f%%%s", 100 * v->floor, floor_marks[r->aa]);
 		print_p(f, v->p);
 		print_p(f, v->q);
 		fputs("  ", f);
@@ -476,7 +503,8 @@ static void print_text(FILE *f, const struct comparison *x, const struct compare
 			res->worse == 1 ? "" : "s");
 	else
 		fprintf(f, "%zu verdicts: %u DIFFERENT (%u worse), %u SAME, %u UNKNOWN, %u NOT"
-			" MEASURED; %u DIFFERENT before the adjustment; * floor from A/A arms\n",
+			" MEASURED; %u DIFFERENT before the adjustment; * floor from A/A arms,"
+			" c from a calibration\n",
 			res->n, res->counts[VERDICT_DIFFERENT], res->worse, res->counts[VERDICT_SAME],
 			res->counts[VERDICT_UNKNOWN], res->counts[VERDICT_UNMEASURED], res->raw);
 }
@@ -512,7 +540,7 @@ static json_t *row_json(const struct compare_row *r)
 			      "verdict", verdict_name(v->kind), "blocks", (json_int_t)v->blocks,
 			      "delta_pct", num(100 * v->delta), "interval_pct", num(100 * v->lo),
 			      num(100 * v->hi), "floor_pct", num(100 * v->floor),
-			      "floor_from", r->aa ? "aa" : "configured", "p", num(v->p),
+			      "floor_from", floor_names[r->aa], "p", num(v->p),
 			      "q", num(v->q), "different_unadjusted", v->different_raw,
 			      "worse", v->kind == VERDICT_DIFFERENT && v->worse);
 

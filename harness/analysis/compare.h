@@ -33,7 +33,10 @@ struct compare_row {
 	char cell[CELL_NAME_MAX];
 	char arm[64];           /* two matrices: the new matrix's arm */
 	const struct metric *m;
-	int aa;                 /* floor from A/A arms */
+	int aa;                 /* where the floor came from: */
+#define FLOOR_CONFIGURED 0      /* --floor, or COMPARE_FLOOR */
+#define FLOOR_AA         1      /* the matrix's A/A arms */
+#define FLOOR_CALIBRATED 2      /* a stored calibration of the cell (harness calibrate) */
 	struct verdict v;
 };
 

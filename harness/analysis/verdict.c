@@ -177,3 +177,38 @@ int verdict_adjust(struct verdict *const *v, size_t n)
 		}
 	return 0;
 }
+
+double verdict_detectable(double sd, double floor, size_t n)
+{
+	double r = confseq_radius(n, COMPARE_ALPHA), se;
+
+	if (n < COMPARE_MIN_BLOCKS || isinf(r) || !isfinite(sd) || sd < 0)
+		return INFINITY;
+	se = sd / sqrt((double)n);
+	return fmax(floor, r * se) + VERDICT_POWER_Z * se;
+}
+
+unsigned verdict_blocks_for(double sd, double floor, double effect)
+{
+	size_t lo = COMPARE_MIN_BLOCKS, hi = STATS_MORE_MAX, mid;
+
+	/* past the minimum, both terms fall with n: bisect */
+	if (!(effect > floor) || verdict_detectable(sd, floor, hi) > effect)
+		return 0;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (verdict_detectable(sd, floor, mid) <= effect)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return (unsigned)lo;
+}
+
+double verdict_aa_floor(double mean, double sd, size_t n)
+{
+	if (n < COMPARE_MIN_BLOCKS || isnan(mean) || isnan(sd))
+		return NAN;
+	return fabs(mean) + stats_t_quantile(1 - COMPARE_ALPHA / 2, (double)(n - 1)) * sd /
+	       sqrt((double)n);
+}

@@ -71,6 +71,36 @@ int verdict_of_runs(const struct stats_obs *o, size_t n_obs, int harmonic, doubl
  */
 int verdict_adjust(struct verdict *const *v, size_t n);
 
+/*
+ * The noise floor A/A blocks give (A/A arms in the matrix, or a stored
+ * calibration): the far end of the 95 % t interval of their mean paired
+ * delta, |mean| + t(0.975, n - 1) sd / sqrt(n); NAN below COMPARE_MIN_BLOCKS.
+ */
+double verdict_aa_floor(double mean, double sd, size_t n);
+
+/*
+ * Power, for planning (check, submit, the report's noise line): with paired
+ * deltas of standard deviation sd and a noise floor, the verdict at n blocks
+ * calls an effect DIFFERENT when the mean clears both the floor and the
+ * confidence sequence's half-width r_n sd / sqrt(n); a true effect e does so
+ * with probability about Phi((e - max(floor, r_n sd / sqrt(n))) sqrt(n) / sd).
+ * Looking after every block only adds chances, so this is a lower bound for
+ * a matrix extended until decided.
+ */
+#define VERDICT_POWER   0.80
+#define VERDICT_POWER_Z 0.8416   /* Phi^-1(VERDICT_POWER) */
+
+/* The least effect (relative, > 0) n blocks detect with VERDICT_POWER; INFINITY below
+ * COMPARE_MIN_BLOCKS or without a finite sd. */
+double verdict_detectable(double sd, double floor, size_t n);
+
+/*
+ * The fewest blocks (>= COMPARE_MIN_BLOCKS) that detect effect with
+ * VERDICT_POWER; 0 if no number up to STATS_MORE_MAX does (the floor is at or
+ * above the effect, or the spread is too wide).
+ */
+unsigned verdict_blocks_for(double sd, double floor, double effect);
+
 /* "UNKNOWN", "SAME", "DIFFERENT" or "NOT MEASURED". */
 const char *verdict_name(enum verdict_kind k);
 

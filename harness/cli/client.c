@@ -296,6 +296,17 @@ static int wait_resolved(const struct conf *c, const char *file, json_int_t id, 
 	return rc;
 }
 
+/* Each string of res's array key on a line of its own, after prefix. */
+static void print_lines(json_t *res, const char *key, const char *prefix)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(json_object_get(res, key), i, v)
+		if (json_is_string(v))
+			escape_line(stdout, "%s%s", prefix, json_string_value(v));
+}
+
 /* submit [--wait] FILE */
 static int cmd_submit(const struct conf *c, char **argv, int json, char *err)
 {
@@ -330,6 +341,8 @@ static int cmd_submit(const struct conf *c, char **argv, int json, char *err)
 	       gets_or(res, "name", "?"), (long long)geti(res, "runs"),
 	       json_is_true(json_object_get(res, "appended")) ? "appended" : "queued",
 	       strcmp(resolve, "resolving") ? "" : "; the daemon resolves its kernels first");
+	print_lines(res, "noise", "");
+	print_lines(res, "warnings", "warning: ");
 	rc = 0;
 	if (wait && !strcmp(resolve, "resolving"))
 		rc = wait_resolved(c, file, geti(res, "matrix"), err);

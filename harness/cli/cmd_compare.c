@@ -25,7 +25,7 @@ static const char compare_usage[] =
 	"  --floor    noise floor in % without A/A arms (default 2), and the least with them\n"
 	"exit: 0 no regression, 1 some cell and metric DIFFERENT and worse, 2 error\n";
 
-static int parse_pct(const char *s, double *ret)
+int cli_percent(const char *s, double *ret)
 {
 	char *end;
 	double v = strtod(s, &end);
@@ -57,7 +57,7 @@ int cmd_compare(const struct conf *c, int argc, char **argv, int json)
 		switch (opt) {
 		case 'f':
 			o.floor_set = 1;
-			if (parse_pct(optarg, &o.floor) < 0) {
+			if (cli_percent(optarg, &o.floor) < 0) {
 				escape_line(stderr, "harness: compare: --floor '%s': a percentage from 0 to 100",
 					optarg);
 				return 2;

@@ -61,14 +61,10 @@ static int parse_metric(const char *s, struct table_opts *o)
 
 static int parse_floor(const char *s, double *ret)
 {
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || *end || !(v >= 0) || v > 100) {
+	if (cli_percent(s, ret) < 0) {
 		escape_line(stderr, "harness: table: --floor '%s': a percentage from 0 to 100", s);
 		return -1;
 	}
-	*ret = v / 100;
 	return 0;
 }
 

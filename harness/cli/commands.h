@@ -6,6 +6,8 @@
 #include "analysis/metric.h"
 #include "spec/conf.h"
 
+#include <stdint.h>
+
 /*
  * Each takes the command's argv (argv[0] is its name) and returns the exit
  * code. compare: 0, 1 (a regression) or 2 (errors); the others 0 or 1, with
@@ -15,6 +17,9 @@ int cmd_table(const struct conf *c, int argc, char **argv, int json);
 int cmd_compare(const struct conf *c, int argc, char **argv, int json);
 int cmd_plot(const struct conf *c, int argc, char **argv);
 int cmd_report(const struct conf *c, int argc, char **argv);
+int cmd_check(const struct conf *c, int argc, char **argv);
+int cmd_run(const struct conf *c, const char *file);
+int cmd_calibrate(const struct conf *c, int argc, char **argv);
 /* through harnessd when one answers on its socket, else into the database */
 int cmd_extend(const struct conf *c, int argc, char **argv, int json);
 
@@ -25,5 +30,25 @@ int cmd_extend(const struct conf *c, int argc, char **argv, int json);
  */
 int plot_args(int argc, char **argv, const char *cmd, const char *usage, const char **out,
 	      const struct metric **ms, unsigned max, unsigned *n, int *rc);
+
+/*
+ * harness run of a matrix: file's matrix parsed into m (parsed: m is already,
+ * file only names it), or the stored matrix called file; queued, run, its
+ * table printed; m released. *ret_mid (may be NULL) the matrix's id when it
+ * ran. Returns 0, 2 if runs failed, 1 with the message printed.
+ */
+/* "5" or "2.5" (0 to 100) as a fraction into *ret; -1 if it is not one. */
+int cli_percent(const char *s, double *ret);
+
+/*
+ * What this host's calibrations (harness calibrate) say of m's blocks for an
+ * effect: lines on stdout, "warning: " before each warning. Nothing if the
+ * results directory has no database yet. Returns 0, or -1 with err.
+ */
+struct matrix;
+int cli_noise_advice(const struct conf *c, const struct matrix *m, double effect, char *err);
+
+int cli_run(const struct conf *c, const char *file, struct matrix *m, int parsed,
+	    int64_t *ret_mid);
 
 #endif

@@ -1,6 +1,7 @@
 /* queue.c -- the daemon's queue behind the API: matrices validated and queued
  * (or appended to), listed with progress and ETA, controlled, followed. */
 #include "daemon/queue.h"
+#include "analysis/calibrate.h"
 #include "base/err.h"
 #include "base/proc.h"
 #include "spec/spec.h"
@@ -39,6 +40,30 @@ static int resolve_again(struct store *s, int64_t mid, char resolve[16], char *e
 	return store_matrix_resolve(s, mid, resolve, err);
 }
 
+/* calibrate_advice's lines: "noise" and "warnings", arrays of strings. */
+static void noise_line(void *arg, int warning, const char *line)
+{
+	json_t *res = arg;
+
+	json_array_append_new(json_object_get(res, warning ? "warnings" : "noise"),
+			      json_string(line));
+}
+
+/*
+ * What this host's calibrations say of the matrix's blocks (an effect of
+ * CALIBRATE_EFFECT), into res; the matrix is queued whatever they say.
+ */
+static int add_noise(struct store *s, const struct matrix *m, json_t *res, char *err)
+{
+	char host[256] = "";
+
+	gethostname(host, sizeof(host) - 1);
+	if (json_object_set_new(res, "noise", json_array()) < 0 ||
+	    json_object_set_new(res, "warnings", json_array()) < 0)
+		return errorf(err, "out of memory");
+	return calibrate_advice(s, m, host, CALIBRATE_EFFECT, noise_line, res, err);
+}
+
 int queue_submit(struct store *s, const struct conf *c, const char *text, const char *base_dir,
 		 json_t **ret, char *err)
 {
@@ -60,7 +85,10 @@ int queue_submit(struct store *s, const struct conf *c, const char *text, const 
 		goto out;
 	*ret = json_pack("{s:I, s:s, s:I, s:b, s:s}", "matrix", (json_int_t)mid, "name", m->name,
 			 "runs", (json_int_t)n, "appended", appended, "resolve", resolve);
-	rc = *ret ? 0 : errorf(err, "out of memory");
+	if (!*ret)
+		rc = errorf(err, "out of memory");
+	else
+		rc = add_noise(s, m, *ret, err);
 out:
 	spec_release(m);
 	return rc;

@@ -5,6 +5,7 @@
 #include "analysis/metric.h"
 #include "store/store_report.h"
 #include "store/store_table.h"
+#include "output/noise.h"
 #include "output/table.h"
 
 #include <math.h>
@@ -631,5 +632,7 @@ int report_table(FILE *f, struct store *s, int64_t matrix_id, char *err)
 	fprintf(f, "\nruns: %u done, %u failed, %u unsupported, %u total; Delta against %s;"
 		" means over done runs\n", mi.runs_done, mi.runs_failed, mi.runs_unsupported,
 		mi.runs_total, mi.arm_names[0]);
+	if (noise_section(f, s, matrix_id, &mi, v, n, err) < 0)
+		return -1;
 	return report_builds(f, s, matrix_id, NULL, err);
 }

@@ -39,6 +39,7 @@ static const struct jkey matrix_keys[] = {
 	{ "arch", J_ANY, 0, 0, 0, 0, 0 },          /* parse_archs */
 	{ "arms", J_ANY, 1, 0, 0, 0, 0 },
 	{ "workloads", J_ANY, 1, 0, 0, 0, 0 },
+	{ "cells", J_ANY, 0, 0, 0, 0, 0 },         /* keep_cells */
 	{ NULL, 0, 0, 0, 0, 0, 0 },
 };
 
@@ -635,11 +636,7 @@ static void expanded_name(char *name, size_t size, const char *base, const char 
 	name[o < size ? o : size - 1] = '\0';
 }
 
-/*
- * An arm whose lru_gen, cmdline, patches, base, config or source is an array
- * stands for one arm per value (cartesian), named by expanded_name().
- */
-static json_t *expand_arms(json_t *arms)
+json_t *spec_expand_arms(json_t *arms)
 {
 	static const char *const keys[] = { "lru_gen", "cmdline", "patches", "base", "config",
 					    "source" };
@@ -675,6 +672,46 @@ static json_t *expand_arms(json_t *arms)
 }
 
 /*
+ * "cells": the names of the expanded cells to keep (harness calibrate writes
+ * it; a user may too, to run a few cells of a large grid); every name must
+ * be one of them.
+ */
+static int keep_cells(struct matrix *m, json_t *root, char *err)
+{
+	json_t *names = json_object_get(root, "cells"), *x;
+	unsigned i, kept = 0;
+	size_t k;
+
+	if (!names)
+		return 0;
+	if (!json_is_array(names) || !json_array_size(names) ||
+	    json_array_size(names) > SPEC_MAX_CELLS)
+		return errorf(err, "cells: expected an array of 1 to %d cell names", SPEC_MAX_CELLS);
+	json_array_foreach(names, k, x) {
+		for (i = 0; i < m->n_cells; i++)
+			if (json_is_string(x) && !strcmp(json_string_value(x), m->cells[i].name))
+				break;
+		if (i == m->n_cells)
+			return errorf(err, "cells[%zu]: expected the name of a cell the workloads"
+				      " expand to, such as '%s'", k, m->cells[0].name);
+	}
+	for (i = 0; i < m->n_cells; i++) {
+		json_array_foreach(names, k, x)
+			if (!strcmp(json_string_value(x), m->cells[i].name))
+				break;
+		if (k == json_array_size(names)) {
+			free(m->cells[i].table);
+			continue;
+		}
+		if (kept != i)
+			m->cells[kept] = m->cells[i];
+		kept++;
+	}
+	m->n_cells = kept;
+	return 0;
+}
+
+/*
  * The matrix's identity: its spec without "reps", so more reps append to it.
  * Arm tags stay in: a tag is part of what the user declared, and it is stored
  * with the arm when the matrix is first queued; a retagged spec appending to
@@ -707,7 +744,7 @@ static int parse_root(struct matrix *m, json_t *root, const struct conf *conf, c
 	if (parse_array(root, "arms", SPEC_MAX_ARMS, err) < 0 ||
 	    parse_array(root, "workloads", SPEC_MAX_CELLS, err) < 0)
 		return -1;
-	arms = expand_arms(json_object_get(root, "arms"));
+	arms = spec_expand_arms(json_object_get(root, "arms"));
 	if (!arms)
 		return errorf(err, "out of memory");
 	if (json_array_size(arms) > SPEC_MAX_ARMS) {
@@ -729,6 +766,8 @@ static int parse_root(struct matrix *m, json_t *root, const struct conf *conf, c
 		json_array_foreach(json_object_get(root, "workloads"), i, v)
 			if (parse_cells(m, v, (unsigned)i, a, conf, err) < 0)
 				return -1;
+	if (keep_cells(m, root, err) < 0)
+		return -1;
 	m->canonical = json_dumps(root, JSON_COMPACT | JSON_SORT_KEYS);
 	if (!m->canonical)
 		return errorf(err, "out of memory");

@@ -172,6 +172,15 @@ static inline const struct kernel_files *spec_files(const struct arm *a, const s
 	return &a->files[c->arch_idx];
 }
 
+/*
+ * A matrix's "arms" array with each arm whose lru_gen, cmdline, patches,
+ * base, config or source is an array made one arm per value (cartesian),
+ * named after the value: the arms spec_parse sees. A new reference, NULL
+ * out of memory.
+ */
+struct json_t;
+struct json_t *spec_expand_arms(struct json_t *arms);
+
 /* Index of arch in m->archs, or -1 if the matrix does not run on it. */
 int spec_arch_index(const struct matrix *m, const char *arch);
 

@@ -5,6 +5,7 @@
 #include "base/err.h"
 #include "base/proc.h"
 #include "store/store_db.h"
+#include "store/store_calib.h"
 
 #include <math.h>
 #include <string.h>
@@ -41,6 +42,19 @@ static const char op_columns[] = PROTO_OP_FIELDS(X);
  * its build failed, why; its runs are then failed with that reason.
  */
 #define ARM_BUILD_COLUMNS " build TEXT, failed TEXT"
+/*
+ * Schema 8: A/A calibrations (store_calib.h), one row per cell, metric and
+ * calibration, keyed by what makes the noise: the job, the guest's size,
+ * the architecture and the host.
+ */
+#define CALIBRATIONS_TABLE \
+	"CREATE TABLE IF NOT EXISTS calibrations (" \
+	" id INTEGER PRIMARY KEY, host TEXT NOT NULL, job TEXT NOT NULL," \
+	" memory_mib INTEGER NOT NULL, vcpus INTEGER NOT NULL, arch TEXT NOT NULL," \
+	" metric TEXT NOT NULL, matrix_id INTEGER NOT NULL REFERENCES matrices(id)," \
+	" cell TEXT NOT NULL, blocks INTEGER NOT NULL, mean REAL, sd REAL, cv REAL," \
+	" created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')));" \
+	"CREATE INDEX IF NOT EXISTS calibrations_key ON calibrations (host, arch, metric);"
 #define LIVE_SPEC_INDEX \
 	"CREATE UNIQUE INDEX IF NOT EXISTS matrices_live_spec ON matrices (spec_hash)" \
 	" WHERE state != 'cancelled' AND dup_of IS NULL;"
@@ -129,7 +143,8 @@ static const char schema[] =
 	" pass INTEGER NOT NULL, value INTEGER NOT NULL, PRIMARY KEY (run_id, idx)) WITHOUT ROWID;"
 	"CREATE TABLE IF NOT EXISTS event_files ("
 	" run_id INTEGER NOT NULL, idx INTEGER NOT NULL, file INTEGER NOT NULL,"
-	" resident_pages INTEGER NOT NULL, PRIMARY KEY (run_id, idx, file)) WITHOUT ROWID;";
+	" resident_pages INTEGER NOT NULL, PRIMARY KEY (run_id, idx, file)) WITHOUT ROWID;"
+	CALIBRATIONS_TABLE;
 
 /*
  * Per done run, written once in the transaction that marks it done
@@ -247,7 +262,7 @@ static int prepare_inserts(struct store *s, char *err)
 	return 0;
 }
 
-#define STORE_SCHEMA 7
+#define STORE_SCHEMA 8
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define STORE_SCHEMA_STR STR(STORE_SCHEMA)
@@ -272,6 +287,7 @@ static const struct { int64_t from; const char *sql; } upgrades[] = {
 	{ 6, "ALTER TABLE arms ADD COLUMN build TEXT;"
 	     "ALTER TABLE arms ADD COLUMN failed TEXT;"
 	     "PRAGMA user_version = 7;" },
+	{ 7, CALIBRATIONS_TABLE "PRAGMA user_version = 8;" },
 };
 
 struct upgrade_arg {
@@ -387,12 +403,10 @@ void store_close(struct store *s)
 static int add_cell(struct store *s, const struct cell *c, int64_t mid, unsigned idx,
 		    char *err)
 {
-	json_t *jj = proto_job_to_json(&c->job);
-	_cleanup_free_ char *job = jj ? json_dumps(jj, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	_cleanup_free_ char *job = store_job_text(&c->job);
 	int64_t cid;
 	unsigned i;
 
-	json_decref(jj);
 	if (!job)
 		return errorf(err, "cannot encode workload '%s'", c->name);
 	if (db_run(s, err, "INSERT INTO cells (matrix_id, idx, name, preset, params, job, report)"

@@ -1,0 +1,338 @@
+/* calibrate.c -- A/A calibration: the A/A matrix made from a user's matrix,
+ * the spread of its paired deltas stored per cell and metric, and the blocks
+ * that spread says a matrix needs for an effect. */
+#include "analysis/calibrate.h"
+#include "analysis/metric.h"
+#include "analysis/stats.h"
+#include "analysis/verdict.h"
+#include "base/err.h"
+#include "store/store_calib.h"
+#include "store/store_ops.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+/* ---- the A/A matrix ---- */
+
+static int has_aa_suffix(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n >= 3 && !strcmp(name + n - 3, "-aa");
+}
+
+/* A copy of the expanded arm called name (NULL: the first). */
+static json_t *pick_arm(json_t *root, const char *name)
+{
+	json_t *arms = spec_expand_arms(json_object_get(root, "arms")), *a, *ret = NULL;
+	size_t i;
+
+	json_array_foreach(arms, i, a)
+		if (!name || !strcmp(name, json_string_value(json_object_get(a, "name")) ?
+					   json_string_value(json_object_get(a, "name")) : "")) {
+			ret = json_deep_copy(a);
+			break;
+		}
+	json_decref(arms);
+	return ret;
+}
+
+static json_t *aa_arm(json_t *arm, unsigned k)
+{
+	const char *base = json_string_value(json_object_get(arm, "name"));
+	json_t *c = json_deep_copy(arm);
+	char name[SPEC_NAME_MAX];
+	int len = (int)strlen(base);
+
+	if (has_aa_suffix(base))      /* an A/A arm already: not "x-aa-1-aa" */
+		len -= 3;
+	snprintf(name, sizeof(name), "%.*s-%u-aa", len < SPEC_NAME_MAX - 6 ? len : SPEC_NAME_MAX - 6,
+		 base, k);
+	if (c && json_object_set_new(c, "name", json_string(name)) < 0) {
+		json_decref(c);
+		return NULL;
+	}
+	return c;
+}
+
+static int aa_root(json_t *root, json_t *arm, const char *label, const char *const *cells,
+		   size_t n_cells, unsigned blocks)
+{
+	json_t *arms = json_pack("[o,o]", aa_arm(arm, 1), aa_arm(arm, 2)), *names = json_array();
+	char name[SPEC_NAME_MAX], desc[PATH_MAX + 128];
+	size_t i;
+	int rc = 0;
+
+	snprintf(name, sizeof(name), "%.*s-aa", SPEC_NAME_MAX - 4,
+		 json_string_value(json_object_get(root, "name")));
+	snprintf(desc, sizeof(desc), "A/A calibration (harness calibrate) of arm '%s' of %s",
+		 json_string_value(json_object_get(arm, "name")), label);
+	for (i = 0; names && i < n_cells; i++)
+		rc |= json_array_append_new(names, json_string(cells[i]));
+	rc |= !arms || !names;
+	rc |= json_object_set_new(root, "name", json_string(name));
+	rc |= json_object_set_new(root, "description", json_string(desc));
+	rc |= json_object_set_new(root, "reps", json_integer(2 * (json_int_t)blocks));
+	rc |= json_object_set(root, "arms", arms);
+	if (n_cells)
+		rc |= json_object_set(root, "cells", names);
+	json_decref(arms);
+	json_decref(names);
+	return rc ? -1 : 0;
+}
+
+int calibrate_spec(const char *text, const char *label, const char *arm,
+		   const char *const *cells, size_t n_cells, unsigned blocks, char **ret, char *err)
+{
+	json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, NULL), *a = NULL;
+	int rc = -1;
+
+	*ret = NULL;
+	if (!root || !json_is_object(root) ||
+	    !json_is_string(json_object_get(root, "name"))) {
+		errorf(err, "%s: expected a matrix (parse it with harness check first)", label);
+		goto out;
+	}
+	if (!(a = pick_arm(root, arm))) {
+		errorf(err, "%s: --arm %s: expected the name of one of its arms, as tables print it",
+		       label, arm ? arm : "(first)");
+		goto out;
+	}
+	if (aa_root(root, a, label, cells, n_cells, blocks) < 0 ||
+	    !(*ret = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(15)))) {
+		errorf(err, "out of memory");
+		goto out;
+	}
+	rc = 0;
+out:
+	json_decref(a);
+	json_decref(root);
+	return rc;
+}
+
+/* ---- measuring and storing ---- */
+
+/* The spread of one cell and metric over arms a0 and a1. */
+struct spread {
+	size_t blocks;
+	double mean, sd, cv;
+};
+
+/* 0, or 1 if the metric has no value or is 0 in every run (nothing to calibrate). */
+static int spread_of(const struct run_summary *v, size_t n, unsigned cell, const int aa[2],
+		     const struct metric *m, struct stats_obs *o, double *x, double *d,
+		     struct spread *sp)
+{
+	size_t i, k = 0, zeros = 0;
+	long nd;
+
+	for (i = 0; i < n; i++) {
+		if (v[i].cell != cell || ((int)v[i].arm != aa[0] && (int)v[i].arm != aa[1]))
+			continue;
+		o[k].block = v[i].block;
+		o[k].arm = (int)v[i].arm == aa[1];
+		o[k].v = m->get(&v[i]);
+		if (isnan(o[k].v))
+			continue;
+		zeros += o[k].v == 0;
+		x[k] = o[k].v;
+		k++;
+	}
+	if (!k || zeros == k)
+		return 1;
+	nd = stats_block_deltas(o, k, m->harmonic, d, NULL, n);
+	sp->blocks = nd > 0 ? (size_t)nd : 0;
+	sp->mean = stats_mean(d, sp->blocks);
+	sp->sd = stats_sd(d, sp->blocks);
+	sp->cv = stats_sd(x, k) / stats_mean(x, k);
+	return 0;
+}
+
+static void pct(char *buf, size_t size, double x)
+{
+	if (isfinite(x))
+		snprintf(buf, size, "%.1f%%", 100 * x);
+	else
+		snprintf(buf, size, "-");
+}
+
+static void print_spread(FILE *out, const char *cell, const struct metric *m,
+			 const struct spread *sp)
+{
+	double floor = verdict_aa_floor(sp->mean, sp->sd, sp->blocks);
+	unsigned need = verdict_blocks_for(sp->sd, isnan(floor) ? COMPARE_FLOOR : floor,
+					   CALIBRATE_EFFECT);
+	char f[16], det[16], nd[16];
+
+	pct(f, sizeof(f), floor);
+	pct(det, sizeof(det), verdict_detectable(sp->sd, isnan(floor) ? COMPARE_FLOOR : floor,
+						 sp->blocks));
+	snprintf(nd, sizeof(nd), need ? "%u" : "none", need);
+	fprintf(out, "%-24s %-10s %6zu %+7.2f%% %6.2f%% %6.1f%% %7s %8s %8s\n", cell, m->name,
+		sp->blocks, 100 * sp->mean, 100 * sp->sd, 100 * sp->cv, f, det, nd);
+}
+
+struct aa_data {
+	struct matrix_info mi;
+	struct run_summary *v;
+	size_t n;
+	int aa[2];
+	struct stats_obs *o;
+	double *x, *d;
+};
+
+static int load_aa(struct store *s, int64_t mid, struct aa_data *a, char *err)
+{
+	unsigned i;
+
+	a->aa[0] = a->aa[1] = -1;
+	if (store_matrix_info(s, mid, &a->mi, err) < 0 ||
+	    store_summaries(s, mid, &a->v, &a->n, err) < 0 ||
+	    store_op_rates(s, mid, a->v, a->n, err) < 0)
+		return -1;
+	for (i = 0; i < a->mi.n_arms && a->aa[1] < 0; i++)
+		if (has_aa_suffix(a->mi.arm_names[i]))
+			a->aa[a->aa[0] >= 0] = (int)i;
+	if (a->aa[1] < 0)
+		return errorf(err, "matrix %lld '%s': expected two arms whose names end in -aa"
+			      " (harness calibrate makes them)", (long long)mid, a->mi.name);
+	a->o = calloc(a->n + 1, sizeof(*a->o));
+	a->x = calloc(a->n + 1, sizeof(*a->x));
+	a->d = calloc(a->n + 1, sizeof(*a->d));
+	return a->o && a->x && a->d ? 0 : errorf(err, "out of memory");
+}
+
+static void free_aa(struct aa_data *a)
+{
+	free(a->v);
+	free(a->o);
+	free(a->x);
+	free(a->d);
+}
+
+int calibrate_store(struct store *s, int64_t mid, FILE *out, char *err)
+{
+	struct aa_data *a = calloc(1, sizeof(*a));
+	const struct metric *m;
+	struct spread sp;
+	unsigned cell;
+	int stored = 0;
+
+	if (!a)
+		return errorf(err, "out of memory");
+	if (load_aa(s, mid, a, err) < 0)
+		goto fail;
+	fprintf(out, "\ncalibration of matrix %lld '%s', arms %s and %s; per block: delta and sd"
+		" of the paired deltas; CV of the runs; floor and detects (%.0f %% power) as"
+		" compare would use them; blocks for %.0f %%\n", (long long)mid, a->mi.name,
+		a->mi.arm_names[a->aa[0]], a->mi.arm_names[a->aa[1]], 100 * VERDICT_POWER,
+		100 * CALIBRATE_EFFECT);
+	fprintf(out, "%-24s %-10s %6s %8s %7s %7s %7s %8s %8s\n", "cell", "metric", "blocks",
+		"delta", "sd", "CV", "floor", "detects", "for 5%");
+	for (cell = 0; cell < a->mi.n_cells; cell++)
+		for (m = metrics; m < metrics + n_metrics; m++) {
+			if (!m->compared || spread_of(a->v, a->n, cell, a->aa, m, a->o, a->x, a->d,
+						      &sp))
+				continue;
+			if (store_calibration_add(s, mid, cell, m->name, (unsigned)sp.blocks, sp.mean,
+						  sp.sd, sp.cv, err) < 0)
+				goto fail;
+			print_spread(out, a->mi.cell_names[cell], m, &sp);
+			stored++;
+		}
+	free_aa(a);
+	free(a);
+	return stored;
+fail:
+	free_aa(a);
+	free(a);
+	return -1;
+}
+
+/* ---- what a matrix needs ---- */
+
+/* The floor compare would take from calibration k. */
+static double k_floor(const struct calibration *k)
+{
+	double f = verdict_aa_floor(k->mean, k->sd, k->blocks);
+
+	return isnan(f) ? COMPARE_FLOOR : f;
+}
+
+/* One cell's line and, if its blocks fall short, its warning. */
+static void advise_cell(const struct matrix *m, const struct calibration *k, size_t n,
+			double effect, calibrate_say_fn say, void *arg)
+{
+	unsigned have = (unsigned)(m->reps / 2), need, worst = 0;
+	const struct calibration *wk = NULL;
+	char line[PATH_MAX + 1024];
+	size_t i, o;
+
+	o = (size_t)snprintf(line, sizeof(line), "noise of %s on %s (calibrated %s, %u blocks):",
+			     m->cells[k->cell].name, k->host, k->at, k->blocks);
+	for (i = 0; i < n; i++) {
+		need = verdict_blocks_for(k[i].sd, k_floor(&k[i]), effect);
+		if (o < sizeof(line))
+			o += (size_t)snprintf(line + o, sizeof(line) - o, "%s %s sd %.1f%% ",
+					      i ? ";" : "", k[i].metric, 100 * k[i].sd);
+		if (o < sizeof(line))
+			o += (size_t)snprintf(line + o, sizeof(line) - o, need ? "needs %u" : "never",
+					      need);
+		if (!wk || !need || (worst && need > worst)) {
+			wk = &k[i];
+			worst = need;
+		}
+		if (!need)
+			break;
+	}
+	say(arg, 0, line);
+	if (!worst)
+		snprintf(line, sizeof(line), "%s: cell %s: no number of blocks detects %.0f %% in %s"
+			 " with %.0f %% power (A/A sd %.1f %%, floor %.1f %% from %u calibration"
+			 " blocks): calibrate with more blocks, or plan for a larger effect", m->path,
+			 m->cells[k->cell].name, 100 * effect, wk->metric, 100 * VERDICT_POWER,
+			 100 * wk->sd, 100 * k_floor(wk), wk->blocks);
+	else if (worst > have)
+		snprintf(line, sizeof(line), "%s: cell %s: reps %llu give %u ABBA blocks; %s needs %u"
+			 " to detect %.0f %% with %.0f %% power (A/A sd %.1f %% per block on %s):"
+			 " reps %u would", m->path, m->cells[k->cell].name,
+			 (unsigned long long)m->reps, have, wk->metric, worst, 100 * effect,
+			 100 * VERDICT_POWER, 100 * wk->sd, wk->host, 2 * worst);
+	else
+		return;
+	say(arg, 1, line);
+}
+
+int calibrate_advice(struct store *s, const struct matrix *m, const char *host, double effect,
+		     calibrate_say_fn say, void *arg, char *err)
+{
+	_cleanup_free_ struct calibration *k = NULL;
+	char none[1024];
+	size_t n, i, j, o = 0, missing = 0;
+	unsigned c;
+
+	if (store_calibrations_for(s, m, host, &k, &n, err) < 0)
+		return -1;
+	for (c = 0, i = 0; c < m->n_cells; c++) {
+		for (j = i; j < n && k[j].cell == c; j++)
+			;
+		if (j > i)
+			advise_cell(m, &k[i], j - i, effect, say, arg);
+		else if (o < sizeof(none))
+			o += (size_t)snprintf(none + o, sizeof(none) - o, "%s%s", missing++ ? ", " : "",
+					      m->cells[c].name);
+		i = j;
+	}
+	if (missing) {
+		char line[PATH_MAX + 2048];
+
+		snprintf(line, sizeof(line), "no calibration on %s for %zu of %u cells (%s): harness"
+			 " calibrate %s measures their noise", host, missing, m->n_cells, none, m->path);
+		say(arg, 0, line);
+	}
+	return 0;
+}

@@ -1,0 +1,49 @@
+/* calibrate.h -- the noise known before the night starts: an A/A matrix made
+ * from a user's matrix, the spread of its paired deltas stored per cell and
+ * metric, and what that spread says a matrix needs (blocks, for a given effect). */
+#ifndef CALIBRATE_H
+#define CALIBRATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "spec/spec.h"
+#include "store/store.h"
+
+#define CALIBRATE_BLOCKS 10      /* A/A blocks by default: the floor needs 4, and falls
+				  * as 1 / sqrt(blocks) (verdict_aa_floor) */
+#define CALIBRATE_EFFECT 0.05    /* the effect check and submit plan for by default */
+
+/*
+ * The A/A matrix of matrix file text (label names it in errors): named
+ * "NAME-aa", its two arms copies of the arm called arm (an expanded name as
+ * tables print it; NULL: the first), "ARM-1-aa" and "ARM-2-aa", with
+ * 2 x blocks reps, restricted to cells[0..n_cells) if n_cells > 0. *ret
+ * malloc'd JSON. Returns 0, or -1 with err.
+ */
+int calibrate_spec(const char *text, const char *label, const char *arm,
+		   const char *const *cells, size_t n_cells, unsigned blocks, char **ret, char *err);
+
+/*
+ * Measure and store the calibration of A/A matrix mid (its two arms whose
+ * names end in "-aa"): for every cell and compared metric it measured, the
+ * blocks, the mean and sd of the paired deltas and the runs' coefficient of
+ * variation. One line per cell and metric to out. Returns the rows stored,
+ * or -1 with err.
+ */
+int calibrate_store(struct store *s, int64_t mid, FILE *out, char *err);
+
+/*
+ * Advice for matrix m from the calibrations of its cells on host: per cell,
+ * the blocks each metric needs to detect effect with VERDICT_POWER
+ * (say(arg, 0, line)), and a warning (say(arg, 1, line)) for every cell whose
+ * reps give fewer blocks than its neediest metric asks, or that no number of
+ * blocks can serve. Cells without a calibration are named in one line.
+ * Returns 0, or -1 with err.
+ */
+typedef void (*calibrate_say_fn)(void *arg, int warning, const char *line);
+int calibrate_advice(struct store *s, const struct matrix *m, const char *host, double effect,
+		     calibrate_say_fn say, void *arg, char *err);
+
+#endif

@@ -1,0 +1,120 @@
+/* noise.c -- the noise section of a matrix's tables: per cell, the runs'
+ * coefficient of variation, the spread per block and the effect it detects. */
+#include "output/noise.h"
+#include "analysis/metric.h"
+#include "analysis/stats.h"
+#include "analysis/verdict.h"
+#include "base/err.h"
+#include "store/store_calib.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct scratch {
+	struct stats_obs *o;
+	double *x, *d;
+};
+
+/* The coefficient of variation of one arm's runs of a cell; NAN below 2 runs. */
+static double arm_cv(const struct run_summary *v, size_t n, unsigned cell, unsigned arm,
+		     const struct metric *m, double *x)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (v[i].cell == cell && v[i].arm == arm && !isnan(m->get(&v[i])))
+			x[k++] = m->get(&v[i]);
+	return k < 2 ? NAN : stats_sd(x, k) / stats_mean(x, k);
+}
+
+/* Paired deltas of arms 0 and 1 in a cell: how many, their sd into *sd. */
+static size_t pair_sd(const struct run_summary *v, size_t n, unsigned cell, const struct metric *m,
+		      struct scratch *sc, double *sd)
+{
+	size_t i, k = 0;
+	long nd;
+
+	for (i = 0; i < n; i++)
+		if (v[i].cell == cell && v[i].arm <= 1 && !isnan(m->get(&v[i]))) {
+			sc->o[k].block = v[i].block;
+			sc->o[k].arm = (int)v[i].arm;
+			sc->o[k++].v = m->get(&v[i]);
+		}
+	nd = stats_block_deltas(sc->o, k, m->harmonic, sc->d, NULL, n);
+	*sd = nd > 1 ? stats_sd(sc->d, (size_t)nd) : NAN;
+	return nd > 0 ? (size_t)nd : 0;
+}
+
+static const struct calibration *cal_of(const struct calibration *k, size_t nk, unsigned cell,
+					const struct metric *m)
+{
+	for (size_t i = 0; i < nk; i++)
+		if (k[i].cell == cell && !strcmp(k[i].metric, m->name))
+			return &k[i];
+	return NULL;
+}
+
+static void pct(FILE *f, int width, double x)
+{
+	if (isfinite(x))
+		fprintf(f, " %*.1f%%", width - 1, 100 * x);
+	else
+		fprintf(f, " %*s", width, "-");
+}
+
+static void cell_row(FILE *f, const struct matrix_info *mi, const struct run_summary *v, size_t n,
+		     unsigned cell, const struct calibration *k, struct scratch *sc)
+{
+	const struct metric *m = metric_find("ops/s");
+	double cv = NAN, c, sd, floor = COMPARE_FLOOR;
+	size_t blocks = mi->n_arms > 1 ? pair_sd(v, n, cell, m, sc, &sd) : 0;
+	unsigned arm;
+
+	if (mi->n_arms < 2)
+		sd = NAN;
+	for (arm = 0; arm < mi->n_arms; arm++)
+		if (!isnan(c = arm_cv(v, n, cell, arm, m, sc->x)) && !(c <= cv))
+			cv = c;
+	if (k) {
+		sd = k->sd;
+		if (!isnan(verdict_aa_floor(k->mean, k->sd, k->blocks)))
+			floor = verdict_aa_floor(k->mean, k->sd, k->blocks);
+	}
+	fprintf(f, "%-24.24s", mi->cell_names[cell]);
+	pct(f, 7, cv);
+	fprintf(f, " %6zu", blocks);
+	pct(f, 8, sd);
+	fprintf(f, "  %-12s", k ? "calibration" : mi->n_arms > 1 ? "arms 1-2" : "-");
+	pct(f, 6, floor);
+	pct(f, 8, verdict_detectable(sd, floor, blocks));
+	fputc('\n', f);
+}
+
+int noise_section(FILE *f, struct store *s, int64_t mid, const struct matrix_info *mi,
+		  const struct run_summary *v, size_t n, char *err)
+{
+	_cleanup_free_ struct calibration *k = NULL;
+	struct scratch sc = { calloc(n + 1, sizeof(*sc.o)), calloc(n + 1, sizeof(double)),
+			      calloc(n + 1, sizeof(double)) };
+	size_t nk = 0;
+	unsigned cell;
+	int rc = 0;
+
+	if (!sc.o || !sc.x || !sc.d || store_calibrations(s, mid, NULL, &k, &nk, err) < 0) {
+		rc = sc.o && sc.x && sc.d ? -1 : errorf(err, "out of memory");
+		goto out;
+	}
+	fprintf(f, "\nnoise of ops/s: CV, the largest of the arms' runs; sd, of the per-block paired"
+		" deltas; detects, the least effect its blocks find with %.0f %% power (4 blocks at"
+		" least)\n", 100 * VERDICT_POWER);
+	fprintf(f, "%-24s %7s %6s %8s  %-12s %6s %8s\n", "cell", "CV", "blocks", "sd", "sd from",
+		"floor", "detects");
+	for (cell = 0; cell < mi->n_cells; cell++)
+		cell_row(f, mi, v, n, cell, cal_of(k, nk, cell, metric_find("ops/s")), &sc);
+out:
+	free(sc.o);
+	free(sc.x);
+	free(sc.d);
+	return rc;
+}

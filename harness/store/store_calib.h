@@ -1,0 +1,50 @@
+/* store_calib.h -- the noise an A/A calibration measured on a host, per cell
+ * and metric: written by harness calibrate, read as compare's noise floor and
+ * by check's and submit's advice on how many blocks a matrix needs. */
+#ifndef STORE_CALIB_H
+#define STORE_CALIB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/store.h"
+
+/*
+ * A calibration belongs to the cell's job (as the guest gets it, JSON), the
+ * guest's memory and vCPUs, the cell's architecture and the host its runs
+ * ran on: any matrix with a cell of the same four finds it, whatever its name.
+ */
+struct calibration {
+	unsigned cell;              /* index of the cell in the matrix read */
+	char metric[24];
+	char host[256];
+	char at[32];                /* when it was stored, UTC */
+	int64_t matrix_id;          /* the A/A matrix it was measured in */
+	unsigned blocks;
+	double mean, sd;            /* of the per-block relative paired deltas */
+	double cv;                  /* of the runs' values, both arms */
+};
+
+/*
+ * Store one: cell idx of A/A matrix mid, metric, what its blocks gave. The
+ * host is the one most of mid's done runs ran on.
+ */
+int store_calibration_add(struct store *s, int64_t mid, unsigned cell, const char *metric,
+			  unsigned blocks, double mean, double sd, double cv, char *err);
+
+/*
+ * The newest calibration of each cell and metric of stored matrix mid, on
+ * host (NULL: the host most of mid's done runs ran on). *ret malloc'd, cell
+ * order; none is no error.
+ */
+int store_calibrations(struct store *s, int64_t mid, const char *host, struct calibration **ret,
+		       size_t *ret_n, char *err);
+
+/* The same for a matrix not stored (check, submit), on host. */
+int store_calibrations_for(struct store *s, const struct matrix *m, const char *host,
+			   struct calibration **ret, size_t *ret_n, char *err);
+
+/* The job of a cell as the store keeps it (cells.job): malloc'd JSON, NULL if out of memory. */
+char *store_job_text(const struct proto_job *job);
+
+#endif
