@@ -5,7 +5,6 @@
 #include "base/err.h"
 #include "base/proc.h"
 #include "store/store_db.h"
-#include "store/store_calib.h"
 
 #include <math.h>
 #include <string.h>
@@ -398,6 +397,15 @@ void store_close(struct store *s)
 	sqlite3_finalize(s->ins_file_sample);
 	sqlite3_close(s->db);
 	free(s);
+}
+
+char *store_job_text(const struct proto_job *job)
+{
+	json_t *j = proto_job_to_json(job);
+	char *text = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+
+	json_decref(j);
+	return text;
 }
 
 static int add_cell(struct store *s, const struct cell *c, int64_t mid, unsigned idx,

@@ -112,6 +112,9 @@ struct matrix_info {
 	unsigned runs_total, runs_done, runs_failed, runs_unsupported;
 };
 
+/* A cell's job as the store keeps it (cells.job): malloc'd JSON, NULL if out of memory. */
+char *store_job_text(const struct proto_job *job);
+
 int store_matrix_info(struct store *s, int64_t matrix_id, struct matrix_info *mi, char *err);
 
 /* Summaries of the matrix's done runs, as written when each ended; *ret is malloc'd. */

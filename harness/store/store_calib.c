@@ -6,8 +6,6 @@
 
 #include <string.h>
 
-#include <jansson.h>
-
 /* A stored cell's architecture: its name's "@arch" suffix (spec.h), x86_64 without. */
 #define CELL_ARCH "CASE WHEN instr(c.name, '@') > 0 THEN substr(c.name, instr(c.name, '@') + 1)" \
 		  " ELSE 'x86_64' END"
@@ -15,15 +13,6 @@
 #define MATRIX_HOST "(SELECT host FROM runs WHERE matrix_id = ?1 AND status = 'done'" \
 		    " AND host IS NOT NULL GROUP BY host ORDER BY COUNT(*) DESC LIMIT 1)"
 #define CAL_COLUMNS "k.metric, k.host, k.created_at, k.matrix_id, k.blocks, k.mean, k.sd, k.cv"
-
-char *store_job_text(const struct proto_job *job)
-{
-	json_t *j = proto_job_to_json(job);
-	char *text = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-
-	json_decref(j);
-	return text;
-}
 
 int store_calibration_add(struct store *s, int64_t mid, unsigned cell, const char *metric,
 			  unsigned blocks, double mean, double sd, double cv, char *err)

@@ -44,7 +44,4 @@ int store_calibrations(struct store *s, int64_t mid, const char *host, struct ca
 int store_calibrations_for(struct store *s, const struct matrix *m, const char *host,
 			   struct calibration **ret, size_t *ret_n, char *err);
 
-/* The job of a cell as the store keeps it (cells.job): malloc'd JSON, NULL if out of memory. */
-char *store_job_text(const struct proto_job *job);
-
 #endif
