@@ -244,6 +244,13 @@ KBUILD_CONFIGS ?= tinyconfig
 bench-kbuild: build images
 	tests/bench_kbuild.sh $(HARNESS) $(KBUILD_CONFIGS)
 
+# Where the A/A spread comes from: host against kernel, quiet against one
+# busy core, warm-up excluded and included (BENCHMARKS.md); about 15 minutes.
+NOISE_BLOCKS ?= 6
+.PHONY: bench-noise
+bench-noise: build images
+	tests/bench_noise.sh $(HARNESS) $(NOISE_BLOCKS)
+
 # The verdicts' error rates and power on simulated and (--db) stored A/A runs,
 # through the real decision code; counts, not times (BENCHMARKS.md).
 tests/build/bench_stats: $(call obj,host,tests/bench_stats.c tests/verdict_sim.c) $(LIB_OBJ)

@@ -50,7 +50,7 @@ check "check names the calibrated cell's noise" grep -q "^noise of zipf on $host
 check "and warns that 1 block is too few for 5 %" \
 	grep -qE "^warning: m.json: cell zipf: reps 2 give 1 ABBA blocks; .* needs [0-9]+ to detect 5 % with 80 % power" check.out
 check "and names the cell it has no calibration of" \
-	grep -q "^no calibration on $host for 1 of 2 cells (other): harness calibrate m.json" check.out
+	grep -q "^no calibration on $host for 1 of 2 cells (other): harness calibrate of the matrix file" check.out
 "$harness" check --parse-only --effect 0 m.json > /dev/null 2> eff.err
 check "--effect 0 is refused" grep -q 'usage: harness check' eff.err
 

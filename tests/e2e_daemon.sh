@@ -55,7 +55,10 @@ cat > night.json <<'EOF'
   ]
 }
 EOF
-check "submit through the CLI" bash -c '"$1" submit night.json | grep -q "4 runs queued"' _ "$harness"
+"$harness" submit night.json > submit.out 2>&1
+check "submit through the CLI" grep -q "4 runs queued" submit.out
+check "and the daemon says this host has no calibration of its cell" \
+	grep -q "^no calibration on $(hostname) for 1 of 1 cells (zipf): harness calibrate of the matrix file" submit.out
 
 # Wait until the second run has committed a few samples, then kill -9 the daemon.
 for _ in $(seq 300); do

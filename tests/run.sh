@@ -32,8 +32,10 @@ fail=$((fail + $(printf '%s\n' "$out" | grep -c '^not ok - ')))
 harnessd=$(dirname "$harness")/harnessd
 # every tests/e2e_*.sh, the boot test first: it proves the images before the rest use them
 for e in tests/e2e_boot.sh $(ls tests/e2e_*.sh | grep -v '^tests/e2e_boot.sh$'); do
+	t0=$SECONDS
 	out=$("$e" "$harness" "$harnessd" 2>&1)
 	printf '%s\n' "$out"
+	echo "# $e took $((SECONDS - t0)) s"   # what the CI budget is spent on
 	pass=$((pass + $(printf '%s\n' "$out" | grep -c '^ok - ')))
 	fail=$((fail + $(printf '%s\n' "$out" | grep -c '^not ok - ')))
 	if ! printf '%s\n' "$out" | grep -qE '^e2e[a-z0-9-]*: [0-9]+ passed'; then fail=$((fail + 1)); fi

@@ -328,10 +328,11 @@ int calibrate_advice(struct store *s, const struct matrix *m, const char *host, 
 		i = j;
 	}
 	if (missing) {
-		char line[PATH_MAX + 2048];
+		char line[2048];
 
 		snprintf(line, sizeof(line), "no calibration on %s for %zu of %u cells (%s): harness"
-			 " calibrate %s measures their noise", host, missing, m->n_cells, none, m->path);
+			 " calibrate of the matrix file measures their noise", host, missing,
+			 m->n_cells, none);
 		say(arg, 0, line);
 	}
 	return 0;
