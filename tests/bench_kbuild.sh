@@ -17,9 +17,11 @@ printf 'results = results\nimages = %s/images/out\npresets = %s/workloads/preset
 	"$repo" "$repo" > harness.conf
 
 matrix() { # matrix FILE CONFIG [PATCHES]
+	local patches=""   # quotes inside ${3:+...} in a here-document would be kept out
+	[ -n "${3:-}" ] && patches=", \"patches\": \"$3\""
 	cat > "$1" <<EOF2
 { "name": "b", "reps": 1, "arms": [ { "name": "a", "source_package": "linux-source-6.12",
-  "config": "$2"${3:+, "patches": "$3"} } ],
+  "config": "$2"$patches } ],
   "workloads": [ { "name": "w", "files": [ { "name": "d", "mib": 8 } ],
                    "streams": [ { "kind": "random", "file": "d" } ] } ] }
 EOF2

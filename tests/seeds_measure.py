@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+# seeds_measure.py -- what each seed's report turns on, read from a results
+# database after workloads/examples/seed-*.json ran: one line per matrix,
+# cell, arm and measure, "MATRIX CELL ARM MEASURE VALUE", for e2e_seeds.sh.
+# usage: tests/seeds_measure.py results/harness.db
+import json
+import sqlite3
+import sys
+
+db = sqlite3.connect(sys.argv[1])
+
+
+def newest(name):
+    row = db.execute("SELECT MAX(id) FROM matrices WHERE name = ?", (name,)).fetchone()
+    return row[0]
+
+
+def cells_arms(mid):
+    cells = db.execute("SELECT id, name, job FROM cells WHERE matrix_id = ? ORDER BY idx",
+                       (mid,)).fetchall()
+    arms = db.execute("SELECT id, name FROM arms WHERE matrix_id = ? ORDER BY idx",
+                      (mid,)).fetchall()
+    return cells, arms
+
+
+def runs(cell_id, arm_id):
+    return [r[0] for r in db.execute("SELECT id FROM runs WHERE cell_id = ? AND arm_id = ?"
+                                     " AND status = 'done' ORDER BY seq", (cell_id, arm_id))]
+
+
+def pages(run, file_idx):
+    row = db.execute("SELECT pages FROM run_files WHERE run_id = ? AND idx = ?",
+                     (run, file_idx)).fetchone()
+    return row[0] if row else None
+
+
+def mean(xs):
+    xs = [x for x in xs if x is not None]
+    return sum(xs) / len(xs) if xs else float("nan")
+
+
+def out(matrix, cell, arm, measure, value):
+    print("%s %s %s %s %.4f" % (matrix, cell, arm, measure, value))
+
+
+def seed_003():
+    """The hot file's share resident at each end of a scan pass (event_files)."""
+    mid = newest("seed-003")
+    if mid is None:
+        return
+    cells, arms = cells_arms(mid)
+    for cid, cname, job in cells:
+        streams = [s["name"] for s in json.loads(job)["streams"]]
+        scan = streams.index("scan")
+        for aid, aname in arms:
+            shares = []
+            for r in runs(cid, aid):
+                total = pages(r, 0)
+                for (res,) in db.execute(
+                        "SELECT f.resident_pages FROM events e JOIN event_files f"
+                        " ON f.run_id = e.run_id AND f.idx = e.idx AND f.file = 0"
+                        " WHERE e.run_id = ? AND e.kind = 'pass_end' AND e.stream = ?",
+                        (r, scan)):
+                    shares.append(res / total)
+            out("seed-003", cname, aname, "hot_resident_at_pass_ends", mean(shares))
+
+
+def rate(run, stream, t0_ms, t1_ms):
+    """A stream's reads per second over the told intervals ending in (t0, t1]."""
+    row = db.execute("SELECT SUM(t.read_ops), COUNT(*) FROM stream_samples t JOIN samples s"
+                     " ON s.run_id = t.run_id AND s.seq = t.seq WHERE t.run_id = ?"
+                     " AND t.stream = ? AND s.t_ms > ? AND s.t_ms <= ?",
+                     (run, stream, t0_ms, t1_ms)).fetchone()
+    return row[0] / row[1] if row[1] else None
+
+
+def seed_000():
+    """vec's read rate after the cold file against before it; the cold file's residency."""
+    mid = newest("seed-000")
+    if mid is None:
+        return
+    cells, arms = cells_arms(mid)
+    for cid, cname, job in cells:
+        j = json.loads(job)
+        cold_ms = int(j["streams"][1]["start_s"] * 1000)
+        end_ms = int(j["duration_s"] * 1000)
+        for aid, aname in arms:
+            ratios, cold = [], []
+            for r in runs(cid, aid):
+                before = rate(r, 0, cold_ms // 2, cold_ms)
+                after = rate(r, 0, end_ms - (end_ms - cold_ms) // 4, end_ms)
+                if before and after is not None:
+                    ratios.append(after / before)
+                last = db.execute("SELECT f.resident_pages FROM file_samples f WHERE"
+                                  " f.run_id = ? AND f.file = 1 ORDER BY f.seq DESC LIMIT 1",
+                                  (r,)).fetchone()
+                if last:
+                    cold.append(last[0] / pages(r, 1))
+            out("seed-000", cname, aname, "vec_rate_end_over_before_cold", mean(ratios))
+            out("seed-000", cname, aname, "cold_resident_at_end", mean(cold))
+
+
+def seed_002():
+    """Requests answered and EAGAINs, over the measured run (op_samples total 1)."""
+    mid = newest("seed-002")
+    if mid is None:
+        return
+    cells, arms = cells_arms(mid)
+    for cid, cname, _ in cells:
+        for aid, aname in arms:
+            ops = eagain = 0
+            for r in runs(cid, aid):
+                for o, e in db.execute("SELECT SUM(ops), SUM(eagain) FROM op_samples"
+                                       " WHERE run_id = ? AND total = 1", (r,)):
+                    ops += o or 0
+                    eagain += e or 0
+            out("seed-002", cname, aname, "requests", ops)
+            out("seed-002", cname, aname, "eagain", eagain)
+
+
+seed_003()
+seed_000()
+seed_002()
