@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# e2e_seeds.sh -- the seed examples as shipped (workloads/examples/seed-*.json)
+# show their seed's result: 003, the pread hot file kept far less under MGLRU
+# than under the classic LRU while the mapped one is kept by both; 000, with
+# MADV_RANDOM the cold file stays cached under MGLRU and the vector file's
+# reads do not recover, while the classic LRU evicts it and recovers, and
+# with no advice both recover; 002, requests answered and EAGAINs counted.
+# The measures come from the database (tests/seeds_measure.py).
+# usage: tests/e2e_seeds.sh HARNESS_BINARY   (images must be built)
+set -u
+
+. "$(dirname "$0")/testlib.sh" seeds "$@"
+
+e2e_conf
+cd "$work" || exit 1
+for s in 003 000 002; do
+	cp "$repo/workloads/examples/seed-$s.json" .
+	"$harness" run "seed-$s.json" > "run-$s.out" 2>&1
+	rc=$?
+	check "seed-$s.json runs as shipped, every run done (exit $rc)" \
+		[ "$rc" -eq 0 ] && [ "$(q "SELECT COUNT(*) FROM runs r JOIN matrices m ON m.id = r.matrix_id WHERE m.name = 'seed-$s' AND r.status != 'done'")" = 0 ]
+done
+python3 "$repo/tests/seeds_measure.py" results/harness.db > measures.txt
+cat measures.txt
+# m MATRIX CELL ARM MEASURE: its value
+m() { awk -v k="$1 $2 $3 $4" '$1" "$2" "$3" "$4 == k { print $5 }' measures.txt; }
+# cmp A OP B: awk's comparison of two numbers (a missing one fails)
+cmp() { [ -n "$1" ] && [ -n "$3" ] && awk -v a="$1" -v b="$3" "BEGIN { exit !(a $2 b) }"; }
+
+# 003: the share of the hot file resident at the scan passes' ends
+pm=$(m seed-003 hot/pread mglru hot_resident_at_pass_ends)
+pc=$(m seed-003 hot/pread classic hot_resident_at_pass_ends)
+check "003: read(): MGLRU keeps under a tenth of the hot file ($pm)" cmp "$pm" "<" 0.10
+check "003: read(): the classic LRU keeps at least 0.2 more of it ($pc)" \
+	cmp "$pc" ">=" "$(awk -v a="$pm" 'BEGIN { print a + 0.2 }')"
+mm=$(m seed-003 hot/mmap mglru hot_resident_at_pass_ends)
+mc=$(m seed-003 hot/mmap classic hot_resident_at_pass_ends)
+check "003: mmap: MGLRU keeps the hot file ($mm)" cmp "$mm" ">=" 0.8
+check "003: mmap: and so does the classic LRU ($mc)" cmp "$mc" ">=" 0.7
+
+# 000: vec's reads at the end against before the cold file; the cold file at the end
+for cell in stall/1 stall/0; do
+	for arm in mglru classic; do
+		eval "r_${cell#stall/}_$arm=\$(m seed-000 $cell $arm vec_rate_end_over_before_cold)"
+		eval "c_${cell#stall/}_$arm=\$(m seed-000 $cell $arm cold_resident_at_end)"
+	done
+done
+check "000: MADV_RANDOM, MGLRU: the cold file stays cached ($c_1_mglru)" cmp "$c_1_mglru" ">=" 0.5
+check "000: MADV_RANDOM, MGLRU: vec's reads do not recover ($r_1_mglru of before)" \
+	cmp "$r_1_mglru" "<" 0.7
+check "000: MADV_RANDOM, classic: the cold file is evicted ($c_1_classic)" \
+	cmp "$c_1_classic" "<" 0.3
+check "000: MADV_RANDOM, classic: vec's reads recover ($r_1_classic of before)" \
+	cmp "$r_1_classic" ">=" 0.8
+check "000: no advice: both recover ($r_0_mglru, $r_0_classic of before)" \
+	bash -c '[ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" "BEGIN { exit !(a >= 0.8 && b >= 0.8) }"' _ "$r_0_mglru" "$r_0_classic"
+"$harness" table seed-000 > table-000.out 2>&1
+check "000: a series table per cell and arm, per 5 s, with the seed's columns" \
+	[ "$(grep -c '^ *t   iops:vec   majflt/s  refault/s    activ/s MB:vs-vec.bin MB:cold.bin$' table-000.out)" = 4 ]
+"$harness" table seed-003 > table-003.out 2>&1
+check "003: residency and misses at each of the 3 scan passes" \
+	[ "$(grep -A5 'at each pass_end of .scan.' table-003.out | grep -cE '^ +[123] ')" = 12 ]
+
+# 002: requests answered (EAGAIN ones too), in both arms
+for arm in mglru classic; do
+	n=$(m seed-002 storm $arm requests)
+	e=$(m seed-002 storm $arm eagain)
+	check "002: $arm: requests answered ($n) and EAGAINs counted ($e)" \
+		bash -c 'awk -v n="$1" -v e="$2" "BEGIN { exit !(n > 0 && e > 0 && e <= n) }"' _ "$n" "$e"
+done
+
+e2e_end
