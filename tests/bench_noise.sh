@@ -55,9 +55,13 @@ for cell, in db.execute("SELECT name FROM cells WHERE matrix_id = ? ORDER BY idx
             by.setdefault(block, ([], []))[arm].append(v)
         d = [hmean(b[1]) / hmean(b[0]) - 1 for b in by.values() if b[0] and b[1]]
         vals = [v for _, _, v in runs]
-        print("%-6s %-8s %-14s blocks %2d  sd %5.2f %%  CV %5.2f %%  ops/s %8.0f" % (
+        load = [x for x, in db.execute("SELECT r.host_load FROM runs r JOIN cells c ON"
+                                       " c.id = r.cell_id WHERE r.matrix_id = ? AND c.name = ?"
+                                       " AND r.host_load IS NOT NULL", (mid, cell))]
+        print("%-6s %-8s %-14s blocks %2d  sd %5.2f %%  CV %5.2f %%  ops/s %8.0f  host load %s" % (
             cond, cell, label, len(d), 100 * statistics.stdev(d),
-            100 * statistics.stdev(vals) / statistics.mean(vals), statistics.mean(vals)))
+            100 * statistics.stdev(vals) / statistics.mean(vals), statistics.mean(vals),
+            "%.1f to %.1f" % (min(load), max(load)) if load else "-"))
 EOF2
 }
 

@@ -87,7 +87,7 @@ def seed_000():
         for aid, aname in arms:
             ratios, cold = [], []
             for r in runs(cid, aid):
-                before = rate(r, 0, cold_ms // 2, cold_ms)
+                before = rate(r, 0, cold_ms * 3 // 4, cold_ms)
                 after = rate(r, 0, end_ms - (end_ms - cold_ms) // 4, end_ms)
                 if before and after is not None:
                     ratios.append(after / before)

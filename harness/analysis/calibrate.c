@@ -6,7 +6,7 @@
 #include "analysis/stats.h"
 #include "analysis/verdict.h"
 #include "base/err.h"
-#include "store/store_calib.h"
+#include "store/store_noise.h"
 #include "store/store_ops.h"
 
 #include <limits.h>

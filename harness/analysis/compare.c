@@ -7,7 +7,7 @@
 #include "base/err.h"
 #include "base/proc.h"
 #include "analysis/stats.h"
-#include "store/store_calib.h"
+#include "store/store_noise.h"
 #include "store/store_compare.h"
 #include "store/store_ops.h"
 

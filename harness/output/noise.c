@@ -5,7 +5,7 @@
 #include "analysis/stats.h"
 #include "analysis/verdict.h"
 #include "base/err.h"
-#include "store/store_calib.h"
+#include "store/store_noise.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -64,7 +64,7 @@ static void pct(FILE *f, int width, double x)
 }
 
 static void cell_row(FILE *f, const struct matrix_info *mi, const struct run_summary *v, size_t n,
-		     unsigned cell, const struct calibration *k, struct scratch *sc)
+		     unsigned cell, const struct calibration *k, double load, struct scratch *sc)
 {
 	const struct metric *m = metric_find("ops/s");
 	double cv = NAN, c, sd, floor = COMPARE_FLOOR;
@@ -88,30 +88,36 @@ static void cell_row(FILE *f, const struct matrix_info *mi, const struct run_sum
 	fprintf(f, "  %-12s", k ? "calibration" : mi->n_arms > 1 ? "arms 1-2" : "-");
 	pct(f, 6, floor);
 	pct(f, 8, verdict_detectable(sd, floor, blocks));
-	fputc('\n', f);
+	if (isnan(load))
+		fprintf(f, " %6s\n", "-");
+	else
+		fprintf(f, " %6.1f\n", load);
 }
 
 int noise_section(FILE *f, struct store *s, int64_t mid, const struct matrix_info *mi,
 		  const struct run_summary *v, size_t n, char *err)
 {
 	_cleanup_free_ struct calibration *k = NULL;
+	double load[SPEC_MAX_CELLS];
 	struct scratch sc = { calloc(n + 1, sizeof(*sc.o)), calloc(n + 1, sizeof(double)),
 			      calloc(n + 1, sizeof(double)) };
 	size_t nk = 0;
 	unsigned cell;
 	int rc = 0;
 
-	if (!sc.o || !sc.x || !sc.d || store_calibrations(s, mid, NULL, &k, &nk, err) < 0) {
+	if (!sc.o || !sc.x || !sc.d || store_calibrations(s, mid, NULL, &k, &nk, err) < 0 ||
+	    store_cell_host_loads(s, mid, load, err) < 0) {
 		rc = sc.o && sc.x && sc.d ? -1 : errorf(err, "out of memory");
 		goto out;
 	}
 	fprintf(f, "\nnoise of ops/s: CV, the largest of the arms' runs; sd, of the per-block paired"
 		" deltas; detects, the least effect its blocks find with %.0f %% power (4 blocks at"
-		" least)\n", 100 * VERDICT_POWER);
-	fprintf(f, "%-24s %7s %6s %8s  %-12s %6s %8s\n", "cell", "CV", "blocks", "sd", "sd from",
-		"floor", "detects");
+		" least); load, the host's highest 1-minute load as a run ended\n",
+		100 * VERDICT_POWER);
+	fprintf(f, "%-24s %7s %6s %8s  %-12s %6s %8s %6s\n", "cell", "CV", "blocks", "sd",
+		"sd from", "floor", "detects", "load");
 	for (cell = 0; cell < mi->n_cells; cell++)
-		cell_row(f, mi, v, n, cell, cal_of(k, nk, cell, metric_find("ops/s")), &sc);
+		cell_row(f, mi, v, n, cell, cal_of(k, nk, cell, metric_find("ops/s")), load[cell], &sc);
 out:
 	free(sc.o);
 	free(sc.x);

@@ -6,8 +6,10 @@
 #include "base/err.h"
 #include "vm/image.h"
 #include "base/proc.h"
+#include "store/store_noise.h"
 
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -446,6 +448,20 @@ const char *runner_pick_accel(const struct conf *conf, const struct matrix *m, c
 	return vm_pick_accel(m->archs[h], m->arms[0].files[h].kernel, why, len);
 }
 
+/* The host's 1-minute load average (/proc/loadavg), NAN if it cannot be read. */
+static double host_load(void)
+{
+	char buf[64] = "";
+	FILE *f = fopen("/proc/loadavg", "re");
+	double load = NAN;
+
+	if (f && fgets(buf, sizeof(buf), f) && sscanf(buf, "%lf", &load) != 1)
+		load = NAN;
+	if (f)
+		fclose(f);
+	return load;
+}
+
 int runner_run(struct runner *r, const struct matrix *m, const struct run_ref *ref,
 	       struct run_outcome *out, char *err)
 {
@@ -475,6 +491,9 @@ int runner_run(struct runner *r, const struct matrix *m, const struct run_ref *r
 			      err) < 0 ||
 	    store_run_finish(r->store, c.id, out->status, out->ok ? NULL : out->reason,
 			     out->ok ? &c.summary : NULL, err) < 0)
+		return -1;
+	out->host_load = host_load();
+	if (!isnan(out->host_load) && store_run_host_load(r->store, c.id, out->host_load, err) < 0)
 		return -1;
 	return 0;
 }

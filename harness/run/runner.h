@@ -42,6 +42,7 @@ struct run_outcome {
 	int64_t agent_ready_ms;
 	uint64_t samples;
 	double ops_per_s;
+	double host_load;            /* the host's 1-minute load average as it ended */
 };
 
 /* Every arch the matrix runs on has its base initramfs (IMAGES/ARCH/base.cpio). */

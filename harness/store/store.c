@@ -42,7 +42,7 @@ static const char op_columns[] = PROTO_OP_FIELDS(X);
  */
 #define ARM_BUILD_COLUMNS " build TEXT, failed TEXT"
 /*
- * Schema 8: A/A calibrations (store_calib.h), one row per cell, metric and
+ * Schema 8: A/A calibrations (store_noise.h), one row per cell, metric and
  * calibration, keyed by what makes the noise: the job, the guest's size,
  * the architecture and the host.
  */
@@ -54,6 +54,8 @@ static const char op_columns[] = PROTO_OP_FIELDS(X);
 	" cell TEXT NOT NULL, blocks INTEGER NOT NULL, mean REAL, sd REAL, cv REAL," \
 	" created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')));" \
 	"CREATE INDEX IF NOT EXISTS calibrations_key ON calibrations (host, arch, metric);"
+/* Schema 8 too: the host's 1-minute load average as each run ended (store_noise.h). */
+#define HOST_LOAD_COLUMN " host_load REAL"
 #define LIVE_SPEC_INDEX \
 	"CREATE UNIQUE INDEX IF NOT EXISTS matrices_live_spec ON matrices (spec_hash)" \
 	" WHERE state != 'cancelled' AND dup_of IS NULL;"
@@ -128,6 +130,7 @@ static const char schema[] =
 	" started_at TEXT, finished_at TEXT,"
 	" agent_ready_ms INTEGER,"        /* domain start to the agent's hello */
 	" duration_ms INTEGER, samples INTEGER,"
+	HOST_LOAD_COLUMN ","
 	" UNIQUE (matrix_id, seq, attempt));"
 	"CREATE INDEX IF NOT EXISTS runs_matrix ON runs (matrix_id, status);"
 	"CREATE TABLE IF NOT EXISTS run_files ("
@@ -286,7 +289,8 @@ static const struct { int64_t from; const char *sql; } upgrades[] = {
 	{ 6, "ALTER TABLE arms ADD COLUMN build TEXT;"
 	     "ALTER TABLE arms ADD COLUMN failed TEXT;"
 	     "PRAGMA user_version = 7;" },
-	{ 7, CALIBRATIONS_TABLE "PRAGMA user_version = 8;" },
+	{ 7, CALIBRATIONS_TABLE "ALTER TABLE runs ADD COLUMN" HOST_LOAD_COLUMN ";"
+	     "PRAGMA user_version = 8;" },
 };
 
 struct upgrade_arg {

@@ -1,8 +1,8 @@
-/* store_calib.h -- the noise an A/A calibration measured on a host, per cell
- * and metric: written by harness calibrate, read as compare's noise floor and
- * by check's and submit's advice on how many blocks a matrix needs. */
-#ifndef STORE_CALIB_H
-#define STORE_CALIB_H
+/* store_noise.h -- what the database knows of noise: the A/A calibrations of a
+ * host, per cell and metric (compare's floor, check's and submit's advice),
+ * and the host's load as each run ended. */
+#ifndef STORE_NOISE_H
+#define STORE_NOISE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -43,5 +43,11 @@ int store_calibrations(struct store *s, int64_t mid, const char *host, struct ca
 /* The same for a matrix not stored (check, submit), on host. */
 int store_calibrations_for(struct store *s, const struct matrix *m, const char *host,
 			   struct calibration **ret, size_t *ret_n, char *err);
+
+/* The host's 1-minute load average as run ended (runs.host_load). */
+int store_run_host_load(struct store *s, int64_t run, double load, char *err);
+
+/* The highest host load of each cell's done runs of matrix mid into load[cell], NAN for none. */
+int store_cell_host_loads(struct store *s, int64_t mid, double load[SPEC_MAX_CELLS], char *err);
 
 #endif

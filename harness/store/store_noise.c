@@ -1,9 +1,10 @@
-/* store_calib.c -- A/A calibrations: one row per cell, metric and calibration
- * run, found again by the cell's job, guest size, architecture and host. */
-#include "store/store_calib.h"
+/* store_noise.c -- A/A calibrations, one row per cell, metric and calibration,
+ * found again by the cell's job, guest size, architecture and host; host loads. */
+#include "store/store_noise.h"
 #include "base/err.h"
 #include "store/store_db.h"
 
+#include <math.h>
 #include <string.h>
 
 /* A stored cell's architecture: its name's "@arch" suffix (spec.h), x86_64 without. */
@@ -93,4 +94,28 @@ int store_calibrations_for(struct store *s, const struct matrix *m, const char *
 		free(job);
 	}
 	return rows_take(&a.r, rc, ret, ret_n);
+}
+
+int store_run_host_load(struct store *s, int64_t run, double load, char *err)
+{
+	return db_run(s, err, "UPDATE runs SET host_load = ? WHERE id = ?", "di", load, run);
+}
+
+static int load_row(sqlite3_stmt *st, void *arg)
+{
+	double *load = arg;
+	int cell = sqlite3_column_int(st, 0);
+
+	if (cell >= 0 && cell < SPEC_MAX_CELLS)
+		load[cell] = db_real_or_nan(st, 1);
+	return 0;
+}
+
+int store_cell_host_loads(struct store *s, int64_t mid, double load[SPEC_MAX_CELLS], char *err)
+{
+	for (unsigned i = 0; i < SPEC_MAX_CELLS; i++)
+		load[i] = NAN;
+	return db_rows(s, "SELECT c.idx, MAX(r.host_load) FROM runs r JOIN cells c ON c.id = r.cell_id"
+		       " WHERE r.matrix_id = ? AND r.status = 'done' GROUP BY c.idx", load_row, load,
+		       err, "i", mid);
 }
