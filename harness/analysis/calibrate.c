@@ -282,12 +282,10 @@ static void advise_cell(const struct matrix *m, const struct calibration *k, siz
 		if (o < sizeof(line))
 			o += (size_t)snprintf(line + o, sizeof(line) - o, need ? "needs %u" : "never",
 					      need);
-		if (!wk || !need || (worst && need > worst)) {
+		if (!wk || (worst && (!need || need > worst))) {   /* 0, never, stays */
 			wk = &k[i];
 			worst = need;
 		}
-		if (!need)
-			break;
 	}
 	say(arg, 0, line);
 	if (!worst)

@@ -32,7 +32,7 @@ struct cal_rows {
 	int cell_col;               /* column of the cell index, -1: use cell */
 };
 
-/* Columns from first on: CAL_COLUMNS. The newest of a (cell, metric) comes first. */
+/* Columns from first on: CAL_COLUMNS; rows by cell and metric, the newest of each first. */
 static int cal_row(sqlite3_stmt *st, void *arg)
 {
 	struct cal_rows *a = arg;
@@ -71,7 +71,7 @@ int store_calibrations(struct store *s, int64_t mid, const char *host, struct ca
 		     " JOIN calibrations k ON k.job = c.job AND k.memory_mib = m.memory_mib"
 		     "  AND k.vcpus = m.vcpus AND k.arch = " CELL_ARCH
 		     " WHERE c.matrix_id = ?1 AND k.host = COALESCE(?2, " MATRIX_HOST ")"
-		     " ORDER BY c.idx, k.id DESC", cal_row, &a, err, "it", mid, host);
+		     " ORDER BY c.idx, k.metric, k.id DESC", cal_row, &a, err, "it", mid, host);
 	return rows_take(&a.r, rc, ret, ret_n);
 }
 
@@ -89,7 +89,7 @@ int store_calibrations_for(struct store *s, const struct matrix *m, const char *
 		}
 		rc = db_rows(s, "SELECT " CAL_COLUMNS " FROM calibrations k WHERE k.job = ?"
 			     " AND k.memory_mib = ? AND k.vcpus = ? AND k.arch = ? AND k.host = ?"
-			     " ORDER BY k.id DESC", cal_row, &a, err, "tiitt", job,
+			     " ORDER BY k.metric, k.id DESC", cal_row, &a, err, "tiitt", job,
 			     (int64_t)m->memory_mib, (int64_t)m->vcpus, m->cells[a.cell].arch, host);
 		free(job);
 	}
