@@ -58,7 +58,7 @@ check "and names the cell it has no calibration of" \
 check "--effect 0 is refused" grep -q 'usage: harness check' eff.err
 
 "$harness" run m.json > run.out 2>&1
-check "the matrix runs" [ "$(q "SELECT COUNT(*) FROM runs r JOIN matrices m ON m.id = r.matrix_id WHERE m.name = 'cal' AND r.status = 'done'")" = 4 ]
+check "the matrix runs" [ "$(q "SELECT COUNT(*) FROM runs r JOIN matrices m ON m.id = r.matrix_id WHERE m.name = 'cal' AND r.status = 'done'")" = 8 ]
 check "its table's noise section takes the cell's sd from the calibration" \
 	grep -qE '^zipf +[0-9.]+% +1 +[0-9.]+% +calibration ' run.out
 check "and the other cell's from its arms" grep -qE '^other .* arms 1-2 ' run.out
