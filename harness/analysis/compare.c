@@ -427,6 +427,15 @@ static void print_interval(FILE *f, const struct verdict *v)
 static const char *const floor_marks[] = { " ", "*", "c" };
 static const char *const floor_names[] = { "configured", "aa", "calibration" };
 
+/* 1 if calibration i is the first of its A/A matrix in sd's. */
+static int first_of_matrix(const struct side *sd, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (sd->cal[j].matrix_id == sd->cal[i].matrix_id)
+			return 0;
+	return 1;
+}
+
 static void print_floor(FILE *f, const struct side *sd)
 {
 	size_t i;
@@ -439,7 +448,7 @@ static void print_floor(FILE *f, const struct side *sd)
 		return;
 	}
 	for (i = 0; i < sd->n_cal; i++)
-		if (!i || sd->cal[i].matrix_id != sd->cal[i - 1].matrix_id)
+		if (first_of_matrix(sd, i))
 			fprintf(f, "noise floor in '%s': calibrated on %s at %s (A/A matrix %lld,"
 				" %u blocks), the larger end of its %.0f %% t interval\n",
 				sd->mi.name, sd->cal[i].host, sd->cal[i].at,
