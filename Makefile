@@ -223,6 +223,7 @@ faults: build images
 .PHONY: test-long
 test-long: faults
 	tests/long_source_arm64.sh $(HARNESS)
+	SEEDS_REPS=2 tests/e2e_seeds.sh $(HARNESS)
 
 # Benchmarks measure; tests assert. Figures go to BENCHMARKS.md by hand.
 tests/build/bench_sampler: $(call obj,host,tests/bench_sampler.c guest/sampler.c common/proto.c)

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # e2e_fuzz.sh -- a short fuzz pass: build the libFuzzer targets (make fuzz-build
 # installs clang through fuzz-deps), replay the committed corpus, then fuzz
-# each target for FUZZ_E2E_SECONDS (15) seconds; any crash fails.
+# each target for FUZZ_E2E_SECONDS (8) seconds; any crash fails.
 # usage: tests/e2e_fuzz.sh [HARNESS HARNESSD]   (tests/run.sh passes them; unused)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
-secs=${FUZZ_E2E_SECONDS:-15}
+secs=${FUZZ_E2E_SECONDS:-8}
 pass=0 fail=0
 ok()    { echo "ok - $*"; pass=$((pass + 1)); }
 notok() { echo "not ok - $*"; fail=$((fail + 1)); }
