@@ -394,7 +394,7 @@ static void make_schema5(const char *path)
 	static const char downgrade[] =
 		"DROP INDEX matrices_live_spec; ALTER TABLE matrices DROP COLUMN dup_of;"
 		"ALTER TABLE arms DROP COLUMN build; ALTER TABLE arms DROP COLUMN failed;"
-		"DROP TABLE calibrations;"
+		"DROP TABLE calibrations; ALTER TABLE runs DROP COLUMN host_load;"
 		"UPDATE matrices SET spec_hash = 'hash-twin';"
 		"UPDATE matrices SET state = 'cancelled' WHERE name = 'twin-c';"
 		"PRAGMA user_version = 5;";
@@ -718,6 +718,7 @@ static void test_schema4_upgraded(void **state)
 			 "ALTER TABLE arms DROP COLUMN build; ALTER TABLE arms DROP COLUMN failed;"
 			 "ALTER TABLE matrices DROP COLUMN resolve_msg;"
 			 "ALTER TABLE matrices DROP COLUMN resolve; DROP TABLE calibrations;"
+			 "ALTER TABLE runs DROP COLUMN host_load;"
 			 "PRAGMA user_version = 4;",
 			 NULL, NULL, NULL) != SQLITE_OK)
 		fail_msg("making a schema 4 database: %s", sqlite3_errmsg(db));
