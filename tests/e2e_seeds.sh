@@ -43,8 +43,9 @@ check "003: mmap: MGLRU keeps the hot file ($mm)" cmp "$mm" ">=" 0.8
 check "003: mmap: and so does the classic LRU ($mc)" cmp "$mc" ">=" 0.7
 
 # 000: vec's reads at the end against before the cold file; the cold file at the end.
-# Under TCG a recovered run's rate still wanders by 15 % (83 k to 120 k reads/s),
-# so "recovers" is 0.7 of before; MGLRU's stall measured 0.15 to 0.2.
+# Under TCG a recovered run's rate still wanders by 15 % (83 k to 120 k reads/s)
+# and one run per arm measured 0.72 to 1.48, so "recovers" is 0.6 of before;
+# MGLRU's stall measured 0.15 to 0.24.
 for cell in random normal; do
 	for arm in mglru classic; do
 		eval "r_${cell}_$arm=\$(m seed-000 $cell $arm vec_rate_end_over_before_cold)"
@@ -58,11 +59,11 @@ check "000: MADV_RANDOM, MGLRU: vec's reads do not recover ($r_random_mglru of b
 check "000: MADV_RANDOM, classic: the cold file is evicted, at least 0.3 of it ($c_random_classic)" \
 	cmp "$c_random_classic" "<=" 0.7
 check "000: MADV_RANDOM, classic: vec's reads recover ($r_random_classic of before)" \
-	cmp "$r_random_classic" ">=" 0.7
+	cmp "$r_random_classic" ">=" 0.6
 check "000: no advice: both evict the cold file ($c_normal_mglru, $c_normal_classic)" \
 	bash -c '[ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" "BEGIN { exit !(a <= 0.5 && b <= 0.5) }"' _ "$c_normal_mglru" "$c_normal_classic"
 check "000: no advice: both recover ($r_normal_mglru, $r_normal_classic of before)" \
-	bash -c '[ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" "BEGIN { exit !(a >= 0.7 && b >= 0.7) }"' _ "$r_normal_mglru" "$r_normal_classic"
+	bash -c '[ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" "BEGIN { exit !(a >= 0.6 && b >= 0.6) }"' _ "$r_normal_mglru" "$r_normal_classic"
 "$harness" table seed-000 > table-000.out 2>&1
 check "000: a series table per cell and arm, per 5 s, with the seed's columns" \
 	[ "$(grep -c '^ *t   iops:vec   majflt/s  refault/s    activ/s MB:vs-vec.bin MB:cold.bin$' table-000.out)" = 4 ]
