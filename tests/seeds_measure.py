@@ -10,12 +10,11 @@ import sys
 db = sqlite3.connect(sys.argv[1])
 
 
-def newest(name):
-    row = db.execute("SELECT MAX(id) FROM matrices WHERE name = ?", (name,)).fetchone()
-    return row[0]
-
-
-def cells_arms(mid):
+def cells_arms(name):
+    """The newest matrix called name: its cells (id, name, job) and arms (id, name)."""
+    mid = db.execute("SELECT MAX(id) FROM matrices WHERE name = ?", (name,)).fetchone()[0]
+    if mid is None:
+        return [], []
     cells = db.execute("SELECT id, name, job FROM cells WHERE matrix_id = ? ORDER BY idx",
                        (mid,)).fetchall()
     arms = db.execute("SELECT id, name FROM arms WHERE matrix_id = ? ORDER BY idx",
@@ -45,10 +44,7 @@ def out(matrix, cell, arm, measure, value):
 
 def seed_003():
     """The hot file's share resident at each end of a scan pass (event_files)."""
-    mid = newest("seed-003")
-    if mid is None:
-        return
-    cells, arms = cells_arms(mid)
+    cells, arms = cells_arms("seed-003")
     for cid, cname, job in cells:
         streams = [s["name"] for s in json.loads(job)["streams"]]
         scan = streams.index("scan")
@@ -76,10 +72,7 @@ def rate(run, stream, t0_ms, t1_ms):
 
 def seed_000():
     """vec's read rate after the cold file against before it; the cold file's residency."""
-    mid = newest("seed-000")
-    if mid is None:
-        return
-    cells, arms = cells_arms(mid)
+    cells, arms = cells_arms("seed-000")
     for cid, cname, job in cells:
         j = json.loads(job)
         cold_ms = int(j["streams"][1]["start_s"] * 1000)
@@ -102,10 +95,7 @@ def seed_000():
 
 def seed_002():
     """Requests answered and EAGAINs, over the measured run (op_samples total 1)."""
-    mid = newest("seed-002")
-    if mid is None:
-        return
-    cells, arms = cells_arms(mid)
+    cells, arms = cells_arms("seed-002")
     for cid, cname, _ in cells:
         for aid, aname in arms:
             ops = eagain = 0

@@ -127,20 +127,13 @@ static int spread_of(const struct run_summary *v, size_t n, unsigned cell, const
 		     const struct metric *m, struct stats_obs *o, double *x, double *d,
 		     struct spread *sp)
 {
-	size_t i, k = 0, zeros = 0;
+	size_t i, zeros = 0,
+	       k = metric_pair_obs(m, v, n, cell, (unsigned)aa[0], (unsigned)aa[1], o);
 	long nd;
 
-	for (i = 0; i < n; i++) {
-		if (v[i].cell != cell || ((int)v[i].arm != aa[0] && (int)v[i].arm != aa[1]))
-			continue;
-		o[k].block = v[i].block;
-		o[k].arm = (int)v[i].arm == aa[1];
-		o[k].v = m->get(&v[i]);
-		if (isnan(o[k].v))
-			continue;
-		zeros += o[k].v == 0;
-		x[k] = o[k].v;
-		k++;
+	for (i = 0; i < k; i++) {
+		zeros += o[i].v == 0;
+		x[i] = o[i].v;
 	}
 	if (!k || zeros == k)
 		return 1;

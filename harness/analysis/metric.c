@@ -168,3 +168,19 @@ double metric_mean(const struct metric *m, const double *x, size_t n, unsigned *
 		*ret_n = (unsigned)k;
 	return mean;
 }
+
+size_t metric_pair_obs(const struct metric *m, const struct run_summary *v, size_t n,
+		       unsigned cell, unsigned base, unsigned new_arm, struct stats_obs *o)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (v[i].cell != cell || (v[i].arm != base && v[i].arm != new_arm) ||
+		    isnan(m->get(&v[i])))
+			continue;
+		o[k].block = v[i].block;
+		o[k].arm = v[i].arm == new_arm;
+		o[k++].v = m->get(&v[i]);
+	}
+	return k;
+}

@@ -44,4 +44,13 @@ const struct metric *metric_find(const char *name);
  */
 double metric_mean(const struct metric *m, const double *x, size_t n, unsigned *ret_n);
 
+/*
+ * The done runs of one cell and two arms as observations for
+ * stats_block_deltas: arm base as arm 0, arm new as arm 1, runs without the
+ * metric (NAN) left out. o has room for n. Returns how many.
+ */
+struct stats_obs;
+size_t metric_pair_obs(const struct metric *m, const struct run_summary *v, size_t n,
+		       unsigned cell, unsigned base, unsigned new_arm, struct stats_obs *o);
+
 #endif

@@ -32,16 +32,9 @@ static double arm_cv(const struct run_summary *v, size_t n, unsigned cell, unsig
 static size_t pair_sd(const struct run_summary *v, size_t n, unsigned cell, const struct metric *m,
 		      struct scratch *sc, double *sd)
 {
-	size_t i, k = 0;
-	long nd;
+	size_t k = metric_pair_obs(m, v, n, cell, 0, 1, sc->o);
+	long nd = stats_block_deltas(sc->o, k, m->harmonic, sc->d, NULL, n);
 
-	for (i = 0; i < n; i++)
-		if (v[i].cell == cell && v[i].arm <= 1 && !isnan(m->get(&v[i]))) {
-			sc->o[k].block = v[i].block;
-			sc->o[k].arm = (int)v[i].arm;
-			sc->o[k++].v = m->get(&v[i]);
-		}
-	nd = stats_block_deltas(sc->o, k, m->harmonic, sc->d, NULL, n);
 	*sd = nd > 1 ? stats_sd(sc->d, (size_t)nd) : NAN;
 	return nd > 0 ? (size_t)nd : 0;
 }
