@@ -115,7 +115,7 @@ cat > streams.json <<'EOF'
         { "kind": "fio", "name": "fio",
           "args": "--name=fio --filename=f --rw=randread --bs=4k --numjobs=2 --time_based --runtime=8 --group_reporting" },
         { "kind": "scan", "name": "scan", "file": "s", "start_s": 2, "passes": 2, "gap_s": 1 },
-        { "kind": "random", "name": "paced", "file": "r", "rate": 1000 }
+        { "kind": "random", "name": "paced", "file": "r", "rate": 200 }
       ] },
     { "name": "dontcache", "memcg_mib": 64, "duration_s": 3,
       "files": [ { "name": "d", "mib": 8 } ],
@@ -144,7 +144,9 @@ check "scanner pass events in order with residency" [ "$(q "SELECT group_concat(
 check "each pass read the whole file" [ "$(q "SELECT COUNT(*) FROM events WHERE run_id = $sr AND kind = 'pass_end' AND value = 32 * 1048576")" = 2 ]
 # over the stream's own life: from its start event (after calibration) to its end
 rate=$(q "SELECT (SELECT SUM(read_ops) FROM stream_samples WHERE run_id = $sr AND stream = 2) * 1000.0 / ((SELECT t_ms FROM events WHERE run_id = $sr AND stream = 2 AND kind = 'end') - (SELECT t_ms FROM events WHERE run_id = $sr AND stream = 2 AND kind = 'start'))")
-check "a fixed-rate reader keeps 1000/s within 2% ($rate)" awk -v r="$rate" 'BEGIN { exit !(r >= 980 && r <= 1020) }'
+# 200/s, a fifth of what one TCG vCPU shared with fio's two jobs managed on a
+# loaded CI machine (626/s at 1000/s asked): the pacing, not the host, is tested
+check "a fixed-rate reader keeps 200/s within 2% ($rate)" awk -v r="$rate" 'BEGIN { exit !(r >= 196 && r <= 204) }'
 check "miss threshold calibrated and stored" [ "$(q "SELECT COUNT(*) FROM events WHERE run_id = $sr AND kind = 'calibrated' AND stream = 2 AND value > 0")" = 1 ]
 check "memory.stat counters and the lru_gen window sampled" [ "$(q "SELECT COUNT(*) FROM samples WHERE run_id = $sr AND lru_gen_valid = 1 AND file > 0")" -ge 7 ]
 

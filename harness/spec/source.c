@@ -156,6 +156,7 @@ int source_resolve(const struct matrix *m, struct arm *a, unsigned idx, const st
 	struct source_paths p;
 	struct series s = { 0 };
 	char where[32], msg[ERR_MAX];
+	unsigned n;
 	int rc;
 
 	snprintf(where, sizeof(where), "arms[%u]", idx);
@@ -167,7 +168,16 @@ int source_resolve(const struct matrix *m, struct arm *a, unsigned idx, const st
 		return -1;
 	if (p.patches[0] && series_read(p.patches, &s, msg) < 0)
 		return errorf(err, "%s.patches: %s", where, msg);
+	if (a->apply_set && a->apply > s.n) {
+		series_free(&s);
+		return errorf(err, "%s.apply: expected at most %u, the patches in '%s', got %llu",
+			      where, s.n, a->patches, (unsigned long long)a->apply);
+	}
+	n = s.n;
+	if (a->apply_set)
+		s.n = (unsigned)a->apply;     /* the first apply of them are built and listed */
 	rc = build_all(m, a, where, conf, &p, p.patches[0] ? &s : NULL, hooks, err);
+	s.n = n;
 	series_free(&s);
 	return rc;
 }

@@ -61,6 +61,7 @@ static const struct jkey arm_keys[] = {
 	{ "source_package", J_SRCPKG, 0, AOFF(source_package), SZ(arm, source_package), 0, 0 },
 	{ "base", J_REV, 0, AOFF(base), SZ(arm, base), 0, 0 },
 	{ "patches", J_TEXT, 0, AOFF(patches), SZ(arm, patches), 0, 0 },
+	{ "apply", J_UINT, 0, AOFF(apply), 0, 0, SERIES_MAX_PATCHES },
 	{ "config", J_CONFIG, 0, AOFF(config), SZ(arm, config), 0, 0 },
 	{ "config_fragment", J_ANY, 0, 0, 0, 0, 0 },     /* parse_fragment */
 	{ NULL, 0, 0, 0, 0, 0, 0 },
@@ -356,6 +357,7 @@ static int check_arm_source(json_t *obj, const char *where, char *err)
 		{ "modules_sha256", "modules_url", NULL },
 		{ "base", "source", NULL },
 		{ "patches", "source", "source_package" },
+		{ "apply", "patches", NULL },
 		{ "config", "source", "source_package" },
 		{ "config_fragment", "source", "source_package" },
 	};
@@ -430,6 +432,7 @@ static int parse_arm(struct matrix *m, json_t *obj, unsigned i, char *err)
 	    check_arm_source(obj, where, err) < 0 || parse_kernel(m, a, obj, where, err) < 0 ||
 	    parse_fragment(a, obj, where, err) < 0)
 		return -1;
+	a->apply_set = json_object_get(obj, "apply") != NULL;
 	if (spec_arm_built(a) && !a->config[0])
 		snprintf(a->config, sizeof(a->config), "defconfig");
 	if (a->modules[0] && m->n_archs > 1)

@@ -56,6 +56,8 @@ struct arm {
 	char source_package[IMAGE_PACKAGE_MAX];
 	char base[KBUILD_REV_MAX];
 	char patches[PATH_MAX];           /* an mbox, a directory or a quilt series, as written */
+	uint64_t apply;                   /* with apply_set: only the series' first apply patches */
+	int apply_set;                    /* (a prefix of it: what harness bisect builds) */
 	char config[KBUILD_CONFIG_MAX];   /* defconfig (the default), tinyconfig, ..., or a path */
 	char fragment[KBUILD_FRAGMENT_MAX];  /* config_fragment's lines, '\n'-joined */
 	struct kernel_files files[SPEC_MAX_ARCHS];  /* resolved, per matrix arch (m->archs) */
