@@ -219,12 +219,14 @@ test: build images unit
 faults: build images
 	FAULTS_KILLS=20 tests/e2e_faults.sh $(HARNESS) $(HARNESSD)
 
-# What is too long for CI: the full fault suite, and source arms cross-built for
-# aarch64 (a second cold kernel build under TCG's slowest guests).
+# What is too long for CI: the full fault suite, source arms cross-built for
+# aarch64 (a second cold kernel build under TCG's slowest guests), the seeds at
+# their own reps, and the bisection with a measured search step.
 .PHONY: test-long
 test-long: faults
 	tests/long_source_arm64.sh $(HARNESS)
 	SEEDS_REPS=2 tests/e2e_seeds.sh $(HARNESS)
+	BISECT_LONG=1 tests/e2e_bisect.sh $(HARNESS) $(HARNESSD)
 
 # Benchmarks measure; tests assert. Figures go to BENCHMARKS.md by hand.
 tests/build/bench_sampler: $(call obj,host,tests/bench_sampler.c guest/sampler.c common/proto.c)

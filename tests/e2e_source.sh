@@ -14,6 +14,7 @@ trap '[ -n "$dpid" ] && kill -9 "$dpid" 2>/dev/null; wait 2>/dev/null' EXIT
 
 e2e_conf
 cd "$work" || exit 1
+e2e_shared_builds
 tree=$work/results/cache/builds/trees/pkg-linux-source-6.12/src
 
 matrix() { # matrix NAME ARMS: a one-workload matrix of 1 rep, short random reads

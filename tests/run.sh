@@ -30,8 +30,14 @@ fail=$((fail + $(printf '%s\n' "$out" | grep -c '^not ok - ')))
 
 # the end-to-end tests: each prints "ok - ..." / "not ok - ..." and a last "NAME: ..." line
 harnessd=$(dirname "$harness")/harnessd
-# every tests/e2e_*.sh, the boot test first: it proves the images before the rest use them
-for e in tests/e2e_boot.sh $(ls tests/e2e_*.sh | grep -v '^tests/e2e_boot.sh$'); do
+# every tests/e2e_*.sh, the boot test first: it proves the images before the rest use them;
+# e2e_bisect right after e2e_source, whose kernel builds (tree, objects, ccache) it reuses
+export E2E_BUILDS
+E2E_BUILDS=$(mktemp -d /tmp/e2e-builds.XXXXXX)
+trap 'rm -rf "$E2E_BUILDS"' EXIT
+order=$(ls tests/e2e_*.sh | grep -v -e '^tests/e2e_boot.sh$' -e '^tests/e2e_bisect.sh$' |
+	sed 's|^tests/e2e_source.sh$|&\ntests/e2e_bisect.sh|')
+for e in tests/e2e_boot.sh $order; do
 	t0=$SECONDS
 	out=$("$e" "$harness" "$harnessd" 2>&1)
 	printf '%s\n' "$out"

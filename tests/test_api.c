@@ -261,6 +261,44 @@ static void test_bad_requests(void **state)
 	expect("GET", "/runs/1/stream?max=5", NULL, 400, "unknown query parameter");
 	expect("GET", "/health?x=1", NULL, 400, "unknown query parameter");
 	expect("GET", "/health", "{}", 400, "takes no body");
+	/* bisections: the body by allow-list, the matrix looked up, 404 for none */
+	expect("POST", "/matrices/no-such-matrix/bisect", "{\"cell\": \"w\", \"metric\": "
+	       "\"ops/s\", \"good\": \"a\", \"bad\": \"b\"}", 404, "no matrix");
+	expect("POST", "/matrices/x/bisect", "[1]", 400, "expected an object");
+	expect("POST", "/matrices/x/bisect", "{\"cell\": \"w\", \"include\": \"/etc/shadow\"}",
+	       400, "unknown key 'include'");
+	expect("POST", "/matrices/x/bisect", "{\"metric\": \"ops/s\", \"good\": \"a\", "
+	       "\"bad\": \"b\"}", 400, "\"cell\": expected a name");
+	expect("POST", "/matrices/x/bisect", "{\"cell\": \"w\", \"metric\": \"ops/s\", "
+	       "\"good\": \"a\", \"bad\": \"b\", \"max_runs\": -1}", 400, "\"max_runs\"");
+	expect("POST", "/matrices/x/bisect", "{\"cell\": \"w\", \"metric\": \"nosuch\", "
+	       "\"good\": \"a\", \"bad\": \"b\"}", 400, "metric 'nosuch'");
+	expect("GET", "/bisections/12345", NULL, 404, "no bisection");
+	expect("GET", "/bisections/0", NULL, 400, "positive");
+	expect("GET", "/bisections", NULL, 200, NULL);
+	expect("GET", "/matrices/x/bisect", NULL, 405, NULL);
+}
+
+/* A matrix of packaged kernels is refused a bisection, in one line, nothing queued. */
+static void test_bisect_needs_source_arms(void **state)
+{
+	_cleanup_free_ char *body = submission("bis");
+	struct resp r;
+
+	(void)state;
+	assert_int_equal(req("POST", "/matrices", body, strlen(body), NULL, &r), CURLE_OK);
+	assert_int_equal(r.code, 201);
+	resp_release(&r);
+	expect("POST", "/matrices/bis/bisect", "{\"cell\": \"w\", \"metric\": \"ops/s\", "
+	       "\"good\": \"on\", \"bad\": \"off\"}", 400, "is not built from source");
+	expect("POST", "/matrices/bis/bisect", "{\"cell\": \"nosuch\", \"metric\": \"ops/s\", "
+	       "\"good\": \"on\", \"bad\": \"off\"}", 400, "has no such cell");
+	expect("POST", "/matrices/bis/bisect", "{\"cell\": \"w\", \"metric\": \"ops/s\", "
+	       "\"good\": \"on\", \"bad\": \"on\"}", 400, "both 'on'");
+	assert_int_equal(req("GET", "/bisections", NULL, 0, NULL, &r), CURLE_OK);
+	assert_int_equal(r.code, 200);
+	assert_int_equal(json_array_size(r.json), 0);
+	resp_release(&r);
 }
 
 static void test_body_too_large(void **state)
@@ -1230,6 +1268,7 @@ int main(void)
 		cmocka_unit_test(test_health),
 		cmocka_unit_test(test_socket_mode),
 		cmocka_unit_test(test_bad_requests),
+		cmocka_unit_test(test_bisect_needs_source_arms),
 		cmocka_unit_test(test_body_too_large),
 		cmocka_unit_test(test_body_too_large_chunked),
 		cmocka_unit_test(test_concurrent_submissions),

@@ -27,6 +27,13 @@ e2e_conf() {
 	} > "$work/harness.conf"
 }
 
+# e2e_shared_builds: results/cache/builds is $E2E_BUILDS when it is set (tests/run.sh
+# sets it: the tests that build kernels share one cache, only the first compiles cold)
+e2e_shared_builds() {
+	[ -n "${E2E_BUILDS:-}" ] || return 0
+	mkdir -p "$E2E_BUILDS" "$work/results/cache" && ln -s "$E2E_BUILDS" "$work/results/cache/builds"
+}
+
 # start_daemon: harnessd on harness.conf in the background ($dpid, its log
 # appended to daemon.log); 0 once it answers on its socket, within 10 s
 start_daemon() {

@@ -134,6 +134,13 @@ static int measure_step(const struct bisect_opts *o, const struct bisect_ops *op
 	st->base = base;
 	st->prefix = k;
 	*ret_budget = 0;
+	if (grow_spent(o, r, 0, blocks)) {
+		st->cls = BISECT_UNDECIDED;
+		snprintf(st->note, sizeof(st->note), "not started: its first %u blocks would "
+			 "spend the budget", blocks);
+		*ret_budget = 1;
+		return 0;
+	}
 	for (;;) {
 		memset(&lk, 0, sizeof(lk));
 		if (ops->measure(ops->arg, what, base, k, blocks, &lk, err) < 0)
@@ -336,8 +343,12 @@ static int check(const struct bisect_opts *o, const struct bisect_ops *ops,
 
 static void range_why(struct bisect_result *r, const char *how)
 {
-	snprintf(r->why, sizeof(r->why), "%sthe first bad patch is one of %u..%u (prefixes between "
-		 "skipped or undecided)", how, r->lo + 1, r->hi);
+	if (r->hi == r->lo + 1)
+		snprintf(r->why, sizeof(r->why), "%sthe first bad patch is %u, not checked against "
+			 "its parent", how, r->hi);
+	else
+		snprintf(r->why, sizeof(r->why), "%sthe first bad patch is one of %u..%u (prefixes "
+			 "between skipped or undecided)", how, r->lo + 1, r->hi);
 }
 
 int bisect_run(const struct bisect_opts *o, const struct bisect_ops *ops, struct bisect_result *r,

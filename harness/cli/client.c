@@ -165,8 +165,9 @@ static int call(const struct conf *c, const char *method, const char *path, cons
 	return 0;
 }
 
-int client_post(const struct conf *c, const char *path, const char *body, json_t **ret,
-		char *err)
+/* One request from outside client_main (its own libcurl setup): client_post, client_get. */
+static int call_once(const struct conf *c, const char *method, const char *path,
+		     const char *body, json_t **ret, char *err)
 {
 	struct http h;
 	json_error_t je;
@@ -177,7 +178,7 @@ int client_post(const struct conf *c, const char *path, const char *body, json_t
 		return 1;
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		return errorf(err, "libcurl would not start");
-	rc = request(c, "POST", path, body, &h, err);
+	rc = request(c, method, path, body, &h, err);
 	curl_global_cleanup();
 	if (rc < 0)
 		return h.no_daemon ? 1 : -1;
@@ -187,6 +188,17 @@ int client_post(const struct conf *c, const char *path, const char *body, json_t
 		rc = errorf(err, "the daemon's reply is not JSON: %s", je.text);
 	http_release(&h);
 	return rc;
+}
+
+int client_post(const struct conf *c, const char *path, const char *body, json_t **ret,
+		char *err)
+{
+	return call_once(c, "POST", path, body, ret, err);
+}
+
+int client_get(const struct conf *c, const char *path, json_t **ret, char *err)
+{
+	return call_once(c, "GET", path, NULL, ret, err);
 }
 
 /* ---- formatting ---- */
@@ -457,6 +469,30 @@ static void print_paused(const struct conf *c)
 	json_decref(res);
 }
 
+/* The bisections (harness bisect through harnessd): a line each, the newest 10. */
+static void print_bisections(const struct conf *c)
+{
+	char err[ERR_MAX];
+	json_t *res, *b;
+	size_t i;
+
+	if (call(c, "GET", "/bisections", NULL, 0, &res, err) < 0)
+		return;
+	if (json_array_size(res))
+		printf("\n%-4s %-6s %-20s %-10s %-8s %s\n", "id", "matrix", "cell", "metric",
+		       "state", "progress or result");
+	json_array_foreach(res, i, b) {
+		const json_t *r = json_object_get(b, "result");
+		if (i == 10)
+			break;
+		escape_line(stdout, "%-4lld %-6lld %-20s %-10s %-8s %s", (long long)geti(b, "id"),
+			    (long long)geti(b, "matrix"), gets_or(b, "cell", "-"), gets_or(b, "metric", "-"),
+			    gets_or(b, "state", "-"), json_is_object(r) ? gets_or(r, "why", "") :
+			    gets_or(b, "progress", ""));
+	}
+	json_decref(res);
+}
+
 static int cmd_status(const struct conf *c, char **argv, int json, char *err)
 {
 	char path[128];
@@ -474,6 +510,8 @@ static int cmd_status(const struct conf *c, char **argv, int json, char *err)
 	else
 		print_matrices(res);
 	json_decref(res);
+	if (!argv[1])
+		print_bisections(c);
 	print_paused(c);
 	return 0;
 }

@@ -26,5 +26,7 @@ int client_main(const struct conf *c, int argc, char **argv, int json);
  */
 int client_post(const struct conf *c, const char *path, const char *body, json_t **ret,
 		char *err);
+/* The same for a GET. */
+int client_get(const struct conf *c, const char *path, json_t **ret, char *err);
 
 #endif

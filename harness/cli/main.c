@@ -47,6 +47,9 @@ static const char usage[] =
 	"  calibrate [--arm ARM] [--cell CELL]... [--blocks N] [--print] FILE | --from MATRIX\n"
 	"                 run A/A blocks of FILE's cells on this host and store their noise:\n"
 	"                 compare's floor without A/A arms, check's and submit's advice\n"
+	"  bisect MATRIX --cell CELL --metric METRIC GOOD BAD [--max-blocks N]\n"
+	"                 [--max-runs N] [--max-hours H]  the first patch of BAD's series\n"
+	"                 that moves METRIC, each prefix built and measured against GOOD\n"
 	"  plot MATRIX [-o DIR] [--metric NAME]  SVG time series per cell, arm and file\n"
 	"  report MATRIX [-o FILE.html]  one self-contained HTML page: tables, verdicts, plots\n"
 	"  probe          say which accelerator guests would use, and why\n"
@@ -121,6 +124,8 @@ int main(int argc, char **argv)
 		return cmd_report(&c, argc, argv);
 	if (!strcmp(argv[0], "calibrate"))
 		return cmd_calibrate(&c, argc, argv);
+	if (!strcmp(argv[0], "bisect"))
+		return cmd_bisect(&c, argc, argv, json);
 	if (!strcmp(argv[0], "extend"))
 		return cmd_extend(&c, argc, argv, json);
 	if (!strcmp(argv[0], "probe") && argc == 1)

@@ -90,7 +90,8 @@ typedef enum MHD_Result (*handler_fn)(struct call *x);
 
 struct route {
 	const char *method;
-	const char *pattern;      /* "/"-separated; {key}: an id or a name, {id}: a run id */
+	const char *pattern;      /* "/"-separated; {key}: an id or a name, {id}: a run's or
+				   * a bisection's id */
 	unsigned query;           /* Q_* parameters it takes */
 	int body;                 /* takes a request body */
 	handler_fn fn;
@@ -326,6 +327,44 @@ static enum MHD_Result h_extend(struct call *x)
 	return reply(x->conn, 200, res);
 }
 
+static enum MHD_Result h_bisect(struct call *x)
+{
+	char err[ERR_MAX];
+	json_error_t je;
+	json_t *body, *res = NULL;
+	int http = 400, rc;
+
+	body = json_loadb(x->r->body ? x->r->body : "", x->r->len, JSON_REJECT_DUPLICATES, &je);
+	if (!body)
+		return reply_err(x->conn, 400, "malformed JSON at line %d, column %d: %s", je.line,
+				 je.column, je.text);
+	rc = queue_bisect(x->s, &x->a->conf, x->r->key, body, &res, &http, err);
+	json_decref(body);
+	if (rc < 0)
+		return reply_err(x->conn, (unsigned)http, "%s", err);
+	return reply(x->conn, (unsigned)http, res);
+}
+
+static enum MHD_Result h_bisection(struct call *x)
+{
+	char err[ERR_MAX];
+	json_t *j;
+
+	if (queue_bisection(x->s, x->r->id, &j, err) < 0)
+		return reply_err(x->conn, !strncmp(err, "no bisection", 12) ? 404 : 500, "%s", err);
+	return reply(x->conn, 200, j);
+}
+
+static enum MHD_Result h_bisections(struct call *x)
+{
+	char err[ERR_MAX];
+	json_t *j;
+
+	if (queue_bisections(x->s, &j, err) < 0)
+		return reply_err(x->conn, 500, "%s", err);
+	return reply(x->conn, 200, j);
+}
+
 static enum MHD_Result h_samples(struct call *x)
 {
 	char err[ERR_MAX];
@@ -517,6 +556,9 @@ static const struct route routes[] = {
 	{ "POST", "/matrices/{key}/pause",    0,               0, h_control },
 	{ "POST", "/matrices/{key}/resume",   0,               0, h_control },
 	{ "POST", "/matrices/{key}/extend",   0,               1, h_extend },
+	{ "POST", "/matrices/{key}/bisect",   0,               1, h_bisect },
+	{ "GET",  "/bisections",              0,               0, h_bisections },
+	{ "GET",  "/bisections/{id}",         0,               0, h_bisection },
 	{ "GET",  "/runs/{id}/samples",       Q_AFTER | Q_MAX, 0, h_samples },
 	{ "GET",  "/runs/{id}/stream",        Q_AFTER,         0, h_stream },
 };

@@ -3,7 +3,7 @@
  * place that decides to exit.
  *
  * Folder daemon/: harnessd: the HTTP API, the queue behind it, the resolver
- * of submitted matrices, the scheduler's guest slots, webhooks and its log.
+ * of submitted matrices, the bisector, the scheduler's guest slots, webhooks and its log.
  * It may call: base/ common/ vm/ spec/ store/ run/ analysis/.
  */
 #include "daemon/api.h"
@@ -13,6 +13,7 @@
 #include "daemon/log.h"
 #include "base/proc.h"
 #include "base/textline.h"
+#include "daemon/bisector.h"
 #include "daemon/resolver.h"
 #include "daemon/buildgate.h"
 #include "daemon/scheduler.h"
@@ -113,6 +114,7 @@ static int serve(const struct conf *c, char *err)
 	struct api *api = NULL;
 	struct sched *sc = NULL;
 	struct resolver *rs = NULL;
+	struct bisector *bs = NULL;
 	struct buildgate gate;
 	char uri[PATH_MAX], log[PATH_MAX];
 	sigset_t set;
@@ -124,8 +126,9 @@ static int serve(const struct conf *c, char *err)
 	if (resume(c, err) < 0 || pathf(log, err, "%s/libvirt.log", c->results) < 0 ||
 	    vm_connect(uri, log, &vm, err) < 0 || api_start(c, &api, err) < 0 ||
 	    destroy_leftovers(vm, err) < 0 || sched_start(c, vm, &gate, &sc, err) < 0 ||
-	    resolver_start(c, &gate, &rs, err) < 0) {
+	    resolver_start(c, &gate, &rs, err) < 0 || bisector_start(c, &gate, &bs, err) < 0) {
 		api_stop(api);
+		resolver_stop(rs);
 		sched_stop(sc);
 		vm_disconnect(vm);
 		buildgate_destroy(&gate);
@@ -138,6 +141,7 @@ static int serve(const struct conf *c, char *err)
 		hlog("SIGHUP: nothing to reload; restart to change the configuration");
 	hlog("signal %d: stopping; runs in flight end interrupted and are queued again", sig);
 	api_stop(api);   /* first: its /health reads the scheduler's pause */
+	bisector_stop(bs);   /* before the scheduler: it waits on the runs of its step */
 	sched_stop(sc);
 	resolver_stop(rs);
 	vm_disconnect(vm);

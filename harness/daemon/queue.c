@@ -1,10 +1,12 @@
 /* queue.c -- the daemon's queue behind the API: matrices validated and queued
  * (or appended to), listed with progress and ETA, controlled, followed. */
 #include "daemon/queue.h"
+#include "analysis/bisect_matrix.h"
 #include "analysis/calibrate.h"
 #include "base/err.h"
 #include "base/proc.h"
 #include "spec/spec.h"
+#include "store/store_bisect.h"
 #include "store/store_extend.h"
 #include "store/store_queue.h"
 
@@ -328,4 +330,132 @@ int queue_health(struct store *s, const struct conf *c, const char *paused, json
 			 "queued", (json_int_t)queued, "running", (json_int_t)running, "paused",
 			 paused && paused[0] ? json_string(paused) : json_null());
 	return *ret ? 0 : errorf(err, "out of memory");
+}
+
+/* ---- bisections ---- */
+
+/* The body {"cell", "metric", "good", "bad", "max_blocks", "max_runs", "max_hours"}. */
+static int bisect_body(json_t *body, struct bisect_request *rq, char *err)
+{
+	static const char *const strs[] = { "cell", "metric", "good", "bad" };
+	const char **dst[] = { &rq->cell, &rq->metric, &rq->good, &rq->bad };
+	json_t *v;
+	const char *k;
+	size_t i;
+
+	if (!json_is_object(body))
+		return errorf(err, "expected an object {\"cell\", \"metric\", \"good\", \"bad\", "
+			      "\"max_blocks\", \"max_runs\", \"max_hours\"}");
+	json_object_foreach(body, k, v) {
+		int known = !strcmp(k, "max_blocks") || !strcmp(k, "max_runs") ||
+			    !strcmp(k, "max_hours");
+		for (i = 0; i < ARRAY_SIZE(strs); i++)
+			known |= !strcmp(k, strs[i]);
+		if (!known)
+			return errorf(err, "unknown key '%.64s' (expected cell, metric, good, bad, "
+				      "max_blocks, max_runs, max_hours)", k);
+	}
+	for (i = 0; i < ARRAY_SIZE(strs); i++) {
+		v = json_object_get(body, strs[i]);
+		if (!json_is_string(v) || strlen(json_string_value(v)) != json_string_length(v))
+			return errorf(err, "\"%s\": expected a name", strs[i]);
+		*dst[i] = json_string_value(v);
+	}
+	v = json_object_get(body, "max_blocks");
+	if (v && (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 100000))
+		return errorf(err, "\"max_blocks\": expected a whole number (0: the default)");
+	rq->max_blocks = (unsigned)json_integer_value(v);
+	v = json_object_get(body, "max_runs");
+	if (v && (!json_is_integer(v) || json_integer_value(v) < 0 ||
+		  json_integer_value(v) > 10000000))
+		return errorf(err, "\"max_runs\": expected a whole number (0: no limit)");
+	rq->max_runs = (unsigned)json_integer_value(v);
+	v = json_object_get(body, "max_hours");
+	if (v && !json_is_number(v))
+		return errorf(err, "\"max_hours\": expected hours (0: no limit)");
+	rq->max_hours = v ? json_number_value(v) : 0;
+	return 0;
+}
+
+int queue_bisect(struct store *s, const struct conf *c, const char *key, json_t *body,
+		 json_t **ret, int *ret_http, char *err)
+{
+	struct bisect_hooks none = { 0 };
+	struct bisect_request rq = { .matrix = key };
+	struct bisect_matrix *x = NULL;
+	struct bisection b = { 0 };
+	int64_t id;
+	int existing;
+
+	*ret_http = 400;
+	if (bisect_body(body, &rq, err) < 0)
+		return -1;
+	if (bisect_matrix_open(c, &rq, &none, &x, err) < 0) {
+		if (strstr(err, "no matrix") || strstr(err, "no such matrix"))
+			*ret_http = 404;
+		return -1;
+	}
+	b.matrix_id = bisect_matrix_id(x);
+	snprintf(b.cell, sizeof(b.cell), "%s", rq.cell);
+	snprintf(b.metric, sizeof(b.metric), "%s", bisect_matrix_metric(x));
+	snprintf(b.good, sizeof(b.good), "%s", rq.good);
+	snprintf(b.bad, sizeof(b.bad), "%s", rq.bad);
+	b.max_blocks = rq.max_blocks;
+	b.max_runs = rq.max_runs;
+	b.max_hours = rq.max_hours;
+	bisect_matrix_close(x);
+	*ret_http = 500;
+	if (store_bisection_add(s, &b, &id, &existing, err) < 0)
+		return -1;
+	*ret_http = existing ? 200 : 201;
+	*ret = json_pack("{s:I, s:I, s:b}", "bisection", (json_int_t)id, "matrix",
+			 (json_int_t)b.matrix_id, "existing", existing);
+	return *ret ? 0 : errorf(err, "out of memory");
+}
+
+static json_t *bisection_json(const struct bisection *b)
+{
+	json_t *res = b->result ? json_loads(b->result, 0, NULL) : NULL;
+
+	return json_pack("{s:I, s:I, s:s, s:s, s:s, s:s, s:I, s:I, s:f, s:s, s:s, s:o, s:s?, "
+			 "s:s, s:s?}", "id", (json_int_t)b->id, "matrix", (json_int_t)b->matrix_id,
+			 "cell", b->cell, "metric", b->metric, "good", b->good, "bad", b->bad,
+			 "max_blocks", (json_int_t)b->max_blocks, "max_runs",
+			 (json_int_t)b->max_runs, "max_hours", b->max_hours, "state", b->state,
+			 "progress", b->progress, "result", res ? res : json_null(),
+			 "table", b->result_text, "created_at", b->created_at,
+			 "ended_at", b->ended_at[0] ? b->ended_at : NULL);
+}
+
+int queue_bisection(struct store *s, int64_t id, json_t **ret, char *err)
+{
+	struct bisection b;
+
+	if (store_bisection_get(s, id, &b, err) < 0)
+		return -1;
+	*ret = bisection_json(&b);
+	store_bisection_free(&b);
+	return *ret ? 0 : errorf(err, "out of memory");
+}
+
+int queue_bisections(struct store *s, json_t **ret, char *err)
+{
+	int64_t ids[100];
+	json_t *list = json_array(), *one;
+	size_t n, i;
+
+	if (!list || store_bisection_ids(s, ids, ARRAY_SIZE(ids), &n, err) < 0) {
+		json_decref(list);
+		return list ? -1 : errorf(err, "out of memory");
+	}
+	for (i = 0; i < n; i++) {
+		if (queue_bisection(s, ids[i], &one, err) < 0) {
+			json_decref(list);
+			return -1;
+		}
+		json_object_del(one, "table");    /* the list stays short: GET one for its table */
+		json_array_append_new(list, one);
+	}
+	*ret = list;
+	return 0;
 }

@@ -1004,11 +1004,18 @@ static int build_steps(struct build *b, char *err)
 int kbuild_build(const struct kbuild_req *req, struct kbuild_result *out, char *err)
 {
 	struct build b = { .req = req, .out = out };
-	char logs[PATH_MAX];
+	char logs[PATH_MAX], real[PATH_MAX];
 
 	memset(out, 0, sizeof(*out));
 	if (pathf(b.top, err, "%s/%s", req->results, KBUILD_CACHE) < 0 ||
-	    pathf(logs, err, "%s/logs", b.top) < 0 || mkdir_p(logs, err) < 0 ||
+	    pathf(logs, err, "%s/logs", b.top) < 0 || mkdir_p(logs, err) < 0)
+		return -1;
+	/* the cache by its real path: make records the object directory's command
+	 * lines, and ccache hashes the directory, so a cache reached by another
+	 * path (a symlink, another working directory) would compile it all again */
+	if (!realpath(b.top, real))
+		return errorf(err, "%s: %s", b.top, strerror(errno));
+	if (pathf(b.top, err, "%s", real) < 0 || pathf(logs, err, "%s/logs", b.top) < 0 ||
 	    pathf(b.log, err, "%s/prepare.log", logs) < 0)
 		return -1;
 	return build_steps(&b, err);

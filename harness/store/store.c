@@ -54,6 +54,19 @@ static const char op_columns[] = PROTO_OP_FIELDS(X);
 	" cell TEXT NOT NULL, blocks INTEGER NOT NULL, mean REAL, sd REAL, cv REAL," \
 	" created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')));" \
 	"CREATE INDEX IF NOT EXISTS calibrations_key ON calibrations (host, arch, metric);"
+/*
+ * Schema 9: harnessd's bisections (store_bisect.h): what was asked, where it
+ * is, and its result (JSON and the table as text) once it has one. The steps
+ * are matrices of their own; a bisection is only its options and outcome.
+ */
+#define BISECTIONS_TABLE \
+	"CREATE TABLE IF NOT EXISTS bisections (" \
+	" id INTEGER PRIMARY KEY, matrix_id INTEGER NOT NULL REFERENCES matrices(id)," \
+	" cell TEXT NOT NULL, metric TEXT NOT NULL, good TEXT NOT NULL, bad TEXT NOT NULL," \
+	" max_blocks INTEGER NOT NULL, max_runs INTEGER NOT NULL, max_hours REAL NOT NULL," \
+	" state TEXT NOT NULL DEFAULT 'running' CHECK (state IN ('running','done','failed'))," \
+	" progress TEXT, result TEXT, result_text TEXT," \
+	" created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')), ended_at TEXT);"
 /* Schema 8 too: the host's 1-minute load average as each run ended (store_noise.h). */
 #define HOST_LOAD_COLUMN " host_load REAL"
 #define LIVE_SPEC_INDEX \
@@ -146,7 +159,7 @@ static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS event_files ("
 	" run_id INTEGER NOT NULL, idx INTEGER NOT NULL, file INTEGER NOT NULL,"
 	" resident_pages INTEGER NOT NULL, PRIMARY KEY (run_id, idx, file)) WITHOUT ROWID;"
-	CALIBRATIONS_TABLE;
+	CALIBRATIONS_TABLE BISECTIONS_TABLE;
 
 /*
  * Per done run, written once in the transaction that marks it done
@@ -264,7 +277,7 @@ static int prepare_inserts(struct store *s, char *err)
 	return 0;
 }
 
-#define STORE_SCHEMA 8
+#define STORE_SCHEMA 9
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define STORE_SCHEMA_STR STR(STORE_SCHEMA)
@@ -291,6 +304,7 @@ static const struct { int64_t from; const char *sql; } upgrades[] = {
 	     "PRAGMA user_version = 7;" },
 	{ 7, CALIBRATIONS_TABLE "ALTER TABLE runs ADD COLUMN" HOST_LOAD_COLUMN ";"
 	     "PRAGMA user_version = 8;" },
+	{ 8, BISECTIONS_TABLE "PRAGMA user_version = 9;" },
 };
 
 struct upgrade_arg {
