@@ -96,6 +96,10 @@ static int o_measure(void *arg, const char *step, unsigned base, unsigned k, uns
 		snprintf(out->why, sizeof(out->why), "p%u did not boot (simulated)", k);
 		return 0;
 	}
+	if (!blocks) {                   /* what is known before anything runs: nothing */
+		out->v.kind = VERDICT_UNKNOWN;
+		return 0;
+	}
 	p = pair_of(o, step, base, k);
 	out->runs = 4 * blocks;
 	out->wall_s = 40.0 * blocks;
@@ -131,6 +135,14 @@ static void make_series(struct oracle *o, unsigned n, unsigned c, double effect,
 	}
 }
 
+/* Every patch builds, boots and changes the kernel. */
+static void plain(struct oracle *o)
+{
+	memset(o->docs, 0, sizeof(o->docs));
+	memset(o->nobuild, 0, sizeof(o->nobuild));
+	memset(o->noboot, 0, sizeof(o->noboot));
+}
+
 static void run(struct oracle *o, unsigned max_runs, struct bisect_result *r)
 {
 	struct bisect_opts opts = { .good = 0, .bad = o->n, .max_blocks = o->max_blocks,
@@ -149,9 +161,7 @@ static void test_e2e_series(void **state)
 
 	(void)state;
 	make_series(&o, 4, 3, -0.4, 0.03, 7);
-	memset(o.docs, 0, sizeof(o.docs));
-	memset(o.nobuild, 0, sizeof(o.nobuild));
-	memset(o.noboot, 0, sizeof(o.noboot));
+	plain(&o);
 	o.nobuild[1] = 1;
 	o.docs[4] = 1;
 	run(&o, 0, &r);
@@ -265,9 +275,7 @@ static void test_effect_builds_up(void **state)
 	(void)state;
 	for (seed = 0; seed < 30; seed++) {
 		make_series(&o, 6, 2, -0.15, 0.03, 12000 + seed);
-		memset(o.docs, 0, sizeof(o.docs));
-		memset(o.nobuild, 0, sizeof(o.nobuild));
-		memset(o.noboot, 0, sizeof(o.noboot));
+		plain(&o);
 		for (unsigned k = 4; k <= 6; k++)
 			o.t[k] = (1 - 0.15) * (1 - 0.15) - 1;
 		run(&o, 0, &r);
@@ -290,9 +298,7 @@ static void test_budget(void **state)
 
 	(void)state;
 	make_series(&o, 16, 11, -0.3, 0.04, 77);
-	memset(o.docs, 0, sizeof(o.docs));
-	memset(o.nobuild, 0, sizeof(o.nobuild));
-	memset(o.noboot, 0, sizeof(o.noboot));
+	plain(&o);
 	run(&o, 100, &r);
 	assert_int_equal(r.outcome, BISECT_BUDGET);
 	assert_true(11 > r.lo && 11 <= r.hi);

@@ -134,6 +134,19 @@ static int measure_step(const struct bisect_opts *o, const struct bisect_ops *op
 	st->base = base;
 	st->prefix = k;
 	*ret_budget = 0;
+	/* the confirmation may be known already, at no cost: the matrix's own blocks */
+	if (!strcmp(what, "confirm")) {
+		memset(&lk, 0, sizeof(lk));
+		if (ops->measure(ops->arg, what, base, k, 0, &lk, err) < 0)
+			return -1;
+		if (lk.reused && lk.v.kind != VERDICT_UNKNOWN) {
+			st->measured = 1;
+			st->v = lk.v;
+			st->cls = step_class(what, &lk.v, r->effect);
+			snprintf(st->note, sizeof(st->note), "measured before: %.400s", lk.why);
+			return 0;
+		}
+	}
 	if (grow_spent(o, r, 0, blocks)) {
 		st->cls = BISECT_UNDECIDED;
 		snprintf(st->note, sizeof(st->note), "not started: its first %u blocks would "
@@ -315,6 +328,16 @@ static int builds_up(const struct bisect_result *r)
 	return 0;
 }
 
+static void range_why(struct bisect_result *r, const char *how)
+{
+	if (r->hi == r->lo + 1)
+		snprintf(r->why, sizeof(r->why), "%sthe first bad patch is %u, not checked against "
+			 "its parent", how, r->hi);
+	else
+		snprintf(r->why, sizeof(r->why), "%sthe first bad patch is one of %u..%u (prefixes "
+			 "between skipped or undecided)", how, r->lo + 1, r->hi);
+}
+
 /* Check the first bad patch against its parent. */
 static int check(const struct bisect_opts *o, const struct bisect_ops *ops,
 		 struct bisect_result *r, char *err)
@@ -333,22 +356,17 @@ static int check(const struct bisect_opts *o, const struct bisect_ops *ops,
 			 100 * st.v.delta, st.v.blocks, 100 * r->effect);
 		return 0;
 	}
+	if (budget && !st.measured) {
+		r->outcome = BISECT_BUDGET;
+		range_why(r, "the budget ran out: ");
+		return 0;
+	}
 	r->outcome = budget ? BISECT_BUDGET : BISECT_UNCONFIRMED;
 	snprintf(r->why, sizeof(r->why), "patch %u looked like the first bad one, but against its "
 		 "parent p%u it is %s after %zu blocks%s", r->hi, r->lo,
 		 st.cls == BISECT_UNDECIDED ? "undecided" : verdict_name(st.v.kind), st.v.blocks,
 		 budget ? " (the budget ran out)" : "");
 	return 0;
-}
-
-static void range_why(struct bisect_result *r, const char *how)
-{
-	if (r->hi == r->lo + 1)
-		snprintf(r->why, sizeof(r->why), "%sthe first bad patch is %u, not checked against "
-			 "its parent", how, r->hi);
-	else
-		snprintf(r->why, sizeof(r->why), "%sthe first bad patch is one of %u..%u (prefixes "
-			 "between skipped or undecided)", how, r->lo + 1, r->hi);
 }
 
 int bisect_run(const struct bisect_opts *o, const struct bisect_ops *ops, struct bisect_result *r,

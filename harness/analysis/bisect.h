@@ -52,7 +52,9 @@ struct bisect_look {
  *           apply, a compile error), 0 if built, -1 with err.
  *  measure: prefix k against prefix base in the step called step ("confirm",
  *           "search", "check") at blocks ABBA blocks at least (the blocks it
- *           has stay, more are added); 0 with *out, -1 with err.
+ *           has stay, more are added); 0 with *out, -1 with err. The
+ *           confirmation is first asked with blocks 0: what is known without
+ *           running anything (reused set, and a verdict, if anything is).
  *  tell:    one progress line.
  */
 struct bisect_ops {

@@ -4,7 +4,6 @@
 #include "analysis/compare.h"
 #include "analysis/metric.h"
 #include "base/err.h"
-#include "base/textline.h"
 #include "store/store.h"
 #include "store/store_bisect.h"
 
@@ -168,12 +167,15 @@ static int arms_same(struct bisect_matrix *x, char *err)
 
 static int load_matrix(struct bisect_matrix *x, struct store *s, struct matrix *m, char *err)
 {
-	char label[64];
+	char label[64], real[PATH_MAX];
 	int g, b;
 
 	if (store_find_matrix(s, x->key, &x->mid, err) < 0 ||
 	    store_matrix_spec(s, x->mid, &x->spec, x->base_dir, err) < 0)
 		return -1;
+	/* a matrix harness run queued before its directory was kept absolute: from here */
+	if (x->base_dir[0] != '/' && realpath(x->base_dir, real))
+		snprintf(x->base_dir, sizeof(x->base_dir), "%s", real);
 	snprintf(label, sizeof(label), "matrix %lld", (long long)x->mid);
 	snprintf(x->id, sizeof(x->id), "%lld", (long long)x->mid);
 	if (spec_parse(m, x->spec, label, x->base_dir, x->c, err) < 0 ||
@@ -341,7 +343,7 @@ static int one_verdict(const struct bisect_matrix *x, struct store *s, const cha
 		      x->metric->name, x->cell, base, new);
 }
 
-/* BAD against GOOD in the user's matrix: DIFFERENT there already is the confirmation. */
+/* BAD against GOOD in the user's matrix: DIFFERENT (or SAME) there already is the answer. */
 static int confirmed_before(const struct bisect_matrix *x, struct bisect_look *out)
 {
 	struct store *s = NULL;
@@ -351,7 +353,7 @@ static int confirmed_before(const struct bisect_matrix *x, struct bisect_look *o
 	if (store_open_results(x->c->results, &s, err) < 0)
 		return 0;
 	ok = one_verdict(x, s, x->id, x->good, x->bad, &out->v, err) == 0 &&
-	     out->v.kind == VERDICT_DIFFERENT;
+	     (out->v.kind == VERDICT_DIFFERENT || out->v.kind == VERDICT_SAME);
 	store_close(s);
 	if (ok) {
 		out->reused = 1;
@@ -404,6 +406,13 @@ static int do_measure(void *arg, const char *what, unsigned base, unsigned k, un
 
 	if (!strcmp(what, "confirm") && confirmed_before(x, out))
 		return 0;
+	if (!blocks) {               /* only what is known: nothing is */
+		out->v.kind = VERDICT_UNKNOWN;
+		out->v.lo = -INFINITY;
+		out->v.hi = INFINITY;
+		out->v.delta = NAN;
+		return 0;
+	}
 	if (!(text = step_text(x, what, base, k, blocks)))
 		return errorf(err, "out of memory");
 	snprintf(label, sizeof(label), "matrix %s (bisect %s of p%u)", x->id, what, k);

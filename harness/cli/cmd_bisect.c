@@ -206,7 +206,7 @@ static int through_daemon(const struct conf *c, const struct bisect_request *rq,
 	if ((rc = client_post(c, path, body, &res, err)) != 0)
 		return rc;
 	id = json_integer_value(json_object_get(res, "bisection"));
-	printf("bisection %lld of matrix %lld: %s harnessd%s\n", (long long)id,
+	fprintf(json ? stderr : stdout, "bisection %lld of matrix %lld: %s harnessd%s\n", (long long)id,
 	       (long long)json_integer_value(json_object_get(res, "matrix")),
 	       json_is_true(json_object_get(res, "existing")) ? "asked before, in" : "queued in",
 	       no_wait ? "; harness status shows it" : "; following it (Ctrl-C leaves it running)");

@@ -282,6 +282,19 @@ static enum MHD_Result h_control(struct call *x)
 		     json_pack("{s:s,s:s}", "matrix", x->r->key, "action", action));
 }
 
+/* The request's body as JSON; NULL after answering 400 (*ret) if it is not JSON. */
+static json_t *json_body(struct call *x, enum MHD_Result *ret)
+{
+	json_error_t je;
+	json_t *body = json_loadb(x->r->body ? x->r->body : "", x->r->len,
+				  JSON_REJECT_DUPLICATES, &je);
+
+	if (!body)
+		*ret = reply_err(x->conn, 400, "malformed JSON at line %d, column %d: %s", je.line,
+				 je.column, je.text);
+	return body;
+}
+
 /* The body {"max_blocks": N, "base": ARM, "new": ARM} (arms optional), checked. */
 static int extend_body(json_t *body, struct extend_opts *o, char *err)
 {
@@ -310,14 +323,12 @@ static enum MHD_Result h_extend(struct call *x)
 {
 	struct extend_opts o = { .matrix = x->r->key };
 	char err[ERR_MAX];
-	json_error_t je;
+	enum MHD_Result ret;
 	json_t *body, *res = NULL;
 	int http = 400, rc;
 
-	body = json_loadb(x->r->body ? x->r->body : "", x->r->len, JSON_REJECT_DUPLICATES, &je);
-	if (!body)
-		return reply_err(x->conn, 400, "malformed JSON at line %d, column %d: %s", je.line,
-				 je.column, je.text);
+	if (!(body = json_body(x, &ret)))
+		return ret;
 	rc = extend_body(body, &o, err);
 	if (rc == 0)
 		rc = extend_matrix(x->s, &o, &res, &http, err);
@@ -330,14 +341,12 @@ static enum MHD_Result h_extend(struct call *x)
 static enum MHD_Result h_bisect(struct call *x)
 {
 	char err[ERR_MAX];
-	json_error_t je;
+	enum MHD_Result ret;
 	json_t *body, *res = NULL;
 	int http = 400, rc;
 
-	body = json_loadb(x->r->body ? x->r->body : "", x->r->len, JSON_REJECT_DUPLICATES, &je);
-	if (!body)
-		return reply_err(x->conn, 400, "malformed JSON at line %d, column %d: %s", je.line,
-				 je.column, je.text);
+	if (!(body = json_body(x, &ret)))
+		return ret;
 	rc = queue_bisect(x->s, &x->a->conf, x->r->key, body, &res, &http, err);
 	json_decref(body);
 	if (rc < 0)

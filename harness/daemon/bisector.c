@@ -6,11 +6,10 @@
 #include "daemon/buildgate.h"
 #include "daemon/log.h"
 #include "daemon/queue.h"
+#include "daemon/worker.h"
 #include "store/store.h"
 #include "store/store_bisect.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,9 +19,7 @@
 struct bisector {
 	const struct conf *c;
 	struct buildgate *gate;
-	pthread_t th;
-	atomic_int stop;
-	struct store *store;
+	struct worker w;             /* its thread, and its own store connection */
 };
 
 /* The bisection in hand, for its hooks. */
@@ -37,7 +34,7 @@ static void tell(void *arg, const char *line)
 	char err[ERR_MAX];
 
 	hlog("bisection %lld: %s", (long long)j->id, line);
-	if (store_bisection_progress(j->b->store, j->id, line, err) < 0)
+	if (store_bisection_progress(j->b->w.store, j->id, line, err) < 0)
 		hlog("bisection %lld: %s", (long long)j->id, err);
 }
 
@@ -70,9 +67,9 @@ static int wait_finished(struct job *j, int64_t mid, const char *label, char *er
 
 	snprintf(key, sizeof(key), "%lld", (long long)mid);
 	for (;;) {
-		if (atomic_load(&j->b->stop))
+		if (atomic_load(&j->b->w.stop))
 			return errorf(err, "harnessd is stopping");
-		if (queue_matrix(j->b->store, j->b->c, key, &m, err) < 0)
+		if (queue_matrix(j->b->w.store, j->b->c, key, &m, err) < 0)
 			return -1;
 		state = json_string_value(json_object_get(m, "state"));
 		resolve = json_string_value(json_object_get(m, "resolve"));
@@ -95,7 +92,7 @@ static int run_step(void *arg, const char *text, const char *label, const char *
 	struct job *j = arg;
 	json_t *res = NULL;
 
-	if (queue_submit(j->b->store, j->b->c, text, base_dir, &res, err) < 0)
+	if (queue_submit(j->b->w.store, j->b->c, text, base_dir, &res, err) < 0)
 		return -1;
 	*ret_mid = json_integer_value(json_object_get(res, "matrix"));
 	hlog("bisection %lld: %s is matrix %lld, %lld runs added", (long long)j->id, label,
@@ -120,7 +117,7 @@ static int keep(struct job *j, struct bisect_matrix *x, const struct bisect_resu
 	bisect_matrix_print(f, x, r);
 	if (fclose(f) != 0)
 		return errorf(err, "out of memory");
-	return store_bisection_end(j->b->store, j->id, "done", r->why, json, table, err);
+	return store_bisection_end(j->b->w.store, j->id, "done", r->why, json, table, err);
 }
 
 static int bisect_one(struct bisector *b, int64_t id, char *err)
@@ -134,7 +131,7 @@ static int bisect_one(struct bisector *b, int64_t id, char *err)
 	char key[24], why[ERR_MAX];
 	int rc;
 
-	if (!r || store_bisection_get(b->store, id, &row, err) < 0)
+	if (!r || store_bisection_get(b->w.store, id, &row, err) < 0)
 		return r ? -1 : errorf(err, "out of memory");
 	snprintf(key, sizeof(key), "%lld", (long long)row.matrix_id);
 	struct bisect_request rq = { .matrix = key, .cell = row.cell, .metric = row.metric,
@@ -147,11 +144,11 @@ static int bisect_one(struct bisector *b, int64_t id, char *err)
 		rc = bisect_matrix_run(x, r, why);
 	if (rc == 0)
 		rc = keep(&j, x, r, err);
-	else if (!atomic_load(&b->stop))
-		rc = store_bisection_end(b->store, id, "failed", why, NULL, NULL, err);
+	else if (!atomic_load(&b->w.stop))
+		rc = store_bisection_end(b->w.store, id, "failed", why, NULL, NULL, err);
 	else
 		hlog("bisection %lld: stopped (%s); it goes on at the next start", (long long)id, why);
-	if (rc == 0 && !atomic_load(&b->stop))
+	if (rc == 0 && !atomic_load(&b->w.stop))
 		hlog("bisection %lld: %s", (long long)id, r->n_steps ? r->why : why);
 	bisect_release(r);
 	bisect_matrix_close(x);
@@ -159,22 +156,9 @@ static int bisect_one(struct bisector *b, int64_t id, char *err)
 	return rc;
 }
 
-static void *bisector_main(void *arg)
+static int bisect_next(void *arg, int64_t id, char *err)
 {
-	struct bisector *b = arg;
-	char err[ERR_MAX];
-	int64_t id;
-
-	while (!atomic_load(&b->stop)) {
-		if (store_bisection_next(b->store, &id, err) < 0 ||
-		    (id && bisect_one(b, id, err) < 0)) {
-			hlog("bisector: %s", err);
-			id = 0;
-		}
-		if (!id)
-			usleep(IDLE_MS * 1000);
-	}
-	return NULL;
+	return bisect_one(arg, id, err);
 }
 
 int bisector_start(const struct conf *c, struct buildgate *gate, struct bisector **ret,
@@ -186,26 +170,20 @@ int bisector_start(const struct conf *c, struct buildgate *gate, struct bisector
 		return errorf(err, "out of memory");
 	b->c = c;
 	b->gate = gate;
-	if (store_open_results(c->results, &b->store, err) < 0)
-		goto fail;
-	if (pthread_create(&b->th, NULL, bisector_main, b) != 0) {
-		errorf(err, "cannot start the bisection thread");
-		goto fail;
+	b->w = (struct worker){ .name = "bisector", .next = store_bisection_next,
+				.one = bisect_next, .arg = b, .idle_ms = IDLE_MS };
+	if (worker_start(c, &b->w, err) < 0) {
+		free(b);
+		return -1;
 	}
 	*ret = b;
 	return 0;
-fail:
-	store_close(b->store);
-	free(b);
-	return -1;
 }
 
 void bisector_stop(struct bisector *b)
 {
 	if (!b)
 		return;
-	atomic_store(&b->stop, 1);
-	pthread_join(b->th, NULL);
-	store_close(b->store);
+	worker_stop(&b->w);
 	free(b);
 }

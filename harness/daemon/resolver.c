@@ -5,22 +5,18 @@
 #include "base/proc.h"
 #include "daemon/buildgate.h"
 #include "daemon/log.h"
+#include "daemon/worker.h"
 #include "spec/spec.h"
 #include "store/store.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <string.h>
-#include <unistd.h>
 
 #define IDLE_MS 500              /* the store is asked this often when nothing waits */
 
 struct resolver {
 	const struct conf *c;
 	struct buildgate *gate;
-	pthread_t th;
-	atomic_int stop;
-	struct store *store;
+	struct worker w;             /* its thread, and its own store connection */
 };
 
 /* The matrix being resolved, for its progress lines. */
@@ -35,7 +31,7 @@ static void progress(void *arg, const char *line)
 	char err[ERR_MAX];
 
 	hlog("matrix %lld: resolving: %s", (long long)j->mid, line);
-	if (store_set_resolve(j->r->store, j->mid, "resolving", "resolving", line, err) < 0)
+	if (store_set_resolve(j->r->w.store, j->mid, "resolving", "resolving", line, err) < 0)
 		hlog("matrix %lld: %s", (long long)j->mid, err);
 }
 
@@ -64,7 +60,7 @@ static int resolve(struct resolver *r, int64_t mid, struct matrix *m, char *err)
 	size_t n;
 
 	n = (size_t)snprintf(label, sizeof(label), "matrix %lld", (long long)mid);
-	if (store_matrix_spec(r->store, mid, &text, base_dir, err) < 0)
+	if (store_matrix_spec(r->w.store, mid, &text, base_dir, err) < 0)
 		return -1;
 	if (spec_parse(m, text, label, base_dir, r->c, msg) == 0 &&
 	    spec_resolve_gated(m, r->c, progress, gate, &j, msg) == 0)
@@ -85,35 +81,22 @@ static int resolve_one(struct resolver *r, int64_t mid, char *err)
 	if (resolve(r, mid, m, why) < 0) {
 		hlog("matrix %lld: unresolved, none of its runs will start: %s", (long long)mid,
 		     why);
-		rc = store_set_resolve(r->store, mid, "resolving", "unresolved", why, err);
+		rc = store_set_resolve(r->w.store, mid, "resolving", "unresolved", why, err);
 	} else {
 		hlog("matrix %lld: resolved; its runs may start", (long long)mid);
 		for (unsigned i = 0; i < m->n_arms; i++)
 			if (m->arms[i].failed[0])
 				hlog("matrix %lld: arm failed, its runs are skipped: %s",
 				     (long long)mid, m->arms[i].failed);
-		rc = store_resolved(r->store, mid, m, err);
+		rc = store_resolved(r->w.store, mid, m, err);
 	}
 	spec_release(m);
 	return rc;
 }
 
-static void *resolver_main(void *arg)
+static int resolve_next(void *arg, int64_t mid, char *err)
 {
-	struct resolver *r = arg;
-	char err[ERR_MAX];
-	int64_t mid;
-
-	while (!atomic_load(&r->stop)) {
-		if (store_next_resolving(r->store, &mid, err) < 0 ||
-		    (mid && resolve_one(r, mid, err) < 0)) {
-			hlog("resolver: %s", err);
-			mid = 0;
-		}
-		if (!mid)
-			usleep(IDLE_MS * 1000);
-	}
-	return NULL;
+	return resolve_one(arg, mid, err);
 }
 
 int resolver_start(const struct conf *c, struct buildgate *gate, struct resolver **ret,
@@ -125,26 +108,20 @@ int resolver_start(const struct conf *c, struct buildgate *gate, struct resolver
 		return errorf(err, "out of memory");
 	r->c = c;
 	r->gate = gate;
-	if (store_open_results(c->results, &r->store, err) < 0)
-		goto fail;
-	if (pthread_create(&r->th, NULL, resolver_main, r) != 0) {
-		errorf(err, "cannot start the resolver thread");
-		goto fail;
+	r->w = (struct worker){ .name = "resolver", .next = store_next_resolving,
+				.one = resolve_next, .arg = r, .idle_ms = IDLE_MS };
+	if (worker_start(c, &r->w, err) < 0) {
+		free(r);
+		return -1;
 	}
 	*ret = r;
 	return 0;
-fail:
-	store_close(r->store);
-	free(r);
-	return -1;
 }
 
 void resolver_stop(struct resolver *r)
 {
 	if (!r)
 		return;
-	atomic_store(&r->stop, 1);
-	pthread_join(r->th, NULL);
-	store_close(r->store);
+	worker_stop(&r->w);
 	free(r);
 }

@@ -798,7 +798,7 @@ static int spec_from_json(struct matrix *m, json_t *root, const char *label,
 
 int spec_parse_file(struct matrix *m, const char *path, const struct conf *conf, char *err)
 {
-	char base_dir[PATH_MAX], *slash;
+	char base_dir[PATH_MAX], real[PATH_MAX], *slash;
 	_cleanup_free_ char *text = NULL;
 	json_error_t jerr;
 	json_t *root;
@@ -817,6 +817,10 @@ int spec_parse_file(struct matrix *m, const char *path, const struct conf *conf,
 		*slash = '\0';
 	else
 		strcpy(base_dir, ".");
+	/* absolute, as the store keeps it: a stored matrix is run (and bisected) from
+	 * anywhere, by the daemon too */
+	if (realpath(base_dir, real))
+		snprintf(base_dir, sizeof(base_dir), "%s", real);
 	ret = spec_from_json(m, root, path, base_dir, conf, err);
 	json_decref(root);
 	return ret;
