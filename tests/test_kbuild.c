@@ -327,6 +327,13 @@ static void test_source_keys(void **state)
 			  "arms[0].config_fragment[1]: expected CONFIG_NAME");
 	expect_spec_error("{'name':'a','source':'t','config_fragment':'CONFIG_A=y'}",
 			  "config_fragment: expected an array");
+	/* a prefix of the series (harness bisect's arms): only with patches, a count */
+	expect_spec_error("{'name':'a','source_package':'linux-source-6.12','apply':1}",
+			  "arms[0].apply: only with 'patches'");
+	expect_spec_error("{'name':'a','source':'t','patches':'p.mbox','apply':-1}",
+			  "arms[0].apply: expected 0..512");
+	expect_spec_error("{'name':'a','source':'t','patches':'p.mbox','apply':'2'}",
+			  "arms[0].apply: expected a whole number");
 }
 
 /* ---- before the compile, on a real git tree ---- */
