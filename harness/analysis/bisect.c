@@ -171,8 +171,6 @@ static int measure_step(const struct bisect_opts *o, const struct bisect_ops *op
 		}
 		st->measured = 1;
 		st->v = lk.v;
-		if (lk.reused)
-			snprintf(st->note, sizeof(st->note), "measured before: %.400s", lk.why);
 		if ((st->cls = step_class(what, &lk.v, r->effect)) != BISECT_UNDECIDED)
 			return 0;
 		if (!(next = grow_to(blocks, &lk.v, o->max_blocks))) {

@@ -40,7 +40,8 @@ struct bisect_look {
 	struct verdict v;
 	unsigned runs;          /* the step's runs so far (every look), done or not */
 	double wall_s;          /* their wall time */
-	int reused;             /* nothing new ran: runs measured before (another matrix) */
+	int reused;             /* a look at 0 blocks only: decided by runs measured before
+				 * (the user's own matrix), why says where */
 	int skip;               /* the candidate did not boot or run: why says so */
 	char why[ERR_MAX];
 };

@@ -261,12 +261,19 @@ static char *step_text(const struct bisect_matrix *x, const char *what, unsigned
 	return rc ? NULL : json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS);
 }
 
+/* How errors name a step's matrix: "matrix 3 (bisect search of p2)". */
+static void step_label(const struct bisect_matrix *x, const char *what, unsigned k, char *label,
+		       size_t len)
+{
+	snprintf(label, len, "matrix %s (bisect %s of p%u)", x->id, what, k);
+}
+
 static int step_parse(const struct bisect_matrix *x, const char *what, unsigned base, unsigned k,
 		      unsigned blocks, struct matrix *m, char *label, size_t len, char *err)
 {
 	_cleanup_free_ char *text = step_text(x, what, base, k, blocks);
 
-	snprintf(label, len, "matrix %s (bisect %s of p%u)", x->id, what, k);
+	step_label(x, what, k, label, len);
 	if (!text)
 		return errorf(err, "out of memory");
 	return spec_parse(m, text, label, x->base_dir, x->c, err);
@@ -404,9 +411,9 @@ static int do_measure(void *arg, const char *what, unsigned base, unsigned k, un
 	char label[128];
 	int64_t smid = 0;
 
-	if (!strcmp(what, "confirm") && confirmed_before(x, out))
-		return 0;
-	if (!blocks) {               /* only what is known: nothing is */
+	if (!blocks) {               /* only what is known: the user's matrix, or nothing */
+		if (!strcmp(what, "confirm") && confirmed_before(x, out))
+			return 0;
 		out->v.kind = VERDICT_UNKNOWN;
 		out->v.lo = -INFINITY;
 		out->v.hi = INFINITY;
@@ -415,7 +422,7 @@ static int do_measure(void *arg, const char *what, unsigned base, unsigned k, un
 	}
 	if (!(text = step_text(x, what, base, k, blocks)))
 		return errorf(err, "out of memory");
-	snprintf(label, sizeof(label), "matrix %s (bisect %s of p%u)", x->id, what, k);
+	step_label(x, what, k, label, sizeof(label));
 	tell(x, "%s p%u against p%u, %u blocks", what, k, base, blocks);
 	if (x->h.run_step(x->h.arg, text, label, x->base_dir, &smid, err) < 0)
 		return -1;
