@@ -93,10 +93,10 @@ UNIT_TESTS += tests/build/test_bisect
 # Debian packages the build, the images and the tests need.
 DEBS := gcc make pkg-config libc6-dev libvirt-dev libjansson-dev libsqlite3-dev \
         libcurl4-openssl-dev nettle-dev libcmocka-dev libvirt-daemon libvirt-daemon-driver-qemu \
-        qemu-system-x86 qemu-utils busybox-static e2fsprogs cpio xz-utils kmod \
+        qemu-system-x86 qemu-utils e2fsprogs cpio xz-utils kmod \
         sqlite3 passwd ca-certificates dpkg-dev zlib1g-dev libmicrohttpd-dev python3 curl cmake
 # aarch64 guests: QEMU, the cross compiler and its static libc, arm64 jansson
-# (multiarch, beside the amd64 one); busybox-static:arm64 is only downloaded.
+# (multiarch, beside the amd64 one).
 DEBS += qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross libjansson-dev:arm64
 # ycsb streams: LevelDB's C API linked statically into the agent (amd64 and,
 # multiarch, arm64 with the cross C++ runtime) and into the host's loader.

@@ -743,6 +743,9 @@ static const struct field hello_fields[] = {
 	U64(proto_hello, cachestat, "cachestat", 1),
 	U64(proto_hello, dontcache, "dontcache", 1),
 	STR(proto_hello, fio, "fio"),
+	U64(proto_hello, up_init_ms, "up_init_ms", UINT64_C(1) << 40),
+	U64(proto_hello, up_ready_ms, "up_ready_ms", UINT64_C(1) << 40),
+	U64(proto_hello, up_hello_ms, "up_hello_ms", UINT64_C(1) << 40),
 	END,
 };
 

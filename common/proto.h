@@ -13,7 +13,7 @@
 
 #include <jansson.h>
 
-#define PROTO_VERSION     3      /* 3: stream samples may come late, or not at all */
+#define PROTO_VERSION     4      /* 4: hello says when the guest booted to init, to its devices, to hello */
 #define PROTO_PORT_NAME   "harness.0"
 #define PROTO_LINE_MAX    16384  /* longer lines are refused, never truncated */
 #define PROTO_STR_MAX     128    /* bound on short string fields */
@@ -284,6 +284,10 @@ struct proto_hello {
 	uint64_t cachestat;            /* 1 if cachestat(2) works */
 	uint64_t dontcache;            /* 1 if preadv2(RWF_DONTCACHE) works */
 	char fio[32];                  /* fio --version, "" if the image has none */
+	/* the guest's clock (CLOCK_BOOTTIME, ms) as PID 1 started, as its
+	 * modules and data disk were ready, and as it sent this; 0 when the
+	 * agent is not PID 1 */
+	uint64_t up_init_ms, up_ready_ms, up_hello_ms;
 };
 
 struct proto_setup {

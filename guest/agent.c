@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "boot.h"
 #include "fault.h"
 #include "fdio.h"
 #include "common/proto.h"
@@ -53,6 +54,7 @@ struct agent {
 	int cachestat;
 	struct proto_job job;
 	struct fault fault;          /* harness.fault=KIND: tests only */
+	struct boot_times boot;      /* as PID 1; zero otherwise */
 };
 
 static char errmsg[PROTO_ERR_MAX];
@@ -420,6 +422,11 @@ static int say_hello(struct agent *a)
 	if (fd >= 0)
 		close(fd);
 	fio_version(h->fio, sizeof(h->fio));
+	if (a->boot.init_ms) {
+		h->up_init_ms = a->boot.init_ms;
+		h->up_ready_ms = a->boot.ready_ms;
+		h->up_hello_ms = boot_uptime_ms();
+	}
 	return send_msg(a, &m);
 }
 
@@ -595,28 +602,43 @@ static void parse_args(struct agent *a, int argc, char **argv)
 	}
 }
 
-int main(int argc, char **argv)
+/* The agent's life once its arguments are taken: 0 or 1, as main returns. */
+static int agent_main(struct agent *a)
 {
-	struct agent a = { .data_dir = "/data", .cg_dir = "/sys/fs/cgroup", .fd = -1 };
-
-	parse_args(&a, argc, argv);
 	signal(SIGPIPE, SIG_IGN);
 	/* A fixed hash seed: otherwise jansson's first object waits on the
 	 * guest's entropy pool, a second or more after boot under TCG. */
 	json_object_seed(1);
-	if (fault_load(&a.fault, "/proc/cmdline", errmsg, sizeof(errmsg)) < 0) {
-		send_error(&a);
+	if (fault_load(&a->fault, "/proc/cmdline", errmsg, sizeof(errmsg)) < 0) {
+		send_error(a);
 		return 1;
 	}
-	a.fd = open_channel(&a);
-	if (a.fd < 0) {
-		send_error(&a);
+	a->fd = open_channel(a);
+	if (a->fd < 0) {
+		send_error(a);
 		return 1;
 	}
-	if (say_hello(&a) < 0 || recv_job(&a) < 0 || setup(&a) < 0 || run(&a) < 0) {
-		send_error(&a);
+	if (say_hello(a) < 0 || recv_job(a) < 0 || setup(a) < 0 || run(a) < 0) {
+		send_error(a);
 		return 1;
 	}
-	close(a.fd);
+	close(a->fd);
 	return 0;
+}
+
+/*
+ * As the guest's /init (PID 1) the agent boots the guest itself and its
+ * arguments are whatever the kernel passed on: ignored. Anywhere else it
+ * takes -p, -d and -c.
+ */
+int main(int argc, char **argv)
+{
+	struct agent a = { .data_dir = "/data", .cg_dir = "/sys/fs/cgroup", .fd = -1 };
+
+	if (getpid() == 1) {
+		boot_init(&a.boot, a.data_dir);
+		boot_poweroff(agent_main(&a));
+	}
+	parse_args(&a, argc, argv);
+	return agent_main(&a);
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# build.sh -- guest images for one architecture (x86_64 or aarch64): the base initramfs (busybox,
-# agent, fio) and, per pinned kernel, its vmlinuz and a cpio of its virtio modules.
+# build.sh -- guest images for one architecture (x86_64 or aarch64): the base initramfs (the
+# agent as /init, fio) and, per pinned kernel, its vmlinuz and a cpio of its virtio modules.
 # usage: images/build.sh ARCH AGENT_BINARY OUTDIR
 #        images/build.sh kernel-package ARCH PKG OUTDIR
 # The second form builds one Debian kernel package (a matrix arm's "package")
@@ -30,8 +30,7 @@ debs=$here/cache/debs
 want_modules="virtio_pci virtio_blk virtio_console"
 
 case $arch in
-x86_64) busybox_bin=/bin/busybox ;;
-aarch64) busybox_bin=$here/cache/busybox-aarch64 ;;
+x86_64 | aarch64) ;;
 *) echo "images/build.sh: unsupported arch '$arch' (x86_64 or aarch64)" >&2; exit 1 ;;
 esac
 
@@ -44,42 +43,19 @@ if [ "$mode" = kernel-package ] && ! { mkdir -p "$debs" 2> /dev/null && [ -w "$d
 fi
 mkdir -p "$dl"
 
-# The arm64 busybox comes from Debian's busybox-static:arm64 (apt-get download,
-# needs `dpkg --add-architecture arm64` and apt-get update), never installed.
-fetch_busybox() {
-	local deb x
-	[ -x "$busybox_bin" ] && return 0
-	deb=$(ls "$debs"/busybox-static_*_arm64.deb 2>/dev/null | head -n 1 || true)
-	if [ -z "$deb" ]; then
-		(cd "$debs" && apt-get download busybox-static:arm64 2>&1 |
-			grep -v '^W: Download is performed unsandboxed' || true)
-		deb=$(ls "$debs"/busybox-static_*_arm64.deb 2>/dev/null | head -n 1 || true)
-		[ -n "$deb" ] || { echo "images: apt-get download busybox-static:arm64 failed" \
-			"(dpkg --add-architecture arm64 && apt-get update?)" >&2; exit 1; }
-	fi
-	x=$(mktemp -d)
-	dpkg-deb -x "$deb" "$x"
-	cp "$x/bin/busybox" "$busybox_bin.tmp"
-	mv "$busybox_bin.tmp" "$busybox_bin"
-	rm -rf "$x"
-}
-
 build_base() {
 	local stage dst=$out/base.cpio
-	if [ "$arch" = aarch64 ]; then fetch_busybox; fi
-	if [ -f "$dst" ] && [ "$dst" -nt "$agent" ] && [ "$dst" -nt "$here/../guest/init" ] &&
-	   [ "$dst" -nt "$busybox_bin" ] && { [ ! -f "$out/fio" ] || [ "$dst" -nt "$out/fio" ]; }; then
+	if [ -f "$dst" ] && [ "$dst" -nt "$agent" ] &&
+	   { [ ! -f "$out/fio" ] || [ "$dst" -nt "$out/fio" ]; }; then
 		return
 	fi
 	stage=$(mktemp -d)
-	mkdir -p "$stage"/{bin,sbin,proc,sys,dev,data,etc,tmp}
-	cp "$busybox_bin" "$stage/bin/busybox"
-	ln -s busybox "$stage/bin/sh"
-	cp "$agent" "$stage/sbin/agent"
+	mkdir -p "$stage"/{bin,proc,sys,dev,data,etc,tmp}
+	# the agent is PID 1: it mounts, loads the modules and powers off itself
+	cp "$agent" "$stage/init"
 	# the static fio built by images/build-fio.sh, for fio streams
 	if [ -f "$out/fio" ]; then cp "$out/fio" "$stage/bin/fio"; fi
-	cp "$here/../guest/init" "$stage/init"
-	chmod 755 "$stage/init" "$stage/sbin/agent"
+	chmod 755 "$stage/init"
 	(cd "$stage" && find . -print0 | LC_ALL=C sort -z |
 		cpio --quiet -o -0 -H newc -R 0:0) > "$dst.tmp"
 	mv "$dst.tmp" "$dst"

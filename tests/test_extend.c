@@ -359,7 +359,7 @@ static void test_schema3_refused(void **state)
 	sqlite3_close(db);
 	assert_int_equal(store_open(path, &s, err), -1);
 	assert_null(s);
-	assert_non_null(strstr(err, "has schema 3, this harness writes schema 9"));
+	assert_non_null(strstr(err, "has schema 3, this harness writes schema 10"));
 	assert_non_null(strstr(err, path));
 	assert_null(strchr(err, '\n'));
 	/* left as it was */
@@ -443,7 +443,7 @@ static void test_schema5_upgraded(void **state)
 		fail_msg("schema 5 not upgraded: %s", err);
 	store_close(s);
 	/* nothing lost: three matrices, 4 runs each; the older live twin points at the newer */
-	assert_int_equal(count_at(path, "PRAGMA user_version"), 9);
+	assert_int_equal(count_at(path, "PRAGMA user_version"), 10);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM matrices"), 3);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs"), 12);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM matrices WHERE name = 'twin-a'"
@@ -735,7 +735,7 @@ static void test_schema4_upgraded(void **state)
 	assert_int_equal(nc, n);
 	assert_int_equal(store_unclaim(s, 0, err), 0);
 	store_close(s);
-	/* and it says schema 9 from now on (4 to 5 to 6 to 7 to 8 to 9), its arms with no build */
+	/* and it says schema 10 from now on (4 to 5 ... to 10), its arms with no build */
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "SELECT resolve_msg FROM matrices", NULL, NULL, NULL),
 			 SQLITE_OK);
@@ -745,7 +745,7 @@ static void test_schema4_upgraded(void **state)
 		assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL),
 				 SQLITE_OK);
 		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-		assert_int_equal(sqlite3_column_int(st, 0), 9);
+		assert_int_equal(sqlite3_column_int(st, 0), 10);
 		sqlite3_finalize(st);
 	}
 	sqlite3_close(db);
@@ -753,6 +753,7 @@ static void test_schema4_upgraded(void **state)
 				  " failed IS NULL"), 2);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM calibrations"), 0);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM bisections"), 0);
+	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM run_phases"), 0);
 }
 
 /* No API answers but the directory is held (a daemon starting, a harness run): nothing written. */

@@ -22,6 +22,8 @@ int cmd_run(const struct conf *c, const char *file);
 int cmd_calibrate(const struct conf *c, int argc, char **argv);
 /* the first patch of a series that moves a metric: 0 found, 2 not, 1 errors */
 int cmd_bisect(const struct conf *c, int argc, char **argv, int json);
+/* where each run's time went (run/phases.h), from the stored timestamps */
+int cmd_phases(const struct conf *c, int argc, char **argv, int json);
 /* through harnessd when one answers on its socket, else into the database */
 int cmd_extend(const struct conf *c, int argc, char **argv, int json);
 

@@ -52,6 +52,8 @@ static const char usage[] =
 	"                 that moves METRIC, each prefix built and measured against GOOD\n"
 	"  plot MATRIX [-o DIR] [--metric NAME]  SVG time series per cell, arm and file\n"
 	"  report MATRIX [-o FILE.html]  one self-contained HTML page: tables, verdicts, plots\n"
+	"  phases MATRIX  where each run's time went: prepare, libvirt, firmware, kernel,\n"
+	"                 modules, agent, setup, workload, teardown, store (ms)\n"
 	"  probe          say which accelerator guests would use, and why\n"
 	"through the daemon (harnessd); --json prints its JSON as is:\n"
 	"  submit [--wait] FILE  queue a matrix (more reps of a queued one are appended);\n"
@@ -70,7 +72,7 @@ static int cmd_probe(const struct conf *c)
 		escape_line(stderr, "harness: %s missing (run make images)", kernel);
 		return 1;
 	}
-	accel = vm_pick_accel(vm_host_arch(), kernel, why, sizeof(why));
+	accel = vm_pick_accel(vm_host_arch(), kernel, NULL, why, sizeof(why));
 	printf("%s%s%s\n", accel, why[0] ? ": " : "", why);
 	return 0;
 }
@@ -126,6 +128,8 @@ int main(int argc, char **argv)
 		return cmd_calibrate(&c, argc, argv);
 	if (!strcmp(argv[0], "bisect"))
 		return cmd_bisect(&c, argc, argv, json);
+	if (!strcmp(argv[0], "phases"))
+		return cmd_phases(&c, argc, argv, json);
 	if (!strcmp(argv[0], "extend"))
 		return cmd_extend(&c, argc, argv, json);
 	if (!strcmp(argv[0], "probe") && argc == 1)

@@ -7,6 +7,8 @@
 #include "vm/image.h"
 #include "base/proc.h"
 #include "store/store_noise.h"
+#include "store/store_phases.h"
+#include "run/phases.h"
 
 #include <errno.h>
 #include <math.h>
@@ -31,6 +33,7 @@ struct run_ctx {
 	uint32_t op_total_seen[PROTO_MAX_STREAMS];
 	struct proto_summary summary;
 	struct run_outcome *out;
+	struct run_phases ph;
 	char dberr[ERR_MAX];         /* why the database refused a write (stages return -2) */
 };
 
@@ -91,7 +94,12 @@ static int boot(struct run_ctx *c)
 	};
 
 	snprintf(name, sizeof(name), "harness-%d-run-%lld", (int)getpid(), (long long)c->id);
-	snprintf(cmdline, sizeof(cmdline), "console=%s panic=-1 %s",
+	/* loglevel=6: the console keeps levels 0-5: every line of a panic,
+	 * oops, BUG or WARNING (their registers and traces are KERN_DEFAULT,
+	 * 4) and the notices (the kernel's banner); the boot's few hundred
+	 * info lines, each byte a trapped port write under TCG, stay in the
+	 * kernel's buffer. An arm's own loglevel= comes later and wins. */
+	snprintf(cmdline, sizeof(cmdline), "console=%s loglevel=6 panic=-1 %s",
 		 vm_console_device(c->cell->arch), c->arm->cmdline);
 	if (store_run_booting(c->r->store, c->id, accel, c->r->host, c->cell->arch, c->console,
 			      c->dberr) < 0)
@@ -99,6 +107,7 @@ static int boot(struct run_ctx *c)
 	c->t_boot = now_ms();
 	if (vm_start(c->r->vm, &cfg, &c->dom, err) < 0)
 		return fail_infra(c, "%s", err);
+	phases_mark(&c->ph, PH_DEFINE);
 	if (channel_connect(&c->ch, c->sock, c->t_boot + 10000, err) < 0)
 		return fail_infra(c, "%s", err);
 	return 0;
@@ -127,6 +136,8 @@ static int await_hello(struct run_ctx *c)
 		return -1;
 	h = &msg.u.hello;
 	c->out->agent_ready_ms = now_ms() - c->t_boot;
+	phases_mark(&c->ph, PH_AGENT);
+	phases_from_hello(&c->ph, h, c->ph.at[PH_AGENT]);
 	if (store_run_hello(c->r->store, c->id, h, c->out->agent_ready_ms, c->dberr) < 0)
 		return -2;
 	if (h->proto != PROTO_VERSION)
@@ -182,6 +193,7 @@ static int send_job(struct run_ctx *c)
 		return fail(c, "%s", err);
 	if (expect(c, PROTO_SETUP, &msg, now_ms() + 120000, "setup") < 0)
 		return -1;
+	phases_mark(&c->ph, PH_SETUP);
 	if (store_run_setup(c->r->store, c->id, &msg.u.setup, c->dberr) < 0)
 		return -2;
 	return check_setup(c, &msg.u.setup);
@@ -377,6 +389,7 @@ static int stream(struct run_ctx *c)
 		if (stopped(c))
 			return fail_as(c, "interrupted", 0, "stopped during the workload");
 	}
+	phases_mark(&c->ph, PH_WORKLOAD);
 	c->summary = msg.u.summary;
 	if (c->summary.samples != c->next_seq)
 		return fail(c, "guest summary counts %llu samples, %llu arrived",
@@ -437,6 +450,7 @@ const char *runner_pick_accel(const struct conf *conf, const struct matrix *m, c
 			      size_t len)
 {
 	int h = spec_arch_index(m, vm_host_arch());
+	char cache[PATH_MAX];
 
 	why[0] = '\0';
 	if (strcmp(conf->accel, "auto"))
@@ -445,7 +459,9 @@ const char *runner_pick_accel(const struct conf *conf, const struct matrix *m, c
 		snprintf(why, len, "no cell runs on the host's arch (%s)", vm_host_arch());
 		return "tcg";
 	}
-	return vm_pick_accel(m->archs[h], m->arms[0].files[h].kernel, why, len);
+	if (pathf(cache, why, "%s/cache", conf->results) < 0)
+		return "tcg";
+	return vm_pick_accel(m->archs[h], m->arms[0].files[h].kernel, cache, why, len);
 }
 
 /* The host's 1-minute load average (/proc/loadavg), NAN if it cannot be read. */
@@ -473,9 +489,12 @@ int runner_run(struct runner *r, const struct matrix *m, const struct run_ref *r
 
 	memset(out, 0, sizeof(*out));
 	channel_init(&c.ch);
+	phases_mark(&c.ph, PH_PICKED);
 	rc = prepare(&c);
-	if (rc == 0)
+	if (rc == 0) {
+		phases_mark(&c.ph, PH_PREPARE);
 		rc = boot(&c);
+	}
 	if (rc == 0)
 		rc = await_hello(&c);
 	if (rc == 0)
@@ -483,6 +502,7 @@ int runner_run(struct runner *r, const struct matrix *m, const struct run_ref *r
 	if (rc == 0)
 		rc = stream(&c);
 	teardown(&c);
+	phases_mark(&c.ph, PH_TEARDOWN);
 	if (rc == -2)
 		return errorf(err, "run %lld: cannot record it in the database: %s", (long long)c.id,
 			      c.dberr);
@@ -495,5 +515,6 @@ int runner_run(struct runner *r, const struct matrix *m, const struct run_ref *r
 	out->host_load = host_load();
 	if (!isnan(out->host_load) && store_run_host_load(r->store, c.id, out->host_load, err) < 0)
 		return -1;
-	return 0;
+	phases_mark(&c.ph, PH_STORE);
+	return store_run_phases(r->store, c.id, phase_names, c.ph.at, PH_COUNT, err);
 }

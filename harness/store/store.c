@@ -67,6 +67,14 @@ static const char op_columns[] = PROTO_OP_FIELDS(X);
 	" state TEXT NOT NULL DEFAULT 'running' CHECK (state IN ('running','done','failed'))," \
 	" progress TEXT, result TEXT, result_text TEXT," \
 	" created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')), ended_at TEXT);"
+/*
+ * Schema 10: where each run's time went (run/phases.h): per run and phase,
+ * the host's wall clock in ms since the epoch at which the phase ended.
+ */
+#define RUN_PHASES_TABLE \
+	"CREATE TABLE IF NOT EXISTS run_phases (" \
+	" run_id INTEGER NOT NULL REFERENCES runs(id), phase TEXT NOT NULL," \
+	" at_ms INTEGER NOT NULL, PRIMARY KEY (run_id, phase)) WITHOUT ROWID;"
 /* Schema 8 too: the host's 1-minute load average as each run ended (store_noise.h). */
 #define HOST_LOAD_COLUMN " host_load REAL"
 #define LIVE_SPEC_INDEX \
@@ -159,7 +167,7 @@ static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS event_files ("
 	" run_id INTEGER NOT NULL, idx INTEGER NOT NULL, file INTEGER NOT NULL,"
 	" resident_pages INTEGER NOT NULL, PRIMARY KEY (run_id, idx, file)) WITHOUT ROWID;"
-	CALIBRATIONS_TABLE BISECTIONS_TABLE;
+	CALIBRATIONS_TABLE BISECTIONS_TABLE RUN_PHASES_TABLE;
 
 /*
  * Per done run, written once in the transaction that marks it done
@@ -277,7 +285,7 @@ static int prepare_inserts(struct store *s, char *err)
 	return 0;
 }
 
-#define STORE_SCHEMA 9
+#define STORE_SCHEMA 10
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define STORE_SCHEMA_STR STR(STORE_SCHEMA)
@@ -305,6 +313,7 @@ static const struct { int64_t from; const char *sql; } upgrades[] = {
 	{ 7, CALIBRATIONS_TABLE "ALTER TABLE runs ADD COLUMN" HOST_LOAD_COLUMN ";"
 	     "PRAGMA user_version = 8;" },
 	{ 8, BISECTIONS_TABLE "PRAGMA user_version = 9;" },
+	{ 9, RUN_PHASES_TABLE "PRAGMA user_version = 10;" },
 };
 
 struct upgrade_arg {

@@ -2,15 +2,20 @@
  * and the KVM probe. The embedded QEMU driver needs no system libvirtd. */
 #include "vm/vm.h"
 #include "base/err.h"
+#include "base/hash.h"
 #include "base/proc.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <pwd.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/un.h>
 #include <sys/utsname.h>
 
@@ -24,11 +29,15 @@ struct vm_domain {
 	struct vm_conn *conn;
 	char name[128];
 	atomic_int stopped;   /* enum vm_stop, set from libvirt's lifecycle events */
+	pid_t pid;            /* QEMU, when it is this process's child to reap; else 0 */
+	pthread_t reaper;
+	atomic_int reaped;
 };
 
 struct vm_conn {
 	virConnectPtr conn;
 	int embedded;    /* domains die with the connection already */
+	int subreaper;   /* QEMU (daemonized by libvirt) is reparented to this process */
 	char uri[PATH_MAX];
 	int event_id;    /* lifecycle callback, -1 if none */
 	pthread_mutex_t lock;   /* conn (reconnect) and watch[] */
@@ -160,6 +169,92 @@ static int setup_embedded(const char *uri, char *err)
 	return ensure_qemu_user(err);
 }
 
+/*
+ * libvirt daemonizes QEMU, so a QEMU that exits is a zombie of whoever reaps
+ * orphans: PID 1, which in some sandboxes (this project's CI machines) reaps
+ * only about once a second, while libvirt polls every 200 ms for the pid to
+ * vanish before a domain counts as stopped: a second and more of every
+ * run's teardown. As a child subreaper the harness gets its guests' QEMUs
+ * as children and reaps each the moment it exits: a thread per guest,
+ * blocked in waitpid on that pid alone, so no other child (libvirt's own
+ * helpers among them) is ever reaped behind its waiter's back.
+ */
+static int become_subreaper(void)
+{
+	return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
+}
+
+static void *reap_emulator(void *arg)
+{
+	struct vm_domain *d = arg;
+	int status;
+
+	while (waitpid(d->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	atomic_store(&d->reaped, 1);
+	return NULL;
+}
+
+/* The parent pid in /proc/PID/stat (after the command, which may hold spaces). */
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	long ppid = -1;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) && sscanf(p + 1, " %*c %ld", &ppid) != 1)
+		ppid = -1;
+	fclose(f);
+	return (pid_t)ppid;
+}
+
+/* QEMU's pid from the embedded driver's pid file, if it is this process's child. */
+static pid_t emulator_child(const struct vm_conn *c, const char *name)
+{
+	char path[PATH_MAX + 160];
+	long pid = 0;
+	FILE *f;
+
+	if (snprintf(path, sizeof(path), "%s/run/qemu/%s.pid", c->uri + strlen(embed_prefix),
+		     name) >= (int)sizeof(path))
+		return 0;
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%ld", &pid) != 1 || pid <= 1)
+		pid = 0;
+	fclose(f);
+	return pid && parent_of((pid_t)pid) == getpid() ? (pid_t)pid : 0;
+}
+
+static void watch_emulator(struct vm_conn *c, struct vm_domain *d)
+{
+	if (!c->subreaper)
+		return;
+	d->pid = emulator_child(c, d->name);
+	if (d->pid && pthread_create(&d->reaper, NULL, reap_emulator, d) != 0)
+		d->pid = 0;   /* left to PID 1, as without the subreaper */
+}
+
+/* SIGTERM (the run is over), and the reaper's word that it exited; SIGKILL after 5 s. */
+static void stop_emulator(struct vm_domain *d)
+{
+	int i;
+
+	if (!atomic_load(&d->reaped))
+		kill(d->pid, SIGTERM);
+	for (i = 0; i < 1000 && !atomic_load(&d->reaped); i++)
+		usleep(5000);
+	if (!atomic_load(&d->reaped))
+		kill(d->pid, SIGKILL);
+	pthread_join(d->reaper, NULL);
+	d->pid = 0;
+}
+
 /* Which of our domains an event is about; called with c->lock held. */
 static struct vm_domain *watched(struct vm_conn *c, const char *name)
 {
@@ -245,6 +340,7 @@ int vm_connect(const char *uri, const char *log_path, struct vm_conn **ret, char
 	if (!c)
 		return errorf(err, "out of memory");
 	c->embedded = is_embedded(uri);
+	c->subreaper = c->embedded && become_subreaper();
 	c->event_id = -1;
 	snprintf(c->uri, sizeof(c->uri), "%s", uri);
 	pthread_mutex_init(&c->lock, NULL);
@@ -516,6 +612,7 @@ int vm_start(struct vm_conn *c, const struct vm_config *cfg, struct vm_domain **
 		vm_destroy(d);
 		return -1;
 	}
+	watch_emulator(c, d);
 	*ret = d;
 	return 0;
 }
@@ -545,7 +642,11 @@ void vm_destroy(struct vm_domain *d)
 {
 	if (!d)
 		return;
-	if (d->dom && vm_running(d))
+	/* a QEMU reaped here is gone: libvirt cleans up after it on its own,
+	 * at the monitor's EOF; a destroy would only wait for that */
+	if (d->pid)
+		stop_emulator(d);
+	else if (d->dom && vm_running(d))
 		virDomainDestroy(d->dom);
 	pthread_mutex_lock(&d->conn->lock);
 	watch_del(d->conn, d);
@@ -566,6 +667,7 @@ int vm_probe(const char *accel, const char *arch, const char *kernel, int timeou
 {
 	const struct vm_arch *va = arch_of(arch);
 	char accel_opt[16], kpath[PATH_MAX], err[ERR_MAX], emu[64], machine[32], cpu[16];
+	int64_t t0 = now_ms();
 	int status;
 
 	if (!va) {
@@ -586,7 +688,10 @@ int vm_probe(const char *accel, const char *arch, const char *kernel, int timeou
 	}
 	if (status == 0)
 		return 1;
-	if (status == -1)
+	if (status == -1 && now_ms() - t0 < timeout_ms)
+		snprintf(why, len, "qemu -accel %s died on a signal after %lld ms", accel,
+			 (long long)(now_ms() - t0));
+	else if (status == -1)
 		snprintf(why, len, "a %s guest did not reach its kernel panic within %d ms",
 			 accel, timeout_ms);
 	else
@@ -594,9 +699,78 @@ int vm_probe(const char *accel, const char *arch, const char *kernel, int timeou
 	return 0;
 }
 
-const char *vm_pick_accel(const char *arch, const char *kernel, char *why, size_t len)
+/* st's identity as text: device, inode, size, mtime (a file replaced changes it). */
+static void stat_id(const char *path, char *out, size_t len)
 {
-	if (strcmp(arch, vm_host_arch())) {
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		snprintf(out, len, "%s:none", path);
+	else
+		snprintf(out, len, "%s:%llx:%llx:%llx:%lld.%09ld:%llx", path,
+			 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+			 (unsigned long long)st.st_size, (long long)st.st_mtim.tv_sec,
+			 st.st_mtim.tv_nsec, (unsigned long long)st.st_rdev);
+}
+
+/*
+ * What decides a probe's answer: this boot of the host (its /dev/kvm, KVM
+ * module and settings), the QEMU binary and the kernel. A reboot, another
+ * QEMU or another kernel file probes again.
+ */
+static void probe_key(const struct vm_arch *va, const char *kernel, char out[HASH_FNV1A_HEX])
+{
+	char boot[64] = "", emu[PATH_MAX + 96], kern[PATH_MAX + 96], dev[160], text[3 * PATH_MAX];
+	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, boot, sizeof(boot) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	boot[n > 0 ? n : 0] = '\0';
+	boot[strcspn(boot, "\n")] = '\0';
+	stat_id(va->emulator, emu, sizeof(emu));
+	stat_id(kernel, kern, sizeof(kern));
+	stat_id("/dev/kvm", dev, sizeof(dev));
+	snprintf(text, sizeof(text), "%s|%s|%s|%s|%s", va->arch, boot, emu, kern, dev);
+	hash_fnv1a_hex(text, out);
+}
+
+/* A cached answer: "kvm", or "tcg" and its reason; 1 if there was one. */
+static int probe_cached(const char *path, int *kvm, char *why, size_t len)
+{
+	char buf[ERR_MAX + 8] = "";
+	FILE *f = fopen(path, "re");
+	int ok;
+
+	if (!f)
+		return 0;
+	ok = fgets(buf, sizeof(buf), f) != NULL;
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	if (!ok || (strcmp(buf, "kvm") && strncmp(buf, "tcg ", 4)))
+		return 0;
+	*kvm = !strcmp(buf, "kvm");
+	snprintf(why, len, "%s%s", *kvm ? "" : buf + 4, *kvm ? "" : " (cached)");
+	return 1;
+}
+
+static void probe_store(const char *dir, const char *path, int kvm, const char *why)
+{
+	char text[ERR_MAX + 8], err[ERR_MAX];
+
+	snprintf(text, sizeof(text), "%s%s\n", kvm ? "kvm" : "tcg ", kvm ? "" : why);
+	if (mkdir_p(dir, err) == 0)
+		write_file(path, text, strlen(text), err);   /* a cache: unwritten, it probes again */
+}
+
+const char *vm_pick_accel(const char *arch, const char *kernel, const char *cache_dir,
+			  char *why, size_t len)
+{
+	const struct vm_arch *va = arch_of(arch);
+	char key[HASH_FNV1A_HEX], path[PATH_MAX] = "";
+	int kvm;
+
+	if (strcmp(arch, vm_host_arch()) || !va) {
 		snprintf(why, len, "an %s guest on an %s host: no KVM", arch, vm_host_arch());
 		return "tcg";
 	}
@@ -604,7 +778,14 @@ const char *vm_pick_accel(const char *arch, const char *kernel, char *why, size_
 		snprintf(why, len, "no usable /dev/kvm");
 		return "tcg";
 	}
-	if (vm_probe("kvm", arch, kernel, 2000, why, len))
-		return "kvm";
-	return "tcg";
+	probe_key(va, kernel, key);
+	if (cache_dir && snprintf(path, sizeof(path), "%s/accel-%s", cache_dir, key) >=
+	    (int)sizeof(path))
+		path[0] = '\0';
+	if (path[0] && probe_cached(path, &kvm, why, len))
+		return kvm ? "kvm" : "tcg";
+	kvm = vm_probe("kvm", arch, kernel, 2000, why, len);
+	if (path[0])
+		probe_store(cache_dir, path, kvm, why);
+	return kvm ? "kvm" : "tcg";
 }

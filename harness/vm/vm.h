@@ -75,8 +75,11 @@ int vm_probe(const char *accel, const char *arch, const char *kernel, int timeou
 /*
  * "kvm" if arch is the host's, /dev/kvm exists and the probe proves it
  * within 2 s, else "tcg" (always, without probing, for a foreign arch).
+ * With cache_dir, the answer is kept there per host boot, QEMU binary and
+ * kernel file, and a second call with the same three does not probe.
  */
-const char *vm_pick_accel(const char *arch, const char *kernel, char *why, size_t len);
+const char *vm_pick_accel(const char *arch, const char *kernel, const char *cache_dir,
+			  char *why, size_t len);
 
 /* The host's architecture, as uname -m says it ("x86_64", "aarch64"). */
 const char *vm_host_arch(void);
