@@ -7,6 +7,7 @@
 #include "base/results.h"
 #include "daemon/queue.h"
 #include "daemon/scheduler.h"
+#include "daemon/wake.h"
 #include "store/store.h"
 
 #include <errno.h>
@@ -830,6 +831,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	struct listener *l = cls;
 	struct req *r = *req_cls;
 	struct call x = { l->api, conn, r, NULL };
+	enum MHD_Result rc;
 	char err[ERR_MAX];
 
 	(void)version;
@@ -850,7 +852,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	x.s = conn_store(l, conn, err);
 	if (!x.s)
 		return reply_err(conn, 503, "database: %s", err);
-	return r->route->fn(&x);
+	rc = r->route->fn(&x);
+	if (!strcmp(r->route->method, "POST"))
+		wake_all();   /* a matrix queued, resumed, extended: no thread waits out its idle */
+	return rc;
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,

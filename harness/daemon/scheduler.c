@@ -7,6 +7,7 @@
 #include "daemon/notify.h"
 #include "base/proc.h"
 #include "daemon/queue.h"
+#include "daemon/wake.h"
 #include "run/runner.h"
 #include "spec/spec.h"
 #include "store/store.h"
@@ -282,14 +283,17 @@ static void *slot_main(void *arg)
 		hlog("slot %u: %s", sl->index, err);
 		return NULL;
 	}
+	unsigned seen;
+
 	while (!atomic_load(&sl->sc->stop)) {
+		seen = wake_seen();
 		if (sl->stuck && unpause(sl) < 0) {
 			for (n = 0; n < RETRY_S && !atomic_load(&sl->sc->stop); n++)
 				sleep(1);
 			continue;
 		}
 		if (queue_paused(sl->sc)) {
-			usleep(IDLE_MS * 1000);
+			wake_wait(&seen, IDLE_MS);
 			continue;
 		}
 		finish_matrices(sl);
@@ -304,7 +308,7 @@ static void *slot_main(void *arg)
 			hlog("slot %u: block of matrix %lld ends", sl->index, (long long)sl->matrix);
 			buildgate_block_end(sl->sc->gate);
 		} else if (!n)
-			usleep(IDLE_MS * 1000);
+			wake_wait(&seen, IDLE_MS);
 		free(n ? refs : NULL);
 		if (store_unclaim(sl->store, (int)sl->index, err) < 0)
 			hlog("slot %u: %s", sl->index, err);

@@ -3,6 +3,7 @@
 #include "daemon/worker.h"
 #include "base/err.h"
 #include "daemon/log.h"
+#include "daemon/wake.h"
 
 #include <unistd.h>
 
@@ -10,15 +11,19 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	char err[ERR_MAX];
+	unsigned seen;
 	int64_t id;
 
 	while (!atomic_load(&w->stop)) {
+		seen = wake_seen();
 		if (w->next(w->store, &id, err) < 0 || (id && w->one(w->arg, id, err) < 0)) {
 			hlog("%s: %s", w->name, err);
 			id = 0;
 		}
-		if (!id)
-			usleep(w->idle_ms * 1000);
+		if (id)
+			wake_all();   /* a matrix resolved, a step queued: the slots look now */
+		else
+			wake_wait(&seen, w->idle_ms);
 	}
 	return NULL;
 }

@@ -64,7 +64,6 @@ static int prepare(struct run_ctx *c)
 	if (pathf(c->dir, err, "%s/runs/%lld", conf->results, (long long)c->id) < 0 ||
 	    pathf(c->console, err, "%s/console.log", c->dir) < 0 ||
 	    pathf(c->overlay, err, "%s/overlay.qcow2", c->dir) < 0 ||
-	    pathf(c->initrd, err, "%s/initrd.img", c->dir) < 0 ||
 	    pathf(c->sock, err, "%s/channel.sock", c->dir) < 0 ||
 	    pathf(cache, err, "%s/cache", conf->results) < 0 ||
 	    mkdir_p(c->dir, err) < 0)
@@ -74,7 +73,8 @@ static int prepare(struct run_ctx *c)
 	if (image_base(conf->images, c->cell->arch, base, err) < 0 ||
 	    image_data_disk(cache, &c->cell->job, c->disk, err) < 0 ||
 	    image_overlay(c->disk, c->overlay, err) < 0 ||
-	    image_initrd(base, spec_files(c->arm, c->cell)->modules, c->initrd, err) < 0)
+	    image_initrd_cached(cache, base, spec_files(c->arm, c->cell)->modules, c->initrd,
+				err) < 0)
 		return fail_infra(c, "%s", err);
 	return 0;
 }
@@ -406,7 +406,6 @@ static void teardown(struct run_ctx *c)
 	vm_destroy(c->dom);
 	c->dom = NULL;
 	unlink(c->overlay);
-	unlink(c->initrd);
 	unlink(c->sock);
 }
 

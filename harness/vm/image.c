@@ -470,6 +470,52 @@ int image_initrd(const char *base, const char *modules, const char *dst, char *e
 	return 0;
 }
 
+/* A file's identity as text: a file replaced or rewritten reads differently. */
+static int file_id(const char *path, char *out, size_t len, char *err)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return errorf(err, "'%s': %s", path, strerror(errno));
+	snprintf(out, len, "%llx:%llx:%llx:%lld.%09ld", (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino, (unsigned long long)st.st_size,
+		 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	return 0;
+}
+
+int image_initrd_cached(const char *cache, const char *base, const char *modules, char *path,
+			char *err)
+{
+	char id[2][128] = { "", "" }, text[PATH_MAX * 2 + 300], key[HASH_FNV1A_HEX];
+	char tmp[PATH_MAX];
+	_cleanup_close_ int fd = -1;
+
+	if (file_id(base, id[0], sizeof(id[0]), err) < 0 ||
+	    (modules[0] && file_id(modules, id[1], sizeof(id[1]), err) < 0))
+		return -1;
+	snprintf(text, sizeof(text), "%s|%s|%s|%s", base, id[0], modules, id[1]);
+	hash_fnv1a_hex(text, key);
+	if (pathf(path, err, "%s/initrd-%s.img", cache, key) < 0)
+		return -1;
+	if (access(path, R_OK) == 0)
+		return 0;
+	if (pathf(tmp, err, "%s/initrd-%s.XXXXXX", cache, key) < 0 || mkdir_p(cache, err) < 0)
+		return -1;
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return errorf(err, "cannot create '%s': %s", tmp, strerror(errno));
+	if (image_initrd(base, modules, tmp, err) < 0)
+		goto fail;
+	if (chmod(tmp, 0644) < 0 || rename(tmp, path) < 0) {
+		errorf(err, "cannot keep '%s': %s", path, strerror(errno));
+		goto fail;
+	}
+	return 0;
+fail:
+	unlink(tmp);
+	return -1;
+}
+
 uint64_t image_db_bytes(const struct proto_db *d)
 {
 	/* a field: two 4-byte lengths, "fieldN", the value; a key: "user" + 19 digits;

@@ -113,6 +113,15 @@ int image_base(const char *images, const char *arch, char *path, char *err);
 int image_initrd(const char *base, const char *modules, const char *dst, char *err);
 
 /*
+ * The same, once per base and modules file: CACHE/initrd-KEY.img (KEY from
+ * both files' identity: device, inode, size, mtime), written beside and
+ * renamed into place the first time, then shared read-only by every run of
+ * the arm. path gets its name (PATH_MAX).
+ */
+int image_initrd_cached(const char *cache, const char *base, const char *modules, char *path,
+			char *err);
+
+/*
  * Bytes of the ext4 data disk that holds a job's files and databases: its
  * disk_mib if given, else what they need (image_need_bytes()).
  */
