@@ -89,6 +89,7 @@ UNIT_TESTS += tests/build/test_lock
 UNIT_TESTS += tests/build/test_race
 UNIT_TESTS += tests/build/test_kbuild
 UNIT_TESTS += tests/build/test_bisect
+UNIT_TESTS += tests/build/test_phases
 
 # Debian packages the build, the images and the tests need.
 DEBS := gcc make pkg-config libc6-dev libvirt-dev libjansson-dev libsqlite3-dev \

@@ -30,8 +30,6 @@ struct vm_domain {
 	char name[128];
 	atomic_int stopped;   /* enum vm_stop, set from libvirt's lifecycle events */
 	pid_t pid;            /* QEMU, when it is this process's child to reap; else 0 */
-	pthread_t reaper;
-	atomic_int reaped;
 };
 
 struct vm_conn {
@@ -170,46 +168,97 @@ static int setup_embedded(const char *uri, char *err)
 }
 
 /*
- * libvirt daemonizes QEMU, so a QEMU that exits is a zombie of whoever reaps
- * orphans: PID 1, which in some sandboxes (this project's CI machines) reaps
- * only about once a second, while libvirt polls every 200 ms for the pid to
- * vanish before a domain counts as stopped: a second and more of every
- * run's teardown. As a child subreaper the harness gets its guests' QEMUs
- * as children and reaps each the moment it exits: a thread per guest,
- * blocked in waitpid on that pid alone, so no other child (libvirt's own
- * helpers among them) is ever reaped behind its waiter's back.
+ * libvirt daemonizes QEMU (its guests and its capability probes), so a QEMU
+ * that exits is a zombie of whoever reaps orphans: PID 1, which in some
+ * sandboxes (this project's CI machines) reaps only about once a second,
+ * while libvirt polls every 200 ms for the pid to vanish before a domain
+ * counts as stopped: a second and more of every run's teardown. As a child
+ * subreaper the harness gets those QEMUs as children, and a thread reaps
+ * them within 20 ms of their exit. It reaps nothing else: only a zombie
+ * child that runs qemu-system-* in a session of its own (daemonized); the
+ * harness's own children and libvirt's stay in this session, for their
+ * waiters.
  */
-static int become_subreaper(void)
-{
-	return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
-}
+static pthread_once_t reaper_once = PTHREAD_ONCE_INIT;
+static atomic_int reaper_on;
 
-static void *reap_emulator(void *arg)
+/* /proc/PID/stat's state, parent, session and whether its command is QEMU; -1 if gone. */
+static int proc_stat(pid_t pid, char *state, pid_t *ppid, pid_t *sid, int *qemu)
 {
-	struct vm_domain *d = arg;
-	int status;
-
-	while (waitpid(d->pid, &status, 0) < 0 && errno == EINTR)
-		;
-	atomic_store(&d->reaped, 1);
-	return NULL;
-}
-
-/* The parent pid in /proc/PID/stat (after the command, which may hold spaces). */
-static pid_t parent_of(pid_t pid)
-{
-	char path[64], buf[512], *p;
+	char path[64], buf[512] = "", *p;
+	long pp = -1, sd = -1;
 	FILE *f;
-	long ppid = -1;
+	int n = 0;
 
 	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
 	f = fopen(path, "re");
 	if (!f)
 		return -1;
-	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) && sscanf(p + 1, " %*c %ld", &ppid) != 1)
-		ppid = -1;
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
+		n = sscanf(p + 1, " %c %ld %*d %ld", state, &pp, &sd);
 	fclose(f);
-	return (pid_t)ppid;
+	*ppid = (pid_t)pp;
+	*sid = (pid_t)sd;
+	*qemu = !strncmp(buf + strcspn(buf, "(") + 1, "qemu-system", 11);
+	return n == 3 ? 0 : -1;
+}
+
+/* A daemonized QEMU's zombie, ours to reap? */
+static int orphaned_qemu(pid_t pid)
+{
+	pid_t ppid, sid;
+	char state;
+	int qemu;
+
+	return proc_stat(pid, &state, &ppid, &sid, &qemu) == 0 && state == 'Z' && qemu &&
+	       ppid == getpid() && sid != getsid(0);
+}
+
+static void *reaper(void *arg)
+{
+	siginfo_t si;
+
+	(void)arg;
+	for (;;) {
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid > 0 &&
+		    orphaned_qemu(si.si_pid)) {
+			waitpid(si.si_pid, NULL, WNOHANG);
+			continue;
+		}
+		usleep(20000);
+	}
+	return NULL;
+}
+
+static void start_reaper(void)
+{
+	pthread_t th;
+
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+		return;
+	if (pthread_create(&th, NULL, reaper, NULL) != 0) {
+		prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+		return;
+	}
+	pthread_detach(th);
+	atomic_store(&reaper_on, 1);
+}
+
+static int become_subreaper(void)
+{
+	pthread_once(&reaper_once, start_reaper);
+	return atomic_load(&reaper_on);
+}
+
+/* pid is still this process's child (alive, or a zombie not reaped yet). */
+static int our_child(pid_t pid)
+{
+	pid_t ppid, sid;
+	char state;
+	int qemu;
+
+	return proc_stat(pid, &state, &ppid, &sid, &qemu) == 0 && ppid == getpid();
 }
 
 /* QEMU's pid from the embedded driver's pid file, if it is this process's child. */
@@ -228,30 +277,30 @@ static pid_t emulator_child(const struct vm_conn *c, const char *name)
 	if (fscanf(f, "%ld", &pid) != 1 || pid <= 1)
 		pid = 0;
 	fclose(f);
-	return pid && parent_of((pid_t)pid) == getpid() ? (pid_t)pid : 0;
+	return pid && our_child((pid_t)pid) ? (pid_t)pid : 0;
 }
 
-static void watch_emulator(struct vm_conn *c, struct vm_domain *d)
+/* Wait up to ms for the reaper to take pid; 1 once it has. */
+static int reaped_within(pid_t pid, int ms)
 {
-	if (!c->subreaper)
-		return;
-	d->pid = emulator_child(c, d->name);
-	if (d->pid && pthread_create(&d->reaper, NULL, reap_emulator, d) != 0)
-		d->pid = 0;   /* left to PID 1, as without the subreaper */
+	for (; ms > 0 && our_child(pid); ms -= 5)
+		usleep(5000);
+	return !our_child(pid);
 }
 
-/* SIGTERM (the run is over), and the reaper's word that it exited; SIGKILL after 5 s. */
+/*
+ * The run is over: SIGTERM, and QEMU gone once the reaper took it; SIGKILL
+ * after 5 s. A signal goes only to a pid that is still this process's
+ * child, so never to a process that took a reaped QEMU's pid.
+ */
 static void stop_emulator(struct vm_domain *d)
 {
-	int i;
-
-	if (!atomic_load(&d->reaped))
+	if (our_child(d->pid))
 		kill(d->pid, SIGTERM);
-	for (i = 0; i < 1000 && !atomic_load(&d->reaped); i++)
-		usleep(5000);
-	if (!atomic_load(&d->reaped))
+	if (!reaped_within(d->pid, 5000) && our_child(d->pid)) {
 		kill(d->pid, SIGKILL);
-	pthread_join(d->reaper, NULL);
+		reaped_within(d->pid, 5000);
+	}
 	d->pid = 0;
 }
 
@@ -617,7 +666,8 @@ int vm_start(struct vm_conn *c, const struct vm_config *cfg, struct vm_domain **
 		vm_destroy(d);
 		return -1;
 	}
-	watch_emulator(c, d);
+	if (c->subreaper)
+		d->pid = emulator_child(c, d->name);
 	*ret = d;
 	return 0;
 }
