@@ -88,6 +88,23 @@ check "guest kernel matches each arm" [ "$(q "SELECT COUNT(*) FROM runs r JOIN a
 check "6.1 guest is a 6.1 kernel" [ "$(q "SELECT guest_release LIKE '6.1.%' FROM runs r JOIN arms a ON a.id = r.arm_id WHERE a.name = 'v6.1-mglru'")" = 1 ]
 check "6.1 residency by mincore, 6.12 by cachestat" [ "$(q "SELECT group_concat(residency, ' ') FROM (SELECT residency FROM runs ORDER BY seq)")" = "mincore cachestat" ]
 check "boot-to-agent time recorded" [ "$(q "SELECT COUNT(*) FROM runs WHERE agent_ready_ms > 0")" = 2 ]
+# where each run's time went, from its own timestamps: the guest's boot clock
+# (the agent is its PID 1) among them, the 6 s workload where it belongs
+"$harness" --json phases e2e-boot > phases.json
+check "harness phases: each run's ten phases in order, summing to its wall time" python3 - phases.json <<'EOF'
+import json, sys
+names = ["prepare", "define", "firmware", "kernel", "modules", "agent", "setup", "workload",
+         "teardown", "store"]
+runs = json.load(open(sys.argv[1]))["runs"]
+ok = len(runs) == 2
+for r in runs:
+    ms = r["ms"]
+    ok = ok and list(ms) == names and min(ms.values()) >= 0 and sum(ms.values()) == r["total_ms"]
+    ok = ok and 6000 <= ms["workload"] < 6000 + 3000 and ms["kernel"] > 0
+sys.exit(0 if ok else 1)
+EOF
+"$harness" phases e2e-boot > phases.out 2>&1
+check "harness phases prints each run and the medians" bash -c 'grep -q "^median " phases.out && [ "$(grep -c " done " phases.out)" = 2 ]'
 check "accel recorded and printed" bash -c 'a=$(sqlite3 results/harness.db "SELECT DISTINCT accel FROM runs"); grep -q "^accel: $a" run.out && { [ "$a" = tcg ] || [ "$a" = kvm ]; }'
 check "console log kept per run" bash -c 'for f in $(sqlite3 results/harness.db "SELECT console_path FROM runs"); do grep -q "Linux version" "$f" || exit 1; done'
 check "summary counts every interval" [ "$(q "SELECT COUNT(*) FROM runs r WHERE r.samples != (SELECT COUNT(*) FROM samples s WHERE s.run_id = r.id)")" = 0 ]
@@ -98,6 +115,8 @@ check "table regenerates from the database alone" bash -c 'grep -q "^v6.12-class
 "$harness" run boot.json > again.out 2> again.err
 rc=$?
 check "harness run of a queued spec again exits 0" [ "$rc" -eq 0 ]
+check "the KVM probe is not run again: its answer is cached per boot, QEMU and kernel" \
+	bash -c 'grep -q "^accel: kvm" "$1" || ! [ -w /dev/kvm ] || grep -q "(cached)" "$2"' _ run.out again.out
 check "... finds its matrix, adds no run" bash -c 'grep -q "this spec was queued before; 0 runs added" again.out && grep -q "0 runs queued" again.out'
 check "... still one matrix and two runs" [ "$(q "SELECT COUNT(*) FROM matrices") $(q "SELECT COUNT(*) FROM runs")" = "1 2" ]
 check "... and prints its table" bash -c 'grep -q "^v6.12-classic " again.out'

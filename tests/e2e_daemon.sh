@@ -107,6 +107,11 @@ check "interrupted samples never reach a summary" [ "$(q "SELECT COUNT(*) FROM r
 check "database integrity ok" [ "$(q "PRAGMA integrity_check")" = ok ]
 check "status shows progress and an ETA" bash -c '"$1" status night | grep -q "4/4"' _ "$harness"
 check "webhook told the matrix finished" bash -c 'grep -q "\"matrix_finished\"" hooks.log'
+# libvirt daemonizes QEMU; harnessd, its subreaper, reaps each as it exits
+check "no QEMU left as a zombie of harnessd" bash -c '! ps -o stat=,comm= --ppid "$1" | grep -q "^Z"' _ "$dpid"
+"$harness" --json phases night > phases.json
+check "harness phases: the runs' gaps between a run's end and the next domain's start" \
+	python3 -c 'import json,sys; g=[r["gap_ms"] for r in json.load(open("phases.json"))["runs"]]; k=[x for x in g if x >= 0]; sys.exit(not (len(k) >= 3 and min(k) < 5000))'
 
 # More reps of the same matrix append blocks instead of duplicating it.
 sed 's/"reps": 2/"reps": 3/' night.json > night3.json
