@@ -91,10 +91,11 @@ UNIT_TESTS += tests/build/test_kbuild
 UNIT_TESTS += tests/build/test_bisect
 UNIT_TESTS += tests/build/test_phases
 
-# Debian packages the build, the images and the tests need.
+# Debian packages the build, the images and the tests need (busybox-static:
+# test_sandbox runs the host's static busybox in the jail; guests have none).
 DEBS := gcc make pkg-config libc6-dev libvirt-dev libjansson-dev libsqlite3-dev \
         libcurl4-openssl-dev nettle-dev libcmocka-dev libvirt-daemon libvirt-daemon-driver-qemu \
-        qemu-system-x86 qemu-utils e2fsprogs cpio xz-utils kmod \
+        qemu-system-x86 qemu-utils busybox-static e2fsprogs cpio xz-utils kmod \
         sqlite3 passwd ca-certificates dpkg-dev zlib1g-dev libmicrohttpd-dev python3 curl cmake
 # aarch64 guests: QEMU, the cross compiler and its static libc, arm64 jansson
 # (multiarch, beside the amd64 one).
