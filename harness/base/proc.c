@@ -234,6 +234,18 @@ int read_regular_file(const char *path, size_t max, char **ret, size_t *ret_len,
 	return 0;
 }
 
+int file_identity(const char *path, char *out, size_t len)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return -1;
+	snprintf(out, len, "%llx:%llx:%llx:%lld.%09ld:%llx", (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino, (unsigned long long)st.st_size,
+		 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (unsigned long long)st.st_rdev);
+	return 0;
+}
+
 int write_file(const char *path, const void *buf, size_t len, char *err)
 {
 	char tmp[4096];

@@ -58,6 +58,13 @@ int mkdir_p(const char *path, char *err);
 /* Milliseconds on CLOCK_MONOTONIC. */
 int64_t now_ms(void);
 
+/*
+ * A file's identity as text (device, inode, size, mtime, rdev): a file
+ * replaced or rewritten reads differently. -1 (errno set) if it cannot be
+ * stat'ed.
+ */
+int file_identity(const char *path, char *out, size_t len);
+
 /* Write a whole file atomically (temp + rename). */
 int write_file(const char *path, const void *buf, size_t len, char *err);
 

@@ -76,10 +76,22 @@ static int64_t total_ms(const struct run_phases *ph)
 	return ph->at[0] && last > 0 ? ph->at[last] - ph->at[0] : -1;
 }
 
+/* Runs in the order they started (a retry after a restart runs before later ids). */
+static int by_start(const void *a, const void *b)
+{
+	const struct phased_run *x = a, *y = b;
+
+	if (x->ph.at[PH_PICKED] != y->ph.at[PH_PICKED])
+		return x->ph.at[PH_PICKED] < y->ph.at[PH_PICKED] ? -1 : 1;
+	return x->run < y->run ? -1 : x->run > y->run;
+}
+
 /* The gap before each run: the last earlier run of its slot ended, this domain started. */
 static void gaps(struct phased *p)
 {
 	size_t i, j;
+
+	qsort(p->v, p->n, sizeof(*p->v), by_start);
 
 	for (i = 1; i < p->n; i++) {
 		struct phased_run *r = &p->v[i];
@@ -122,8 +134,9 @@ static void print_text(const char *key, const struct phased *p, double *buf)
 	size_t i;
 	int k;
 
-	printf("%s: where each run's time went, in ms (each phase from the end of the one "
-	       "before; gap: from the previous run's end to this domain's start)\n", key);
+	printf("%s: where each run's time went, in ms, runs as they started (each phase from "
+	       "the end of the one before; gap: from the previous run's end in its slot to this "
+	       "domain's start)\n", key);
 	printf("%-8s %-8s", "run", "status");
 	for (k = 1; k < PH_COUNT; k++)
 		printf(" %8s", phase_names[k]);

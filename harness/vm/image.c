@@ -470,16 +470,10 @@ int image_initrd(const char *base, const char *modules, const char *dst, char *e
 	return 0;
 }
 
-/* A file's identity as text: a file replaced or rewritten reads differently. */
 static int file_id(const char *path, char *out, size_t len, char *err)
 {
-	struct stat st;
-
-	if (stat(path, &st) < 0)
+	if (file_identity(path, out, len) < 0)
 		return errorf(err, "'%s': %s", path, strerror(errno));
-	snprintf(out, len, "%llx:%llx:%llx:%lld.%09ld", (unsigned long long)st.st_dev,
-		 (unsigned long long)st.st_ino, (unsigned long long)st.st_size,
-		 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
 	return 0;
 }
 
@@ -506,7 +500,9 @@ int image_initrd_cached(const char *cache, const char *base, const char *modules
 		return errorf(err, "cannot create '%s': %s", tmp, strerror(errno));
 	if (image_initrd(base, modules, tmp, err) < 0)
 		goto fail;
-	if (chmod(tmp, 0644) < 0 || rename(tmp, path) < 0) {
+	/* mkstemp's 0600: QEMU runs as the harness's user (root or not), and the
+	 * results directory is no one else's */
+	if (rename(tmp, path) < 0) {
 		errorf(err, "cannot keep '%s': %s", path, strerror(errno));
 		goto fail;
 	}

@@ -754,18 +754,12 @@ int vm_probe(const char *accel, const char *arch, const char *kernel, int timeou
 	return 0;
 }
 
-/* st's identity as text: device, inode, size, mtime (a file replaced changes it). */
+/* path and its identity, or "none" */
 static void stat_id(const char *path, char *out, size_t len)
 {
-	struct stat st;
+	char id[128];
 
-	if (stat(path, &st) < 0)
-		snprintf(out, len, "%s:none", path);
-	else
-		snprintf(out, len, "%s:%llx:%llx:%llx:%lld.%09ld:%llx", path,
-			 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
-			 (unsigned long long)st.st_size, (long long)st.st_mtim.tv_sec,
-			 st.st_mtim.tv_nsec, (unsigned long long)st.st_rdev);
+	snprintf(out, len, "%s:%s", path, file_identity(path, id, sizeof(id)) < 0 ? "none" : id);
 }
 
 /*
