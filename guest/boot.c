@@ -48,8 +48,9 @@ static void kmsg(const char *fmt, ...)
 	fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	if (write(fd, line, (size_t)n) < 0)
-		; /* nowhere left to say it */
+	if (write(fd, line, (size_t)n) < 0) {
+		/* nowhere left to say it */
+	}
 	close(fd);
 }
 
