@@ -677,8 +677,8 @@ enum vm_stop vm_stopped(struct vm_domain *d, int wait_ms)
 	enum vm_stop st;
 
 	while ((st = atomic_load(&d->stopped)) == VM_STOP_NOT && wait_ms > 0) {
-		usleep(50000);
-		wait_ms -= 50;
+		usleep(5000);
+		wait_ms -= 5;
 	}
 	return st;
 }
@@ -697,11 +697,13 @@ void vm_destroy(struct vm_domain *d)
 {
 	if (!d)
 		return;
-	/* a QEMU reaped here is gone: libvirt cleans up after it on its own,
-	 * at the monitor's EOF; a destroy would only wait for that */
-	if (d->pid)
+	/* a QEMU reaped here is gone: libvirt cleans up after it on its own, at
+	 * the monitor's EOF (its state files, then the STOPPED event), which
+	 * is waited for, so the run ends with nothing of its guest left */
+	if (d->pid) {
 		stop_emulator(d);
-	else if (d->dom && vm_running(d))
+		vm_stopped(d, 2000);
+	} else if (d->dom && vm_running(d))
 		virDomainDestroy(d->dom);
 	pthread_mutex_lock(&d->conn->lock);
 	watch_del(d->conn, d);
