@@ -223,14 +223,6 @@ static void *waker(void *arg)
 	return NULL;
 }
 
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* A wake ends a wait at once; one that came before the wait is not missed; else the timeout. */
 static void test_wake(void **state)
 {
@@ -240,17 +232,17 @@ static void test_wake(void **state)
 
 	(void)state;
 	assert_int_equal(pthread_create(&th, NULL, waker, NULL), 0);
-	t0 = mono_ms();
+	t0 = now_ms();
 	wake_wait(&seen, 60000);
-	assert_true(mono_ms() - t0 < 30000);   /* woken, not timed out */
+	assert_true(now_ms() - t0 < 30000);   /* woken, not timed out */
 	pthread_join(th, NULL);
 	before = seen;
 	wake_all();
 	wake_wait(&seen, 60000);                 /* returns at once: the wake came first */
 	assert_int_equal(seen, before + 1);
-	t0 = mono_ms();
+	t0 = now_ms();
 	wake_wait(&seen, 100);                   /* nothing comes: the timeout */
-	assert_true(mono_ms() - t0 >= 90);
+	assert_true(now_ms() - t0 >= 90);
 	assert_int_equal(seen, before + 1);
 }
 
