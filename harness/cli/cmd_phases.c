@@ -9,7 +9,6 @@
 #include "store/store_phases.h"
 
 #include <jansson.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,12 +85,11 @@ static int by_start(const void *a, const void *b)
 	return x->run < y->run ? -1 : x->run > y->run;
 }
 
-/* The gap before each run: the last earlier run of its slot ended, this domain started. */
+/* The gap before each run, p in start order: the last earlier run of its slot
+ * ended, this domain started. */
 static void gaps(struct phased *p)
 {
 	size_t i, j;
-
-	qsort(p->v, p->n, sizeof(*p->v), by_start);
 
 	for (i = 1; i < p->n; i++) {
 		struct phased_run *r = &p->v[i];
@@ -217,6 +215,7 @@ int cmd_phases(const struct conf *c, int argc, char **argv, int json)
 		errorf(err, "out of memory");
 		goto out;
 	}
+	qsort(p.v, p.n, sizeof(*p.v), by_start);
 	gaps(&p);
 	if (json ? print_json(&p, buf) < 0 : (print_text(argv[1], &p, buf), 0)) {
 		errorf(err, "out of memory");
