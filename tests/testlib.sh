@@ -48,6 +48,11 @@ start_daemon() {
 # e2e_end: the count run.sh reads; the work directory goes unless KEEP is set
 e2e_end() {
 	echo "e2e-$e2e_name: $pass passed, $fail failed"
+	# what a failed check may come from: every run that did not end done, and why
+	[ "$fail" -eq 0 ] || [ ! -s "$work/results/harness.db" ] ||
+		sqlite3 "$work/results/harness.db" "SELECT '# run ' || id || ' (' || COALESCE(host, '-') ||
+			'): ' || status || ': ' || COALESCE(reason, '') FROM runs WHERE status != 'done'" 2>&1 |
+			head -20
 	[ "$fail" -eq 0 ] && [ -z "${KEEP:-}" ] && rm -rf "$work"
 	[ "$fail" -eq 0 ]
 }
