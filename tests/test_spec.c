@@ -1722,6 +1722,74 @@ static void test_conf_good(void **state)
 	assert_string_equal(uri, "qemu:///system");
 }
 
+/* host lines: each machine a libvirt URI by allow-list, its slots, archs and storage */
+static void test_conf_hosts(void **state)
+{
+	static const struct { const char *line, *why; } bad[] = {
+		{ "host = a", "expected NAME URI" },
+		{ "host = A qemu:///system", "name 'A'" },
+		{ "host = a qemu+ext:///system?command=/bin/sh", "expected qemu:// or" },
+		{ "host = a qemu+ssh://box/system?command=/bin/sh", "parameter 'command=/bin/sh'" },
+		{ "host = a qemu+ssh://box/system?netcat=nc", "parameter 'netcat=nc'" },
+		{ "host = a qemu+ssh://u:pw@box/system", "no password" },
+		{ "host = a qemu+ssh://box/system;id", "character 0x3b" },
+		{ "host = a qemu+ssh://box/other", "the path /system or /session" },
+		{ "host = a qemu+ssh://box/systemd", "the path /system or /session" },
+		{ "host = a qemu://box/system", "names no host" },
+		{ "host = a qemu:///system slots=0", "slots: expected 1..64" },
+		{ "host = a qemu:///system arch=riscv64", "expected x86_64 or aarch64" },
+		{ "host = a qemu:///system storage=rel/dir", "storage: expected an absolute" },
+		{ "host = a qemu:///system storage=/a/../etc", "storage: expected an absolute" },
+		{ "host = a qemu:///system colour=red", "expected slots=N" },
+		{ "host = a embedded\nhost = a qemu:///system", "'a' is named twice" },
+		{ "uri = qemu+ssh://box/system?command=x", "parameter 'command=x'" },
+	};
+	const struct conf_host *h;
+	struct conf_host one;
+	struct conf c;
+	char path[PATH_MAX], out[4096], uri[PATH_MAX * 2];
+	size_t i;
+
+	(void)state;
+	sfmt(path, sizeof(path), "%s/harness.conf", dir);
+	assert_int_equal(conf_run(&c, path,
+				  "host = here embedded slots=2\n"
+				  "host = box1 qemu+ssh://bench@box1.lab/system?keyfile=/k&no_tty=1 "
+				  "slots=4 arch=x86_64,aarch64 storage=/srv/pool\n"
+				  "host = pi qemu+tls://10.0.0.7/system arch=aarch64\n"
+				  "host = lo qemu+unix:///session?socket=/tmp/s/libvirt-sock\n",
+				  out, sizeof(out)), 0);
+	assert_string_equal(out, "");
+	assert_int_equal(conf_hosts(&c, &one, &h), 4);
+	assert_string_equal(h[0].name, "here");
+	assert_string_equal(h[0].uri, "");
+	assert_int_equal(h[0].slots, 2);
+	conf_host_uri(&c, &h[0], uri, sizeof(uri));
+	assert_non_null(strstr(uri, "qemu:///embed?root="));
+	assert_string_equal(h[1].uri, "qemu+ssh://bench@box1.lab/system?keyfile=/k&no_tty=1");
+	assert_string_equal(h[1].archs, "x86_64 aarch64");
+	assert_string_equal(h[1].storage, "/srv/pool");
+	assert_int_equal(h[1].slots, 4);
+	assert_string_equal(h[2].archs, "aarch64");
+	assert_int_equal(h[2].slots, 1);
+	assert_string_equal(h[2].storage, "/var/lib/mglru-harness/pool");
+	assert_string_equal(h[3].uri, "qemu+unix:///session?socket=/tmp/s/libvirt-sock");
+
+	/* no host line: this machine alone, through conf's uri */
+	assert_int_equal(conf_run(&c, path, "vcpus = 1\n", out, sizeof(out)), 0);
+	assert_int_equal(conf_hosts(&c, &one, &h), 1);
+	assert_ptr_equal(h, &one);
+	assert_string_equal(one.uri, "");
+	assert_true(one.name[0] != '\0');
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		assert_int_equal(conf_run(&c, path, bad[i].line, out, sizeof(out)), -1);
+		if (!strstr(err, bad[i].why))
+			fail_msg("'%s': got '%s', expected '%s'", bad[i].line, err, bad[i].why);
+		assert_non_null(strstr(err, "harness.conf:"));
+	}
+}
+
 static void test_conf_defaults(void **state)
 {
 	struct conf c;
@@ -1953,6 +2021,7 @@ int main(void)
 		cmocka_unit_test(test_fio_stream),
 		cmocka_unit_test_setup_teardown(test_parse_apart, apart_setup, apart_teardown),
 		cmocka_unit_test(test_conf_good),
+		cmocka_unit_test(test_conf_hosts),
 		cmocka_unit_test(test_conf_defaults),
 		cmocka_unit_test(test_conf_daemon),
 		cmocka_unit_test(test_conf_bad),

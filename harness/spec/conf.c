@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-enum ckind { C_PATH, C_PATHS, C_STR, C_UINT };
+enum ckind { C_PATH, C_PATHS, C_STR, C_UINT, C_HOST };
 
 struct ckey {
 	const char *name;
@@ -32,7 +32,7 @@ static const struct ckey keys[] = {
 	  "guest images built by `make images`" },
 	{ "presets", C_PATH, COFF(presets), 0, 0, "workloads/presets",
 	  "workload presets a matrix names with \"preset\"" },
-	{ "uri", C_STR, COFF(uri), 0, PATH_MAX - 1, "",
+	{ "uri", C_STR, COFF(uri), 0, CONF_HOST_URI_MAX - 1, "",
 	  "libvirt URI; empty: qemu:///embed under <results>/libvirt" },
 	{ "memory_mib", C_UINT, COFF(memory_mib), 128, 1 << 20, "512", "guest RAM, MiB" },
 	{ "vcpus", C_UINT, COFF(vcpus), 1, 256, "2", "guest vCPUs" },
@@ -64,8 +64,208 @@ static const struct ckey keys[] = {
 	{ "source_dirs", C_PATHS, COFF(source_dirs), 0, CONF_KERNEL_DIRS_MAX, "",
 	  "directories, space-separated, kernel source trees, patch series and .config files "
 	  "named by path may come from (empty: the matrix's own directory)" },
+	{ "host", C_HOST, 0, 0, 0, NULL,
+	  "a machine guests run on, once per line: NAME URI [slots=N] [arch=A[,B]] "
+	  "[storage=/DIR] (none: this one, through the embedded driver)" },
 	{ NULL, 0, 0, 0, 0, NULL, NULL },
 };
+
+/* ---- host lines ---- */
+
+static int name_ok(const char *s)
+{
+	size_t i;
+
+	if (!s[0] || s[0] == '.' || s[0] == '-' || strlen(s) >= CONF_HOST_NAME_MAX)
+		return 0;
+	for (i = 0; s[i]; i++)
+		if (!islower((unsigned char)s[i]) && !isdigit((unsigned char)s[i]) &&
+		    !strchr("._-", s[i]))
+			return 0;
+	return 1;
+}
+
+/* The URI transports and the query parameters each may carry. */
+static const struct {
+	const char *prefix;     /* scheme and "://" */
+	int remote;             /* a host part is allowed */
+} uri_schemes[] = {
+	{ "qemu://", 0 }, { "qemu+unix://", 0 }, { "qemu+ssh://", 1 }, { "qemu+libssh://", 1 },
+	{ "qemu+libssh2://", 1 }, { "qemu+tcp://", 1 }, { "qemu+tls://", 1 },
+};
+static const char *const uri_params[] = {
+	"socket", "keyfile", "known_hosts", "known_hosts_verify", "sshauth", "no_verify",
+	"no_tty", "pkipath", "mode", "proxy",
+};
+
+static int uri_param_ok(const char *p, size_t len)
+{
+	size_t i, n = strcspn(p, "=");
+
+	if (n > len)
+		n = len;
+	for (i = 0; i < ARRAY_SIZE(uri_params); i++)
+		if (strlen(uri_params[i]) == n && !strncmp(p, uri_params[i], n))
+			return 1;
+	return 0;
+}
+
+static int uri_query_check(const char *q, char *err)
+{
+	size_t len;
+
+	for (; *q; q += len + (q[len] == '&')) {
+		len = strcspn(q, "&");
+		if (!uri_param_ok(q, len))
+			return errorf(err, "URI parameter '%.*s' is not one the harness passes on "
+				      "(socket, keyfile, known_hosts, known_hosts_verify, sshauth, "
+				      "no_verify, no_tty, pkipath, mode, proxy)", (int)len, q);
+	}
+	return 0;
+}
+
+int conf_uri_check(const char *uri, char *err)
+{
+	const char *rest = NULL, *path, *at, *q;
+	size_t i, auth;
+	int remote = 0;
+
+	for (i = 0; uri[i]; i++)
+		if (!isalnum((unsigned char)uri[i]) && !strchr("-._~:/?=&@%+,[]", uri[i]))
+			return errorf(err, "URI '%.64s': character 0x%02x is not a URI's", uri,
+				      (unsigned char)uri[i]);
+	for (i = 0; i < ARRAY_SIZE(uri_schemes) && !rest; i++)
+		if (!strncmp(uri, uri_schemes[i].prefix, strlen(uri_schemes[i].prefix))) {
+			rest = uri + strlen(uri_schemes[i].prefix);
+			remote = uri_schemes[i].remote;
+		}
+	if (!rest)
+		return errorf(err, "URI '%.64s': expected qemu:// or qemu+ssh, +libssh, +libssh2, "
+			      "+tcp, +tls or +unix://", uri);
+	auth = strcspn(rest, "/?");
+	at = memchr(rest, '@', auth);
+	if (auth && !remote)
+		return errorf(err, "URI '%.64s': this transport names no host", uri);
+	if (at && memchr(rest, ':', (size_t)(at - rest)))
+		return errorf(err, "URI '%.64s': no password in a URI (use ssh keys or TLS)", uri);
+	path = rest + auth;
+	q = strchr(path, '?');
+	if (strncmp(path, "/system", 7) && strncmp(path, "/session", 8))
+		return errorf(err, "URI '%.64s': expected the path /system or /session", uri);
+	if (path[!strncmp(path, "/system", 7) ? 7 : 8] != (q ? '?' : '\0'))
+		return errorf(err, "URI '%.64s': expected the path /system or /session", uri);
+	return q ? uri_query_check(q + 1, err) : 0;
+}
+
+static int storage_ok(const char *s)
+{
+	size_t i;
+
+	if (s[0] != '/' || strstr(s, "/..") || strstr(s, "/./") || strlen(s) >= CONF_HOST_DIR_MAX)
+		return 0;
+	for (i = 0; s[i]; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("._/-", s[i]))
+			return 0;
+	return 1;
+}
+
+static int archs_set(struct conf_host *h, const char *val, char *err)
+{
+	char list[sizeof(h->archs)];
+	size_t n = 0, len;
+
+	for (; *val; val += len + (val[len] == ',')) {
+		len = strcspn(val, ",");
+		if (!((len == 6 && !strncmp(val, "x86_64", 6)) ||
+		      (len == 7 && !strncmp(val, "aarch64", 7))))
+			return errorf(err, "host '%s': arch '%.*s': expected x86_64 or aarch64",
+				      h->name, (int)len, val);
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%.*s", n ? " " : "",
+				      (int)len, val);
+	}
+	snprintf(h->archs, sizeof(h->archs), "%s", list);
+	return 0;
+}
+
+/* slots=N, arch=A,B or storage=/DIR of a host line. */
+static int host_option(struct conf_host *h, const char *opt, char *err)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!strncmp(opt, "slots=", 6)) {
+		errno = 0;
+		v = strtoull(opt + 6, &end, 10);
+		if (errno || end == opt + 6 || *end || !isdigit((unsigned char)opt[6]) || !v ||
+		    v > 64)
+			return errorf(err, "host '%s': slots: expected 1..64, got '%s'", h->name,
+				      opt + 6);
+		h->slots = v;
+		return 0;
+	}
+	if (!strncmp(opt, "arch=", 5))
+		return archs_set(h, opt + 5, err);
+	if (!strncmp(opt, "storage=", 8)) {
+		if (!storage_ok(opt + 8))
+			return errorf(err, "host '%s': storage: expected an absolute directory of "
+				      "letters, digits and ._/-, got '%.64s'", h->name, opt + 8);
+		snprintf(h->storage, sizeof(h->storage), "%s", opt + 8);
+		return 0;
+	}
+	return errorf(err, "host '%s': '%.32s': expected slots=N, arch=A[,B] or storage=/DIR",
+		      h->name, opt);
+}
+
+/* Split val on blanks into at most max words (val is changed). */
+static int words(char *val, char **w, int max)
+{
+	int n = 0;
+
+	for (val += strspn(val, " \t"); *val && n < max; val += strspn(val, " \t")) {
+		w[n++] = val;
+		val += strcspn(val, " \t");
+		if (*val)
+			*val++ = '\0';
+	}
+	return *val ? max + 1 : n;
+}
+
+static int host_line(struct conf *c, char *val, char *err)
+{
+	struct conf_host *h;
+	char *w[8];
+	int n = words(val, w, 6), i;
+	unsigned j;
+
+	if (n < 2 || n > 5)
+		return errorf(err, "'host': expected NAME URI [slots=N] [arch=A[,B]] [storage=/DIR]");
+	if (c->nhosts == CONF_HOSTS_MAX)
+		return errorf(err, "'host': more than %d hosts", CONF_HOSTS_MAX);
+	if (!name_ok(w[0]))
+		return errorf(err, "'host': name '%.40s': expected lowercase letters, digits and "
+			      "._- (at most %d)", w[0], CONF_HOST_NAME_MAX - 1);
+	for (j = 0; j < c->nhosts; j++)
+		if (!strcmp(c->hosts[j].name, w[0]))
+			return errorf(err, "'host': '%s' is named twice", w[0]);
+	h = &c->hosts[c->nhosts];
+	memset(h, 0, sizeof(*h));
+	snprintf(h->name, sizeof(h->name), "%s", w[0]);
+	if (strcmp(w[1], "embedded")) {
+		if (strlen(w[1]) >= sizeof(h->uri))
+			return errorf(err, "host '%s': URI longer than %zu characters", h->name,
+				      sizeof(h->uri) - 1);
+		if (conf_uri_check(w[1], err) < 0)
+			return -1;
+		snprintf(h->uri, sizeof(h->uri), "%s", w[1]);
+		snprintf(h->storage, sizeof(h->storage), "/var/lib/mglru-harness/pool");
+		h->slots = 1;
+	}
+	for (i = 2; i < n; i++)
+		if (host_option(h, w[i], err) < 0)
+			return -1;
+	c->nhosts++;
+	return 0;
+}
 
 /* Space-separated paths into dst (size bytes), one space apart, relative ones from dir. */
 static int set_paths(char *dst, size_t size, const char *name, const char *val,
@@ -113,10 +313,14 @@ static int set_key(struct conf *c, const struct ckey *k, const char *val, const 
 			return errorf(err, "'%s': expected at least %llu characters, got %zu", k->name,
 				      (unsigned long long)k->min, strlen(val));
 		strcpy(dst, val);
+		if (!strcmp(k->name, "uri") && val[0])
+			return conf_uri_check(val, err);
 		if (!strcmp(k->name, "accel") && strcmp(val, "auto") && strcmp(val, "kvm") &&
 		    strcmp(val, "tcg"))
 			return errorf(err, "'accel': expected auto, kvm or tcg, got '%s'", val);
 		return 0;
+	case C_HOST:
+		return 0;   /* host lines go through host_line() */
 	case C_UINT:
 		errno = 0;
 		v = strtoull(val, &end, 10);
@@ -137,7 +341,8 @@ void conf_defaults(struct conf *c, const char *dir)
 
 	memset(c, 0, sizeof(*c));
 	for (k = keys; k->name; k++)
-		set_key(c, k, k->def, dir, NULL);
+		if (k->def)
+			set_key(c, k, k->def, dir, NULL);
 }
 
 static char *trim(char *s)
@@ -166,6 +371,8 @@ static int conf_line(struct conf *c, char *line, const char *dir, char *err)
 	*eq = '\0';
 	key = trim(line);
 	val = trim(eq + 1);
+	if (!strcmp(key, "host"))
+		return host_line(c, val, err);
 	for (k = keys; k->name; k++)
 		if (!strcmp(k->name, key))
 			return set_key(c, k, val, dir, err);
@@ -243,6 +450,28 @@ int conf_check_daemon(const struct conf *c, const char *path, char *err)
 	return 0;
 }
 
+unsigned conf_hosts(const struct conf *c, struct conf_host *one, const struct conf_host **ret)
+{
+	if (c->nhosts) {
+		*ret = c->hosts;
+		return c->nhosts;
+	}
+	memset(one, 0, sizeof(*one));
+	if (gethostname(one->name, sizeof(one->name) - 1) < 0 || !one->name[0])
+		snprintf(one->name, sizeof(one->name), "localhost");
+	snprintf(one->uri, sizeof(one->uri), "%.*s", (int)sizeof(one->uri) - 1, c->uri);
+	*ret = one;
+	return 1;
+}
+
+void conf_host_uri(const struct conf *c, const struct conf_host *h, char *buf, size_t len)
+{
+	if (h->uri[0])
+		snprintf(buf, len, "%s", h->uri);
+	else
+		snprintf(buf, len, "qemu:///embed?root=%s/libvirt", c->results);
+}
+
 void conf_uri(const struct conf *c, char *buf, size_t len)
 {
 	if (c->uri[0])
@@ -270,6 +499,10 @@ int conf_setup(struct conf *c, const char *path, char *err)
 	} else {
 		conf_defaults(c, ".");
 	}
+	if (c->nhosts && c->uri[0])
+		return errorf(err, "%s: uri and host lines are both set: name every machine in a "
+			      "host line (the embedded driver is 'embedded')",
+			      path ? path : "harness.conf");
 	if (c->api_tcp[0] && !c->api_token[0])
 		return errorf(err, "%s: api_tcp is set but api_token is empty: a TCP listener "
 			      "needs a token", path ? path : "harness.conf");

@@ -10,6 +10,25 @@
 #define CONF_KERNEL_DIRS_MAX (2 * PATH_MAX)
 #define CONF_TOKEN_MIN       32   /* characters in an api_token, if set */
 
+/*
+ * A machine guests run on: a libvirt URI (the embedded driver under results
+ * when "embedded"), how many guests at once, which guest architectures, and
+ * the directory of the harness's storage pool there. Written in harness.conf
+ * as `host = NAME URI [slots=N] [arch=A[,B]] [storage=/DIR]`.
+ */
+#define CONF_HOSTS_MAX     32
+#define CONF_HOST_NAME_MAX 32
+#define CONF_HOST_URI_MAX  1024
+#define CONF_HOST_DIR_MAX  256
+
+struct conf_host {
+	char name[CONF_HOST_NAME_MAX];  /* [a-z0-9][a-z0-9._-]*, unique */
+	char uri[CONF_HOST_URI_MAX];    /* "" = embedded */
+	uint64_t slots;                 /* 0: cores / vcpus (the embedded host only) */
+	char archs[32];                 /* "x86_64 aarch64", space-separated; "" = its own */
+	char storage[CONF_HOST_DIR_MAX];
+};
+
 struct conf {
 	char results[PATH_MAX];   /* database, run directories, caches */
 	char images[PATH_MAX];    /* output of `make images` */
@@ -36,6 +55,9 @@ struct conf {
 	/* the same for source arms' trees, patch series and config files (no images
 	 * directory: a tree there is not the user's); "" is the matrix's own */
 	char source_dirs[CONF_KERNEL_DIRS_MAX];
+	/* the machines guests run on, in conf order; none: this one (conf_hosts) */
+	unsigned nhosts;
+	struct conf_host hosts[CONF_HOSTS_MAX];
 };
 
 /* Defaults, with relative paths resolved against dir. */
@@ -77,5 +99,23 @@ int conf_check_daemon(const struct conf *c, const char *path, char *err);
 
 /* The URI to connect to (the embedded driver's when uri is empty). */
 void conf_uri(const struct conf *c, char *buf, size_t len);
+
+/*
+ * The hosts guests run on: conf's host lines, or, without any, this machine
+ * alone (named as gethostname() says, conf's uri, guests slots) in *one.
+ * Returns how many; *ret points into c or at one.
+ */
+unsigned conf_hosts(const struct conf *c, struct conf_host *one, const struct conf_host **ret);
+
+/* The URI to open for h: its own, or the embedded driver's under results. */
+void conf_host_uri(const struct conf *c, const struct conf_host *h, char *buf, size_t len);
+
+/*
+ * Is uri one the harness opens? By allow-list: qemu:///system or /session,
+ * qemu+ssh, +libssh, +libssh2, +tcp, +tls or +unix to /system or /session,
+ * URI characters only, no password, query parameters of the transports only
+ * (no command= or netcat=: they run programs). 0, or -1 with why in err.
+ */
+int conf_uri_check(const char *uri, char *err);
 
 #endif
