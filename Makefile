@@ -96,7 +96,8 @@ UNIT_TESTS += tests/build/test_phases
 DEBS := gcc make pkg-config libc6-dev libvirt-dev libjansson-dev libsqlite3-dev \
         libcurl4-openssl-dev nettle-dev libcmocka-dev libvirt-daemon libvirt-daemon-driver-qemu \
         qemu-system-x86 qemu-utils busybox-static e2fsprogs cpio xz-utils kmod \
-        sqlite3 passwd ca-certificates dpkg-dev zlib1g-dev libmicrohttpd-dev python3 curl cmake
+        sqlite3 passwd ca-certificates dpkg-dev zlib1g-dev libmicrohttpd-dev python3 curl cmake \
+        procps
 # aarch64 guests: QEMU, the cross compiler and its static libc, arm64 jansson
 # (multiarch, beside the amd64 one).
 DEBS += qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross libjansson-dev:arm64

@@ -1168,7 +1168,7 @@ static int claimable(struct store *s, int64_t mid)
 	size_t n;
 
 	for (slot = 100; slot < 200; slot++) {
-		if (store_claim_block(s, slot, &got, &refs, &n, err) < 0)
+		if (store_claim_block(s, slot, "x86_64", &got, &refs, &n, err) < 0)
 			fail_msg("claim: %s", err);
 		free(n ? refs : NULL);
 		if (!n)

@@ -359,7 +359,7 @@ static void test_schema3_refused(void **state)
 	sqlite3_close(db);
 	assert_int_equal(store_open(path, &s, err), -1);
 	assert_null(s);
-	assert_non_null(strstr(err, "has schema 3, this harness writes schema 10"));
+	assert_non_null(strstr(err, "has schema 3, this harness writes schema 11"));
 	assert_non_null(strstr(err, path));
 	assert_null(strchr(err, '\n'));
 	/* left as it was */
@@ -395,6 +395,7 @@ static void make_schema5(const char *path)
 		"DROP INDEX matrices_live_spec; ALTER TABLE matrices DROP COLUMN dup_of;"
 		"ALTER TABLE arms DROP COLUMN build; ALTER TABLE arms DROP COLUMN failed;"
 		"DROP TABLE calibrations; ALTER TABLE runs DROP COLUMN host_load;"
+		"ALTER TABLE cells DROP COLUMN arch;"
 		"UPDATE matrices SET spec_hash = 'hash-twin';"
 		"UPDATE matrices SET state = 'cancelled' WHERE name = 'twin-c';"
 		"PRAGMA user_version = 5;";
@@ -443,7 +444,7 @@ static void test_schema5_upgraded(void **state)
 		fail_msg("schema 5 not upgraded: %s", err);
 	store_close(s);
 	/* nothing lost: three matrices, 4 runs each; the older live twin points at the newer */
-	assert_int_equal(count_at(path, "PRAGMA user_version"), 10);
+	assert_int_equal(count_at(path, "PRAGMA user_version"), 11);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM matrices"), 3);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs"), 12);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM matrices WHERE name = 'twin-a'"
@@ -719,6 +720,7 @@ static void test_schema4_upgraded(void **state)
 			 "ALTER TABLE matrices DROP COLUMN resolve_msg;"
 			 "ALTER TABLE matrices DROP COLUMN resolve; DROP TABLE calibrations;"
 			 "ALTER TABLE runs DROP COLUMN host_load;"
+			 "ALTER TABLE cells DROP COLUMN arch;"
 			 "PRAGMA user_version = 4;",
 			 NULL, NULL, NULL) != SQLITE_OK)
 		fail_msg("making a schema 4 database: %s", sqlite3_errmsg(db));
@@ -729,13 +731,13 @@ static void test_schema4_upgraded(void **state)
 	assert_int_equal(store_matrix_resolve(s, mid, resolve, err), 0);
 	assert_string_equal(resolve, "resolved");
 	/* its queued runs are as they were, and may start */
-	assert_int_equal(store_claim_block(s, 0, &got, &claimed, &nc, err), 0);
+	assert_int_equal(store_claim_block(s, 0, "x86_64", &got, &claimed, &nc, err), 0);
 	free(claimed);
 	assert_int_equal(got, mid);
 	assert_int_equal(nc, n);
 	assert_int_equal(store_unclaim(s, 0, err), 0);
 	store_close(s);
-	/* and it says schema 10 from now on (4 to 5 ... to 10), its arms with no build */
+	/* and it says schema 11 from now on (4 to 5 ... to 11), its arms with no build */
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "SELECT resolve_msg FROM matrices", NULL, NULL, NULL),
 			 SQLITE_OK);
@@ -745,7 +747,7 @@ static void test_schema4_upgraded(void **state)
 		assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL),
 				 SQLITE_OK);
 		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-		assert_int_equal(sqlite3_column_int(st, 0), 10);
+		assert_int_equal(sqlite3_column_int(st, 0), 11);
 		sqlite3_finalize(st);
 	}
 	sqlite3_close(db);

@@ -534,6 +534,66 @@ static int cmd_control(const struct conf *c, char **argv, int json, char *err)
 	return 0;
 }
 
+/* ---- hosts ---- */
+
+static void print_host(json_t *h)
+{
+	const char *error = json_string_value(json_object_get(h, "error"));
+	const char *accel = json_string_value(json_object_get(h, "accel"));
+
+	printf("%-16s %-5s%s %5lld %4lld %-15s %-5s %6lld %6lld  %s%s%s\n",
+	       json_string_value(json_object_get(h, "name")),
+	       json_string_value(json_object_get(h, "state")),
+	       json_is_true(json_object_get(h, "drained")) ? "*" : " ",
+	       (long long)json_integer_value(json_object_get(h, "slots")),
+	       (long long)json_integer_value(json_object_get(h, "busy")),
+	       json_string_value(json_object_get(h, "archs")),
+	       accel && accel[0] ? accel : "-",
+	       (long long)json_integer_value(json_object_get(h, "runs_done")),
+	       (long long)json_integer_value(json_object_get(h, "runs_other")),
+	       json_string_value(json_object_get(h, "uri")), error && error[0] ? ": " : "",
+	       error ? error : "");
+}
+
+static int cmd_hosts(const struct conf *c, char **argv, int json, char *err)
+{
+	json_t *res, *h;
+	size_t i;
+
+	(void)argv;
+	if (call(c, "GET", "/hosts", NULL, json, &res, err) < 0)
+		return -1;
+	if (!json) {
+		printf("%-16s %-6s %5s %4s %-15s %-5s %6s %6s  %s\n", "host", "state", "slots",
+		       "busy", "archs", "accel", "done", "other", "uri: last error");
+		json_array_foreach(json_object_get(res, "hosts"), i, h)
+			print_host(h);
+		printf("state * : drained (finishes its blocks, takes no new one); done, other: "
+		       "runs that ended done and otherwise\n");
+	}
+	json_decref(res);
+	return 0;
+}
+
+static int cmd_host(const struct conf *c, char **argv, int json, char *err)
+{
+	char path[128];
+	json_t *res;
+
+	if (strcmp(argv[1], "drain") && strcmp(argv[1], "resume"))
+		return errorf(err, "host: expected drain or resume, got '%.32s'", argv[1]);
+	if (!conf_host_name_ok(argv[2]))
+		return errorf(err, "host '%.64s': expected a name from harness.conf", argv[2]);
+	snprintf(path, sizeof(path), "/hosts/%s/%s", argv[2], argv[1]);
+	if (call(c, "POST", path, "", json, &res, err) < 0)
+		return -1;
+	if (!json)
+		printf("host %s: %s\n", argv[2], !strcmp(argv[1], "drain") ?
+		       "drained: its blocks finish, it takes no new one" : "takes blocks again");
+	json_decref(res);
+	return 0;
+}
+
 /* ---- watch: the stream, one line an interval ---- */
 
 struct watch {
@@ -746,6 +806,8 @@ static const struct command {
 	{ "pause", 1, 1, cmd_control, "pause MATRIX" },
 	{ "resume", 1, 1, cmd_control, "resume MATRIX" },
 	{ "watch", 1, 1, cmd_watch, "watch RUN" },
+	{ "hosts", 0, 0, cmd_hosts, "hosts" },
+	{ "host", 2, 2, cmd_host, "host drain|resume NAME" },
 };
 
 static const struct command *find(const char *cmd)

@@ -114,21 +114,20 @@ static int resolve_file(const struct conf *c, struct store *s, struct matrix *m,
 }
 
 /* For the host's arch; guests of another arch always run under TCG. */
-static const char *pick_accel(const struct conf *c, const struct matrix *m)
+static const char *pick_accel(const struct conf *c, struct vm_conn *vm, const struct matrix *m)
 {
 	char why[ERR_MAX] = "";
-	const char *accel;
+	const char *accel, *arch = vm_conn_arch(vm);
 	unsigned i;
 
-	accel = runner_pick_accel(c, m, why, sizeof(why));
+	accel = runner_pick_accel(c, vm, m, why, sizeof(why));
 	if (strcmp(c->accel, "auto"))
 		printf("accel: %s (harness.conf)\n", c->accel);
 	else
 		printf("accel: %s%s%s%s\n", accel, why[0] ? " (kvm: " : "", why, why[0] ? ")" : "");
 	for (i = 0; i < m->n_archs; i++)
-		if (strcmp(m->archs[i], vm_host_arch()))
-			printf("accel: tcg for %s guests (the host is %s)\n", m->archs[i],
-			       vm_host_arch());
+		if (strcmp(m->archs[i], arch))
+			printf("accel: tcg for %s guests (the host is %s)\n", m->archs[i], arch);
 	return accel;
 }
 
@@ -232,6 +231,8 @@ int cli_run(const struct conf *c, const char *file, struct matrix *m, int parsed
 {
 	struct runner r = { .conf = c, .first_cpu = -1 };
 	char err[ERR_MAX], uri[PATH_MAX], log[PATH_MAX];
+	const struct conf_host *hosts;
+	struct conf_host one;
 	int stored = !parsed && access(file, F_OK) < 0, ret = 1, said = 0;
 	_cleanup_close_ int lock = -1;
 	unsigned failed = 0;
@@ -256,11 +257,16 @@ int cli_run(const struct conf *c, const char *file, struct matrix *m, int parsed
 	if (prepare(c, r.store, file, stored, m, &mid, err) < 0)
 		goto out;
 	say_failed_arms(m);
-	r.accel = pick_accel(c, m);
-	gethostname(r.host, sizeof(r.host) - 1);
-	conf_uri(c, uri, sizeof(uri));
+	/* the first host of harness.conf's (this machine without host lines); harnessd uses all */
+	conf_hosts(c, &one, &hosts);
+	snprintf(r.host, sizeof(r.host), "%s", hosts[0].name);
+	conf_host_uri(c, &hosts[0], uri, sizeof(uri));
 	if (pathf(log, err, "%s/libvirt.log", c->results) < 0 ||
-	    vm_connect(uri, log, &r.vm, err) < 0 || run_all(&r, m, mid, &failed, err) < 0 ||
+	    vm_connect(uri, log, &r.vm, err) < 0)
+		goto out;
+	vm_set_storage(r.vm, hosts[0].name, hosts[0].storage, NULL, NULL);
+	r.accel = pick_accel(c, r.vm, m);
+	if (run_all(&r, m, mid, &failed, err) < 0 ||
 	    finish(r.store, err) < 0 || report_table(stdout, r.store, mid, err) < 0)
 		goto out;
 	ret = failed ? 2 : 0;

@@ -283,6 +283,33 @@ static enum MHD_Result h_control(struct call *x)
 		     json_pack("{s:s,s:s}", "matrix", x->r->key, "action", action));
 }
 
+/* GET /hosts: every host's state, slots and runs. */
+static enum MHD_Result h_hosts(struct call *x)
+{
+	struct sched *sc = atomic_load(&x->a->sched);
+	json_t *j;
+
+	if (!sc)
+		return reply_err(x->conn, 503, "the scheduler is not running yet");
+	j = sched_hosts_json(sc, x->s);
+	return j ? reply(x->conn, 200, json_pack("{s:o}", "hosts", j)) :
+		reply_err(x->conn, 500, "out of memory");
+}
+
+/* POST /hosts/{host}/drain or /resume. */
+static enum MHD_Result h_host_control(struct call *x)
+{
+	struct sched *sc = atomic_load(&x->a->sched);
+	const char *action = x->r->seg[2];
+	char err[ERR_MAX];
+
+	if (!sc)
+		return reply_err(x->conn, 503, "the scheduler is not running yet");
+	if (sched_host_drain(sc, x->s, x->r->key, !strcmp(action, "drain"), err) < 0)
+		return reply_err(x->conn, strstr(err, "no host") == err ? 404 : 500, "%s", err);
+	return reply(x->conn, 200, json_pack("{s:s,s:s}", "host", x->r->key, "action", action));
+}
+
 /* The request's body as JSON; NULL after answering 400 (*ret) if it is not JSON. */
 static json_t *json_body(struct call *x, enum MHD_Result *ret)
 {
@@ -571,6 +598,9 @@ static const struct route routes[] = {
 	{ "GET",  "/bisections/{id}",         0,               0, h_bisection },
 	{ "GET",  "/runs/{id}/samples",       Q_AFTER | Q_MAX, 0, h_samples },
 	{ "GET",  "/runs/{id}/stream",        Q_AFTER,         0, h_stream },
+	{ "GET",  "/hosts",                   0,               0, h_hosts },
+	{ "POST", "/hosts/{host}/drain",      0,               0, h_host_control },
+	{ "POST", "/hosts/{host}/resume",     0,               0, h_host_control },
 };
 
 /* ---- matching: paths, parameters, queries ---- */
@@ -638,6 +668,11 @@ static int bind_params(struct req *r, char *err)
 			if (!spec_key_ok(r->seg[i]))
 				return errorf(err, "matrix '%s': expected an id or a name of "
 					      "A-Za-z0-9._- (at most %d)", r->seg[i], SPEC_KEY_MAX);
+			r->key = r->seg[i];
+		} else if (!strcmp(t, "{host}")) {
+			if (!conf_host_name_ok(r->seg[i]))
+				return errorf(err, "host '%.64s': expected a name of a-z0-9._- "
+					      "(at most %d)", r->seg[i], CONF_HOST_NAME_MAX - 1);
 			r->key = r->seg[i];
 		} else if (!strcmp(t, "{id}")) {
 			if (parse_i64(r->seg[i], 1, INT64_MAX, &r->id) < 0)

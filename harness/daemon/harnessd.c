@@ -58,15 +58,6 @@ static int resume(const struct conf *c, char *err)
  * Guests a killed daemon left running (the lock proved no other daemon owns
  * them): destroyed, their runs already re-queued by resume().
  */
-static int destroy_leftovers(struct vm_conn *vm, char *err)
-{
-	int n = vm_destroy_leftovers(vm, "harness-", err);
-
-	if (n > 0)
-		hlog("destroyed %d guest%s the last daemon left running", n, n == 1 ? "" : "s");
-	return n < 0 ? -1 : 0;
-}
-
 /* Go on in a child of a new session; the lock (lock_fd) is the child's, its pid noted. */
 static int detach(const struct conf *c, int lock_fd, char *err)
 {
@@ -110,33 +101,28 @@ static void block_signals(sigset_t *set)
 
 static int serve(const struct conf *c, char *err)
 {
-	struct vm_conn *vm = NULL;
 	struct api *api = NULL;
 	struct sched *sc = NULL;
 	struct resolver *rs = NULL;
 	struct bisector *bs = NULL;
 	struct buildgate gate;
-	char uri[PATH_MAX], log[PATH_MAX];
+	char log[PATH_MAX];
 	sigset_t set;
 	int sig = 0;
 
 	block_signals(&set);
 	buildgate_init(&gate);
-	conf_uri(c, uri, sizeof(uri));
 	if (resume(c, err) < 0 || pathf(log, err, "%s/libvirt.log", c->results) < 0 ||
-	    vm_connect(uri, log, &vm, err) < 0 || api_start(c, &api, err) < 0 ||
-	    destroy_leftovers(vm, err) < 0 || sched_start(c, vm, &gate, &sc, err) < 0 ||
+	    api_start(c, &api, err) < 0 || sched_start(c, log, &gate, &sc, err) < 0 ||
 	    resolver_start(c, &gate, &rs, err) < 0 || bisector_start(c, &gate, &bs, err) < 0) {
 		api_stop(api);
 		resolver_stop(rs);
 		sched_stop(sc);
-		vm_disconnect(vm);
 		buildgate_destroy(&gate);
 		return -1;
 	}
 	api_set_sched(api, sc);
-	hlog("serving on %s%s%s, libvirt %s", c->api_socket, c->api_tcp[0] ? " and " : "",
-	     c->api_tcp, uri);
+	hlog("serving on %s%s%s", c->api_socket, c->api_tcp[0] ? " and " : "", c->api_tcp);
 	while (sigwait(&set, &sig) == 0 && sig == SIGHUP)
 		hlog("SIGHUP: nothing to reload; restart to change the configuration");
 	hlog("signal %d: stopping; runs in flight end interrupted and are queued again", sig);
@@ -144,7 +130,6 @@ static int serve(const struct conf *c, char *err)
 	bisector_stop(bs);   /* before the scheduler: it waits on the runs of its step */
 	sched_stop(sc);
 	resolver_stop(rs);
-	vm_disconnect(vm);
 	buildgate_destroy(&gate);
 	hlog("stopped");
 	return 0;

@@ -3,6 +3,7 @@
 #include "daemon/scheduler.h"
 #include "base/err.h"
 #include "daemon/buildgate.h"
+#include "daemon/hosts.h"
 #include "daemon/log.h"
 #include "daemon/notify.h"
 #include "base/proc.h"
@@ -25,7 +26,9 @@ struct sched;
 
 struct slot {
 	struct sched *sc;
-	unsigned index;
+	struct host *h;
+	unsigned index;              /* across all hosts: the runs' slot column */
+	unsigned nth;                /* within its host: which cores it pins to */
 	pthread_t th;
 	struct store *store;
 	int64_t matrix;              /* the matrix of the block in hand */
@@ -34,14 +37,12 @@ struct slot {
 
 struct sched {
 	const struct conf *c;
-	struct vm_conn *vm;
+	struct hosts *hosts;
 	struct buildgate *gate;
 	atomic_int stop;
 	unsigned nslots;
 	struct slot slots[MAX_SLOTS];
-	pthread_mutex_t lock;        /* accel and the finished-matrix check */
-	char accel[8];
-	char host[64];
+	pthread_mutex_t lock;        /* the finished-matrix check */
 	pthread_mutex_t pause_lock;  /* pause_why */
 	char pause_why[ERR_MAX + 64];  /* "" while the queue runs: else why it is paused */
 };
@@ -56,28 +57,6 @@ static int should_stop(void *arg)
 		return 1;
 	return store_matrix_state(sl->store, sl->matrix, state, err) == 0 &&
 	       !strcmp(state, "cancelled");
-}
-
-/*
- * KVM only if it proves itself, decided once, with the first matrix's
- * host-arch kernel; guests of another arch run under TCG whatever it says.
- */
-static const char *accel_for(struct sched *sc, const struct matrix *m)
-{
-	char why[ERR_MAX] = "";
-
-	pthread_mutex_lock(&sc->lock);
-	if (!sc->accel[0] && (strcmp(sc->c->accel, "auto") ||
-			      spec_arch_index(m, vm_host_arch()) >= 0)) {
-		snprintf(sc->accel, sizeof(sc->accel), "%s",
-			 runner_pick_accel(sc->c, m, why, sizeof(why)));
-		hlog("accel: %s%s%s", sc->accel, why[0] ? " (kvm: " : "", why[0] ? why : "");
-		if (why[0])
-			hlog("accel: kvm probe said: %s", why);
-	}
-	pthread_mutex_unlock(&sc->lock);
-	/* not decided yet (no host-arch guest so far): this matrix needs no answer */
-	return sc->accel[0] ? sc->accel : "tcg";
 }
 
 static void webhook(struct sched *sc, json_t *body)
@@ -183,7 +162,7 @@ static int unpause(struct slot *sl)
  * One queued run; again (a fresh attempt, same slot) after a failure of the
  * harness's own, up to conf retries. Interrupted runs go back to the queue.
  * Returns -1 only when the database refused a write (why in err; *ret_run is
- * the run left in flight).
+ * the run left in flight), 1 when the host was lost under it (why in err).
  */
 static int run_one(struct slot *sl, struct runner *r, const struct matrix *m,
 		   struct run_ref ref, int64_t *ret_run, char *err)
@@ -198,6 +177,8 @@ static int run_one(struct slot *sl, struct runner *r, const struct matrix *m,
 		report(sl, m, &ref, &out);
 		if (!strcmp(out.status, "interrupted"))
 			return store_requeue(sl->store, ref.id, out.status, out.reason, 0, NULL, err);
+		if (out.infra && vm_check(r->vm, err) < 0)
+			return 1;
 		if (!out.infra || tries++ >= sl->sc->c->retries)
 			return 0;
 		if (store_requeue(sl->store, ref.id, "failed", out.reason, 1, &ref.id, err) < 0)
@@ -224,34 +205,59 @@ static int load_matrix(struct slot *sl, struct matrix *m, char *err)
 	return 0;
 }
 
-static void runner_init(struct slot *sl, struct runner *r, const struct matrix *m)
+static void runner_init(struct slot *sl, struct runner *r, struct vm_conn *vm,
+			const struct matrix *m)
 {
 	const struct conf *c = sl->sc->c;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	uint64_t first = (uint64_t)sl->index * m->vcpus;
+	uint64_t first = (uint64_t)sl->nth * m->vcpus;
 	char err[ERR_MAX];
 
 	memset(r, 0, sizeof(*r));
 	r->conf = c;
 	r->store = sl->store;
-	r->vm = sl->sc->vm;
-	r->accel = accel_for(sl->sc, m);
-	snprintf(r->host, sizeof(r->host), "%s", sl->sc->host);
-	r->first_cpu = c->pin && cpus > 0 && first + m->vcpus <= (uint64_t)cpus ? (int)first : -1;
+	r->vm = vm;
+	r->accel = host_accel(sl->h, c, m);
+	snprintf(r->host, sizeof(r->host), "%s", host_name(sl->h));
+	/* this machine's cores only: another host's are not ours to count */
+	r->first_cpu = c->pin && vm_is_local(vm) && cpus > 0 && first + m->vcpus <= (uint64_t)cpus ?
+		(int)first : -1;
 	r->should_stop = should_stop;
 	r->stop_arg = sl;
 	if (runner_check_images(c, m, err) < 0)
 		hlog("slot %u: %s", sl->index, err);
 }
 
+/*
+ * The host went away during a block: the runs it did and was doing end
+ * interrupted and go back to the queue, the block to be run whole by a host
+ * that is there (its pairs never mix hosts); this one is down until it answers.
+ */
+static void block_lost(struct slot *sl, const struct run_ref *ref, const char *why)
+{
+	char err[ERR_MAX], reason[ERR_MAX + 96];
+	unsigned n = 0;
+
+	snprintf(reason, sizeof(reason), "host %s lost during its block (%s); the block runs "
+		 "again whole", host_name(sl->h), why);
+	host_lost(sl->h, why);
+	if (store_requeue_block(sl->store, ref->id, host_name(sl->h), reason, &n, err) < 0) {
+		hlog("slot %u: %s", sl->index, err);
+		return;
+	}
+	hlog("slot %u: host %s lost during block %u of matrix %lld: %u run%s queued again",
+	     sl->index, host_name(sl->h), ref->block, (long long)sl->matrix, n, n == 1 ? "" : "s");
+}
+
 /* Run a claimed block back to back, as long as its matrix stays active. */
-static void run_block(struct slot *sl, struct run_ref *refs, size_t n)
+static void run_block(struct slot *sl, struct vm_conn *vm, struct run_ref *refs, size_t n)
 {
 	_cleanup_free_ struct matrix *m = calloc(1, sizeof(*m));
 	struct runner r;
 	char err[ERR_MAX], state[16];
 	int64_t run;
 	size_t i;
+	int rc;
 
 	if (!m || load_matrix(sl, m, err) < 0) {
 		hlog("slot %u: %s; its block is given back and the matrix paused",
@@ -259,12 +265,17 @@ static void run_block(struct slot *sl, struct run_ref *refs, size_t n)
 		store_set_matrix_state(sl->store, sl->matrix, "paused", err);
 		return;
 	}
-	runner_init(sl, &r, m);
+	runner_init(sl, &r, vm, m);
 	for (i = 0; i < n && !atomic_load(&sl->sc->stop) && !queue_paused(sl->sc); i++) {
 		if (store_matrix_state(sl->store, sl->matrix, state, err) < 0 ||
 		    strcmp(state, "active"))
 			break;
-		if (run_one(sl, &r, m, refs[i], &run, err) < 0) {
+		rc = run_one(sl, &r, m, refs[i], &run, err);
+		if (rc == 1) {
+			block_lost(sl, &refs[i], err);
+			break;
+		}
+		if (rc < 0) {
 			pause_queue(sl, run, err);
 			break;
 		}
@@ -276,7 +287,8 @@ static void *slot_main(void *arg)
 {
 	struct slot *sl = arg;
 	struct run_ref *refs;
-	char err[ERR_MAX];
+	struct vm_conn *vm;
+	char err[ERR_MAX], archs[64];
 	size_t n;
 
 	if (store_open_results(sl->sc->c->results, &sl->store, err) < 0) {
@@ -297,14 +309,23 @@ static void *slot_main(void *arg)
 			continue;
 		}
 		finish_matrices(sl);
-		if (store_claim_block(sl->store, (int)sl->index, &sl->matrix, &refs, &n, err) < 0) {
+		/* a drained host, or one that is down until its next retry, claims nothing */
+		if (!(vm = host_acquire(sl->h))) {
+			wake_wait(&seen, IDLE_MS);
+			continue;
+		}
+		host_archs(sl->h, archs, sizeof(archs));
+		if (store_claim_block(sl->store, (int)sl->index, archs, &sl->matrix, &refs, &n,
+				      err) < 0) {
 			hlog("slot %u: %s", sl->index, err);
 			n = 0;
 		}
 		if (n && buildgate_block_begin(sl->sc->gate, &sl->sc->stop) == 0) {
-			hlog("slot %u: block of matrix %lld begins (%zu runs)", sl->index,
-			     (long long)sl->matrix, n);
-			run_block(sl, refs, n);
+			hlog("slot %u: block of matrix %lld begins on %s (%zu runs)", sl->index,
+			     (long long)sl->matrix, host_name(sl->h), n);
+			host_busy(sl->h, 1);
+			run_block(sl, vm, refs, n);
+			host_busy(sl->h, -1);
 			hlog("slot %u: block of matrix %lld ends", sl->index, (long long)sl->matrix);
 			buildgate_block_end(sl->sc->gate);
 		} else if (!n)
@@ -317,30 +338,51 @@ static void *slot_main(void *arg)
 	return NULL;
 }
 
-int sched_start(const struct conf *c, struct vm_conn *vm, struct buildgate *gate,
+/* The slots of every host, numbered across them; each host's from 0 for pinning. */
+static int start_slots(struct sched *sc, char *err)
+{
+	unsigned i, k, n;
+	struct host *h;
+
+	for (i = 0; i < hosts_count(sc->hosts); i++) {
+		h = hosts_at(sc->hosts, i);
+		n = host_slots(h, sc->c);
+		for (k = 0; k < n && sc->nslots < MAX_SLOTS; k++) {
+			struct slot *sl = &sc->slots[sc->nslots];
+
+			sl->sc = sc;
+			sl->h = h;
+			sl->index = sc->nslots;
+			sl->nth = k;
+			if (pthread_create(&sl->th, NULL, slot_main, sl) != 0)
+				return errorf(err, "cannot start guest slot %u", sc->nslots);
+			sc->nslots++;
+		}
+		hlog("host %s: %u guest slot%s", host_name(h), n, n == 1 ? "" : "s");
+	}
+	return 0;
+}
+
+int sched_start(const struct conf *c, const char *log_path, struct buildgate *gate,
 		struct sched **ret, char *err)
 {
 	struct sched *sc = calloc(1, sizeof(*sc));
-	unsigned i;
+	struct store *s = NULL;
 
 	if (!sc)
 		return errorf(err, "out of memory");
 	sc->c = c;
-	sc->vm = vm;
 	sc->gate = gate;
-	sc->nslots = queue_guests(c) < MAX_SLOTS ? queue_guests(c) : MAX_SLOTS;
 	pthread_mutex_init(&sc->lock, NULL);
 	pthread_mutex_init(&sc->pause_lock, NULL);
-	gethostname(sc->host, sizeof(sc->host) - 1);
-	for (i = 0; i < sc->nslots; i++) {
-		sc->slots[i].sc = sc;
-		sc->slots[i].index = i;
-		if (pthread_create(&sc->slots[i].th, NULL, slot_main, &sc->slots[i]) != 0) {
-			sc->nslots = i;
-			sched_stop(sc);
-			return errorf(err, "cannot start guest slot %u", i);
-		}
+	if (store_open_results(c->results, &s, err) < 0 ||
+	    hosts_open(c, log_path, s, &sc->hosts, err) < 0 || hosts_connect_local(sc->hosts, err) < 0 ||
+	    start_slots(sc, err) < 0) {
+		store_close(s);
+		sched_stop(sc);
+		return -1;
 	}
+	store_close(s);
 	hlog("%u guest slot%s, %llu vCPUs and %llu MiB each unless a matrix says otherwise",
 	     sc->nslots, sc->nslots == 1 ? "" : "s", (unsigned long long)c->vcpus,
 	     (unsigned long long)c->memory_mib);
@@ -357,7 +399,21 @@ void sched_stop(struct sched *sc)
 	atomic_store(&sc->stop, 1);
 	for (i = 0; i < sc->nslots; i++)
 		pthread_join(sc->slots[i].th, NULL);
+	hosts_close(sc->hosts);
 	pthread_mutex_destroy(&sc->lock);
 	pthread_mutex_destroy(&sc->pause_lock);
 	free(sc);
+}
+
+json_t *sched_hosts_json(struct sched *sc, struct store *s)
+{
+	return hosts_json(sc->hosts, s, sc->c);
+}
+
+int sched_host_drain(struct sched *sc, struct store *s, const char *name, int on, char *err)
+{
+	int rc = hosts_drain(sc->hosts, s, name, on, err);
+
+	wake_all();
+	return rc;
 }

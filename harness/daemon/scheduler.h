@@ -3,17 +3,27 @@
 #ifndef SCHEDULER_H
 #define SCHEDULER_H
 
+#include <jansson.h>
+
 #include "spec/conf.h"
+#include "store/store.h"
 #include "vm/vm.h"
 
 struct sched;
 
 struct buildgate;
 
-/* Start queue_guests(c) slots, each with its own database connection; no
- * block starts while gate says a kernel compiles. */
-int sched_start(const struct conf *c, struct vm_conn *vm, struct buildgate *gate,
+/* Start the slots of every host (hosts.h), each with its own database
+ * connection; no block starts while gate says a kernel compiles. libvirt
+ * logs to log_path. */
+int sched_start(const struct conf *c, const char *log_path, struct buildgate *gate,
 		struct sched **ret, char *err);
+
+/* The hosts, as `GET /hosts` lists them (s: the caller's database connection). */
+json_t *sched_hosts_json(struct sched *sc, struct store *s);
+
+/* Drain (on 1) or resume a host by name; -1 with why if there is no such host. */
+int sched_host_drain(struct sched *sc, struct store *s, const char *name, int on, char *err);
 
 /*
  * Stop: runs in flight end interrupted (their guests destroyed) and are

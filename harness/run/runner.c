@@ -72,7 +72,6 @@ static int prepare(struct run_ctx *c)
 	unlink(c->sock);
 	if (image_base(conf->images, c->cell->arch, base, err) < 0 ||
 	    image_data_disk(cache, &c->cell->job, c->disk, err) < 0 ||
-	    image_overlay(c->disk, c->overlay, err) < 0 ||
 	    image_initrd_cached(cache, base, spec_files(c->arm, c->cell)->modules, c->initrd,
 				err) < 0)
 		return fail_infra(c, "%s", err);
@@ -82,14 +81,15 @@ static int prepare(struct run_ctx *c)
 static int boot(struct run_ctx *c)
 {
 	char name[64], cmdline[512], err[ERR_MAX];
+	int fd;
 	/* a guest of another architecture than the host's runs under TCG */
-	const char *accel = vm_accel_for(c->cell->arch, c->r->accel);
+	const char *accel = strcmp(c->cell->arch, vm_conn_arch(c->r->vm)) ? "tcg" : c->r->accel;
 	struct vm_config cfg = {
 		.name = name, .arch = c->cell->arch, .accel = accel,
 		.memory_mib = c->m->memory_mib, .vcpus = c->m->vcpus,
 		.kernel = spec_files(c->arm, c->cell)->kernel, .initrd = c->initrd,
 		.cmdline = cmdline,
-		.disk = c->overlay, .console = c->console, .channel = c->sock,
+		.backing = c->disk, .disk = c->overlay, .console = c->console, .channel = c->sock,
 		.first_cpu = c->r->first_cpu,
 	};
 
@@ -108,8 +108,12 @@ static int boot(struct run_ctx *c)
 	if (vm_start(c->r->vm, &cfg, &c->dom, err) < 0)
 		return fail_infra(c, "%s", err);
 	phases_mark(&c->ph, PH_DEFINE);
-	if (channel_connect(&c->ch, c->sock, c->t_boot + 10000, err) < 0)
+	if (vm_open_channel(c->dom, c->t_boot + 10000, &fd, err) < 0)
 		return fail_infra(c, "%s", err);
+	if (channel_attach(&c->ch, fd, err) < 0) {
+		close(fd);
+		return fail_infra(c, "%s", err);
+	}
 	return 0;
 }
 
@@ -322,6 +326,9 @@ static int next_msg(struct run_ctx *c, struct proto_msg *msg, int64_t deadline, 
 			return fail_as(c, "timeout", 0, "timeout: no %s from the guest in time "
 				       "(see %s)", what, c->console);
 		case CH_EOF:
+			if (vm_domain_host_lost(c->dom))
+				return fail_infra(c, "host %s lost before the guest's %s: %s",
+						  c->r->host, what, "its libvirt connection closed");
 			if (vm_stopped(c->dom, 3000) == VM_STOP_EMULATOR_DIED)
 				return fail_infra(c, "QEMU died on the host before the guest's %s "
 						  "(killed?)", what);
@@ -445,22 +452,22 @@ int runner_check_images(const struct conf *conf, const struct matrix *m, char *e
 	return 0;
 }
 
-const char *runner_pick_accel(const struct conf *conf, const struct matrix *m, char *why,
-			      size_t len)
+const char *runner_pick_accel(const struct conf *conf, struct vm_conn *vm,
+			      const struct matrix *m, char *why, size_t len)
 {
-	int h = spec_arch_index(m, vm_host_arch());
+	int h = spec_arch_index(m, vm_conn_arch(vm));
 	char cache[PATH_MAX];
 
 	why[0] = '\0';
 	if (strcmp(conf->accel, "auto"))
 		return conf->accel;
 	if (h < 0) {
-		snprintf(why, len, "no cell runs on the host's arch (%s)", vm_host_arch());
+		snprintf(why, len, "no cell runs on the host's arch (%s)", vm_conn_arch(vm));
 		return "tcg";
 	}
 	if (pathf(cache, why, "%s/cache", conf->results) < 0)
 		return "tcg";
-	return vm_pick_accel(m->archs[h], m->arms[0].files[h].kernel, cache, why, len);
+	return vm_conn_accel(vm, m->archs[h], m->arms[0].files[h].kernel, cache, why, len);
 }
 
 /* The host's 1-minute load average (/proc/loadavg), NAN if it cannot be read. */

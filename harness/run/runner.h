@@ -49,12 +49,12 @@ struct run_outcome {
 int runner_check_images(const struct conf *conf, const struct matrix *m, char *err);
 
 /*
- * The accelerator for the matrix's host-arch guests: conf's, or probed with
- * the first arm's host-arch kernel; "tcg" if no cell runs on the host's arch.
+ * The accelerator for the matrix's guests of vm's host's own arch: conf's, or
+ * probed there with the first arm's kernel; "tcg" if no cell runs on that arch.
  * why gets the probe's reason when it said no.
  */
-const char *runner_pick_accel(const struct conf *conf, const struct matrix *m, char *why,
-			      size_t len);
+const char *runner_pick_accel(const struct conf *conf, struct vm_conn *vm,
+			      const struct matrix *m, char *why, size_t len);
 
 /*
  * Execute one queued run. A failure of the run itself (guest error, bad

@@ -72,7 +72,7 @@ static const struct ckey keys[] = {
 
 /* ---- host lines ---- */
 
-static int name_ok(const char *s)
+int conf_host_name_ok(const char *s)
 {
 	size_t i;
 
@@ -241,7 +241,7 @@ static int host_line(struct conf *c, char *val, char *err)
 		return errorf(err, "'host': expected NAME URI [slots=N] [arch=A[,B]] [storage=/DIR]");
 	if (c->nhosts == CONF_HOSTS_MAX)
 		return errorf(err, "'host': more than %d hosts", CONF_HOSTS_MAX);
-	if (!name_ok(w[0]))
+	if (!conf_host_name_ok(w[0]))
 		return errorf(err, "'host': name '%.40s': expected lowercase letters, digits and "
 			      "._- (at most %d)", w[0], CONF_HOST_NAME_MAX - 1);
 	for (j = 0; j < c->nhosts; j++)

@@ -107,6 +107,9 @@ void conf_uri(const struct conf *c, char *buf, size_t len);
  */
 unsigned conf_hosts(const struct conf *c, struct conf_host *one, const struct conf_host **ret);
 
+/* 1 if s is a host's name: [a-z0-9][a-z0-9._-]*, shorter than CONF_HOST_NAME_MAX. */
+int conf_host_name_ok(const char *s);
+
 /* The URI to open for h: its own, or the embedded driver's under results. */
 void conf_host_uri(const struct conf *c, const struct conf_host *h, char *buf, size_t len);
 

@@ -75,6 +75,15 @@ static const char op_columns[] = PROTO_OP_FIELDS(X);
 	"CREATE TABLE IF NOT EXISTS run_phases (" \
 	" run_id INTEGER NOT NULL REFERENCES runs(id), phase TEXT NOT NULL," \
 	" at_ms INTEGER NOT NULL, PRIMARY KEY (run_id, phase)) WITHOUT ROWID;"
+/*
+ * Schema 11: several hosts. A cell's guest arch, which hosts may claim its
+ * blocks (NULL for a cell queued before: any host), and a host an operator
+ * drained, which claims nothing new until resumed, across daemon restarts.
+ */
+#define CELL_ARCH_COLUMN " arch TEXT"
+#define HOST_STATE_TABLE \
+	"CREATE TABLE IF NOT EXISTS host_state (name TEXT PRIMARY KEY," \
+	" drained INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;"
 /* Schema 8 too: the host's 1-minute load average as each run ended (store_noise.h). */
 #define HOST_LOAD_COLUMN " host_load REAL"
 #define LIVE_SPEC_INDEX \
@@ -119,6 +128,7 @@ static const char schema[] =
 	" params TEXT NOT NULL,"          /* the expanded params, "theta=1.1 ..." */
 	" job TEXT NOT NULL,"             /* the whole job as the guest gets it, JSON */
 	" report TEXT,"                   /* the preset's table layout, JSON */
+	CELL_ARCH_COLUMN ","              /* the last column, as the upgrade adds it */
 	" UNIQUE (matrix_id, idx));"
 	"CREATE TABLE IF NOT EXISTS cell_files ("
 	" cell_id INTEGER NOT NULL REFERENCES cells(id), idx INTEGER NOT NULL,"
@@ -167,7 +177,7 @@ static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS event_files ("
 	" run_id INTEGER NOT NULL, idx INTEGER NOT NULL, file INTEGER NOT NULL,"
 	" resident_pages INTEGER NOT NULL, PRIMARY KEY (run_id, idx, file)) WITHOUT ROWID;"
-	CALIBRATIONS_TABLE BISECTIONS_TABLE RUN_PHASES_TABLE;
+	CALIBRATIONS_TABLE BISECTIONS_TABLE RUN_PHASES_TABLE HOST_STATE_TABLE;
 
 /*
  * Per done run, written once in the transaction that marks it done
@@ -285,7 +295,7 @@ static int prepare_inserts(struct store *s, char *err)
 	return 0;
 }
 
-#define STORE_SCHEMA 10
+#define STORE_SCHEMA 11
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define STORE_SCHEMA_STR STR(STORE_SCHEMA)
@@ -314,6 +324,8 @@ static const struct { int64_t from; const char *sql; } upgrades[] = {
 	     "PRAGMA user_version = 8;" },
 	{ 8, BISECTIONS_TABLE "PRAGMA user_version = 9;" },
 	{ 9, RUN_PHASES_TABLE "PRAGMA user_version = 10;" },
+	{ 10, "ALTER TABLE cells ADD COLUMN" CELL_ARCH_COLUMN ";" HOST_STATE_TABLE
+	      "PRAGMA user_version = 11;" },
 };
 
 struct upgrade_arg {
@@ -444,9 +456,9 @@ static int add_cell(struct store *s, const struct cell *c, int64_t mid, unsigned
 
 	if (!job)
 		return errorf(err, "cannot encode workload '%s'", c->name);
-	if (db_run(s, err, "INSERT INTO cells (matrix_id, idx, name, preset, params, job, report)"
-		   " VALUES (?,?,?,?,?,?,?)", "iittttt", mid, (int64_t)idx, c->name, c->preset,
-		   c->params, job, c->table) < 0)
+	if (db_run(s, err, "INSERT INTO cells (matrix_id, idx, name, preset, params, job, report,"
+		   " arch) VALUES (?,?,?,?,?,?,?,?)", "iitttttt", mid, (int64_t)idx, c->name,
+		   c->preset, c->params, job, c->table, c->arch) < 0)
 		return -1;
 	cid = sqlite3_last_insert_rowid(s->db);
 	for (i = 0; i < c->job.nfiles; i++)
@@ -1096,6 +1108,7 @@ int store_matrix_spec(struct store *s, int64_t mid, char **ret_text, char *base_
 
 struct claim_arg {
 	int slot;
+	const char *archs;           /* " x86_64 aarch64 ": the archs the host runs */
 	int64_t mid;
 	struct rows refs;
 };
@@ -1107,10 +1120,12 @@ static int claim_rows(struct store *s, void *p, char *err)
 	int64_t first = 0;
 
 	if (db_rows(s, "SELECT COALESCE((SELECT r.id FROM runs r JOIN matrices m ON m.id ="
-		    " r.matrix_id WHERE m.state = 'active' AND m.resolve = 'resolved' AND"
+		    " r.matrix_id JOIN cells c ON c.id = r.cell_id"
+		    " WHERE m.state = 'active' AND m.resolve = 'resolved' AND"
 		    " r.status = 'queued' AND r.slot IS NULL"
+		    " AND (c.arch IS NULL OR instr(?1, ' ' || c.arch || ' ') > 0)"
 		    " ORDER BY r.matrix_id, r.seq, r.attempt LIMIT 1), 0)",
-		    db_int, &first, err, "") < 0)
+		    db_int, &first, err, "t", a->archs) < 0)
 		return -1;
 	if (!first)
 		return 0;
@@ -1126,11 +1141,13 @@ static int claim_rows(struct store *s, void *p, char *err)
 		       ref_row, &a->refs, err, "i", (int64_t)a->slot);
 }
 
-int store_claim_block(struct store *s, int slot, int64_t *ret_matrix, struct run_ref **ret,
-		      size_t *ret_n, char *err)
+int store_claim_block(struct store *s, int slot, const char *archs, int64_t *ret_matrix,
+		      struct run_ref **ret, size_t *ret_n, char *err)
 {
-	struct claim_arg a = { .slot = slot, .refs = ROWS(struct run_ref) };
+	char list[64];
+	struct claim_arg a = { .slot = slot, .archs = list, .refs = ROWS(struct run_ref) };
 
+	snprintf(list, sizeof(list), " %s ", archs);
 	*ret_matrix = 0;
 	if (rows_take(&a.refs, db_transaction(s, claim_rows, &a, err), ret, ret_n) < 0)
 		return -1;
@@ -1177,6 +1194,61 @@ int store_requeue(struct store *s, int64_t run, const char *status, const char *
 	if (ret_new)
 		*ret_new = a.new_id;
 	return 0;
+}
+
+struct block_arg {
+	int64_t run;
+	const char *host, *reason;
+	struct rows ids;
+	unsigned n;
+};
+
+static int block_id_row(sqlite3_stmt *st, void *arg)
+{
+	int64_t *id = rows_push(arg);
+
+	if (!id)
+		return -1;
+	*id = sqlite3_column_int64(st, 0);
+	return 0;
+}
+
+/* Every run of run's block the host did or was doing, the latest attempt of its seq. */
+static int requeue_block_rows(struct store *s, void *p, char *err)
+{
+	struct block_arg *a = p;
+	struct requeue_arg r = { 0, "interrupted", a->reason, 0, 0 };
+	const int64_t *ids;
+	size_t i;
+
+	if (db_rows(s, "SELECT r.id FROM runs r JOIN runs b ON b.id = ?1"
+		    " WHERE r.matrix_id = b.matrix_id AND r.cell_id = b.cell_id AND r.block = b.block"
+		    " AND r.host = ?2 AND r.status IN ('done', 'booting', 'running', 'failed', 'timeout')"
+		    " AND NOT EXISTS (SELECT 1 FROM runs n WHERE n.matrix_id = r.matrix_id AND"
+		    " n.seq = r.seq AND n.attempt > r.attempt) ORDER BY r.seq",
+		    block_id_row, &a->ids, err, "it", a->run, a->host) < 0)
+		return -1;
+	ids = a->ids.v;
+	for (i = 0; i < a->ids.n; i++) {
+		r.run = ids[i];
+		if (db_run(s, err, "DELETE FROM run_summary WHERE run_id = ?", "i", ids[i]) < 0 ||
+		    requeue_rows(s, &r, err) < 0)
+			return -1;
+	}
+	a->n = (unsigned)a->ids.n;
+	return 0;
+}
+
+int store_requeue_block(struct store *s, int64_t run, const char *host, const char *reason,
+			unsigned *ret_n, char *err)
+{
+	struct block_arg a = { run, host, reason, ROWS(int64_t), 0 };
+	int rc = db_transaction(s, requeue_block_rows, &a, err);
+
+	free(a.ids.v);
+	if (ret_n)
+		*ret_n = a.n;
+	return rc;
 }
 
 struct resume_acc {

@@ -178,11 +178,20 @@ int store_arm_builds(struct store *s, int64_t mid, struct matrix *m, int64_t *re
 
 /*
  * Claim for a guest slot the next ABBA block: the first queued run of an
- * active, resolved matrix and the queued runs of its block. *ret_n 0:
- * nothing queued.
+ * active, resolved matrix whose cell runs on one of archs (space-separated)
+ * and the queued runs of its block. *ret_n 0: nothing queued.
  */
-int store_claim_block(struct store *s, int slot, int64_t *ret_matrix, struct run_ref **ret,
-		      size_t *ret_n, char *err);
+int store_claim_block(struct store *s, int slot, const char *archs, int64_t *ret_matrix,
+		      struct run_ref **ret, size_t *ret_n, char *err);
+
+/*
+ * The host was lost during run's block: every run of the block it did or was
+ * doing ends interrupted (never paired: the block runs again whole, on one
+ * host) and is queued again as a fresh attempt any host may claim. *ret_n:
+ * how many. The block's runs not started yet are the slot's to give back.
+ */
+int store_requeue_block(struct store *s, int64_t run, const char *host, const char *reason,
+			unsigned *ret_n, char *err);
 /* Give back a slot's claimed, not yet started runs (pause, shutdown). */
 int store_unclaim(struct store *s, int slot, char *err);
 /*

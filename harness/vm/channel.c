@@ -17,7 +17,7 @@ void channel_init(struct channel *ch)
 	ch->fd = -1;
 }
 
-int channel_connect(struct channel *ch, const char *path, int64_t deadline_ms, char *err)
+int channel_unix_connect(const char *path, int64_t deadline_ms, int *ret, char *err)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	int fd;
@@ -38,6 +38,16 @@ int channel_connect(struct channel *ch, const char *path, int64_t deadline_ms, c
 			return errorf(err, "channel socket '%s' never appeared", path);
 		usleep(20000);
 	}
+	*ret = fd;
+	return 0;
+}
+
+int channel_attach(struct channel *ch, int fd, char *err)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return errorf(err, "channel: %s", strerror(errno));
 	ch->fd = fd;
 	ch->len = 0;
 	return 0;

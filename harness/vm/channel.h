@@ -1,5 +1,5 @@
-/* channel.h -- the host end of the guest channel: a unix socket QEMU binds for
- * the virtio-serial port, read as bounded lines and parsed with proto.h. */
+/* channel.h -- the host end of the guest channel: a socket to QEMU's or to a
+ * remote stream's bridge, read as bounded lines and parsed with proto.h. */
 #ifndef CHANNEL_H
 #define CHANNEL_H
 
@@ -17,7 +17,10 @@ struct channel {
 void channel_init(struct channel *ch);
 
 /* Connect to QEMU's socket at path, retrying until deadline_ms (now_ms clock). */
-int channel_connect(struct channel *ch, const char *path, int64_t deadline_ms, char *err);
+int channel_unix_connect(const char *path, int64_t deadline_ms, int *fd, char *err);
+
+/* Read and send over fd (a socket, made non-blocking), which ch owns from here. */
+int channel_attach(struct channel *ch, int fd, char *err);
 
 void channel_close(struct channel *ch);
 

@@ -1,6 +1,9 @@
 /* vm.c -- libvirt connection, event loop thread, domain XML and lifecycle,
  * and the KVM probe. The embedded QEMU driver needs no system libvirtd. */
 #include "vm/vm.h"
+#include "vm/bridge.h"
+#include "vm/channel.h"
+#include "vm/image.h"
 #include "base/err.h"
 #include "base/hash.h"
 #include "base/proc.h"
@@ -23,6 +26,9 @@
 #include <libvirt/virterror.h>
 
 #define VM_WATCH_MAX 64
+#define VM_DROPS_MAX 64          /* run volumes left to delete once a host is back */
+#define VM_KEEPALIVE_S     5     /* a silent remote connection is closed after 3 of these */
+#define VM_KEEPALIVE_COUNT 3
 
 struct vm_domain {
 	virDomainPtr dom;
@@ -30,6 +36,11 @@ struct vm_domain {
 	char name[128];
 	atomic_int stopped;   /* enum vm_stop, set from libvirt's lifecycle events */
 	pid_t pid;            /* QEMU, when it is this process's child to reap; else 0 */
+	int remote;           /* on a pool of another host: volumes, channel stream */
+	struct vm_bridge *bridge;
+	int chan_fd;          /* the bridge's socket until vm_open_channel() hands it out */
+	char channel[PATH_MAX];   /* QEMU's channel socket (embedded) */
+	char console[PATH_MAX];   /* where a remote guest's console log comes home to */
 };
 
 struct vm_conn {
@@ -38,8 +49,15 @@ struct vm_conn {
 	int subreaper;   /* QEMU (daemonized by libvirt) is reparented to this process */
 	char uri[PATH_MAX];
 	int event_id;    /* lifecycle callback, -1 if none */
-	pthread_mutex_t lock;   /* conn (reconnect) and watch[] */
+	pthread_mutex_t lock;   /* conn (reconnect), watch[], drops[], accel[] */
 	struct vm_domain *watch[VM_WATCH_MAX];   /* running domains, for their events */
+	atomic_int lost;        /* libvirt closed the connection (keepalive, EOF) */
+	struct vm_pool *pool;   /* another host's storage pool; NULL for the embedded driver */
+	char host[64];
+	char arch[16];          /* the host's own guest arch, "" until asked */
+	char accel[2][8];       /* x86_64, aarch64: decided once per connection */
+	char drops[VM_DROPS_MAX][128];
+	unsigned ndrops;
 };
 
 static pthread_t loop_thread;
@@ -333,6 +351,15 @@ static int on_lifecycle(virConnectPtr conn, virDomainPtr dom, int event, int det
 	return 0;
 }
 
+static void on_close(virConnectPtr conn, int reason, void *arg)
+{
+	struct vm_conn *c = arg;
+
+	(void)conn;
+	(void)reason;
+	atomic_store(&c->lost, 1);
+}
+
 /* Open c->uri into c->conn with its lifecycle callback; called with c->lock held. */
 static int open_conn(struct vm_conn *c, char *err)
 {
@@ -340,6 +367,12 @@ static int open_conn(struct vm_conn *c, char *err)
 	if (!c->conn)
 		return errorf(err, "libvirt: cannot connect to '%s': %s", c->uri,
 			      virGetLastErrorMessage());
+	atomic_store(&c->lost, 0);
+	if (!c->embedded) {
+		/* a host gone silent (network down) ends its connection, not a run's wait */
+		virConnectSetKeepAlive(c->conn, VM_KEEPALIVE_S, VM_KEEPALIVE_COUNT);
+		virConnectRegisterCloseCallback(c->conn, on_close, c, NULL);
+	}
 	c->event_id = virConnectDomainEventRegisterAny(c->conn, NULL,
 						       VIR_DOMAIN_EVENT_ID_LIFECYCLE,
 						       VIR_DOMAIN_EVENT_CALLBACK(on_lifecycle), c,
@@ -353,6 +386,8 @@ static void close_conn(struct vm_conn *c)
 		return;
 	if (c->event_id >= 0)
 		virConnectDomainEventDeregisterAny(c->conn, c->event_id);
+	if (!c->embedded)
+		virConnectUnregisterCloseCallback(c->conn, on_close);
 	virConnectClose(c->conn);
 	c->conn = NULL;
 	c->event_id = -1;
@@ -363,14 +398,52 @@ static void close_conn(struct vm_conn *c)
  * opened again before the next guest; the runs it took down were failures of
  * the harness's own and are retried. Called with c->lock held.
  */
+static void drop_pending(struct vm_conn *c);
+
 static int ensure_alive(struct vm_conn *c, char *err)
 {
-	if (c->conn && virConnectIsAlive(c->conn) == 1)
+	if (c->conn && !atomic_load(&c->lost) && virConnectIsAlive(c->conn) == 1)
 		return 0;
 	close_conn(c);
+	if (c->pool)
+		vm_pool_forget(c->pool);
 	if (open_conn(c, err) < 0)
 		return -1;
+	drop_pending(c);
 	return 1;
+}
+
+/* Run volumes a lost connection left on the host, deleted now it is back. */
+static void drop_pending(struct vm_conn *c)
+{
+	unsigned i;
+
+	for (i = 0; c->pool && i < c->ndrops; i++)
+		vm_pool_drop_run(c->pool, c->conn, c->drops[i]);
+	c->ndrops = 0;
+}
+
+int vm_check(struct vm_conn *c, char *err)
+{
+	int rc;
+
+	pthread_mutex_lock(&c->lock);
+	rc = ensure_alive(c, err);
+	pthread_mutex_unlock(&c->lock);
+	return rc < 0 ? -1 : 0;
+}
+
+int vm_is_local(const struct vm_conn *c)
+{
+	return c->embedded;
+}
+
+void vm_set_storage(struct vm_conn *c, const char *host, const char *dir, vm_note_fn note,
+		    void *arg)
+{
+	snprintf(c->host, sizeof(c->host), "%s", host);
+	if (!c->embedded && !c->pool)
+		c->pool = vm_pool_new(host, dir, note, arg);
 }
 
 int vm_connect(const char *uri, const char *log_path, struct vm_conn **ret, char *err)
@@ -426,6 +499,7 @@ void vm_disconnect(struct vm_conn *c)
 	if (!c)
 		return;
 	close_conn(c);
+	vm_pool_free(c->pool);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 }
@@ -545,22 +619,24 @@ int vm_domain_xml(const struct vm_config *cfg, char *buf, size_t len, char *err)
 {
 	const struct vm_arch *va = arch_of(cfg->arch);
 	int kvm = !strcmp(cfg->accel, "kvm");
-	char tune[2048];
+	char tune[2048], chan[PATH_MAX + 32];
 	char e[7][PATH_MAX];
 	const char *src[7] = { cfg->name, cfg->kernel, cfg->initrd, cfg->cmdline, cfg->disk,
-			       cfg->console, cfg->channel };
+			       cfg->console, cfg->channel ? cfg->channel : "" };
 	struct sockaddr_un sun;
 	int i, n;
 
 	if (!va)
 		return errorf(err, "no domain XML for arch '%s' (x86_64 or aarch64)", cfg->arch);
-	if (strlen(cfg->channel) >= sizeof(sun.sun_path))
+	if (cfg->channel && strlen(cfg->channel) >= sizeof(sun.sun_path))
 		return errorf(err, "channel socket path '%s' is longer than %zu bytes", cfg->channel,
 			      sizeof(sun.sun_path) - 1);
 	cputune(cfg, tune, sizeof(tune));
 	for (i = 0; i < 7; i++)
 		if (xml_escape(src[i], e[i], sizeof(e[i])) < 0)
 			return errorf(err, "path too long for the domain XML: '%.64s'", src[i]);
+	/* no path: libvirt makes the socket where it keeps its own (another host's) */
+	snprintf(chan, sizeof(chan), "%s%s%s", e[6][0] ? " path='" : "", e[6], e[6][0] ? "'" : "");
 	n = snprintf(buf, len,
 		"<domain type='%s'>\n"
 		"  <name>%s</name>\n"
@@ -588,7 +664,7 @@ int vm_domain_xml(const struct vm_config *cfg, char *buf, size_t len, char *err)
 		"    <serial type='file'><source path='%s'/><target port='0'/></serial>\n"
 		"    <console type='file'><source path='%s'/><target type='serial' port='0'/></console>\n"
 		"    <channel type='unix'>\n"
-		"      <source mode='bind' path='%s'/>\n"
+		"      <source mode='bind'%s/>\n"
 		"      <target type='virtio' name='harness.0'/>\n"
 		"    </channel>\n"
 		"    <memballoon model='none'/>\n"
@@ -603,7 +679,7 @@ int vm_domain_xml(const struct vm_config *cfg, char *buf, size_t len, char *err)
 		(unsigned long long)cfg->memory_mib, (unsigned long long)cfg->vcpus, tune,
 		va->arch, va->machine, e[1], e[2], e[3], va->features,
 		kvm ? "  <cpu mode='host-passthrough'/>\n" : va->tcg_cpu,
-		va->emulator, e[4], e[5], e[5], e[6]);
+		va->emulator, e[4], e[5], e[5], chan);
 	if (n < 0 || (size_t)n >= len)
 		return errorf(err, "domain XML does not fit %zu bytes", len);
 	return 0;
@@ -631,18 +707,92 @@ static void watch_del(struct vm_conn *c, struct vm_domain *d)
 			c->watch[i] = NULL;
 }
 
-int vm_start(struct vm_conn *c, const struct vm_config *cfg, struct vm_domain **ret, char *err)
+static int lverr(char *err, const char *what, const char *name)
+{
+	return errorf(err, "libvirt: %s '%s': %s", what, name, virGetLastErrorMessage());
+}
+
+/* The embedded driver: the overlay made here, QEMU's socket for the channel. */
+static int start_local(struct vm_conn *c, struct vm_domain *d, const struct vm_config *cfg,
+		       virConnectPtr conn, char *err)
 {
 	char xml[16384];
+
+	if (image_overlay(cfg->backing, cfg->disk, err) < 0 ||
+	    vm_domain_xml(cfg, xml, sizeof(xml), err) < 0)
+		return -1;
+	snprintf(d->channel, sizeof(d->channel), "%s", cfg->channel);
+	/* libvirt 9 refuses AUTODESTROY on the embedded driver, whose domains
+	 * die with the connection anyway */
+	d->dom = virDomainCreateXML(conn, xml, 0);
+	if (!d->dom)
+		return lverr(err, "cannot start domain", cfg->name);
+	if (c->subreaper)
+		d->pid = emulator_child(c, d->name);
+	return 0;
+}
+
+/*
+ * Another host: files staged into its pool, the overlay and console file
+ * volumes there, started paused so the channel's stream is open before the
+ * guest can say anything, then resumed.
+ */
+static int start_remote(struct vm_conn *c, struct vm_domain *d, const struct vm_config *cfg,
+			virConnectPtr conn, char *err)
+{
+	char kernel[PATH_MAX], initrd[PATH_MAX], backing[PATH_MAX], disk[PATH_MAX];
+	char console[PATH_MAX], xml[16384];
+	struct vm_config rc = *cfg;
+	virStreamPtr st;
+
+	d->remote = 1;
+	snprintf(d->console, sizeof(d->console), "%s", cfg->console);
+	if (!c->pool)
+		return errorf(err, "host %s: no storage pool set for it", c->host);
+	if (vm_pool_stage(c->pool, conn, cfg->kernel, "kernel", kernel, err) < 0 ||
+	    vm_pool_stage(c->pool, conn, cfg->initrd, "initrd", initrd, err) < 0 ||
+	    vm_pool_stage(c->pool, conn, cfg->backing, "disk", backing, err) < 0 ||
+	    vm_pool_overlay(c->pool, conn, cfg->name, backing, disk, err) < 0 ||
+	    vm_pool_console(c->pool, conn, cfg->name, console, err) < 0)
+		return -1;
+	rc.kernel = kernel;
+	rc.initrd = initrd;
+	rc.disk = disk;
+	rc.console = console;
+	rc.channel = NULL;
+	rc.first_cpu = -1;      /* its cores are not this machine's */
+	if (vm_domain_xml(&rc, xml, sizeof(xml), err) < 0)
+		return -1;
+	d->dom = virDomainCreateXML(conn, xml, VIR_DOMAIN_START_AUTODESTROY |
+				    VIR_DOMAIN_START_PAUSED);
+	if (!d->dom)
+		return lverr(err, "cannot start domain", cfg->name);
+	st = virStreamNew(conn, VIR_STREAM_NONBLOCK);
+	if (!st)
+		return lverr(err, "no stream for the channel of", cfg->name);
+	if (virDomainOpenChannel(d->dom, "harness.0", st, 0) < 0) {
+		lverr(err, "cannot open the channel of", cfg->name);
+		virStreamFree(st);
+		return -1;
+	}
+	if (vm_bridge_open(st, &d->bridge, &d->chan_fd, err) < 0)
+		return -1;
+	if (virDomainResume(d->dom) < 0)
+		return lverr(err, "cannot resume", cfg->name);
+	return 0;
+}
+
+int vm_start(struct vm_conn *c, const struct vm_config *cfg, struct vm_domain **ret, char *err)
+{
 	struct vm_domain *d;
 	virConnectPtr conn;
+	int rc;
 
-	if (vm_domain_xml(cfg, xml, sizeof(xml), err) < 0)
-		return -1;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return errorf(err, "out of memory");
 	d->conn = c;
+	d->chan_fd = -1;
 	snprintf(d->name, sizeof(d->name), "%s", cfg->name);
 	pthread_mutex_lock(&c->lock);
 	if (watch_add(c, d, err) < 0 || ensure_alive(c, err) < 0) {
@@ -656,20 +806,31 @@ int vm_start(struct vm_conn *c, const struct vm_config *cfg, struct vm_domain **
 	conn = c->conn;
 	virConnectRef(conn);
 	pthread_mutex_unlock(&c->lock);
-	/* libvirt 9 refuses AUTODESTROY on the embedded driver, whose domains
-	 * die with the connection anyway */
-	d->dom = virDomainCreateXML(conn, xml, c->embedded ? 0 : VIR_DOMAIN_START_AUTODESTROY);
+	rc = c->embedded ? start_local(c, d, cfg, conn, err) : start_remote(c, d, cfg, conn, err);
 	virConnectClose(conn);
-	if (!d->dom) {
-		errorf(err, "libvirt: cannot start domain '%s': %s", cfg->name,
-		       virGetLastErrorMessage());
+	if (rc < 0) {
 		vm_destroy(d);
 		return -1;
 	}
-	if (c->subreaper)
-		d->pid = emulator_child(c, d->name);
 	*ret = d;
 	return 0;
+}
+
+int vm_open_channel(struct vm_domain *d, int64_t deadline_ms, int *fd, char *err)
+{
+	if (!d->remote)
+		return channel_unix_connect(d->channel, deadline_ms, fd, err);
+	if (d->chan_fd < 0)
+		return errorf(err, "the channel of '%s' is open already", d->name);
+	*fd = d->chan_fd;
+	d->chan_fd = -1;
+	return 0;
+}
+
+int vm_domain_host_lost(struct vm_domain *d)
+{
+	return !d->conn->embedded && (atomic_load(&d->conn->lost) ||
+				      virConnectIsAlive(d->conn->conn) != 1);
 }
 
 enum vm_stop vm_stopped(struct vm_domain *d, int wait_ms)
@@ -693,10 +854,46 @@ int vm_running(struct vm_domain *d)
 	       state == VIR_DOMAIN_PAUSED;
 }
 
+/*
+ * A remote guest's end: its console log downloaded, its volumes deleted;
+ * with the host gone, they are deleted once it is back.
+ */
+static void end_remote(struct vm_domain *d)
+{
+	struct vm_conn *c = d->conn;
+	char err[ERR_MAX];
+
+	vm_bridge_close(d->bridge);
+	d->bridge = NULL;
+	if (d->chan_fd >= 0)
+		close(d->chan_fd);
+	virConnectPtr conn = NULL;
+
+	pthread_mutex_lock(&c->lock);
+	if (c->pool && c->conn && !vm_domain_host_lost(d)) {
+		conn = c->conn;
+		virConnectRef(conn);
+	} else if (c->ndrops < VM_DROPS_MAX) {
+		snprintf(c->drops[c->ndrops++], sizeof(c->drops[0]), "%s", d->name);
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (!conn)
+		return;
+	if (vm_pool_fetch_console(c->pool, conn, d->name, d->console, err) < 0)
+		unlink(d->console);
+	vm_pool_drop_run(c->pool, conn, d->name);
+	virConnectClose(conn);
+}
+
 void vm_destroy(struct vm_domain *d)
 {
 	if (!d)
 		return;
+	if (d->remote) {
+		if (d->dom && vm_running(d))
+			virDomainDestroy(d->dom);
+		end_remote(d);
+	}
 	/* a QEMU reaped here is gone: libvirt cleans up after it on its own, at
 	 * the monitor's EOF (its state files, then the STOPPED event), which
 	 * is waited for, so the run ends with nothing of its guest left */
@@ -839,4 +1036,119 @@ const char *vm_pick_accel(const char *arch, const char *kernel, const char *cach
 	if (path[0])
 		probe_store(cache_dir, path, kvm, why);
 	return kvm ? "kvm" : "tcg";
+}
+
+/* <arch> of <host><cpu> in libvirt's capabilities XML, into out. */
+static void caps_arch(const char *caps, char *out, size_t len)
+{
+	const char *h = strstr(caps, "<host>"), *a = h ? strstr(h, "<arch>") : NULL, *e;
+
+	if (!a || !(e = strstr(a, "</arch>")) || (size_t)(e - a - 6) >= len)
+		return;
+	snprintf(out, len, "%.*s", (int)(e - a - 6), a + 6);
+}
+
+const char *vm_conn_arch(struct vm_conn *c)
+{
+	char *caps;
+
+	if (c->embedded)
+		return vm_host_arch();
+	pthread_mutex_lock(&c->lock);
+	if (!c->arch[0] && c->conn && (caps = virConnectGetCapabilities(c->conn))) {
+		caps_arch(caps, c->arch, sizeof(c->arch));
+		free(caps);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return c->arch[0] ? c->arch : "x86_64";
+}
+
+/* Boot kernel (staged there) under KVM with no root: 1 if it panicked and ended within 3 s. */
+static int remote_probe(struct vm_conn *c, virConnectPtr conn, const struct vm_arch *va,
+			const char *kernel, char *why, size_t len)
+{
+	char xml[PATH_MAX + 1024], path[PATH_MAX], err[ERR_MAX];
+	virDomainPtr dom;
+	int i, gone = 0;
+
+	if (!c->pool || vm_pool_stage(c->pool, conn, kernel, "kernel", path, err) < 0) {
+		snprintf(why, len, "%s", c->pool ? err : "no storage pool");
+		return 0;
+	}
+	snprintf(xml, sizeof(xml), "<domain type='kvm'><name>harness-probe-%d</name>"
+		 "<memory unit='MiB'>256</memory><vcpu>1</vcpu><os><type arch='%s' machine='%s'>"
+		 "hvm</type><kernel>%s</kernel><cmdline>panic=-1 quiet</cmdline></os>%s"
+		 "<cpu mode='host-passthrough'/><on_reboot>destroy</on_reboot>"
+		 "<on_crash>destroy</on_crash><devices><memballoon model='none'/></devices>"
+		 "</domain>", (int)getpid(), va->arch, va->machine, path, va->features);
+	dom = virDomainCreateXML(conn, xml, VIR_DOMAIN_START_AUTODESTROY);
+	if (!dom) {
+		snprintf(why, len, "a kvm guest does not start there: %s", virGetLastErrorMessage());
+		return 0;
+	}
+	for (i = 0; i < 60 && !gone; i++) {
+		usleep(50000);
+		gone = virDomainIsActive(dom) != 1;
+	}
+	if (!gone) {
+		virDomainDestroy(dom);
+		snprintf(why, len, "a kvm guest did not reach its kernel panic within 3 s");
+	}
+	virDomainFree(dom);
+	return gone;
+}
+
+/* KVM on another host: offered by its libvirt for arch, and proven by a boot. */
+static const char *remote_accel(struct vm_conn *c, virConnectPtr conn, const char *arch,
+				const char *kernel, char *why, size_t len)
+{
+	const struct vm_arch *va = arch_of(arch);
+	char *caps;
+
+	if (!va) {
+		snprintf(why, len, "no QEMU for arch '%s'", arch);
+		return "tcg";
+	}
+	caps = virConnectGetDomainCapabilities(conn, NULL, arch, NULL, "kvm", 0);
+	if (!caps) {
+		snprintf(why, len, "host %s offers no KVM for %s: %s", c->host, arch,
+			 virGetLastErrorMessage());
+		return "tcg";
+	}
+	free(caps);
+	return remote_probe(c, conn, va, kernel, why, len) ? "kvm" : "tcg";
+}
+
+const char *vm_conn_accel(struct vm_conn *c, const char *arch, const char *kernel,
+			  const char *cache_dir, char *why, size_t len)
+{
+	int i = !strcmp(arch, "aarch64");
+	virConnectPtr conn = NULL;
+	const char *accel;
+	char err[ERR_MAX];
+
+	why[0] = '\0';
+	if (c->embedded)
+		return vm_pick_accel(arch, kernel, cache_dir, why, len);
+	pthread_mutex_lock(&c->lock);
+	if (c->accel[i][0]) {
+		pthread_mutex_unlock(&c->lock);
+		return c->accel[i];
+	}
+	if (ensure_alive(c, err) >= 0) {
+		conn = c->conn;
+		virConnectRef(conn);
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (!conn) {
+		snprintf(why, len, "%s", err);
+		return "tcg";
+	}
+	/* not under the lock: a guest's start needs the event thread, whose callbacks take it */
+	accel = remote_accel(c, conn, arch, kernel, why, len);
+	virConnectClose(conn);
+	pthread_mutex_lock(&c->lock);
+	snprintf(c->accel[i], sizeof(c->accel[i]), "%s", accel);
+	pthread_mutex_unlock(&c->lock);
+	return accel;
 }

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vm/pool.h"
+
 struct vm_conn;
 struct vm_domain;
 
@@ -20,9 +22,10 @@ struct vm_config {
 	const char *accel;       /* "kvm" or "tcg" */
 	uint64_t memory_mib, vcpus;
 	const char *kernel, *initrd, *cmdline;
-	const char *disk;        /* qcow2 overlay, attached virtio-blk cache=none */
-	const char *console;     /* serial console log file */
-	const char *channel;     /* unix socket QEMU binds for the agent's port */
+	const char *backing;     /* the raw data disk the run's overlay starts from */
+	const char *disk;        /* qcow2 overlay (made by vm_start), virtio-blk cache=none */
+	const char *console;     /* serial console log file, here */
+	const char *channel;     /* unix socket QEMU binds for the agent's port; NULL: libvirt's */
 	int first_cpu;           /* vCPU i pinned to host CPU first_cpu + i; -1: none */
 };
 
@@ -36,6 +39,36 @@ int vm_connect(const char *uri, const char *log_path, struct vm_conn **ret, char
 void vm_disconnect(struct vm_conn *c);
 
 /*
+ * A connection to another host (anything but the embedded driver) keeps what
+ * its guests boot from in a storage pool at dir there, named host in
+ * messages; note (may be NULL) hears of uploads. Call before the first guest.
+ */
+void vm_set_storage(struct vm_conn *c, const char *host, const char *dir, vm_note_fn note,
+		    void *arg);
+
+/* 1 if guests run on this machine's files (the embedded driver), 0 if on a pool. */
+int vm_is_local(const struct vm_conn *c);
+
+/*
+ * Is the host there? The connection is opened again if it died. 0, or -1
+ * with why (the daemon there gone, the network down: libvirt's keepalive
+ * closes a silent connection within 15 s).
+ */
+int vm_check(struct vm_conn *c, char *err);
+
+/* The guest architecture the host runs natively ("x86_64"; uname -m for the embedded driver). */
+const char *vm_conn_arch(struct vm_conn *c);
+
+/*
+ * The accelerator arch guests get on c's host: for the embedded driver
+ * vm_pick_accel() with the local kernel; for another host "kvm" only if
+ * libvirt there offers KVM for arch and a guest of kernel (staged there)
+ * reaches its panic within 3 s under it, else "tcg" with why.
+ */
+const char *vm_conn_accel(struct vm_conn *c, const char *arch, const char *kernel,
+			  const char *cache_dir, char *why, size_t len);
+
+/*
  * Destroy every running domain whose name starts with prefix: guests a
  * killed daemon left behind (the embedded driver finds them again at
  * connect). Returns how many, or -1 with err.
@@ -45,9 +78,23 @@ int vm_destroy_leftovers(struct vm_conn *c, const char *prefix, char *err);
 /* The domain XML for cfg; -1 if it does not fit or a path is unusable. */
 int vm_domain_xml(const struct vm_config *cfg, char *buf, size_t len, char *err);
 
-/* Start a transient domain that dies with the connection (opened again first if
- * it died: a remote libvirtd restarted). */
+/*
+ * Start a transient domain that dies with the connection (opened again first
+ * if it died: a remote libvirtd restarted), with cfg->disk made on
+ * cfg->backing. On another host its files are staged into the pool first,
+ * its overlay and console are volumes there, and the channel is a stream
+ * opened while the guest is still paused.
+ */
 int vm_start(struct vm_conn *c, const struct vm_config *cfg, struct vm_domain **ret, char *err);
+
+/*
+ * The guest channel as a socket *fd (the caller closes it): QEMU's socket
+ * connected (retried until deadline_ms), or the remote stream's bridge.
+ */
+int vm_open_channel(struct vm_domain *d, int64_t deadline_ms, int *fd, char *err);
+
+/* The connection of d's host died under it (not the guest's doing). */
+int vm_domain_host_lost(struct vm_domain *d);
 
 /* 1 while the domain exists and runs, 0 once it is gone or shut off. */
 int vm_running(struct vm_domain *d);
@@ -61,7 +108,7 @@ enum vm_stop { VM_STOP_NOT, VM_STOP_NORMAL, VM_STOP_EMULATOR_DIED };
  */
 enum vm_stop vm_stopped(struct vm_domain *d, int wait_ms);
 
-/* Destroy (if still there) and free. */
+/* Destroy (if still there), bring a remote guest's console log home, drop its volumes, free. */
 void vm_destroy(struct vm_domain *d);
 
 /*

@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# e2e_hosts.sh -- two hosts: harnessd on this machine's embedded driver and a
+# second, real libvirt daemon (its own config, run and pool directories, as
+# user nobody) reached through libvirt's remote protocol, so uploads,
+# overlays, channel and console travel as they would to another machine.
+# usage: tests/e2e_hosts.sh HARNESS HARNESSD   (images must be built)
+set -u
+
+. "$(dirname "$0")/testlib.sh" hosts "$@"
+
+# the second host: a directory nobody may use (the work directory is 0700 root's)
+remote=$(mktemp -d /tmp/hr.XXXXXX)
+rpid=
+start_remote() {
+	mkdir -p "$remote"/{cfg/libvirt,run,cache,data,pool}
+	printf 'unix_sock_dir = "%s/run"\nauth_unix_rw = "none"\n' "$remote" > "$remote/libvirtd.conf"
+	# QEMU's output to a file (no virtlogd), as the embedded driver does
+	printf 'stdio_handler = "file"\n' > "$remote/cfg/libvirt/qemu.conf"
+	chown -R nobody:nogroup "$remote"
+	chmod 755 "$remote"
+	setpriv --reuid=nobody --regid=nogroup --clear-groups env -i PATH=/usr/sbin:/usr/bin:/bin \
+		HOME="$remote" XDG_CONFIG_HOME="$remote/cfg" XDG_RUNTIME_DIR="$remote/run" \
+		XDG_CACHE_HOME="$remote/cache" XDG_DATA_HOME="$remote/data" \
+		/usr/sbin/libvirtd -f "$remote/libvirtd.conf" >> "$work/remote.log" 2>&1 &
+	rpid=$!
+	for _ in $(seq 100); do
+		[ -S "$remote/run/libvirt-sock" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# the host gone: its daemon killed, and the guests it ran with it (the machine is off)
+kill_remote() {
+	kill -9 "$rpid" 2>/dev/null
+	wait "$rpid" 2>/dev/null
+	pkill -9 -u nobody -f qemu-system 2>/dev/null
+	rm -f "$remote/run/libvirt-sock"
+}
+cleanup() {
+	[ -n "${dpid:-}" ] && kill "$dpid" 2>/dev/null && wait "$dpid" 2>/dev/null
+	kill_remote
+	rm -rf "$remote"
+}
+trap cleanup EXIT
+
+check "the second libvirt daemon starts" start_remote
+uri="qemu+unix:///session?socket=$remote/run/libvirt-sock"
+e2e_conf "host = here embedded slots=1" "host = there $uri slots=1 storage=$remote/pool" \
+	"retries = 0"
+cd "$work" || exit 1
+
+# 2 arms, 8 reps: 4 ABBA blocks of 4 runs, short enough for two TCG guests on 2 cores
+matrix() { # matrix NAME REPS SECONDS
+	cat <<EOF2
+{ "name": "$1", "reps": $2,
+  "arms": [ { "name": "mglru", "kernel": "6.12", "lru_gen": "y" },
+            { "name": "classic", "kernel": "6.12", "lru_gen": "n" } ],
+  "workloads": [ { "name": "rand", "memcg_mib": 32, "duration_s": $3, "interval_ms": 500,
+                   "files": [ { "name": "d", "mib": 24 } ],
+                   "streams": [ { "kind": "random", "file": "d" } ] } ] }
+EOF2
+}
+matrix spread 8 1 > spread.json
+matrix lose 8 3 > lose.json
+
+start_daemon || not_ok "harnessd starts with two hosts"
+state_of() { "$harness" --json status "$1" 2>/dev/null |
+	python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])' 2>/dev/null; }
+wait_finished() { # wait_finished MATRIX SECONDS
+	for _ in $(seq $(($2 * 2))); do
+		[ "$(state_of "$1")" = finished ] && return 0
+		sleep 0.5
+	done
+	return 1
+}
+wait_sql() { # wait_sql SECONDS SQL: until SQL says something but 0
+	local r
+	for _ in $(seq $(($1 * 5))); do
+		r=$(q "$2" 2>/dev/null)
+		[ -n "$r" ] && [ "$r" != 0 ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+# blocks whose done runs came from more than one host: must be none
+mixed() { q "SELECT COUNT(*) FROM (SELECT 1 FROM runs r JOIN matrices m ON m.id = r.matrix_id
+	WHERE m.name = '$1' AND r.status = 'done' GROUP BY r.cell_id, r.block
+	HAVING COUNT(DISTINCT r.host) > 1)"; }
+done_on() { q "SELECT COUNT(*) FROM runs r JOIN matrices m ON m.id = r.matrix_id
+	WHERE m.name = '$1' AND r.status = 'done' AND r.host = '$2'"; }
+
+# --- 1. a matrix spreads over both hosts, a block on one ---
+"$harness" submit spread.json > /dev/null 2>&1
+check "the matrix of 4 blocks finishes on two hosts" wait_finished spread 400
+check "both hosts ran blocks ($(done_on spread here) runs here, $(done_on spread there) there)" \
+	[ "$(done_on spread here)" -ge 4 ] && [ "$(done_on spread there)" -ge 4 ]
+check "every run records its host, and no block mixes hosts" \
+	[ "$(q "SELECT COUNT(*) FROM runs WHERE status = 'done' AND host NOT IN ('here', 'there')")" = 0 ] &&
+	[ "$(mixed spread)" = 0 ]
+check "16 runs done, each seq once: the table of a one-host run" \
+	[ "$(q "SELECT COUNT(*) || ' ' || COUNT(DISTINCT seq) FROM runs WHERE status = 'done'")" = "16 16" ]
+"$harness" table spread > table.out 2>&1
+check "its table has both arms over 8 runs each, paired in 4 blocks" \
+	bash -c "grep -qE '^mglru .* 8\$' table.out && grep -qE '^classic .* 8\$' table.out &&
+		grep -qE '^rand +[-0-9.%]+ +4 ' table.out" || cat table.out
+there_run=$(q "SELECT id FROM runs WHERE host = 'there' AND status = 'done' LIMIT 1")
+check "a remote guest's console log came home through the connection" \
+	grep -q "Linux version" "results/runs/$there_run/console.log"
+check "the remote pool holds the kernel, initrd and disk by their SHA-256, and no run's volume" \
+	bash -c "ls '$remote/pool' | grep -qE '^[0-9a-f]{64}\.kernel$' &&
+		ls '$remote/pool' | grep -qE '^[0-9a-f]{64}\.initrd$' &&
+		ls '$remote/pool' | grep -qE '^[0-9a-f]{64}\.disk$' &&
+		! ls '$remote/pool' | grep -qE '\.(qcow2|console)$'"
+kernel=$(ls "$remote/pool" | grep -E '\.kernel$')
+check "a volume's name is its content's hash" \
+	[ "$(sha256sum < "$remote/pool/$kernel" | cut -c1-64)" = "${kernel%.kernel}" ]
+uploads=$(grep -c "host there: uploaded" daemon.log)
+check "each file was uploaded once ($uploads uploads)" [ "$uploads" -eq 3 ]
+"$harness" hosts > hosts.out 2>&1
+check "harness hosts lists both, up, with their runs" \
+	bash -c "grep -qE '^here +up .* 8 +0 ' hosts.out && grep -qE '^there +up .* 8 +0 ' hosts.out" ||
+	cat hosts.out
+
+# --- 2. the second host dies mid-block: the block runs again whole on the first ---
+"$harness" submit lose.json > /dev/null 2>&1
+check "a run on the second host is under way" wait_sql 300 "SELECT COUNT(*) FROM runs r
+	WHERE r.host = 'there' AND r.status = 'running' AND r.matrix_id =
+	(SELECT id FROM matrices WHERE name = 'lose') AND
+	(SELECT COUNT(*) FROM samples s WHERE s.run_id = r.id) >= 2"
+kill_remote
+check "its block's runs end interrupted, as the host's loss" wait_sql 60 "SELECT COUNT(*) FROM runs
+	WHERE host = 'there' AND status = 'interrupted' AND reason LIKE 'host there lost during its block%'"
+"$harness" hosts > hosts2.out 2>&1
+check "harness hosts says the host is down and why" grep -qE '^there +down .*: libvirt: ' hosts2.out ||
+	cat hosts2.out
+lost="SELECT cell_id || '/' || block FROM runs WHERE host = 'there' AND status = 'interrupted'
+	AND reason LIKE 'host there lost%'"
+check "the lost block starts again, whole, on the first host" wait_sql 120 "SELECT COUNT(*) FROM
+	runs WHERE host = 'here' AND status IN ('running', 'done') AND cell_id || '/' || block = ($lost)
+	AND position = 0 AND attempt > 0"
+check "the second daemon comes back" start_remote
+check "the matrix finishes" wait_finished lose 600
+check "the host came back and took blocks again" \
+	[ "$(q "SELECT COUNT(*) FROM runs WHERE host = 'there' AND status = 'done' AND matrix_id =
+		(SELECT id FROM matrices WHERE name = 'lose') AND started_at > (SELECT MAX(finished_at)
+		FROM runs WHERE status = 'interrupted' AND host = 'there')")" -ge 1 ]
+check "16 runs done, each seq once, no block mixing hosts" \
+	[ "$(q "SELECT COUNT(*) || ' ' || COUNT(DISTINCT r.seq) FROM runs r JOIN matrices m ON
+		m.id = r.matrix_id WHERE m.name = 'lose' AND r.status = 'done'")" = "16 16" ] &&
+	[ "$(mixed lose)" = 0 ]
+check "the lost block's 4 runs done on the first host, none paired with the second's" \
+	[ "$(q "SELECT COUNT(*) || ' ' || GROUP_CONCAT(DISTINCT host) FROM runs WHERE status = 'done'
+		AND cell_id || '/' || block = ($lost)")" = "4 here" ]
+check "0 samples lost: every done run has every interval it counted" \
+	[ "$(q "SELECT COUNT(*) FROM runs r WHERE r.status = 'done' AND r.samples !=
+		(SELECT COUNT(*) FROM samples s WHERE s.run_id = r.id)")" = 0 ]
+check "no run was left booting or running" \
+	[ "$(q "SELECT COUNT(*) FROM runs WHERE status IN ('booting', 'running', 'queued')")" = 0 ]
+grep -E "host there: (down|back)|lost during" daemon.log | sed 's/^/# /' | head -5
+
+# --- 3. drain: the host finishes what it has and takes nothing new ---
+check "harness host drain there" "$harness" host drain there
+matrix drained 2 1 > drained.json
+"$harness" submit drained.json > /dev/null 2>&1
+check "a drained host takes no block: all of them run here" wait_finished drained 300
+check "... none on the drained host" [ "$(done_on drained there)" = 0 ] && [ "$(done_on drained here)" = 4 ]
+check "a host name not in harness.conf is refused in one line" \
+	bash -c "! '$harness' host drain nosuch 2> drain.err && [ \$(wc -l < drain.err) = 1 ] &&
+		grep -q \"no host 'nosuch'\" drain.err"
+
+e2e_end
