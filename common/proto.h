@@ -2,7 +2,8 @@
  * and the job (files, streams) described once for the matrix and the guest.
  *
  * Folder common/: what host and guest share, compiled into both: this protocol and the
- * option tables of every stream kind (proto.c), the fio argument rules (fioargs.c).
+ * option tables of every stream kind (proto.c), the fio argument rules (fioargs.c), the
+ * parsers of debugfs lru_gen and memory.stat's LRU counters (lrugen.c).
  * It may call: nothing.
  */
 #ifndef PROTO_H

@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# capture_lrugen.sh -- boot the pinned Debian kernels under QEMU and save the exact
+# text of debugfs lru_gen, lru_gen_full and a memcg's memory.stat, for tests/data/.
+# usage: tests/capture_lrugen.sh OUTDIR [ALIAS...]   (ALIAS defaults to "6.1 6.12")
+#
+# Not run by CI: it is how tests/data/lru_gen*-*.txt and memory.stat-*.txt were
+# made (test_lrugen.c parses them). Needs images/out/x86_64/kernel/ALIAS/ (make
+# images, or images/build.sh kernel-package), the host's static busybox, gcc,
+# mkfs.ext4, cpio and qemu-system-x86_64. One guest at a time, TCG, 512 MiB in
+# two NUMA nodes of 256 MiB (one vCPU each), so the text has two nodes.
+#
+# In each guest, /init (busybox sh) mounts proc, sysfs, devtmpfs, debugfs and
+# cgroup2, loads the kernel's virtio modules, mounts the ext4 data disk (a 64 MiB
+# and a 4 MiB file of random bytes) and swaps on a second disk; then:
+#   1. lru_gen enabled ("y"); memcg /t with memory.max 32M runs an anonymous
+#      process (16 MiB, 4 MiB of it touched again and again, on CPU 1, node 1)
+#      and, on CPU 0, three passes over the 64 MiB file with the 4 MiB one read
+#      four times after each: lru_gen, lru_gen_full and /t's memory.stat saved;
+#   2. "+ ID NODE MAX_SEQ" written to lru_gen for /t on each node (aging), both
+#      files saved again ("-aged"); then "- ID 0 MIN_SEQ" (eviction), lru_gen
+#      saved ("-evicted");
+#   3. lru_gen disabled ("n"); memcg /c runs the same workload: its memory.stat
+#      ("-classic") and lru_gen as the kernel still prints it ("-disabled").
+# The guest writes its files as a tar onto a third disk (no console in between,
+# so the text is the kernel's, byte for byte); OUTDIR gets NAME-ALIAS[-STEP].txt each,
+# plus capture-ALIAS.meta (release, lru_gen enabled read back, memcg ids).
+set -euo pipefail
+
+out=${1:?usage: tests/capture_lrugen.sh OUTDIR [ALIAS...]}
+shift
+aliases=${*:-6.1 6.12}
+repo=$(cd "$(dirname "$0")/.." && pwd)
+kdir=$repo/images/out/x86_64/kernel
+busybox=/bin/busybox
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+work=$(mktemp -d /tmp/capture-lrugen.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+for a in $aliases; do
+	[ -f "$kdir/$a/vmlinuz" ] && [ -f "$kdir/$a/modules.cpio" ] ||
+		{ echo "capture_lrugen: $kdir/$a/{vmlinuz,modules.cpio} missing (make images)" >&2; exit 1; }
+done
+{ ldd "$busybox" 2>&1 || true; } | grep -q 'not a dynamic executable' ||
+	{ echo "capture_lrugen: $busybox is not a static busybox (apt-get install busybox-static)" >&2; exit 1; }
+
+# The anonymous load: MIB MiB touched once, then its first HOT MiB every 20 ms until killed.
+cat > "$work/anon.c" <<'EOF'
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+static volatile sig_atomic_t stop;
+static void on_term(int sig) { (void)sig; stop = 1; }
+int main(int argc, char **argv)
+{
+	size_t mib = argc > 1 ? strtoul(argv[1], NULL, 10) : 16, hot = argc > 2 ? strtoul(argv[2], NULL, 10) : 4;
+	struct timespec pause = { 0, 20 * 1000000 };
+	char *p = mmap(NULL, mib << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t off;
+	if (p == MAP_FAILED)
+		return 1;
+	signal(SIGTERM, on_term);
+	memset(p, 0x5a, mib << 20);
+	while (!stop) {
+		for (off = 0; off < hot << 20; off += 4096)
+			p[off]++;
+		nanosleep(&pause, NULL);
+	}
+	return 0;
+}
+EOF
+gcc -static -O2 -o "$work/anon" "$work/anon.c"
+
+cat > "$work/init" <<'EOF'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs dev /dev
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t cgroup2 cgroup2 /sys/fs/cgroup
+dmesg -n 1
+while read -r m; do [ -n "$m" ] && insmod "$m"; done < /etc/modules.order
+for _ in $(seq 100); do [ -b /dev/vdc ] && break; sleep 0.1; done
+mkdir -p /data /out
+mount -o ro /dev/vda /data
+mkswap /dev/vdb > /dev/null && swapon /dev/vdb
+O=/out G=/sys/kernel/debug C=/sys/fs/cgroup E=/sys/kernel/mm/lru_gen/enabled
+echo "capture: $(uname -r) booted" > /dev/console
+{ echo "release $(uname -r)"; echo "enabled_boot $(cat $E)"; } > $O/meta
+echo +memory > $C/cgroup.subtree_control
+
+# workload CG: the anonymous process on CPU 1, the file passes on CPU 0, in memcg CG.
+workload() {
+	mkdir $C/$1
+	echo 32M > $C/$1/memory.max
+	taskset 2 sh -c 'echo $$ > /sys/fs/cgroup/$1/cgroup.procs; exec /bin/anon 16 4' _ $1 &
+	apid=$!
+	sleep 2
+	taskset 1 sh -c 'echo $$ > /sys/fs/cgroup/$1/cgroup.procs
+		for i in 1 2 3; do
+			dd if=/data/big of=/dev/null bs=1M 2> /dev/null
+			for j in 1 2 3 4; do dd if=/data/hot of=/dev/null bs=64k 2> /dev/null; done
+		done' _ $1
+	echo "memcg_$1 $(cat $C/$1/memory.current) bytes after the workload" >> $O/meta
+}
+
+# seqs PATH min|max: "NODE SEQ" lines, the oldest or youngest seq of memcg PATH per node in lru_gen
+seqs() {
+	awk -v P="$1" -v W="$2" '$1 == "memcg" { m = ($3 == P) } m && $1 == "node" { n = $2 }
+		m && $1 != "memcg" && $1 != "node" { if (!(n in lo)) lo[n] = $1; hi[n] = $1 }
+		END { for (n in hi) print n, (W == "min" ? lo[n] : hi[n]) }' $G/lru_gen
+}
+
+echo y > $E
+echo "enabled_y $(cat $E)" >> $O/meta
+workload t
+cat $G/lru_gen > $O/lru_gen.txt
+cat $G/lru_gen_full > $O/lru_gen_full.txt
+cat $C/t/memory.stat > $O/memory.stat-mglru.txt
+id=$(awk '$1 == "memcg" && $3 == "/t" { print $2 }' $G/lru_gen)
+echo "memcg_id_t $id" >> $O/meta
+seqs /t max | while read -r n s; do
+	echo "+ $id $n $s" > $G/lru_gen && echo "aged + $id $n $s" >> $O/meta
+done
+cat $G/lru_gen > $O/lru_gen-aged.txt
+cat $G/lru_gen_full > $O/lru_gen_full-aged.txt
+seqs /t min | while read -r n s; do
+	[ "$n" = 0 ] && echo "- $id $n $s" > $G/lru_gen && echo "evicted - $id $n $s" >> $O/meta
+done
+cat $G/lru_gen > $O/lru_gen-evicted.txt
+kill $apid; wait $apid
+
+echo n > $E
+echo "enabled_n $(cat $E)" >> $O/meta
+workload c
+cat $C/c/memory.stat > $O/memory.stat-classic.txt
+cat $G/lru_gen > $O/lru_gen-disabled.txt
+echo "memcg_id_c $(awk '$1 == "memcg" && $3 == "/c" { print $2 }' $G/lru_gen)" >> $O/meta
+kill $apid; wait $apid
+
+tar -cf /dev/vdc -C $O .
+sync
+echo "capture: done" > /dev/console
+poweroff -f
+EOF
+chmod 755 "$work/init" "$work/anon"
+
+mkdir -p "$work/root"/{bin,proc,sys,dev,etc,tmp}
+cp "$busybox" "$work/root/bin/busybox"
+cp "$work/init" "$work/root/init"
+cp "$work/anon" "$work/root/bin/anon"
+(cd "$work/root" && find . -print0 | LC_ALL=C sort -z | cpio --quiet -o -0 -H newc -R 0:0) > "$work/root.cpio"
+
+mkdir -p "$work/disk"
+head -c 64M /dev/urandom > "$work/disk/big"
+head -c 4M /dev/urandom > "$work/disk/hot"
+mkfs.ext4 -q -F -m 0 -d "$work/disk" "$work/data.img" 80M
+
+for a in $aliases; do
+	cat "$work/root.cpio" "$kdir/$a/modules.cpio" > "$work/initrd-$a"
+	truncate -s 0 "$work/swap.img" "$work/out.img"
+	truncate -s 64M "$work/swap.img"
+	truncate -s 16M "$work/out.img"
+	echo "capture_lrugen: booting $a ($(cat "$kdir/$a/release"))"
+	timeout 900 qemu-system-x86_64 -accel tcg -M pc -m 512 -smp 2 -nodefaults -display none \
+		-no-reboot -serial "file:$work/console-$a.log" \
+		-object memory-backend-ram,id=m0,size=256M -object memory-backend-ram,id=m1,size=256M \
+		-numa node,nodeid=0,cpus=0,memdev=m0 -numa node,nodeid=1,cpus=1,memdev=m1 \
+		-kernel "$kdir/$a/vmlinuz" -initrd "$work/initrd-$a" \
+		-append "console=ttyS0 loglevel=4 panic=-1" \
+		-drive "file=$work/data.img,format=raw,if=virtio,readonly=on" \
+		-drive "file=$work/swap.img,format=raw,if=virtio" \
+		-drive "file=$work/out.img,format=raw,if=virtio"
+	grep -q 'capture: done' "$work/console-$a.log" ||
+		{ tail -n 30 "$work/console-$a.log" >&2; echo "capture_lrugen: $a did not finish" >&2; exit 1; }
+	rm -rf "$work/got" && mkdir "$work/got"
+	tar -xf "$work/out.img" -C "$work/got"
+	for f in "$work/got"/*.txt; do
+		b=$(basename "$f" .txt)
+		case $b in
+		*-*) cp "$f" "$out/${b%%-*}-$a-${b#*-}.txt" ;;  # lru_gen-6.1-aged.txt, memory.stat-6.1-classic.txt
+		*) cp "$f" "$out/$b-$a.txt" ;;  # lru_gen-6.1.txt
+		esac
+	done
+	cp "$work/got/meta" "$out/capture-$a.meta"
+	echo "capture_lrugen: $a -> $out"
+done
