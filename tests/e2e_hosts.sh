@@ -116,6 +116,10 @@ check "a volume's name is its content's hash" \
 	[ "$(sha256sum < "$remote/pool/$kernel" | cut -c1-64)" = "${kernel%.kernel}" ]
 uploads=$(grep -c "host there: uploaded" daemon.log)
 check "each file was uploaded once ($uploads uploads)" [ "$uploads" -eq 3 ]
+"$harness" compare --by-host spread mglru classic > byhost.out 2>&1
+check "compare --by-host adds each host's verdict of the cell, over its own 2 blocks" \
+	bash -c "grep -qE '^rand +ops/s +4 ' byhost.out && grep -qE '^rand @here +ops/s +2 ' byhost.out &&
+		grep -qE '^rand @there +ops/s +2 ' byhost.out" || cat byhost.out
 "$harness" hosts > hosts.out 2>&1
 check "harness hosts lists both, up, with their runs" \
 	bash -c "grep -qE '^here +up .* 8 +0 ' hosts.out && grep -qE '^there +up .* 8 +0 ' hosts.out" ||
@@ -127,6 +131,7 @@ check "a run on the second host is under way" wait_sql 300 "SELECT COUNT(*) FROM
 	WHERE r.host = 'there' AND r.status = 'running' AND r.matrix_id =
 	(SELECT id FROM matrices WHERE name = 'lose') AND
 	(SELECT COUNT(*) FROM samples s WHERE s.run_id = r.id) >= 2"
+t_kill=$(date +%s.%N)
 kill_remote
 check "its block's runs end interrupted, as the host's loss" wait_sql 60 "SELECT COUNT(*) FROM runs
 	WHERE host = 'there' AND status = 'interrupted' AND reason LIKE 'host there lost during its block%'"
@@ -138,6 +143,7 @@ lost="SELECT cell_id || '/' || block FROM runs WHERE host = 'there' AND status =
 check "the lost block starts again, whole, on the first host" wait_sql 120 "SELECT COUNT(*) FROM
 	runs WHERE host = 'here' AND status IN ('running', 'done') AND cell_id || '/' || block = ($lost)
 	AND position = 0 AND attempt > 0"
+t_restart=$(date +%s.%N)
 check "the second daemon comes back" start_remote
 check "the matrix finishes" wait_finished lose 600
 check "the host came back and took blocks again" \
@@ -156,7 +162,12 @@ check "0 samples lost: every done run has every interval it counted" \
 		(SELECT COUNT(*) FROM samples s WHERE s.run_id = r.id)")" = 0 ]
 check "no run was left booting or running" \
 	[ "$(q "SELECT COUNT(*) FROM runs WHERE status IN ('booting', 'running', 'queued')")" = 0 ]
-grep -E "host there: (down|back)|lost during" daemon.log | sed 's/^/# /' | head -5
+# the figures RELIABILITY.md quotes: how soon the loss was seen, the block restarted, the host back
+at() { date -d "$(grep -m1 "$1" daemon.log | cut -d' ' -f1)" +%s; }
+echo "# host-loss: runs re-queued $(q "SELECT COUNT(*) FROM runs WHERE reason LIKE 'host there lost%'");" \
+	"loss logged $(awk "BEGIN { printf \"%.0f\", $(at 'host there lost during') - $t_kill }") s after the kill" \
+	"(1 s clock); back $(awk "BEGIN { printf \"%.0f\", $(at 'host there: back') - $t_restart }") s after" \
+	"its daemon restarted"
 
 # --- 3. drain: the host finishes what it has and takes nothing new ---
 check "harness host drain there" "$harness" host drain there

@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 #include <jansson.h>
+#include <sqlite3.h>
 
 #include "cli/commands.h"
 #include "analysis/calibrate.h"
@@ -627,6 +628,72 @@ static void test_tags_two_matrices(void **state)
 	assert_int_equal(cmd_compare(&conf, 5, reg_only, 0), 1);
 }
 
+/*
+ * Two hosts, a block each by turns: on host "a" the new arm is as fast as
+ * the base, on "b" 20 % slower. Pooled, the blocks disagree (no SAME);
+ * --by-host adds a row per host: a SAME, b DIFFERENT by 20 %.
+ */
+static void test_by_host(void **state)
+{
+	static const struct fixture_arm arms[] = {
+		{ "base", "6.12", "y", "", NULL }, { "new", "6.12-x", "y", "", NULL },
+	};
+	static const char *const cell[] = { "c" };
+	struct compare_opts o = { .base_matrix = "hosts", .new_matrix = "hosts",
+				  .base_arm = "base", .new_arm = "new", .floor = COMPARE_FLOOR,
+				  .by_host = 1, .json = 1 };
+	struct matrix *m = fixture_matrix("hosts", dir, arms, 2, cell, 1, 32);
+	struct run_ref *runs = NULL;
+	char path[PATH_MAX + 16], *sqlerr = NULL;
+	uint64_t seed = 11;
+	sqlite3 *db;
+	int64_t mid;
+	json_t *j, *r;
+	size_t n, i;
+	int rc, seen = 0;
+
+	(void)state;
+	n = fixture_queue(store, m, &mid, &runs);
+	for (i = 0; i < n; i++)
+		fake_run(runs[i].id, 100000 * (runs[i].arm == 1 && runs[i].block % 2 ? 0.8 : 1) *
+			 (1 + 0.003 * gauss(&seed)), 1000, 0.1);
+	free(runs);
+	free(m);
+	snprintf(path, sizeof(path), "%s/harness.db", conf.results);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	if (sqlite3_exec(db, "UPDATE runs SET host = CASE WHEN block % 2 THEN 'b' ELSE 'a' END"
+			 " WHERE matrix_id = (SELECT id FROM matrices WHERE name = 'hosts')",
+			 NULL, NULL, &sqlerr) != SQLITE_OK)
+		fail_msg("%s", sqlerr);
+	sqlite3_close(db);
+
+	j = run_json(&o, &rc, NULL);
+	/* the first row: every host; half its blocks say 0, half -20 %: not SAME */
+	r = row(j, "c", NULL, "ops/s");
+	assert_null(json_object_get(r, "host"));
+	assert_string_not_equal(verdict(r), "SAME");
+	assert_int_equal(field(r, "blocks"), 16);
+	json_array_foreach(json_object_get(j, "verdicts"), i, r) {
+		const char *h = json_string_value(json_object_get(r, "host"));
+
+		if (!h || strcmp(json_string_value(json_object_get(r, "metric")), "ops/s"))
+			continue;
+		assert_int_equal(field(r, "blocks"), 8);
+		assert_string_equal(verdict(r), !strcmp(h, "a") ? "SAME" : "DIFFERENT");
+		seen++;
+		if (!strcmp(h, "b"))
+			assert_true(fabs(field(r, "delta_pct") + 20) < 1);
+	}
+	assert_int_equal(seen, 2);
+	json_decref(j);
+	/* without --by-host: one row per metric, as before */
+	o.by_host = 0;
+	j = run_json(&o, &rc, NULL);
+	json_array_foreach(json_object_get(j, "verdicts"), i, r)
+		assert_null(json_object_get(r, "host"));
+	json_decref(j);
+}
+
 static void test_tags_refused(void **state)
 {
 	char *unknown[] = { "compare", "--tags", "lab/base", "rotate/v9", NULL };
@@ -664,6 +731,7 @@ int main(void)
 		cmocka_unit_test(test_tags_one_matrix),
 		cmocka_unit_test(test_tags_two_matrices),
 		cmocka_unit_test(test_tags_refused),
+		cmocka_unit_test(test_by_host),
 		cmocka_unit_test(test_calibration),
 	};
 

@@ -161,6 +161,7 @@ static int cell_index(const struct side *sd, const char *name)
 
 /* Scratch for one cell and metric: observations, deltas and their blocks. */
 struct scratch {
+	const char *host;            /* only the runs of this host; NULL: every run */
 	struct stats_obs *obs;
 	double *d;
 	unsigned *blocks;
@@ -168,12 +169,13 @@ struct scratch {
 };
 
 static size_t add_obs(struct stats_obs *o, const struct side *sd, unsigned cell, unsigned arm,
-		      int which, const struct metric *m)
+		      int which, const struct metric *m, const char *host)
 {
 	size_t i, k = 0;
 
 	for (i = 0; i < sd->n; i++)
-		if (sd->v[i].cell == cell && sd->v[i].arm == arm) {
+		if (sd->v[i].cell == cell && sd->v[i].arm == arm &&
+		    (!host || !strcmp(sd->v[i].host, host))) {
 			o[k].block = sd->v[i].block;
 			o[k].arm = which;
 			o[k++].v = m->get(&sd->v[i]);
@@ -196,9 +198,9 @@ static int measured(const struct side *sd, unsigned cell, const struct metric *m
 static size_t both_arms(const struct side *b, unsigned cb, unsigned ab, const struct side *nw,
 			unsigned cn, unsigned an, const struct metric *m, struct scratch *sc)
 {
-	size_t k = add_obs(sc->obs, b, cb, ab, 0, m);
+	size_t k = add_obs(sc->obs, b, cb, ab, 0, m, sc->host);
 
-	return k + add_obs(sc->obs + k, nw, cn, an, 1, m);
+	return k + add_obs(sc->obs + k, nw, cn, an, 1, m, sc->host);
 }
 
 /* The A/A floor of a cell and metric (verdict_aa_floor); NAN without A/A arms. */
@@ -278,6 +280,61 @@ static int adjust(struct result *res)
 	return 0;
 }
 
+#define HOSTS_MAX 32
+
+/* The distinct hosts of a cell's runs on both sides, into hosts; how many. */
+static unsigned cell_hosts(const struct side *b, unsigned cb, const struct side *nw, unsigned cn,
+			   const char *hosts[HOSTS_MAX])
+{
+	const struct side *sides[2] = { b, nw };
+	unsigned cells[2] = { cb, cn }, n = 0, j, s;
+	size_t i;
+
+	for (s = 0; s < 2; s++)
+		for (i = 0; i < sides[s]->n; i++) {
+			const struct run_summary *v = &sides[s]->v[i];
+
+			if (v->cell != cells[s] || !v->host[0])
+				continue;
+			for (j = 0; j < n && strcmp(hosts[j], v->host); j++)
+				;
+			if (j == n && n < HOSTS_MAX)
+				hosts[n++] = v->host;
+		}
+	return n;
+}
+
+/* The verdict of r's metric on the runs sc->host lets through, pushed as a row. */
+static int push_verdict(const struct side *b, const struct side *nw, unsigned cb, unsigned cn,
+			unsigned ab, unsigned an, double floor, struct compare_row *r,
+			struct scratch *sc, struct result *res, char *err)
+{
+	size_t k = both_arms(b, cb, ab, nw, cn, an, r->m, sc);
+
+	snprintf(r->host, sizeof(r->host), "%s", sc->host ? sc->host : "");
+	if (verdict_of_runs(sc->obs, k, r->m->harmonic, floor, r->m->higher_better, sc->d,
+			    sc->blocks, sc->cap, &r->v) < 0 || push_row(res, r) < 0)
+		return errorf(err, "out of memory");
+	return 0;
+}
+
+/* --by-host: the same verdict on each host's runs alone, where a cell ran on several. */
+static int per_host(const struct side *b, const struct side *nw, unsigned cb, unsigned cn,
+		    unsigned ab, unsigned an, double floor, struct compare_row *r,
+		    struct scratch *sc, struct result *res, char *err)
+{
+	const char *hosts[HOSTS_MAX];
+	unsigned n = cell_hosts(b, cb, nw, cn, hosts), i;
+	int rc = 0;
+
+	for (i = 0; n > 1 && i < n && rc == 0; i++) {
+		sc->host = hosts[i];
+		rc = push_verdict(b, nw, cb, cn, ab, an, floor, r, sc, res, err);
+	}
+	sc->host = NULL;
+	return rc;
+}
+
 static int compare_one(const struct side *b, const struct side *nw, unsigned cb, unsigned cn,
 		       unsigned ab, unsigned an, const struct compare_opts *o, struct scratch *sc,
 		       struct result *res, char *err)
@@ -285,7 +342,6 @@ static int compare_one(const struct side *b, const struct side *nw, unsigned cb,
 	const struct metric *m;
 	double fb, fn, floor;
 	struct compare_row r;
-	size_t k;
 
 	for (m = metrics; m < metrics + n_metrics; m++) {
 		if (!m->compared || (!measured(b, cb, m) && !measured(nw, cn, m)))
@@ -307,10 +363,9 @@ static int compare_one(const struct side *b, const struct side *nw, unsigned cb,
 		}
 		if (!r.aa || o->floor_set)
 			floor = r.aa ? fmax(floor, o->floor) : o->floor;
-		k = both_arms(b, cb, ab, nw, cn, an, m, sc);
-		if (verdict_of_runs(sc->obs, k, m->harmonic, floor, m->higher_better, sc->d,
-				    sc->blocks, sc->cap, &r.v) < 0 || push_row(res, &r) < 0)
-			return errorf(err, "out of memory");
+		if (push_verdict(b, nw, cb, cn, ab, an, floor, &r, sc, res, err) < 0 ||
+		    (o->by_host && per_host(b, nw, cb, cn, ab, an, floor, &r, sc, res, err) < 0))
+			return -1;
 	}
 	return 0;
 }
@@ -371,10 +426,12 @@ struct comparison {
 
 static const char *row_label(const struct compare_row *r, int two, char *buf, size_t len)
 {
-	if (two)
+	if (two && r->host[0])
+		snprintf(buf, len, "%s [%.63s] @%s", r->cell, r->arm, r->host);
+	else if (two)
 		snprintf(buf, len, "%s [%s]", r->cell, r->arm);
 	else
-		snprintf(buf, len, "%s", r->cell);
+		snprintf(buf, len, "%s%s%s", r->cell, r->host[0] ? " @" : "", r->host);
 	return buf;
 }
 
@@ -476,7 +533,7 @@ static void print_text(FILE *f, const struct comparison *x, const struct compare
 {
 	const struct side *b = x->b, *nw = x->nw;
 	const struct result *res = &x->res;
-	char label[CELL_NAME_MAX + 70];
+	char label[CELL_NAME_MAX + 104];   /* "CELL [ARM] @HOST" */
 	const struct compare_row *r;
 	const struct verdict *v;
 	size_t i;
@@ -553,6 +610,10 @@ static json_t *row_json(const struct compare_row *r)
 			      "q", num(v->q), "different_unadjusted", v->different_raw,
 			      "worse", v->kind == VERDICT_DIFFERENT && v->worse);
 
+	if (j && r->host[0] && json_object_set_new(j, "host", json_string(r->host)) < 0) {
+		json_decref(j);
+		return NULL;
+	}
 	if (j && json_object_update_new(j, json_pack("{s:I, s:[I,I], s:b, s:o, s:o}",
 			"more_blocks", more_of(v, v->more), "more_blocks_range",
 			more_of(v, v->more_lo), more_of(v, v->more_hi), "drift", v->drift,
@@ -607,7 +668,7 @@ oom:
 
 static void warn_drift(FILE *warn, const struct result *res, int two)
 {
-	char label[CELL_NAME_MAX + 70];
+	char label[CELL_NAME_MAX + 104];   /* "CELL [ARM] @HOST" */
 	const struct compare_row *r;
 	size_t i;
 

@@ -24,6 +24,7 @@ struct compare_opts {
 	double floor;                          /* the floor without A/A arms, relative */
 	int floor_set;                         /* given (--floor): also the least A/A floor */
 	int regressions;                       /* print only DIFFERENT-and-worse rows */
+	int by_host;                           /* also a row per host of a cell run on several */
 	int json;
 };
 
@@ -32,6 +33,7 @@ struct metric;
 struct compare_row {
 	char cell[CELL_NAME_MAX];
 	char arm[64];           /* two matrices: the new matrix's arm */
+	char host[32];          /* --by-host: only this host's runs; "" all */
 	const struct metric *m;
 	int aa;                 /* where the floor came from: */
 #define FLOOR_CONFIGURED 0      /* --floor, or COMPARE_FLOOR */

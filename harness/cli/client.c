@@ -377,6 +377,30 @@ static const char *shown_state(const json_t *m)
 	return not_ready(m) ?: gets_or(m, "state", "?");
 }
 
+/* The whole queue's ETA: matrices run in order, each over every host's slots. */
+static void print_queue_eta(const json_t *list)
+{
+	const json_t *m, *e;
+	double total = 0;
+	char eta[32];
+	size_t i, n = 0;
+	json_t *sum;
+
+	json_array_foreach(list, i, m) {
+		e = json_object_get(m, "eta_s");
+		if (json_is_number(e) && !strcmp(gets_or(m, "state", ""), "active")) {
+			total += json_number_value(e);
+			n++;
+		}
+	}
+	if (n < 2)
+		return;
+	sum = json_real(total);
+	fmt_dur(sum, eta, sizeof(eta));
+	json_decref(sum);
+	printf("queue: %zu active matrices, ETA %s\n", n, eta);
+}
+
 static void print_matrices(const json_t *list)
 {
 	const json_t *m, *runs;
@@ -399,6 +423,25 @@ static void print_matrices(const json_t *list)
 	}
 	if (!json_array_size(list))
 		printf("(no matrices)\n");
+	print_queue_eta(list);
+}
+
+/* "on here: 8 done, 1 running; on there: 7 done, 2 interrupted": what each host did. */
+static void print_hosts_of(const json_t *m)
+{
+	const json_t *hosts = json_object_get(m, "hosts"), *h, *n;
+	const char *name, *st;
+	int first = 1, k;
+
+	json_object_foreach((json_t *)hosts, name, h) {
+		printf("%s%s:", first ? "on " : "; on ", name);
+		k = 0;
+		json_object_foreach((json_t *)h, st, n)
+			printf("%s %lld %s", k++ ? "," : "", (long long)json_integer_value(n), st);
+		first = 0;
+	}
+	if (!first)
+		printf("\n");
 }
 
 /* [#########...........] 9/20 runs, 1 failed, ETA 12m30s */
@@ -420,6 +463,7 @@ static void print_progress(const json_t *m)
 			printf(", %lld %s", (long long)geti(runs, bad[i]), bad[i]);
 	fmt_dur(json_object_get(m, "eta_s"), eta, sizeof(eta));
 	printf(", ETA %s\n", eta);
+	print_hosts_of(m);
 }
 
 static void print_matrix(const json_t *m)

@@ -18,6 +18,17 @@ static const char *const statuses[] = {
 	"unsupported", "cancelled", NULL,
 };
 
+unsigned queue_slots(const struct conf *c)
+{
+	const struct conf_host *h;
+	struct conf_host one;
+	unsigned n = conf_hosts(c, &one, &h), i, slots = 0;
+
+	for (i = 0; i < n; i++)
+		slots += h[i].slots ? (unsigned)h[i].slots : queue_guests(c);
+	return slots ? slots : 1;
+}
+
 unsigned queue_guests(const struct conf *c)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -98,7 +109,35 @@ out:
 
 /* ---- reading ---- */
 
-/* Per-status counts of one matrix, and its ETA. */
+/* {"HOST": {"STATUS": n, ...}, ...}: what each host did of the matrix, every attempt. */
+static int add_hosts(struct store *s, json_t *mx, int64_t id, char *err)
+{
+	json_t *rows = NULL, *hosts = json_object(), *r, *h;
+	const char *name;
+	size_t i;
+
+	if (!hosts || store_list(s, STORE_LIST_HOST_COUNTS, &id, &rows, err) < 0) {
+		json_decref(hosts);
+		return hosts ? -1 : errorf(err, "out of memory");
+	}
+	json_array_foreach(rows, i, r) {
+		name = json_string_value(json_object_get(r, "host"));
+		if (!name)
+			continue;
+		h = json_object_get(hosts, name);
+		if (!h) {
+			h = json_object();
+			json_object_set_new(hosts, name, h);
+		}
+		json_object_set(h, json_string_value(json_object_get(r, "status")),
+				json_object_get(r, "n"));
+	}
+	json_decref(rows);
+	json_object_set_new(mx, "hosts", hosts);
+	return 0;
+}
+
+/* Per-status counts of one matrix, and its ETA over every host's slots. */
 static int add_progress(struct store *s, const struct conf *c, json_t *mx, char *err)
 {
 	json_t *rows = NULL, *runs = json_object(), *r;
@@ -123,6 +162,10 @@ static int add_progress(struct store *s, const struct conf *c, json_t *mx, char 
 	}
 	json_decref(rows);
 	json_object_set_new(runs, "total", json_integer(total));
+	if (add_hosts(s, mx, id, err) < 0) {
+		json_decref(runs);
+		return -1;
+	}
 	for (st = statuses; st < statuses + 3; st++)   /* queued, booting, running */
 		left += json_integer_value(json_object_get(runs, *st));
 	json_object_set_new(mx, "runs", runs);
@@ -131,7 +174,7 @@ static int add_progress(struct store *s, const struct conf *c, json_t *mx, char 
 	json_object_set_new(mx, "eta_s", mean < 0 || !strcmp(json_string_value(
 				    json_object_get(mx, "state")), "paused") ||
 			    strcmp(json_string_value(json_object_get(mx, "resolve")), "resolved") ?
-			    json_null() : json_real(mean * (double)left / queue_guests(c)));
+			    json_null() : json_real(mean * (double)left / queue_slots(c)));
 	return 0;
 }
 

@@ -100,6 +100,9 @@ int queue_bisections(struct store *s, json_t **ret, char *err);
 /* Guests run at once: conf guests, or as many as the cores allow (at least 1). */
 unsigned queue_guests(const struct conf *c);
 
+/* Guest slots over every host (conf_hosts()): what an ETA divides the work left by. */
+unsigned queue_slots(const struct conf *c);
+
 /*
  * {"ok": true, "version": V, "guests": N, "matrices": N, "queued": N, "running": N,
  *  "paused": null, or paused (why the scheduler paused the queue; NULL or "": it runs)}

@@ -900,6 +900,7 @@ static int summary_row(sqlite3_stmt *st, void *arg)
 	r->refaults_per_read = sqlite3_column_double(st, 10);
 	r->miss_share = sqlite3_column_double(st, 11);
 	r->resident_share = db_real_or_nan(st, 12);   /* NULL: the cell tracks no file */
+	db_text(st, 13, r->host, sizeof(r->host));
 	return 0;
 }
 
@@ -908,10 +909,11 @@ int store_summaries(struct store *s, int64_t matrix_id, struct run_summary **ret
 {
 	struct rows acc = ROWS(struct run_summary);
 
-	return rows_take(&acc, db_rows(s, "SELECT run_id, arm, cell, block, position, seconds,"
-					 " ops_per_s, refault_per_s, majflt_per_s, activate_per_s,"
-					 " refaults_per_read, miss_share, resident_share"
-					" FROM run_summary WHERE matrix_id = ? ORDER BY run_id",
+	return rows_take(&acc, db_rows(s, "SELECT s.run_id, s.arm, s.cell, s.block, s.position,"
+					 " s.seconds, s.ops_per_s, s.refault_per_s, s.majflt_per_s,"
+					 " s.activate_per_s, s.refaults_per_read, s.miss_share,"
+					 " s.resident_share, r.host FROM run_summary s JOIN runs r"
+					 " ON r.id = s.run_id WHERE s.matrix_id = ? ORDER BY s.run_id",
 					summary_row, &acc, err, "i", matrix_id), ret, ret_n);
 }
 

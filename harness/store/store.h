@@ -87,6 +87,7 @@ struct run_summary {
 	double ops_per_s, refault_per_s, majflt_per_s, activate_per_s;
 	double refaults_per_read, miss_share;
 	double resident_share;       /* NAN: the cell tracks no file */
+	char host[32];               /* the host that ran it ("" before hosts were recorded) */
 	/* filled by store_table_extras() only (harness table); 0 otherwise */
 	double lat_p99_us, pass_resident_share;
 	/* filled by store_op_rates() (harness table): per operation of streams

@@ -21,6 +21,9 @@ static const struct { const char *fmt, *sql; } listings[] = {
 	[STORE_LIST_RUN_COUNTS] = { "i", "SELECT status, COUNT(*) AS n FROM runs r WHERE matrix_id"
 				    " = ?1 AND attempt = (SELECT MAX(attempt) FROM runs r2 WHERE"
 				    " r2.matrix_id = r.matrix_id AND r2.seq = r.seq) GROUP BY status" },
+	[STORE_LIST_HOST_COUNTS] = { "i", "SELECT host, status, COUNT(*) AS n FROM runs WHERE"
+				     " matrix_id = ?1 AND host IS NOT NULL GROUP BY host, status"
+				     " ORDER BY host" },
 	[STORE_LIST_ARMS] = { "i", "SELECT name, release, lru_gen, cmdline FROM arms WHERE"
 			      " matrix_id = ?1 ORDER BY idx" },
 	[STORE_LIST_CELLS] = { "i", "SELECT name, preset, params FROM cells WHERE matrix_id = ?1"

@@ -14,6 +14,7 @@ enum store_listing {
 	STORE_LIST_MATRICES,      /* every matrix, newest first; ?1 unused (0) */
 	STORE_LIST_MATRIX,        /* the same columns, ?1 = matrix id */
 	STORE_LIST_RUN_COUNTS,    /* ?1 = matrix: {"status", "n"}, latest attempts only */
+	STORE_LIST_HOST_COUNTS,   /* ?1 = matrix: {"host", "status", "n"}, runs a host began */
 	STORE_LIST_ARMS,          /* ?1 = matrix: {"name", "release", "lru_gen", "cmdline"} */
 	STORE_LIST_CELLS,         /* ?1 = matrix: {"name", "preset", "params"} */
 	STORE_LIST_RUNS,          /* ?1 = matrix: each run and attempt, in order */
