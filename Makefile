@@ -243,13 +243,19 @@ tests/build/bench_report: build/host/tests/bench_report.o $(LIB_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ $(PKG_LIBS)
 
+# Placing blocks with 100 000 runs queued over 100 simulated hosts x 8 slots.
+tests/build/bench_sched: build/host/tests/bench_sched.o $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $^ -o $@ $(PKG_LIBS)
+
 # What the harness adds to a bare QEMU boot (tests/bench_boot.sh): ratios and
 # each phase, BOOT_ROUNDS interleaved rounds; about 3 minutes, first.
 BOOT_ROUNDS ?= 5
-bench: build images tests/build/bench_sampler tests/build/bench_report
+bench: build images tests/build/bench_sampler tests/build/bench_report tests/build/bench_sched
 	tests/bench_boot.sh $(HARNESS) $(HARNESSD) $(BOOT_ROUNDS)
 	tests/build/bench_sampler
 	tests/build/bench_report
+	tests/build/bench_sched
 
 # A source arm's build: cold, cached, one patch more (BENCHMARKS.md). The small
 # config takes minutes; KBUILD_CONFIGS="tinyconfig defconfig" adds an hour.

@@ -83,7 +83,19 @@ static const char op_columns[] = PROTO_OP_FIELDS(X);
 #define CELL_ARCH_COLUMN " arch TEXT"
 #define HOST_STATE_TABLE \
 	"CREATE TABLE IF NOT EXISTS host_state (name TEXT PRIMARY KEY," \
-	" drained INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;"
+	" drained INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;" \
+	QUEUE_INDEXES
+/*
+ * What a slot's claim reads, without a scan of every run ever queued: the
+ * queue's order over the claimable runs of an arch (runs.arch is the cell's
+ * from the queueing on), a block's runs, a slot's runs (bench_sched: 100 000
+ * runs queued, 800 slots, x86_64 work run out before aarch64's).
+ */
+#define QUEUE_INDEXES \
+	"CREATE INDEX IF NOT EXISTS runs_claimable ON runs (arch, matrix_id, seq, attempt)" \
+	" WHERE status = 'queued' AND slot IS NULL;" \
+	"CREATE INDEX IF NOT EXISTS runs_block ON runs (matrix_id, cell_id, block);" \
+	"CREATE INDEX IF NOT EXISTS runs_slot ON runs (slot) WHERE slot IS NOT NULL;"
 /* Schema 8 too: the host's 1-minute load average as each run ended (store_noise.h). */
 #define HOST_LOAD_COLUMN " host_load REAL"
 #define LIVE_SPEC_INDEX \
@@ -1108,9 +1120,17 @@ int store_matrix_spec(struct store *s, int64_t mid, char **ret_text, char *base_
 	return 0;
 }
 
+/* The first claimable run of an active, resolved matrix where cond holds. */
+#define CLAIM_FIRST(cond) \
+	"SELECT * FROM (SELECT r.id, r.matrix_id, r.seq, r.attempt FROM runs r" \
+	" INDEXED BY runs_claimable JOIN matrices m ON m.id = r.matrix_id" \
+	" WHERE " cond " AND r.status = 'queued' AND r.slot IS NULL AND" \
+	" m.state = 'active' AND m.resolve = 'resolved'" \
+	" ORDER BY r.arch, r.matrix_id, r.seq, r.attempt LIMIT 1)"
+
 struct claim_arg {
 	int slot;
-	const char *archs;           /* " x86_64 aarch64 ": the archs the host runs */
+	char archs[2][16];           /* the archs the host runs; "" (NULL bound) matches none */
 	int64_t mid;
 	struct rows refs;
 };
@@ -1121,13 +1141,14 @@ static int claim_rows(struct store *s, void *p, char *err)
 	struct claim_arg *a = p;
 	int64_t first = 0;
 
-	if (db_rows(s, "SELECT COALESCE((SELECT r.id FROM runs r JOIN matrices m ON m.id ="
-		    " r.matrix_id JOIN cells c ON c.id = r.cell_id"
-		    " WHERE m.state = 'active' AND m.resolve = 'resolved' AND"
-		    " r.status = 'queued' AND r.slot IS NULL"
-		    " AND (c.arch IS NULL OR instr(?1, ' ' || c.arch || ' ') > 0)"
-		    " ORDER BY r.matrix_id, r.seq, r.attempt LIMIT 1), 0)",
-		    db_int, &first, err, "t", a->archs) < 0)
+	/* the first in queue order of each arch the host runs (and of no arch:
+	 * queued before schema 11), each an index lookup; then the first of those */
+	if (db_rows(s, "SELECT COALESCE((SELECT id FROM ("
+		    CLAIM_FIRST("r.arch = ?1") " UNION ALL " CLAIM_FIRST("r.arch = ?2")
+		    " UNION ALL " CLAIM_FIRST("r.arch IS NULL")
+		    ") ORDER BY matrix_id, seq, attempt LIMIT 1), 0)",
+		    db_int, &first, err, "tt", a->archs[0][0] ? a->archs[0] : NULL,
+		    a->archs[1][0] ? a->archs[1] : NULL) < 0)
 		return -1;
 	if (!first)
 		return 0;
@@ -1146,10 +1167,11 @@ static int claim_rows(struct store *s, void *p, char *err)
 int store_claim_block(struct store *s, int slot, const char *archs, int64_t *ret_matrix,
 		      struct run_ref **ret, size_t *ret_n, char *err)
 {
-	char list[64];
-	struct claim_arg a = { .slot = slot, .archs = list, .refs = ROWS(struct run_ref) };
+	struct claim_arg a = { .slot = slot, .refs = ROWS(struct run_ref) };
+	size_t n = strcspn(archs, " ");
 
-	snprintf(list, sizeof(list), " %s ", archs);
+	snprintf(a.archs[0], sizeof(a.archs[0]), "%.*s", (int)n, archs);
+	snprintf(a.archs[1], sizeof(a.archs[1]), "%s", archs[n] ? archs + n + 1 : "");
 	*ret_matrix = 0;
 	if (rows_take(&a.refs, db_transaction(s, claim_rows, &a, err), ret, ret_n) < 0)
 		return -1;
@@ -1177,9 +1199,10 @@ static int requeue_rows(struct store *s, void *p, char *err)
 	if (db_run(s, err, "UPDATE runs SET status = ?, reason = ?, finished_at = " NOW
 		   " WHERE id = ?", "tti", a->status, a->reason, a->run) < 0 ||
 	    db_run(s, err, "INSERT INTO runs (matrix_id, arm_id, cell_id, seq, block, position,"
-		   " attempt, retry_of, slot) SELECT matrix_id, arm_id, cell_id, seq, block,"
+		   " attempt, retry_of, slot, arch) SELECT matrix_id, arm_id, cell_id, seq, block,"
 		   " position, (SELECT MAX(attempt) + 1 FROM runs r2 WHERE r2.matrix_id ="
-		   " runs.matrix_id AND r2.seq = runs.seq), id, CASE WHEN ?2 THEN slot END"
+		   " runs.matrix_id AND r2.seq = runs.seq), id, CASE WHEN ?2 THEN slot END,"
+		   " (SELECT NULLIF(c.arch, '') FROM cells c WHERE c.id = runs.cell_id)"
 		   " FROM runs WHERE id = ?1", "ii", a->run, (int64_t)a->keep_slot) < 0)
 		return -1;
 	a->new_id = sqlite3_last_insert_rowid(s->db);

@@ -218,8 +218,10 @@ int db_insert_runs(struct store *s, int64_t mid, const struct abba_slot *slots, 
 	size_t i;
 	int rc = SQLITE_DONE;
 
+	/* the cell's arch is the run's from the start: which hosts may claim it */
 	if (db_prepare(s, "INSERT INTO runs (matrix_id, arm_id, cell_id, seq, block,"
-		       " position) SELECT ?1, a.id, c.id, ?4, ?5, ?6 FROM arms a, cells c"
+		       " position, arch) SELECT ?1, a.id, c.id, ?4, ?5, ?6, NULLIF(c.arch, '')"
+		       " FROM arms a, cells c"
 		       " WHERE a.matrix_id = ?1 AND a.idx = ?2 AND c.matrix_id = ?1"
 		       " AND c.idx = ?3", &st, err) < 0)
 		return -1;
