@@ -125,6 +125,16 @@ check "harness hosts lists both, up, with their runs" \
 	bash -c "grep -qE '^here +up .* 8 +0 ' hosts.out && grep -qE '^there +up .* 8 +0 ' hosts.out" ||
 	cat hosts.out
 
+"$harness" status spread > status.out 2>&1
+check "status says what each host did of the matrix" \
+	bash -c "grep -qE '^on here: 8 done; on there: 8 done' status.out" || cat status.out
+
+# a volume is trusted by its hash, not its name: one byte of the kernel's changed
+# behind the daemon's back, and the next daemon finds it out and uploads it again
+kill "$dpid" && wait "$dpid"
+printf 'X' | dd of="$remote/pool/$kernel" bs=1 seek=4096 conv=notrunc status=none
+start_daemon || not_ok "harnessd starts again"
+
 # --- 2. the second host dies mid-block: the block runs again whole on the first ---
 "$harness" submit lose.json > /dev/null 2>&1
 check "a run on the second host is under way" wait_sql 300 "SELECT COUNT(*) FROM runs r
@@ -140,6 +150,9 @@ check "harness hosts says the host is down and why" grep -qE '^there +down .*: l
 	cat hosts2.out
 lost="SELECT cell_id || '/' || block FROM runs WHERE host = 'there' AND status = 'interrupted'
 	AND reason LIKE 'host there lost%'"
+check "the changed kernel volume was found out by its hash and uploaded again" \
+	bash -c "grep -q 'volume ${kernel} is not what its name says: made again' daemon.log &&
+		[ \"\$(sha256sum < '$remote/pool/$kernel' | cut -c1-64)\" = '${kernel%.kernel}' ]"
 check "the lost block starts again, whole, on the first host" wait_sql 120 "SELECT COUNT(*) FROM
 	runs WHERE host = 'here' AND status IN ('running', 'done') AND cell_id || '/' || block = ($lost)
 	AND position = 0 AND attempt > 0"

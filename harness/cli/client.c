@@ -580,19 +580,33 @@ static int cmd_control(const struct conf *c, char **argv, int json, char *err)
 
 /* ---- hosts ---- */
 
+/* "x86_64=kvm aarch64=tcg" ("?" where not decided yet) */
+static void accel_text(const json_t *accel, char *buf, size_t len)
+{
+	const char *arch;
+	json_t *v;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	json_object_foreach((json_t *)accel, arch, v)
+		if (n < len)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s=%s", n ? " " : "", arch,
+					      json_string_length(v) ? json_string_value(v) : "?");
+}
+
 static void print_host(json_t *h)
 {
 	const char *error = json_string_value(json_object_get(h, "error"));
-	const char *accel = json_string_value(json_object_get(h, "accel"));
+	char accel[64];
 
-	printf("%-16s %-5s%s %5lld %4lld %-15s %-5s %6lld %6lld  %s%s%s\n",
+	accel_text(json_object_get(h, "accel"), accel, sizeof(accel));
+	printf("%-16s %-5s%s %5lld %4lld %-22s %6lld %6lld  %s%s%s\n",
 	       json_string_value(json_object_get(h, "name")),
 	       json_string_value(json_object_get(h, "state")),
 	       json_is_true(json_object_get(h, "drained")) ? "*" : " ",
 	       (long long)json_integer_value(json_object_get(h, "slots")),
 	       (long long)json_integer_value(json_object_get(h, "busy")),
-	       json_string_value(json_object_get(h, "archs")),
-	       accel && accel[0] ? accel : "-",
+	       accel,
 	       (long long)json_integer_value(json_object_get(h, "runs_done")),
 	       (long long)json_integer_value(json_object_get(h, "runs_other")),
 	       json_string_value(json_object_get(h, "uri")), error && error[0] ? ": " : "",
@@ -608,8 +622,8 @@ static int cmd_hosts(const struct conf *c, char **argv, int json, char *err)
 	if (call(c, "GET", "/hosts", NULL, json, &res, err) < 0)
 		return -1;
 	if (!json) {
-		printf("%-16s %-6s %5s %4s %-15s %-5s %6s %6s  %s\n", "host", "state", "slots",
-		       "busy", "archs", "accel", "done", "other", "uri: last error");
+		printf("%-16s %-6s %5s %4s %-22s %6s %6s  %s\n", "host", "state", "slots",
+		       "busy", "accel per arch", "done", "other", "uri: last error");
 		json_array_foreach(json_object_get(res, "hosts"), i, h)
 			print_host(h);
 		printf("state * : drained (finishes its blocks, takes no new one); done, other: "

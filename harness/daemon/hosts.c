@@ -278,6 +278,25 @@ const char *host_accel(struct host *h, const struct conf *c, const struct matrix
 	return accel;
 }
 
+/*
+ * {"x86_64": "kvm", "aarch64": "tcg"}: each arch the host runs, its own as
+ * decided ("" until a matrix with such a cell asked), another always TCG.
+ */
+static json_t *accel_json(struct host *h, const char *archs)
+{
+	const char *own = h->vm ? vm_conn_arch(h->vm) : "";
+	json_t *o = json_object();
+	char a[16];
+	size_t n;
+
+	for (; o && *archs; archs += n + (archs[n] == ' ')) {
+		n = strcspn(archs, " ");
+		snprintf(a, sizeof(a), "%.*s", (int)n, archs);
+		json_object_set_new(o, a, json_string(strcmp(a, own) ? "tcg" : h->accel));
+	}
+	return o;
+}
+
 static json_t *host_json(struct host *h, struct store *s, const struct conf *c)
 {
 	int64_t done = 0, other = 0;
@@ -287,11 +306,11 @@ static json_t *host_json(struct host *h, struct store *s, const struct conf *c)
 	store_host_runs(s, h->conf.name, &done, &other, err);
 	pthread_mutex_lock(&h->lock);
 	host_archs(h, archs, sizeof(archs));
-	o = json_pack("{s:s, s:s, s:s, s:b, s:i, s:i, s:s, s:s, s:s, s:I, s:I, s:s}",
+	o = json_pack("{s:s, s:s, s:s, s:b, s:i, s:i, s:s, s:o, s:s, s:I, s:I, s:s}",
 		      "name", h->conf.name, "uri", h->conf.uri[0] ? h->conf.uri : "embedded",
 		      "state", state_names[h->state], "drained", h->drained,
 		      "slots", (int)host_slots(h, c), "busy", (int)h->busy, "archs", archs,
-		      "accel", h->accel[0] ? h->accel : "", "accel_why", h->accel_why,
+		      "accel", accel_json(h, archs), "accel_why", h->accel_why,
 		      "runs_done", (json_int_t)done, "runs_other", (json_int_t)other,
 		      "error", h->error);
 	pthread_mutex_unlock(&h->lock);
