@@ -182,6 +182,27 @@ echo "# host-loss: runs re-queued $(q "SELECT COUNT(*) FROM runs WHERE reason LI
 	"(1 s clock); back $(awk "BEGIN { printf \"%.0f\", $(at 'host there: back') - $t_restart }") s after" \
 	"its daemon restarted"
 
+# --- 2b. (make test-long: HOSTS_SILENT=1) the host falls silent, no FIN: keepalive's to see ---
+if [ -n "${HOSTS_SILENT:-}" ]; then
+	matrix silent 4 3 > silent.json
+	"$harness" submit silent.json > /dev/null 2>&1
+	check "silent: a run on the second host is under way" wait_sql 300 "SELECT COUNT(*) FROM runs r
+		WHERE r.host = 'there' AND r.status = 'running' AND r.matrix_id =
+		(SELECT id FROM matrices WHERE name = 'silent') AND
+		(SELECT COUNT(*) FROM samples s WHERE s.run_id = r.id) >= 2"
+	t_stop=$(date +%s)
+	kill -STOP "$rpid"
+	check "silent: the stopped host is seen lost by keepalive, its block's runs interrupted" \
+		wait_sql 90 "SELECT COUNT(*) FROM runs WHERE host = 'there' AND status = 'interrupted'
+		AND matrix_id = (SELECT id FROM matrices WHERE name = 'silent')"
+	echo "# host-silent: loss seen $(( $(date +%s) - t_stop )) s after SIGSTOP (keepalive 5 s x 3)"
+	kill -CONT "$rpid"
+	check "silent: the matrix finishes, no block mixing hosts" wait_finished silent 400 &&
+		[ "$(mixed silent)" = 0 ]
+	check "silent: the guest left running there was destroyed when the host answered" \
+		bash -c "! pgrep -u nobody -f qemu-system > /dev/null || sleep 5; ! pgrep -u nobody -f 'harness-.*-run-' > /dev/null"
+fi
+
 # --- 3. drain: the host finishes what it has and takes nothing new ---
 check "harness host drain there" "$harness" host drain there
 matrix drained 2 1 > drained.json

@@ -246,27 +246,37 @@ int file_identity(const char *path, char *out, size_t len)
 	return 0;
 }
 
+int write_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+	ssize_t w;
+
+	for (; n; p += w, n -= (size_t)w) {
+		w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			w = 0;
+		else if (w < 0)
+			return -1;
+		else if (w == 0) {
+			errno = EIO;
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int write_file(const char *path, const void *buf, size_t len, char *err)
 {
 	char tmp[4096];
 	_cleanup_close_ int fd = -1;
-	const char *p = buf;
-	ssize_t n;
 
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
 		return errorf(err, "path too long: '%s'", path);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return errorf(err, "cannot create '%s': %s", tmp, strerror(errno));
-	while (len > 0) {
-		n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return errorf(err, "cannot write '%s': %s", tmp, strerror(errno));
-		p += n;
-		len -= (size_t)n;
-	}
+	if (write_all(fd, buf, len) < 0)
+		return errorf(err, "cannot write '%s': %s", tmp, strerror(errno));
 	if (fsync(fd) < 0 || rename(tmp, path) < 0)
 		return errorf(err, "cannot write '%s': %s", path, strerror(errno));
 	return 0;

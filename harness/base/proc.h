@@ -68,6 +68,9 @@ int file_identity(const char *path, char *out, size_t len);
 /* Write a whole file atomically (temp + rename). */
 int write_file(const char *path, const void *buf, size_t len, char *err);
 
+/* Write all n bytes to fd, again after EINTR and short writes; 0, or -1 (errno set). */
+int write_all(int fd, const void *buf, size_t n);
+
 /*
  * Read path whole, if it is a regular file of at most max bytes, into a
  * malloc'd buffer (*ret, NUL-terminated; its length in *ret_len). It is opened

@@ -1,6 +1,7 @@
 /* queue.c -- the daemon's queue behind the API: matrices validated and queued
  * (or appended to), listed with progress and ETA, controlled, followed. */
 #include "daemon/queue.h"
+#include "vm/vm.h"
 #include "analysis/bisect_matrix.h"
 #include "analysis/calibrate.h"
 #include "base/err.h"
@@ -77,6 +78,37 @@ static int add_noise(struct store *s, const struct matrix *m, json_t *res, char 
 	return calibrate_advice(s, m, host, CALIBRATE_EFFECT, noise_line, res, err);
 }
 
+/*
+ * Some host must run each arch the matrix has cells of: by its arch= list,
+ * the embedded driver by this machine's, another host without a list by
+ * whatever libvirt there says (not known before it is asked: accepted).
+ */
+static int hosts_run(const struct conf *c, const struct matrix *m, char *err)
+{
+	const struct conf_host *h;
+	struct conf_host one;
+	unsigned n = conf_hosts(c, &one, &h), i, k;
+	const char *archs;
+	size_t len;
+
+	for (k = 0; k < m->n_archs; k++) {
+		len = strlen(m->archs[k]);
+		for (i = 0; i < n; i++) {
+			archs = h[i].archs[0] ? h[i].archs : h[i].uri[0] ? m->archs[k] : vm_host_arch();
+			/* a word of the space-separated list */
+			for (; *archs; archs += strcspn(archs, " "), archs += *archs == ' ')
+				if (strcspn(archs, " ") == len && !strncmp(archs, m->archs[k], len))
+					break;
+			if (*archs)
+				break;
+		}
+		if (i == n)
+			return errorf(err, "matrix: arch '%s': no host in harness.conf runs %s guests "
+				      "(a host line's arch=)", m->archs[k], m->archs[k]);
+	}
+	return 0;
+}
+
 int queue_submit(struct store *s, const struct conf *c, const char *text, const char *base_dir,
 		 json_t **ret, char *err)
 {
@@ -93,6 +125,8 @@ int queue_submit(struct store *s, const struct conf *c, const char *text, const 
 	/* parsed only: the resolver fetches, builds and checks it (resolver.c) */
 	if (spec_parse(m, text, "matrix", base_dir, c, err) < 0)
 		return -1;
+	if (hosts_run(c, m, err) < 0)
+		goto out;
 	if (store_queue_matrix(s, m, &mid, &n, &appended, err) < 0 ||
 	    (appended && resolve_again(s, mid, resolve, err) < 0))
 		goto out;

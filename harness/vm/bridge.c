@@ -2,6 +2,7 @@
  * pair and back, polling the stream every few ms (one thread owns the stream). */
 #include "vm/bridge.h"
 #include "base/err.h"
+#include "base/proc.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -23,20 +24,6 @@ struct vm_bridge {
 	int ended;                   /* the stream said EOF or failed: finished or aborted */
 	char buf[BRIDGE_BUF];
 };
-
-static int write_all(int fd, const char *p, size_t n)
-{
-	ssize_t w;
-
-	for (; n; p += w, n -= (size_t)w) {
-		w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			w = 0;
-		else if (w <= 0)
-			return -1;
-	}
-	return 0;
-}
 
 /* Everything the stream has now into the socket; 0, or -1 once it ended. */
 static int from_stream(struct vm_bridge *b)

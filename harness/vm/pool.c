@@ -176,20 +176,6 @@ static int send_chunk(virStreamPtr st, char *data, size_t n, void *arg)
 	return (int)got;
 }
 
-static int write_all(int fd, const char *data, size_t n)
-{
-	ssize_t w;
-
-	for (; n; data += w, n -= (size_t)w) {
-		w = write(fd, data, n);
-		if (w < 0 && errno == EINTR)
-			w = 0;
-		else if (w <= 0)
-			return -1;
-	}
-	return 0;
-}
-
 static int recv_chunk(virStreamPtr st, const char *data, size_t n, void *arg)
 {
 	struct xfer *x = arg;
