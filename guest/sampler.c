@@ -17,8 +17,6 @@
 #define __NR_cachestat 451   /* same number on x86_64 and aarch64 */
 #endif
 
-#define STAT_KEY_MAX 64
-
 /* The uapi structs (linux/mman.h, >= 6.5), named ours to avoid clashes. */
 struct sampler_cachestat_range {
 	uint64_t off;
@@ -33,36 +31,41 @@ struct sampler_cachestat {
 	uint64_t nr_recently_evicted;
 };
 
-/* memory.stat keys, where each lands in a sample, and whether it is a level. */
+/*
+ * The memory.stat keys a sample carries (lrugen.h's LRUGEN_STAT_KEYS, but
+ * the khugepaged ones), in the order of sampler_reading.stat[]: where each
+ * is in the parsed struct, where it lands in a sample, whether a level.
+ */
 static const struct {
 	const char *key;
-	size_t off;
+	size_t from, off;
 	int level;
 } stat_keys[SAMPLER_NKEYS] = {
-#define K(key, m, lvl) { key, offsetof(struct proto_sample, m), lvl }
-	K("pgmajfault", pgmajfault, 0),
-	K("workingset_refault_file", refault_file, 0),
-	K("workingset_refault_anon", refault_anon, 0),
-	K("workingset_activate_file", activate_file, 0),
-	K("workingset_activate_anon", activate_anon, 0),
-	K("workingset_restore_file", restore_file, 0),
-	K("pgscan", pgscan, 0),
-	K("pgsteal", pgsteal, 0),
-	K("file", file_bytes, 1),
-	K("anon", anon_bytes, 1),
-	K("active_anon", active_anon, 1),
-	K("inactive_anon", inactive_anon, 1),
-	K("active_file", active_file, 1),
-	K("inactive_file", inactive_file, 1),
-	K("workingset_restore_anon", restore_anon, 0),
-	K("workingset_nodereclaim", nodereclaim, 0),
-	K("pgscan_kswapd", pgscan_kswapd, 0),
-	K("pgscan_direct", pgscan_direct, 0),
-	K("pgsteal_kswapd", pgsteal_kswapd, 0),
-	K("pgsteal_direct", pgsteal_direct, 0),
-	K("pgrefill", pgrefill, 0),
-	K("pgactivate", pgactivate, 0),
-	K("pgdeactivate", pgdeactivate, 0),
+#define K(key, m, lvl) { #key, offsetof(struct lrugen_stat, key), \
+			 offsetof(struct proto_sample, m), lvl }
+	K(pgmajfault, pgmajfault, 0),
+	K(workingset_refault_file, refault_file, 0),
+	K(workingset_refault_anon, refault_anon, 0),
+	K(workingset_activate_file, activate_file, 0),
+	K(workingset_activate_anon, activate_anon, 0),
+	K(workingset_restore_file, restore_file, 0),
+	K(pgscan, pgscan, 0),
+	K(pgsteal, pgsteal, 0),
+	K(file, file_bytes, 1),
+	K(anon, anon_bytes, 1),
+	K(active_anon, active_anon, 1),
+	K(inactive_anon, inactive_anon, 1),
+	K(active_file, active_file, 1),
+	K(inactive_file, inactive_file, 1),
+	K(workingset_restore_anon, restore_anon, 0),
+	K(workingset_nodereclaim, nodereclaim, 0),
+	K(pgscan_kswapd, pgscan_kswapd, 0),
+	K(pgscan_direct, pgscan_direct, 0),
+	K(pgsteal_kswapd, pgsteal_kswapd, 0),
+	K(pgsteal_direct, pgsteal_direct, 0),
+	K(pgrefill, pgrefill, 0),
+	K(pgactivate, pgactivate, 0),
+	K(pgdeactivate, pgdeactivate, 0),
 #undef K
 };
 #define NKEYS SAMPLER_NKEYS
@@ -88,66 +91,16 @@ static uint64_t page_size(void)
 	return ps > 0 ? (uint64_t)ps : 4096;
 }
 
-/* Parse one "key value" line [p, end); fills key and value. */
-static int parse_line(const char *p, const char *end, char *key, uint64_t *val,
-		      char *err, size_t errlen, unsigned lineno)
-{
-	size_t k = 0;
-	uint64_t v = 0;
-	unsigned d;
-
-	while (p < end && ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_')) {
-		if (k + 1 >= STAT_KEY_MAX)
-			return proto_errf(err, errlen, "memory.stat line %u: key too long", lineno);
-		key[k++] = *p++;
-	}
-	key[k] = '\0';
-	if (k == 0 || p >= end || *p++ != ' ' || p >= end)
-		return proto_errf(err, errlen, "memory.stat line %u: not 'key value'", lineno);
-	for (; p < end; p++) {
-		if (*p < '0' || *p > '9')
-			return proto_errf(err, errlen,
-					  "memory.stat line %u ('%s'): value not a decimal",
-					  lineno, key);
-		d = (unsigned)(*p - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return proto_errf(err, errlen,
-					  "memory.stat line %u ('%s'): value overflows",
-					  lineno, key);
-		v = v * 10 + d;
-	}
-	*val = v;
-	return 0;
-}
-
 int sampler_parse_stat(const char *buf, size_t len, struct sampler_reading *out,
 		       char *err, size_t errlen)
 {
-	const char *p = buf, *end = buf + len, *nl;
-	char key[STAT_KEY_MAX];
-	unsigned seen[NKEYS] = { 0 }, lineno = 0;
-	uint64_t val = 0;
+	struct lrugen_stat st;
 	size_t i;
 
-	if (len == 0 || buf[len - 1] != '\n')
-		return proto_errf(err, errlen, "memory.stat: empty or not newline-terminated");
-	for (; p < end; p = nl + 1) {
-		nl = memchr(p, '\n', (size_t)(end - p));
-		if (parse_line(p, nl, key, &val, err, errlen, ++lineno) < 0)
-			return -1;
-		for (i = 0; i < NKEYS; i++) {
-			if (strcmp(key, stat_keys[i].key))
-				continue;
-			if (seen[i]++)
-				return proto_errf(err, errlen,
-						  "memory.stat: '%s' appears twice", key);
-			out->stat[i] = val;
-		}
-	}
+	if (lrugen_parse_stat(buf, len, &st, err, errlen) < 0)
+		return -1;
 	for (i = 0; i < NKEYS; i++)
-		if (!seen[i])
-			return proto_errf(err, errlen,
-					  "memory.stat: '%s' missing", stat_keys[i].key);
+		out->stat[i] = *(const uint64_t *)((const char *)&st + stat_keys[i].from);
 	return 0;
 }
 

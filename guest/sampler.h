@@ -66,8 +66,9 @@ int sampler_fill(const struct sampler_reading *now, const struct sampler_reading
 void sampler_close(struct sampler *s);
 
 /*
- * Strict memory.stat parse: every line "key value\n", key [a-z0-9_]+, value a
- * decimal that fits 64 bits; each key we use present exactly once.
+ * Strict memory.stat parse (lrugen_parse_stat): every line "key value\n", key
+ * [a-z0-9_]+, value a decimal that fits 64 bits; each key we use present
+ * exactly once.
  */
 int sampler_parse_stat(const char *buf, size_t len, struct sampler_reading *out,
 		       char *err, size_t errlen);

@@ -1,6 +1,6 @@
 /* test_sampler.c -- unit tests for guest/sampler.c's parsers, run on the host:
- * sampler_parse_stat on a memory.stat as a 6.12 kernel writes it (and on every
- * way it can be malformed), sampler_fill's deltas and levels, and
+ * sampler_parse_stat (lrugen_parse_stat underneath) on a memory.stat as a 6.12
+ * kernel writes it (and on every way it can be malformed), sampler_fill's deltas and levels, and
  * sampler_parse_lru / sampler_lru_msg on Debian 6.1's and 6.12's lru_gen and
  * lru_gen_full captures (tests/data/): what the agent sends, parsed as the host does. */
 #include <setjmp.h>
@@ -231,48 +231,47 @@ static void test_stat_refusals(void **state)
 	unsigned i;
 
 	(void)state;
-	/* each key missing, and each twice */
+	/* each key missing, and each twice (lrugen_parse_stat's messages) */
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		snprintf(want, sizeof(want), "'%s' missing", keys[i]);
+		snprintf(want, sizeof(want), "no '%s' line", keys[i]);
 		refuse_with(keys[i], NULL, want);
 		snprintf(line, sizeof(line), "%s 1\n%s 2\n", keys[i], keys[i]);
-		snprintf(want, sizeof(want), "'%s' appears twice", keys[i]);
-		refuse_with(keys[i], line, want);
+		refuse_with(keys[i], line, "a key given twice");
 	}
 	/* a key whose name only starts like one of ours does not stand in for it */
-	refuse_with("pgscan", "pgscan_total 5\n", "'pgscan' missing");
+	refuse_with("pgscan", "pgscan_total 5\n", "no 'pgscan' line");
 	/* value overflow: 2^64, and far beyond */
-	refuse_with("pgscan", "pgscan 18446744073709551616\n", "('pgscan'): value overflows");
-	refuse_with("file", "file 99999999999999999999999\n", "value overflows");
+	refuse_with("pgscan", "pgscan 18446744073709551616\n", "the value is out of range");
+	refuse_with("file", "file 99999999999999999999999\n", "out of range");
 	/* not newline-terminated, empty */
-	refuse("anon 1", "not newline-terminated");
+	refuse("anon 1", "no newline at the end");
 	{
 		char *t = stat_with("thp_swpout_fallback", "thp_swpout_fallback 0");
 
-		refuse(t, "not newline-terminated");
+		refuse(t, "no newline at the end");
 		free(t);
 	}
-	refuse("", "empty");
+	refuse("", "no 'inactive_anon' line");
 	/* bad characters and shapes */
-	refuse_with("anon", "Anon 5\n", "not 'key value'");
-	refuse_with("anon", "anon  5\n", "value not a decimal");
-	refuse_with("anon", "anon 5 \n", "value not a decimal");
-	refuse_with("anon", "anon -5\n", "value not a decimal");
-	refuse_with("anon", "anon +5\n", "value not a decimal");
-	refuse_with("anon", "anon 0x10\n", "value not a decimal");
-	refuse_with("anon", "anon 5\r\n", "value not a decimal");
-	refuse_with("anon", "anon\t5\n", "not 'key value'");
-	refuse_with("anon", "anon\n", "not 'key value'");
-	refuse_with("anon", "anon \n", "not 'key value'");
-	refuse_with("anon", " anon 5\n", "not 'key value'");
-	refuse_with("anon", "anon 5\n\n", "not 'key value'");
-	refuse_with("anon", "an-on 5\n", "not 'key value'");
-	refuse_with("anon", "anon 5\nkey\xc3\xa9 1\n", "not 'key value'");
+	refuse_with("anon", "Anon 5\n", "expected 'KEY VALUE'");
+	refuse_with("anon", "anon  5\n", "not a decimal number");
+	refuse_with("anon", "anon 5 \n", "not a decimal number");
+	refuse_with("anon", "anon -5\n", "not a decimal number");
+	refuse_with("anon", "anon +5\n", "not a decimal number");
+	refuse_with("anon", "anon 0x10\n", "leading zero");
+	refuse_with("anon", "anon 5\r\n", "not a decimal number");
+	refuse_with("anon", "anon\t5\n", "expected 'KEY VALUE'");
+	refuse_with("anon", "anon\n", "expected 'KEY VALUE'");
+	refuse_with("anon", "anon \n", "expected 'KEY VALUE'");
+	refuse_with("anon", " anon 5\n", "expected 'KEY VALUE'");
+	refuse_with("anon", "anon 5\n\n", "expected 'KEY VALUE'");
+	refuse_with("anon", "an-on 5\n", "expected 'KEY VALUE'");
+	refuse_with("anon", "anon 5\nkey\xc3\xa9 1\n", "expected 'KEY VALUE'");
 	/* the line number is given */
 	refuse("anon 1\nfile 2\nbad line\n", "line 3");
 	/* a key longer than the parser keeps */
 	refuse_with("sock", "sock_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa 0\n",
-		    "key too long");
+		    "expected 'KEY VALUE'");
 	/* a NUL inside the text */
 	{
 		static const char t[] = "anon 1\0\n";
