@@ -119,4 +119,27 @@ bad=$(diffs "$old")
 check "v6.1-y: generations' file pages = active_file + inactive_file (10 % or 300 pages)" [ -z "$bad" ]
 check "v6.1-y: a node's generation seqs only grow over the intervals" [ "$(grow "$old")" = 0 ]
 
+# --- a guest that leaves out a node it announced fails its run, with the reason ---
+cat > gap.json <<'EOF'
+{
+  "name": "e2e-lru-gap",
+  "reps": 1,
+  "arms": [ { "name": "gap", "kernel": "6.12", "lru_gen": "y",
+              "cmdline": "harness.fault=lrugap harness.fault_after=2" } ],
+  "workloads": [
+    { "name": "scan", "memcg_mib": 32, "duration_s": 4,
+      "files": [ { "name": "big", "mib": 48 } ],
+      "streams": [ { "kind": "scan", "file": "big", "access": "mmap" } ] }
+  ]
+}
+EOF
+"$harness" run gap.json > gap.out 2>&1
+gap=$(q "SELECT r.status || '|' || r.reason FROM runs r JOIN arms a ON a.id = r.arm_id WHERE a.name = 'gap'")
+check "lrugap: the run failed: ${gap:0:110}" \
+	bash -c '[[ $1 == "failed|guest sent the generations of 0 of the 1 nodes of interval "* ]]' _ "$gap"
+check "lrugap: its generations up to the gap were stored, none after" \
+	[ "$(q "SELECT COUNT(DISTINCT g.seq) + 1 = COUNT(DISTINCT s.seq) FROM samples s LEFT JOIN lru_gens g
+		ON g.run_id = s.run_id AND g.seq = s.seq WHERE s.run_id = (SELECT r.id FROM runs r JOIN arms a
+		ON a.id = r.arm_id WHERE a.name = 'gap')")" = 1 ]
+
 e2e_end
