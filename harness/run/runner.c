@@ -19,6 +19,7 @@
 struct lru_turn {
 	uint64_t expect, seen;                   /* PROTO_LRU announced, arrived */
 	uint64_t pages;                          /* anon + file over the interval's nodes */
+	uint64_t window_max, youngest;           /* the sample's max_seq; the nodes' largest */
 	int64_t last_nid;                        /* the interval's previous node, -1 */
 	int64_t nid[LRUGEN_MAX_NODES];           /* node i's nid in the last interval, -1 */
 	uint64_t max_seq[LRUGEN_MAX_NODES];      /* and its youngest generation */
@@ -232,13 +233,20 @@ static int check_resident(struct run_ctx *c, const struct proto_u64s *r, const c
 	return 0;
 }
 
-/* Every node the last sample announced must have come before the next sample. */
+/*
+ * Every node the last sample announced must have come before the next
+ * sample, the youngest of their generations the sample's lru_gen_max_seq.
+ */
 static int check_lru_done(struct run_ctx *c)
 {
 	if (c->lru.seen != c->lru.expect)
 		return fail(c, "guest sent the generations of %llu of the %llu nodes of "
 			    "interval %llu", (unsigned long long)c->lru.seen,
 			    (unsigned long long)c->lru.expect, (unsigned long long)(c->next_seq - 1));
+	if (c->lru.expect && c->lru.youngest != c->lru.window_max)
+		return fail(c, "guest interval %llu: youngest generation %llu, its sample says %llu",
+			    (unsigned long long)(c->next_seq - 1), (unsigned long long)c->lru.youngest,
+			    (unsigned long long)c->lru.window_max);
 	return 0;
 }
 
@@ -254,6 +262,10 @@ static int check_sample(struct run_ctx *c, const struct proto_sample *s)
 	if (s->lru_nodes && s->lru_refused)
 		return fail(c, "guest sample %llu announces generations of a refused lru_gen",
 			    (unsigned long long)s->seq);
+	if (s->gen_valid != (s->lru_nodes > 0))
+		return fail(c, "guest sample %llu: lru_gen window %s, %llu nodes of generations",
+			    (unsigned long long)s->seq, s->gen_valid ? "given" : "absent",
+			    (unsigned long long)s->lru_nodes);
 	if (s->seq != c->next_seq)
 		return fail(c, "guest sample %llu out of order (expected %llu)",
 			    (unsigned long long)s->seq, (unsigned long long)c->next_seq);
@@ -312,14 +324,17 @@ static int check_lru(struct run_ctx *c, const struct proto_lru *l)
 	t->nid[l->node] = (int64_t)l->nid;
 	t->max_seq[l->node] = youngest;
 	t->last_nid = (int64_t)l->nid;
+	t->youngest = youngest > t->youngest ? youngest : t->youngest;
 	t->seen++;
 	return 0;
 }
 
 /* A new interval's turn: the nodes its sample announced. */
-static void lru_turn_start(struct lru_turn *t, uint64_t nodes)
+static void lru_turn_start(struct lru_turn *t, const struct proto_sample *s)
 {
-	t->expect = nodes;
+	t->expect = s->lru_nodes;
+	t->window_max = s->max_seq;
+	t->youngest = 0;
 	t->seen = 0;
 	t->pages = 0;
 	t->last_nid = -1;
@@ -447,7 +462,7 @@ static int handle(struct run_ctx *c, const struct proto_msg *msg)
 		c->next_seq++;
 		c->last_t = msg->u.sample.t_ms;
 		memset(c->op_seen, 0, sizeof(c->op_seen));
-		lru_turn_start(&c->lru, msg->u.sample.lru_nodes);
+		lru_turn_start(&c->lru, &msg->u.sample);
 		return rc < 0 ? -2 : 0;
 	case PROTO_LRU:
 		if (check_lru(c, &msg->u.lru) < 0)
