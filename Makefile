@@ -182,7 +182,7 @@ demo: build images
 # the streams, YCSB's generators (no LevelDB), the sampler's and lru_gen's parsers.
 GUEST_TEST_SRC_streams := guest/stream.c guest/stream_random.c guest/stream_scan.c guest/zipf.c common/proto.c
 GUEST_TEST_SRC_ycsb    := guest/ycsb.c guest/zipf.c common/proto.c
-GUEST_TEST_SRC_sampler := guest/sampler.c common/proto.c
+GUEST_TEST_SRC_sampler := guest/sampler.c common/proto.c common/lrugen.c
 GUEST_TEST_SRC_lrugen  := common/lrugen.c
 GUEST_TESTS := tests/build/test_streams tests/build/test_ycsb tests/build/test_sampler tests/build/test_lrugen
 # The rest link every harness module, the test library and two guest parsers.
@@ -236,7 +236,7 @@ test-long: faults
 	HOSTS_SILENT=1 tests/e2e_hosts.sh $(HARNESS) $(HARNESSD)
 
 # Benchmarks measure; tests assert. Figures go to BENCHMARKS.md by hand.
-tests/build/bench_sampler: $(call obj,host,tests/bench_sampler.c guest/sampler.c common/proto.c)
+tests/build/bench_sampler: $(call obj,host,tests/bench_sampler.c guest/sampler.c common/proto.c common/lrugen.c)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ $$(pkg-config --libs jansson)
 

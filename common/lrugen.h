@@ -139,8 +139,9 @@ const char *lrugen_format_name(enum lrugen_format f);
  * memory.stat's LRU sizes (bytes) and aging/eviction counters (events or
  * pages), as both 6.1 and 6.12 print them (mm/memcontrol.c: 6.1's
  * memory_stat_format(), 6.12's memcg_stat_format(); under MGLRU "active" is
- * the two youngest generations). LRUGEN_STAT_KEYS lists them once: member,
- * whether a kernel may lack it (6.12 added the khugepaged ones).
+ * the two youngest generations), and the others the agent samples (major
+ * faults, the memcg's file and anon bytes). LRUGEN_STAT_KEYS lists them once:
+ * member, whether a kernel may lack it (6.12 added the khugepaged ones).
  */
 #define LRUGEN_STAT_KEYS(X)                                                   \
 	X(inactive_anon, 0) X(active_anon, 0) X(inactive_file, 0) X(active_file, 0) \
@@ -151,7 +152,8 @@ const char *lrugen_format_name(enum lrugen_format f);
 	X(pgscan, 0) X(pgsteal, 0)                                            \
 	X(pgscan_kswapd, 0) X(pgscan_direct, 0) X(pgscan_khugepaged, 1)       \
 	X(pgsteal_kswapd, 0) X(pgsteal_direct, 0) X(pgsteal_khugepaged, 1)    \
-	X(pgrefill, 0) X(pgactivate, 0) X(pgdeactivate, 0)
+	X(pgrefill, 0) X(pgactivate, 0) X(pgdeactivate, 0)                    \
+	X(pgmajfault, 0) X(file, 0) X(anon, 0)
 
 enum lrugen_stat_key {
 #define X(k, opt) LRUGEN_STAT_##k,

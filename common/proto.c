@@ -720,18 +720,22 @@ struct field {
 	enum fkind kind;
 	size_t off;      /* into the union member */
 	uint64_t max;    /* F_U64, F_U64S: upper bound; F_STR: buffer size */
+	size_t cap;      /* F_U64S: most values (<= PROTO_MAX_FILES) */
 };
 
 struct msg_desc {
 	enum proto_type type;
 	const char *name;
 	const struct field *fields;
+	/* what the fields must say together, after each was parsed; NULL: nothing */
+	int (*check)(const void *msg, char *err, size_t errlen);
 };
 
-#define U64(s, m, k, mx) { k, F_U64, offsetof(struct s, m), mx }
-#define STR(s, m, k)     { k, F_STR, offsetof(struct s, m), sizeof(((struct s *)0)->m) }
-#define U64S(s, m, k, mx) { k, F_U64S, offsetof(struct s, m), mx }
-#define END              { NULL, 0, 0, 0 }
+#define U64(s, m, k, mx) { k, F_U64, offsetof(struct s, m), mx, 0 }
+#define STR(s, m, k)     { k, F_STR, offsetof(struct s, m), sizeof(((struct s *)0)->m), 0 }
+#define U64A(s, m, k, mx, n) { k, F_U64S, offsetof(struct s, m), mx, n }
+#define U64S(s, m, k, mx) U64A(s, m, k, mx, PROTO_MAX_FILES)
+#define END              { NULL, 0, 0, 0, 0 }
 
 static const struct field hello_fields[] = {
 	U64(proto_hello, proto, "proto", 1000),
@@ -752,7 +756,7 @@ static const struct field hello_fields[] = {
 static const struct field job_fields[] = {
 	U64(proto_job, run, "run", UINT64_C(1) << 53),
 	STR(proto_job, lru_gen, "lru_gen"),
-	{ "workload", F_JOB, 0, 0 },
+	{ "workload", F_JOB, 0, 0, 0 },
 	END,
 };
 
@@ -803,20 +807,94 @@ static const struct field summary_fields[] = {
 };
 
 static const struct field error_fields[] = {
-	{ "msg", F_STR, 0, PROTO_ERR_MAX },
+	{ "msg", F_STR, 0, PROTO_ERR_MAX, 0 },
 	END,
 };
 
+static const struct field lru_fields[] = {
+#define X(m, key, mx) U64(proto_lru, m, key, mx),
+	PROTO_LRU_HEAD_FIELDS(X)
+#undef X
+#define X(m, key, mx) U64A(proto_lru, m, key, mx, LRUGEN_MAX_GENS),
+	PROTO_LRU_GEN_FIELDS(X)
+#undef X
+#define X(m, key, mx) U64A(proto_lru, m, key, mx, PROTO_LRU_TIER_MAX),
+	PROTO_LRU_TIER_FIELDS(X)
+#undef X
+	END,
+};
+
+/* The tier counters of generation g, type t (0 anon, 1 file), tier k. */
+static int lru_tier_ok(const struct proto_lru *l, unsigned g, unsigned t, unsigned k)
+{
+	const struct proto_u64s *c[2][3] = {
+		{ &l->anon_refaulted, &l->anon_evicted, &l->anon_protected },
+		{ &l->file_refaulted, &l->file_evicted, &l->file_protected },
+	};
+	size_t i = g * LRUGEN_TIERS + k;
+	int rep = (int)(l->rep.v[g] >> t) & 1;
+
+	if (!rep && (c[t][0]->v[i] || c[t][1]->v[i] || c[t][2]->v[i]))
+		return 0;
+	return k > 0 || !c[t][2]->v[i];
+}
+
+/*
+ * A node's generations: every per-generation array as long as gen (1 to
+ * LRUGEN_MAX_GENS), seqs strictly increasing; the tier arrays all empty, or
+ * all ngens x LRUGEN_TIERS (then at most LRUGEN_FULL_GENS generations), with
+ * counters only where rep says the kernel printed them, none protected at tier 0.
+ */
+static int lru_check(const void *msg, char *err, size_t errlen)
+{
+	const struct proto_lru *l = msg;
+	uint64_t n = l->gen.n, ntiers = l->anon_refaulted.n, g, t, k;
+
+	if (n == 0)
+		return proto_errf(err, errlen, "lru: no generations");
+#define X(m, key, mx) \
+	if (l->m.n != n) \
+		return proto_errf(err, errlen, "lru: %llu values of '" key "' for %llu generations", \
+				  (unsigned long long)l->m.n, (unsigned long long)n);
+	PROTO_LRU_GEN_FIELDS(X)
+#undef X
+	if (ntiers && (n > LRUGEN_FULL_GENS || ntiers != n * LRUGEN_TIERS))
+		return proto_errf(err, errlen, "lru: %llu tier values for %llu generations",
+				  (unsigned long long)ntiers, (unsigned long long)n);
+#define X(m, key, mx) \
+	if (l->m.n != ntiers) \
+		return proto_errf(err, errlen, "lru: '" key "' has %llu values, not %llu", \
+				  (unsigned long long)l->m.n, (unsigned long long)ntiers);
+	PROTO_LRU_TIER_FIELDS(X)
+#undef X
+	for (g = 1; g < n; g++)
+		if (l->gen.v[g] <= l->gen.v[g - 1])
+			return proto_errf(err, errlen, "lru: generation %llu after %llu",
+					  (unsigned long long)l->gen.v[g],
+					  (unsigned long long)l->gen.v[g - 1]);
+	for (g = 0; ntiers && g < n; g++)
+		for (t = 0; t < LRUGEN_NTYPES; t++)
+			for (k = 0; k < LRUGEN_TIERS; k++)
+				if (!lru_tier_ok(l, (unsigned)g, (unsigned)t, (unsigned)k))
+					return proto_errf(err, errlen, "lru: generation %llu "
+							  "tier %llu: counters the kernel "
+							  "does not print",
+							  (unsigned long long)l->gen.v[g],
+							  (unsigned long long)k);
+	return 0;
+}
+
 static const struct msg_desc msgs[] = {
-	{ PROTO_HELLO,   "hello",   hello_fields },
-	{ PROTO_JOB,     "job",     job_fields },
-	{ PROTO_SETUP,   "setup",   setup_fields },
-	{ PROTO_SAMPLE,  "sample",  sample_fields },
-	{ PROTO_STREAM,  "stream",  stream_fields },
-	{ PROTO_EVENT,   "event",   event_fields },
-	{ PROTO_SUMMARY, "summary", summary_fields },
-	{ PROTO_ERROR,   "error",   error_fields },
-	{ PROTO_OP,      "op",      op_fields },
+	{ PROTO_HELLO,   "hello",   hello_fields, NULL },
+	{ PROTO_JOB,     "job",     job_fields, NULL },
+	{ PROTO_SETUP,   "setup",   setup_fields, NULL },
+	{ PROTO_SAMPLE,  "sample",  sample_fields, NULL },
+	{ PROTO_STREAM,  "stream",  stream_fields, NULL },
+	{ PROTO_EVENT,   "event",   event_fields, NULL },
+	{ PROTO_SUMMARY, "summary", summary_fields, NULL },
+	{ PROTO_ERROR,   "error",   error_fields, NULL },
+	{ PROTO_OP,      "op",      op_fields, NULL },
+	{ PROTO_LRU,     "lru",     lru_fields, lru_check },
 };
 
 static const struct msg_desc *desc_by_name(const char *name)
@@ -879,9 +957,9 @@ static int field_from_json(const struct field *f, json_t *v, char *base, char *e
 		return u64_from_json(f->key, v, f->max, (uint64_t *)(base + f->off), err, errlen);
 	case F_U64S:
 		arr = (struct proto_u64s *)(base + f->off);
-		if (!json_is_array(v) || json_array_size(v) > PROTO_MAX_FILES)
-			return proto_errf(err, errlen, "field '%s' must be an array of at most %d",
-				    f->key, PROTO_MAX_FILES);
+		if (!json_is_array(v) || json_array_size(v) > f->cap)
+			return proto_errf(err, errlen, "field '%s' must be an array of at most %zu",
+				    f->key, f->cap);
 		arr->n = json_array_size(v);
 		for (i = 0; i < arr->n; i++)
 			if (u64_from_json(f->key, json_array_get(v, i), f->max, &arr->v[i],
@@ -942,6 +1020,8 @@ int proto_parse(const char *line, size_t len, struct proto_msg *out, char *err, 
 		proto_errf(err, errlen, "%s: unexpected fields", d->name);
 		goto out;
 	}
+	if (d->check && d->check(&out->u, err, errlen) < 0)
+		goto out;
 	ret = 0;
 out:
 	json_decref(root);
@@ -962,7 +1042,7 @@ static json_t *field_to_json(const struct field *f, const char *base)
 	case F_U64S:
 		arr = (const struct proto_u64s *)(base + f->off);
 		a = json_array();
-		for (i = 0; a && i < arr->n && i < PROTO_MAX_FILES; i++)
+		for (i = 0; a && i < arr->n && i < f->cap; i++)
 			json_array_append_new(a, json_integer((json_int_t)arr->v[i]));
 		return a;
 	case F_JOB:

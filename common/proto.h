@@ -14,7 +14,9 @@
 
 #include <jansson.h>
 
-#define PROTO_VERSION     4      /* 4: hello says when the guest booted to init, to its devices, to hello */
+#include "common/lrugen.h"
+
+#define PROTO_VERSION     5      /* 5: memory.stat's LRU counters in the sample, PROTO_LRU */
 #define PROTO_PORT_NAME   "harness.0"
 #define PROTO_LINE_MAX    16384  /* longer lines are refused, never truncated */
 #define PROTO_STR_MAX     128    /* bound on short string fields */
@@ -31,7 +33,8 @@
  * guest. Counters are deltas over the interval; file, anon and the lru_gen
  * sequence numbers are levels.
  */
-#define PROTO_SAMPLE_FIELDS(X)                                                 \
+#define PROTO_SAMPLE_FIELDS(X) PROTO_SAMPLE_BASE_FIELDS(X) PROTO_SAMPLE_LRU_FIELDS(X)
+#define PROTO_SAMPLE_BASE_FIELDS(X)                                            \
 	X(seq,              "seq",                      UINT64_C(1) << 32)     \
 	X(t_ms,             "t_ms",                     UINT64_C(1) << 40)     \
 	X(ramp,             "ramp",                     1)                     \
@@ -48,6 +51,61 @@
 	X(gen_valid,        "lru_gen_valid",            1)                     \
 	X(min_seq,          "lru_gen_min_seq",          UINT64_C(1) << 62)     \
 	X(max_seq,          "lru_gen_max_seq",          UINT64_C(1) << 62)
+
+/*
+ * The sample fields protocol 5 (schema 12) added, stored as nullable columns
+ * (rows of older runs have none): the classic LRU's sizes (levels, bytes),
+ * memory.stat's aging and eviction counters (deltas), and how many PROTO_LRU
+ * messages (one per node) follow the sample; lru_gen_refused is 1 when the
+ * interval's lru_gen text was not one the parser knows (none follow then).
+ */
+#define PROTO_SAMPLE_LRU_FIELDS(X)                                             \
+	X(active_anon,      "active_anon",              UINT64_C(1) << 50)     \
+	X(inactive_anon,    "inactive_anon",            UINT64_C(1) << 50)     \
+	X(active_file,      "active_file",              UINT64_C(1) << 50)     \
+	X(inactive_file,    "inactive_file",            UINT64_C(1) << 50)     \
+	X(restore_anon,     "workingset_restore_anon",  UINT64_C(1) << 48)     \
+	X(nodereclaim,      "workingset_nodereclaim",   UINT64_C(1) << 48)     \
+	X(pgscan_kswapd,    "pgscan_kswapd",            UINT64_C(1) << 48)     \
+	X(pgscan_direct,    "pgscan_direct",            UINT64_C(1) << 48)     \
+	X(pgsteal_kswapd,   "pgsteal_kswapd",           UINT64_C(1) << 48)     \
+	X(pgsteal_direct,   "pgsteal_direct",           UINT64_C(1) << 48)     \
+	X(pgrefill,         "pgrefill",                 UINT64_C(1) << 48)     \
+	X(pgactivate,       "pgactivate",               UINT64_C(1) << 48)     \
+	X(pgdeactivate,     "pgdeactivate",             UINT64_C(1) << 48)     \
+	X(lru_nodes,        "lru_gen_nodes",            LRUGEN_MAX_NODES)      \
+	X(lru_refused,      "lru_gen_refused",          1)
+
+/*
+ * PROTO_LRU: one node of the memcg's multi-gen LRU at the end of interval
+ * seq, sent after the interval's sample, nodes in nid order (node: 0, 1, ...
+ * up to the sample's lru_gen_nodes). One message per node keeps the line
+ * bounded (8 nodes of 4 generations of tiers would not fit PROTO_LINE_MAX).
+ * Per generation, oldest first (arrays of ngens, ngens >= 1): its seq
+ * (strictly increasing), age and pages as lru_gen prints them, and rep: bit
+ * LRUGEN_ANON / LRUGEN_FILE set where lru_gen_full printed that type's "rep"
+ * columns (LRUGEN_HIST). Per generation and tier (arrays of ngens x 4,
+ * generation-major, from lru_gen_full only; empty from lru_gen): the rep
+ * columns, 0 where rep's bit is clear; protected is 0 at tier 0.
+ */
+#define PROTO_LRU_TIER_MAX  (LRUGEN_FULL_GENS * LRUGEN_TIERS)
+#define PROTO_LRU_HEAD_FIELDS(X)                                               \
+	X(seq,              "seq",                      UINT64_C(1) << 32)     \
+	X(node,             "node",                     LRUGEN_MAX_NODES - 1)  \
+	X(nid,              "nid",                      1023)
+#define PROTO_LRU_GEN_FIELDS(X)                                                \
+	X(gen,              "gen",                      UINT64_C(1) << 62)     \
+	X(age_ms,           "age_ms",                   UINT32_MAX)            \
+	X(anon,             "anon",                     UINT64_C(1) << 40)     \
+	X(file,             "file",                     UINT64_C(1) << 40)     \
+	X(rep,              "rep",                      3)
+#define PROTO_LRU_TIER_FIELDS(X)                                               \
+	X(anon_refaulted,   "anon_refaulted",           UINT64_C(1) << 48)     \
+	X(anon_evicted,     "anon_evicted",             UINT64_C(1) << 48)     \
+	X(anon_protected,   "anon_protected",           UINT64_C(1) << 48)     \
+	X(file_refaulted,   "file_refaulted",           UINT64_C(1) << 48)     \
+	X(file_evicted,     "file_evicted",             UINT64_C(1) << 48)     \
+	X(file_protected,   "file_protected",           UINT64_C(1) << 48)
 
 /* One interval of one stream: ops and latency as the stream measured them. */
 #define PROTO_STREAM_FIELDS(X)                                                 \
@@ -102,11 +160,14 @@ extern const char *const proto_op_names[];
 	X(lat_p99_ns,       "lat_p99_ns",               UINT64_C(1) << 48)     \
 	X(lat_max_ns,       "lat_max_ns",               UINT64_C(1) << 48)
 
-/* A list of per-file values (residency in 4 KiB pages, file sizes). */
+/* A bounded list of values: per file (residency in 4 KiB pages, file sizes),
+ * per generation or per generation and tier (PROTO_LRU, fewer allowed). */
 struct proto_u64s {
 	uint64_t n;
 	uint64_t v[PROTO_MAX_FILES];
 };
+_Static_assert(PROTO_LRU_TIER_MAX <= PROTO_MAX_FILES && LRUGEN_MAX_GENS <= PROTO_MAX_FILES,
+	       "PROTO_LRU's arrays fit a proto_u64s");
 
 struct proto_sample {
 #define X(m, key, max) uint64_t m;
@@ -118,6 +179,16 @@ struct proto_sample {
 struct proto_stream_sample {
 #define X(m, key, max) uint64_t m;
 	PROTO_STREAM_FIELDS(X)
+#undef X
+};
+
+struct proto_lru {
+#define X(m, key, max) uint64_t m;
+	PROTO_LRU_HEAD_FIELDS(X)
+#undef X
+#define X(m, key, max) struct proto_u64s m;
+	PROTO_LRU_GEN_FIELDS(X)
+	PROTO_LRU_TIER_FIELDS(X)
 #undef X
 };
 
@@ -273,6 +344,7 @@ enum proto_type {
 	PROTO_SUMMARY,    /* guest: workload ended */
 	PROTO_ERROR,      /* guest: the job cannot run; msg says why */
 	PROTO_OP,         /* guest: one interval (or the total) of one operation of a stream */
+	PROTO_LRU,        /* guest: one node's generations (and tiers) at an interval's end */
 };
 
 struct proto_hello {
@@ -342,6 +414,7 @@ struct proto_msg {
 		struct proto_event event;
 		struct proto_summary summary;
 		struct proto_op_sample op;
+		struct proto_lru lru;
 		char error[PROTO_ERR_MAX];
 	} u;
 };

@@ -52,6 +52,7 @@ struct agent {
 	int fd;                     /* the channel */
 	char memcg[PATH_MAX];
 	int cachestat;
+	int lru_gen_on;             /* lru_gen enabled reads back neither "" nor 0x0000 */
 	struct proto_job job;
 	struct fault fault;          /* harness.fault=KIND: tests only */
 	struct boot_times boot;      /* as PID 1; zero otherwise */
@@ -550,6 +551,7 @@ static int setup(struct agent *a)
 	if (write_file("/proc/sys/vm/drop_caches", "3") < 0)
 		return -1;
 	copy_field(s->lru_gen, sizeof(s->lru_gen), lru);
+	a->lru_gen_on = lru[0] && strcmp(lru, "0x0000");
 	copy_field(s->residency, sizeof(s->residency), a->cachestat ? "cachestat" : "mincore");
 	return send_msg(a, &m);
 }
@@ -564,6 +566,7 @@ static int run(struct agent *a)
 	struct workload_env env = {
 		.job = &a->job, .data_dir = a->data_dir, .memcg = a->memcg,
 		.memcg_path = "/" MEMCG_NAME, .cachestat = a->cachestat, .chan_fd = a->fd,
+		.lru_gen_on = a->lru_gen_on,
 		.send = send_cb, .send_arg = a, .fault = &a->fault,
 	};
 	char err[PROTO_ERR_MAX];

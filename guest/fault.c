@@ -21,7 +21,7 @@ static const char *const kind_names[] = {
 	[FAULT_NONE] = "none", [FAULT_PANIC] = "panic", [FAULT_SILENCE] = "silence",
 	[FAULT_GARBAGE] = "garbage", [FAULT_BADUTF8] = "badutf8",
 	[FAULT_LONGLINE] = "longline", [FAULT_BADJSON] = "badjson",
-	[FAULT_FIOSTALL] = "fiostall",
+	[FAULT_FIOSTALL] = "fiostall", [FAULT_LRUGAP] = "lrugap",
 };
 
 /* A number of seconds (0..86400) given to option key, into *ms. */
@@ -165,11 +165,22 @@ static int fire(struct fault *f, int fd, const char *line, size_t len)
 		return send_longline(fd);
 	case FAULT_BADJSON:
 		return send_badjson(fd, line, len);
+	case FAULT_LRUGAP:     /* the line is simply not written */
 	case FAULT_FIOSTALL:
 	case FAULT_NONE:
 		break;
 	}
 	return 0;
+}
+
+/* lrugap: the first lru line after a sample after_ms into the workload. */
+static int fires_now(struct fault *f, const struct proto_msg *m)
+{
+	if (f->kind != FAULT_LRUGAP)
+		return m->type == PROTO_SAMPLE && m->u.sample.t_ms >= f->after_ms;
+	if (m->type == PROTO_SAMPLE && m->u.sample.t_ms >= f->after_ms)
+		f->armed = 1;
+	return f->armed && m->type == PROTO_LRU;
 }
 
 int fault_filter(struct fault *f, int fd, const struct proto_msg *m, const char *line,
@@ -179,7 +190,7 @@ int fault_filter(struct fault *f, int fd, const struct proto_msg *m, const char 
 		return 0;
 	if (f->fired)
 		return f->kind == FAULT_SILENCE;
-	if (m->type != PROTO_SAMPLE || m->u.sample.t_ms < f->after_ms)
+	if (!fires_now(f, m))
 		return 0;
 	f->fired = 1;
 	if (fire(f, fd, line, len) < 0)

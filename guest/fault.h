@@ -17,6 +17,7 @@ enum fault_kind {
 	FAULT_LONGLINE,  /* a 10 MiB line */
 	FAULT_BADJSON,   /* a sample with a negative counter */
 	FAULT_FIOSTALL,  /* fio's main process (its status output) stopped for a while */
+	FAULT_LRUGAP,    /* one node's PROTO_LRU left out (its sample announced it) */
 };
 
 struct fault {
@@ -24,6 +25,7 @@ struct fault {
 	uint64_t after_ms;   /* fires at the first sample this far into the workload */
 	uint64_t for_ms;     /* fiostall: how long fio stays stopped */
 	int fired;
+	int armed;           /* lrugap: a sample after_ms in has gone: the next lru line goes */
 	int stopped_pid;     /* fiostall: the process stopped, 0 if none */
 };
 

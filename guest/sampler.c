@@ -1,5 +1,6 @@
 /* sampler.c -- read the memcg's memory.stat strictly, the declared files'
- * page-cache residency (cachestat(2), else windowed mincore(2)), and lru_gen. */
+ * page-cache residency (cachestat(2), else windowed mincore(2)), and the
+ * memcg's generations from lru_gen_full or lru_gen (common/lrugen.c). */
 #include "sampler.h"
 
 #include <errno.h>
@@ -16,8 +17,6 @@
 #define __NR_cachestat 451   /* same number on x86_64 and aarch64 */
 #endif
 
-#define STAT_KEY_MAX 64
-
 /* The uapi structs (linux/mman.h, >= 6.5), named ours to avoid clashes. */
 struct sampler_cachestat_range {
 	uint64_t off;
@@ -32,23 +31,41 @@ struct sampler_cachestat {
 	uint64_t nr_recently_evicted;
 };
 
-/* memory.stat keys, where each lands in a sample, and whether it is a level. */
+/*
+ * The memory.stat keys a sample carries (lrugen.h's LRUGEN_STAT_KEYS, but
+ * the khugepaged ones), in the order of sampler_reading.stat[]: where each
+ * is in the parsed struct, where it lands in a sample, whether a level.
+ */
 static const struct {
 	const char *key;
-	size_t off;
+	size_t from, off;
 	int level;
 } stat_keys[SAMPLER_NKEYS] = {
-#define K(key, m, lvl) { key, offsetof(struct proto_sample, m), lvl }
-	K("pgmajfault", pgmajfault, 0),
-	K("workingset_refault_file", refault_file, 0),
-	K("workingset_refault_anon", refault_anon, 0),
-	K("workingset_activate_file", activate_file, 0),
-	K("workingset_activate_anon", activate_anon, 0),
-	K("workingset_restore_file", restore_file, 0),
-	K("pgscan", pgscan, 0),
-	K("pgsteal", pgsteal, 0),
-	K("file", file_bytes, 1),
-	K("anon", anon_bytes, 1),
+#define K(key, m, lvl) { #key, offsetof(struct lrugen_stat, key), \
+			 offsetof(struct proto_sample, m), lvl }
+	K(pgmajfault, pgmajfault, 0),
+	K(workingset_refault_file, refault_file, 0),
+	K(workingset_refault_anon, refault_anon, 0),
+	K(workingset_activate_file, activate_file, 0),
+	K(workingset_activate_anon, activate_anon, 0),
+	K(workingset_restore_file, restore_file, 0),
+	K(pgscan, pgscan, 0),
+	K(pgsteal, pgsteal, 0),
+	K(file, file_bytes, 1),
+	K(anon, anon_bytes, 1),
+	K(active_anon, active_anon, 1),
+	K(inactive_anon, inactive_anon, 1),
+	K(active_file, active_file, 1),
+	K(inactive_file, inactive_file, 1),
+	K(workingset_restore_anon, restore_anon, 0),
+	K(workingset_nodereclaim, nodereclaim, 0),
+	K(pgscan_kswapd, pgscan_kswapd, 0),
+	K(pgscan_direct, pgscan_direct, 0),
+	K(pgsteal_kswapd, pgsteal_kswapd, 0),
+	K(pgsteal_direct, pgsteal_direct, 0),
+	K(pgrefill, pgrefill, 0),
+	K(pgactivate, pgactivate, 0),
+	K(pgdeactivate, pgdeactivate, 0),
 #undef K
 };
 #define NKEYS SAMPLER_NKEYS
@@ -74,66 +91,16 @@ static uint64_t page_size(void)
 	return ps > 0 ? (uint64_t)ps : 4096;
 }
 
-/* Parse one "key value" line [p, end); fills key and value. */
-static int parse_line(const char *p, const char *end, char *key, uint64_t *val,
-		      char *err, size_t errlen, unsigned lineno)
-{
-	size_t k = 0;
-	uint64_t v = 0;
-	unsigned d;
-
-	while (p < end && ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_')) {
-		if (k + 1 >= STAT_KEY_MAX)
-			return proto_errf(err, errlen, "memory.stat line %u: key too long", lineno);
-		key[k++] = *p++;
-	}
-	key[k] = '\0';
-	if (k == 0 || p >= end || *p++ != ' ' || p >= end)
-		return proto_errf(err, errlen, "memory.stat line %u: not 'key value'", lineno);
-	for (; p < end; p++) {
-		if (*p < '0' || *p > '9')
-			return proto_errf(err, errlen,
-					  "memory.stat line %u ('%s'): value not a decimal",
-					  lineno, key);
-		d = (unsigned)(*p - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return proto_errf(err, errlen,
-					  "memory.stat line %u ('%s'): value overflows",
-					  lineno, key);
-		v = v * 10 + d;
-	}
-	*val = v;
-	return 0;
-}
-
 int sampler_parse_stat(const char *buf, size_t len, struct sampler_reading *out,
 		       char *err, size_t errlen)
 {
-	const char *p = buf, *end = buf + len, *nl;
-	char key[STAT_KEY_MAX];
-	unsigned seen[NKEYS] = { 0 }, lineno = 0;
-	uint64_t val = 0;
+	struct lrugen_stat st;
 	size_t i;
 
-	if (len == 0 || buf[len - 1] != '\n')
-		return proto_errf(err, errlen, "memory.stat: empty or not newline-terminated");
-	for (; p < end; p = nl + 1) {
-		nl = memchr(p, '\n', (size_t)(end - p));
-		if (parse_line(p, nl, key, &val, err, errlen, ++lineno) < 0)
-			return -1;
-		for (i = 0; i < NKEYS; i++) {
-			if (strcmp(key, stat_keys[i].key))
-				continue;
-			if (seen[i]++)
-				return proto_errf(err, errlen,
-						  "memory.stat: '%s' appears twice", key);
-			out->stat[i] = val;
-		}
-	}
+	if (lrugen_parse_stat(buf, len, &st, err, errlen) < 0)
+		return -1;
 	for (i = 0; i < NKEYS; i++)
-		if (!seen[i])
-			return proto_errf(err, errlen,
-					  "memory.stat: '%s' missing", stat_keys[i].key);
+		out->stat[i] = *(const uint64_t *)((const char *)&st + stat_keys[i].from);
 	return 0;
 }
 
@@ -201,6 +168,8 @@ static int residency_mincore(struct sampler *s, unsigned f, uint64_t *ret, char 
 	return 0;
 }
 
+static int open_lru_gen(struct sampler *s, char *err, size_t errlen);
+
 int sampler_open(struct sampler *s, const char *memcg_dir, const char *memcg_path,
 		 char *const files[], unsigned nfiles, int use_cachestat, char *err, size_t errlen)
 {
@@ -229,12 +198,36 @@ int sampler_open(struct sampler *s, const char *memcg_dir, const char *memcg_pat
 		s->file_size[f] = (uint64_t)st.st_size;
 	}
 	snprintf(s->memcg_path, sizeof(s->memcg_path), "%s", memcg_path);
-	s->gen_fd = open(SAMPLER_LRU_GEN, O_RDONLY | O_CLOEXEC);   /* optional */
 	s->buf = malloc(SAMPLER_STAT_MAX + 1);
 	s->vec = malloc(SAMPLER_WINDOW / page_size());
 	if (!s->buf || !s->vec)
 		return proto_errf(err, errlen, "sampler buffers: %s", strerror(ENOMEM));
+	return open_lru_gen(s, err, errlen);
+}
+
+/* lru_gen_full if debugfs has it, else lru_gen, else nothing (all optional). */
+static int open_lru_gen(struct sampler *s, char *err, size_t errlen)
+{
+	s->gen_full = 1;
+	s->gen_fd = open(SAMPLER_LRU_FULL, O_RDONLY | O_CLOEXEC);
+	if (s->gen_fd < 0) {
+		s->gen_full = 0;
+		s->gen_fd = open(SAMPLER_LRU_GEN, O_RDONLY | O_CLOEXEC);
+	}
+	if (s->gen_fd < 0)
+		return 0;
+	s->gen_buf = malloc(SAMPLER_GEN_MAX + 1);
+	s->lru = calloc(1, sizeof(*s->lru));
+	if (!s->gen_buf || !s->lru)
+		return proto_errf(err, errlen, "lru_gen buffers: %s", strerror(ENOMEM));
 	return 0;
+}
+
+void sampler_lru_gen_off(struct sampler *s)
+{
+	if (s->gen_fd >= 0)
+		close(s->gen_fd);
+	s->gen_fd = -1;
 }
 
 int sampler_residency(struct sampler *s, struct proto_u64s *out, char *err, size_t errlen)
@@ -254,66 +247,141 @@ int sampler_residency(struct sampler *s, struct proto_u64s *out, char *err, size
 	return 0;
 }
 
-/* The next line of [*p, end) into line (bounded); 0 at the end. */
-static int next_line(const char **p, const char *end, char *line, size_t cap)
+/* The oldest generation a node has of either type (lru_gen_full shows gone ones too). */
+static uint64_t oldest_seq(const struct lrugen_node *nd)
 {
-	const char *nl;
-	size_t n;
+	uint64_t lo = nd->min_seq[LRUGEN_ANON] < nd->min_seq[LRUGEN_FILE] ?
+		      nd->min_seq[LRUGEN_ANON] : nd->min_seq[LRUGEN_FILE];
 
-	if (*p >= end)
+	return lo == LRUGEN_SEQ_NONE ? nd->gen[0].seq : lo;
+}
+
+int sampler_parse_lru(const char *buf, size_t len, int full, const char *memcg_path,
+		      struct lrugen_memcg *m, struct sampler_reading *out,
+		      char *err, size_t errlen)
+{
+	struct lrugen_query q = { .full = full, .path = memcg_path };
+	uint64_t lo;
+	unsigned i;
+	int rc;
+
+	out->gen_valid = out->lru_refused = 0;
+	out->lru_nodes = 0;
+	out->min_seq = out->max_seq = 0;
+	rc = lrugen_parse(buf, len, &q, m, err, errlen);
+	if (rc == LRUGEN_ENOMEMCG)
 		return 0;
-	nl = memchr(*p, '\n', (size_t)(end - *p));
-	if (!nl)
-		nl = end;
-	n = (size_t)(nl - *p) < cap - 1 ? (size_t)(nl - *p) : cap - 1;
-	memcpy(line, *p, n);
-	line[n] = '\0';
-	*p = nl + 1;
-	return 1;
-}
-
-int sampler_parse_lru_gen(const char *buf, size_t len, const char *memcg_path,
-			  uint64_t *min_seq, uint64_t *max_seq)
-{
-	const char *p = buf, *end = buf + len;
-	char line[256], path[200];
-	unsigned long long seq;
-	int in = 0, found = 0, id;
-
-	while (next_line(&p, end, line, sizeof(line))) {
-		if (sscanf(line, " memcg %d %199s", &id, path) == 2) {
-			in = !strcmp(path, memcg_path);
-			continue;
-		}
-		if (!in || sscanf(line, " %llu", &seq) != 1 || strstr(line, "node"))
-			continue;
-		if (!found || seq < *min_seq)
-			*min_seq = seq;
-		if (!found || seq > *max_seq)
-			*max_seq = seq;
-		found = 1;
+	if (rc < 0) {
+		out->lru_refused = 1;
+		return -1;
 	}
-	return found ? 0 : -1;
+	for (i = 0; i < m->nnodes; i++) {
+		lo = oldest_seq(&m->node[i]);
+		if (!out->gen_valid || lo < out->min_seq)
+			out->min_seq = lo;
+		if (!out->gen_valid || m->node[i].max_seq > out->max_seq)
+			out->max_seq = m->node[i].max_seq;
+		out->gen_valid = 1;
+	}
+	out->lru_nodes = m->nnodes;
+	return 0;
 }
 
-/* lru_gen's debugfs view of our memcg: its generation window, if there is one. */
-static void read_lru_gen(struct sampler *s, struct sampler_reading *out)
+static void lru_tiers(const struct lrugen_gen *g, struct proto_lru *out)
+{
+	struct proto_u64s *c[LRUGEN_NTYPES][3] = {
+		{ &out->anon_refaulted, &out->anon_evicted, &out->anon_protected },
+		{ &out->file_refaulted, &out->file_evicted, &out->file_protected },
+	};
+	const struct lrugen_tier *tr;
+	unsigned t, k;
+	int rep;
+
+	for (t = 0; t < LRUGEN_NTYPES; t++)
+		for (k = 0; k < LRUGEN_TIERS; k++) {
+			rep = g->kind[t] == LRUGEN_HIST;
+			tr = &g->tier[t][k];
+			c[t][0]->v[c[t][0]->n++] = rep ? tr->refaulted : 0;
+			c[t][1]->v[c[t][1]->n++] = rep ? tr->evicted : 0;
+			c[t][2]->v[c[t][2]->n++] = rep ? tr->protected : 0;
+		}
+}
+
+void sampler_lru_msg(const struct lrugen_memcg *m, unsigned i, uint64_t seq,
+		     struct proto_lru *out)
+{
+	const struct lrugen_node *nd = &m->node[i];
+	const struct lrugen_gen *g;
+	int full = m->format != LRUGEN_BRIEF;
+	unsigned u, n;
+
+	memset(out, 0, sizeof(*out));
+	out->seq = seq;
+	out->node = i;
+	out->nid = nd->nid;
+	for (u = 0; u < nd->ngens; u++) {
+		g = &nd->gen[u];
+		if (full && g->gone[LRUGEN_ANON] && g->gone[LRUGEN_FILE])
+			continue;
+		n = (unsigned)out->gen.n++;
+		out->gen.v[n] = g->seq;
+		out->age_ms.v[n] = g->age_ms;
+		out->anon.v[n] = g->pages[LRUGEN_ANON];
+		out->file.v[n] = g->pages[LRUGEN_FILE];
+		out->rep.v[n] = (uint64_t)(g->kind[LRUGEN_ANON] == LRUGEN_HIST) << LRUGEN_ANON |
+				(uint64_t)(g->kind[LRUGEN_FILE] == LRUGEN_HIST) << LRUGEN_FILE;
+		if (full)
+			lru_tiers(g, out);
+	}
+	out->age_ms.n = out->anon.n = out->file.n = out->rep.n = out->gen.n;
+}
+
+/* The whole of gen_fd, from offset 0: -1 if it fills SAMPLER_GEN_MAX or fails. */
+static int read_gen_text(struct sampler *s, size_t *ret_len)
 {
 	size_t len = 0;
 	ssize_t n;
 
-	out->gen_valid = 0;
-	if (s->gen_fd < 0)
-		return;
 	for (;;) {
-		n = pread(s->gen_fd, s->buf + len, SAMPLER_STAT_MAX - len, (off_t)len);
+		n = pread(s->gen_fd, s->gen_buf + len, SAMPLER_GEN_MAX + 1 - len, (off_t)len);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0 || (len += (size_t)n) >= SAMPLER_STAT_MAX)
+		if (n < 0)
+			return -1;
+		if (n == 0)
 			break;
+		if ((len += (size_t)n) > SAMPLER_GEN_MAX)
+			return -1;
 	}
-	out->gen_valid = sampler_parse_lru_gen(s->buf, len, s->memcg_path, &out->min_seq,
-					       &out->max_seq) == 0;
+	*ret_len = len;
+	return 0;
+}
+
+/*
+ * lru_gen's debugfs view of our memcg. A text refused (cut at the bound, not
+ * of a known kernel) gives no generations this interval, counted in the
+ * sample; the first such reason goes to the console.
+ */
+static void read_lru_gen(struct sampler *s, struct sampler_reading *out)
+{
+	char why[PROTO_ERR_MAX];
+	size_t len = 0;
+
+	memset(why, 0, sizeof(why));
+	out->gen_valid = out->lru_refused = 0;
+	out->lru_nodes = 0;
+	if (s->gen_fd < 0)
+		return;
+	if (read_gen_text(s, &len) < 0) {
+		out->lru_refused = 1;
+		snprintf(why, sizeof(why), "unreadable or larger than %d bytes", SAMPLER_GEN_MAX);
+	} else if (sampler_parse_lru(s->gen_buf, len, s->gen_full, s->memcg_path, s->lru, out,
+				     why, sizeof(why)) == 0) {
+		return;
+	}
+	if (!s->gen_warned++)
+		fprintf(stderr, "agent: %s: %s (no generations sent while so)\n",
+			s->gen_full ? SAMPLER_LRU_FULL : SAMPLER_LRU_GEN, why);
 }
 
 int sampler_read(struct sampler *s, struct sampler_reading *out, char *err, size_t errlen)
@@ -351,6 +419,8 @@ int sampler_fill(const struct sampler_reading *now, const struct sampler_reading
 	out->gen_valid = (uint64_t)now->gen_valid;
 	out->min_seq = now->gen_valid ? now->min_seq : 0;
 	out->max_seq = now->gen_valid ? now->max_seq : 0;
+	out->lru_nodes = now->lru_nodes;
+	out->lru_refused = (uint64_t)now->lru_refused;
 	return 0;
 }
 
@@ -367,6 +437,8 @@ void sampler_close(struct sampler *s)
 			close(s->file_fd[f]);
 	free(s->buf);
 	free(s->vec);
+	free(s->gen_buf);
+	free(s->lru);
 	memset(s, 0, sizeof(*s));
 	s->stat_fd = s->gen_fd = -1;
 	for (f = 0; f < PROTO_MAX_FILES; f++)

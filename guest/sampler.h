@@ -8,10 +8,12 @@
 
 #include "common/proto.h"
 
-#define SAMPLER_STAT_MAX   (256 * 1024)         /* memory.stat / lru_gen bigger: refused */
+#define SAMPLER_STAT_MAX   (256 * 1024)         /* memory.stat bigger: refused */
+#define SAMPLER_GEN_MAX    (4 * 1024 * 1024)    /* lru_gen(_full) bigger: refused */
 #define SAMPLER_WINDOW     (64ULL << 20)        /* mincore maps at most this much at a time */
-#define SAMPLER_NKEYS      10                   /* memory.stat keys read */
+#define SAMPLER_NKEYS      23                   /* memory.stat keys read */
 #define SAMPLER_LRU_GEN    "/sys/kernel/debug/lru_gen"
+#define SAMPLER_LRU_FULL   "/sys/kernel/debug/lru_gen_full"
 
 /* Everything read at one instant; sampler_fill() turns two into a sample. */
 struct sampler_reading {
@@ -19,11 +21,15 @@ struct sampler_reading {
 	struct proto_u64s resident;     /* per file, 4 KiB pages */
 	int gen_valid;
 	uint64_t min_seq, max_seq;
+	unsigned lru_nodes;             /* nodes of sampler.lru to send as PROTO_LRU */
+	int lru_refused;                /* the text was not one lrugen_parse knows */
 };
 
 struct sampler {
 	int stat_fd;                    /* <memcg>/memory.stat */
-	int gen_fd;                     /* debugfs lru_gen, -1 if absent */
+	int gen_fd;                     /* debugfs lru_gen_full, else lru_gen; -1 if absent or off */
+	int gen_full;                   /* gen_fd is lru_gen_full */
+	int gen_warned;                 /* a refused lru_gen text was reported once */
 	char memcg_path[200];           /* as lru_gen names it, e.g. "/harness" */
 	unsigned nfiles;
 	int file_fd[PROTO_MAX_FILES];   /* never the workload's own descriptors */
@@ -32,6 +38,8 @@ struct sampler {
 	int use_cachestat;
 	unsigned char *vec;             /* mincore vector for one window */
 	char *buf;                      /* SAMPLER_STAT_MAX + 1 bytes */
+	char *gen_buf;                  /* SAMPLER_GEN_MAX + 1 bytes, with gen_fd */
+	struct lrugen_memcg *lru;       /* the memcg's generations as last read (~30 KB) */
 };
 
 /* 1 if cachestat(2) works on fd, else 0. */
@@ -58,14 +66,32 @@ int sampler_fill(const struct sampler_reading *now, const struct sampler_reading
 void sampler_close(struct sampler *s);
 
 /*
- * Strict memory.stat parse: every line "key value\n", key [a-z0-9_]+, value a
- * decimal that fits 64 bits; each key we use present exactly once.
+ * Strict memory.stat parse (lrugen_parse_stat): every line "key value\n", key
+ * [a-z0-9_]+, value a decimal that fits 64 bits; each key we use present
+ * exactly once.
  */
 int sampler_parse_stat(const char *buf, size_t len, struct sampler_reading *out,
 		       char *err, size_t errlen);
 
-/* min and max generation sequence of memcg_path in lru_gen's debugfs text; -1 if absent. */
-int sampler_parse_lru_gen(const char *buf, size_t len, const char *memcg_path,
-			  uint64_t *min_seq, uint64_t *max_seq);
+/* MGLRU is off (the arm's lru_gen "n", enabled reads 0x0000): read no generations. */
+void sampler_lru_gen_off(struct sampler *s);
+
+/*
+ * The memcg memcg_path of lru_gen's (full 0) or lru_gen_full's text into *m,
+ * and what the reading says of it: gen_valid, min_seq (the oldest seq of any
+ * node), max_seq, lru_nodes. The memcg absent: no generations. A text
+ * lrugen_parse refuses: none either, lru_refused 1, and -1 with its reason.
+ */
+int sampler_parse_lru(const char *buf, size_t len, int full, const char *memcg_path,
+		      struct lrugen_memcg *m, struct sampler_reading *out,
+		      char *err, size_t errlen);
+
+/*
+ * Node i of m as the PROTO_LRU of interval seq: its generations (in
+ * lru_gen_full those gone for both types left out) and, from lru_gen_full,
+ * the rep columns of every tier.
+ */
+void sampler_lru_msg(const struct lrugen_memcg *m, unsigned i, uint64_t seq,
+		     struct proto_lru *out);
 
 #endif

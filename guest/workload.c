@@ -502,6 +502,20 @@ static int fio_main_pid(const struct wl *w)
 	return 0;
 }
 
+/* One PROTO_LRU per node of the memcg's generations as just read. */
+static int send_lru(struct wl *w, const struct sampler_reading *now)
+{
+	struct proto_msg m = { .type = PROTO_LRU };
+	unsigned i;
+
+	for (i = 0; i < now->lru_nodes; i++) {
+		sampler_lru_msg(w->smp.lru, i, w->seq, &m.u.lru);
+		if (w->env->send(w->env->send_arg, &m) < 0)
+			return fail(w, "channel: cannot send a node's generations");
+	}
+	return 0;
+}
+
 static int take_sample(struct wl *w)
 {
 	struct proto_msg m = { .type = PROTO_SAMPLE };
@@ -520,7 +534,7 @@ static int take_sample(struct wl *w)
 	m.u.sample.ramp = w->seq * w->job->interval_ms < w->job->ramp_s * 1000;
 	if (w->env->send(w->env->send_arg, &m) < 0)
 		return fail(w, "channel: cannot send a sample");
-	if (send_streams(w, w->t_ms - span) < 0 || send_ops(w, span, (int)m.u.sample.ramp) < 0)
+	if (send_lru(w, &now) < 0 || send_streams(w, w->t_ms - span) < 0 || send_ops(w, span, (int)m.u.sample.ramp) < 0)
 		return -1;
 	w->prev = now;
 	w->seq++;
@@ -651,8 +665,11 @@ static int start_sampling(struct wl *w)
 	w->ev_rd = p[0];
 	w->ev_wr = p[1];
 	if (sampler_open(&w->smp, w->env->memcg, w->env->memcg_path, paths, w->job->nfiles,
-			 w->env->cachestat, w->err, w->errlen) < 0 ||
-	    sampler_read(&w->smp, &w->prev, w->err, w->errlen) < 0)
+			 w->env->cachestat, w->err, w->errlen) < 0)
+		return -1;
+	if (!w->env->lru_gen_on)
+		sampler_lru_gen_off(&w->smp);
+	if (sampler_read(&w->smp, &w->prev, w->err, w->errlen) < 0)
 		return -1;
 	w->reg->t0_ns = stream_now_ns();
 	return start_timer(w);

@@ -15,6 +15,7 @@ struct workload_env {
 	const char *memcg;           /* the memcg's directory */
 	const char *memcg_path;      /* its path as lru_gen's debugfs prints it */
 	int cachestat;               /* residency by cachestat(2), else mincore */
+	int lru_gen_on;              /* MGLRU enabled: its generations are sampled */
 	int chan_fd;                 /* closed in the workload process */
 	/* send one message to the host; returns 0 or -1 */
 	int (*send)(void *arg, const struct proto_msg *m);
@@ -23,8 +24,8 @@ struct workload_env {
 };
 
 /*
- * Run the job to its end: streams on their timeline, one PROTO_SAMPLE and one
- * PROTO_STREAM per stream every interval (a fio stream's once its documents
+ * Run the job to its end: streams on their timeline, one PROTO_SAMPLE, its
+ * PROTO_LRU per node with generations, and one PROTO_STREAM per stream every interval (a fio stream's once its documents
  * reach the interval's end, so possibly some intervals later; one given up
  * is not sent at all), events as they happen, then the PROTO_SUMMARY. Returns 0, or -1 with the reason in err (the caller sends it).
  */

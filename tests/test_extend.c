@@ -359,7 +359,7 @@ static void test_schema3_refused(void **state)
 	sqlite3_close(db);
 	assert_int_equal(store_open(path, &s, err), -1);
 	assert_null(s);
-	assert_non_null(strstr(err, "has schema 3, this harness writes schema 11"));
+	assert_non_null(strstr(err, "has schema 3, this harness writes schema 12"));
 	assert_non_null(strstr(err, path));
 	assert_null(strchr(err, '\n'));
 	/* left as it was */
@@ -389,13 +389,18 @@ static int64_t count_at(const char *path, const char *sql)
  * what its racing submits could leave: two live matrices of one spec, and
  * a cancelled one.
  */
+/* Schema 12's additions taken back out (the fixtures are made by today's store). */
+#define DROP_SAMPLE_COLUMN(m, key, max) "ALTER TABLE samples DROP COLUMN \"" key "\";"
+#define DOWNGRADE_12 \
+	PROTO_SAMPLE_LRU_FIELDS(DROP_SAMPLE_COLUMN) "DROP TABLE lru_gens; DROP TABLE lru_tiers;"
+
 static void make_schema5(const char *path)
 {
 	static const char downgrade[] =
 		"DROP INDEX matrices_live_spec; ALTER TABLE matrices DROP COLUMN dup_of;"
 		"ALTER TABLE arms DROP COLUMN build; ALTER TABLE arms DROP COLUMN failed;"
 		"DROP TABLE calibrations; ALTER TABLE runs DROP COLUMN host_load;"
-		"ALTER TABLE cells DROP COLUMN arch;"
+		"ALTER TABLE cells DROP COLUMN arch;" DOWNGRADE_12
 		"UPDATE matrices SET spec_hash = 'hash-twin';"
 		"UPDATE matrices SET state = 'cancelled' WHERE name = 'twin-c';"
 		"PRAGMA user_version = 5;";
@@ -444,7 +449,7 @@ static void test_schema5_upgraded(void **state)
 		fail_msg("schema 5 not upgraded: %s", err);
 	store_close(s);
 	/* nothing lost: three matrices, 4 runs each; the older live twin points at the newer */
-	assert_int_equal(count_at(path, "PRAGMA user_version"), 11);
+	assert_int_equal(count_at(path, "PRAGMA user_version"), 12);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM matrices"), 3);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs"), 12);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM matrices WHERE name = 'twin-a'"
@@ -720,7 +725,7 @@ static void test_schema4_upgraded(void **state)
 			 "ALTER TABLE matrices DROP COLUMN resolve_msg;"
 			 "ALTER TABLE matrices DROP COLUMN resolve; DROP TABLE calibrations;"
 			 "ALTER TABLE runs DROP COLUMN host_load;"
-			 "ALTER TABLE cells DROP COLUMN arch;"
+			 "ALTER TABLE cells DROP COLUMN arch;" DOWNGRADE_12
 			 "PRAGMA user_version = 4;",
 			 NULL, NULL, NULL) != SQLITE_OK)
 		fail_msg("making a schema 4 database: %s", sqlite3_errmsg(db));
@@ -737,7 +742,7 @@ static void test_schema4_upgraded(void **state)
 	assert_int_equal(nc, n);
 	assert_int_equal(store_unclaim(s, 0, err), 0);
 	store_close(s);
-	/* and it says schema 11 from now on (4 to 5 ... to 11), its arms with no build */
+	/* and it says schema 12 from now on (4 to 5 ... to 12), its arms with no build */
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "SELECT resolve_msg FROM matrices", NULL, NULL, NULL),
 			 SQLITE_OK);
@@ -747,7 +752,7 @@ static void test_schema4_upgraded(void **state)
 		assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL),
 				 SQLITE_OK);
 		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-		assert_int_equal(sqlite3_column_int(st, 0), 11);
+		assert_int_equal(sqlite3_column_int(st, 0), 12);
 		sqlite3_finalize(st);
 	}
 	sqlite3_close(db);
@@ -756,6 +761,11 @@ static void test_schema4_upgraded(void **state)
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM calibrations"), 0);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM bisections"), 0);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM run_phases"), 0);
+	/* schema 12: memory.stat's LRU columns (NULL in older rows), the generation tables */
+	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM samples WHERE active_file IS NOT NULL"
+				  " OR pgrefill IS NOT NULL OR lru_gen_nodes IS NOT NULL"), 0);
+	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM lru_gens"), 0);
+	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM lru_tiers WHERE file_evicted > 0"), 0);
 }
 
 /* No API answers but the directory is held (a daemon starting, a harness run): nothing written. */

@@ -1330,6 +1330,171 @@ static void test_take_line(void **state)
 	assert_int_equal(consumed, 4);
 }
 
+/* ---- PROTO_LRU: one node's generations and tiers ---- */
+
+/* A node of lru_gen_full: gens generations from seq 10, every tier counter v. */
+static void lru_fill(struct proto_lru *l, unsigned gens, int tiers, uint64_t v)
+{
+	unsigned g;
+
+	memset(l, 0, sizeof(*l));
+	l->seq = 3;
+	l->node = 1;
+	l->nid = 2;
+	for (g = 0; g < gens; g++) {
+#define X(m, key, max) l->m.n = gens;
+		PROTO_LRU_GEN_FIELDS(X)
+#undef X
+		l->gen.v[g] = 10 + g;
+		l->age_ms.v[g] = 1000 * (gens - g);
+		l->anon.v[g] = g;
+		l->file.v[g] = 100 + g;
+		l->rep.v[g] = tiers ? 3 : 0;
+	}
+	if (!tiers)
+		return;
+#define X(m, key, max) \
+	l->m.n = gens * LRUGEN_TIERS; \
+	for (g = 0; g < gens * LRUGEN_TIERS; g++) \
+		l->m.v[g] = (g % LRUGEN_TIERS) ? v : 0;
+	PROTO_LRU_TIER_FIELDS(X)
+#undef X
+	/* only protected must be 0 at tier 0 */
+	for (g = 0; g < gens; g++)
+		l->anon_refaulted.v[g * LRUGEN_TIERS] = l->file_evicted.v[g * LRUGEN_TIERS] = v;
+}
+
+static char *lru_line(unsigned gens, int tiers)
+{
+	struct proto_msg *m = new_msg(), *o = new_msg();
+	char *line;
+
+	m->type = PROTO_LRU;
+	lru_fill(&m->u.lru, gens, tiers, 7);
+	line = strdup(round_trip(m, o));
+	free(m);
+	free(o);
+	return line;
+}
+
+static void test_rt_lru(void **state)
+{
+	struct proto_msg *m = new_msg(), *o = new_msg();
+
+	(void)state;
+	m->type = PROTO_LRU;
+	/* lru_gen_full: four generations of four tiers, every counter at its bound */
+	lru_fill(&m->u.lru, LRUGEN_FULL_GENS, 1, UINT64_C(1) << 48);
+	m->u.lru.seq = UINT64_C(1) << 32;
+	m->u.lru.node = LRUGEN_MAX_NODES - 1;
+	m->u.lru.nid = 1023;
+	m->u.lru.gen.v[3] = UINT64_C(1) << 62;
+	m->u.lru.age_ms.v[0] = UINT32_MAX;
+	m->u.lru.file.v[1] = m->u.lru.anon.v[2] = UINT64_C(1) << 40;
+	round_trip(m, o);
+	assert_memory_equal(&o->u.lru, &m->u.lru, sizeof(m->u.lru));
+	/* lru_gen: up to eight generations, no tiers */
+	lru_fill(&m->u.lru, LRUGEN_MAX_GENS, 0, 0);
+	round_trip(m, o);
+	assert_memory_equal(&o->u.lru, &m->u.lru, sizeof(m->u.lru));
+	assert_int_equal(o->u.lru.file_protected.n, 0);
+	/* one type's rep columns only: the other's counters all 0 */
+	lru_fill(&m->u.lru, 2, 1, 0);
+	m->u.lru.rep.v[0] = 1u << LRUGEN_FILE;
+	m->u.lru.rep.v[1] = 0;
+	m->u.lru.file_refaulted.v[1] = 5;
+	round_trip(m, o);
+	assert_int_equal(o->u.lru.file_refaulted.v[1], 5);
+	free(m);
+	free(o);
+}
+
+static void test_refuse_lru(void **state)
+{
+	char *full = lru_line(2, 1), *brief = lru_line(3, 0), *s;
+	struct proto_msg *m = new_msg();
+	json_t *a;
+	int i;
+
+	(void)state;
+	/* every field, and nothing else */
+	refuse_mutated(full, "gen", NULL, "lru: field 'gen' missing");
+	refuse_mutated(full, "file_protected", NULL, "lru: field 'file_protected' missing");
+	refuse_mutated(full, "nid", NULL, "lru: field 'nid' missing");
+	refuse_mutated(full, "full", json_integer(1), "lru: unexpected fields");
+	/* bounds of the scalars and of each generation's values */
+	refuse_mutated(full, "node", json_integer(LRUGEN_MAX_NODES), "'node' out of range");
+	refuse_mutated(full, "nid", json_integer(1024), "'nid' out of range");
+	refuse_mutated(full, "seq", json_integer((json_int_t)(UINT64_C(1) << 32) + 1),
+		       "'seq' out of range");
+	refuse_mutated(full, "age_ms", json_pack("[I, i]", (json_int_t)UINT32_MAX + 1, 0),
+		       "'age_ms' out of range");
+	refuse_mutated(full, "file", json_pack("[I, i]", (json_int_t)(UINT64_C(1) << 40) + 1, 0),
+		       "'file' out of range");
+	refuse_mutated(full, "anon", json_pack("[i, i]", -1, 0), "'anon' out of range");
+	refuse_mutated(full, "rep", json_pack("[i, i]", 4, 3), "'rep' out of range");
+	refuse_mutated(full, "gen", json_pack("[I, i]", (json_int_t)(UINT64_C(1) << 62) + 1, 0),
+		       "'gen' out of range");
+	refuse_mutated(full, "anon_evicted", json_pack("[I,i,i,i,i,i,i,i]",
+		       (json_int_t)(UINT64_C(1) << 48) + 1, 0, 0, 0, 0, 0, 0, 0),
+		       "'anon_evicted' out of range");
+	refuse_mutated(full, "gen", json_pack("[s, i]", "1", 2), "'gen' must be an integer");
+	/* the arrays: at most 8 generations, 16 tier values */
+	a = json_array();
+	for (i = 0; i <= LRUGEN_MAX_GENS; i++)
+		json_array_append_new(a, json_integer(i));
+	refuse_mutated(brief, "gen", a, "'gen' must be an array of at most 8");
+	a = json_array();
+	for (i = 0; i <= PROTO_LRU_TIER_MAX; i++)
+		json_array_append_new(a, json_integer(0));
+	refuse_mutated(full, "file_evicted", a, "'file_evicted' must be an array of at most 16");
+	/* what the fields say together */
+	s = mutate(brief, "gen", json_array());
+	refuse_mutated(s, "age_ms", json_array(), "lru: no generations");
+	free(s);
+	refuse_mutated(brief, "age_ms", json_pack("[i, i]", 1, 2),
+		       "lru: 2 values of 'age_ms' for 3 generations");
+	refuse_mutated(brief, "gen", json_pack("[i, i, i]", 5, 5, 6), "generation 5 after 5");
+	refuse_mutated(brief, "gen", json_pack("[i, i, i]", 5, 4, 6), "generation 4 after 5");
+	refuse_mutated(full, "file_protected", json_pack("[i,i,i,i]", 0, 0, 0, 0),
+		       "'file_protected' has 4 values, not 8");
+	/* tiers of lru_gen_full's window only: not of 5 generations */
+	{
+		struct proto_msg *t = new_msg();
+		char line[PROTO_LINE_MAX], *five = lru_line(5, 0), *p = five, *q;
+
+#define X(m, key, max) \
+		a = json_array(); \
+		for (i = 0; i < PROTO_LRU_TIER_MAX; i++) \
+			json_array_append_new(a, json_integer(0)); \
+		q = mutate(p, key, a); \
+		free(p); \
+		p = q;
+		PROTO_LRU_TIER_FIELDS(X)
+#undef X
+		refuse(p, "lru: 16 tier values for 5 generations");
+		free(p);
+		t->type = PROTO_LRU;
+		lru_fill(&t->u.lru, 3, 1, 1);
+		t->u.lru.anon_protected.n = t->u.lru.anon_evicted.n = 8;
+		assert_true(proto_format(t, line, sizeof(line)) > 0);
+		line[strlen(line) - 1] = '\0';
+		refuse(line, "'anon_evicted' has 8 values, not 12");
+		free(t);
+	}
+	/* counters where the kernel printed no rep columns, protected pages at tier 0 */
+	refuse_mutated(full, "rep", json_pack("[i, i]", 1, 3), "counters the kernel does not print");
+	refuse_mutated(full, "anon_protected", json_pack("[i,i,i,i,i,i,i,i]", 1, 0, 0, 0, 0, 0, 0, 0),
+		       "generation 10 tier 0: counters the kernel does not print");
+	/* zeros where rep is clear are fine */
+	s = mutate(brief, "rep", json_pack("[i, i, i]", 0, 0, 0));
+	assert_int_equal(parse(s, m), 0);
+	free(s);
+	free(full);
+	free(brief);
+	free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1360,6 +1525,8 @@ int main(void)
 		cmocka_unit_test(test_job_limits),
 		cmocka_unit_test(test_opt_set_json),
 		cmocka_unit_test(test_take_line),
+		cmocka_unit_test(test_rt_lru),
+		cmocka_unit_test(test_refuse_lru),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

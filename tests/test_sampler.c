@@ -1,9 +1,8 @@
 /* test_sampler.c -- unit tests for guest/sampler.c's parsers, run on the host:
- * sampler_parse_stat on a memory.stat as a 6.12 kernel writes it (and on every
- * way it can be malformed), sampler_fill's deltas and levels, and
- * sampler_parse_lru_gen on the debugfs lru_gen text of
- * Documentation/admin-guide/mm/multigen_lru.rst ("memcg ID PATH", " node NID",
- * then "SEQ AGE_MS ANON FILE" per generation). */
+ * sampler_parse_stat (lrugen_parse_stat underneath) on a memory.stat as a 6.12
+ * kernel writes it (and on every way it can be malformed), sampler_fill's deltas and levels, and
+ * sampler_parse_lru / sampler_lru_msg on Debian 6.1's and 6.12's lru_gen and
+ * lru_gen_full captures (tests/data/): what the agent sends, parsed as the host does. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,8 +21,13 @@ static char err[256];
 /* The keys sampler_parse_stat reads, in the order of sampler_reading.stat[]. */
 enum {
 	I_PGMAJFAULT, I_REFAULT_FILE, I_REFAULT_ANON, I_ACTIVATE_FILE, I_ACTIVATE_ANON,
-	I_RESTORE_FILE, I_PGSCAN, I_PGSTEAL, I_FILE, I_ANON, I_COUNT
+	I_RESTORE_FILE, I_PGSCAN, I_PGSTEAL, I_FILE, I_ANON,
+	I_ACTIVE_ANON, I_INACTIVE_ANON, I_ACTIVE_FILE, I_INACTIVE_FILE, I_RESTORE_ANON,
+	I_NODERECLAIM, I_PGSCAN_KSWAPD, I_PGSCAN_DIRECT, I_PGSTEAL_KSWAPD, I_PGSTEAL_DIRECT,
+	I_PGREFILL, I_PGACTIVATE, I_PGDEACTIVATE, I_COUNT
 };
+
+#define DATA "tests/data/"
 
 /*
  * memory.stat of a cgroup v2 memcg on 6.12 (x86_64, THP and zswap on): every
@@ -97,6 +101,11 @@ static const uint64_t want_6_12[I_COUNT] = {
 	[I_ACTIVATE_FILE] = 3456, [I_ACTIVATE_ANON] = 13,  [I_RESTORE_FILE] = 1234,
 	[I_PGSCAN] = 98765,      [I_PGSTEAL] = 87654,      [I_FILE] = 66584576,
 	[I_ANON] = 1302528,
+	[I_ACTIVE_ANON] = 12288, [I_INACTIVE_ANON] = 1290240, [I_ACTIVE_FILE] = 17231872,
+	[I_INACTIVE_FILE] = 49352704, [I_RESTORE_ANON] = 17, [I_NODERECLAIM] = 0,
+	[I_PGSCAN_KSWAPD] = 111, [I_PGSCAN_DIRECT] = 98654, [I_PGSTEAL_KSWAPD] = 222,
+	[I_PGSTEAL_DIRECT] = 87432, [I_PGREFILL] = 333, [I_PGACTIVATE] = 444,
+	[I_PGDEACTIVATE] = 555,
 };
 
 static int parse_text(const char *text, struct sampler_reading *r)
@@ -171,12 +180,16 @@ static void test_stat_order_free(void **state)
 	static const char text[] =
 		"pgsteal 8\nfile 9\nworkingset_restore_file 6\nanon 10\npgmajfault 1\n"
 		"workingset_activate_anon 5\npgscan 7\nworkingset_refault_anon 3\n"
-		"workingset_activate_file 4\nworkingset_refault_file 2\n";
+		"workingset_activate_file 4\nworkingset_refault_file 2\n"
+		"pgdeactivate 23\nactive_anon 11\ninactive_file 14\npgrefill 21\n"
+		"inactive_anon 12\nactive_file 13\nworkingset_restore_anon 15\n"
+		"pgsteal_direct 20\nworkingset_nodereclaim 16\npgscan_kswapd 17\n"
+		"pgscan_direct 18\npgsteal_kswapd 19\npgactivate 22\n";
 	struct sampler_reading r;
 	int i;
 
 	(void)state;
-	/* only the ten keys, in another order: each still lands at its index */
+	/* only the keys read, in another order: each still lands at its index */
 	if (parse_text(text, &r) < 0)
 		fail_msg("refused: %s", err);
 	for (i = 0; i < I_COUNT; i++)
@@ -209,54 +222,56 @@ static void test_stat_refusals(void **state)
 	static const char *const keys[] = {
 		"pgmajfault", "workingset_refault_file", "workingset_refault_anon",
 		"workingset_activate_file", "workingset_activate_anon", "workingset_restore_file",
-		"pgscan", "pgsteal", "file", "anon",
+		"pgscan", "pgsteal", "file", "anon", "active_anon", "inactive_anon",
+		"active_file", "inactive_file", "workingset_restore_anon",
+		"workingset_nodereclaim", "pgscan_kswapd", "pgscan_direct", "pgsteal_kswapd",
+		"pgsteal_direct", "pgrefill", "pgactivate", "pgdeactivate",
 	};
 	char want[96], line[96];
 	unsigned i;
 
 	(void)state;
-	/* each key missing, and each twice */
+	/* each key missing, and each twice (lrugen_parse_stat's messages) */
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		snprintf(want, sizeof(want), "'%s' missing", keys[i]);
+		snprintf(want, sizeof(want), "no '%s' line", keys[i]);
 		refuse_with(keys[i], NULL, want);
 		snprintf(line, sizeof(line), "%s 1\n%s 2\n", keys[i], keys[i]);
-		snprintf(want, sizeof(want), "'%s' appears twice", keys[i]);
-		refuse_with(keys[i], line, want);
+		refuse_with(keys[i], line, "a key given twice");
 	}
 	/* a key whose name only starts like one of ours does not stand in for it */
-	refuse_with("pgscan", "pgscan_total 5\n", "'pgscan' missing");
+	refuse_with("pgscan", "pgscan_total 5\n", "no 'pgscan' line");
 	/* value overflow: 2^64, and far beyond */
-	refuse_with("pgscan", "pgscan 18446744073709551616\n", "('pgscan'): value overflows");
-	refuse_with("file", "file 99999999999999999999999\n", "value overflows");
+	refuse_with("pgscan", "pgscan 18446744073709551616\n", "the value is out of range");
+	refuse_with("file", "file 99999999999999999999999\n", "out of range");
 	/* not newline-terminated, empty */
-	refuse("anon 1", "not newline-terminated");
+	refuse("anon 1", "no newline at the end");
 	{
 		char *t = stat_with("thp_swpout_fallback", "thp_swpout_fallback 0");
 
-		refuse(t, "not newline-terminated");
+		refuse(t, "no newline at the end");
 		free(t);
 	}
-	refuse("", "empty");
+	refuse("", "no 'inactive_anon' line");
 	/* bad characters and shapes */
-	refuse_with("anon", "Anon 5\n", "not 'key value'");
-	refuse_with("anon", "anon  5\n", "value not a decimal");
-	refuse_with("anon", "anon 5 \n", "value not a decimal");
-	refuse_with("anon", "anon -5\n", "value not a decimal");
-	refuse_with("anon", "anon +5\n", "value not a decimal");
-	refuse_with("anon", "anon 0x10\n", "value not a decimal");
-	refuse_with("anon", "anon 5\r\n", "value not a decimal");
-	refuse_with("anon", "anon\t5\n", "not 'key value'");
-	refuse_with("anon", "anon\n", "not 'key value'");
-	refuse_with("anon", "anon \n", "not 'key value'");
-	refuse_with("anon", " anon 5\n", "not 'key value'");
-	refuse_with("anon", "anon 5\n\n", "not 'key value'");
-	refuse_with("anon", "an-on 5\n", "not 'key value'");
-	refuse_with("anon", "anon 5\nkey\xc3\xa9 1\n", "not 'key value'");
+	refuse_with("anon", "Anon 5\n", "expected 'KEY VALUE'");
+	refuse_with("anon", "anon  5\n", "not a decimal number");
+	refuse_with("anon", "anon 5 \n", "not a decimal number");
+	refuse_with("anon", "anon -5\n", "not a decimal number");
+	refuse_with("anon", "anon +5\n", "not a decimal number");
+	refuse_with("anon", "anon 0x10\n", "leading zero");
+	refuse_with("anon", "anon 5\r\n", "not a decimal number");
+	refuse_with("anon", "anon\t5\n", "expected 'KEY VALUE'");
+	refuse_with("anon", "anon\n", "expected 'KEY VALUE'");
+	refuse_with("anon", "anon \n", "expected 'KEY VALUE'");
+	refuse_with("anon", " anon 5\n", "expected 'KEY VALUE'");
+	refuse_with("anon", "anon 5\n\n", "expected 'KEY VALUE'");
+	refuse_with("anon", "an-on 5\n", "expected 'KEY VALUE'");
+	refuse_with("anon", "anon 5\nkey\xc3\xa9 1\n", "expected 'KEY VALUE'");
 	/* the line number is given */
 	refuse("anon 1\nfile 2\nbad line\n", "line 3");
 	/* a key longer than the parser keeps */
 	refuse_with("sock", "sock_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa 0\n",
-		    "key too long");
+		    "expected 'KEY VALUE'");
 	/* a NUL inside the text */
 	{
 		static const char t[] = "anon 1\0\n";
@@ -300,14 +315,34 @@ static void test_fill(void **state)
 	assert_int_equal(s.gen_valid, 1);
 	assert_int_equal(s.min_seq, 7);
 	assert_int_equal(s.max_seq, 10);
+	/* the classic LRU's sizes are levels, the aging counters deltas */
+	assert_int_equal(s.active_file, 17231872);
+	assert_int_equal(s.inactive_file, 49352704);
+	assert_int_equal(s.active_anon, 12288);
+	assert_int_equal(s.inactive_anon, 1290240);
+	assert_int_equal(s.restore_anon, 17);
+	assert_int_equal(s.pgscan_direct, 98654);
+	assert_int_equal(s.pgsteal_kswapd, 222);
+	assert_int_equal(s.pgrefill, 333);
+	assert_int_equal(s.pgactivate, 444);
+	assert_int_equal(s.pgdeactivate, 555);
+	assert_int_equal(s.lru_nodes, 0);
+	assert_int_equal(s.lru_refused, 0);
 
 	/* counters are deltas, file and anon levels (they may go down) */
 	prev = now;
 	now.stat[I_PGSCAN] += 50;
 	now.stat[I_FILE] -= 4096;
 	now.stat[I_ANON] += 8192;
+	now.stat[I_ACTIVE_FILE] -= 4096;
+	now.stat[I_PGREFILL] += 3;
 	now.gen_valid = 0;
+	now.lru_refused = 1;
 	assert_int_equal(sampler_fill(&now, &prev, &s, err, sizeof(err)), 0);
+	assert_int_equal(s.active_file, 17231872 - 4096);
+	assert_int_equal(s.pgrefill, 3);
+	assert_int_equal(s.pgdeactivate, 0);
+	assert_int_equal(s.lru_refused, 1);
 	assert_int_equal(s.pgscan, 50);
 	assert_int_equal(s.pgmajfault, 0);
 	assert_int_equal(s.file_bytes, 66584576 - 4096);
@@ -324,105 +359,177 @@ static void test_fill(void **state)
 	assert_non_null(strstr(err, "'workingset_refault_file' went backwards: 5 after 23456"));
 }
 
-/* ---- sampler_parse_lru_gen ---- */
+/* ---- sampler_parse_lru, sampler_lru_msg ---- */
 
-/* Two memcgs, the second with two nodes, as lru_gen_seq_show() prints them. */
-static const char lru_gen_text[] =
-	"memcg     1 /\n"
-	" node     0\n"
-	"          0      95046            0        11264\n"
-	"          1      95046            0         2048\n"
-	"          2      40123          512          768\n"
-	"          3       1234         1024          256\n"
-	"memcg     7 /harness\n"
-	" node     0\n"
-	"         12      20011            0        10240\n"
-	"         13       8800            0         4096\n"
-	"         14       2100           16         1024\n"
-	"         15        120            8          512\n"
-	" node     1\n"
-	"         11      25000            0          128\n"
-	"         12      20000            0           64\n"
-	"         13       8000            0           32\n"
-	"         16         80            0           16\n";
-
-static void test_lru_gen(void **state)
+/* A capture of tests/data/, NUL-terminated; its length in *len. */
+static char *slurp(const char *name, size_t *len)
 {
-	uint64_t lo = 999, hi = 999;
+	char path[256], *buf;
+	FILE *f;
+	long n;
 
-	(void)state;
-	assert_int_equal(sampler_parse_lru_gen(lru_gen_text, strlen(lru_gen_text), "/harness",
-					       &lo, &hi), 0);
-	assert_int_equal(lo, 11);
-	assert_int_equal(hi, 16);
-	/* the root memcg's window is its own */
-	assert_int_equal(sampler_parse_lru_gen(lru_gen_text, strlen(lru_gen_text), "/", &lo, &hi), 0);
-	assert_int_equal(lo, 0);
-	assert_int_equal(hi, 3);
-	/* absent memcgs, prefixes and extensions of a path */
-	assert_int_equal(sampler_parse_lru_gen(lru_gen_text, strlen(lru_gen_text), "/other",
-					       &lo, &hi), -1);
-	assert_int_equal(sampler_parse_lru_gen(lru_gen_text, strlen(lru_gen_text), "/harn",
-					       &lo, &hi), -1);
-	assert_int_equal(sampler_parse_lru_gen(lru_gen_text, strlen(lru_gen_text), "/harness/x",
-					       &lo, &hi), -1);
-	assert_int_equal(sampler_parse_lru_gen("", 0, "/harness", &lo, &hi), -1);
+	snprintf(path, sizeof(path), DATA "%s", name);
+	f = fopen(path, "rb");
+	if (!f)
+		fail_msg("cannot open %s", path);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
 }
 
-static void test_lru_gen_edges(void **state)
+/* msg through proto_format and the host's proto_parse, unchanged. */
+static void host_accepts(const struct proto_lru *l)
 {
-	static const char order[] =
-		"memcg     7 /harness\n"
-		" node     0\n"
-		"         20        100            0            1\n"
-		"         21         50            0            1\n"
-		"memcg     8 /harness/child\n"
-		" node     0\n"
-		"          2        100            0            1\n"
-		"         40         50            0            1\n"
-		"memcg     9 /harness2\n"
-		" node     0\n"
-		"          1        100            0            1\n";
-	static const char nogens[] =
-		"memcg     7 /harness\n"
-		" node     0\n"
-		"memcg     9 /other\n"
-		" node     0\n"
-		"          5        100            0            1\n";
-	static const char last_no_nl[] =
-		"memcg     1 /\n"
-		" node     0\n"
-		"          3        100            0            1\n"
-		"memcg     7 /harness\n"
-		" node     0\n"
-		"          8        100            0            1\n"
-		"          9         50            0            1";
-	uint64_t lo = 0, hi = 0;
+	struct proto_msg m = { .type = PROTO_LRU }, back;
+	char line[PROTO_LINE_MAX];
+	int n;
+
+	m.u.lru = *l;
+	n = proto_format(&m, line, sizeof(line));
+	assert_true(n > 0);
+	if (proto_parse(line, (size_t)n - 1, &back, err, sizeof(err)) < 0)
+		fail_msg("host refuses %s: %s", line, err);
+	assert_int_equal(back.type, PROTO_LRU);
+	assert_memory_equal(&back.u.lru, l, sizeof(*l));
+}
+
+static const struct {
+	const char *file;
+	int full;
+} captures[] = {
+	{ "lru_gen-6.1.txt", 0 }, { "lru_gen-6.1-aged.txt", 0 }, { "lru_gen-6.1-evicted.txt", 0 },
+	{ "lru_gen-6.12.txt", 0 }, { "lru_gen-6.12-aged.txt", 0 },
+	{ "lru_gen-6.12-evicted.txt", 0 }, { "lru_gen-6.12-disabled.txt", 0 },
+	{ "lru_gen_full-6.1.txt", 1 }, { "lru_gen_full-6.1-aged.txt", 1 },
+	{ "lru_gen_full-6.12.txt", 1 }, { "lru_gen_full-6.12-aged.txt", 1 },
+};
+
+/* Every capture's memcg /t: a window, one message per node the host accepts. */
+static void test_lru_captures(void **state)
+{
+	struct lrugen_memcg *m = calloc(1, sizeof(*m));
+	struct sampler_reading r;
+	struct proto_lru l;
+	unsigned i, nd;
+	uint64_t g;
+	size_t len;
+	char *text;
 
 	(void)state;
-	/* a memcg's window ends at the next memcg line, whatever its path */
-	assert_int_equal(sampler_parse_lru_gen(order, strlen(order), "/harness", &lo, &hi), 0);
-	assert_int_equal(lo, 20);
-	assert_int_equal(hi, 21);
-	assert_int_equal(sampler_parse_lru_gen(order, strlen(order), "/harness/child", &lo, &hi), 0);
-	assert_int_equal(lo, 2);
-	assert_int_equal(hi, 40);
-	/* a memcg with no generations has no window */
-	assert_int_equal(sampler_parse_lru_gen(nogens, strlen(nogens), "/harness", &lo, &hi), -1);
-	/* the last line without its newline counts */
-	assert_int_equal(sampler_parse_lru_gen(last_no_nl, strlen(last_no_nl), "/harness",
-					       &lo, &hi), 0);
-	assert_int_equal(lo, 8);
-	assert_int_equal(hi, 9);
-	/* only len bytes are read */
-	assert_int_equal(sampler_parse_lru_gen(last_no_nl, strlen(last_no_nl) - 50, "/harness",
-					       &lo, &hi), 0);
-	assert_int_equal(lo, 8);
-	assert_int_equal(hi, 8);
-	/* one generation: min = max */
-	assert_int_equal(sampler_parse_lru_gen(order, strlen(order), "/harness2", &lo, &hi), 0);
-	assert_int_equal(lo, 1);
-	assert_int_equal(hi, 1);
+	assert_non_null(m);
+	for (i = 0; i < sizeof(captures) / sizeof(captures[0]); i++) {
+		text = slurp(captures[i].file, &len);
+		memset(&r, 0, sizeof(r));
+		if (sampler_parse_lru(text, len, captures[i].full, "/t", m, &r, err,
+				      sizeof(err)) < 0)
+			fail_msg("%s: %s", captures[i].file, err);
+		assert_int_equal(r.gen_valid, 1);
+		assert_int_equal(r.lru_refused, 0);
+		assert_int_equal(r.lru_nodes, m->nnodes);
+		assert_true(r.lru_nodes >= 1 && r.min_seq <= r.max_seq);
+		for (nd = 0; nd < r.lru_nodes; nd++) {
+			sampler_lru_msg(m, nd, 42, &l);
+			assert_int_equal(l.seq, 42);
+			assert_int_equal(l.node, nd);
+			assert_int_equal(l.nid, m->node[nd].nid);
+			assert_true(l.gen.n >= 1);
+			assert_int_equal(l.gen.v[l.gen.n - 1], m->node[nd].max_seq);
+			assert_true(l.gen.v[0] >= r.min_seq);
+			/* tiers only from lru_gen_full, four per generation */
+			assert_int_equal(l.file_evicted.n, captures[i].full ? l.gen.n * 4 : 0);
+			for (g = 0; !captures[i].full && g < l.gen.n; g++)
+				assert_int_equal(l.rep.v[g], 0);
+			host_accepts(&l);
+		}
+		free(text);
+	}
+	free(m);
+}
+
+/* lru_gen_full 6.12 aged, node 0 of /t, as the capture shows it. */
+static void test_lru_full_values(void **state)
+{
+	struct lrugen_memcg *m = calloc(1, sizeof(*m));
+	struct sampler_reading r;
+	struct proto_lru l;
+	unsigned nd, g, t, k, reps = 0;
+	size_t len;
+	char *text = slurp("lru_gen_full-6.12-aged.txt", &len);
+
+	(void)state;
+	assert_non_null(m);
+	assert_int_equal(sampler_parse_lru(text, len, 1, "/t", m, &r, err, sizeof(err)), 0);
+	for (nd = 0; nd < m->nnodes; nd++) {
+		sampler_lru_msg(m, nd, 0, &l);
+		for (g = 0; g < l.gen.n; g++) {
+			const struct lrugen_gen *lg = NULL;
+			unsigned u;
+
+			for (u = 0; u < m->node[nd].ngens; u++)
+				if (m->node[nd].gen[u].seq == l.gen.v[g])
+					lg = &m->node[nd].gen[u];
+			assert_non_null(lg);
+			assert_int_equal(l.age_ms.v[g], lg->age_ms);
+			assert_int_equal(l.anon.v[g], lg->pages[LRUGEN_ANON]);
+			assert_int_equal(l.file.v[g], lg->pages[LRUGEN_FILE]);
+			for (t = 0; t < LRUGEN_NTYPES; t++) {
+				int rep = lg->kind[t] == LRUGEN_HIST;
+				const struct proto_u64s *ev = t ? &l.file_evicted : &l.anon_evicted;
+				const struct proto_u64s *rf = t ? &l.file_refaulted : &l.anon_refaulted;
+
+				assert_int_equal((l.rep.v[g] >> t) & 1, rep);
+				reps += (unsigned)rep;
+				for (k = 0; k < LRUGEN_TIERS; k++) {
+					assert_int_equal(ev->v[g * 4 + k],
+							 rep ? lg->tier[t][k].evicted : 0);
+					assert_int_equal(rf->v[g * 4 + k],
+							 rep ? lg->tier[t][k].refaulted : 0);
+				}
+			}
+		}
+	}
+	/* min_seq of each type carries its rep columns */
+	assert_true(reps >= 2);
+	free(text);
+	free(m);
+}
+
+/* Absent memcg: nothing, not refused. Refused text: nothing, counted, -1. */
+static void test_lru_refused(void **state)
+{
+	struct lrugen_memcg *m = calloc(1, sizeof(*m));
+	struct sampler_reading r;
+	size_t len;
+	char *text = slurp("lru_gen_full-6.12.txt", &len);
+
+	(void)state;
+	assert_non_null(m);
+	memset(&r, 0xff, sizeof(r));
+	assert_int_equal(sampler_parse_lru(text, len, 1, "/harness", m, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.gen_valid, 0);
+	assert_int_equal(r.lru_nodes, 0);
+	assert_int_equal(r.lru_refused, 0);
+	/* cut short inside a generation's tiers */
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(sampler_parse_lru(text, len - 30, 1, "/t", m, &r, err, sizeof(err)), -1);
+	assert_int_equal(r.lru_refused, 1);
+	assert_int_equal(r.lru_nodes, 0);
+	assert_int_equal(r.gen_valid, 0);
+	/* lru_gen_full's text read as lru_gen's, and garbage */
+	assert_int_equal(sampler_parse_lru(text, len, 0, "/t", m, &r, err, sizeof(err)), -1);
+	assert_int_equal(r.lru_refused, 1);
+	assert_int_equal(sampler_parse_lru("memcg x\n", 8, 0, "/t", m, &r, err, sizeof(err)), -1);
+	assert_int_equal(r.lru_refused, 1);
+	assert_int_equal(r.lru_nodes, 0);
+	free(text);
+	free(m);
 }
 
 int main(void)
@@ -432,8 +539,9 @@ int main(void)
 		cmocka_unit_test(test_stat_order_free),
 		cmocka_unit_test(test_stat_refusals),
 		cmocka_unit_test(test_fill),
-		cmocka_unit_test(test_lru_gen),
-		cmocka_unit_test(test_lru_gen_edges),
+		cmocka_unit_test(test_lru_captures),
+		cmocka_unit_test(test_lru_full_values),
+		cmocka_unit_test(test_lru_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,6 +15,16 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The nodes a sample announced and what came of them; each node's newest seq. */
+struct lru_turn {
+	uint64_t expect, seen;                   /* PROTO_LRU announced, arrived */
+	uint64_t pages;                          /* anon + file over the interval's nodes */
+	uint64_t window_max, youngest;           /* the sample's max_seq; the nodes' largest */
+	int64_t last_nid;                        /* the interval's previous node, -1 */
+	int64_t nid[LRUGEN_MAX_NODES];           /* node i's nid in the last interval, -1 */
+	uint64_t max_seq[LRUGEN_MAX_NODES];      /* and its youngest generation */
+};
+
 struct run_ctx {
 	struct runner *r;
 	const struct matrix *m;
@@ -31,6 +41,8 @@ struct run_ctx {
 	uint64_t stream_next[PROTO_MAX_STREAMS]; /* the first interval a stream may still send */
 	uint32_t op_seen[PROTO_MAX_STREAMS];     /* op samples of the current interval */
 	uint32_t op_total_seen[PROTO_MAX_STREAMS];
+	uint64_t page_size;                      /* the guest's, from its hello */
+	struct lru_turn lru;                     /* the PROTO_LRU of the last sample */
 	struct proto_summary summary;
 	struct run_outcome *out;
 	struct run_phases ph;
@@ -144,6 +156,7 @@ static int await_hello(struct run_ctx *c)
 	phases_from_hello(&c->ph, h, c->ph.at[PH_AGENT]);
 	if (store_run_hello(c->r->store, c->id, h, c->out->agent_ready_ms, c->dberr) < 0)
 		return -2;
+	c->page_size = h->page_size ? h->page_size : 4096;
 	if (h->proto != PROTO_VERSION)
 		return fail(c, "guest agent speaks protocol %llu, harness %d",
 			    (unsigned long long)h->proto, PROTO_VERSION);
@@ -220,15 +233,111 @@ static int check_resident(struct run_ctx *c, const struct proto_u64s *r, const c
 	return 0;
 }
 
+/*
+ * Every node the last sample announced must have come before the next
+ * sample, the youngest of their generations the sample's lru_gen_max_seq.
+ */
+static int check_lru_done(struct run_ctx *c)
+{
+	if (c->lru.seen != c->lru.expect)
+		return fail(c, "guest sent the generations of %llu of the %llu nodes of "
+			    "interval %llu", (unsigned long long)c->lru.seen,
+			    (unsigned long long)c->lru.expect, (unsigned long long)(c->next_seq - 1));
+	if (c->lru.expect && c->lru.youngest != c->lru.window_max)
+		return fail(c, "guest interval %llu: youngest generation %llu, its sample says %llu",
+			    (unsigned long long)(c->next_seq - 1), (unsigned long long)c->lru.youngest,
+			    (unsigned long long)c->lru.window_max);
+	return 0;
+}
+
 /* The guest is untrusted: a sample must follow the last and stay in range. */
 static int check_sample(struct run_ctx *c, const struct proto_sample *s)
 {
+	if (check_lru_done(c) < 0)
+		return -1;
+	if (s->lru_nodes && !strcmp(c->arm->lru_gen, "n"))
+		return fail(c, "guest sample %llu announces generations of %llu nodes with "
+			    "lru_gen off", (unsigned long long)s->seq,
+			    (unsigned long long)s->lru_nodes);
+	if (s->lru_nodes && s->lru_refused)
+		return fail(c, "guest sample %llu announces generations of a refused lru_gen",
+			    (unsigned long long)s->seq);
+	if (s->gen_valid != (s->lru_nodes > 0))
+		return fail(c, "guest sample %llu: lru_gen window %s, %llu nodes of generations",
+			    (unsigned long long)s->seq, s->gen_valid ? "given" : "absent",
+			    (unsigned long long)s->lru_nodes);
 	if (s->seq != c->next_seq)
 		return fail(c, "guest sample %llu out of order (expected %llu)",
 			    (unsigned long long)s->seq, (unsigned long long)c->next_seq);
 	if (s->t_ms <= c->last_t && s->seq > 0)
 		return fail(c, "guest sample %llu goes back in time", (unsigned long long)s->seq);
 	return check_resident(c, &s->resident, "sample");
+}
+
+/* Each generation's pages within the memcg's limit, all of the interval's within the guest. */
+static int check_lru_pages(struct run_ctx *c, const struct proto_lru *l)
+{
+	uint64_t limit = c->cell->job.memcg_mib * (UINT64_C(1) << 20) / c->page_size;
+	uint64_t guest = c->m->memory_mib * (UINT64_C(1) << 20) / c->page_size;
+	uint64_t g;
+
+	for (g = 0; g < l->gen.n; g++) {
+		if (l->anon.v[g] > limit || l->file.v[g] > limit)
+			return fail(c, "guest node %llu generation %llu: %llu anon and %llu file "
+				    "pages, the memcg holds at most %llu",
+				    (unsigned long long)l->nid, (unsigned long long)l->gen.v[g],
+				    (unsigned long long)l->anon.v[g],
+				    (unsigned long long)l->file.v[g], (unsigned long long)limit);
+		c->lru.pages += l->anon.v[g] + l->file.v[g];
+	}
+	if (c->lru.pages > guest)
+		return fail(c, "guest interval %llu: %llu pages in generations, the guest has %llu",
+			    (unsigned long long)l->seq, (unsigned long long)c->lru.pages,
+			    (unsigned long long)guest);
+	return 0;
+}
+
+/*
+ * One node's generations (their shape proto_parse checked): in the turn of
+ * the sample that announced them, nodes in nid order, pages in bounds, and a
+ * node's youngest generation never older than in an earlier interval.
+ */
+static int check_lru(struct run_ctx *c, const struct proto_lru *l)
+{
+	struct lru_turn *t = &c->lru;
+	uint64_t youngest = l->gen.v[l->gen.n - 1];
+
+	if (c->next_seq == 0 || l->seq != c->next_seq - 1 || t->seen >= t->expect ||
+	    l->node != t->seen)
+		return fail(c, "guest generations of interval %llu node %llu arrived out of turn",
+			    (unsigned long long)l->seq, (unsigned long long)l->node);
+	if ((int64_t)l->nid <= t->last_nid)
+		return fail(c, "guest interval %llu: node %llu after node %lld",
+			    (unsigned long long)l->seq, (unsigned long long)l->nid,
+			    (long long)t->last_nid);
+	if (check_lru_pages(c, l) < 0)
+		return -1;
+	if (t->nid[l->node] == (int64_t)l->nid && youngest < t->max_seq[l->node])
+		return fail(c, "guest node %llu: youngest generation %llu after %llu",
+			    (unsigned long long)l->nid, (unsigned long long)youngest,
+			    (unsigned long long)t->max_seq[l->node]);
+	t->nid[l->node] = (int64_t)l->nid;
+	t->max_seq[l->node] = youngest;
+	t->last_nid = (int64_t)l->nid;
+	t->youngest = youngest > t->youngest ? youngest : t->youngest;
+	t->seen++;
+	return 0;
+}
+
+/* A new interval's turn: the nodes its sample announced. */
+static void lru_turn_start(struct lru_turn *t, const struct proto_sample *s)
+{
+	t->expect = s->lru_nodes;
+	t->window_max = s->max_seq;
+	t->youngest = 0;
+	t->seen = 0;
+	t->pages = 0;
+	t->last_nid = -1;
 }
 
 /*
@@ -353,7 +462,12 @@ static int handle(struct run_ctx *c, const struct proto_msg *msg)
 		c->next_seq++;
 		c->last_t = msg->u.sample.t_ms;
 		memset(c->op_seen, 0, sizeof(c->op_seen));
+		lru_turn_start(&c->lru, &msg->u.sample);
 		return rc < 0 ? -2 : 0;
+	case PROTO_LRU:
+		if (check_lru(c, &msg->u.lru) < 0)
+			return -1;
+		return store_lru(c->r->store, c->id, &msg->u.lru, c->dberr) < 0 ? -2 : 0;
 	case PROTO_STREAM:
 		if (check_stream(c, &msg->u.stream) < 0)
 			return -1;
@@ -369,7 +483,7 @@ static int handle(struct run_ctx *c, const struct proto_msg *msg)
 			return -1;
 		return store_op_sample(c->r->store, c->id, &msg->u.op, c->dberr) < 0 ? -2 : 0;
 	case PROTO_SUMMARY:
-		return 1;
+		return check_lru_done(c) < 0 ? -1 : 1;
 	default:
 		return fail(c, "guest sent message type %d during the workload", msg->type);
 	}
@@ -494,6 +608,7 @@ int runner_run(struct runner *r, const struct matrix *m, const struct run_ref *r
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	memset(c.lru.nid, 0xff, sizeof(c.lru.nid));   /* -1: no node seen yet */
 	channel_init(&c.ch);
 	phases_mark(&c.ph, PH_PICKED);
 	rc = prepare(&c);

@@ -10,8 +10,31 @@
 #include <string.h>
 #include <unistd.h>
 
+/*
+ * Schema 12: the sample fields of protocol 5, nullable (runs stored before
+ * have none), added by the upgrade as they are created here; and the
+ * multi-gen LRU per interval: every node's generations (node is the nid, gen
+ * the generation's seq), and the rep columns of lru_gen_full's tiers for the
+ * generations that had them (NULL for a type that had none).
+ */
+#define NULLABLE_COLUMN(m, key, max) ", \"" key "\" INTEGER"
+#define ADD_SAMPLE_COLUMN(m, key, max) "ALTER TABLE samples ADD COLUMN \"" key "\" INTEGER;"
+#define SAMPLE_LRU_COLUMNS PROTO_SAMPLE_LRU_FIELDS(NULLABLE_COLUMN)
+#define LRU_TIER_COLUMNS PROTO_LRU_TIER_FIELDS(NULLABLE_COLUMN)
+#define SAMPLE_LRU_UPGRADE PROTO_SAMPLE_LRU_FIELDS(ADD_SAMPLE_COLUMN)
+#define LRU_TABLES                                                                        \
+	"CREATE TABLE IF NOT EXISTS lru_gens ("                                           \
+	" run_id INTEGER NOT NULL REFERENCES runs(id), seq INTEGER NOT NULL,"             \
+	" node INTEGER NOT NULL, gen INTEGER NOT NULL, age_ms INTEGER NOT NULL,"          \
+	" anon INTEGER NOT NULL, file INTEGER NOT NULL,"                                  \
+	" PRIMARY KEY (run_id, seq, node, gen)) WITHOUT ROWID;"                           \
+	"CREATE TABLE IF NOT EXISTS lru_tiers ("                                          \
+	" run_id INTEGER NOT NULL REFERENCES runs(id), seq INTEGER NOT NULL,"             \
+	" node INTEGER NOT NULL, gen INTEGER NOT NULL, tier INTEGER NOT NULL"             \
+	LRU_TIER_COLUMNS ", PRIMARY KEY (run_id, seq, node, gen, tier)) WITHOUT ROWID;"
+
 #define X(m, key, max) ", \"" key "\" INTEGER NOT NULL"
-static const char sample_columns[] = PROTO_SAMPLE_FIELDS(X);
+static const char sample_columns[] = PROTO_SAMPLE_BASE_FIELDS(X) SAMPLE_LRU_COLUMNS;
 static const char stream_columns[] = PROTO_STREAM_FIELDS(X);
 static const char op_columns[] = PROTO_OP_FIELDS(X);
 #undef X
@@ -189,7 +212,7 @@ static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS event_files ("
 	" run_id INTEGER NOT NULL, idx INTEGER NOT NULL, file INTEGER NOT NULL,"
 	" resident_pages INTEGER NOT NULL, PRIMARY KEY (run_id, idx, file)) WITHOUT ROWID;"
-	CALIBRATIONS_TABLE BISECTIONS_TABLE RUN_PHASES_TABLE HOST_STATE_TABLE;
+	CALIBRATIONS_TABLE BISECTIONS_TABLE RUN_PHASES_TABLE HOST_STATE_TABLE LRU_TABLES;
 
 /*
  * Per done run, written once in the transaction that marks it done
@@ -296,18 +319,26 @@ static const char *const stream_keys[] = { PROTO_STREAM_FIELDS(X) NULL };
 static const char *const op_keys[] = { PROTO_OP_FIELDS(X) "op", NULL };
 #undef X
 static const char *const file_sample_keys[] = { "seq", "file", "resident_pages", NULL };
+static const char *const lru_gen_keys[] = { "seq", "node", "gen", "age_ms", "anon", "file",
+					    NULL };
+#define X(m, key, max) key,
+static const char *const lru_tier_keys[] = { "seq", "node", "gen", "tier",
+					     PROTO_LRU_TIER_FIELDS(X) NULL };
+#undef X
 
 static int prepare_inserts(struct store *s, char *err)
 {
 	if (prepare_insert(s, "samples", sample_keys, &s->ins_sample, err) < 0 ||
 	    prepare_insert(s, "stream_samples", stream_keys, &s->ins_stream, err) < 0 ||
 	    prepare_insert(s, "op_samples", op_keys, &s->ins_op, err) < 0 ||
-	    prepare_insert(s, "file_samples", file_sample_keys, &s->ins_file_sample, err) < 0)
+	    prepare_insert(s, "file_samples", file_sample_keys, &s->ins_file_sample, err) < 0 ||
+	    prepare_insert(s, "lru_gens", lru_gen_keys, &s->ins_lru_gen, err) < 0 ||
+	    prepare_insert(s, "lru_tiers", lru_tier_keys, &s->ins_lru_tier, err) < 0)
 		return -1;
 	return 0;
 }
 
-#define STORE_SCHEMA 11
+#define STORE_SCHEMA 12
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define STORE_SCHEMA_STR STR(STORE_SCHEMA)
@@ -338,6 +369,7 @@ static const struct { int64_t from; const char *sql; } upgrades[] = {
 	{ 9, RUN_PHASES_TABLE "PRAGMA user_version = 10;" },
 	{ 10, "ALTER TABLE cells ADD COLUMN" CELL_ARCH_COLUMN ";" HOST_STATE_TABLE
 	      "PRAGMA user_version = 11;" },
+	{ 11, SAMPLE_LRU_UPGRADE LRU_TABLES "PRAGMA user_version = 12;" },
 };
 
 struct upgrade_arg {
@@ -446,6 +478,8 @@ void store_close(struct store *s)
 	sqlite3_finalize(s->ins_stream);
 	sqlite3_finalize(s->ins_op);
 	sqlite3_finalize(s->ins_file_sample);
+	sqlite3_finalize(s->ins_lru_gen);
+	sqlite3_finalize(s->ins_lru_tier);
 	sqlite3_close(s->db);
 	free(s);
 }
@@ -711,6 +745,77 @@ int store_sample(struct store *s, int64_t run, const struct proto_sample *smp, c
 			return -1;
 	}
 	return 0;
+}
+
+/* PROTO_LRU_TIER_FIELDS lists anon's three counters, then file's. */
+#define TIER_COLS 6
+#define TIER_TYPE(col) ((col) < 3 ? LRUGEN_ANON : LRUGEN_FILE)
+
+/* The tier rows of generation g: a type's columns NULL where it had no rep columns. */
+static int store_lru_tiers(struct store *s, int64_t run, const struct proto_lru *l, uint64_t g,
+			   char *err)
+{
+	const struct proto_u64s *col[TIER_COLS] = {
+#define X(m, key, max) &l->m,
+		PROTO_LRU_TIER_FIELDS(X)
+#undef X
+	};
+	sqlite3_stmt *st = s->ins_lru_tier;
+	uint64_t k;
+	int c;
+
+	for (k = 0; k < LRUGEN_TIERS; k++) {
+		sqlite3_bind_int64(st, 1, run);
+		sqlite3_bind_int64(st, 2, (int64_t)l->seq);
+		sqlite3_bind_int64(st, 3, (int64_t)l->nid);
+		sqlite3_bind_int64(st, 4, (int64_t)l->gen.v[g]);
+		sqlite3_bind_int64(st, 5, (int64_t)k);
+		for (c = 0; c < TIER_COLS; c++)
+			if ((l->rep.v[g] >> TIER_TYPE(c)) & 1)
+				sqlite3_bind_int64(st, 6 + c,
+						   (int64_t)col[c]->v[g * LRUGEN_TIERS + k]);
+			else
+				sqlite3_bind_null(st, 6 + c);
+		if (step_insert(s, st, "insert lru tier", err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+struct lru_arg {
+	int64_t run;
+	const struct proto_lru *l;
+};
+
+/* One node's generation rows and their tiers (store_lru's transaction). */
+static int lru_rows(struct store *s, void *p, char *err)
+{
+	const struct lru_arg *a = p;
+	const struct proto_lru *l = a->l;
+	sqlite3_stmt *st = s->ins_lru_gen;
+	uint64_t g;
+
+	for (g = 0; g < l->gen.n; g++) {
+		sqlite3_bind_int64(st, 1, a->run);
+		sqlite3_bind_int64(st, 2, (int64_t)l->seq);
+		sqlite3_bind_int64(st, 3, (int64_t)l->nid);
+		sqlite3_bind_int64(st, 4, (int64_t)l->gen.v[g]);
+		sqlite3_bind_int64(st, 5, (int64_t)l->age_ms.v[g]);
+		sqlite3_bind_int64(st, 6, (int64_t)l->anon.v[g]);
+		sqlite3_bind_int64(st, 7, (int64_t)l->file.v[g]);
+		if (step_insert(s, st, "insert lru generation", err) < 0)
+			return -1;
+		if (l->anon_refaulted.n && l->rep.v[g] && store_lru_tiers(s, a->run, l, g, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int store_lru(struct store *s, int64_t run, const struct proto_lru *l, char *err)
+{
+	struct lru_arg a = { run, l };
+
+	return db_transaction(s, lru_rows, &a, err);
 }
 
 int store_stream_sample(struct store *s, int64_t run, const struct proto_stream_sample *smp,

@@ -58,6 +58,8 @@ int store_run_setup(struct store *s, int64_t run, const struct proto_setup *st, 
 int store_sample(struct store *s, int64_t run, const struct proto_sample *smp, char *err);
 /* One operation sample (an interval's, or the run's total). */
 int store_op_sample(struct store *s, int64_t run, const struct proto_op_sample *o, char *err);
+/* One node's generations (lru_gens) and, where lru_gen_full had them, tiers (lru_tiers). */
+int store_lru(struct store *s, int64_t run, const struct proto_lru *l, char *err);
 int store_stream_sample(struct store *s, int64_t run, const struct proto_stream_sample *smp,
 			char *err);
 int store_event(struct store *s, int64_t run, unsigned idx, const struct proto_event *e,
