@@ -674,6 +674,53 @@ static void test_tcp_token(void **state)
 	api_stop(t);
 }
 
+/*
+ * Hosts: a matrix whose arch no host runs is refused at submit, in one
+ * line, before anything is queued; GET /hosts needs the scheduler.
+ */
+static void test_submit_arch_no_host(void **state)
+{
+	struct conf tc = conf;
+	struct api *t;
+	char url[128], *body = submission("noarch");
+	const char *msg;
+	struct resp r;
+
+	(void)state;
+	sfmt(tc.api_socket, sizeof(tc.api_socket), "%s/hosts.sock", conf.results);
+	sfmt(tc.api_tcp, sizeof(tc.api_tcp), "127.0.0.1:0");
+	sfmt(tc.api_token, sizeof(tc.api_token), "s3cret-token-for-the-test");
+	tc.nhosts = 1;
+	memset(&tc.hosts[0], 0, sizeof(tc.hosts[0]));
+	sfmt(tc.hosts[0].name, sizeof(tc.hosts[0].name), "pi");
+	sfmt(tc.hosts[0].uri, sizeof(tc.hosts[0].uri), "qemu+tcp://pi.lab/system");
+	sfmt(tc.hosts[0].archs, sizeof(tc.hosts[0].archs), "aarch64");
+	tc.hosts[0].slots = 1;
+	t = fixture_api(&tc);
+	sfmt(url, sizeof(url), "http://127.0.0.1:%u/matrices", api_tcp_port(t));
+	assert_int_equal(req("POST", url, body, strlen(body), tc.api_token, &r), CURLE_OK);
+	assert_true(r.code >= 400 && r.code < 500);
+	msg = json_string_value(json_object_get(r.json, "error"));
+	assert_non_null(msg);
+	assert_non_null(strstr(msg, "arch 'x86_64': no host in harness.conf runs x86_64 guests"));
+	assert_null(strchr(msg, '\n'));
+	resp_release(&r);
+	sfmt(url, sizeof(url), "http://127.0.0.1:%u/matrices/noarch", api_tcp_port(t));
+	assert_int_equal(req("GET", url, NULL, 0, tc.api_token, &r), CURLE_OK);
+	assert_int_equal(r.code, 404);      /* nothing was queued */
+	resp_release(&r);
+	sfmt(url, sizeof(url), "http://127.0.0.1:%u/hosts", api_tcp_port(t));
+	assert_int_equal(req("GET", url, NULL, 0, tc.api_token, &r), CURLE_OK);
+	assert_int_equal(r.code, 503);      /* no scheduler in this test */
+	resp_release(&r);
+	sfmt(url, sizeof(url), "http://127.0.0.1:%u/hosts/Bad!/drain", api_tcp_port(t));
+	assert_int_equal(req("POST", url, "", 0, tc.api_token, &r), CURLE_OK);
+	assert_int_equal(r.code, 400);
+	resp_release(&r);
+	free(body);
+	api_stop(t);
+}
+
 /* ---- TCP: slow headers, the gate, what harnessd -n checks ---- */
 
 /* A second API on *tc: conf's, its own socket, TCP on a free port with TOKEN, gated by lim. */
@@ -1276,6 +1323,7 @@ int main(void)
 		cmocka_unit_test(test_submit_and_control),
 		cmocka_unit_test(test_samples_and_stream),
 		cmocka_unit_test(test_tcp_token),
+		cmocka_unit_test(test_submit_arch_no_host),
 		cmocka_unit_test(test_tcp_crowd_one_peer),
 		cmocka_unit_test(test_tcp_crowd_many_peers),
 		cmocka_unit_test(test_tcp_header_deadline),

@@ -411,6 +411,18 @@ static int stopped(const struct run_ctx *c)
 }
 
 /*
+ * A remote guest's silence may be its host's: ask the host (an RPC, which
+ * libvirt's keepalive ends within 15 s if nothing answers there).
+ */
+static int host_gone(struct run_ctx *c)
+{
+	if (vm_domain_host_lost(c->dom))
+		return 1;
+	vm_running(c->dom);
+	return vm_domain_host_lost(c->dom);
+}
+
+/*
  * Wait for the next message of any type; ends the run on timeout, garbage or
  * a stop request (looked at every second).
  */
@@ -432,6 +444,9 @@ static int next_msg(struct run_ctx *c, struct proto_msg *msg, int64_t deadline, 
 					       what);
 			if (now_ms() < deadline)
 				continue;
+			if (host_gone(c))
+				return fail_infra(c, "host %s lost before the guest's %s: %s",
+						  c->r->host, what, "its libvirt connection closed");
 			return fail_as(c, "timeout", 0, "timeout: no %s from the guest in time "
 				       "(see %s)", what, c->console);
 		case CH_EOF:

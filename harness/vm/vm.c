@@ -37,6 +37,7 @@ struct vm_domain {
 	atomic_int stopped;   /* enum vm_stop, set from libvirt's lifecycle events */
 	pid_t pid;            /* QEMU, when it is this process's child to reap; else 0 */
 	int remote;           /* on a pool of another host: volumes, channel stream */
+	unsigned gen;         /* the connection it was started on (vm_conn.gen) */
 	struct vm_bridge *bridge;
 	int chan_fd;          /* the bridge's socket until vm_open_channel() hands it out */
 	char channel[PATH_MAX];   /* QEMU's channel socket (embedded) */
@@ -52,6 +53,7 @@ struct vm_conn {
 	pthread_mutex_t lock;   /* conn (reconnect), watch[], drops[], accel[] */
 	struct vm_domain *watch[VM_WATCH_MAX];   /* running domains, for their events */
 	atomic_int lost;        /* libvirt closed the connection (keepalive, EOF) */
+	unsigned gen;           /* connections opened so far: a domain's is its own */
 	struct vm_pool *pool;   /* another host's storage pool; NULL for the embedded driver */
 	char host[64];
 	char arch[16];          /* the host's own guest arch, "" until asked */
@@ -360,14 +362,104 @@ static void on_close(virConnectPtr conn, int reason, void *arg)
 	atomic_store(&c->lost, 1);
 }
 
+/*
+ * virConnectOpen has no deadline, and no keepalive runs before it returns: a
+ * host whose libvirtd hangs (or a network that drops packets) would hold the
+ * caller for good. Another thread opens; the caller waits VM_OPEN_MS, then
+ * leaves it to close what it gets, whenever that is.
+ */
+#define VM_OPEN_MS 30000
+
+struct opener {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	char uri[PATH_MAX];
+	virConnectPtr conn;
+	char err[ERR_MAX];
+	int done, abandoned;
+};
+
+static void opener_free(struct opener *o)
+{
+	pthread_mutex_destroy(&o->lock);
+	pthread_cond_destroy(&o->cond);
+	free(o);
+}
+
+static void *opener_main(void *arg)
+{
+	struct opener *o = arg;
+	virConnectPtr conn = virConnectOpen(o->uri);
+	int abandoned;
+
+	pthread_mutex_lock(&o->lock);
+	if (!conn)
+		snprintf(o->err, sizeof(o->err), "%s", virGetLastErrorMessage());
+	o->conn = conn;
+	o->done = 1;
+	abandoned = o->abandoned;
+	pthread_cond_signal(&o->cond);
+	pthread_mutex_unlock(&o->lock);
+	if (abandoned) {
+		if (conn)
+			virConnectClose(conn);
+		opener_free(o);
+	}
+	return NULL;
+}
+
+static virConnectPtr open_bounded(const char *uri, char *err)
+{
+	struct opener *o = calloc(1, sizeof(*o));
+	struct timespec until;
+	virConnectPtr conn;
+	pthread_t th;
+
+	if (!o) {
+		errorf(err, "out of memory");
+		return NULL;
+	}
+	pthread_mutex_init(&o->lock, NULL);
+	pthread_cond_init(&o->cond, NULL);
+	snprintf(o->uri, sizeof(o->uri), "%s", uri);
+	if (pthread_create(&th, NULL, opener_main, o) != 0) {
+		opener_free(o);
+		errorf(err, "cannot start a thread to connect");
+		return NULL;
+	}
+	pthread_detach(th);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += VM_OPEN_MS / 1000;
+	pthread_mutex_lock(&o->lock);
+	while (!o->done && pthread_cond_timedwait(&o->cond, &o->lock, &until) == 0)
+		;
+	if (!o->done) {
+		o->abandoned = 1;
+		pthread_mutex_unlock(&o->lock);
+		errorf(err, "libvirt: '%s' did not answer within %d s", uri, VM_OPEN_MS / 1000);
+		return NULL;
+	}
+	pthread_mutex_unlock(&o->lock);
+	conn = o->conn;
+	if (!conn)
+		errorf(err, "libvirt: cannot connect to '%s': %s", uri, o->err);
+	opener_free(o);
+	return conn;
+}
+
 /* Open c->uri into c->conn with its lifecycle callback; called with c->lock held. */
 static int open_conn(struct vm_conn *c, char *err)
 {
-	c->conn = virConnectOpen(c->uri);
-	if (!c->conn)
-		return errorf(err, "libvirt: cannot connect to '%s': %s", c->uri,
-			      virGetLastErrorMessage());
+	if (c->embedded) {
+		c->conn = virConnectOpen(c->uri);
+		if (!c->conn)
+			return errorf(err, "libvirt: cannot connect to '%s': %s", c->uri,
+				      virGetLastErrorMessage());
+	} else if (!(c->conn = open_bounded(c->uri, err))) {
+		return -1;
+	}
 	atomic_store(&c->lost, 0);
+	c->gen++;
 	if (!c->embedded) {
 		/* a host gone silent (network down) ends its connection, not a run's wait */
 		virConnectSetKeepAlive(c->conn, VM_KEEPALIVE_S, VM_KEEPALIVE_COUNT);
@@ -805,6 +897,7 @@ int vm_start(struct vm_conn *c, const struct vm_config *cfg, struct vm_domain **
 	 * lifecycle callback takes it */
 	conn = c->conn;
 	virConnectRef(conn);
+	d->gen = c->gen;
 	pthread_mutex_unlock(&c->lock);
 	rc = c->embedded ? start_local(c, d, cfg, conn, err) : start_remote(c, d, cfg, conn, err);
 	virConnectClose(conn);
@@ -829,8 +922,16 @@ int vm_open_channel(struct vm_domain *d, int64_t deadline_ms, int *fd, char *err
 
 int vm_domain_host_lost(struct vm_domain *d)
 {
-	return !d->conn->embedded && (atomic_load(&d->conn->lost) ||
-				      virConnectIsAlive(d->conn->conn) != 1);
+	struct vm_conn *c = d->conn;
+	int lost;
+
+	if (c->embedded)
+		return 0;
+	pthread_mutex_lock(&c->lock);
+	lost = c->gen != d->gen || atomic_load(&c->lost) || !c->conn ||
+	       virConnectIsAlive(c->conn) != 1;
+	pthread_mutex_unlock(&c->lock);
+	return lost;
 }
 
 enum vm_stop vm_stopped(struct vm_domain *d, int wait_ms)
@@ -861,16 +962,17 @@ int vm_running(struct vm_domain *d)
 static void end_remote(struct vm_domain *d)
 {
 	struct vm_conn *c = d->conn;
+	virConnectPtr conn = NULL;
 	char err[ERR_MAX];
+	int lost;
 
 	vm_bridge_close(d->bridge);
 	d->bridge = NULL;
 	if (d->chan_fd >= 0)
 		close(d->chan_fd);
-	virConnectPtr conn = NULL;
-
+	lost = vm_domain_host_lost(d);
 	pthread_mutex_lock(&c->lock);
-	if (c->pool && c->conn && !vm_domain_host_lost(d)) {
+	if (c->pool && c->conn && !lost) {
 		conn = c->conn;
 		virConnectRef(conn);
 	} else if (c->ndrops < VM_DROPS_MAX) {
