@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include "slurp.h"
 #include <jansson.h>
 
 #include "base/err.h"
@@ -35,21 +36,7 @@ static const char *const line_004 =
 
 static char *slurp(const char *path, size_t *ret_len)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	*ret_len = (size_t)n;
-	return buf;
+	return test_slurp(path, ret_len);
 }
 
 static struct fiostat *new_stat(int64_t epoch_ms)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include "slurp.h"
 
 #include "common/lrugen.h"
 
@@ -40,22 +41,9 @@ static void *xmalloc(size_t n)
 static char *slurp(const char *name, size_t *ret_len)
 {
 	char path[256];
-	FILE *f;
-	char *buf;
-	long n;
 
 	snprintf(path, sizeof(path), DATA "%s", name);
-	f = fopen(path, "rb");
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	rewind(f);
-	buf = xmalloc((size_t)n + 1);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	*ret_len = (size_t)n;
-	return buf;
+	return test_slurp(path, ret_len);
 }
 
 static struct lrugen_memcg *new_memcg(void)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include "slurp.h"
 
 #include "common/proto.h"
 #include "guest/sampler.h"
@@ -364,24 +365,10 @@ static void test_fill(void **state)
 /* A capture of tests/data/, NUL-terminated; its length in *len. */
 static char *slurp(const char *name, size_t *len)
 {
-	char path[256], *buf;
-	FILE *f;
-	long n;
+	char path[256];
 
 	snprintf(path, sizeof(path), DATA "%s", name);
-	f = fopen(path, "rb");
-	if (!f)
-		fail_msg("cannot open %s", path);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
+	return test_slurp(path, len);
 }
 
 /* msg through proto_format and the host's proto_parse, unchanged. */
