@@ -263,9 +263,12 @@ static void test_domain_xml(void **state)
 	assert_string_equal(vm_console_device("aarch64"), "ttyAMA0");
 	assert_string_equal(vm_console_device("x86_64"), "ttyS0");
 	/* a guest of another arch than the host's never gets KVM */
-	assert_string_equal(vm_accel_for(vm_host_arch(), "kvm"), "kvm");
+	assert_string_equal(vm_accel_for(vm_host_arch(), vm_host_arch(), "kvm"), "kvm");
 	assert_string_equal(vm_accel_for(strcmp(vm_host_arch(), "x86_64") ? "x86_64" : "aarch64",
-					 "kvm"), "tcg");
+					 vm_host_arch(), "kvm"), "tcg");
+	/* another host's own arch is its own: an aarch64 board's aarch64 guests get its accel */
+	assert_string_equal(vm_accel_for("aarch64", "aarch64", "kvm"), "kvm");
+	assert_string_equal(vm_accel_for("x86_64", "aarch64", "kvm"), "tcg");
 }
 
 int main(void)

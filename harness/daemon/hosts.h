@@ -53,7 +53,7 @@ int hosts_drain(struct hosts *hs, struct store *s, const char *name, int on, cha
 /* Every host as JSON: name, uri, state, drained, slots, busy, archs, accel, runs, error. */
 json_t *hosts_json(struct hosts *hs, struct store *s, const struct conf *c);
 
-/* The accelerator the host's own-arch guests get (decided once per connection). */
+/* The accelerator the host's own-arch guests get (decided once, by the first matrix with such a cell). */
 const char *host_accel(struct host *h, const struct conf *c, const struct matrix *m);
 
 #endif

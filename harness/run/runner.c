@@ -95,7 +95,7 @@ static int boot(struct run_ctx *c)
 	char name[64], cmdline[512], err[ERR_MAX];
 	int fd;
 	/* a guest of another architecture than the host's runs under TCG */
-	const char *accel = strcmp(c->cell->arch, vm_conn_arch(c->r->vm)) ? "tcg" : c->r->accel;
+	const char *accel = vm_accel_for(c->cell->arch, vm_conn_arch(c->r->vm), c->r->accel);
 	struct vm_config cfg = {
 		.name = name, .arch = c->cell->arch, .accel = accel,
 		.memory_mib = c->m->memory_mib, .vcpus = c->m->vcpus,

@@ -50,14 +50,13 @@ struct vm_conn {
 	int subreaper;   /* QEMU (daemonized by libvirt) is reparented to this process */
 	char uri[PATH_MAX];
 	int event_id;    /* lifecycle callback, -1 if none */
-	pthread_mutex_t lock;   /* conn (reconnect), watch[], drops[], accel[] */
+	pthread_mutex_t lock;   /* conn (reconnect), watch[], drops[], arch */
 	struct vm_domain *watch[VM_WATCH_MAX];   /* running domains, for their events */
 	atomic_int lost;        /* libvirt closed the connection (keepalive, EOF) */
 	unsigned gen;           /* connections opened so far: a domain's is its own */
 	struct vm_pool *pool;   /* another host's storage pool; NULL for the embedded driver */
 	char host[64];
 	char arch[16];          /* the host's own guest arch, "" until asked */
-	char accel[2][8];       /* x86_64, aarch64: decided once per connection */
 	char drops[VM_DROPS_MAX][128];
 	unsigned ndrops;
 };
@@ -702,9 +701,9 @@ const char *vm_console_device(const char *arch)
 	return va ? va->console : "ttyS0";
 }
 
-const char *vm_accel_for(const char *arch, const char *host_accel)
+const char *vm_accel_for(const char *arch, const char *own_arch, const char *host_accel)
 {
-	return strcmp(arch, vm_host_arch()) ? "tcg" : host_accel;
+	return strcmp(arch, own_arch) ? "tcg" : host_accel;
 }
 
 int vm_domain_xml(const struct vm_config *cfg, char *buf, size_t len, char *err)
@@ -991,11 +990,6 @@ void vm_destroy(struct vm_domain *d)
 {
 	if (!d)
 		return;
-	if (d->remote) {
-		if (d->dom && vm_running(d))
-			virDomainDestroy(d->dom);
-		end_remote(d);
-	}
 	/* a QEMU reaped here is gone: libvirt cleans up after it on its own, at
 	 * the monitor's EOF (its state files, then the STOPPED event), which
 	 * is waited for, so the run ends with nothing of its guest left */
@@ -1004,6 +998,8 @@ void vm_destroy(struct vm_domain *d)
 		vm_stopped(d, 2000);
 	} else if (d->dom && vm_running(d))
 		virDomainDestroy(d->dom);
+	if (d->remote)
+		end_remote(d);
 	pthread_mutex_lock(&d->conn->lock);
 	watch_del(d->conn, d);
 	pthread_mutex_unlock(&d->conn->lock);
@@ -1224,7 +1220,6 @@ static const char *remote_accel(struct vm_conn *c, virConnectPtr conn, const cha
 const char *vm_conn_accel(struct vm_conn *c, const char *arch, const char *kernel,
 			  const char *cache_dir, char *why, size_t len)
 {
-	int i = !strcmp(arch, "aarch64");
 	virConnectPtr conn = NULL;
 	const char *accel;
 	char err[ERR_MAX];
@@ -1233,10 +1228,6 @@ const char *vm_conn_accel(struct vm_conn *c, const char *arch, const char *kerne
 	if (c->embedded)
 		return vm_pick_accel(arch, kernel, cache_dir, why, len);
 	pthread_mutex_lock(&c->lock);
-	if (c->accel[i][0]) {
-		pthread_mutex_unlock(&c->lock);
-		return c->accel[i];
-	}
 	if (ensure_alive(c, err) >= 0) {
 		conn = c->conn;
 		virConnectRef(conn);
@@ -1249,8 +1240,5 @@ const char *vm_conn_accel(struct vm_conn *c, const char *arch, const char *kerne
 	/* not under the lock: a guest's start needs the event thread, whose callbacks take it */
 	accel = remote_accel(c, conn, arch, kernel, why, len);
 	virConnectClose(conn);
-	pthread_mutex_lock(&c->lock);
-	snprintf(c->accel[i], sizeof(c->accel[i]), "%s", accel);
-	pthread_mutex_unlock(&c->lock);
 	return accel;
 }

@@ -131,8 +131,8 @@ const char *vm_pick_accel(const char *arch, const char *kernel, const char *cach
 /* The host's architecture, as uname -m says it ("x86_64", "aarch64"). */
 const char *vm_host_arch(void);
 
-/* The accelerator an arch guest gets: host_accel on the host's arch, else "tcg". */
-const char *vm_accel_for(const char *arch, const char *host_accel);
+/* The accelerator an arch guest gets on a host of own_arch: host_accel for its own, else "tcg". */
+const char *vm_accel_for(const char *arch, const char *own_arch, const char *host_accel);
 
 /* The guest's serial console device for console=: ttyS0, or ttyAMA0 on aarch64. */
 const char *vm_console_device(const char *arch);
