@@ -119,6 +119,43 @@ bad=$(diffs "$old")
 check "v6.1-y: generations' file pages = active_file + inactive_file (10 % or 300 pages)" [ -z "$bad" ]
 check "v6.1-y: a node's generation seqs only grow over the intervals" [ "$(grow "$old")" = 0 ]
 
+# --- the reports: harness lru, table --metric, the HTML report's charts ---
+"$harness" lru e2e-lru > lru.out 2> lru.err
+rc=$?
+sed 's/^/# /' lru.out
+check "harness lru exits 0, says nothing on stderr" bash -c '[ "$1" -eq 0 ] && [ ! -s lru.err ]' _ "$rc"
+# seed 000's sentence per oldest generation, its numbers the stored counters'
+sentences() { # the arm's "generation seq N: E pages evicted and R pages refaulted" lines
+	sed -n "/^ arm $1,/,/^ arm /p" lru.out | grep '^  generation seq '
+}
+check "v6.12-y: its oldest generations in seed 000's words, file pages evicted" \
+	bash -c '[ -n "$1" ] && awk "{ e += \$4 } END { exit !(e > 0) }" <<< "$1"' _ "$(sentences v6.12-y)"
+check "v6.12-n: no generations, said so" \
+	bash -c 'sed -n "/^ arm v6.12-n,/p" lru.out | grep -q "no generation with tiers"'
+# evict_rf% in table --metric: the lines' refaulted over evicted, summed
+want=$(sentences v6.1-y | awk '{ e += $4; r += $8 } END { if (e) printf "%.1f", 100 * r / e }')
+got=$("$harness" -j table --metric evict_rf% e2e-lru | python3 -c '
+import json, sys
+for t in json.load(sys.stdin):
+    for row in t.get("rows", []):
+        for a in row["arms"]:
+            if a["arm"] == "v6.1-y" and a["value"] is not None: print("%.1f" % a["value"])')
+check "table --metric evict_rf%: v6.1-y $got, as harness lru's counters say ($want)" \
+	bash -c '[ -n "$1" ] && [ "$1" = "$2" ]' _ "$got" "$want"
+made=$(q "SELECT MAX(lru_gen_max_seq) - MIN(lru_gen_max_seq) FROM samples WHERE run_id = $y")
+"$harness" report e2e-lru -o lru.html > /dev/null 2>&1
+check "the report charts v6.12-y's generations: 4 layers, $made made" python3 - lru.html "$made" <<'EOF'
+import re, sys
+html = open(sys.argv[1], encoding='utf-8').read()
+svgs = [s for s in re.findall(r'<svg .*?</svg>', html, re.S) if 'file pages by generation' in s
+        and '(v6.12-y)' in s]
+sys.exit(0 if len(svgs) == 1 and svgs[0].count('class="layer"') == 4 and
+         'new generation (%s)' % sys.argv[2] in svgs[0] else 'no such chart')
+EOF
+check "the report charts v6.12-n's classic lists, and the oldest generations' table" \
+	bash -c 'grep -q "file pages by LRU list of run [0-9]* (v6.12-n)" lru.html &&
+		grep -q "data-layer=\"active_file\"" lru.html && grep -q "<h2 id=\"lru\">" lru.html'
+
 # --- a guest that leaves out a node it announced fails its run, with the reason ---
 cat > gap.json <<'EOF'
 {

@@ -87,15 +87,22 @@ check "harness report exits 0 and names its file" \
 release=$(q "SELECT DISTINCT guest_release FROM runs WHERE status = 'done'")
 accel=$(q "SELECT DISTINCT accel FROM runs WHERE status = 'done'")
 host=$(q "SELECT DISTINCT host FROM runs WHERE status = 'done'")
-check "every inline SVG is non-empty, well-formed XML; 4 of them" \
+check "every inline SVG is well-formed XML; 4 charts of medians, 2 of an arm's LRU" \
 	python3 - report.html <<'EOF'
 import re, sys, xml.etree.ElementTree as ET
 html = open(sys.argv[1], encoding='utf-8').read()
 svgs = re.findall(r'<svg .*?</svg>', html, re.S)
-if len(svgs) != 4:
-    sys.exit('%d svgs' % len(svgs))
+lru = [s for s in svgs if 'class="layer"' in s]
+if len(svgs) != 6 or len(lru) != 2:
+    sys.exit('%d svgs, %d of the LRU' % (len(svgs), len(lru)))
+# MGLRU's run by generation, the classic LRU's by list
+if not (any('data-layer="oldest"' in s and '(mglru)' in s for s in lru) and
+        any('data-layer="active_file"' in s and '(classic)' in s for s in lru)):
+    sys.exit('the LRU charts do not match the arms')
 for s in svgs:
     root = ET.fromstring(s)
+    if 'class="layer"' in s:
+        continue
     paths = [e for e in root.iter('{http://www.w3.org/2000/svg}path') if e.get('class') == 'median']
     if len(paths) != 2 or not all(len(p.get('d', '')) > 20 for p in paths):
         sys.exit('an svg without its two median paths')

@@ -20,10 +20,13 @@
 #include "base/textline.h"
 #include "output/escape.h"
 #include "output/html.h"
+#include "output/lrutable.h"
 #include "analysis/metric.h"
 #include "output/plot.h"
 #include "output/report.h"
 #include "store/store.h"
+#include "store/store_lru.h"
+#include "store/store_table.h"
 #include "testlib.h"
 
 #define HOSTILE_CELL   "<b>\"x'&y</b>"
@@ -34,7 +37,7 @@
 static char dir[PATH_MAX], console[PATH_MAX + 16];
 static struct conf conf;
 static struct store *store;
-static int64_t mid, empty_mid, gap_mid;
+static int64_t mid, empty_mid, gap_mid, lru_mid;
 
 #define GAP_SEQ 3   /* the interval every run of gap_mid's stream 'r' never told */
 
@@ -175,6 +178,80 @@ static void crashed_run(int64_t run)
 		fail_msg("crash: %s", err);
 }
 
+/*
+ * lru_mid's runs: intervals 0 (the ramp) to 10 at t = 1 s ... 11 s. MGLRU
+ * (arm 0): generations 2-5, from interval 5 on 3-6 (one made), 100, 200,
+ * 300 and 400 file pages oldest first, the oldest's age t; its tier 0
+ * counters grow while it is the oldest: gen 2 evicts 100 and refaults 50
+ * a second (500 and 250 by interval 4), gen 3 evicts 10 a second (60 by
+ * interval 10); tier 1 protects 7. The classic LRU (arm 1): 2 MiB active,
+ * 6 MiB inactive file.
+ */
+static void lru_interval(int64_t run, uint64_t i, int mglru)
+{
+	struct proto_sample smp = { .seq = i, .t_ms = 1000 * (i + 1), .ramp = i == 0 };
+	struct proto_lru l = { .seq = i, .gen.n = 4, .age_ms.n = 4, .anon.n = 4, .file.n = 4,
+			       .rep.n = 4 };
+	uint64_t g, base = i < 5 ? 2 : 3;
+	char err[ERR_MAX];
+
+	smp.active_file = mglru ? 0 : 2 << 20;
+	smp.inactive_file = mglru ? 0 : 6 << 20;
+	if (mglru) {
+		smp.gen_valid = 1;
+		smp.min_seq = base;
+		smp.max_seq = base + 3;
+		smp.lru_nodes = 1;
+	}
+	if (store_sample(store, run, &smp, err) < 0)
+		fail_msg("sample: %s", err);
+	if (!mglru)
+		return;
+#define X(m, key, max) l.m.n = PROTO_LRU_TIER_MAX;
+	PROTO_LRU_TIER_FIELDS(X)
+#undef X
+	for (g = 0; g < 4; g++) {
+		l.gen.v[g] = base + g;
+		l.age_ms.v[g] = (1000 * (i + 1)) >> g;
+		l.file.v[g] = 100 * (g + 1);
+	}
+	l.rep.v[0] = 1 << LRUGEN_FILE;
+	l.file_evicted.v[0] = i < 5 ? 100 * (i + 1) : 10 * (i - 4);
+	l.file_refaulted.v[0] = i < 5 ? 50 * (i + 1) : 0;
+	l.file_protected.v[1] = 7;
+	if (store_lru(store, run, &l, err) < 0)
+		fail_msg("lru: %s", err);
+}
+
+static void lru_done_run(int64_t run, int mglru)
+{
+	struct proto_summary sum = { .samples = 11, .duration_ms = 11000 };
+	char err[ERR_MAX];
+	uint64_t i;
+
+	boot(run, "");
+	for (i = 0; i <= 10; i++)
+		lru_interval(run, i, mglru);
+	event(run, 0, 5000, 1, "pass_end", 1);
+	if (store_run_finish(store, run, "done", NULL, &sum, err) < 0)
+		fail_msg("finish: %s", err);
+}
+
+static int64_t add_lru_matrix(void)
+{
+	struct matrix *m = new_matrix("lru", 1);
+	struct run_ref *runs = NULL;
+	int64_t id;
+	size_t n, i;
+
+	n = fixture_queue(store, m, &id, &runs);
+	for (i = 0; i < n; i++)
+		lru_done_run(runs[i].id, runs[i].arm == 0);
+	free(runs);
+	free(m);
+	return id;
+}
+
 /* gap_mid's table: 5 s rows of stream 'r' and of all streams */
 static char gap_table[] = "{\"kind\": \"series\", \"step_s\": 5, \"columns\": [\"iops:r\", \"ops/s\"]}";
 
@@ -209,6 +286,7 @@ static int setup(void **state)
 	mid = add_matrix(HOSTILE_MATRIX, 4, 1, -1);
 	empty_mid = add_matrix("empty", 2, 0, -1);
 	gap_mid = add_matrix("gaps", 2, 1, GAP_SEQ);
+	lru_mid = add_lru_matrix();
 	return 0;
 }
 
@@ -538,7 +616,7 @@ static void test_html(void **state)
 	assert_null(strstr(html, "@import"));
 	/* the ABBA blocks, harness table's grids, the verdicts */
 	assert_non_null(strstr(html, "<h2 id=\"tables\">"));
-	assert_int_equal(count(html, "<pre>"), 3);
+	assert_int_equal(count(html, "<pre>"), 4);   /* and the oldest generations */
 	assert_non_null(strstr(html, "<h3>mglru &rarr; classic</h3>"));
 	assert_non_null(strstr(html, "UNKNOWN"));
 	/* kernels, options, where it ran */
@@ -570,6 +648,128 @@ static void test_html_no_done_runs(void **state)
 	free(html);
 }
 
+/* The first done run of lru_mid's arm. */
+static int64_t lru_run(unsigned arm)
+{
+	int64_t run[SPEC_MAX_ARMS];
+	char err[ERR_MAX];
+
+	if (store_lru_cell_runs(store, lru_mid, 0, run, err) < 0)
+		fail_msg("cell runs: %s", err);
+	assert_true(run[arm] > 0);
+	return run[arm];
+}
+
+static int lru_svg(FILE *f, const struct plot_cell *pc, const void *arg, char *err)
+{
+	unsigned arm = *(const unsigned *)arg;
+	int rc = plot_lru_svg(f, store, pc, arm, lru_run(arm), err);
+
+	assert_int_equal(rc, 1);
+	return 0;
+}
+
+/* The y of a layer's path at its first point: "M<x> <y>". */
+static double layer_first_y(const char *svg, const char *layer)
+{
+	char key[64];
+	const char *p;
+	double x, y;
+
+	sfmt(key, sizeof(key), "data-layer=\"%s\"", layer);
+	p = strstr(svg, key);
+	assert_non_null(p);
+	p = strstr(p, " d=\"M");
+	assert_non_null(p);
+	assert_int_equal(sscanf(p + 5, "%lf %lf", &x, &y), 2);
+	return y;
+}
+
+/* MGLRU's generations stacked oldest at the bottom, one tick where one was made. */
+static void test_lru_svg_gens(void **state)
+{
+	unsigned arm = 0;
+	char *svg = render(lru_mid, lru_svg, &arm);
+	double y_old, y_young, y_top = 40, y_zero = 340 - 44;
+
+	(void)state;
+	assert_true(balanced(svg));
+	assert_int_equal(count(svg, "class=\"layer\""), 4);
+	assert_int_equal(count(svg, "<g class=\"aging\">"), 1);
+	assert_non_null(strstr(svg, "<title>max_seq 6 at t=6.0 s</title>"));
+	assert_non_null(strstr(svg, "new generation (1)"));
+	assert_non_null(strstr(svg, "file pages by generation of run"));
+	/* 1000 pages = 3.90625 MiB on an axis to 4: the oldest's 100 pages a tenth of it */
+	y_old = layer_first_y(svg, "oldest");
+	y_young = layer_first_y(svg, "youngest");
+	assert_float_equal((y_zero - y_old) / (y_zero - y_top), 0.390625 / 4, 0.01);
+	assert_float_equal((y_zero - y_young) / (y_zero - y_top), 3.90625 / 4, 0.01);
+	free(svg);
+}
+
+/* The classic LRU's lists where a run has no generations. */
+static void test_lru_svg_lists(void **state)
+{
+	unsigned arm = 1;
+	char *svg = render(lru_mid, lru_svg, &arm);
+
+	(void)state;
+	assert_true(balanced(svg));
+	assert_int_equal(count(svg, "class=\"layer\""), 2);
+	assert_non_null(strstr(svg, "data-layer=\"inactive_file\""));
+	assert_non_null(strstr(svg, "data-layer=\"active_file\""));
+	assert_null(strstr(svg, "class=\"aging\""));
+	free(svg);
+}
+
+/* Seed 000's words from the counters, the tiers summed; the classic arm has none. */
+static void test_lru_table(void **state)
+{
+	char *buf = NULL, err[ERR_MAX];
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(f);
+	if (lru_table(f, store, lru_mid, NULL, err) < 0)
+		fail_msg("lru_table: %s", err);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(buf, "generation seq 2: 500 pages evicted and 250 pages refaulted, 50.00 %"));
+	assert_non_null(strstr(buf, "generation seq 3: 60 pages evicted and 0 pages refaulted, 0.00 %"));
+	assert_non_null(strstr(buf, "         2     2.0     5.0        500        250   50.0%          7\n"));
+	assert_non_null(strstr(buf, "tier 0 560 evicted, 250 refaulted, 0 protected; tier 1 0 evicted,"
+				    " 0 refaulted, 14 protected"));
+	assert_non_null(strstr(buf, " arm classic, run "));
+	assert_non_null(strstr(buf, "no generation with tiers"));
+	free(buf);
+}
+
+/* table --metric's MGLRU figures over the measured intervals; NAN for the classic LRU. */
+static void test_lru_metrics(void **state)
+{
+	struct run_summary *v = NULL;
+	char err[ERR_MAX];
+	size_t n, i;
+
+	(void)state;
+	if (store_summaries(store, lru_mid, &v, &n, err) < 0 ||
+	    store_table_extras(store, lru_mid, v, n, err) < 0)
+		fail_msg("summaries: %s", err);
+	assert_int_equal(n, 2);
+	for (i = 0; i < n; i++) {
+		if (v[i].arm == 0) {
+			assert_float_equal(metric_find("evict_rf%")->get(&v[i]), 100.0 * 250 / 560, 1e-9);
+			assert_float_equal(metric_find("gens/min")->get(&v[i]), 60.0 / 9, 1e-9);
+			assert_float_equal(metric_find("oldest_age_s")->get(&v[i]), 6.5, 1e-9);
+		} else {
+			assert_true(isnan(metric_find("evict_rf%")->get(&v[i])));
+			assert_true(isnan(metric_find("gens/min")->get(&v[i])));
+			assert_true(isnan(metric_find("oldest_age_s")->get(&v[i])));
+		}
+	}
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -584,6 +784,10 @@ int main(void)
 		cmocka_unit_test(test_empty_cell),
 		cmocka_unit_test(test_html),
 		cmocka_unit_test(test_html_no_done_runs),
+		cmocka_unit_test(test_lru_svg_gens),
+		cmocka_unit_test(test_lru_svg_lists),
+		cmocka_unit_test(test_lru_table),
+		cmocka_unit_test(test_lru_metrics),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

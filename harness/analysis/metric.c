@@ -16,6 +16,9 @@ static double get_resident(const struct run_summary *r) { return 100.0 * r->resi
 static double get_miss(const struct run_summary *r) { return 100.0 * r->miss_share; }
 static double get_p99(const struct run_summary *r) { return r->lat_p99_us; }
 static double get_pass_resid(const struct run_summary *r) { return 100.0 * r->pass_resident_share; }
+static double get_evict_rf(const struct run_summary *r) { return 100.0 * r->evict_refault_share; }
+static double get_gens_min(const struct run_summary *r) { return r->gens_per_min; }
+static double get_oldest_age(const struct run_summary *r) { return r->oldest_age_s; }
 
 /* Per interval: the same quantities over one interval of one run; NAN (a
  * gap) where a stream's interval is missing, which the sum carries. */
@@ -136,6 +139,14 @@ const struct metric metrics[] = {
 	  "mean latency of the memory.reclaim requests, milliseconds", .at = NULL },
 	{ "reclaim_max_ms", 14, 1, 0, 0, 0, 0, 0, 0, get_reclaim_max,
 	  "maximum latency of the memory.reclaim requests, milliseconds", .at = NULL },
+	/* MGLRU's insides (lru_gen_full, lru_gen), over the measured intervals */
+	{ "evict_rf%",    9, 1, 0, 0, 0, 0, 0, 0, get_evict_rf,
+	  "MGLRU: file pages refaulted per file page evicted from the oldest generations, %",
+	  .at = NULL },
+	{ "gens/min",     8, 2, 0, 0, 0, 0, 0, 0, get_gens_min,
+	  "MGLRU: generations created per minute (max_seq's growth)", .at = NULL },
+	{ "oldest_age_s", 12, 1, 0, 0, 0, 0, 0, 0, get_oldest_age,
+	  "MGLRU: age of the oldest generation, mean over the intervals, seconds", .at = NULL },
 };
 
 const size_t n_metrics = sizeof(metrics) / sizeof(metrics[0]);

@@ -24,6 +24,7 @@ int cmd_calibrate(const struct conf *c, int argc, char **argv);
 int cmd_bisect(const struct conf *c, int argc, char **argv, int json);
 /* where each run's time went (run/phases.h), from the stored timestamps */
 int cmd_phases(const struct conf *c, int argc, char **argv, int json);
+int cmd_lru(const struct conf *c, int argc, char **argv);
 /* through harnessd when one answers on its socket, else into the database */
 int cmd_extend(const struct conf *c, int argc, char **argv, int json);
 

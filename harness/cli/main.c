@@ -52,6 +52,8 @@ static const char usage[] =
 	"                 that moves METRIC, each prefix built and measured against GOOD\n"
 	"  plot MATRIX [-o DIR] [--metric NAME]  SVG time series per cell, arm and file\n"
 	"  report MATRIX [-o FILE.html]  one self-contained HTML page: tables, verdicts, plots\n"
+	"  lru MATRIX     per cell and arm, its first run's oldest generations: file pages\n"
+	"                 evicted, refaulted (and the share) and protected, by tier\n"
 	"  phases MATRIX  where each run's time went: prepare, libvirt, firmware, kernel,\n"
 	"                 modules, agent, setup, workload, teardown, store (ms)\n"
 	"  probe          say which accelerator guests would use, and why\n"
@@ -130,6 +132,8 @@ int main(int argc, char **argv)
 		return cmd_bisect(&c, argc, argv, json);
 	if (!strcmp(argv[0], "phases"))
 		return cmd_phases(&c, argc, argv, json);
+	if (!strcmp(argv[0], "lru"))
+		return cmd_lru(&c, argc, argv);
 	if (!strcmp(argv[0], "extend"))
 		return cmd_extend(&c, argc, argv, json);
 	if (!strcmp(argv[0], "probe") && argc == 1)

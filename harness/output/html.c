@@ -4,10 +4,12 @@
 #include "analysis/compare.h"
 #include "base/err.h"
 #include "output/escape.h"
+#include "output/lrutable.h"
 #include "output/plot.h"
 #include "base/proc.h"
 #include "output/report.h"
 #include "analysis/stats.h"
+#include "store/store_lru.h"
 #include "store/store_report.h"
 #include "output/table.h"
 
@@ -66,7 +68,8 @@ static void contents(FILE *f, const struct matrix_info *mi, size_t nbad)
 	unsigned c;
 
 	fputs("<p><a href=\"#arms\">Arms</a> &middot; <a href=\"#tables\">Tables</a> &middot; "
-	      "<a href=\"#compare\">Compare</a> &middot; <a href=\"#plots\">Plots</a>", f);
+	      "<a href=\"#compare\">Compare</a> &middot; <a href=\"#lru\">Inside the LRU</a> &middot; "
+	      "<a href=\"#plots\">Plots</a>", f);
 	for (c = 0; c < mi->n_cells; c++) {
 		fprintf(f, " (<a href=\"#cell-%u\">", c);
 		escape_xml(f, mi->cell_names[c]);
@@ -190,6 +193,37 @@ static void compare(FILE *f, struct store *s, int64_t mid, const struct matrix_i
 	}
 }
 
+/* The oldest generations' counters of each arm's first run, in words. */
+static int lru(FILE *f, struct store *s, int64_t mid, char *err)
+{
+	fputs("<h2 id=\"lru\">Inside the LRU</h2>\n<p class=\"note\">Per cell, each arm's first"
+	      " done run: what its oldest generations (lru_gen_full) evicted and got back as"
+	      " refaults over the measured intervals; the charts under Plots show where its file"
+	      " pages were, generation by generation (or list by list for the classic LRU).</p>\n",
+	      f);
+	return pre_of(f, lru_table, s, mid, NULL, err);
+}
+
+/* Each arm's first done run: its file pages by generation or list. */
+static int lru_plots(FILE *f, struct store *s, int64_t mid, const struct plot_cell *pc,
+		     unsigned cell, char *err)
+{
+	int64_t run[SPEC_MAX_ARMS];
+	unsigned a;
+
+	if (store_lru_cell_runs(s, mid, cell, run, err) < 0)
+		return -1;
+	for (a = 0; a < SPEC_MAX_ARMS; a++) {
+		if (!run[a])
+			continue;
+		fputs("<figure>\n", f);
+		if (plot_lru_svg(f, s, pc, a, run[a], err) < 0)
+			return -1;
+		fputs("</figure>\n", f);
+	}
+	return 0;
+}
+
 static int cell_plots(FILE *f, struct store *s, int64_t mid, unsigned cell,
 		      const struct html_opts *o, char *err)
 {
@@ -209,6 +243,8 @@ static int cell_plots(FILE *f, struct store *s, int64_t mid, unsigned cell,
 		rc = plot_file_svg(f, pc, k, err);
 		fputs("</figure>\n", f);
 	}
+	if (rc == 0)
+		rc = lru_plots(f, s, mid, pc, cell, err);
 	plot_cell_free(pc);
 	return rc;
 }
@@ -319,7 +355,7 @@ int html_report(FILE *f, struct store *s, int64_t mid, const struct html_opts *o
 	if (pre_of(f, report_builds, s, mid, NULL, err) < 0 || tables(f, s, mid, err) < 0)
 		return -1;
 	compare(f, s, mid, mi);
-	if (plots(f, s, mid, mi, o, err) < 0)
+	if (lru(f, s, mid, err) < 0 || plots(f, s, mid, mi, o, err) < 0)
 		return -1;
 	failed(f, mid, bad, nbad, o);
 	fputs("</body>\n</html>\n", f);

@@ -4,6 +4,7 @@
 #include "base/err.h"
 #include "output/escape.h"
 #include "base/proc.h"
+#include "store/store_lru.h"
 #include "store/store_report.h"
 
 #include <getopt.h>
@@ -344,7 +345,7 @@ static void chart_title(const struct chart *c, const char *what)
 	escape_xml(c->f, what);
 }
 
-static void svg_open(struct chart *c, const char *what)
+static void svg_open(struct chart *c, const char *what, const char *sub)
 {
 	const struct plot_cell *pc = c->pc;
 
@@ -355,9 +356,9 @@ static void svg_open(struct chart *c, const char *what)
 	fprintf(c->f, "</title>\n<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n"
 		"<text x=\"%d\" y=\"16\" font-size=\"13\" font-weight=\"bold\">", W, H, ML);
 	chart_title(c, what);
-	fprintf(c->f, "</text>\n<text x=\"%d\" y=\"30\" fill=\"#555\">line: median of each arm's"
-		" done runs per interval; band: min to max%s</text>\n", ML,
-		pc->ramp_s > 0 ? "; shaded: ramp" : "");
+	fprintf(c->f, "</text>\n<text x=\"%d\" y=\"30\" fill=\"#555\">", ML);
+	escape_xml(c->f, sub);
+	fprintf(c->f, "%s</text>\n", pc->ramp_s > 0 ? "; shaded: ramp" : "");
 }
 
 static void axes(const struct chart *c, const char *ylabel)
@@ -571,7 +572,8 @@ static int draw(FILE *f, const struct plot_cell *pc, const char *what, const cha
 		rc = band_make(pc, a, fn, ctx, &b[a]);
 	if (rc == 0) {
 		scale(&c, b, narms, refs, nrefs);
-		svg_open(&c, what);
+		svg_open(&c, what, "line: median of each arm's done runs per interval;"
+			 " band: min to max");
 		axes(&c, ylabel);
 		ramp(&c);
 		for (a = 0; a < narms; a++)
@@ -626,6 +628,154 @@ int plot_file_svg(FILE *f, const struct plot_cell *pc, unsigned file, char *err)
 	snprintf(what, sizeof(what), "page cache of '%s' (%llu MiB; memcg %llu MiB)",
 		 pc->l.files[file], (unsigned long long)mib, (unsigned long long)pc->memcg_mib);
 	return draw(f, pc, what, "resident MiB", file_value, &file, refs, nrefs, err);
+}
+
+/* ---- the LRU inside one run: where its file pages were, stacked ---- */
+
+/* Bottom to top: MGLRU's generations oldest first, or the classic LRU's lists. */
+static const char *const gen_layers[LRU_RANKS] = { "oldest", "3rd youngest", "2nd youngest",
+						   "youngest" };
+static const char *const list_layers[] = { "inactive_file", "active_file" };
+static const char *const layer_colors[] = { "#d55e00", "#e69f00", "#56b4e9", "#0072b2" };
+
+static double layer_mib(const struct lru_point *p, int gens, unsigned k)
+{
+	if (gens)
+		return p->gens ? p->file_mib[LRU_RANKS - 1 - k] : NAN;
+	return k == 0 ? p->inactive_file : p->active_file;
+}
+
+/* The top of layers 0..k at point i (NAN: the interval has none). */
+static double layer_top(const struct lru_point *p, int gens, unsigned k)
+{
+	double y = 0;
+	unsigned j;
+
+	for (j = 0; j <= k; j++)
+		y += layer_mib(p, gens, j);
+	return y;
+}
+
+static void layer_path(const struct chart *c, const struct lru_point *p, size_t n, int gens,
+		       unsigned k, const char *name)
+{
+	size_t i;
+	int first = 1;
+
+	fprintf(c->f, "<path class=\"layer\" data-layer=\"%s\" fill=\"%s\" fill-opacity=\"0.85\""
+		" stroke=\"none\" d=\"", name, layer_colors[(gens ? k : k * 3) % ARRAY_SIZE(layer_colors)]);
+	for (i = 0; i < n; i++) {
+		if (isnan(layer_top(&p[i], gens, k)))
+			continue;
+		fprintf(c->f, "%s%.1f %.1f", first ? "M" : " L", px(c, p[i].t_s),
+			py(c, layer_top(&p[i], gens, k)));
+		first = 0;
+	}
+	for (i = n; i-- > 0;) {
+		if (isnan(layer_top(&p[i], gens, k)))
+			continue;
+		fprintf(c->f, " L%.1f %.1f", px(c, p[i].t_s),
+			py(c, k ? layer_top(&p[i], gens, k - 1) : 0));
+	}
+	fputs(first ? "\"/>\n" : " Z\"/>\n", c->f);
+}
+
+/* A tick above the plot at each interval whose max_seq grew: a generation was made. */
+static unsigned aging_ticks(const struct chart *c, const struct lru_point *p, size_t n)
+{
+	unsigned made = 0;
+	size_t i;
+
+	for (i = 1; i < n; i++) {
+		if (!p[i].gens || !p[i - 1].gens || p[i].max_seq <= p[i - 1].max_seq)
+			continue;
+		made += (unsigned)(p[i].max_seq - p[i - 1].max_seq);
+		fprintf(c->f, "<g class=\"aging\"><title>max_seq %llu at t=%.1f s</title><line x1=\"%.1f\""
+			" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#c00\" stroke-width=\"2\"/></g>\n",
+			(unsigned long long)p[i].max_seq, p[i].t_s, px(c, p[i].t_s), px(c, p[i].t_s),
+			MT - 8, MT);
+	}
+	return made;
+}
+
+static void layer_legend(const struct chart *c, int gens, unsigned nl, unsigned made)
+{
+	const char *const *names = gens ? gen_layers : list_layers;
+	unsigned k;
+
+	fputs("<g class=\"legend\">\n", c->f);
+	for (k = 0; k < nl; k++)
+		fprintf(c->f, "<rect x=\"%d\" y=\"%d\" width=\"16\" height=\"10\" fill=\"%s\"/>"
+			"<text x=\"%d\" y=\"%d\">%s</text>\n", W - MR + 12, MT + 8 + (int)(nl - 1 - k) * 18,
+			layer_colors[(gens ? k : k * 3) % ARRAY_SIZE(layer_colors)], W - MR + 34,
+			MT + 17 + (int)(nl - 1 - k) * 18, names[k]);
+	if (gens)
+		fprintf(c->f, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#c00\""
+			" stroke-width=\"2\"/><text x=\"%d\" y=\"%d\">new generation (%u)</text>\n",
+			W - MR + 20, W - MR + 20, MT + 8 + (int)nl * 18, MT + 18 + (int)nl * 18,
+			W - MR + 34, MT + 17 + (int)nl * 18, made);
+	fputs("</g>\n", c->f);
+}
+
+static void lru_scale(struct chart *c, const struct lru_point *p, size_t n, int gens, unsigned nl)
+{
+	double ymax = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!isnan(layer_top(&p[i], gens, nl - 1)))
+			ymax = fmax(ymax, layer_top(&p[i], gens, nl - 1));
+	if (!(ymax > 0) || !isfinite(ymax))
+		ymax = 1;
+	c->ystep = nice_step(ymax, 5);
+	c->y1 = ceil(ymax / c->ystep) * c->ystep;
+	c->x1 = c->pc->t_max_s > 0 ? c->pc->t_max_s : 1;
+	c->xstep = nice_step(c->x1, 8);
+	c->x1 = ceil(c->x1 / c->xstep) * c->xstep;
+}
+
+static void lru_draw(FILE *f, const struct plot_cell *pc, unsigned arm, int64_t run,
+		     const struct lru_point *p, size_t n, int gens)
+{
+	struct chart c = { .f = f, .pc = pc };
+	unsigned nl = gens ? LRU_RANKS : ARRAY_SIZE(list_layers), k, made;
+	char what[160];
+
+	snprintf(what, sizeof(what), "%s of run %lld (%s)",
+		 gens ? "file pages by generation" : "file pages by LRU list", (long long)run,
+		 pc->mi.arm_names[arm]);
+	lru_scale(&c, p, n, gens, nl);
+	svg_open(&c, what, gens ? "MGLRU generations at each interval's end, by age; red ticks:"
+				  " a generation made (aging); dotted: stream and pass events"
+				: "classic LRU lists at each interval's end (memory.stat); dotted:"
+				  " stream and pass events");
+	axes(&c, "file MiB");
+	ramp(&c);
+	for (k = 0; k < nl; k++)
+		layer_path(&c, p, n, gens, k, (gens ? gen_layers : list_layers)[k]);
+	made = gens ? aging_ticks(&c, p, n) : 0;
+	markers(&c);
+	layer_legend(&c, gens, nl, made);
+	fputs("</svg>\n", f);
+}
+
+int plot_lru_svg(FILE *f, struct store *s, const struct plot_cell *pc, unsigned arm,
+		 int64_t run, char *err)
+{
+	struct lru_point *p = NULL;
+	size_t n = 0, i;
+	int gens = 0, lists = 0;
+
+	if (store_lru_points(s, run, &p, &n, err) < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		gens |= p[i].gens;
+		lists |= p[i].active_file + p[i].inactive_file > 0;   /* NAN: not read */
+	}
+	if (gens || lists)
+		lru_draw(f, pc, arm < pc->mi.n_arms ? arm : 0, run, p, n, gens);
+	free(p);
+	return gens || lists;
 }
 
 int plot_find_metric(const char *name, const struct metric **ret, char *err)

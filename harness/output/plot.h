@@ -32,6 +32,15 @@ const char *plot_cell_file_name(const struct plot_cell *pc, unsigned file);
 int plot_metric_svg(FILE *f, const struct plot_cell *pc, const struct metric *m, char *err);
 int plot_file_svg(FILE *f, const struct plot_cell *pc, unsigned file, char *err);
 
+/*
+ * Where run's file pages were at each interval's end, stacked: its MGLRU
+ * generations by age (youngest to oldest, a tick where one was made), or
+ * without generations the classic LRU's inactive and active file lists;
+ * arm names it. Returns 1 when drawn, 0 when the run stored neither, -1 with err.
+ */
+int plot_lru_svg(FILE *f, struct store *s, const struct plot_cell *pc, unsigned arm,
+		 int64_t run, char *err);
+
 /* A per-interval metric by name, or -1 with err listing the ones there are. */
 int plot_find_metric(const char *name, const struct metric **ret, char *err);
 

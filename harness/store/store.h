@@ -92,6 +92,7 @@ struct run_summary {
 	char host[32];               /* the host that ran it ("" before hosts were recorded) */
 	/* filled by store_table_extras() only (harness table); 0 otherwise */
 	double lat_p99_us, pass_resident_share;
+	double evict_refault_share, gens_per_min, oldest_age_s;   /* MGLRU's, NAN without */
 	/* filled by store_op_rates() (harness table): per operation of streams
 	 * that report them (ycsb), over every stream; NAN where none ran */
 	double op_per_s[OP_COUNT], op_p99_us[OP_COUNT];

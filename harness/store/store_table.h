@@ -9,9 +9,9 @@
 #include "store/store.h"
 
 /*
- * Fill lat_p99_us and pass_resident_share of the summaries v[0..n) of
- * matrix_id's done runs (NAN where a run has none: no stream reported a
- * latency, no pass ended), and their per-operation rates (store_op_rates).
+ * Fill lat_p99_us, pass_resident_share and the MGLRU figures of the
+ * summaries v[0..n) of matrix_id's done runs (NAN where a run has none: no
+ * stream reported a latency, no pass ended, no generations were read), and their per-operation rates (store_op_rates).
  * Sorts v by run id. Returns 0 or -1 with err.
  */
 int store_table_extras(struct store *s, int64_t matrix_id, struct run_summary *v, size_t n,

@@ -1,0 +1,130 @@
+/* store_lru.c -- read-only queries of a run's LRU insides (lru_gens, lru_tiers and the
+ * samples' list sizes) for the generations chart and the oldest generations' table. */
+#include "store/store_lru.h"
+#include "store/store_db.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Per interval, its generations youngest first, file pages summed over the
+ * nodes (one row with gen NULL when it has none), beside the list sizes.
+ */
+static const char points_sql[] =
+	"SELECT s.seq, s.t_ms, s.ramp, s.lru_gen_valid, s.lru_gen_max_seq, g.gen,"
+	" SUM(g.file) * r.page_size / 1048576.0,"
+	" s.active_file / 1048576.0, s.inactive_file / 1048576.0,"
+	" s.active_anon / 1048576.0, s.inactive_anon / 1048576.0"
+	" FROM samples s JOIN runs r ON r.id = s.run_id"
+	" LEFT JOIN lru_gens g ON g.run_id = s.run_id AND g.seq = s.seq"
+	" WHERE s.run_id = ? GROUP BY s.seq, g.gen ORDER BY s.seq, g.gen DESC";
+
+struct points_read {
+	struct rows rows;
+	int64_t seq;
+	unsigned rank;
+};
+
+static int point_row(sqlite3_stmt *st, void *arg)
+{
+	struct points_read *pr = arg;
+	struct lru_point *p = pr->rows.n ? (struct lru_point *)pr->rows.v + pr->rows.n - 1 : NULL;
+	int64_t seq = sqlite3_column_int64(st, 0);
+
+	if (!p || seq != pr->seq) {
+		if (!(p = rows_push(&pr->rows)))
+			return -1;
+		pr->seq = seq;
+		pr->rank = 0;
+		p->t_s = sqlite3_column_int64(st, 1) / 1000.0;
+		p->ramp = sqlite3_column_int(st, 2);
+		p->max_seq = (uint64_t)sqlite3_column_int64(st, 4);
+		p->active_file = db_real_or_nan(st, 7);
+		p->inactive_file = db_real_or_nan(st, 8);
+		p->active_anon = db_real_or_nan(st, 9);
+		p->inactive_anon = db_real_or_nan(st, 10);
+	}
+	if (sqlite3_column_type(st, 5) == SQLITE_NULL)
+		return 0;
+	p->gens = 1;
+	p->file_mib[pr->rank < LRU_RANKS ? pr->rank : LRU_RANKS - 1] += db_real_or_nan(st, 6);
+	pr->rank++;
+	return 0;
+}
+
+int store_lru_points(struct store *s, int64_t run, struct lru_point **ret, size_t *ret_n,
+		     char *err)
+{
+	struct points_read pr = { .rows = ROWS(struct lru_point), .seq = -1 };
+	int rc = db_rows(s, points_sql, point_row, &pr, err, "i", run);
+
+	return rows_take(&pr.rows, rc, ret, ret_n);
+}
+
+/*
+ * Per measured interval, each generation with tiers and each of its tiers,
+ * the file counters summed over the nodes.
+ */
+static const char oldest_sql[] =
+	"SELECT t.gen, t.tier, s.t_ms, SUM(t.file_evicted), SUM(t.file_refaulted),"
+	" SUM(COALESCE(t.file_protected, 0))"
+	" FROM lru_tiers t JOIN samples s ON s.run_id = t.run_id AND s.seq = t.seq"
+	" WHERE t.run_id = ? AND s.ramp = 0 AND t.file_evicted IS NOT NULL"
+	" GROUP BY t.seq, t.gen, t.tier ORDER BY t.gen, t.seq, t.tier";
+
+static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+static int oldest_row(sqlite3_stmt *st, void *arg)
+{
+	struct rows *r = arg;
+	struct lru_oldest *o = r->n ? (struct lru_oldest *)r->v + r->n - 1 : NULL;
+	uint64_t gen = (uint64_t)sqlite3_column_int64(st, 0);
+	int tier = sqlite3_column_int(st, 1);
+	double t = sqlite3_column_int64(st, 2) / 1000.0;
+
+	if (!o || o->gen != gen) {
+		if (!(o = rows_push(r)))
+			return -1;
+		o->gen = gen;
+		o->first_s = t;
+	}
+	o->last_s = t;
+	if (tier < 0 || tier >= LRU_TIERS)
+		return 0;
+	o->evicted[tier] = max_u64(o->evicted[tier], (uint64_t)sqlite3_column_int64(st, 3));
+	o->refaulted[tier] = max_u64(o->refaulted[tier], (uint64_t)sqlite3_column_int64(st, 4));
+	o->protected_[tier] = max_u64(o->protected_[tier], (uint64_t)sqlite3_column_int64(st, 5));
+	return 0;
+}
+
+int store_lru_oldest(struct store *s, int64_t run, struct lru_oldest **ret, size_t *ret_n,
+		     char *err)
+{
+	struct rows r = ROWS(struct lru_oldest);
+	int rc = db_rows(s, oldest_sql, oldest_row, &r, err, "i", run);
+
+	return rows_take(&r, rc, ret, ret_n);
+}
+
+static const char cell_runs_sql[] =
+	"SELECT a.idx, MIN(r.id) FROM runs r JOIN arms a ON a.id = r.arm_id"
+	" JOIN cells c ON c.id = r.cell_id"
+	" WHERE r.matrix_id = ? AND c.idx = ? AND r.status = 'done' GROUP BY a.idx";
+
+static int cell_run_row(sqlite3_stmt *st, void *arg)
+{
+	int64_t *run = arg;
+	int arm = sqlite3_column_int(st, 0);
+
+	if (arm >= 0 && arm < SPEC_MAX_ARMS)
+		run[arm] = sqlite3_column_int64(st, 1);
+	return 0;
+}
+
+int store_lru_cell_runs(struct store *s, int64_t mid, unsigned cell,
+			int64_t run[SPEC_MAX_ARMS], char *err)
+{
+	memset(run, 0, SPEC_MAX_ARMS * sizeof(*run));
+	return db_rows(s, cell_runs_sql, cell_run_row, run, err, "ii", mid, (int64_t)cell);
+}

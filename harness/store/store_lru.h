@@ -1,0 +1,47 @@
+/* store_lru.h -- what the LRU did inside one run, read back for reports: its
+ * generations (or the classic LRU's lists) per interval, its oldest generations' tiers. */
+#ifndef STORE_LRU_H
+#define STORE_LRU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/store.h"
+
+#define LRU_RANKS 4        /* generations drawn by age: youngest .. oldest (more: the oldest) */
+#define LRU_TIERS 4
+
+/* One interval of one run, sizes in MiB. */
+struct lru_point {
+	double t_s;
+	int ramp;
+	int gens;                      /* the interval has MGLRU generations (else lists) */
+	uint64_t max_seq;
+	double file_mib[LRU_RANKS];    /* file pages of the youngest, ..., the oldest generation */
+	double active_file, inactive_file, active_anon, inactive_anon;   /* NAN: not read */
+};
+
+/* Every stored interval of run, in order. *ret is malloc'd. */
+int store_lru_points(struct store *s, int64_t run, struct lru_point **ret, size_t *ret_n,
+		     char *err);
+
+/*
+ * One generation lru_gen_full gave tiers for (without CONFIG_LRU_GEN_STATS:
+ * the oldest) in the measured intervals, all nodes: the largest of each
+ * counter seen (they grow while it is the oldest, and restart with the next).
+ */
+struct lru_oldest {
+	uint64_t gen;                  /* its seq */
+	double first_s, last_s;        /* the intervals it was seen in */
+	uint64_t evicted[LRU_TIERS], refaulted[LRU_TIERS], protected_[LRU_TIERS];   /* file */
+};
+
+/* The run's measured oldest generations by seq. *ret is malloc'd. */
+int store_lru_oldest(struct store *s, int64_t run, struct lru_oldest **ret, size_t *ret_n,
+		     char *err);
+
+/* A cell's done runs, one per arm (the first), as run ids; 0: the arm has none. */
+int store_lru_cell_runs(struct store *s, int64_t mid, unsigned cell,
+			int64_t run[SPEC_MAX_ARMS], char *err);
+
+#endif
