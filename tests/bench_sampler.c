@@ -1,6 +1,7 @@
-/* bench_sampler.c -- what one sampling interval costs the guest agent: two
- * 512 MiB files tracked, residency by cachestat(2) against windowed mincore(2). */
+/* bench_sampler.c -- what one sampling interval costs the guest agent: two 512 MiB
+ * files' residency by cachestat(2) against windowed mincore(2); the LRU's texts parsed. */
 #include "guest/sampler.h"
+#include "common/proto.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +13,9 @@
 
 #define FILE_MIB 512
 #define ROUNDS   40
+#define LRU_ROUNDS 200
+#define FULL_612 "tests/data/lru_gen_full-6.12-aged.txt"   /* real, two nodes */
+#define STAT_612 "tests/data/memory.stat-6.12-mglru.txt"
 
 static const char memory_stat[] =
 	"anon 1048576\nfile 536870912\nkernel 4194304\npgfault 1000\npgmajfault 10\n"
@@ -73,6 +77,116 @@ static double bench(const char *dir, char *const files[], int cachestat, uint64_
 	return (now_s() - t0) / ROUNDS;
 }
 
+/* The whole of path (a capture in tests/data, run from the checkout's top). */
+static char *slurp(const char *path, size_t *ret_len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = malloc(SAMPLER_GEN_MAX);
+	size_t n;
+
+	if (!f || !buf) {
+		fprintf(stderr, "bench: %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	n = fread(buf, 1, SAMPLER_GEN_MAX - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	*ret_len = n;
+	return buf;
+}
+
+/*
+ * lru_gen_full as a guest with nmemcgs memcgs prints it: the capture's memcg
+ * /t (two nodes, four generations, four tiers each) again and again under
+ * other ids and paths, ours ("/harness") last, so every memcg is parsed.
+ */
+static size_t synth_full(char *out, size_t cap, const char *block, unsigned nmemcgs)
+{
+	size_t len = 0;
+	unsigned i;
+	int n;
+
+	for (i = 0; i < nmemcgs; i++) {
+		if (i + 1 == nmemcgs)
+			n = snprintf(out + len, cap - len, "memcg %5u /harness\n%s", i + 2, block);
+		else
+			n = snprintf(out + len, cap - len, "memcg %5u /m%u\n%s", i + 2, i, block);
+		if (n < 0 || (size_t)n >= cap - len) {
+			fprintf(stderr, "bench: %u memcgs do not fit %d bytes\n", nmemcgs, SAMPLER_GEN_MAX);
+			exit(1);
+		}
+		len += (size_t)n;
+	}
+	return len;
+}
+
+/*
+ * Seconds per interval of the agent's LRU work on text: memory.stat parsed,
+ * lru_gen_full parsed down to our memcg, one PROTO_LRU a node formatted.
+ */
+static double bench_lru(const char *text, size_t len, const char *stat, size_t slen,
+			unsigned *nodes)
+{
+	static struct lrugen_memcg m;
+	static struct proto_msg msg = { .type = PROTO_LRU };
+	static char line[PROTO_LINE_MAX];
+	struct sampler_reading r;
+	char err[256];
+	double t0;
+	unsigned i, k;
+
+	t0 = now_s();
+	for (k = 0; k < LRU_ROUNDS; k++) {
+		if (sampler_parse_stat(stat, slen, &r, err, sizeof(err)) < 0 ||
+		    sampler_parse_lru(text, len, 1, "/harness", &m, &r, err, sizeof(err)) < 0 ||
+		    !r.gen_valid) {
+			fprintf(stderr, "bench: %s\n", r.gen_valid ? err : "no /harness in the text");
+			exit(1);
+		}
+		for (i = 0; i < r.lru_nodes; i++) {
+			sampler_lru_msg(&m, i, k, &msg.u.lru);
+			if (proto_format(&msg, line, sizeof(line)) < 0) {
+				fprintf(stderr, "bench: a node's PROTO_LRU does not fit a line\n");
+				exit(1);
+			}
+		}
+	}
+	*nodes = r.lru_nodes;
+	return (now_s() - t0) / LRU_ROUNDS;
+}
+
+/* The LRU's share of an interval: 1, 16, 128 and 512 memcgs in lru_gen_full. */
+static void lru_costs(void)
+{
+	static const unsigned counts[] = { 1, 16, 128, 512 };
+	char *cap, *stat, *text, *block;
+	size_t clen, slen, len;
+	unsigned c, nodes = 0;
+	double t;
+
+	cap = slurp(FULL_612, &clen);
+	stat = slurp(STAT_612, &slen);
+	block = strstr(cap, "memcg     2 /t\n");
+	text = malloc(SAMPLER_GEN_MAX);
+	if (!block || !text) {
+		fprintf(stderr, "bench: %s has no memcg /t\n", FULL_612);
+		exit(1);
+	}
+	block += strlen("memcg     2 /t\n");
+	printf("LRU, per interval: memory.stat and lru_gen_full (6.12 capture, memcg of %zu bytes)"
+	       " parsed, a PROTO_LRU a node, %d intervals each:\n", clen - (size_t)(block - cap),
+	       LRU_ROUNDS);
+	for (c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+		len = synth_full(text, SAMPLER_GEN_MAX, block, counts[c]);
+		t = bench_lru(text, len, stat, slen, &nodes);
+		printf("  %3u memcgs (%7zu bytes): %8.1f us per interval, %5.3f %% of a CPU at 1 s"
+		       " (%u nodes sent)\n", counts[c], len, t * 1e6, t * 100, nodes);
+	}
+	free(text);
+	free(stat);
+	free(cap);
+}
+
 int main(int argc, char **argv)
 {
 	char dir[] = "/var/tmp/bench_sampler.XXXXXX", stat[300], f0[300], f1[300];
@@ -112,5 +226,6 @@ int main(int argc, char **argv)
 	unlink(f1);
 	unlink(stat);
 	rmdir(dir);
+	lru_costs();
 	return 0;
 }

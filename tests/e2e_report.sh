@@ -96,7 +96,7 @@ lru = [s for s in svgs if 'class="layer"' in s]
 if len(svgs) != 6 or len(lru) != 2:
     sys.exit('%d svgs, %d of the LRU' % (len(svgs), len(lru)))
 # MGLRU's run by generation, the classic LRU's by list
-if not (any('data-layer="oldest"' in s and '(mglru)' in s for s in lru) and
+if not (any('data-layer="max_seq-3"' in s and '(mglru)' in s for s in lru) and
         any('data-layer="active_file"' in s and '(classic)' in s for s in lru)):
     sys.exit('the LRU charts do not match the arms')
 for s in svgs:

@@ -700,8 +700,8 @@ static void test_lru_svg_gens(void **state)
 	assert_non_null(strstr(svg, "new generation (1)"));
 	assert_non_null(strstr(svg, "file pages by generation of run"));
 	/* 1000 pages = 3.90625 MiB on an axis to 4: the oldest's 100 pages a tenth of it */
-	y_old = layer_first_y(svg, "oldest");
-	y_young = layer_first_y(svg, "youngest");
+	y_old = layer_first_y(svg, "max_seq-3");
+	y_young = layer_first_y(svg, "max_seq");
 	assert_float_equal((y_zero - y_old) / (y_zero - y_top), 0.390625 / 4, 0.01);
 	assert_float_equal((y_zero - y_young) / (y_zero - y_top), 3.90625 / 4, 0.01);
 	free(svg);
@@ -737,8 +737,8 @@ static void test_lru_table(void **state)
 	assert_non_null(strstr(buf, "generation seq 2: 500 pages evicted and 250 pages refaulted, 50.00 %"));
 	assert_non_null(strstr(buf, "generation seq 3: 60 pages evicted and 0 pages refaulted, 0.00 %"));
 	assert_non_null(strstr(buf, "         2     2.0     5.0        500        250   50.0%          7\n"));
-	assert_non_null(strstr(buf, "tier 0 560 evicted, 250 refaulted, 0 protected; tier 1 0 evicted,"
-				    " 0 refaulted, 14 protected"));
+	assert_non_null(strstr(buf, "\n    tier 0: 560 evicted, 250 refaulted, 0 protected\n"
+				    "    tier 1: 0 evicted, 0 refaulted, 14 protected\n"));
 	assert_non_null(strstr(buf, " arm classic, run "));
 	assert_non_null(strstr(buf, "no generation with tiers"));
 	free(buf);

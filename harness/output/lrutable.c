@@ -40,11 +40,10 @@ static void gen_rows(FILE *f, const struct lru_oldest *o, size_t n)
 		fprintf(f, "  generation seq %llu: %llu pages evicted and %llu pages refaulted, %.2f %%\n",
 			(unsigned long long)o[i].gen, (unsigned long long)sum4(o[i].evicted),
 			(unsigned long long)sum4(o[i].refaulted), pct(sum4(o[i].refaulted), sum4(o[i].evicted)));
-	fputs("  by tier:", f);
+	fputs("  by tier, these generations summed:\n", f);
 	for (t = 0; t < LRU_TIERS; t++)
-		fprintf(f, "%s tier %d %llu evicted, %llu refaulted, %llu protected", t ? ";" : "", t,
+		fprintf(f, "    tier %d: %llu evicted, %llu refaulted, %llu protected\n", t,
 			(unsigned long long)ev[t], (unsigned long long)rf[t], (unsigned long long)pr[t]);
-	fputc('\n', f);
 }
 
 static int arm_run(FILE *f, struct store *s, const struct matrix_info *mi, unsigned cell,
@@ -58,11 +57,10 @@ static int arm_run(FILE *f, struct store *s, const struct matrix_info *mi, unsig
 	fprintf(f, " arm %s, run %lld, lru_gen %s: ", mi->arm_names[arm], (long long)run,
 		mi->cell_lru[cell][arm][0] ? mi->cell_lru[cell][arm] : "-");
 	if (!n)
-		fputs("no generation with tiers in the measured intervals (MGLRU off, or no"
+		fputs("no generation with tiers\n  (MGLRU off, or a kernel without"
 		      " lru_gen_full)\n", f);
 	else {
-		fputs("oldest generations in the measured intervals, file pages (lru_gen_full;"
-		      " each counter's largest value while the generation was the oldest)\n", f);
+		fputs("oldest generations, file pages\n", f);
 		gen_rows(f, o, n);
 	}
 	free(o);
@@ -88,5 +86,7 @@ int lru_table(FILE *f, struct store *s, int64_t mid, const void *arg, char *err)
 			if (run[a] && arm_run(f, s, mi, c, a, run[a], err) < 0)
 				return -1;
 	}
+	fputs("measured intervals; counters: lru_gen_full's, each its largest while\n"
+	      "the generation was the oldest; rf%: refaulted of evicted\n", f);
 	return 0;
 }

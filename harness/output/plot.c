@@ -632,9 +632,13 @@ int plot_file_svg(FILE *f, const struct plot_cell *pc, unsigned file, char *err)
 
 /* ---- the LRU inside one run: where its file pages were, stacked ---- */
 
-/* Bottom to top: MGLRU's generations oldest first, or the classic LRU's lists. */
-static const char *const gen_layers[LRU_RANKS] = { "oldest", "3rd youngest", "2nd youngest",
-						   "youngest" };
+/*
+ * Bottom to top: MGLRU's generations oldest first, named by their seq against
+ * the youngest (generations are consecutive seqs; the lowest present, whichever
+ * it is, is the one evicted), or the classic LRU's lists.
+ */
+static const char *const gen_layers[LRU_RANKS] = { "max_seq-3", "max_seq-2", "max_seq-1",
+						   "max_seq" };
 static const char *const list_layers[] = { "inactive_file", "active_file" };
 static const char *const layer_colors[] = { "#d55e00", "#e69f00", "#56b4e9", "#0072b2" };
 
@@ -745,8 +749,8 @@ static void lru_draw(FILE *f, const struct plot_cell *pc, unsigned arm, int64_t 
 		 gens ? "file pages by generation" : "file pages by LRU list", (long long)run,
 		 pc->mi.arm_names[arm]);
 	lru_scale(&c, p, n, gens, nl);
-	svg_open(&c, what, gens ? "MGLRU generations at each interval's end, by age; red ticks:"
-				  " a generation made (aging); dotted: stream and pass events"
+	svg_open(&c, what, gens ? "MGLRU generations at each interval's end, max_seq the youngest;"
+				  " red ticks: a generation made; dotted: stream and pass events"
 				: "classic LRU lists at each interval's end (memory.stat); dotted:"
 				  " stream and pass events");
 	axes(&c, "file MiB");
