@@ -256,6 +256,7 @@ BOOT_ROUNDS ?= 5
 bench: build images tests/build/bench_sampler tests/build/bench_report tests/build/bench_sched
 	tests/bench_boot.sh $(HARNESS) $(HARNESSD) $(BOOT_ROUNDS)
 	tests/build/bench_sampler
+	tests/bench_lrugen.sh
 	tests/build/bench_report
 	tests/build/bench_sched
 

@@ -17,12 +17,6 @@
 #define FULL_612 "tests/data/lru_gen_full-6.12-aged.txt"   /* real, two nodes */
 #define STAT_612 "tests/data/memory.stat-6.12-mglru.txt"
 
-static const char memory_stat[] =
-	"anon 1048576\nfile 536870912\nkernel 4194304\npgfault 1000\npgmajfault 10\n"
-	"pgscan 5\npgsteal 4\nworkingset_refault_anon 0\nworkingset_refault_file 7\n"
-	"workingset_activate_anon 0\nworkingset_activate_file 3\n"
-	"workingset_restore_anon 0\nworkingset_restore_file 1\n";
-
 static double now_s(void)
 {
 	struct timespec ts;
@@ -190,8 +184,9 @@ static void lru_costs(void)
 int main(int argc, char **argv)
 {
 	char dir[] = "/var/tmp/bench_sampler.XXXXXX", stat[300], f0[300], f1[300];
-	char *files[2] = { f0, f1 };
+	char *files[2] = { f0, f1 }, *memory_stat;
 	uint64_t pc = 0, pm = 0;
+	size_t slen;
 	double tc, tm;
 	int fd;
 
@@ -202,8 +197,9 @@ int main(int argc, char **argv)
 	snprintf(stat, sizeof(stat), "%s/memory.stat", dir);
 	snprintf(f0, sizeof(f0), "%s/a", dir);
 	snprintf(f1, sizeof(f1), "%s/b", dir);
+	memory_stat = slurp(STAT_612, &slen);
 	fd = open(stat, O_WRONLY | O_CREAT, 0644);
-	if (fd < 0 || write(fd, memory_stat, strlen(memory_stat)) < 0 || close(fd) < 0 ||
+	if (fd < 0 || write(fd, memory_stat, slen) < 0 || close(fd) < 0 ||
 	    make_file(f0, FILE_MIB) < 0 || make_file(f1, FILE_MIB) < 0)
 		return perror("bench setup"), 1;
 	fd = open(f0, O_RDONLY);
@@ -226,6 +222,7 @@ int main(int argc, char **argv)
 	unlink(f1);
 	unlink(stat);
 	rmdir(dir);
+	free(memory_stat);
 	lru_costs();
 	return 0;
 }
