@@ -18,11 +18,10 @@ set -euo pipefail
 alias=${1:-6.12}
 repo=$(cd "$(dirname "$0")/.." && pwd)
 kdir=$repo/images/out/x86_64/kernel/$alias
-busybox=/bin/busybox
+. "$repo/tests/busybox_guest.sh"
 [ -f "$kdir/vmlinuz" ] && [ -f "$kdir/modules.cpio" ] ||
 	{ echo "bench_lrugen: $kdir/{vmlinuz,modules.cpio} missing (make images)" >&2; exit 1; }
-{ ldd "$busybox" 2>&1 || true; } | grep -q 'not a dynamic executable' ||
-	{ echo "bench_lrugen: $busybox is not a static busybox (apt-get install busybox-static)" >&2; exit 1; }
+bb_check bench_lrugen
 work=$(mktemp -d /tmp/bench-lrugen.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
@@ -58,18 +57,7 @@ int main(int argc, char **argv)
 EOF
 gcc -static -O2 -o "$work/readloop" "$work/readloop.c"
 
-cat > "$work/init" <<'EOF'
-#!/bin/busybox sh
-/bin/busybox --install -s /bin
-export PATH=/bin
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs dev /dev
-mount -t debugfs debugfs /sys/kernel/debug
-mount -t cgroup2 cgroup2 /sys/fs/cgroup
-dmesg -n 1
-while read -r m; do [ -n "$m" ] && insmod "$m"; done < /etc/modules.order
-for _ in $(seq 100); do [ -b /dev/vda ] && break; sleep 0.1; done
+{ bb_init_head vda; cat <<'EOF'; } > "$work/init"
 mkdir -p /data && mount -o ro /dev/vda /data
 C=/sys/fs/cgroup G=/sys/kernel/debug/lru_gen_full
 echo y > /sys/kernel/mm/lru_gen/enabled
@@ -86,12 +74,7 @@ done
 echo "bench: done" > /dev/console
 poweroff -f
 EOF
-chmod 755 "$work/init"
-mkdir -p "$work/root"/{bin,proc,sys,dev,etc,tmp}
-cp "$busybox" "$work/root/bin/busybox"
-cp "$work/init" "$work/root/init"
-cp "$work/readloop" "$work/root/bin/readloop"
-(cd "$work/root" && find . -print0 | LC_ALL=C sort -z | cpio --quiet -o -0 -H newc -R 0:0) > "$work/root.cpio"
+bb_root "$work" "$work/init" "$work/readloop"
 cat "$work/root.cpio" "$kdir/modules.cpio" > "$work/initrd"
 mkdir -p "$work/disk"
 head -c 32M /dev/urandom > "$work/disk/f"

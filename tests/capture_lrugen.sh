@@ -31,7 +31,7 @@ shift
 aliases=${*:-6.1 6.12}
 repo=$(cd "$(dirname "$0")/.." && pwd)
 kdir=$repo/images/out/x86_64/kernel
-busybox=/bin/busybox
+. "$repo/tests/busybox_guest.sh"
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 work=$(mktemp -d /tmp/capture-lrugen.XXXXXX)
@@ -41,8 +41,7 @@ for a in $aliases; do
 	[ -f "$kdir/$a/vmlinuz" ] && [ -f "$kdir/$a/modules.cpio" ] ||
 		{ echo "capture_lrugen: $kdir/$a/{vmlinuz,modules.cpio} missing (make images)" >&2; exit 1; }
 done
-{ ldd "$busybox" 2>&1 || true; } | grep -q 'not a dynamic executable' ||
-	{ echo "capture_lrugen: $busybox is not a static busybox (apt-get install busybox-static)" >&2; exit 1; }
+bb_check capture_lrugen
 
 # The anonymous load: MIB MiB touched once, then its first HOT MiB every 20 ms until killed.
 cat > "$work/anon.c" <<'EOF'
@@ -73,18 +72,7 @@ int main(int argc, char **argv)
 EOF
 gcc -static -O2 -o "$work/anon" "$work/anon.c"
 
-cat > "$work/init" <<'EOF'
-#!/bin/busybox sh
-/bin/busybox --install -s /bin
-export PATH=/bin
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs dev /dev
-mount -t debugfs debugfs /sys/kernel/debug
-mount -t cgroup2 cgroup2 /sys/fs/cgroup
-dmesg -n 1
-while read -r m; do [ -n "$m" ] && insmod "$m"; done < /etc/modules.order
-for _ in $(seq 100); do [ -b /dev/vdc ] && break; sleep 0.1; done
+{ bb_init_head vdc; cat <<'EOF'; } > "$work/init"
 mkdir -p /data /out
 mount -o ro /dev/vda /data
 mkswap /dev/vdb > /dev/null && swapon /dev/vdb
@@ -147,13 +135,7 @@ sync
 echo "capture: done" > /dev/console
 poweroff -f
 EOF
-chmod 755 "$work/init" "$work/anon"
-
-mkdir -p "$work/root"/{bin,proc,sys,dev,etc,tmp}
-cp "$busybox" "$work/root/bin/busybox"
-cp "$work/init" "$work/root/init"
-cp "$work/anon" "$work/root/bin/anon"
-(cd "$work/root" && find . -print0 | LC_ALL=C sort -z | cpio --quiet -o -0 -H newc -R 0:0) > "$work/root.cpio"
+bb_root "$work" "$work/init" "$work/anon"
 
 mkdir -p "$work/disk"
 head -c 64M /dev/urandom > "$work/disk/big"

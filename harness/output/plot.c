@@ -302,6 +302,18 @@ static double nice_step(double range, int target)
 	return mag * (r <= 1 ? 1 : r <= 2 ? 2 : r <= 5 ? 5 : 10);
 }
 
+/* Both axes' maxima, rounded up to a tick: y past ymax, x the cell's workload. */
+static void axes_to(struct chart *c, double ymax)
+{
+	if (!(ymax > 0) || !isfinite(ymax))
+		ymax = 1;
+	c->ystep = nice_step(ymax, 5);
+	c->y1 = ceil(ymax / c->ystep) * c->ystep;
+	c->x1 = c->pc->t_max_s > 0 ? c->pc->t_max_s : 1;
+	c->xstep = nice_step(c->x1, 8);
+	c->x1 = ceil(c->x1 / c->xstep) * c->xstep;
+}
+
 /* Axis maxima: past every value and reference line, rounded up to a tick. */
 static void scale(struct chart *c, const struct band *b, unsigned narms, const struct ref *refs,
 		  unsigned nrefs)
@@ -316,13 +328,7 @@ static void scale(struct chart *c, const struct band *b, unsigned narms, const s
 				ymax = fmax(ymax, b[a].hi[i]);
 	for (k = 0; k < nrefs; k++)
 		ymax = fmax(ymax, refs[k].y);
-	if (!(ymax > 0) || !isfinite(ymax))
-		ymax = 1;
-	c->ystep = nice_step(ymax, 5);
-	c->y1 = ceil(ymax / c->ystep) * c->ystep;
-	c->x1 = c->pc->t_max_s > 0 ? c->pc->t_max_s : 1;
-	c->xstep = nice_step(c->x1, 8);
-	c->x1 = ceil(c->x1 / c->xstep) * c->xstep;
+	axes_to(c, ymax);
 }
 
 /* Tick label: 12k, 1.5M, 0.25, as the step needs. */
@@ -729,13 +735,7 @@ static void lru_scale(struct chart *c, const struct lru_point *p, size_t n, int 
 	for (i = 0; i < n; i++)
 		if (!isnan(layer_top(&p[i], gens, nl - 1)))
 			ymax = fmax(ymax, layer_top(&p[i], gens, nl - 1));
-	if (!(ymax > 0) || !isfinite(ymax))
-		ymax = 1;
-	c->ystep = nice_step(ymax, 5);
-	c->y1 = ceil(ymax / c->ystep) * c->ystep;
-	c->x1 = c->pc->t_max_s > 0 ? c->pc->t_max_s : 1;
-	c->xstep = nice_step(c->x1, 8);
-	c->x1 = ceil(c->x1 / c->xstep) * c->xstep;
+	axes_to(c, ymax);
 }
 
 static void lru_draw(FILE *f, const struct plot_cell *pc, unsigned arm, int64_t run,
