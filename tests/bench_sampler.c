@@ -129,12 +129,16 @@ static double bench_lru(const char *text, size_t len, const char *stat, size_t s
 	double t0;
 	unsigned i, k;
 
+	memset(&r, 0, sizeof(r));
 	t0 = now_s();
 	for (k = 0; k < LRU_ROUNDS; k++) {
 		if (sampler_parse_stat(stat, slen, &r, err, sizeof(err)) < 0 ||
-		    sampler_parse_lru(text, len, 1, "/harness", &m, &r, err, sizeof(err)) < 0 ||
-		    !r.gen_valid) {
-			fprintf(stderr, "bench: %s\n", r.gen_valid ? err : "no /harness in the text");
+		    sampler_parse_lru(text, len, 1, "/harness", &m, &r, err, sizeof(err)) < 0) {
+			fprintf(stderr, "bench: %s\n", err);
+			exit(1);
+		}
+		if (!r.gen_valid) {
+			fprintf(stderr, "bench: no /harness in the text\n");
 			exit(1);
 		}
 		for (i = 0; i < r.lru_nodes; i++) {
