@@ -19,8 +19,7 @@ alias=${1:-6.12}
 repo=$(cd "$(dirname "$0")/.." && pwd)
 kdir=$repo/images/out/x86_64/kernel/$alias
 . "$repo/tests/busybox_guest.sh"
-[ -f "$kdir/vmlinuz" ] && [ -f "$kdir/modules.cpio" ] ||
-	{ echo "bench_lrugen: $kdir/{vmlinuz,modules.cpio} missing (make images)" >&2; exit 1; }
+bb_kernel bench_lrugen "$kdir"
 bb_check bench_lrugen
 work=$(mktemp -d /tmp/bench-lrugen.XXXXXX)
 trap 'rm -rf "$work"' EXIT

@@ -7,6 +7,12 @@ bb_check() {
 		{ echo "$1: /bin/busybox is not a static busybox (apt-get install busybox-static)" >&2; return 1; }
 }
 
+# bb_kernel NAME DIR: DIR holds a kernel image's vmlinuz and modules.cpio (make images)
+bb_kernel() {
+	[ -f "$2/vmlinuz" ] && [ -f "$2/modules.cpio" ] ||
+		{ echo "$1: $2/{vmlinuz,modules.cpio} missing (make images)" >&2; return 1; }
+}
+
 # bb_init_head DEV: the first lines of /init: busybox's applets, proc, sysfs, devtmpfs,
 # debugfs and cgroup2 mounted, the image's modules loaded, /dev/DEV waited for (10 s)
 bb_init_head() {

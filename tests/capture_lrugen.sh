@@ -38,8 +38,7 @@ work=$(mktemp -d /tmp/capture-lrugen.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
 for a in $aliases; do
-	[ -f "$kdir/$a/vmlinuz" ] && [ -f "$kdir/$a/modules.cpio" ] ||
-		{ echo "capture_lrugen: $kdir/$a/{vmlinuz,modules.cpio} missing (make images)" >&2; exit 1; }
+	bb_kernel capture_lrugen "$kdir/$a"
 done
 bb_check capture_lrugen
 
