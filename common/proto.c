@@ -10,6 +10,20 @@
 #include <string.h>
 
 const char *const proto_kind_names[] = { "random", "scan", "fio", "ycsb", "reclaim", NULL };
+const char *const proto_trace_kind_names[] = {
+#define X(e, s) s,
+	PROTO_TRACE_KINDS(X)
+#undef X
+	NULL
+};
+
+const char *const proto_place_names[] = {
+#define X(e, s) s,
+	PROTO_PLACES(X)
+#undef X
+	NULL
+};
+
 const char *const proto_event_names[] = {
 #define X(e, s) s,
 	PROTO_EVENT_KINDS(X)
@@ -54,6 +68,17 @@ const struct proto_opt proto_job_opts[] = {
 	  "intervals that begin before this are stored flagged as ramp and left out of summaries" },
 	{ "disk_mib", OPT_UINT, JOFF(disk_mib), 0, 1 << 24, NULL, "0", 0,
 	  "size of the data disk, MiB; 0: what its files and databases need" },
+	{ NULL, 0, 0, 0, 0, NULL, NULL, 0, NULL },
+};
+
+/* trace: {...}, on a cell or on a stream that names its file. */
+struct trace_opts {
+	uint64_t sample;
+};
+
+static const struct proto_opt trace_opts[] = {
+	{ "sample", OPT_UINT, offsetof(struct trace_opts, sample), 0, 1 << 20, NULL, "0", 0,
+	  "one page index in this many (a power of two) of each traced file; 0: off" },
 	{ NULL, 0, 0, 0, 0, NULL, NULL, 0, NULL },
 };
 
@@ -347,6 +372,29 @@ static int opts_from_json(const struct proto_opt *table, json_t *in, void *obj,
 	return 0;
 }
 
+/* A "trace" object into *sample: a power of two, or 0. */
+static int trace_from_json(json_t *in, uint64_t *sample, const char *where, char *err,
+			   size_t errlen)
+{
+	struct trace_opts t;
+	char w[80];
+
+	snprintf(w, sizeof(w), "%s.trace", where);
+	opts_defaults(trace_opts, &t, 0);
+	if (opts_from_json(trace_opts, in, &t, 0, NULL, w, err, errlen) < 0)
+		return -1;
+	if (t.sample & (t.sample - 1))
+		return proto_errf(err, errlen, "%s.sample: %llu is not a power of two (1, 2, 4 ... %u)",
+				  w, (unsigned long long)t.sample, 1u << 20);
+	*sample = t.sample;
+	return 0;
+}
+
+static json_t *trace_to_json(uint64_t sample)
+{
+	return json_pack("{sI}", "sample", (json_int_t)sample);
+}
+
 static int opt_given(const struct proto_stream *s, const char *name)
 {
 	const struct proto_opt *o = opt_find(proto_stream_opts, name);
@@ -514,6 +562,26 @@ static int stream_check(const struct proto_job *job, struct proto_stream *s, con
 	return 0;
 }
 
+/* A stream's options from its table, and its "trace" object. */
+static int stream_opts_from_json(json_t *in, struct proto_stream *s, const char *w, char *err,
+				 size_t errlen)
+{
+	json_t *rest = json_copy(in), *tr = json_object_get(in, "trace");
+	int rc;
+
+	if (!rest)
+		return proto_errf(err, errlen, "%s: out of memory", w);
+	json_object_del(rest, "trace");
+	rc = opts_from_json(proto_stream_opts, rest, s, 1u << s->kind, &s->set, w, err, errlen);
+	json_decref(rest);
+	if (rc < 0 || !tr)
+		return rc;
+	if (s->kind != KIND_RANDOM && s->kind != KIND_SCAN)
+		return proto_errf(err, errlen, "%s.trace: only random and scan streams name their "
+				  "file; a cell's trace traces every file", w);
+	return trace_from_json(tr, &s->trace_sample, w, err, errlen);
+}
+
 static int stream_from_json(json_t *in, struct proto_job *job, unsigned i, const char *where,
 			    char *err, size_t errlen)
 {
@@ -533,7 +601,7 @@ static int stream_from_json(json_t *in, struct proto_job *job, unsigned i, const
 	opts_defaults(proto_stream_opts, s, 1u << s->kind);
 	snprintf(s->name, sizeof(s->name), "s%u", i);
 	s->set = UINT64_C(1) << (ko - proto_stream_opts);
-	if (opts_from_json(proto_stream_opts, in, s, 1u << s->kind, &s->set, w, err, errlen) < 0)
+	if (stream_opts_from_json(in, s, w, err, errlen) < 0)
 		return -1;
 	for (j = 0; j < i; j++)
 		if (!strcmp(job->streams[j].name, s->name))
@@ -553,6 +621,45 @@ static int array_of(json_t *in, const char *key, size_t max, const char *where, 
 		return proto_errf(err, errlen, "%s.%s: at most %zu entries", where, key, max);
 	*ret = a;
 	return 0;
+}
+
+/* One sample for everything traced: the kernel filters by one index mask. */
+static int trace_check(const struct proto_job *job, const char *where, char *err, size_t errlen)
+{
+	uint64_t sample = job->trace_sample;
+	unsigned i;
+
+	for (i = 0; i < job->nstreams; i++) {
+		const struct proto_stream *s = &job->streams[i];
+
+		if (!s->trace_sample)
+			continue;
+		if (sample && s->trace_sample != sample)
+			return proto_errf(err, errlen, "%s.streams[%u].trace.sample: %llu, but %llu is "
+					  "traced already (one sample a cell)", where, i,
+					  (unsigned long long)s->trace_sample,
+					  (unsigned long long)sample);
+		sample = s->trace_sample;
+	}
+	return 0;
+}
+
+uint64_t proto_job_trace(const struct proto_job *job, unsigned *files, int *all)
+{
+	uint64_t sample = job->trace_sample;
+	unsigned i;
+	int f;
+
+	*files = 0;
+	*all = sample != 0;
+	for (i = 0; i < job->nstreams; i++) {
+		if (!job->streams[i].trace_sample)
+			continue;
+		sample = job->streams[i].trace_sample;
+		if ((f = proto_job_file(job, job->streams[i].file)) >= 0)
+			*files |= 1u << f;
+	}
+	return sample;
 }
 
 int proto_job_from_json(json_t *obj, struct proto_job *job, const char *where,
@@ -587,6 +694,10 @@ int proto_job_from_json(json_t *obj, struct proto_job *job, const char *where,
 	json_object_del(top, "files");
 	json_object_del(top, "streams");
 	json_object_del(top, "databases");
+	if ((v = json_object_get(top, "trace")) &&
+	    trace_from_json(v, &job->trace_sample, where, err, errlen) < 0)
+		goto out_arrays;
+	json_object_del(top, "trace");
 	json_object_foreach(top, key, v)
 		if (proto_opt_set_json(proto_job_opts, job, key, v, where, err, errlen) < 0)
 			goto out_arrays;
@@ -605,7 +716,7 @@ int proto_job_from_json(json_t *obj, struct proto_job *job, const char *where,
 			goto out_arrays;
 		job->nstreams++;
 	}
-	ret = 0;
+	ret = trace_check(job, where, err, errlen);
 out_arrays:
 	json_decref(files);
 	json_decref(streams);
@@ -666,6 +777,12 @@ json_t *proto_job_to_json(const struct proto_job *job)
 	for (i = 0; i < job->nstreams; i++)
 		json_array_append_new(streams, opts_to_json(proto_stream_opts, &job->streams[i],
 							    1u << job->streams[i].kind));
+	for (i = 0; i < job->nstreams; i++)
+		if (job->streams[i].trace_sample)
+			json_object_set_new(json_array_get(streams, i), "trace",
+					    trace_to_json(job->streams[i].trace_sample));
+	if (job->trace_sample)
+		json_object_set_new(out, "trace", trace_to_json(job->trace_sample));
 	json_object_set_new(out, "files", files);
 	json_object_set_new(out, "streams", streams);
 	if (job->ndbs) {
@@ -764,6 +881,8 @@ static const struct field setup_fields[] = {
 	STR(proto_setup, lru_gen, "lru_gen"),
 	STR(proto_setup, residency, "residency"),
 	U64S(proto_setup, file_pages, "file_pages", UINT64_C(1) << 40),
+	U64S(proto_setup, file_ino, "file_ino", UINT64_C(1) << 62),
+	STR(proto_setup, trace, "trace"),
 	END,
 };
 
@@ -884,6 +1003,54 @@ static int lru_check(const void *msg, char *err, size_t errlen)
 	return 0;
 }
 
+static const struct field trace_fields[] = {
+#define X(m, key, mx) U64(proto_trace, m, key, mx),
+	PROTO_TRACE_HEAD_FIELDS(X)
+#undef X
+#define X(m, key, mx) U64A(proto_trace, m, key, mx, PROTO_TRACE_MAX),
+	PROTO_TRACE_EVENT_FIELDS(X)
+#undef X
+	END,
+};
+
+/*
+ * Sampled folios' events: every array as long as kind; times in order; an
+ * add's place from the table, with MGLRU's min_seq <= gen <= max_seq, every
+ * other event without a place or generation.
+ */
+static int trace_msg_check(const void *msg, char *err, size_t errlen)
+{
+	const struct proto_trace *t = msg;
+	uint64_t n = t->kind.n, i;
+
+#define X(m, key, mx) \
+	if (t->m.n != n) \
+		return proto_errf(err, errlen, "trace: %llu values of '" key "' for %llu events", \
+				  (unsigned long long)t->m.n, (unsigned long long)n);
+	PROTO_TRACE_EVENT_FIELDS(X)
+#undef X
+	for (i = 0; i < n; i++) {
+		uint64_t pl = t->place.v[i], g = t->gen.v[i];
+		int mglru = pl == PL_OLDEST || pl == PL_SECOND || pl == PL_YOUNGER;
+
+		if (i && t->t_ms.v[i] < t->t_ms.v[i - 1])
+			return proto_errf(err, errlen, "trace: event %llu goes back in time",
+					  (unsigned long long)i);
+		if ((t->kind.v[i] == TR_ADD) != (pl != PL_NONE))
+			return proto_errf(err, errlen, "trace: event %llu: a place only on an add",
+					  (unsigned long long)i);
+		if (mglru ? t->min_seq.v[i] > g || g > t->max_seq.v[i] ||
+			    (pl == PL_OLDEST) != (g == t->min_seq.v[i]) ||
+			    (pl == PL_SECOND) != (g == t->min_seq.v[i] + 1)
+			  : g || t->min_seq.v[i] || t->max_seq.v[i])
+			return proto_errf(err, errlen, "trace: event %llu: generation %llu is not "
+					  "its place in %llu..%llu", (unsigned long long)i,
+					  (unsigned long long)g, (unsigned long long)t->min_seq.v[i],
+					  (unsigned long long)t->max_seq.v[i]);
+	}
+	return 0;
+}
+
 static const struct msg_desc msgs[] = {
 	{ PROTO_HELLO,   "hello",   hello_fields, NULL },
 	{ PROTO_JOB,     "job",     job_fields, NULL },
@@ -895,6 +1062,7 @@ static const struct msg_desc msgs[] = {
 	{ PROTO_ERROR,   "error",   error_fields, NULL },
 	{ PROTO_OP,      "op",      op_fields, NULL },
 	{ PROTO_LRU,     "lru",     lru_fields, lru_check },
+	{ PROTO_TRACE,   "trace",   trace_fields, trace_msg_check },
 };
 
 static const struct msg_desc *desc_by_name(const char *name)

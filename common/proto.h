@@ -16,7 +16,7 @@
 
 #include "common/lrugen.h"
 
-#define PROTO_VERSION     5      /* 5: memory.stat's LRU counters in the sample, PROTO_LRU */
+#define PROTO_VERSION     6      /* 6: sampled folio events, PROTO_TRACE; 5: PROTO_LRU */
 #define PROTO_PORT_NAME   "harness.0"
 #define PROTO_LINE_MAX    16384  /* longer lines are refused, never truncated */
 #define PROTO_STR_MAX     128    /* bound on short string fields */
@@ -192,6 +192,69 @@ struct proto_lru {
 #undef X
 };
 
+/*
+ * PROTO_TRACE: the sampled folios' events the guest drained from its trace
+ * buffer at the end of interval seq (tracing on: at least one message an
+ * interval, possibly with no events; at most PROTO_TRACE_MAX a message, in
+ * the kernel's order). lost: events the kernel could not keep so far
+ * (overruns and drops, cumulative); refused: lines the guest did not
+ * understand or folios whose generation did not decode (cumulative; none
+ * of those is sent). Per event: its kind, ms since the workload's start,
+ * the folio's inode and page index; for an add, where it went: under MGLRU
+ * its generation's seq and the file window (min_seq..max_seq) it joined,
+ * or the classic LRU's list (place).
+ */
+#define PROTO_TRACE_MAX 16
+#define PROTO_TRACE_KINDS(X) \
+	X(TR_LOAD, "load") X(TR_ADD, "add") X(TR_ACCESS, "access") \
+	X(TR_PROMOTE, "promote") X(TR_ACTIVATE, "activate") X(TR_REMOVE, "remove")
+
+enum proto_trace_kind {
+#define X(e, s) e,
+	PROTO_TRACE_KINDS(X)
+#undef X
+	TR_COUNT
+};
+
+/* Where an add put the folio; names as stored. */
+#define PROTO_PLACES(X) \
+	X(PL_NONE, "") X(PL_OLDEST, "oldest") X(PL_SECOND, "second-oldest") \
+	X(PL_YOUNGER, "younger") X(PL_INACTIVE, "inactive") X(PL_ACTIVE, "active")
+
+enum proto_place {
+#define X(e, s) e,
+	PROTO_PLACES(X)
+#undef X
+	PL_COUNT
+};
+
+extern const char *const proto_trace_kind_names[];
+extern const char *const proto_place_names[];
+
+#define PROTO_TRACE_HEAD_FIELDS(X)                                             \
+	X(seq,              "seq",                      UINT64_C(1) << 32)     \
+	X(lost,             "lost",                     UINT64_C(1) << 48)     \
+	X(refused,          "refused",                  UINT64_C(1) << 48)
+#define PROTO_TRACE_EVENT_FIELDS(X)                                            \
+	X(kind,             "kind",                     TR_COUNT - 1)          \
+	X(t_ms,             "t_ms",                     UINT64_C(1) << 40)     \
+	X(ino,              "ino",                      UINT64_C(1) << 62)     \
+	X(page,             "page",                     UINT64_C(1) << 52)     \
+	X(place,            "place",                    PL_COUNT - 1)          \
+	X(gen,              "gen",                      UINT64_C(1) << 62)     \
+	X(min_seq,          "min_seq",                  UINT64_C(1) << 62)     \
+	X(max_seq,          "max_seq",                  UINT64_C(1) << 62)
+
+struct proto_trace {
+#define X(m, key, max) uint64_t m;
+	PROTO_TRACE_HEAD_FIELDS(X)
+#undef X
+#define X(m, key, max) struct proto_u64s m;
+	PROTO_TRACE_EVENT_FIELDS(X)
+#undef X
+};
+_Static_assert(PROTO_TRACE_MAX <= PROTO_MAX_FILES, "PROTO_TRACE's arrays fit a proto_u64s");
+
 struct proto_op_sample {
 #define X(m, key, max) uint64_t m;
 	PROTO_OP_FIELDS(X)
@@ -268,6 +331,7 @@ struct proto_stream {
 	char swappiness[8];          /* "" to send none */
 	unsigned cgroup;             /* enum rc_cgroup: whose memory.reclaim */
 	unsigned fallback;           /* enum rc_fallback */
+	uint64_t trace_sample;       /* trace: {sample: N}, this stream's file; 0: off */
 	/* ycsb: YCSB's own property names */
 	char db[PROTO_NAME_MAX];     /* a declared database; "" the only one */
 	uint64_t operationcount, threadcount, minscanlength, maxscanlength, cache_mib;
@@ -290,6 +354,7 @@ struct proto_job {
 	uint64_t interval_ms;        /* sampling interval */
 	uint64_t ramp_s;             /* samples before this are flagged ramp */
 	uint64_t disk_mib;           /* the data disk's size; 0: what it holds needs */
+	uint64_t trace_sample;       /* trace: {sample: N}, every file of the data disk; 0: off */
 	unsigned nfiles, nstreams, ndbs;
 	struct proto_file files[PROTO_MAX_FILES];
 	struct proto_db dbs[PROTO_MAX_DBS];
@@ -313,6 +378,13 @@ int proto_job_from_json(json_t *obj, struct proto_job *job, const char *where,
 
 /* The same workload as JSON (every option, defaults included). */
 json_t *proto_job_to_json(const struct proto_job *job);
+
+/*
+ * What a job traces: 0 when nothing, else the sample (a power of two: one
+ * page index in N of each traced file) and, in files (bit i: declared file
+ * i), the files; all (1) when the cell traces the whole data disk.
+ */
+uint64_t proto_job_trace(const struct proto_job *job, unsigned *files, int *all);
 
 /* Index of the declared file called name, or -1. */
 int proto_job_file(const struct proto_job *job, const char *name);
@@ -345,6 +417,7 @@ enum proto_type {
 	PROTO_ERROR,      /* guest: the job cannot run; msg says why */
 	PROTO_OP,         /* guest: one interval (or the total) of one operation of a stream */
 	PROTO_LRU,        /* guest: one node's generations (and tiers) at an interval's end */
+	PROTO_TRACE,      /* guest: sampled folios' events drained at an interval's end */
 };
 
 struct proto_hello {
@@ -367,6 +440,8 @@ struct proto_setup {
 	char lru_gen[32];              /* value read back after writing */
 	char residency[16];            /* "cachestat" or "mincore" */
 	struct proto_u64s file_pages;  /* per declared file */
+	struct proto_u64s file_ino;    /* per declared file, its inode (trace events name it) */
+	char trace[PROTO_STR_MAX];     /* "" untraced; "on: ..." or "off: why" */
 };
 
 /* What an event marks; names as stored. */
@@ -415,6 +490,7 @@ struct proto_msg {
 		struct proto_summary summary;
 		struct proto_op_sample op;
 		struct proto_lru lru;
+		struct proto_trace trace;
 		char error[PROTO_ERR_MAX];
 	} u;
 };

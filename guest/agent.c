@@ -20,6 +20,7 @@
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <sys/utsname.h>
@@ -35,6 +36,7 @@
 #include "common/proto.h"
 #include "sampler.h"
 #include "stream.h"
+#include "tracer.h"
 #include "workload.h"
 
 #define LRU_GEN_PATH      "/sys/kernel/mm/lru_gen/enabled"
@@ -56,6 +58,9 @@ struct agent {
 	struct proto_job job;
 	struct fault fault;          /* harness.fault=KIND: tests only */
 	struct boot_times boot;      /* as PID 1; zero otherwise */
+	struct tracer tracer;        /* trace: {sample: N}; off otherwise */
+	uint64_t data_dev;           /* the data disk's st_dev */
+	uint64_t file_ino[PROTO_MAX_FILES];
 };
 
 static char errmsg[PROTO_ERR_MAX];
@@ -524,7 +529,41 @@ static int check_files(struct agent *a, struct proto_u64s *pages)
 			return error("file '%s' is %lld bytes, the job declares %llu MiB", path,
 				     (long long)st.st_size, (unsigned long long)f->mib);
 		pages->v[i] = (f->mib << 20) / 4096;
+		a->file_ino[i] = (uint64_t)st.st_ino;
+		a->data_dev = (uint64_t)st.st_dev;
 	}
+	return 0;
+}
+
+/* What the job traces, and the kernel's layout of the folio's generation. */
+static int trace_setup(struct agent *a, struct proto_setup *s)
+{
+	struct tracer_conf c = { 0 };
+	struct utsname u;
+	struct stat st;
+	unsigned files, i;
+	int all;
+
+	s->file_ino.n = a->job.nfiles;
+	memcpy(s->file_ino.v, a->file_ino, sizeof(a->file_ino));
+	a->tracer.pipe_fd = -1;
+	if (!(c.sample = proto_job_trace(&a->job, &files, &all)))
+		return 0;
+	if (stat(a->data_dir, &st) < 0)
+		return error_errno("'%s'", a->data_dir);
+	/* the kernel's dev_t (MKDEV: major << 20 | minor), as the probes read s_dev */
+	c.dev = ((uint64_t)major(st.st_dev) << 20) | minor(st.st_dev);
+	c.nfiles = a->job.nfiles;
+	for (i = 0; i < a->job.nfiles; i++) {
+		c.ino[i] = a->file_ino[i];
+		c.pages[i] = s->file_pages.v[i];
+	}
+	c.traced = all ? 0 : files;
+	if (uname(&u) == 0)
+		c.layout = tracer_layout_find(u.release, u.machine);
+	if (tracer_open(&a->tracer, &c, errmsg, sizeof(errmsg)) < 0)
+		return -1;
+	copy_field(s->trace, sizeof(s->trace), a->tracer.status);
 	return 0;
 }
 
@@ -553,6 +592,8 @@ static int setup(struct agent *a)
 	copy_field(s->lru_gen, sizeof(s->lru_gen), lru);
 	a->lru_gen_on = lru[0] && strcmp(lru, "0x0000");
 	copy_field(s->residency, sizeof(s->residency), a->cachestat ? "cachestat" : "mincore");
+	if (trace_setup(a, s) < 0)
+		return -1;
 	return send_msg(a, &m);
 }
 
@@ -567,7 +608,7 @@ static int run(struct agent *a)
 		.job = &a->job, .data_dir = a->data_dir, .memcg = a->memcg,
 		.memcg_path = "/" MEMCG_NAME, .cachestat = a->cachestat, .chan_fd = a->fd,
 		.lru_gen_on = a->lru_gen_on,
-		.send = send_cb, .send_arg = a, .fault = &a->fault,
+		.send = send_cb, .send_arg = a, .fault = &a->fault, .tracer = &a->tracer,
 	};
 	char err[PROTO_ERR_MAX];
 
@@ -580,16 +621,35 @@ static int run(struct agent *a)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: agent [-p PORT] [-d DATADIR] [-c CGROUP2_DIR]\n");
+	fprintf(stderr, "usage: agent [-p PORT] [-d DATADIR] [-c CGROUP2_DIR]\n"
+			"       agent -P RELEASE   (the trace probes for that kernel on this arch)\n");
 	exit(2);
+}
+
+/* agent -P RELEASE: the probes it would define there, for tests/capture_trace.sh. */
+static int print_probes(const char *release)
+{
+	const struct tracer_layout *l;
+	struct utsname u;
+	char buf[4096];
+
+	if (uname(&u) < 0 || !(l = tracer_layout_find(release, u.machine))) {
+		fprintf(stderr, "agent: no folio flag layout for %s\n", release);
+		return 1;
+	}
+	if (tracer_probe_text(l, buf, sizeof(buf)) < 0)
+		return 1;
+	fputs(buf, stdout);
+	return 0;
 }
 
 static void parse_args(struct agent *a, int argc, char **argv)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "p:d:c:")) != -1) {
+	while ((c = getopt(argc, argv, "p:d:c:P:")) != -1) {
 		switch (c) {
+		case 'P': exit(print_probes(optarg));
 		case 'p': a->port_path = optarg; break;
 		case 'd': a->data_dir = optarg; break;
 		case 'c': a->cg_dir = optarg; break;
@@ -625,6 +685,7 @@ static int agent_main(struct agent *a)
 		send_error(a);
 		return 1;
 	}
+	tracer_close(&a->tracer);
 	close(a->fd);
 	return 0;
 }
@@ -636,7 +697,8 @@ static int agent_main(struct agent *a)
  */
 int main(int argc, char **argv)
 {
-	struct agent a = { .data_dir = "/data", .cg_dir = "/sys/fs/cgroup", .fd = -1 };
+	struct agent a = { .data_dir = "/data", .cg_dir = "/sys/fs/cgroup", .fd = -1,
+			   .tracer = { .pipe_fd = -1 } };
 
 	if (getpid() == 1) {
 		boot_init(&a.boot, a.data_dir);

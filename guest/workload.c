@@ -5,6 +5,7 @@
 #include "fault.h"
 #include "sampler.h"
 #include "stream.h"
+#include "tracer.h"
 #include "fdio.h"
 
 #include <errno.h>
@@ -534,7 +535,10 @@ static int take_sample(struct wl *w)
 	m.u.sample.ramp = w->seq * w->job->interval_ms < w->job->ramp_s * 1000;
 	if (w->env->send(w->env->send_arg, &m) < 0)
 		return fail(w, "channel: cannot send a sample");
-	if (send_lru(w, &now) < 0 || send_streams(w, w->t_ms - span) < 0 || send_ops(w, span, (int)m.u.sample.ramp) < 0)
+	if (send_lru(w, &now) < 0 ||
+	    tracer_drain(w->env->tracer, w->seq, w->reg->t0_ns, w->env->send, w->env->send_arg,
+			 w->err, w->errlen) < 0 ||
+	    send_streams(w, w->t_ms - span) < 0 || send_ops(w, span, (int)m.u.sample.ramp) < 0)
 		return -1;
 	w->prev = now;
 	w->seq++;

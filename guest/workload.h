@@ -8,6 +8,7 @@
 #include "common/proto.h"
 
 struct fault;
+struct tracer;
 
 struct workload_env {
 	const struct proto_job *job;
@@ -21,6 +22,7 @@ struct workload_env {
 	int (*send)(void *arg, const struct proto_msg *m);
 	void *send_arg;
 	struct fault *fault;         /* test-only fault hooks (fault.h), never NULL */
+	struct tracer *tracer;       /* drained after every sample (tracer.h), never NULL */
 };
 
 /*

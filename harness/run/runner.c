@@ -43,6 +43,8 @@ struct run_ctx {
 	uint32_t op_total_seen[PROTO_MAX_STREAMS];
 	uint64_t page_size;                      /* the guest's, from its hello */
 	struct lru_turn lru;                     /* the PROTO_LRU of the last sample */
+	int tracing;                             /* the guest said its trace is on */
+	uint64_t trace_idx, trace_lost, trace_refused;   /* events stored; counts so far */
 	struct proto_summary summary;
 	struct run_outcome *out;
 	struct run_phases ph;
@@ -179,6 +181,23 @@ static int lru_gen_matches(const char *want, const char *got)
 }
 
 /* The guest must have found every declared file, at its declared size. */
+/* A trace the job asked for says on or off (why); one it did not ask for says nothing. */
+static int check_trace_setup(struct run_ctx *c, const struct proto_setup *st)
+{
+	unsigned files;
+	int all;
+	int asked = proto_job_trace(&c->cell->job, &files, &all) != 0;
+
+	if (!asked != !st->trace[0] ||
+	    (asked && strncmp(st->trace, "on: ", 4) && strncmp(st->trace, "off: ", 5)))
+		return fail(c, "guest trace status '%s' for a job that %s", st->trace,
+			    asked ? "traces" : "does not trace");
+	c->tracing = !strncmp(st->trace, "on: ", 4);
+	if (!c->tracing && asked)
+		fprintf(stderr, "harness: run %lld: trace %s\n", (long long)c->id, st->trace);
+	return 0;
+}
+
 static int check_setup(struct run_ctx *c, const struct proto_setup *st)
 {
 	const struct proto_job *job = &c->cell->job;
@@ -195,7 +214,10 @@ static int check_setup(struct run_ctx *c, const struct proto_setup *st)
 	if (!lru_gen_matches(c->arm->lru_gen, st->lru_gen))
 		return fail(c, "wrote lru_gen '%s' but the guest reads back '%s'",
 			    c->arm->lru_gen, st->lru_gen);
-	return 0;
+	if (st->file_ino.n != job->nfiles)
+		return fail(c, "guest reports %llu inodes for %u files",
+			    (unsigned long long)st->file_ino.n, job->nfiles);
+	return check_trace_setup(c, st);
 }
 
 static int send_job(struct run_ctx *c)
@@ -464,6 +486,21 @@ static int next_msg(struct run_ctx *c, struct proto_msg *msg, int64_t deadline, 
 	}
 }
 
+/* Trace events only when on, after their interval's sample; the counts never go back. */
+static int check_trace(struct run_ctx *c, const struct proto_trace *t)
+{
+	if (!c->tracing)
+		return fail(c, "guest sent trace events with its trace off");
+	if (!c->next_seq || t->seq != c->next_seq - 1)
+		return fail(c, "guest trace events for interval %llu after the sample of %llu",
+			    (unsigned long long)t->seq, (unsigned long long)c->next_seq - 1);
+	if (t->lost < c->trace_lost || t->refused < c->trace_refused)
+		return fail(c, "guest interval %llu: trace counts went back", (unsigned long long)t->seq);
+	c->trace_lost = t->lost;
+	c->trace_refused = t->refused;
+	return 0;
+}
+
 /* Store one message of the workload phase; 1 when it was the summary. */
 static int handle(struct run_ctx *c, const struct proto_msg *msg)
 {
@@ -483,6 +520,11 @@ static int handle(struct run_ctx *c, const struct proto_msg *msg)
 		if (check_lru(c, &msg->u.lru) < 0)
 			return -1;
 		return store_lru(c->r->store, c->id, &msg->u.lru, c->dberr) < 0 ? -2 : 0;
+	case PROTO_TRACE:
+		if (check_trace(c, &msg->u.trace) < 0)
+			return -1;
+		return store_trace(c->r->store, c->id, &c->trace_idx, &msg->u.trace, c->dberr) < 0 ?
+			-2 : 0;
 	case PROTO_STREAM:
 		if (check_stream(c, &msg->u.stream) < 0)
 			return -1;

@@ -33,6 +33,26 @@
 	" node INTEGER NOT NULL, gen INTEGER NOT NULL, tier INTEGER NOT NULL"             \
 	LRU_TIER_COLUMNS ", PRIMARY KEY (run_id, seq, node, gen, tier)) WITHOUT ROWID;"
 
+/*
+ * Sampled folios (schema 13): what each run's trace said of itself (runs.trace,
+ * the guest's "on: ..." or "off: why", and its lost and refused counts), each
+ * declared file's inode (run_files.ino: the events name inodes), and every
+ * event the guest sent, in its order (idx), kind and place by name.
+ */
+#define TRACE_RUN_COLUMNS " trace TEXT, trace_lost INTEGER, trace_refused INTEGER"
+#define TRACE_TABLE                                                                       \
+	"CREATE TABLE IF NOT EXISTS trace_events ("                                       \
+	" run_id INTEGER NOT NULL REFERENCES runs(id), idx INTEGER NOT NULL,"             \
+	" seq INTEGER NOT NULL, kind TEXT NOT NULL, t_ms INTEGER NOT NULL,"               \
+	" ino INTEGER NOT NULL, page INTEGER NOT NULL, place TEXT NOT NULL,"              \
+	" gen INTEGER NOT NULL, min_seq INTEGER NOT NULL, max_seq INTEGER NOT NULL,"      \
+	" PRIMARY KEY (run_id, idx)) WITHOUT ROWID;"
+#define TRACE_UPGRADE                                                                     \
+	"ALTER TABLE runs ADD COLUMN trace TEXT;"                                         \
+	"ALTER TABLE runs ADD COLUMN trace_lost INTEGER;"                                 \
+	"ALTER TABLE runs ADD COLUMN trace_refused INTEGER;"                              \
+	"ALTER TABLE run_files ADD COLUMN ino INTEGER;" TRACE_TABLE
+
 #define X(m, key, max) ", \"" key "\" INTEGER NOT NULL"
 static const char sample_columns[] = PROTO_SAMPLE_BASE_FIELDS(X) SAMPLE_LRU_COLUMNS;
 static const char stream_columns[] = PROTO_STREAM_FIELDS(X);
@@ -197,11 +217,12 @@ static const char schema[] =
 	" agent_ready_ms INTEGER,"        /* domain start to the agent's hello */
 	" duration_ms INTEGER, samples INTEGER,"
 	HOST_LOAD_COLUMN ","
+	TRACE_RUN_COLUMNS ","
 	" UNIQUE (matrix_id, seq, attempt));"
 	"CREATE INDEX IF NOT EXISTS runs_matrix ON runs (matrix_id, status);"
 	"CREATE TABLE IF NOT EXISTS run_files ("
 	" run_id INTEGER NOT NULL REFERENCES runs(id), idx INTEGER NOT NULL,"
-	" pages INTEGER NOT NULL, PRIMARY KEY (run_id, idx)) WITHOUT ROWID;"
+	" pages INTEGER NOT NULL, ino INTEGER, PRIMARY KEY (run_id, idx)) WITHOUT ROWID;"
 	"CREATE TABLE IF NOT EXISTS file_samples ("
 	" run_id INTEGER NOT NULL, seq INTEGER NOT NULL, file INTEGER NOT NULL,"
 	" resident_pages INTEGER NOT NULL, PRIMARY KEY (run_id, seq, file)) WITHOUT ROWID;"
@@ -212,7 +233,8 @@ static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS event_files ("
 	" run_id INTEGER NOT NULL, idx INTEGER NOT NULL, file INTEGER NOT NULL,"
 	" resident_pages INTEGER NOT NULL, PRIMARY KEY (run_id, idx, file)) WITHOUT ROWID;"
-	CALIBRATIONS_TABLE BISECTIONS_TABLE RUN_PHASES_TABLE HOST_STATE_TABLE LRU_TABLES;
+	CALIBRATIONS_TABLE BISECTIONS_TABLE RUN_PHASES_TABLE HOST_STATE_TABLE LRU_TABLES
+	TRACE_TABLE;
 
 /*
  * Per done run, written once in the transaction that marks it done
@@ -319,6 +341,8 @@ static const char *const stream_keys[] = { PROTO_STREAM_FIELDS(X) NULL };
 static const char *const op_keys[] = { PROTO_OP_FIELDS(X) "op", NULL };
 #undef X
 static const char *const file_sample_keys[] = { "seq", "file", "resident_pages", NULL };
+static const char *const trace_keys[] = { "idx", "seq", "kind", "t_ms", "ino", "page", "place",
+					  "gen", "min_seq", "max_seq", NULL };
 static const char *const lru_gen_keys[] = { "seq", "node", "gen", "age_ms", "anon", "file",
 					    NULL };
 #define X(m, key, max) key,
@@ -333,12 +357,13 @@ static int prepare_inserts(struct store *s, char *err)
 	    prepare_insert(s, "op_samples", op_keys, &s->ins_op, err) < 0 ||
 	    prepare_insert(s, "file_samples", file_sample_keys, &s->ins_file_sample, err) < 0 ||
 	    prepare_insert(s, "lru_gens", lru_gen_keys, &s->ins_lru_gen, err) < 0 ||
-	    prepare_insert(s, "lru_tiers", lru_tier_keys, &s->ins_lru_tier, err) < 0)
+	    prepare_insert(s, "lru_tiers", lru_tier_keys, &s->ins_lru_tier, err) < 0 ||
+	    prepare_insert(s, "trace_events", trace_keys, &s->ins_trace, err) < 0)
 		return -1;
 	return 0;
 }
 
-#define STORE_SCHEMA 12
+#define STORE_SCHEMA 13
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define STORE_SCHEMA_STR STR(STORE_SCHEMA)
@@ -370,6 +395,7 @@ static const struct { int64_t from; const char *sql; } upgrades[] = {
 	{ 10, "ALTER TABLE cells ADD COLUMN" CELL_ARCH_COLUMN ";" HOST_STATE_TABLE
 	      "PRAGMA user_version = 11;" },
 	{ 11, SAMPLE_LRU_UPGRADE LRU_TABLES "PRAGMA user_version = 12;" },
+	{ 12, TRACE_UPGRADE "PRAGMA user_version = 13;" },
 };
 
 struct upgrade_arg {
@@ -480,6 +506,7 @@ void store_close(struct store *s)
 	sqlite3_finalize(s->ins_file_sample);
 	sqlite3_finalize(s->ins_lru_gen);
 	sqlite3_finalize(s->ins_lru_tier);
+	sqlite3_finalize(s->ins_trace);
 	sqlite3_close(s->db);
 	free(s);
 }
@@ -703,12 +730,14 @@ int store_run_setup(struct store *s, int64_t run, const struct proto_setup *st, 
 {
 	uint64_t i;
 
-	if (db_run(s, err, "UPDATE runs SET lru_gen_read = ?, residency = ? WHERE id = ?",
-		   "tti", st->lru_gen, st->residency, run) < 0)
+	if (db_run(s, err, "UPDATE runs SET lru_gen_read = ?, residency = ?, trace = ? WHERE id = ?",
+		   "ttti", st->lru_gen, st->residency, st->trace[0] ? st->trace : NULL, run) < 0)
 		return -1;
 	for (i = 0; i < st->file_pages.n; i++)
-		if (db_run(s, err, "INSERT OR REPLACE INTO run_files VALUES (?,?,?)", "iii", run,
-			   (int64_t)i, (int64_t)st->file_pages.v[i]) < 0)
+		if (db_run(s, err, "INSERT OR REPLACE INTO run_files (run_id, idx, pages, ino)"
+			   " VALUES (?,?,?,?)", "iiii", run, (int64_t)i,
+			   (int64_t)st->file_pages.v[i],
+			   i < st->file_ino.n ? (int64_t)st->file_ino.v[i] : 0) < 0)
 			return -1;
 	return 0;
 }
@@ -816,6 +845,47 @@ int store_lru(struct store *s, int64_t run, const struct proto_lru *l, char *err
 	struct lru_arg a = { run, l };
 
 	return db_transaction(s, lru_rows, &a, err);
+}
+
+struct trace_arg {
+	int64_t run;
+	uint64_t *idx;
+	const struct proto_trace *t;
+};
+
+/* One message's events and the run's counts (store_trace's transaction). */
+static int trace_rows(struct store *s, void *p, char *err)
+{
+	const struct trace_arg *a = p;
+	const struct proto_trace *t = a->t;
+	sqlite3_stmt *st = s->ins_trace;
+	uint64_t e;
+
+	for (e = 0; e < t->kind.n; e++) {
+		sqlite3_bind_int64(st, 1, a->run);
+		sqlite3_bind_int64(st, 2, (int64_t)(*a->idx)++);
+		sqlite3_bind_int64(st, 3, (int64_t)t->seq);
+		sqlite3_bind_text(st, 4, proto_trace_kind_names[t->kind.v[e]], -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 5, (int64_t)t->t_ms.v[e]);
+		sqlite3_bind_int64(st, 6, (int64_t)t->ino.v[e]);
+		sqlite3_bind_int64(st, 7, (int64_t)t->page.v[e]);
+		sqlite3_bind_text(st, 8, proto_place_names[t->place.v[e]], -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 9, (int64_t)t->gen.v[e]);
+		sqlite3_bind_int64(st, 10, (int64_t)t->min_seq.v[e]);
+		sqlite3_bind_int64(st, 11, (int64_t)t->max_seq.v[e]);
+		if (step_insert(s, st, "insert trace event", err) < 0)
+			return -1;
+	}
+	return db_run(s, err, "UPDATE runs SET trace_lost = ?, trace_refused = ? WHERE id = ?",
+		      "iii", (int64_t)t->lost, (int64_t)t->refused, a->run);
+}
+
+int store_trace(struct store *s, int64_t run, uint64_t *idx, const struct proto_trace *t,
+		char *err)
+{
+	struct trace_arg a = { run, idx, t };
+
+	return db_transaction(s, trace_rows, &a, err);
 }
 
 int store_stream_sample(struct store *s, int64_t run, const struct proto_stream_sample *smp,

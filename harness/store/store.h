@@ -60,6 +60,9 @@ int store_sample(struct store *s, int64_t run, const struct proto_sample *smp, c
 int store_op_sample(struct store *s, int64_t run, const struct proto_op_sample *o, char *err);
 /* One node's generations (lru_gens) and, where lru_gen_full had them, tiers (lru_tiers). */
 int store_lru(struct store *s, int64_t run, const struct proto_lru *l, char *err);
+/* One PROTO_TRACE: its events from *idx on (advanced), the run's lost and refused counts. */
+int store_trace(struct store *s, int64_t run, uint64_t *idx, const struct proto_trace *t,
+		char *err);
 int store_stream_sample(struct store *s, int64_t run, const struct proto_stream_sample *smp,
 			char *err);
 int store_event(struct store *s, int64_t run, unsigned idx, const struct proto_event *e,
