@@ -4,6 +4,7 @@
 #include "store/store_db.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,4 +128,97 @@ int store_lru_cell_runs(struct store *s, int64_t mid, unsigned cell,
 {
 	memset(run, 0, SPEC_MAX_ARMS * sizeof(*run));
 	return db_rows(s, cell_runs_sql, cell_run_row, run, err, "ii", mid, (int64_t)cell);
+}
+
+/* ---- sampled folios ---- */
+
+static const char trace_status_sql[] =
+	"SELECT COALESCE(trace, ''), COALESCE(trace_lost, 0), COALESCE(trace_refused, 0)"
+	" FROM runs WHERE id = ?";
+static const char trace_events_sql[] =
+	"SELECT ino, page, kind, place FROM trace_events WHERE run_id = ? ORDER BY ino, page, idx";
+
+static int trace_status_row(sqlite3_stmt *st, void *arg)
+{
+	struct trace_folios *t = arg;
+
+	snprintf(t->status, sizeof(t->status), "%s", (const char *)sqlite3_column_text(st, 0));
+	t->lost = (uint64_t)sqlite3_column_int64(st, 1);
+	t->refused = (uint64_t)sqlite3_column_int64(st, 2);
+	return 0;
+}
+
+/* One page's life so far, as its events go by. */
+struct folio_walk {
+	struct trace_folios *t;
+	int64_t ino, page;
+	int live, placed, removed;     /* in the page cache; its add seen; last life removed */
+	unsigned accesses;
+};
+
+static int name_index(const char *const *names, const char *s)
+{
+	int i;
+
+	for (i = 0; s && names[i]; i++)
+		if (!strcmp(names[i], s))
+			return i;
+	return -1;
+}
+
+static void walk_load(struct folio_walk *w)
+{
+	w->t->lives++;
+	w->t->reloaded += w->removed;
+	w->live = 1;
+	w->placed = w->removed = 0;
+	w->accesses = 0;
+}
+
+static void walk_remove(struct folio_walk *w)
+{
+	if (!w->live)
+		return;
+	w->t->removed++;
+	w->t->removed_one += w->accesses <= 1;
+	w->live = 0;
+	w->removed = 1;
+}
+
+static int folio_row(sqlite3_stmt *st, void *arg)
+{
+	struct folio_walk *w = arg;
+	int64_t ino = sqlite3_column_int64(st, 0), page = sqlite3_column_int64(st, 1);
+	int kind = name_index(proto_trace_kind_names, (const char *)sqlite3_column_text(st, 2));
+	int place = name_index(proto_place_names, (const char *)sqlite3_column_text(st, 3));
+
+	if (ino != w->ino || page != w->page) {
+		w->t->pages++;
+		w->ino = ino;
+		w->page = page;
+		w->live = w->placed = w->removed = 0;
+	}
+	switch (kind) {
+	case TR_LOAD: walk_load(w); break;
+	case TR_ADD:
+		if (w->live && !w->placed && place > PL_NONE)
+			w->t->placed[place]++;
+		w->placed = 1;
+		break;
+	case TR_ACCESS: w->accesses++; break;
+	case TR_PROMOTE: w->t->promoted++; break;
+	case TR_ACTIVATE: w->t->activated++; break;
+	case TR_REMOVE: walk_remove(w); break;
+	}
+	return 0;
+}
+
+int store_trace_folios(struct store *s, int64_t run, struct trace_folios *out, char *err)
+{
+	struct folio_walk w = { .t = out, .ino = -1, .page = -1 };
+
+	memset(out, 0, sizeof(*out));
+	if (db_rows(s, trace_status_sql, trace_status_row, out, err, "i", run) < 0)
+		return -1;
+	return db_rows(s, trace_events_sql, folio_row, &w, err, "i", run);
 }

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/proto.h"
 #include "store/store.h"
 
 #define LRU_RANKS 4        /* generations drawn by age: youngest .. oldest (more: the oldest) */
@@ -39,6 +40,27 @@ struct lru_oldest {
 /* The run's measured oldest generations by seq. *ret is malloc'd. */
 int store_lru_oldest(struct store *s, int64_t run, struct lru_oldest **ret, size_t *ret_n,
 		     char *err);
+
+/*
+ * What a traced run's sampled folios did (trace_events), page by page in
+ * the guest's order. A life runs from a load into the page cache to its
+ * removal (or the run's end): placed where its first add put it, accessed
+ * by read()s (folio_mark_accessed; a mapping's touches are not seen),
+ * moved by MGLRU's page-table walk (promote) or the classic LRU's
+ * activation, removed, and perhaps loaded again later (reloaded).
+ */
+struct trace_folios {
+	char status[128];              /* runs.trace: "on: ..." or "off: why"; "" untraced */
+	uint64_t lost, refused;        /* the guest's final counts */
+	uint64_t pages, lives;         /* distinct sampled pages; loads */
+	uint64_t placed[PL_COUNT];     /* lives by their first add's place */
+	uint64_t removed, removed_one; /* lives that ended removed; of those, after <= 1 access */
+	uint64_t reloaded;             /* removed lives whose page was loaded again */
+	uint64_t promoted, activated;  /* events */
+};
+
+/* Run's trace, summed over its traced files. */
+int store_trace_folios(struct store *s, int64_t run, struct trace_folios *out, char *err);
 
 /* A cell's done runs, one per arm (the first), as run ids; 0: the arm has none. */
 int store_lru_cell_runs(struct store *s, int64_t mid, unsigned cell,
