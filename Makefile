@@ -257,6 +257,7 @@ bench: build images tests/build/bench_sampler tests/build/bench_report tests/bui
 	tests/bench_boot.sh $(HARNESS) $(HARNESSD) $(BOOT_ROUNDS)
 	tests/build/bench_sampler
 	tests/bench_lrugen.sh
+	tests/bench_trace.sh $(HARNESS)
 	tests/build/bench_report
 	tests/build/bench_sched
 

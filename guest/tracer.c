@@ -353,7 +353,7 @@ static void probes_start(struct tracer *t, const char *filter)
 	}
 	if (!took)
 		snprintf(t->status, sizeof(t->status), "off: the kernel took none of the probes "
-			 "(fprobe and tprobe events with BTF)");
+			 "(needs fprobe, tprobe, BTF)");
 	else
 		snprintf(t->status, sizeof(t->status), "on: 1/%" PRIu64 ", %zu probes%s%s",
 			 t->conf.sample, took, refused[0] ? "; without" : "", refused);

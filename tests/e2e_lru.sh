@@ -125,7 +125,7 @@ rc=$?
 sed 's/^/# /' lru.out
 check "harness lru exits 0, says nothing on stderr" bash -c '[ "$1" -eq 0 ] && [ ! -s lru.err ]' _ "$rc"
 # seed 000's sentence per oldest generation, its numbers the stored counters'
-sentences() { # the arm's "generation seq N: E pages evicted and R pages refaulted" lines
+sentences() { # the arm's "generation seq N: E pages evicted and R refaulted" lines
 	sed -n "/^ arm $1,/,/^ arm /p" lru.out | grep '^  generation seq '
 }
 check "v6.12-y: its oldest generations in seed 000's words, file pages evicted" \

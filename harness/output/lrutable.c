@@ -5,6 +5,7 @@
 #include "store/store_lru.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static uint64_t sum4(const uint64_t *v)
 {
@@ -37,7 +38,7 @@ static void gen_rows(FILE *f, const struct lru_oldest *o, size_t n)
 		}
 	}
 	for (i = 0; i < n; i++)
-		fprintf(f, "  generation seq %llu: %llu pages evicted and %llu pages refaulted, %.2f %%\n",
+		fprintf(f, "  generation seq %llu: %llu pages evicted and %llu refaulted, %.2f %%\n",
 			(unsigned long long)o[i].gen, (unsigned long long)sum4(o[i].evicted),
 			(unsigned long long)sum4(o[i].refaulted), pct(sum4(o[i].refaulted), sum4(o[i].evicted)));
 	fputs("  by tier, these generations summed:\n", f);
@@ -129,7 +130,7 @@ static int trace_tables(FILE *f, struct store *s, const struct matrix_info *mi,
 			const int64_t run[SPEC_MAX_ARMS], char *err)
 {
 	struct trace_folios t[SPEC_MAX_ARMS];
-	unsigned a, any = 0;
+	unsigned a, any = 0, traced = 0;
 
 	for (a = 0; a < mi->n_arms && a < SPEC_MAX_ARMS; a++) {
 		t[a].status[0] = '\0';
@@ -139,11 +140,18 @@ static int trace_tables(FILE *f, struct store *s, const struct matrix_info *mi,
 			continue;
 		if (!any++)
 			fputs(" sampled folios (trace):\n", f);
+		if (strncmp(t[a].status, "on:", 3)) {
+			fprintf(f, "  arm %s, run %lld: untraced,\n    %s\n", mi->arm_names[a],
+				(long long)run[a], t[a].status);
+			t[a].status[0] = '\0';       /* in no table below */
+			continue;
+		}
 		fprintf(f, "  arm %s, run %lld: %s; lost %llu, refused %llu\n", mi->arm_names[a],
 			(long long)run[a], t[a].status, (unsigned long long)t[a].lost,
 			(unsigned long long)t[a].refused);
+		traced++;
 	}
-	if (!any)
+	if (!traced)
 		return 0;
 	trace_place_rows(f, mi, t, 0);
 	trace_place_rows(f, mi, t, 1);
