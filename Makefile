@@ -91,6 +91,7 @@ UNIT_TESTS += tests/build/test_kbuild
 UNIT_TESTS += tests/build/test_bisect
 UNIT_TESTS += tests/build/test_phases
 UNIT_TESTS += tests/build/test_lrugen
+UNIT_TESTS += tests/build/test_tracer
 
 # Debian packages the build, the images and the tests need (busybox-static:
 # test_sandbox runs the host's static busybox in the jail; guests have none).
@@ -179,12 +180,15 @@ demo: build images
 	$(HARNESS) run workloads/examples/quick.json
 
 # Guest code that runs on the host in the unit tests, without the harness:
-# the streams, YCSB's generators (no LevelDB), the sampler's and lru_gen's parsers.
+# the streams, YCSB's generators (no LevelDB), the sampler's and lru_gen's parsers,
+# the folio tracer's trace_pipe parser and drain.
 GUEST_TEST_SRC_streams := guest/stream.c guest/stream_random.c guest/stream_scan.c guest/zipf.c common/proto.c
 GUEST_TEST_SRC_ycsb    := guest/ycsb.c guest/zipf.c common/proto.c
 GUEST_TEST_SRC_sampler := guest/sampler.c common/proto.c common/lrugen.c
 GUEST_TEST_SRC_lrugen  := common/lrugen.c
-GUEST_TESTS := tests/build/test_streams tests/build/test_ycsb tests/build/test_sampler tests/build/test_lrugen
+GUEST_TEST_SRC_tracer  := guest/tracer.c common/proto.c common/lrugen.c
+GUEST_TESTS := tests/build/test_streams tests/build/test_ycsb tests/build/test_sampler tests/build/test_lrugen \
+               tests/build/test_tracer
 # The rest link every harness module, the test library and two guest parsers.
 TEST_LIB_SAN := $(LIB_SAN) $(call obj,san,$(CLI_SRC)) $(call obj,san,tests/testlib.c tests/verdict_sim.c guest/zipf.c guest/fiostat.c)
 
@@ -192,7 +196,7 @@ $(GUEST_TESTS): tests/build/test_%: build/san/tests/test_%.o $(JANSSON_SAN)
 	@mkdir -p $(@D)
 	$(CC) $(SAN) $< $(call obj,san,$(GUEST_TEST_SRC_$*)) -o $@ \
 		$(JANSSON_SAN) -lcmocka -lpthread -lm
-$(foreach t,streams ycsb sampler lrugen,$(eval tests/build/test_$(t): $(call obj,san,$(GUEST_TEST_SRC_$(t)))))
+$(foreach t,streams ycsb sampler lrugen tracer,$(eval tests/build/test_$(t): $(call obj,san,$(GUEST_TEST_SRC_$(t)))))
 
 tests/build/test_%: build/san/tests/test_%.o $(TEST_LIB_SAN) $(JANSSON_SAN)
 	@mkdir -p $(@D)

@@ -232,9 +232,10 @@ static int mglru_place(struct proto_trace *o, size_t i, uint64_t gen)
 
 	if (gen >= 4 || min > max || max - min >= 4)
 		return -1;
-	seq = max - ((max + 4 - gen) % 4);
-	if (seq < min)
+	seq = (max + 4 - gen) % 4;          /* how far below max_seq */
+	if (seq > max || max - seq < min)
 		return -1;
+	seq = max - seq;
 	o->gen.v[i] = seq;
 	o->place.v[i] = seq == min ? PL_OLDEST : seq == min + 1 ? PL_SECOND : PL_YOUNGER;
 	return 0;
@@ -336,7 +337,7 @@ static int instance_make(void)
 /* Every probe the kernel takes; the status names the ones it refused. */
 static void probes_start(struct tracer *t, const char *filter)
 {
-	char refused[96] = "";
+	char refused[64] = "";
 	size_t i, n = 0, took = 0;
 
 	for (i = 0; i < NPROBES; i++) {
