@@ -180,7 +180,6 @@ static int lru_gen_matches(const char *want, const char *got)
 	return !strncmp(got, "0x", 2) && strcmp(got, "0x0000");
 }
 
-/* The guest must have found every declared file, at its declared size. */
 /* A trace the job asked for says on or off (why); one it did not ask for says nothing. */
 static int check_trace_setup(struct run_ctx *c, const struct proto_setup *st)
 {
@@ -198,6 +197,7 @@ static int check_trace_setup(struct run_ctx *c, const struct proto_setup *st)
 	return 0;
 }
 
+/* The guest must have found every declared file, at its declared size. */
 static int check_setup(struct run_ctx *c, const struct proto_setup *st)
 {
 	const struct proto_job *job = &c->cell->job;
