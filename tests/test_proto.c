@@ -156,6 +156,7 @@ static void assert_job_equal(const struct proto_job *a, const struct proto_job *
 	assert_int_equal(a->duration_s, b->duration_s);
 	assert_int_equal(a->interval_ms, b->interval_ms);
 	assert_int_equal(a->ramp_s, b->ramp_s);
+	assert_int_equal(a->trace_sample, b->trace_sample);
 	assert_int_equal(a->nfiles, b->nfiles);
 	assert_int_equal(a->nstreams, b->nstreams);
 	for (i = 0; i < a->nfiles; i++) {
@@ -184,6 +185,7 @@ static void assert_job_equal(const struct proto_job *a, const struct proto_job *
 		assert_true(x->gap_s == y->gap_s);
 		assert_true(x->rate_mibs == y->rate_mibs);
 		assert_int_equal(x->mode, y->mode);
+		assert_int_equal(x->trace_sample, y->trace_sample);
 		assert_string_equal(x->args, y->args);
 		assert_string_equal(x->jobfile, y->jobfile);
 	}
@@ -1495,6 +1497,287 @@ static void test_refuse_lru(void **state)
 	free(m);
 }
 
+/* ---- PROTO_TRACE: sampled folios' events ---- */
+
+/* Event i of t: kind, t_ms, page; an add's place, generation and window. */
+static void trace_event(struct proto_trace *t, unsigned kind, uint64_t t_ms, uint64_t page,
+			unsigned place, uint64_t gen, uint64_t min_seq, uint64_t max_seq)
+{
+	uint64_t i = t->kind.n;
+
+	assert_true(i < PROTO_TRACE_MAX);
+#define X(m, key, mx) t->m.n = i + 1;
+	PROTO_TRACE_EVENT_FIELDS(X)
+#undef X
+	t->kind.v[i] = kind;
+	t->t_ms.v[i] = t_ms;
+	t->ino.v[i] = 12;
+	t->page.v[i] = page;
+	t->place.v[i] = place;
+	t->gen.v[i] = gen;
+	t->min_seq.v[i] = min_seq;
+	t->max_seq.v[i] = max_seq;
+}
+
+/* One folio's life, 16 events: every kind, every place, ms ties and all. */
+static void trace_fill(struct proto_trace *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->seq = 7;
+	t->lost = 3;
+	t->refused = 1;
+	trace_event(t, TR_LOAD, 10, 0, PL_NONE, 0, 0, 0);
+	trace_event(t, TR_ADD, 10, 0, PL_SECOND, 1, 0, 3);
+	trace_event(t, TR_ACCESS, 11, 0, PL_NONE, 0, 0, 0);
+	trace_event(t, TR_LOAD, 11, 16, PL_NONE, 0, 0, 0);
+	trace_event(t, TR_ADD, 11, 16, PL_OLDEST, 4, 4, 7);
+	trace_event(t, TR_ADD, 12, 32, PL_YOUNGER, 7, 4, 7);
+	trace_event(t, TR_ADD, 12, 48, PL_YOUNGER, 6, 4, 7);
+	trace_event(t, TR_PROMOTE, 13, 16, PL_NONE, 0, 0, 0);
+	trace_event(t, TR_ADD, 14, 64, PL_INACTIVE, 0, 0, 0);
+	trace_event(t, TR_ADD, 14, 80, PL_ACTIVE, 0, 0, 0);
+	trace_event(t, TR_ACTIVATE, 15, 64, PL_NONE, 0, 0, 0);
+	trace_event(t, TR_REMOVE, 20, 0, PL_NONE, 0, 0, 0);
+	trace_event(t, TR_REMOVE, 20, 16, PL_NONE, 0, 0, 0);
+	trace_event(t, TR_LOAD, 21, UINT64_C(1) << 52, PL_NONE, 0, 0, 0);
+	trace_event(t, TR_ADD, UINT64_C(1) << 40, UINT64_C(1) << 52, PL_SECOND,
+		    (UINT64_C(1) << 62) - 2, (UINT64_C(1) << 62) - 3, UINT64_C(1) << 62);
+	trace_event(t, TR_REMOVE, UINT64_C(1) << 40, UINT64_C(1) << 52, PL_NONE, 0, 0, 0);
+}
+
+static char *trace_line(void)
+{
+	struct proto_msg *m = new_msg(), *o = new_msg();
+	char *line;
+
+	m->type = PROTO_TRACE;
+	trace_fill(&m->u.trace);
+	line = strdup(round_trip(m, o));
+	assert_non_null(line);
+	free(m);
+	free(o);
+	return line;
+}
+
+static void test_rt_trace(void **state)
+{
+	struct proto_msg *m = new_msg(), *o = new_msg();
+
+	(void)state;
+	m->type = PROTO_TRACE;
+	trace_fill(&m->u.trace);
+	assert_int_equal(m->u.trace.kind.n, PROTO_TRACE_MAX);
+	round_trip(m, o);
+	assert_memory_equal(&o->u.trace, &m->u.trace, sizeof(m->u.trace));
+	assert_int_equal(o->u.trace.place.v[4], PL_OLDEST);
+	assert_int_equal(o->u.trace.gen.v[14], (UINT64_C(1) << 62) - 2);
+	/* an interval with nothing sampled: still a message, head at its bounds */
+	memset(&m->u.trace, 0, sizeof(m->u.trace));
+	m->u.trace.seq = UINT64_C(1) << 32;
+	m->u.trace.lost = m->u.trace.refused = UINT64_C(1) << 48;
+	round_trip(m, o);
+	assert_memory_equal(&o->u.trace, &m->u.trace, sizeof(m->u.trace));
+	assert_int_equal(o->u.trace.kind.n, 0);
+	free(m);
+	free(o);
+}
+
+/* line with event i's values of key set to v (a JSON array of 16, i replaced). */
+static void refuse_trace_at(const char *line, const char *key, unsigned i, json_int_t v,
+			    const char *want)
+{
+	json_t *root = json_loads(line, 0, NULL), *a;
+
+	assert_non_null(root);
+	a = json_deep_copy(json_object_get(root, key));
+	assert_non_null(a);
+	assert_int_equal(json_array_set_new(a, i, json_integer(v)), 0);
+	json_decref(root);
+	refuse_mutated(line, key, a, want);
+}
+
+static void test_refuse_trace(void **state)
+{
+	char *line = trace_line(), *s;
+	json_t *a;
+	int i;
+
+	(void)state;
+	/* every field, and nothing else */
+	refuse_mutated(line, "place", NULL, "trace: field 'place' missing");
+	refuse_mutated(line, "lost", NULL, "trace: field 'lost' missing");
+	refuse_mutated(line, "dev", json_integer(1), "trace: unexpected fields");
+	/* the arrays all as long as kind */
+	refuse_mutated(line, "page", json_pack("[i, i, i]", 0, 16, 32),
+		       "trace: 3 values of 'page' for 16 events");
+	s = mutate(line, "kind", json_pack("[i]", TR_LOAD));
+	refuse(s, "trace: 16 values of 't_ms' for 1 events");
+	free(s);
+	/* at most PROTO_TRACE_MAX events */
+	a = json_array();
+	for (i = 0; i <= PROTO_TRACE_MAX; i++)
+		json_array_append_new(a, json_integer(TR_LOAD));
+	refuse_mutated(line, "kind", a, "'kind' must be an array of at most 16");
+	/* bounds: kinds, places, the clock, pages, seqs */
+	refuse_trace_at(line, "kind", 0, TR_COUNT, "'kind' out of range");
+	refuse_trace_at(line, "place", 1, PL_COUNT, "'place' out of range");
+	refuse_trace_at(line, "t_ms", 15, (json_int_t)(UINT64_C(1) << 40) + 1, "'t_ms' out of range");
+	refuse_trace_at(line, "page", 0, (json_int_t)(UINT64_C(1) << 52) + 1, "'page' out of range");
+	refuse_trace_at(line, "gen", 1, -1, "'gen' out of range");
+	refuse_mutated(line, "refused", json_integer((json_int_t)(UINT64_C(1) << 48) + 1),
+		       "'refused' out of range");
+	/* an add without a place, a place on anything else */
+	refuse_trace_at(line, "place", 1, PL_NONE, "trace: event 1: a place only on an add");
+	refuse_trace_at(line, "place", 8, PL_NONE, "trace: event 8: a place only on an add");
+	refuse_trace_at(line, "place", 0, PL_INACTIVE, "trace: event 0: a place only on an add");
+	refuse_trace_at(line, "kind", 1, TR_ACCESS, "trace: event 1: a place only on an add");
+	/* MGLRU's places agree with the generation: oldest is min_seq, second min_seq + 1 */
+	refuse_trace_at(line, "gen", 4, 5, "trace: event 4: generation 5 is not its place in 4..7");
+	refuse_trace_at(line, "gen", 1, 0, "trace: event 1: generation 0 is not its place in 0..3");
+	refuse_trace_at(line, "place", 4, PL_YOUNGER, "event 4: generation 4 is not its place");
+	refuse_trace_at(line, "place", 5, PL_SECOND, "event 5: generation 7 is not its place");
+	/* ... and lies in the window */
+	refuse_trace_at(line, "gen", 5, 8, "event 5: generation 8 is not its place in 4..7");
+	refuse_trace_at(line, "min_seq", 4, 5, "event 4: generation 4 is not its place in 5..7");
+	/* the classic LRU's lists have no generation; other events neither */
+	refuse_trace_at(line, "gen", 8, 1, "event 8: generation 1 is not its place in 0..0");
+	refuse_trace_at(line, "max_seq", 9, 3, "event 9: generation 0 is not its place in 0..3");
+	refuse_trace_at(line, "min_seq", 0, 1, "event 0: generation 0 is not its place in 1..0");
+	/* time never goes back within a message; ties are fine */
+	refuse_trace_at(line, "t_ms", 2, 9, "trace: event 2 goes back in time");
+	refuse_trace_at(line, "t_ms", 15, 21, "trace: event 15 goes back in time");
+	free(line);
+}
+
+#define TR1 "'files':[{'name':'a','mib':8}]"
+
+/* A job (written with ') must parse; proto_job_trace's answer. */
+static uint64_t job_trace(const char *text, unsigned *files, int *all)
+{
+	struct proto_job *j = calloc(1, sizeof(*j));
+	uint64_t sample;
+
+	assert_non_null(j);
+	if (job_from_text(text, j) < 0)
+		fail_msg("refused: %s: %s", text, err);
+	sample = proto_job_trace(j, files, all);
+	free(j);
+	return sample;
+}
+
+static void test_job_trace(void **state)
+{
+	struct proto_job *j = calloc(1, sizeof(*j)), *k = calloc(1, sizeof(*k));
+	unsigned files;
+	int all;
+	json_t *o;
+
+	(void)state;
+	assert_non_null(j);
+	assert_non_null(k);
+	/* untraced: no sample, no files */
+	assert_int_equal(job_trace("{" F2 ",'streams':[" RND "]}", &files, &all), 0);
+	assert_true(files == 0 && all == 0);
+	assert_int_equal(job_trace("{'trace':{'sample':0}," F2 ",'streams':[" RND "]}", &files,
+				   &all), 0);
+	assert_true(files == 0 && all == 0);
+	/* a cell's trace: every file of the data disk */
+	assert_int_equal(job_trace("{'trace':{'sample':64}," F2 ",'streams':[" RND "]}", &files,
+				   &all), 64);
+	assert_true(files == 0 && all == 1);
+	/* a random stream's: its file only (b, file 1); a scan's too */
+	assert_int_equal(job_trace("{" F2 ",'streams':[{'kind':'random','file':'b',"
+				   "'trace':{'sample':64}}," RND "]}", &files, &all), 64);
+	assert_true(files == 2 && all == 0);
+	assert_int_equal(job_trace("{" F2 ",'streams':[{'kind':'scan','file':'a',"
+				   "'trace':{'sample':1}},{'kind':'random','file':'b',"
+				   "'trace':{'sample':1}}]}", &files, &all), 1);
+	assert_true(files == 3 && all == 0);
+	/* both, with the same sample */
+	assert_int_equal(job_trace("{'trace':{'sample':1048576}," F2 ",'streams':["
+				   "{'kind':'random','file':'b','trace':{'sample':1048576}}]}",
+				   &files, &all), 1048576);
+	assert_true(files == 2 && all == 1);
+
+	/* to JSON and back, and through a job message: the samples stay */
+	assert_int_equal(job_from_text("{'trace':{'sample':64}," F2 ",'streams':[" RND ","
+				       "{'kind':'scan','file':'b','trace':{'sample':64}}]}", j), 0);
+	assert_int_equal(j->trace_sample, 64);
+	assert_int_equal(j->streams[0].trace_sample, 0);
+	assert_int_equal(j->streams[1].trace_sample, 64);
+	o = proto_job_to_json(j);
+	assert_non_null(o);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(o, "trace"), "sample")),
+			 64);
+	assert_null(json_object_get(json_array_get(json_object_get(o, "streams"), 0), "trace"));
+	assert_int_equal(proto_job_from_json(o, k, "again", err, sizeof(err)), 0);
+	json_decref(o);
+	assert_int_equal(k->trace_sample, 64);
+	assert_int_equal(k->streams[1].trace_sample, 64);
+	assert_job_equal(j, k);
+	check_json_round_trip("{'trace':{'sample':64}," F2 ",'streams':[" RND ","
+			      "{'kind':'scan','file':'b','trace':{'sample':64}}]}");
+	check_json_round_trip("{" F1 ",'streams':[{'kind':'random','file':'a',"
+			      "'trace':{'sample':4}}]}");
+	{
+		struct proto_msg *m = new_msg(), *back = new_msg();
+
+		m->type = PROTO_JOB;
+		m->u.job = *j;
+		m->u.job.run = 5;
+		round_trip(m, back);
+		assert_int_equal(back->u.job.trace_sample, 64);
+		assert_int_equal(back->u.job.streams[1].trace_sample, 64);
+		free(m);
+		free(back);
+	}
+	/* an untraced job writes no trace at all */
+	assert_int_equal(job_from_text("{" F1 ",'streams':[" RND "]}", j), 0);
+	o = proto_job_to_json(j);
+	assert_null(json_object_get(o, "trace"));
+	assert_null(json_object_get(json_array_get(json_object_get(o, "streams"), 0), "trace"));
+	json_decref(o);
+	free(j);
+	free(k);
+}
+
+static void test_refuse_job_trace(void **state)
+{
+	(void)state;
+	/* a power of two, within 1 .. 2^20 */
+	refuse_job("{'trace':{'sample':48}," TR1 ",'streams':[" RND "]}",
+		   "job.trace.sample: 48 is not a power of two");
+	refuse_job("{'trace':{'sample':3}," TR1 ",'streams':[" RND "]}", "not a power of two");
+	refuse_job("{" TR1 ",'streams':[{'kind':'random','file':'a','trace':{'sample':48}}]}",
+		   "job.streams[0].trace.sample: 48 is not a power of two");
+	refuse_job("{'trace':{'sample':2097152}," TR1 ",'streams':[" RND "]}",
+		   "job.trace.sample: expected 0..");
+	refuse_job("{'trace':{'sample':-1}," TR1 ",'streams':[" RND "]}", "job.trace.sample");
+	refuse_job("{'trace':{'sample':1.5}," TR1 ",'streams':[" RND "]}",
+		   "job.trace.sample: expected a whole number");
+	refuse_job("{'trace':{'sample':'64'}," TR1 ",'streams':[" RND "]}",
+		   "job.trace.sample: expected a number");
+	/* an object of known keys */
+	refuse_job("{'trace':{'sample':64,'rate':2}," TR1 ",'streams':[" RND "]}",
+		   "job.trace: unknown key 'rate'");
+	refuse_job("{" TR1 ",'streams':[{'kind':'scan','file':'a','trace':{'every':2}}]}",
+		   "job.streams[0].trace: unknown key 'every'");
+	refuse_job("{'trace':64," TR1 ",'streams':[" RND "]}", "job.trace: expected an object");
+	refuse_job("{" TR1 ",'streams':[{'kind':'random','file':'a','trace':[64]}]}",
+		   "job.streams[0].trace: expected an object");
+	/* only streams that name their file */
+	refuse_job("{" TR1 ",'streams':[{'kind':'fio','args':'--name=x','trace':{'sample':64}}]}",
+		   "job.streams[0].trace: only random and scan streams name their file");
+	/* one sample a cell: the kernel filters by one index mask */
+	refuse_job("{'files':[{'name':'a','mib':8},{'name':'b','mib':16}],'streams':["
+		   "{'kind':'random','file':'a','trace':{'sample':64}},"
+		   "{'kind':'scan','file':'b','trace':{'sample':32}}]}",
+		   "job.streams[1].trace.sample: 32, but 64 is traced already (one sample a cell)");
+	refuse_job("{'trace':{'sample':16}," TR1 ",'streams':["
+		   "{'kind':'random','file':'a','trace':{'sample':64}}]}",
+		   "job.streams[0].trace.sample: 64, but 16 is traced already");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1527,6 +1810,10 @@ int main(void)
 		cmocka_unit_test(test_take_line),
 		cmocka_unit_test(test_rt_lru),
 		cmocka_unit_test(test_refuse_lru),
+		cmocka_unit_test(test_rt_trace),
+		cmocka_unit_test(test_refuse_trace),
+		cmocka_unit_test(test_job_trace),
+		cmocka_unit_test(test_refuse_job_trace),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
