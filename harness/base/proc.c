@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -46,16 +48,35 @@ int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void child_exec(char *const argv[], const struct proc_opts *o)
+/* The child's log, opened by the parent: appended (or made anew), never through a symlink. */
+static int open_log(const struct proc_opts *o, char *err)
+{
+	int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC;
+	int fd;
+
+	if (!o->log_path)
+		return open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (o->log_new && unlink(o->log_path) < 0 && errno != ENOENT)
+		return errorf(err, "cannot replace '%s': %s", o->log_path, strerror(errno));
+	fd = open(o->log_path, flags | (o->log_new ? O_EXCL : O_APPEND), 0644);
+	if (fd < 0)
+		return errorf(err, "cannot open '%s': %s", o->log_path,
+			      errno == ELOOP ? "it is a symlink" : strerror(errno));
+	return fd;
+}
+
+static void child_exec(char *const argv[], const struct proc_opts *o, int log)
 {
 	int in = open("/dev/null", O_RDONLY);
-	int out = open(o->log_path ? o->log_path : "/dev/null",
-		       O_WRONLY | O_CREAT | O_APPEND, 0644);
+	int null = open("/dev/null", O_WRONLY);
 
-	if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
+	if (in < 0 || null < 0 || dup2(in, 0) < 0 || dup2(log, 1) < 0 ||
+	    dup2(o->stdout_only ? null : log, 2) < 0)
 		_exit(126);
 	if (o->cwd && chdir(o->cwd) < 0)
 		_exit(126);
+	if (o->readable)
+		umask(022);
 	for (char *const *e = o->env; e && *e; e++)
 		if (putenv(*e) < 0)
 			_exit(126);
@@ -106,8 +127,7 @@ int proc_run(char *const argv[], const char *log_path, int timeout_ms, int *ret_
 	return proc_run_opts(argv, &o, ret_status, err);
 }
 
-/* proc_wait in steps of o->tick_ms, calling o->tick between them. */
-static int wait_ticking(pid_t pid, const char *what, const struct proc_opts *o, int *wstatus,
+int proc_wait_ticking(pid_t pid, const char *what, const struct proc_opts *o, int *wstatus,
 			char *err)
 {
 	int64_t deadline = now_ms() + o->timeout_ms, left;
@@ -128,15 +148,18 @@ static int wait_ticking(pid_t pid, const char *what, const struct proc_opts *o, 
 
 int proc_run_opts(char *const argv[], const struct proc_opts *o, int *ret_status, char *err)
 {
+	_cleanup_close_ int log = open_log(o, err);
 	int status, r;
 	pid_t pid;
 
+	if (log < 0)
+		return -1;
 	pid = fork();
 	if (pid < 0)
 		return errorf(err, "cannot fork for '%s': %s", argv[0], strerror(errno));
 	if (pid == 0)
-		child_exec(argv, o);
-	r = wait_ticking(pid, argv[0], o, &status, err);
+		child_exec(argv, o, log);
+	r = proc_wait_ticking(pid, argv[0], o, &status, err);
 	if (r < 0)
 		return -1;
 	if (r == 1) {
@@ -265,19 +288,108 @@ int write_all(int fd, const void *buf, size_t n)
 	return 0;
 }
 
+/* path's directory opened (not through a symlink at its end), and its last name. */
+static int open_parent(const char *path, const char **ret_name, char *err)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	int fd;
+
+	if (!slash) {
+		*ret_name = path;
+		return open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	}
+	if ((size_t)(slash - path) >= sizeof(dir))
+		return errorf(err, "path too long: '%.64s...'", path);
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash == path ? 1 : slash - path), path);
+	*ret_name = slash + 1;
+	fd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errorf(err, "cannot open the directory '%s': %s", dir,
+			      errno == ELOOP || errno == ENOTDIR ? "a symlink is there" : strerror(errno));
+	return fd;
+}
+
+/*
+ * NAME.tmp in DIRFD, made anew: never opened through a symlink (one there is
+ * refused by name), a regular file left by a crash removed first.
+ */
+static int create_tmp(int dirfd, const char *path, const char *tmp, char *err)
+{
+	struct stat st;
+	int fd;
+
+	for (int tries = 0; tries < 2; tries++) {
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd >= 0 || errno != EEXIST)
+			break;
+		if (fstatat(dirfd, tmp, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode))
+			return errorf(err, "'%s.tmp' is a %s, not a file: refused", path,
+				      S_ISLNK(st.st_mode) ? "symlink" : "special file");
+		if (unlinkat(dirfd, tmp, 0) < 0)
+			break;
+	}
+	if (fd < 0)
+		return errorf(err, "cannot create '%s.tmp': %s", path, strerror(errno));
+	return fd;
+}
+
 int write_file(const char *path, const void *buf, size_t len, char *err)
 {
-	char tmp[4096];
-	_cleanup_close_ int fd = -1;
+	_cleanup_close_ int dirfd = -1, fd = -1;
+	const char *name;
+	char tmp[NAME_MAX + 8];
+	struct stat st;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
-		return errorf(err, "path too long: '%s'", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	dirfd = open_parent(path, &name, err);
+	if (dirfd < 0)
+		return -1;
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", name) >= (int)sizeof(tmp))
+		return errorf(err, "name too long: '%s'", path);
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+		return errorf(err, "'%s' is a symlink, not a file: refused", path);
+	fd = create_tmp(dirfd, path, tmp, err);
 	if (fd < 0)
-		return errorf(err, "cannot create '%s': %s", tmp, strerror(errno));
+		return -1;
 	if (write_all(fd, buf, len) < 0)
-		return errorf(err, "cannot write '%s': %s", tmp, strerror(errno));
-	if (fsync(fd) < 0 || rename(tmp, path) < 0)
+		return errorf(err, "cannot write '%s.tmp': %s", path, strerror(errno));
+	if (fsync(fd) < 0 || renameat(dirfd, tmp, dirfd, name) < 0)
 		return errorf(err, "cannot write '%s': %s", path, strerror(errno));
+	return 0;
+}
+
+int open_no_symlinks(const char *path, int flags)
+{
+	struct open_how how = { .flags = (uint64_t)(flags | O_CLOEXEC),
+				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+
+	return (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+}
+
+int copy_regular_file(const char *src, const char *dst, char *err)
+{
+	_cleanup_close_ int in = open_no_symlinks(src, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+	_cleanup_close_ int dirfd = -1, out = -1;
+	const char *name;
+	char tmp[NAME_MAX + 8], buf[1 << 16];
+	struct stat st;
+	ssize_t n;
+
+	if (in < 0 || fstat(in, &st) < 0 || !S_ISREG(st.st_mode))
+		return errorf(err, "'%s': %s", src, in < 0 && errno == ELOOP ?
+			      "a symlink is in its path: refused" : in < 0 ? strerror(errno) :
+			      "not a regular file: refused");
+	if ((dirfd = open_parent(dst, &name, err)) < 0 ||
+	    snprintf(tmp, sizeof(tmp), "%s.tmp", name) >= (int)sizeof(tmp) ||
+	    (out = create_tmp(dirfd, dst, tmp, err)) < 0)
+		return errorf(err, "cannot copy '%s' to '%s'", src, dst);
+	while ((n = read(in, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || write_all(out, buf, (size_t)n) < 0)
+			return errorf(err, "cannot copy '%s' to '%s': %s", src, dst, strerror(errno));
+	}
+	if (fsync(out) < 0 || renameat(dirfd, tmp, dirfd, name) < 0)
+		return errorf(err, "cannot write '%s': %s", dst, strerror(errno));
 	return 0;
 }

@@ -9,7 +9,7 @@
 
 /*
  * Run argv[0] (looked up in PATH) with stdin from /dev/null and stdout+stderr
- * appended to log_path (or discarded if NULL). Waits at most timeout_ms, then
+ * appended to log_path (or discarded if NULL; a symlink there is refused). Waits at most timeout_ms, then
  * kills it. Returns 0 and the exit code in *ret_status (-1 if killed by a
  * signal or the deadline), or -1 with a message if it could not be run.
  */
@@ -30,6 +30,9 @@ struct proc_opts {
 	void (*tick)(void *arg);
 	void *tick_arg;
 	int tick_ms;
+	int log_new;        /* the log made anew (what was there removed), not appended */
+	int stdout_only;    /* stderr discarded: the log holds what it printed on stdout */
+	int readable;       /* umask 022: what it writes, another uid may read (a jail's) */
 };
 int proc_run_opts(char *const argv[], const struct proc_opts *o, int *ret_status, char *err);
 
@@ -49,6 +52,10 @@ int proc_output(char *const argv[], const char *cwd, int timeout_ms, char *out, 
  */
 int proc_wait(pid_t pid, const char *what, int timeout_ms, int *ret_wstatus, char *err);
 
+/* proc_wait in steps of o->tick_ms (o's timeout_ms), calling o->tick between them. */
+int proc_wait_ticking(pid_t pid, const char *what, const struct proc_opts *o, int *ret_wstatus,
+		      char *err);
+
 /* snprintf into a PATH_MAX buffer; -1 with a message if it does not fit. */
 int pathf(char *buf, char *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -65,8 +72,21 @@ int64_t now_ms(void);
  */
 int file_identity(const char *path, char *out, size_t len);
 
-/* Write a whole file atomically (temp + rename). */
+/*
+ * Write a whole file atomically: PATH.tmp made anew beside it (O_EXCL,
+ * O_NOFOLLOW), then renamed over it. A symlink at PATH or PATH.tmp, or at the
+ * end of its directory's path, is refused with a message naming it.
+ */
 int write_file(const char *path, const void *buf, size_t len, char *err);
+
+/* open(2) with no symlink followed anywhere in path (openat2's RESOLVE_NO_SYMLINKS); -1, errno ELOOP, if one is there. */
+int open_no_symlinks(const char *path, int flags);
+
+/*
+ * Copy the regular file src (no symlink anywhere in its path) to dst as
+ * write_file writes one; -1 with a message naming what was refused.
+ */
+int copy_regular_file(const char *src, const char *dst, char *err);
 
 /* Write all n bytes to fd, again after EINTR and short writes; 0, or -1 (errno set). */
 int write_all(int fd, const void *buf, size_t n);

@@ -1,5 +1,5 @@
 /* sandbox.c -- a program run on untrusted input in a jail of its own: private
- * namespaces, a read-only tmpfs root with only the files it is given, no privileges. */
+ * namespaces, a read-only tmpfs root with only the files or host directories it is given, no privileges. */
 #define _GNU_SOURCE
 #include "base/sandbox.h"
 #include "base/err.h"
@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/openat2.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
@@ -17,6 +19,7 @@
 #include <sys/resource.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -29,7 +32,7 @@
 /* What the child was doing when it gave up: it reports {step, errno} and exits. */
 enum step {
 	STEP_FDS, STEP_UNSHARE, STEP_IDMAP, STEP_FORK, STEP_MOUNT, STEP_COPY, STEP_PIVOT,
-	STEP_READONLY, STEP_USER, STEP_LIMITS, STEP_EXEC,
+	STEP_READONLY, STEP_USER, STEP_LIMITS, STEP_EXEC, STEP_BIND, STEP_SYSTEM, STEP_CWD,
 };
 
 static const char *const step_what[] = {
@@ -45,12 +48,34 @@ static const char *const step_what[] = {
 	[STEP_USER]     = "drop to uid and gid 65534",
 	[STEP_LIMITS]   = "set its resource limits",
 	[STEP_EXEC]     = "exec the program",
+	[STEP_BIND]     = "show a directory it is given",
+	[STEP_SYSTEM]   = "show the toolchain (/usr, /dev, /proc, /tmp)",
+	[STEP_CWD]      = "enter its working directory",
 };
 
 struct report {
 	int step;
 	int err;
+	int bind;       /* STEP_BIND: which of the view's binds */
 };
+
+/*
+ * What every build jail shows of the host besides its binds: the toolchain
+ * read-only, and the few devices a compiler opens. A path the host has not
+ * got is left out.
+ */
+static const struct { const char *path; int dev; } toolchain[] = {
+	{ "/usr", 0 },
+	{ "/etc/alternatives", 0 },     /* Debian's awk, cc, ... are links through it */
+	{ "/etc/ld.so.cache", 0 },
+	{ "/dev/null", 1 }, { "/dev/zero", 1 }, { "/dev/full", 1 },
+	{ "/dev/random", 1 }, { "/dev/urandom", 1 },
+};
+
+/* Merged /usr: these are links into it, made again in the jail's root. */
+static const char *const usr_links[] = { "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32" };
+
+#define LINK_MAX_LEN 64
 
 /* Everything the child needs, made before fork: the child only makes system calls. */
 struct jail {
@@ -65,11 +90,22 @@ struct jail {
 	char tmpfs_opts[96];
 	char uid_map[48], gid_map[48];
 	int null_fd, out_fd, report_fd;
+	const struct sandbox_view *view;             /* a build jail, or NULL */
+	char links[ARRAY_SIZE(usr_links)][LINK_MAX_LEN];   /* "" where the host has none */
 };
+
+static __attribute__((noreturn)) void fail_bind(const struct jail *j, enum step s, int bind)
+{
+	struct report r = { s, errno, bind };
+
+	if (write(j->report_fd, &r, sizeof(r)) < 0)
+		_exit(125);
+	_exit(126);
+}
 
 static __attribute__((noreturn)) void fail(const struct jail *j, enum step s)
 {
-	struct report r = { s, errno };
+	struct report r = { s, errno, -1 };
 
 	if (write(j->report_fd, &r, sizeof(r)) < 0)
 		_exit(125);
@@ -181,20 +217,179 @@ static int set_limits(const struct sandbox_limits *lim)
 	return 0;
 }
 
+/* ---- a build jail's view: host directories at their own paths ---- */
+
+/* mkdir -p of path, every component created 0755 (the jail's tmpfs, before pivoting). */
+static int mkdirs(char *path)
+{
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0755) < 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return mkdir(path, 0755) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* The mount flags a bind must keep (a user namespace may not clear them). */
+static unsigned long kept_flags(int fd)
+{
+	static const struct { unsigned long st, ms; } map[] = {
+		{ ST_NOSUID, MS_NOSUID }, { ST_NODEV, MS_NODEV }, { ST_NOEXEC, MS_NOEXEC },
+		{ ST_NOATIME, MS_NOATIME }, { ST_NODIRATIME, MS_NODIRATIME },
+		{ ST_RELATIME, MS_RELATIME },
+	};
+	unsigned long f = 0;
+	struct statvfs sv;
+
+	if (fstatvfs(fd, &sv) < 0)
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
+		if (sv.f_flag & map[i].st)
+			f |= map[i].ms;
+	return f;
+}
+
+/*
+ * Host path FD (opened before the tmpfs hid anything) bound at the same path
+ * under the jail's root; a device node as it is, anything else nosuid, nodev
+ * and read-only unless WRITABLE.
+ */
+static int bind_at(const char *path, int fd, int dev, int writable)
+{
+	char dst[PATH_MAX], src[64];
+	struct stat st;
+	int tfd;
+
+	if (fstat(fd, &st) < 0 ||
+	    snprintf(dst, sizeof(dst), "%s%s", JAIL_MNT, path) >= (int)sizeof(dst))
+		return -1;
+	if (S_ISDIR(st.st_mode)) {
+		if (mkdirs(dst) < 0)
+			return -1;
+	} else {
+		*strrchr(dst, '/') = '\0';
+		if (mkdirs(dst) < 0)
+			return -1;
+		dst[strlen(dst)] = '/';
+		tfd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
+		if (tfd < 0)
+			return -1;
+		close(tfd);
+	}
+	snprintf(src, sizeof(src), "/proc/self/fd/%d", fd);
+	if (mount(src, dst, NULL, MS_BIND | MS_REC, NULL) < 0)
+		return -1;
+	if (dev)
+		return 0;
+	return mount(NULL, dst, NULL, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV |
+		     (writable ? 0 : MS_RDONLY) | kept_flags(fd), NULL);
+}
+
+/* The toolchain's part of the view: its paths (those the host has), and /usr's links. */
+static void show_toolchain(const struct jail *j)
+{
+	int fd[ARRAY_SIZE(toolchain)];
+	char dst[PATH_MAX];
+
+	for (size_t i = 0; i < ARRAY_SIZE(toolchain); i++)
+		fd[i] = open(toolchain[i].path, O_PATH | O_CLOEXEC);
+	if (mount("tmpfs", JAIL_MNT, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755") < 0)
+		fail(j, STEP_MOUNT);
+	for (size_t i = 0; i < ARRAY_SIZE(toolchain); i++)
+		if (fd[i] >= 0 && bind_at(toolchain[i].path, fd[i], toolchain[i].dev, 0) < 0)
+			fail(j, STEP_SYSTEM);
+	for (size_t i = 0; i < ARRAY_SIZE(usr_links); i++) {
+		snprintf(dst, sizeof(dst), "%s%s", JAIL_MNT, usr_links[i]);
+		if (j->links[i][0] && symlink(j->links[i], dst) < 0)
+			fail(j, STEP_SYSTEM);
+	}
+	snprintf(dst, sizeof(dst), "%s/proc", JAIL_MNT);
+	if (mkdir(dst, 0555) < 0)
+		fail(j, STEP_SYSTEM);
+	/* mounted now, not after pivoting: a bind below /tmp is then made inside it */
+	snprintf(dst, sizeof(dst), "%s/tmp", JAIL_MNT);
+	if (mkdir(dst, 01777) < 0 ||
+	    mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV, "size=1g,mode=1777") < 0)
+		fail(j, STEP_SYSTEM);
+}
+
+/* The view's binds, its hidden directory, then pivot: a build jail's root. */
+static void enter_view(const struct jail *j)
+{
+	const struct sandbox_view *v = j->view;
+	int fd[SANDBOX_BINDS_MAX];
+	char dst[PATH_MAX];
+
+	umask(0);       /* the modes asked for; the program gets 022 */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		fail(j, STEP_MOUNT);
+	/* opened in this mount namespace, before JAIL_MNT's tmpfs may hide them */
+	for (size_t i = 0; i < v->nbinds; i++)
+		if ((fd[i] = open(v->binds[i].path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+			fail_bind(j, STEP_BIND, (int)i);
+	show_toolchain(j);
+	for (size_t i = 0; i < v->nbinds; i++)
+		if (bind_at(v->binds[i].path, fd[i], 0, v->binds[i].writable) < 0)
+			fail_bind(j, STEP_BIND, (int)i);
+	snprintf(dst, sizeof(dst), "%s%s", JAIL_MNT, v->hide ? v->hide : "");
+	if (v->hide && access(dst, F_OK) == 0 &&
+	    mount("tmpfs", dst, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k") < 0)
+		fail(j, STEP_MOUNT);
+	if (chdir(JAIL_MNT) < 0 || syscall(SYS_pivot_root, ".", ".") < 0 ||
+	    umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
+		fail(j, STEP_PIVOT);
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+		fail(j, STEP_SYSTEM);
+	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV,
+		  NULL) < 0)
+		fail(j, STEP_READONLY);
+}
+
+/* A build jail's limits: processes, file size, no core; after drop_user. */
+static int set_view_limits(const struct sandbox_view *v)
+{
+	const struct { int res; rlim_t val; } limits[] = {
+		{ RLIMIT_NPROC, v->nproc },
+		{ RLIMIT_FSIZE, (rlim_t)v->fsize_mib << 20 },
+		{ RLIMIT_CORE,  0 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(limits); i++) {
+		struct rlimit rl = { limits[i].val, limits[i].val };
+
+		if (setrlimit(limits[i].res, &rl) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* The jail's first process (pid 1 of its namespace) becomes the program. */
 static __attribute__((noreturn)) void jail_init(const struct jail *j)
 {
 	char *const envp[] = { NULL };
+	extern char **environ;
 
-	enter_root(j);
+	if (j->view)
+		enter_view(j);
+	else
+		enter_root(j);
 	/* a uid change clears the parent-death signal: set it after */
 	if (drop_user(j) < 0 || prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		fail(j, STEP_USER);
-	if (set_limits(j->lim) < 0)
+	if (j->view ? set_view_limits(j->view) < 0 : set_limits(j->lim) < 0)
 		fail(j, STEP_LIMITS);
 	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
 		fail(j, STEP_FDS);
-	execve(j->exe, j->argv, envp);
+	if (!j->view)
+		execve(j->exe, j->argv, envp);
+	if (j->view->cwd && chdir(j->view->cwd) < 0)
+		fail(j, STEP_CWD);
+	umask(022);
+	environ = (char **)j->view->env;
+	execvp(j->argv[0], j->argv);
 	fail(j, STEP_EXEC);
 }
 
@@ -267,6 +462,14 @@ static void close_sources(struct jail *j)
 			close(j->src_fd[i]);
 }
 
+/* Not root: a user namespace maps the jail's 65534 to the caller's ids. */
+static void prepare_ids(struct jail *j)
+{
+	j->userns = geteuid() != 0;
+	snprintf(j->uid_map, sizeof(j->uid_map), "%d %u 1\n", SANDBOX_UID, (unsigned)geteuid());
+	snprintf(j->gid_map, sizeof(j->gid_map), "%d %u 1\n", SANDBOX_UID, (unsigned)getegid());
+}
+
 /* Names checked, sources opened (their lengths into FILES, a copy), strings built. */
 static int prepare(struct jail *j, struct sandbox_file *files, char *err)
 {
@@ -286,15 +489,14 @@ static int prepare(struct jail *j, struct sandbox_file *files, char *err)
 	snprintf(j->exe, sizeof(j->exe), "/%s", j->argv[0]);
 	snprintf(j->tmpfs_opts, sizeof(j->tmpfs_opts), "size=%zuk,nr_inodes=%zu,mode=0755",
 		 size >> 10, j->nfiles + 16);
-	j->userns = geteuid() != 0;
-	snprintf(j->uid_map, sizeof(j->uid_map), "%d %u 1\n", SANDBOX_UID, (unsigned)geteuid());
-	snprintf(j->gid_map, sizeof(j->gid_map), "%d %u 1\n", SANDBOX_UID, (unsigned)getegid());
+	prepare_ids(j);
 	return 0;
 }
 
 /* The child's report: 1 and a message if the jail failed, 0 once the program runs. */
-static int read_report(int fd, const char *prog, char *err)
+static int read_report(int fd, const struct jail *j, char *err)
 {
+	const struct sandbox_view *v = j->view;
 	struct report r;
 	ssize_t n;
 
@@ -303,19 +505,21 @@ static int read_report(int fd, const char *prog, char *err)
 	while (n < 0 && errno == EINTR);
 	if (n != (ssize_t)sizeof(r))
 		return 0;
-	if (r.step < 0 || r.step > STEP_EXEC)
+	if (r.step < 0 || r.step > STEP_CWD)
 		r.step = STEP_FDS;
-	errorf(err, "sandbox: cannot %s: %s; '%s' was not run", step_what[r.step],
-	       strerror(r.err), prog);
+	if (r.step == STEP_BIND && v && r.bind >= 0 && (size_t)r.bind < v->nbinds)
+		errorf(err, "sandbox: cannot show '%s' in its view: %s; '%s' was not run",
+		       v->binds[r.bind].path, strerror(r.err), j->argv[0]);
+	else
+		errorf(err, "sandbox: cannot %s: %s; '%s' was not run", step_what[r.step],
+		       strerror(r.err), j->argv[0]);
 	return 1;
 }
 
-/* Fork the jail and wait for it; RES and OUT from its end. */
-static int run_jail(struct jail *j, char *out, size_t outlen, struct sandbox_result *res,
-		    char *err)
+/* Fork the jail; its pid, once the program runs, or -1 with a message. */
+static pid_t start_jail(struct jail *j, char *err)
 {
 	int pipefd[2], st, r;
-	ssize_t n;
 	pid_t pid;
 
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
@@ -330,12 +534,25 @@ static int run_jail(struct jail *j, char *out, size_t outlen, struct sandbox_res
 	if (pid == 0)
 		jail_child(j);
 	close(pipefd[1]);
-	r = read_report(pipefd[0], j->argv[0], err);
+	r = read_report(pipefd[0], j, err);
 	close(pipefd[0]);
 	if (r) {
 		waitpid(pid, &st, 0);
 		return -1;
 	}
+	return pid;
+}
+
+/* Fork the jail and wait for it; RES and OUT from its end. */
+static int run_jail(struct jail *j, char *out, size_t outlen, struct sandbox_result *res,
+		    char *err)
+{
+	pid_t pid = start_jail(j, err);
+	int st, r;
+	ssize_t n;
+
+	if (pid < 0)
+		return -1;
 	r = proc_wait(pid, j->argv[0], j->lim->timeout_ms, &st, err);
 	if (r < 0)
 		return -1;
@@ -369,5 +586,73 @@ int sandbox_run(char *const argv[], const struct sandbox_file *files, size_t nfi
 	if (prepare(&j, copy, err) == 0)
 		r = run_jail(&j, out, outlen, res, err);
 	close_sources(&j);
+	return r;
+}
+
+/* A bind's path: absolute, a directory, and no symlink anywhere in it. */
+static int check_bind(const struct sandbox_bind *b, char *err)
+{
+	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	long fd;
+
+	if (b->path[0] != '/')
+		return errorf(err, "sandbox: '%s' is not an absolute path", b->path);
+	fd = syscall(SYS_openat2, AT_FDCWD, b->path, &how, sizeof(how));
+	if (fd < 0)
+		return errorf(err, "sandbox: cannot show '%s': %s", b->path,
+			      errno == ELOOP ? "a symlink is in its path" : strerror(errno));
+	close((int)fd);
+	return 0;
+}
+
+/* The view's paths checked, /usr's links read, the log opened: J ready to fork. */
+static int prepare_view(struct jail *j, const struct sandbox_view *v, char *err)
+{
+	ssize_t n;
+
+	if (v->nbinds > SANDBOX_BINDS_MAX)
+		return errorf(err, "sandbox: at most %d directories in a view", SANDBOX_BINDS_MAX);
+	for (size_t i = 0; i < v->nbinds; i++)
+		if (check_bind(&v->binds[i], err) < 0)
+			return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(usr_links); i++) {
+		n = readlink(usr_links[i], j->links[i], LINK_MAX_LEN - 1);
+		j->links[i][n > 0 ? n : 0] = '\0';
+	}
+	j->out_fd = open(v->log_path ? v->log_path : "/dev/null",
+			 O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0644);
+	if (j->out_fd < 0)
+		return errorf(err, "sandbox: cannot open the log '%s': %s", v->log_path,
+			      errno == ELOOP ? "it is a symlink" : strerror(errno));
+	prepare_ids(j);
+	return 0;
+}
+
+int sandbox_exec(char *const argv[], const struct sandbox_view *v, int *ret_status, char *err)
+{
+	struct jail j = { .argv = argv, .view = v, .out_fd = -1 };
+	struct proc_opts o = { .timeout_ms = v->timeout_ms, .tick = v->tick,
+			       .tick_arg = v->tick_arg, .tick_ms = v->tick_ms };
+	_cleanup_close_ int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	int st, r = -1;
+	pid_t pid;
+
+	if (null_fd < 0)
+		return errorf(err, "sandbox: /dev/null: %s", strerror(errno));
+	j.null_fd = null_fd;
+	if (prepare_view(&j, v, err) < 0)
+		goto out;
+	pid = start_jail(&j, err);
+	if (pid < 0)
+		goto out;
+	r = proc_wait_ticking(pid, argv[0], &o, &st, err);
+	if (r < 0)
+		goto out;
+	*ret_status = r == 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	r = 0;
+out:
+	if (j.out_fd >= 0)
+		close(j.out_fd);
 	return r;
 }

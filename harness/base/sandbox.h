@@ -1,5 +1,5 @@
 /* sandbox.h -- run a program on untrusted input with no access to host files:
- * fresh namespaces, an empty read-only root holding only the files given, uid 65534. */
+ * fresh namespaces, an empty read-only root holding only the files or directories given, uid 65534. */
 #ifndef SANDBOX_H
 #define SANDBOX_H
 
@@ -50,5 +50,45 @@ struct sandbox_result {
 int sandbox_run(char *const argv[], const struct sandbox_file *files, size_t nfiles,
 		const struct sandbox_limits *lim, char *out, size_t outlen,
 		struct sandbox_result *res, char *err);
+
+/*
+ * A build jail: the same namespaces and user as sandbox_run, but a view of
+ * host directories rather than copied files, for a kernel tree's make.
+ */
+
+/* One host directory the jail shows, at the same path. */
+struct sandbox_bind {
+	const char *path;   /* absolute, without a symlink anywhere in it */
+	int writable;       /* else read-only */
+};
+
+#define SANDBOX_BINDS_MAX 8
+
+struct sandbox_view {
+	const struct sandbox_bind *binds;   /* at most SANDBOX_BINDS_MAX */
+	size_t nbinds;
+	const char *hide;        /* a directory inside a bind shown empty (a tree's .git), or NULL */
+	char *const *env;        /* the whole environment, NAME=VALUE, NULL-terminated */
+	const char *cwd;         /* inside a bind */
+	const char *log_path;    /* stdout and stderr appended; never through a symlink */
+	unsigned nproc;          /* RLIMIT_NPROC */
+	unsigned fsize_mib;      /* RLIMIT_FSIZE */
+	int timeout_ms;          /* wall clock, then the jail is killed */
+	void (*tick)(void *arg); /* about every tick_ms while it runs */
+	void *tick_arg;
+	int tick_ms;
+};
+
+/*
+ * Run argv (argv[0] looked up in the view's PATH) in a jail: sandbox_run's
+ * namespaces, user and no_new_privs, with a read-only tmpfs root that holds
+ * the toolchain read-only (/usr, the merged-/usr links, /etc/alternatives and
+ * ld.so.cache), /dev/null, zero, full, random and urandom, a fresh /proc of its
+ * own pid namespace, a private /tmp, and V's binds; nothing else of the host.
+ * Every process of the jail ends when argv[0] does (pid namespace) or at the
+ * deadline. Returns 0 with its exit code in *ret_status (-1 if a signal or
+ * the deadline ended it), or -1 with a message if the jail could not be made.
+ */
+int sandbox_exec(char *const argv[], const struct sandbox_view *v, int *ret_status, char *err);
 
 #endif

@@ -2,19 +2,28 @@
  * tree read through a cache repository, the build out of tree through ccache,
  * the result cached by a key of the source content, .config, compiler and arch.
  *
+ * Every step that runs the tree's code (make's config targets, merge_config.sh,
+ * olddefconfig, the compile) runs in a jail (base/sandbox.c sandbox_exec):
+ * the toolchain, the source read-only, its object directory and ccache
+ * writable, nothing else of the host, no network, uid 65534. Git runs
+ * outside it, with the user's hooks, filters and external diffs turned off.
+ *
  * RESULTS/cache/builds/
  *   trees/<T>/src/         the cache repository's work tree (T: the tree's path
  *                          hashed, or the package name); a git tree's objects
  *                          are borrowed (objects/info/alternates), never written
+ *   trees/<T>/in/          what the harness gives the jail: base config, fragment
  *   trees/<T>/obj-<ARCH>/  the O= directory, kept: the next build is incremental
  *   inputs/<I>             what a request's inputs built to: "key K" or "failed ..."
  *   <K>/                   vmlinuz, config, build.log, patches, info (written last)
  *   logs/<I>.log           the log of a build that failed
  *   ccache/                CCACHE_DIR
  */
+#define _GNU_SOURCE             /* nftw's FTW_PHYS, O_PATH */
 #include "kbuild/kbuild.h"
 #include "base/err.h"
 #include "base/proc.h"
+#include "base/sandbox.h"
 #include "kbuild/kconfig.h"
 
 #include <ctype.h>
@@ -22,6 +31,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
+#include <ftw.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -38,6 +48,8 @@ struct build {
 	struct kbuild_result *out;
 	char top[PATH_MAX];              /* RESULTS/cache/builds */
 	char tdir[PATH_MAX], src[PATH_MAX], obj[PATH_MAX];
+	char in[PATH_MAX];               /* the jail's inputs, read-only in it */
+	char ccache[PATH_MAX];
 	char log[PATH_MAX];              /* this build's log until it has an entry */
 	char cc[128];                    /* "gcc" or "aarch64-linux-gnu-gcc" */
 	char cc_version[256];
@@ -51,6 +63,7 @@ struct build {
 
 static void tell(const struct build *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+static void compile_tick(void *arg);
 
 static void tell(const struct build *b, const char *fmt, ...)
 {
@@ -109,7 +122,8 @@ static int collect_args(char **argv, const char *first, va_list ap)
 static int run_argv(struct build *b, const char *cwd, int timeout_ms, const char *what,
 		    char *const *argv, char *err)
 {
-	struct proc_opts o = { .cwd = cwd, .log_path = b->log, .timeout_ms = timeout_ms };
+	struct proc_opts o = { .cwd = cwd, .log_path = b->log, .timeout_ms = timeout_ms,
+			       .readable = 1 };
 	int status;
 
 	if (proc_run_opts(argv, &o, &status, err) < 0)
@@ -145,6 +159,93 @@ static int output(const char *cwd, char *out, size_t len, char *err, const char 
 	return proc_output(argv, cwd, SHORT_MS, out, len, err);
 }
 
+/* ---- the jail: every step that runs the tree's code ---- */
+
+#define JAIL_NPROC      512     /* make -j2 of a kernel peaks at a few dozen */
+#define JAIL_FSIZE_MIB  4096    /* a vmlinux with debug info is under 1 GiB */
+
+/* A build's whole environment in the jail: nothing of the harness's but these (and ccache's two). */
+static const char *const jail_env[] = {
+	"PATH=/usr/bin:/usr/sbin:/bin:/sbin", "HOME=/nonexistent", "LC_ALL=C", "TMPDIR=/tmp",
+	"CCACHE_NOHASHDIR=1", "CCACHE_UMASK=022",
+};
+
+static uid_t jail_owner_uid;
+
+/* nftw: one entry of a directory the jail writes, handed to its uid (not through symlinks). */
+static int chown_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)flag;
+	(void)ftw;
+	if (st->st_uid == jail_owner_uid)
+		return 0;
+	return lchown(path, jail_owner_uid, jail_owner_uid) < 0 ? -1 : 0;
+}
+
+/*
+ * As root the jail's uid 65534 is a host uid: the directories it writes
+ * (its object directory, ccache) are handed to it, once, if another owns
+ * them. Not root, a user namespace maps 65534 to the harness's own uid.
+ */
+static int give_to_jail(const char *dir, char *err)
+{
+	struct stat st;
+
+	if (geteuid() != 0)
+		return 0;
+	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		return errorf(err, "'%s' is not a directory", dir);
+	if (st.st_uid == SANDBOX_UID)
+		return 0;
+	jail_owner_uid = SANDBOX_UID;     /* nftw takes no argument: set before, one build at a time */
+	if (nftw(dir, chown_entry, 64, FTW_PHYS | FTW_MOUNT) != 0)
+		return errorf(err, "cannot hand '%s' to uid %d: %s", dir, SANDBOX_UID, strerror(errno));
+	return 0;
+}
+
+/* argv in the build's jail (src and in read-only; obj and ccache writable); its exit code in *status. */
+static int jail_run(struct build *b, char *const *argv, const char *cwd, int timeout_ms,
+		    int ticking, int *status, char *err)
+{
+	const struct sandbox_bind binds[] = {
+		{ b->src, 0 }, { b->in, 0 }, { b->obj, 1 }, { b->ccache, 1 },
+	};
+	char hide[PATH_MAX], ccdir[PATH_MAX + 16], base[PATH_MAX + 32];
+	char *env[ARRAY_SIZE(jail_env) + 3];
+	struct sandbox_view v = {
+		.binds = binds, .nbinds = ARRAY_SIZE(binds), .hide = hide, .env = env,
+		.cwd = cwd ? cwd : b->obj, .log_path = b->log, .nproc = JAIL_NPROC,
+		.fsize_mib = JAIL_FSIZE_MIB, .timeout_ms = timeout_ms,
+		.tick = ticking ? compile_tick : NULL, .tick_arg = b, .tick_ms = TICK_MS,
+	};
+	size_t n = 0;
+
+	if (pathf(hide, err, "%s/.git", b->src) < 0 || give_to_jail(b->obj, err) < 0 ||
+	    give_to_jail(b->ccache, err) < 0)
+		return -1;
+	for (; n < ARRAY_SIZE(jail_env); n++)
+		env[n] = (char *)jail_env[n];
+	snprintf(ccdir, sizeof(ccdir), "CCACHE_DIR=%s", b->ccache);
+	snprintf(base, sizeof(base), "CCACHE_BASEDIR=%s/trees", b->top);
+	env[n++] = ccdir;
+	env[n++] = base;
+	env[n] = NULL;
+	return sandbox_exec(argv, &v, status, err);
+}
+
+/* jail_run of a configuration step: -1 "WHAT failed (exit N); see LOG" unless it exits 0. */
+static int jailed(struct build *b, const char *what, char *const *argv, char *err)
+{
+	int status;
+
+	if (jail_run(b, argv, NULL, GIT_MS, 0, &status, err) < 0)
+		return -1;
+	if (status != 0)
+		return errorf(err, "%s failed (%s %d); see %s", what,
+			      status < 0 ? "killed or timed out," : "exit", status, b->log);
+	return 0;
+}
+
 /* ---- the cache repository ---- */
 
 static int is_dir(const char *path)
@@ -159,6 +260,31 @@ static int is_file(const char *path)
 	struct stat st;
 
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* A directory of the cache with no symlink anywhere in its (real) path: one planted there is refused. */
+static int no_symlink_dir(const char *path, char *err)
+{
+	int fd = open_no_symlinks(path, O_PATH | O_DIRECTORY);
+
+	if (fd < 0)
+		return errorf(err, "'%s': %s", path, errno == ELOOP ?
+			      "a symlink is in its path: refused" : strerror(errno));
+	close(fd);
+	return 0;
+}
+
+/* A file the jail made, to be read by the harness: regular, no symlink in its path. */
+static int jail_output_ok(const char *path, char *err)
+{
+	_cleanup_close_ int fd = open_no_symlinks(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return errorf(err, "the build's '%s' is %s: refused", path,
+			      fd < 0 && errno == ELOOP ? "reached through a symlink" :
+			      fd < 0 ? strerror(errno) : "not a regular file");
+	return 0;
 }
 
 /* trees/<T>: T is the package's name, or 16 hex of the tree's path. */
@@ -178,17 +304,25 @@ static int tree_dirs(struct build *b, char *err)
 	}
 	if (pathf(b->tdir, err, "%s/trees/%s", b->top, name) < 0 ||
 	    pathf(b->src, err, "%s/src", b->tdir) < 0 ||
+	    pathf(b->in, err, "%s/in", b->tdir) < 0 ||
+	    pathf(b->ccache, err, "%s/ccache", b->top) < 0 ||
 	    pathf(b->obj, err, "%s/obj-%s", b->tdir, r->arch) < 0)
 		return -1;
-	return mkdir_p(b->tdir, err);
+	if (mkdir_p(b->tdir, err) < 0 || mkdir_p(b->in, err) < 0 || mkdir_p(b->obj, err) < 0 ||
+	    mkdir_p(b->ccache, err) < 0)
+		return -1;
+	return no_symlink_dir(b->tdir, err);
 }
 
 /* git in the cache repository, committing as the harness. */
 #define GIT(b) "git", "-C", (b)->src, "-c", "user.name=harness", "-c", \
 	"user.email=harness@localhost", "-c", "core.autocrlf=false"
 
-/* git reading the user's tree, which may be another user's (a daemon's own user). */
-#define USER_GIT(b) "git", "-c", "safe.directory=*", "-C", (b)->req->source
+/* git reading the user's tree, which may be another user's (a daemon's own user),
+ * with nothing of its configuration that runs a program: no hooks, no fsmonitor,
+ * no pager (filters and external diffs: see git_identity). */
+#define USER_GIT(b) "git", "--no-pager", "-c", "safe.directory=*", "-c", "core.fsmonitor=false", \
+	"-c", "core.hooksPath=/dev/null", "-C", (char *)(b)->req->source
 
 /* A cache repository for a user's git tree: its objects borrowed, nothing of it written. */
 static int prepare_git(struct build *b, char *err)
@@ -301,11 +435,70 @@ static int prepare_package(struct build *b, char *err)
 	return write_file(path, b->commit, strlen(b->commit), err);
 }
 
+#define FILTERS_MAX 16
+
+/*
+ * The user's filter drivers (filter.NAME.clean, .smudge, .process in its git
+ * configuration) made no-ops for one git command: GIT_CONFIG_KEY_n/VALUE_n
+ * entries in ENV (storage in VARS), so a worktree's .gitattributes runs
+ * nothing of the tree's. -1 with a message past FILTERS_MAX.
+ */
+static int filters_off(struct build *b, char vars[][PATH_MAX], char **env, char *err)
+{
+	char path[PATH_MAX], *argv[] = { USER_GIT(b), "config", "--name-only", "--get-regexp",
+					 "^filter\\.", NULL };
+	struct proc_opts o = { .log_path = path, .log_new = 1, .stdout_only = 1,
+			       .timeout_ms = SHORT_MS };
+	_cleanup_free_ char *text = NULL;
+	size_t len, n = 0, v = 0;
+	int status;
+
+	if (pathf(path, err, "%s/filters", b->tdir) < 0 || proc_run_opts(argv, &o, &status, err) < 0 ||
+	    read_regular_file(path, 64 << 10, &text, &len, err) < 0)
+		return -1;
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		const char *dot = strrchr(line, '.');
+		int process = dot && !strcmp(dot, ".process");
+
+		if (!dot || (!process && strcmp(dot, ".clean") && strcmp(dot, ".smudge")))
+			continue;
+		if (n == FILTERS_MAX)
+			return errorf(err, "%s sets more than %d git filter commands", b->req->source,
+				      FILTERS_MAX);
+		snprintf(vars[v], PATH_MAX, "GIT_CONFIG_KEY_%zu=%.200s", n, line);
+		env[v] = vars[v], v++;
+		snprintf(vars[v], PATH_MAX, "GIT_CONFIG_VALUE_%zu=%s", n, process ? "" : "cat");
+		env[v] = vars[v], v++;
+		n++;
+	}
+	snprintf(vars[v], PATH_MAX, "GIT_CONFIG_COUNT=%zu", n);
+	env[v] = vars[v], v++;
+	env[v] = NULL;
+	return 0;
+}
+
+/* The user's uncommitted diff into PATH: no external diff, textconv, filter or hook runs. */
+static int user_diff(struct build *b, const char *path, char *err)
+{
+	char vars[2 * FILTERS_MAX + 1][PATH_MAX], *env[2 * FILTERS_MAX + 2];
+	char *argv[] = { USER_GIT(b), "--no-optional-locks", "diff", "--binary", "--no-ext-diff",
+			 "--no-textconv", "HEAD", NULL };
+	struct proc_opts o = { .env = env, .log_path = path, .log_new = 1, .stdout_only = 1,
+			       .timeout_ms = GIT_MS };
+	int status;
+
+	if (filters_off(b, vars, env, err) < 0 || proc_run_opts(argv, &o, &status, err) < 0)
+		return -1;
+	if (status != 0)
+		return errorf(err, "git diff HEAD in %s failed (exit %d)", b->req->source, status);
+	return 0;
+}
+
 /* A git tree's revision (base, or HEAD and its uncommitted diff, hashed). */
 static int git_identity(struct build *b, char *err)
 {
 	const char *base = b->req->base[0] ? b->req->base : "HEAD";
-	char rev[KBUILD_REV_MAX + 16], diff[PATH_MAX], out[PATH_MAX + 16];
+	char rev[KBUILD_REV_MAX + 16], diff[PATH_MAX];
 	struct stat st;
 
 	snprintf(rev, sizeof(rev), "%s^{commit}", base);
@@ -315,11 +508,7 @@ static int git_identity(struct build *b, char *err)
 	b->dirty[0] = '\0';
 	if (b->req->base[0])
 		return 0;       /* a named base: the work tree's edits are not built */
-	if (pathf(diff, err, "%s/uncommitted.diff", b->tdir) < 0)
-		return -1;
-	snprintf(out, sizeof(out), "--output=%s", diff);
-	if (run(b, NULL, GIT_MS, "git diff HEAD", err, USER_GIT(b),
-		"--no-optional-locks", "diff", "--binary", out, "HEAD", NULL) < 0)
+	if (pathf(diff, err, "%s/uncommitted.diff", b->tdir) < 0 || user_diff(b, diff, err) < 0)
 		return -1;
 	if (stat(diff, &st) == 0 && st.st_size > 0)
 		return hash_sha256_file(diff, b->dirty, err);
@@ -545,13 +734,13 @@ static int make(struct build *b, const char *what, const char *const *extra, cha
 
 	make_argv(b, vars, argv, extra);
 	snprintf(label, sizeof(label), "make %s", what);
-	return run_argv(b, NULL, GIT_MS, label, argv, err);
+	return jailed(b, label, argv, err);
 }
 
 /* Debian's config for this tree's series (linux-config-X.Y, the cloud flavour). */
 static int debian_config(struct build *b, const char *series, const char *dst, char *err)
 {
-	char dl[PATH_MAX], pkg[64], xz[PATH_MAX], name[96], msg[ERR_MAX];
+	char dl[PATH_MAX], pkg[64], xz[PATH_MAX], name[96], msg[ERR_MAX], path[PATH_MAX];
 	const char *darch = !strcmp(b->req->arch, "x86_64") ? "amd64" : "arm64";
 
 	if (strlen(series) > 16)
@@ -570,7 +759,9 @@ static int debian_config(struct build *b, const char *series, const char *dst, c
 	if (run(b, dl, SHORT_MS, "xz -d", err, "xz", "-d", "-k", xz, NULL) < 0)
 		return -1;
 	xz[strlen(xz) - 3] = '\0';
-	return run(b, dl, SHORT_MS, "cp", err, "cp", xz, dst, NULL);
+	if (pathf(path, err, "%s/%s", dl, xz) < 0)
+		return -1;
+	return copy_regular_file(path, dst, err);
 }
 
 /* VERSION.PATCHLEVEL.SUBLEVEL from the tree's Makefile, into out ("" if unreadable). */
@@ -582,7 +773,7 @@ static void tree_version(const struct build *b, char *out, size_t size)
 	size_t len, o = 0;
 
 	out[0] = '\0';
-	if (pathf(path, NULL, "%s/Makefile", b->src) < 0 ||
+	if (pathf(path, NULL, "%s/Makefile", b->src) < 0 || jail_output_ok(path, NULL) < 0 ||
 	    read_regular_file(path, 1 << 20, &text, &len, NULL) < 0)
 		return;
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
@@ -609,36 +800,54 @@ static int symbol_defined(void *arg, const char *sym)
 	return proc_run_opts(argv, &o, &status, NULL) < 0 || status != 1;
 }
 
-/* obj/.config from the base config, the fragments merged, olddefconfig, checked. */
-static int configure(struct build *b, char *err)
+/* A file the harness gives the jail (in/NAME), readable by the jail's uid. */
+static int jail_input_readable(const char *path, char *err)
+{
+	if (chmod(path, 0644) < 0)
+		return errorf(err, "cannot chmod '%s': %s", path, strerror(errno));
+	return 0;
+}
+
+/* in/base.config from r->config (or Debian's); obj/.config from make for a builtin one. */
+static int base_config(struct build *b, const char *base, char *err)
 {
 	const struct kbuild_req *r = b->req;
-	char dot[PATH_MAX], frag[PATH_MAX], merge[PATH_MAX], ver[32], series[32], skipped[256];
-	const char *old[] = { "olddefconfig", NULL };
+	char ver[32], series[32];
+	const char *target[] = { r->config, NULL };
 
-	tell(b, "config: %s + the harness's fragment", r->config);
-	if (mkdir_p(b->obj, err) < 0 || pathf(dot, err, "%s/.config", b->obj) < 0 ||
-	    pathf(frag, err, "%s/harness.fragment", b->obj) < 0 ||
-	    pathf(merge, err, "%s/scripts/kconfig/merge_config.sh", b->src) < 0)
-		return -1;
 	if (!strcmp(r->config, "debian")) {
 		tree_version(b, ver, sizeof(ver));
 		snprintf(series, sizeof(series), "%s", ver);
 		if (strchr(series, '.') && strchr(strchr(series, '.') + 1, '.'))
 			*strchr(strchr(series, '.') + 1, '.') = '\0';   /* 6.12.57 -> 6.12 */
-		if (debian_config(b, series, dot, err) < 0)
-			return -1;
-	} else if (kbuild_config_builtin(r->config)) {
-		const char *target[] = { r->config, NULL };
-		if (make(b, r->config, target, err) < 0)
-			return -1;
-	} else if (run(b, NULL, SHORT_MS, "cp", err, "cp", r->config, dot, NULL) < 0) {
-		return -1;
+		return debian_config(b, series, base, err);
 	}
+	if (kbuild_config_builtin(r->config))
+		return make(b, r->config, target, err);
+	return copy_regular_file(r->config, base, err);
+}
+
+/* obj/.config from the base config, the fragments merged, olddefconfig, checked. */
+static int configure(struct build *b, char *err)
+{
+	const struct kbuild_req *r = b->req;
+	char dot[PATH_MAX], frag[PATH_MAX], base[PATH_MAX], merge[PATH_MAX], skipped[256];
+	const char *old[] = { "olddefconfig", NULL };
+	char *argv[] = { merge, "-m", "-O", b->obj, NULL, frag, NULL };
+
+	tell(b, "config: %s + the harness's fragment", r->config);
+	if (pathf(dot, err, "%s/.config", b->obj) < 0 ||
+	    pathf(frag, err, "%s/harness.fragment", b->in) < 0 ||
+	    pathf(base, err, "%s/base.config", b->in) < 0 ||
+	    pathf(merge, err, "%s/scripts/kconfig/merge_config.sh", b->src) < 0)
+		return -1;
+	argv[4] = kbuild_config_builtin(r->config) && strcmp(r->config, "debian") ? dot : base;
+	if (base_config(b, base, err) < 0 || (argv[4] == base && jail_input_readable(base, err) < 0))
+		return -1;
 	if (kconfig_write_fragment(r->kconfig_dir, r->arch, r->fragment, frag, err) < 0 ||
-	    run(b, b->src, SHORT_MS, "merge_config.sh", err, merge, "-m", "-O", b->obj, dot,
-		frag, NULL) < 0 ||
-	    make(b, "olddefconfig", old, err) < 0)
+	    jail_input_readable(frag, err) < 0 ||
+	    jailed(b, "merge_config.sh", argv, err) < 0 || make(b, "olddefconfig", old, err) < 0 ||
+	    jail_output_ok(dot, err) < 0)
 		return -1;
 	/* a required symbol this kernel has not got (CACHESTAT_SYSCALL before 6.5) is
 	 * not required of it; one it has must survive */
@@ -754,21 +963,15 @@ static void last_errors(const char *log, char *out, size_t size)
 static int compile(struct build *b, char *err)
 {
 	const struct kbuild_req *r = b->req;
-	char vars[MAKE_VARS][PATH_MAX + 32], *argv[ARGS_MAX], lv[32], jobs[16], ccdir[PATH_MAX + 32],
-	     base[PATH_MAX + 32], why[ERR_MAX];
-	char *env[] = { ccdir, base, "CCACHE_NOHASHDIR=1", NULL };
+	char vars[MAKE_VARS][PATH_MAX + 32], *argv[ARGS_MAX], lv[32], jobs[16], why[ERR_MAX];
 	const char *extra[] = { lv, jobs, "KBUILD_BUILD_USER=harness", "KBUILD_BUILD_HOST=harness",
 				"KBUILD_BUILD_TIMESTAMP=1970-01-01 00:00:00 UTC",
 				"KBUILD_BUILD_VERSION=1",   /* else "#N" counts builds per O= */
 				!strcmp(r->arch, "x86_64") ? "bzImage" : "Image", NULL };
-	struct proc_opts o = { .env = env, .log_path = b->log, .timeout_ms = KBUILD_TIMEOUT_MS,
-			       .tick = compile_tick, .tick_arg = b, .tick_ms = TICK_MS };
-	int status;
+	int status, rc;
 
 	snprintf(lv, sizeof(lv), "LOCALVERSION=-h%.8s", b->out->key);
 	snprintf(jobs, sizeof(jobs), "-j%d", r->jobs > 0 ? r->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN));
-	snprintf(ccdir, sizeof(ccdir), "CCACHE_DIR=%s/ccache", b->top);
-	snprintf(base, sizeof(base), "CCACHE_BASEDIR=%s/trees", b->top);
 	make_argv(b, vars, argv, extra);
 	b->phase = "compile";
 	b->phase_start = now_ms();
@@ -776,7 +979,7 @@ static int compile(struct build *b, char *err)
 	compile_tick(b);
 	if (r->gate)
 		r->gate(r->arg, 1);
-	int rc = proc_run_opts(argv, &o, &status, err);
+	rc = jail_run(b, argv, NULL, KBUILD_TIMEOUT_MS, 1, &status, err);
 	if (r->gate)
 		r->gate(r->arg, 0);
 	if (rc < 0)
@@ -784,7 +987,8 @@ static int compile(struct build *b, char *err)
 	b->out->build_s = (double)(now_ms() - b->phase_start) / 1000.0;
 	if (status != 0) {
 		last_errors(b->log, why, sizeof(why));
-		return errorf(err, "the build failed (exit %d, log kept in %s): %s", status, b->log,
+		return errorf(err, "the build failed (%s %d, log kept in %s): %s",
+			      status < 0 ? "killed or timed out," : "exit", status, b->log,
 			      why[0] ? why : "no 'error:' line");
 	}
 	return 0;
@@ -848,15 +1052,19 @@ static int read_entry(struct build *b, char *err)
 /* KEY/patches: "N<TAB>subject<TAB>message-id" per applied patch. */
 static int write_patches(const struct build *b, const char *dir, char *err)
 {
+	_cleanup_free_ char *text = NULL;
 	_cleanup_fclose_ FILE *f = NULL;
 	char path[PATH_MAX];
+	size_t len = 0;
 
-	if (pathf(path, err, "%s/patches", dir) < 0 || !(f = fopen(path, "we")))
+	if (pathf(path, err, "%s/patches", dir) < 0 || !(f = open_memstream(&text, &len)))
 		return errorf(err, "cannot write the patch list in %s", dir);
 	for (unsigned i = 0; b->req->series && i < b->req->n_apply; i++)
 		fprintf(f, "%u\t%s\t%s\n", i + 1, b->req->series->p[i].subject,
 			b->req->series->p[i].msgid);
-	return fflush(f) == 0 ? 0 : errorf(err, "cannot write %s", path);
+	if (fflush(f) != 0)
+		return errorf(err, "cannot write %s", path);
+	return write_file(path, text, len, err);
 }
 
 /* The built image, .config, log and lists into KEY.tmp, then renamed to KEY. */
@@ -872,8 +1080,7 @@ static int store_entry(struct build *b, char *err)
 		  x86 ? "bzImage" : "Image") < 0 ||
 	    pathf(dot, err, "%s/.config", b->obj) < 0 ||
 	    run(b, NULL, SHORT_MS, "rm", err, "rm", "-rf", tmp, NULL) < 0 || mkdir_p(tmp, err) < 0 ||
-	    pathf(file, err, "%s/vmlinuz", tmp) < 0 ||
-	    run(b, NULL, SHORT_MS, "cp", err, "cp", img, file, NULL) < 0 ||
+	    pathf(file, err, "%s/vmlinuz", tmp) < 0 || copy_regular_file(img, file, err) < 0 ||
 	    hash_sha256_file(file, o->image_sha256, err) < 0 ||
 	    image_kernel_release(file, b->req->arch, o->files.release, sizeof(o->files.release),
 				 err) < 0)
@@ -883,8 +1090,7 @@ static int store_entry(struct build *b, char *err)
 	    strcmp(o->files.release + strlen(o->files.release) - strlen(suffix), suffix))
 		return errorf(err, "the built kernel's release '%s' does not end in %s (is "
 			      "CONFIG_LOCALVERSION_AUTO on?)", o->files.release, suffix);
-	if (pathf(file, err, "%s/config", tmp) < 0 ||
-	    run(b, NULL, SHORT_MS, "cp", err, "cp", dot, file, NULL) < 0 ||
+	if (pathf(file, err, "%s/config", tmp) < 0 || copy_regular_file(dot, file, err) < 0 ||
 	    pathf(file, err, "%s/build.log", tmp) < 0 || rename(b->log, file) < 0 ||
 	    pathf(b->log, err, "%s/build.log", o->dir) < 0 ||
 	    write_patches(b, tmp, err) < 0 || write_info(b, tmp, err) < 0)

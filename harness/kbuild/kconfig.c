@@ -73,10 +73,13 @@ static int append_file(FILE *out, const char *path, char *err)
 int kconfig_write_fragment(const char *kconfig_dir, const char *arch, const char *fragment,
 			   const char *dst, char *err)
 {
-	_cleanup_fclose_ FILE *out = fopen(dst, "we");
+	_cleanup_free_ char *text = NULL;
+	_cleanup_fclose_ FILE *out = NULL;
 	char path[PATH_MAX];
+	size_t len = 0;
 
-	if (!out)
+	/* built in memory, then written as write_file does: never through a symlink */
+	if (!(out = open_memstream(&text, &len)))
 		return errorf(err, "cannot create '%s'", dst);
 	if (fragment[0] && fprintf(out, "%s\n", fragment) < 0)
 		return errorf(err, "cannot write '%s'", dst);
@@ -87,7 +90,7 @@ int kconfig_write_fragment(const char *kconfig_dir, const char *arch, const char
 		return -1;
 	if (fflush(out) != 0)
 		return errorf(err, "cannot write '%s'", dst);
-	return 0;
+	return write_file(dst, text, len, err);
 }
 
 /* The line of config that sets sym (n bytes: "CONFIG_X"), into line; "" if unset. */
