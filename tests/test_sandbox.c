@@ -21,6 +21,9 @@
 #include <sys/syscall.h>
 #include <grp.h>
 #include <sys/wait.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include "base/err.h"
 #include "base/proc.h"
@@ -324,6 +327,213 @@ static void test_bad_files(void **state)
 	assert_string_equal(err, "sandbox: cannot copy '/dev/zero' in: not a regular file");
 }
 
+/* ---- sandbox_exec: a build's jail, with host directories in its view ---- */
+
+struct view_dirs {
+	char top[64], src[96], obj[96], results[96], log[96];
+};
+
+/* top/{src (with .git/HEAD), obj (the jail's when root), results/db}; obj/build.log. */
+static void make_view_dirs(struct view_dirs *d)
+{
+	char path[160];
+	FILE *f;
+
+	snprintf(d->top, sizeof(d->top), "/tmp/test_sandbox_view.XXXXXX");
+	assert_non_null(mkdtemp(d->top));
+	snprintf(d->src, sizeof(d->src), "%s/src", d->top);
+	snprintf(d->obj, sizeof(d->obj), "%s/obj", d->top);
+	snprintf(d->results, sizeof(d->results), "%s/results", d->top);
+	snprintf(d->log, sizeof(d->log), "%s/build.log", d->top);
+	snprintf(path, sizeof(path), "%s/.git", d->src);
+	assert_int_equal(mkdir(d->src, 0755) | mkdir(path, 0755) | mkdir(d->obj, 0755) |
+			 mkdir(d->results, 0700), 0);
+	snprintf(path, sizeof(path), "%s/.git/HEAD", d->src);
+	assert_non_null(f = fopen(path, "w"));
+	fputs("ref: refs/heads/master\n", f);
+	fclose(f);
+	if (geteuid() == 0)
+		assert_int_equal(chown(d->obj, 65534, 65534), 0);
+}
+
+/* A listener on 127.0.0.1 (its port in *port): whatever the jail tries must not reach it. */
+static int listener(int *port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(fd, 4), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+/* What a hostile build tries, each success written as a word into obj/out. */
+static const char hostile_script[] =
+	"exec > \"$OBJ/out\" 2>&1\n"
+	"cat /etc/shadow > /dev/null 2>&1 && echo read-shadow\n"
+	"cat /etc/passwd > /dev/null 2>&1 && echo read-passwd\n"
+	"(echo x > /etc/x) 2> /dev/null && echo write-etc\n"
+	"(echo x > /usr/x) 2> /dev/null && echo write-usr\n"
+	"(echo x > \"$SRC/x\") 2> /dev/null && echo write-src\n"
+	"[ -n \"$(ls -A \"$SRC/.git\")\" ] && echo see-git\n"
+	"[ -e \"$RESULTS\" ] && echo see-results\n"
+	"[ -e /root ] && echo see-root\n"
+	"bash -c \"echo hi > /dev/tcp/127.0.0.1/$PORT\" 2> /dev/null && echo connect\n"
+	"echo x > \"$OBJ/w\" && echo write-obj\n"
+	"echo \"uid $(id -u) gid $(id -g)\"\n"
+	"grep -E '^(CapEff|CapPrm|NoNewPrivs)' /proc/self/status | tr -s '\\t' ' '\n"
+	"env | grep -c SANDBOX_TEST_CANARY | sed 's/^/canary /'\n"
+	"(setsid sh -c 'sleep 2; echo alive > \"$OBJ/alive\"' &)\n"
+	"echo end\n";
+
+/* The hostile script in a view of D: -1 and a message, or 0 with obj/out's text in OUT. */
+static int run_hostile(const struct view_dirs *d, int port, char *out, size_t len, char *msg)
+{
+	char e_obj[128], e_src[128], e_res[128], e_port[32], path[160];
+	char *env[] = { "PATH=/usr/bin:/bin", e_obj, e_src, e_res, e_port, NULL };
+	const struct sandbox_bind binds[] = { { d->src, 0 }, { d->obj, 1 } };
+	char *argv[] = { "sh", "-c", (char *)hostile_script, NULL };
+	struct sandbox_view v = { .binds = binds, .nbinds = 2, .env = env, .cwd = d->obj,
+				  .log_path = d->log, .nproc = 64, .fsize_mib = 16,
+				  .timeout_ms = 30000 };
+	char hide[128];
+	int status, fd;
+	ssize_t n;
+
+	snprintf(hide, sizeof(hide), "%s/.git", d->src);
+	v.hide = hide;
+	snprintf(e_obj, sizeof(e_obj), "OBJ=%s", d->obj);
+	snprintf(e_src, sizeof(e_src), "SRC=%s", d->src);
+	snprintf(e_res, sizeof(e_res), "RESULTS=%s", d->results);
+	snprintf(e_port, sizeof(e_port), "PORT=%d", port);
+	setenv("SANDBOX_TEST_CANARY", "the harness's environment", 1);
+	if (sandbox_exec(argv, &v, &status, msg) < 0)
+		return -1;
+	if (status != 0)
+		return snprintf(msg, ERR_MAX, "the script exited %d", status), -1;
+	snprintf(path, sizeof(path), "%s/out", d->obj);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return snprintf(msg, ERR_MAX, "no %s", path), -1;
+	n = read(fd, out, len - 1);
+	close(fd);
+	out[n > 0 ? n : 0] = '\0';
+	return 0;
+}
+
+/* Every attempt failed; the jail was uid 65534 without capabilities; nothing outlived it. */
+static int judge_hostile(const struct view_dirs *d, int lfd, const char *out, char *msg)
+{
+	static const char *const denied[] = { "read-shadow", "read-passwd", "write-etc",
+					      "write-usr", "write-src", "see-git", "see-results",
+					      "see-root", "connect" };
+	static const char *const seen[] = { "write-obj\n", "uid 65534 gid 65534\n",
+					    "CapEff: 0000000000000000\n",
+					    "CapPrm: 0000000000000000\n", "NoNewPrivs: 1\n",
+					    "canary 0\n", "end\n" };
+	char path[160];
+
+	for (size_t i = 0; i < ARRAY_SIZE(denied); i++)
+		if (strstr(out, denied[i]))
+			return snprintf(msg, ERR_MAX, "the jail could %s:\n%.400s", denied[i], out), -1;
+	for (size_t i = 0; i < ARRAY_SIZE(seen); i++)
+		if (!strstr(out, seen[i]))
+			return snprintf(msg, ERR_MAX, "no '%.*s' in:\n%.400s",
+					(int)strlen(seen[i]) - 1, seen[i], out), -1;
+	if (accept(lfd, NULL, NULL) >= 0 || errno != EAGAIN)
+		return snprintf(msg, ERR_MAX, "the listener saw a connection"), -1;
+	sleep(3);
+	snprintf(path, sizeof(path), "%s/alive", d->obj);
+	if (access(path, F_OK) == 0)
+		return snprintf(msg, ERR_MAX, "a process outlived the jail"), -1;
+	return 0;
+}
+
+static int hostile_problem(char *msg)
+{
+	struct view_dirs d;
+	char out[4096];
+	int port, lfd, r;
+
+	make_view_dirs(&d);
+	lfd = listener(&port);
+	r = run_hostile(&d, port, out, sizeof(out), msg);
+	if (r == 0)
+		r = judge_hostile(&d, lfd, out, msg);
+	close(lfd);
+	return r;
+}
+
+static void test_build_jail(void **state)
+{
+	char msg[ERR_MAX * 8];
+
+	(void)state;
+	if (hostile_problem(msg) < 0)
+		fail_msg("%s", msg);
+}
+
+/* The same as the daemon's own user: a user namespace maps 65534 to it. */
+static void test_build_jail_not_root(void **state)
+{
+	char msg[ERR_MAX * 8] = "";
+	int fds[2], st;
+	ssize_t n;
+	pid_t pid;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+		    setresuid(65534, 65534, 65534) < 0)
+			snprintf(msg, sizeof(msg), "cannot become nobody: %s", strerror(errno));
+		else
+			hostile_problem(msg);
+		_exit(write(fds[1], msg, strlen(msg)) < 0 || msg[0]);
+	}
+	close(fds[1]);
+	n = read(fds[0], msg, sizeof(msg) - 1);
+	msg[n > 0 ? n : 0] = '\0';
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		fail_msg("as nobody: %s", msg);
+}
+
+/* A symlink in a bind's path or at the log is refused by name; the deadline kills it all. */
+static void test_build_jail_refusals(void **state)
+{
+	struct view_dirs d;
+	char link[160], err[ERR_MAX], *env[] = { "PATH=/usr/bin", NULL };
+	struct sandbox_bind b = { link, 1 };
+	struct sandbox_view v = { .binds = &b, .nbinds = 1, .env = env, .nproc = 16,
+				  .fsize_mib = 1, .timeout_ms = 500 };
+	int status;
+
+	(void)state;
+	make_view_dirs(&d);
+	snprintf(link, sizeof(link), "%s/link", d.top);
+	assert_int_equal(symlink("/etc", link), 0);
+	assert_int_equal(sandbox_exec((char *[]){ "true", NULL }, &v, &status, err), -1);
+	assert_non_null(strstr(err, link));
+	assert_non_null(strstr(err, "a symlink is in its path"));
+	b.path = d.obj;
+	v.log_path = link;
+	assert_int_equal(sandbox_exec((char *[]){ "true", NULL }, &v, &status, err), -1);
+	assert_non_null(strstr(err, "it is a symlink"));
+	v.log_path = d.log;
+	assert_int_equal(sandbox_exec((char *[]){ "sleep", "30", NULL }, &v, &status, err), 0);
+	assert_int_equal(status, -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -336,6 +546,9 @@ int main(void)
 		cmocka_unit_test(test_output_and_memory_limits),
 		cmocka_unit_test(test_refuses_without_namespaces),
 		cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_build_jail),
+		cmocka_unit_test(test_build_jail_not_root),
+		cmocka_unit_test(test_build_jail_refusals),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -338,11 +338,13 @@ static void enter_view(const struct jail *j)
 	if (v->hide && access(dst, F_OK) == 0 &&
 	    mount("tmpfs", dst, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k") < 0)
 		fail(j, STEP_MOUNT);
+	/* before pivoting: in a user namespace, proc mounts only while the host's is visible */
+	snprintf(dst, sizeof(dst), "%s/proc", JAIL_MNT);
+	if (mount("proc", dst, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+		fail(j, STEP_SYSTEM);
 	if (chdir(JAIL_MNT) < 0 || syscall(SYS_pivot_root, ".", ".") < 0 ||
 	    umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
 		fail(j, STEP_PIVOT);
-	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
-		fail(j, STEP_SYSTEM);
 	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV,
 		  NULL) < 0)
 		fail(j, STEP_READONLY);
