@@ -349,12 +349,16 @@ static void git(const char *cwd, const char *a, const char *b, const char *c, co
 	assert_int_equal(st, 0);
 }
 
-/* A git tree of two files at one commit, tagged base; the kconfig dir beside. */
+/* A git tree of two files at one commit, tagged base; the kconfig dir beside (made once). */
 static void make_tree(char *tree, char *kconfig)
 {
 	char p[PATH_MAX];
 
 	sfmt(tree, PATH_MAX, "%s/linux", dir);
+	sfmt(kconfig, PATH_MAX, "%s/kconfig", dir);
+	sfmt(p, sizeof(p), "%s/.git", tree);
+	if (access(p, F_OK) == 0)
+		return;     /* made by an earlier test */
 	mkdirs("%s", tree);
 	for (const char *const *f = (const char *const[]){ "a.txt", "b.txt", NULL }; *f; f++) {
 		sfmt(p, sizeof(p), "%s/%s", tree, *f);
@@ -442,6 +446,63 @@ static void test_build_failures(void **state)
 	assert_non_null(strstr(err, "cannot build for arch 'riscv64'"));
 }
 
+/* The file at path holds exactly want. */
+static void assert_text(const char *path, const char *want)
+{
+	char err[ERR_MAX], *text;
+	size_t len;
+
+	assert_int_equal(read_regular_file(path, 4096, &text, &len, err), 0);
+	assert_string_equal(text, want);
+	free(text);
+}
+
+/* A symlink planted in the cache (by whoever can write it) is refused, never followed. */
+static void test_cache_symlinks(void **state)
+{
+	char tree[PATH_MAX], kconfig[PATH_MAX], victim[PATH_MAX], trees[PATH_MAX], path[PATH_MAX];
+	char tmp[PATH_MAX], t[256], err[ERR_MAX], *argv[] = { "true", NULL };
+	char *ls[] = { "sh", "-c", "printf %s \"$0\" | sha256sum | cut -c1-16", tree, NULL };
+	struct kbuild_result r;
+	struct kbuild_req q = { .arch = "x86_64", .source_package = "", .base = "base",
+				.config = "tinyconfig", .fragment = "", .results = conf.results };
+	struct proc_opts o = { .log_path = path, .timeout_ms = 10000 };
+	int status;
+
+	(void)state;
+	make_tree(tree, kconfig);
+	q.source = tree;
+	q.kconfig_dir = kconfig;
+	write_in("victim", "the victim's text\n", victim);
+	/* a first build makes trees/<T> (and fails: no kernel tree); then required.tmp is planted */
+	assert_int_equal(kbuild_build(&q, &r, err), -1);
+	sfmt(trees, sizeof(trees), "%s/%s/trees", conf.results, KBUILD_CACHE);
+	assert_int_equal(proc_output(ls, NULL, 10000, t, sizeof(t), err), 0);
+	sfmt(path, sizeof(path), "%s/tree-%s/required.tmp", trees, t);   /* T: the tree's path hashed */
+	unlink(path);
+	assert_int_equal(symlink(victim, path), 0);
+	assert_int_equal(kbuild_build(&q, &r, err), -1);
+	if (!strstr(err, "required.tmp' is a symlink, not a file: refused"))
+		fail_msg("%s", err);
+	assert_text(victim, "the victim's text\n");
+	/* write_file: a symlink at its .tmp is refused too; without it, it writes */
+	sfmt(path, sizeof(path), "%s/symlink-test.out", dir);
+	sfmt(tmp, sizeof(tmp), "%s/symlink-test.out.tmp", dir);
+	assert_int_equal(symlink(victim, tmp), 0);
+	assert_int_equal(write_file(path, "x", 1, err), -1);
+	assert_non_null(strstr(err, "symlink-test.out.tmp' is a symlink, not a file: refused"));
+	assert_int_equal(unlink(tmp), 0);
+	if (write_file(path, "x", 1, err) < 0)
+		fail_msg("%s", err);
+	assert_text(path, "x");
+	/* a child's log through a symlink: refused before it runs */
+	sfmt(path, sizeof(path), "%s/log", dir);
+	assert_int_equal(symlink(victim, path), 0);
+	assert_int_equal(proc_run_opts(argv, &o, &status, err), -1);
+	assert_non_null(strstr(err, "it is a symlink"));
+	assert_text(victim, "the victim's text\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -454,6 +515,7 @@ int main(void)
 		cmocka_unit_test(test_rev),
 		cmocka_unit_test(test_source_keys),
 		cmocka_unit_test(test_build_failures),
+		cmocka_unit_test(test_cache_symlinks),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

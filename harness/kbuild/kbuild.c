@@ -59,6 +59,7 @@ struct build {
 	char inputs[HASH_SHA256_HEX];
 	const char *phase;
 	int64_t phase_start, compile_est_s;
+	int lasting;                     /* the failure is the inputs' own: kept in inputs/<I> */
 };
 
 static void tell(const struct build *b, const char *fmt, ...)
@@ -695,6 +696,7 @@ static int apply_patches(struct build *b, char *err)
 		if (run(b, NULL, GIT_MS, "git apply", NULL, GIT(b), "apply", "--whitespace=nowarn",
 			path, NULL) < 0) {
 			apply_failure(b, p, why, sizeof(why));
+			b->lasting = 1;
 			return errorf(err, "patch %u/%u '%.100s' does not apply: %s", i + 1,
 				      r->n_apply, p->subject, why);
 		}
@@ -853,7 +855,7 @@ static int configure(struct build *b, char *err)
 	 * not required of it; one it has must survive */
 	if (kconfig_check_defined(dot, frag, symbol_defined, b, skipped, sizeof(skipped),
 				  err) < 0)
-		return -1;
+		return b->lasting = 1, -1;
 	if (skipped[0])
 		tell(b, "config: not in this kernel, so not required: %s", skipped);
 	return 0;
@@ -1143,10 +1145,27 @@ static void describe_tree(struct build *b)
 			 b->dirty[0] ? " + uncommitted " : "", b->dirty);
 }
 
+/*
+ * The source and the jail's inputs readable by the jail's uid (as root, a
+ * host uid): a tree unpacked or checked out under the harness's umask 077
+ * is opened up once; git then writes under umask 022 (run_argv).
+ */
+static int readable_by_jail(struct build *b, char *err)
+{
+	struct stat st;
+
+	if (chmod(b->in, 0755) < 0 || lstat(b->src, &st) < 0)
+		return errorf(err, "cannot open up '%s' to the build's jail: %s", b->tdir,
+			      strerror(errno));
+	if ((st.st_mode & 0005) == 0005)
+		return 0;
+	return run(b, NULL, GIT_MS, "chmod", err, "chmod", "-R", "a+rX", b->src, NULL);
+}
+
 /* Checkout, patches, config and the key: a cache hit ends here (1), else 0 to compile. */
 static int prepare_source(struct build *b, char *err)
 {
-	if (checkout(b, err) < 0 || apply_patches(b, err) < 0)
+	if (checkout(b, err) < 0 || apply_patches(b, err) < 0 || readable_by_jail(b, err) < 0)
 		return -1;
 	describe_tree(b);
 	if (configure(b, err) < 0 || build_key(b, err) < 0)
@@ -1193,11 +1212,14 @@ static int build_steps(struct build *b, char *err)
 	if (pathf(b->log, err, "%s/logs/%s.log", b->top, b->inputs) < 0)
 		return -1;
 	unlink(b->log);
-	/* a patch that does not apply or a symbol lost stays so: kept; a compile error
-	 * may be the host's (a package missing), so it is tried again next time */
+	/* a patch that does not apply or a symbol lost stays so: kept; a config step or
+	 * a compile that failed may be the host's (a package missing, the jail), so it
+	 * is tried again next time */
 	r = prepare_source(b, err);
+	if (r < 0 && b->lasting)
+		memo_write(b, "failed", err);
 	if (r < 0)
-		return memo_write(b, "failed", err), -1;
+		return -1;
 	if (r == 0 && compile(b, err) < 0)
 		return -1;
 	if (r == 0 && (store_entry(b, err) < 0 || (save_compile_time(b), 0)))
