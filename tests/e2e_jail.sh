@@ -125,7 +125,7 @@ if [ "$(id -u)" = 0 ]; then
 	make_case "$work/user"
 	chown -R "$user:" "$work/user"
 	(cd "$work/user" && setpriv --reuid="$user" --regid="$user" --clear-groups \
-		--inh-caps=-all env HARNESS_JAIL_CANARY=x "$work/user/bin/harness" -c harness.conf \
+		--inh-caps=-all env HOME=/nonexistent HARNESS_JAIL_CANARY=x "$work/user/bin/harness" -c harness.conf \
 		check m.json > check.out 2>&1)
 	judge "$user" "$work/user"
 else

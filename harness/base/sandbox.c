@@ -219,18 +219,22 @@ static int set_limits(const struct sandbox_limits *lim)
 
 /* ---- a build jail's view: host directories at their own paths ---- */
 
-/* mkdir -p of path, every component created 0755 (the jail's tmpfs, before pivoting). */
+/*
+ * mkdir -p of path in the jail's tmpfs, before pivoting: every component
+ * 0555, so the program (without the setup's capabilities) cannot write in the
+ * directories leading to a bind, even below the jail's own /tmp.
+ */
 static int mkdirs(char *path)
 {
 	for (char *p = path + 1; *p; p++) {
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		if (mkdir(path, 0555) < 0 && errno != EEXIST)
 			return -1;
 		*p = '/';
 	}
-	return mkdir(path, 0755) < 0 && errno != EEXIST ? -1 : 0;
+	return mkdir(path, 0555) < 0 && errno != EEXIST ? -1 : 0;
 }
 
 /* The mount flags a bind must keep (a user namespace may not clear them). */
