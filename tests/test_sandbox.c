@@ -191,22 +191,14 @@ static void test_jail_umask(void **state)
 		fail_msg("under umask 077: %s", msg);
 }
 
-/* Not root (the daemon may run as its own user): a user namespace does it.
- * A forked child becomes uid and gid 65534 and reports back through a pipe. */
-static void test_jail_not_root(void **state)
+/* PROBLEM run in a forked child as uid and gid 65534; its message fails the test. */
+static void as_nobody(int (*problem)(char *msg, size_t len))
 {
-	char msg[ERR_MAX] = "";
+	char msg[ERR_MAX * 8] = "";
 	int fds[2], st;
 	ssize_t n;
 	pid_t pid;
 
-	(void)state;
-	need(BUSYBOX_BIN);
-	if (geteuid() != 0) {
-		if (jail_problem(msg, sizeof(msg)) < 0)   /* this test already runs as a user */
-			fail_msg("%s", msg);
-		return;
-	}
 	assert_int_equal(pipe(fds), 0);
 	pid = fork();
 	assert_true(pid >= 0);
@@ -215,7 +207,7 @@ static void test_jail_not_root(void **state)
 		    setresuid(65534, 65534, 65534) < 0)
 			snprintf(msg, sizeof(msg), "cannot become nobody: %s", strerror(errno));
 		else
-			jail_problem(msg, sizeof(msg));
+			problem(msg, sizeof(msg));
 		_exit(write(fds[1], msg, strlen(msg)) < 0 || msg[0]);
 	}
 	close(fds[1]);
@@ -225,6 +217,21 @@ static void test_jail_not_root(void **state)
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		fail_msg("as nobody: %s", msg);
+}
+
+/* Not root (the daemon may run as its own user): a user namespace does it. */
+static void test_jail_not_root(void **state)
+{
+	char msg[ERR_MAX] = "";
+
+	(void)state;
+	need(BUSYBOX_BIN);
+	if (geteuid() != 0) {
+		if (jail_problem(msg, sizeof(msg)) < 0)   /* this test already runs as a user */
+			fail_msg("%s", msg);
+		return;
+	}
+	as_nobody(jail_problem);
 }
 
 /* A CPU-burning program is killed at the CPU limit, not at the deadline. */
@@ -453,12 +460,13 @@ static int judge_hostile(const struct view_dirs *d, int lfd, const char *out, ch
 	return 0;
 }
 
-static int hostile_problem(char *msg)
+static int hostile_problem(char *msg, size_t len)
 {
 	struct view_dirs d;
 	char out[4096];
 	int port, lfd, r;
 
+	assert_true(len >= ERR_MAX);   /* what run_hostile and judge_hostile write */
 	make_view_dirs(&d);
 	lfd = listener(&port);
 	r = run_hostile(&d, port, out, sizeof(out), msg);
@@ -473,39 +481,17 @@ static void test_build_jail(void **state)
 	char msg[ERR_MAX * 8];
 
 	(void)state;
-	if (hostile_problem(msg) < 0)
+	if (hostile_problem(msg, sizeof(msg)) < 0)
 		fail_msg("%s", msg);
 }
 
 /* The same as the daemon's own user: a user namespace maps 65534 to it. */
 static void test_build_jail_not_root(void **state)
 {
-	char msg[ERR_MAX * 8] = "";
-	int fds[2], st;
-	ssize_t n;
-	pid_t pid;
-
 	(void)state;
 	if (geteuid() != 0)
 		skip();
-	assert_int_equal(pipe(fds), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
-		    setresuid(65534, 65534, 65534) < 0)
-			snprintf(msg, sizeof(msg), "cannot become nobody: %s", strerror(errno));
-		else
-			hostile_problem(msg);
-		_exit(write(fds[1], msg, strlen(msg)) < 0 || msg[0]);
-	}
-	close(fds[1]);
-	n = read(fds[0], msg, sizeof(msg) - 1);
-	msg[n > 0 ? n : 0] = '\0';
-	close(fds[0]);
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		fail_msg("as nobody: %s", msg);
+	as_nobody(hostile_problem);
 }
 
 /* A symlink in a bind's path or at the log is refused by name; the deadline kills it all. */

@@ -167,6 +167,17 @@ static int copy_in(const struct jail *j, size_t i)
 	return close(fd);
 }
 
+/* Into JAIL_MNT's tmpfs as the root, the host's tree detached, the root made read-only. */
+static void pivot(const struct jail *j)
+{
+	if (chdir(JAIL_MNT) < 0 || syscall(SYS_pivot_root, ".", ".") < 0 ||
+	    umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
+		fail(j, STEP_PIVOT);
+	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV,
+		  NULL) < 0)
+		fail(j, STEP_READONLY);
+}
+
 /* The empty root: a tmpfs of the files only, pivoted into, the host's tree detached. */
 static void enter_root(const struct jail *j)
 {
@@ -176,12 +187,7 @@ static void enter_root(const struct jail *j)
 	for (size_t i = 0; i < j->nfiles; i++)
 		if (copy_in(j, i) < 0)
 			fail(j, STEP_COPY);
-	if (chdir(JAIL_MNT) < 0 || syscall(SYS_pivot_root, ".", ".") < 0 ||
-	    umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
-		fail(j, STEP_PIVOT);
-	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV,
-		  NULL) < 0)
-		fail(j, STEP_READONLY);
+	pivot(j);
 }
 
 /* uid and gid 65534 (already so in a user namespace), no groups, no new privileges. */
@@ -346,12 +352,7 @@ static void enter_view(const struct jail *j)
 	snprintf(dst, sizeof(dst), "%s/proc", JAIL_MNT);
 	if (mount("proc", dst, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 		fail(j, STEP_SYSTEM);
-	if (chdir(JAIL_MNT) < 0 || syscall(SYS_pivot_root, ".", ".") < 0 ||
-	    umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
-		fail(j, STEP_PIVOT);
-	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV,
-		  NULL) < 0)
-		fail(j, STEP_READONLY);
+	pivot(j);
 }
 
 /* A build jail's limits: processes, file size, no core; after drop_user. */

@@ -171,16 +171,14 @@ static const char *const jail_env[] = {
 	"CCACHE_NOHASHDIR=1", "CCACHE_UMASK=022",
 };
 
-static uid_t jail_owner_uid;
-
 /* nftw: one entry of a directory the jail writes, handed to its uid (not through symlinks). */
 static int chown_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)flag;
 	(void)ftw;
-	if (st->st_uid == jail_owner_uid)
+	if (st->st_uid == SANDBOX_UID)
 		return 0;
-	return lchown(path, jail_owner_uid, jail_owner_uid) < 0 ? -1 : 0;
+	return lchown(path, SANDBOX_UID, SANDBOX_UID) < 0 ? -1 : 0;
 }
 
 /*
@@ -198,7 +196,6 @@ static int give_to_jail(const char *dir, char *err)
 		return errorf(err, "'%s' is not a directory", dir);
 	if (st.st_uid == SANDBOX_UID)
 		return 0;
-	jail_owner_uid = SANDBOX_UID;     /* nftw takes no argument: set before, one build at a time */
 	if (nftw(dir, chown_entry, 64, FTW_PHYS | FTW_MOUNT) != 0)
 		return errorf(err, "cannot hand '%s' to uid %d: %s", dir, SANDBOX_UID, strerror(errno));
 	return 0;
