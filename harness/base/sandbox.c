@@ -202,10 +202,27 @@ static int drop_user(const struct jail *j)
 	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 }
 
+struct limit {
+	int res;
+	rlim_t val;
+};
+
+/* Each limit as both its soft and hard value; -1 at the first refused. */
+static int apply_limits(const struct limit *limits, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct rlimit rl = { limits[i].val, limits[i].val };
+
+		if (setrlimit(limits[i].res, &rl) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* After drop_user: RLIMIT_NPROC 0 then forbids any new process or thread. */
 static int set_limits(const struct sandbox_limits *lim)
 {
-	const struct { int res; rlim_t val; } limits[] = {
+	const struct limit limits[] = {
 		{ RLIMIT_CPU,    lim->cpu_s },
 		{ RLIMIT_AS,     (rlim_t)lim->as_mib << 20 },
 		{ RLIMIT_FSIZE,  (rlim_t)lim->out_kib << 10 },
@@ -214,13 +231,7 @@ static int set_limits(const struct sandbox_limits *lim)
 		{ RLIMIT_CORE,   0 },
 	};
 
-	for (size_t i = 0; i < ARRAY_SIZE(limits); i++) {
-		struct rlimit rl = { limits[i].val, limits[i].val };
-
-		if (setrlimit(limits[i].res, &rl) < 0)
-			return -1;
-	}
-	return 0;
+	return apply_limits(limits, ARRAY_SIZE(limits));
 }
 
 /* ---- a build jail's view: host directories at their own paths ---- */
@@ -358,19 +369,13 @@ static void enter_view(const struct jail *j)
 /* A build jail's limits: processes, file size, no core; after drop_user. */
 static int set_view_limits(const struct sandbox_view *v)
 {
-	const struct { int res; rlim_t val; } limits[] = {
+	const struct limit limits[] = {
 		{ RLIMIT_NPROC, v->nproc },
 		{ RLIMIT_FSIZE, (rlim_t)v->fsize_mib << 20 },
 		{ RLIMIT_CORE,  0 },
 	};
 
-	for (size_t i = 0; i < ARRAY_SIZE(limits); i++) {
-		struct rlimit rl = { limits[i].val, limits[i].val };
-
-		if (setrlimit(limits[i].res, &rl) < 0)
-			return -1;
-	}
-	return 0;
+	return apply_limits(limits, ARRAY_SIZE(limits));
 }
 
 /* The jail's first process (pid 1 of its namespace) becomes the program. */
