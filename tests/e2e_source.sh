@@ -104,6 +104,11 @@ check "a compile error fails its arm with the compiler's words and the kept log"
 	bash -c "grep -q 'arm failed, its runs are skipped: arms\[2\] (broken): the build failed (exit 2, log kept in ' patched.out &&
 		 grep -q \"mm/workingset.c:[0-9]*:[0-9]*: error: unknown type name\" patched.out &&
 		 [ -s \"\$(sed -n 's/.*arms\[2\] (broken): the build failed (exit 2, log kept in \([^)]*\)).*/\1/p' patched.out | head -1)\" ]"
+if [ "$(id -u)" = 0 ]; then
+	# the real kernel was built in the jail (tests/e2e_jail.sh shows what the jail refuses)
+	check "the kernel was compiled in the build jail: vmlinux is uid 65534's, the source is root's" \
+		bash -c '[ "$(stat -c %u "$1/../obj-x86_64/vmlinux")" = 65534 ] && [ "$(stat -c %u "$1/Makefile")" = 0 ]' _ "$tree"
+fi
 console=$(q "SELECT r.console_path FROM runs r JOIN arms a ON a.id = r.arm_id
              WHERE a.name = 'two' AND r.status = 'done' LIMIT 1")
 check "both patches are in the booted kernel (their lines on its console)" \
