@@ -67,7 +67,7 @@ static int detach(const struct conf *c, int lock_fd, char *err)
 
 	if (pathf(log, err, "%s/harnessd.log", c->results) < 0)
 		return -1;
-	fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		return errorf(err, "cannot open '%s'", log);
 	pid = fork();

@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /*
@@ -467,9 +468,14 @@ int store_open(const char *path, struct store **ret, char *err)
 
 	if (!s)
 		return errorf(err, "out of memory");
+	/* a symlink planted at the database is refused, never written through */
 	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		errorf(err, "%s: cannot open database: %s", path, sqlite3_errmsg(s->db));
+			    SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK) {
+		struct stat st;
+
+		errorf(err, "%s: cannot open database: %s", path,
+		       lstat(path, &st) == 0 && S_ISLNK(st.st_mode) ? "a symlink, refused" :
+		       sqlite3_errmsg(s->db));
 		goto fail;
 	}
 	sqlite3_busy_timeout(s->db, 10000);

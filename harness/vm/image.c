@@ -460,7 +460,7 @@ int image_initrd(const char *base, const char *modules, const char *dst, char *e
 {
 	_cleanup_close_ int out = -1;
 
-	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (out < 0)
 		return errorf(err, "cannot create '%s': %s", dst, strerror(errno));
 	if (copy_into(out, base, err) < 0)
@@ -554,7 +554,7 @@ static int write_data_file(const char *path, const struct proto_file *f, char *e
 
 	if (!buf)
 		return errorf(err, "out of memory");
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		return errorf(err, "cannot create '%s': %s", path, strerror(errno));
 	x |= 1;
@@ -733,7 +733,7 @@ int image_data_disk(const char *cache_dir, const struct proto_job *job, char *pa
 	    pathf(lock, err, "%s/disk-%016llx.lock", cache_dir,
 		  (unsigned long long)files_hash(job)) < 0)
 		return -1;
-	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return errorf(err, "cannot create '%s': %s", lock, strerror(errno));
 	while (flock(fd, LOCK_EX) < 0)
