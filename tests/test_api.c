@@ -951,6 +951,98 @@ static void test_tcp_401_closes(void **state)
 	api_stop(a);
 }
 
+/*
+ * Bytes sent raw to 127.0.0.1:port (len of them: NULs too); the answer read
+ * until the server closes, or 5 s. Returns 1 if it closed (EOF), 0 if not;
+ * what came in buf (NUL-terminated).
+ */
+static int raw_exchange(unsigned port, const char *req_bytes, size_t len, char *buf, size_t max)
+{
+	int fd = dial_from("127.0.0.1", port), closed = 0;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int64_t end = now_ms() + 5000;
+	size_t got = 0;
+	ssize_t r;
+
+	pfd.events = POLLOUT;
+	assert_int_equal(poll(&pfd, 1, 5000), 1);
+	assert_int_equal(send(fd, req_bytes, len, MSG_NOSIGNAL), (ssize_t)len);
+	pfd.events = POLLIN;
+	while (!closed && now_ms() < end && poll(&pfd, 1, (int)(end - now_ms())) > 0) {
+		r = recv(fd, buf + got, max - 1 - got, MSG_DONTWAIT);
+		if (r > 0)
+			got += (size_t)r;
+		else if (r == 0 || (errno != EAGAIN && errno != EINTR))
+			closed = 1;   /* end of file, or reset after the answer */
+		if (got == max - 1)
+			break;
+	}
+	buf[got] = '\0';
+	close(fd);
+	return closed;
+}
+
+/* Each head a proxy could read otherwise: 400 naming the header, then the server closes. */
+static void test_tcp_strict_heads(void **state)
+{
+#define GET_HEALTH "GET /health HTTP/1.1\r\n"
+#define HOST       "Host: x\r\n"
+#define AUTH       "Authorization: Bearer " TOKEN "\r\n"
+	static const struct { const char *what, *bytes; size_t len; const char *names; } bad[] = {
+#define RAW(what, s, names) { what, s, sizeof(s) - 1, names }
+		RAW("two different Content-Length", GET_HEALTH HOST AUTH "Content-Length: 0\r\n"
+		    "Content-Length: 5\r\n\r\n", "Content-Length"),
+		RAW("the same Content-Length twice", GET_HEALTH HOST AUTH "Content-Length: 0\r\n"
+		    "Content-Length: 0\r\n\r\n", "Content-Length"),
+		RAW("Content-Length with Transfer-Encoding", GET_HEALTH HOST AUTH
+		    "Content-Length: 0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+		    "Transfer-Encoding"),
+		RAW("a space before the colon", GET_HEALTH HOST AUTH
+		    "Transfer-Encoding : chunked\r\n\r\n0\r\n\r\n", "Transfer-Encoding "),
+		RAW("a tab before the colon", GET_HEALTH HOST AUTH "Content-Length\t: 0\r\n\r\n",
+		    "Content-Length"),
+		RAW("HTTP/1.1 without Host", GET_HEALTH AUTH "\r\n", "Host"),
+		RAW("two Host", GET_HEALTH HOST HOST AUTH "\r\n", "Host"),
+		RAW("a NUL after the token", GET_HEALTH HOST "Authorization: Bearer " TOKEN
+		    "\0junk\r\n\r\n", "request head"),
+		RAW("a word after the token", GET_HEALTH HOST "Authorization: Bearer " TOKEN
+		    " junk\r\n\r\n", "Authorization"),
+		RAW("a folded line", GET_HEALTH HOST AUTH "X-A: a\r\n b\r\n\r\n", "request head"),
+		RAW("a bare LF", GET_HEALTH "Host: x\n" AUTH "\r\n", "request head"),
+		RAW("Transfer-Encoding not chunked", GET_HEALTH HOST AUTH
+		    "Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n", "Transfer-Encoding"),
+#undef RAW
+	};
+	static const char good[] = GET_HEALTH HOST AUTH "Connection: close\r\n\r\n";
+	struct conf tc;
+	struct api *a = tcp_api(&tc, "strict.sock", NULL);
+	char buf[4096], *body;
+	json_t *j;
+	size_t i;
+
+	(void)state;
+	assert_true(raw_exchange(api_tcp_port(a), good, sizeof(good) - 1, buf, sizeof(buf)));
+	assert_non_null(strstr(buf, "HTTP/1.1 200"));
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		if (!raw_exchange(api_tcp_port(a), bad[i].bytes, bad[i].len, buf, sizeof(buf)))
+			fail_msg("%s: the connection stayed open after '%.40s'", bad[i].what, buf);
+		if (strncmp(buf, "HTTP/1.1 400", 12))
+			fail_msg("%s: answered '%.60s', not 400", bad[i].what, buf);
+		body = strstr(buf, "\r\n\r\n");
+		assert_non_null(body);
+		j = json_loads(body + 4, 0, NULL);
+		if (!j || !strstr(json_string_value(json_object_get(j, "error")) ?: "",
+				  bad[i].names))
+			fail_msg("%s: error '%s' does not name '%s'", bad[i].what, body + 4,
+				 bad[i].names);
+		json_decref(j);
+	}
+	api_stop(a);
+#undef GET_HEALTH
+#undef HOST
+#undef AUTH
+}
+
 /* Finish run once the header deadline has long passed: its stream then ends. */
 struct finisher {
 	pthread_t t;
@@ -1328,6 +1420,7 @@ int main(void)
 		cmocka_unit_test(test_tcp_crowd_many_peers),
 		cmocka_unit_test(test_tcp_header_deadline),
 		cmocka_unit_test(test_tcp_401_closes),
+		cmocka_unit_test(test_tcp_strict_heads),
 		cmocka_unit_test(test_tcp_stream_outlives_deadline),
 		cmocka_unit_test(test_api_check),
 		cmocka_unit_test(test_api_check_unwritable),
