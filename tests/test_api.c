@@ -35,6 +35,7 @@
 #include "base/hash.h"
 #include "base/proc.h"
 #include "store/store.h"
+#include "store/store_bisect.h"
 #include "testlib.h"
 
 #define NSUBMIT 20
@@ -1044,6 +1045,95 @@ static void test_tcp_strict_heads(void **state)
 #undef AUTH
 }
 
+/* ---- bisections: bounded and paged ---- */
+
+/* A bisection of matrix mid asking max_runs runs: added (1 if it was asked before), or 1 full. */
+static int add_bisection(struct store *s, int64_t mid, unsigned max_open, unsigned max_runs,
+			 int64_t *id, int *existing, char *err)
+{
+	struct bisection b = { .matrix_id = mid, .max_runs = max_runs };
+
+	sfmt(b.cell, sizeof(b.cell), "w");
+	sfmt(b.metric, sizeof(b.metric), "ops/s");
+	sfmt(b.good, sizeof(b.good), "on");
+	sfmt(b.bad, sizeof(b.bad), "off");
+	return store_bisection_add(s, &b, max_open, id, existing, err);
+}
+
+/* GET path: its array's ids into ids (at most max); how many. */
+static size_t list_ids(const char *path, int64_t *ids, size_t max)
+{
+	struct resp r;
+	json_t *b;
+	size_t i, n = 0;
+
+	assert_int_equal(req("GET", path, NULL, 0, NULL, &r), CURLE_OK);
+	if (r.code != 200 || !json_is_array(r.json))
+		fail_msg("GET %s: %ld %s", path, r.code, r.body);
+	json_array_foreach(r.json, i, b)
+		if (n < max)
+			ids[n++] = json_integer_value(json_object_get(b, "id"));
+	resp_release(&r);
+	return n;
+}
+
+/*
+ * harness.conf's default bisections_max (8) running: a 9th is refused in one
+ * line, the same one asked again is not. With 123 bisections, the oldest
+ * running, every page of GET /bisections lists it, and the pages reach
+ * every ended one once.
+ */
+static void test_bisections_bounded(void **state)
+{
+	_cleanup_free_ char *body = submission("bisq");
+	char db[PATH_MAX], err[ERR_MAX], path[128];
+	int64_t mid, id, first = 0, ids[200], before;
+	unsigned seen = 0, i;
+	struct store *s;
+	size_t n, k;
+	int existing;
+
+	(void)state;
+	assert_int_equal(conf.bisections_max, 8);
+	expect("POST", "/matrices", body, 201, NULL);
+	sfmt(db, sizeof(db), "%s/harness.db", conf.results);
+	assert_int_equal(store_open(db, &s, err), 0);
+	assert_int_equal(store_find_matrix(s, "bisq", &mid, err), 0);
+	for (i = 1; i <= 8; i++) {
+		assert_int_equal(add_bisection(s, mid, 8, 10 * i, &id, &existing, err), 0);
+		first = first ? first : id;
+	}
+	assert_int_equal(add_bisection(s, mid, (unsigned)conf.bisections_max, 90, &id, &existing,
+				       err), 1);
+	assert_non_null(strstr(err, "bisections_max"));
+	assert_null(strchr(err, '\n'));
+	assert_int_equal(add_bisection(s, mid, 8, 20, &id, &existing, err), 0);
+	assert_int_equal(existing, 1);
+	/* all but the first end; 115 more come and end */
+	for (id = first + 1; id < first + 8; id++)
+		assert_int_equal(store_bisection_end(s, id, "done", NULL, NULL, NULL, err), 0);
+	for (i = 0; i < 115; i++) {
+		assert_int_equal(add_bisection(s, mid, 0, 1000 + i, &id, &existing, err), 0);
+		assert_int_equal(store_bisection_end(s, id, "failed", "test", NULL, NULL, err), 0);
+	}
+	store_close(s);
+	n = list_ids("/bisections", ids, ARRAY_SIZE(ids));
+	assert_int_equal(n, 101);     /* the running one and a page of 100 */
+	assert_int_equal(ids[0], first);
+	for (before = INT64_MAX; before > first + 1; before = ids[n - 1]) {
+		sfmt(path, sizeof(path), "/bisections?limit=30&before=%lld", (long long)before);
+		n = list_ids(path, ids, ARRAY_SIZE(ids));
+		assert_true(n >= 2 && n <= 31);
+		assert_int_equal(ids[0], first);
+		for (k = 1; k < n; k++)
+			assert_true(ids[k] < before && ids[k] != first && (k == 1 || ids[k] < ids[k - 1]));
+		seen += (unsigned)(n - 1);
+	}
+	assert_int_equal(seen, 122);
+	expect("GET", "/bisections?limit=0", NULL, 400, "limit");
+	expect("GET", "/bisections?limit=1001", NULL, 400, "limit");
+}
+
 /* Finish run once the header deadline has long passed: its stream then ends. */
 struct finisher {
 	pthread_t t;
@@ -1409,6 +1499,7 @@ int main(void)
 		cmocka_unit_test(test_socket_mode),
 		cmocka_unit_test(test_bad_requests),
 		cmocka_unit_test(test_bisect_needs_source_arms),
+		cmocka_unit_test(test_bisections_bounded),
 		cmocka_unit_test(test_body_too_large),
 		cmocka_unit_test(test_body_too_large_chunked),
 		cmocka_unit_test(test_concurrent_submissions),

@@ -27,6 +27,8 @@
 #define SEG_MAX        4        /* segments in any route */
 #define PAGE_DEFAULT   500      /* samples per page */
 #define PAGE_MAX       1000
+#define LIST_DEFAULT   100      /* ended bisections per page */
+#define LIST_MAX       1000
 #define STREAM_PAGE    200
 #define POLL_MS        500      /* the stream's poll of queue_samples */
 #define KEEPALIVE_MS   15000    /* an empty line when nothing was sent for this long */
@@ -58,10 +60,10 @@ struct conn_ctx {
 	struct store *store;
 };
 
-enum { Q_AFTER = 1, Q_MAX = 2 };
+enum { Q_AFTER = 1, Q_MAX = 2, Q_BEFORE = 4, Q_LIMIT = 8 };
 
 struct query {
-	int64_t after, max;
+	int64_t after, max, before, limit;
 	unsigned seen;
 	char err[ERR_MAX];
 };
@@ -405,7 +407,7 @@ static enum MHD_Result h_bisections(struct call *x)
 	char err[ERR_MAX];
 	json_t *j;
 
-	if (queue_bisections(x->s, &j, err) < 0)
+	if (queue_bisections(x->s, x->r->q.before, (unsigned)x->r->q.limit, &j, err) < 0)
 		return reply_err(x->conn, 500, "%s", err);
 	return reply(x->conn, 200, j);
 }
@@ -602,7 +604,7 @@ static const struct route routes[] = {
 	{ "POST", "/matrices/{key}/resume",   0,               0, h_control },
 	{ "POST", "/matrices/{key}/extend",   0,               1, h_extend },
 	{ "POST", "/matrices/{key}/bisect",   0,               1, h_bisect },
-	{ "GET",  "/bisections",              0,               0, h_bisections },
+	{ "GET",  "/bisections",              Q_BEFORE | Q_LIMIT, 0, h_bisections },
 	{ "GET",  "/bisections/{id}",         0,               0, h_bisection },
 	{ "GET",  "/runs/{id}/samples",       Q_AFTER | Q_MAX, 0, h_samples },
 	{ "GET",  "/runs/{id}/stream",        Q_AFTER,         0, h_stream },
@@ -699,6 +701,8 @@ static const struct qparam {
 } qparams[] = {
 	{ "after", Q_AFTER, -1, INT64_MAX, -1, offsetof(struct query, after) },
 	{ "max", Q_MAX, 1, PAGE_MAX, PAGE_DEFAULT, offsetof(struct query, max) },
+	{ "before", Q_BEFORE, 1, INT64_MAX, INT64_MAX, offsetof(struct query, before) },
+	{ "limit", Q_LIMIT, 1, LIST_MAX, LIST_DEFAULT, offsetof(struct query, limit) },
 };
 
 struct qwalk {
