@@ -35,6 +35,7 @@
 #include "base/hash.h"
 #include "base/proc.h"
 #include "store/store.h"
+#include "store/store_bisect.h"
 #include "testlib.h"
 
 #define NSUBMIT 20
@@ -951,6 +952,188 @@ static void test_tcp_401_closes(void **state)
 	api_stop(a);
 }
 
+/*
+ * Bytes sent raw to 127.0.0.1:port (len of them: NULs too); the answer read
+ * until the server closes, or 5 s. Returns 1 if it closed (EOF), 0 if not;
+ * what came in buf (NUL-terminated).
+ */
+static int raw_exchange(unsigned port, const char *req_bytes, size_t len, char *buf, size_t max)
+{
+	int fd = dial_from("127.0.0.1", port), closed = 0;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int64_t end = now_ms() + 5000;
+	size_t got = 0;
+	ssize_t r;
+
+	pfd.events = POLLOUT;
+	assert_int_equal(poll(&pfd, 1, 5000), 1);
+	assert_int_equal(send(fd, req_bytes, len, MSG_NOSIGNAL), (ssize_t)len);
+	pfd.events = POLLIN;
+	while (!closed && now_ms() < end && poll(&pfd, 1, (int)(end - now_ms())) > 0) {
+		r = recv(fd, buf + got, max - 1 - got, MSG_DONTWAIT);
+		if (r > 0)
+			got += (size_t)r;
+		else if (r == 0 || (errno != EAGAIN && errno != EINTR))
+			closed = 1;   /* end of file, or reset after the answer */
+		if (got == max - 1)
+			break;
+	}
+	buf[got] = '\0';
+	close(fd);
+	return closed;
+}
+
+/* Each head a proxy could read otherwise: 400 naming the header, then the server closes. */
+static void test_tcp_strict_heads(void **state)
+{
+#define GET_HEALTH "GET /health HTTP/1.1\r\n"
+#define HOST       "Host: x\r\n"
+#define AUTH       "Authorization: Bearer " TOKEN "\r\n"
+	static const struct { const char *what, *bytes; size_t len; const char *names; } bad[] = {
+#define RAW(what, s, names) { what, s, sizeof(s) - 1, names }
+		RAW("two different Content-Length", GET_HEALTH HOST AUTH "Content-Length: 0\r\n"
+		    "Content-Length: 5\r\n\r\n", "Content-Length"),
+		RAW("the same Content-Length twice", GET_HEALTH HOST AUTH "Content-Length: 0\r\n"
+		    "Content-Length: 0\r\n\r\n", "Content-Length"),
+		RAW("Content-Length with Transfer-Encoding", GET_HEALTH HOST AUTH
+		    "Content-Length: 0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+		    "Transfer-Encoding"),
+		RAW("a space before the colon", GET_HEALTH HOST AUTH
+		    "Transfer-Encoding : chunked\r\n\r\n0\r\n\r\n", "Transfer-Encoding "),
+		RAW("a tab before the colon", GET_HEALTH HOST AUTH "Content-Length\t: 0\r\n\r\n",
+		    "Content-Length"),
+		RAW("HTTP/1.1 without Host", GET_HEALTH AUTH "\r\n", "Host"),
+		RAW("two Host", GET_HEALTH HOST HOST AUTH "\r\n", "Host"),
+		RAW("a NUL after the token", GET_HEALTH HOST "Authorization: Bearer " TOKEN
+		    "\0junk\r\n\r\n", "request head"),
+		RAW("a word after the token", GET_HEALTH HOST "Authorization: Bearer " TOKEN
+		    " junk\r\n\r\n", "Authorization"),
+		RAW("a folded line", GET_HEALTH HOST AUTH "X-A: a\r\n b\r\n\r\n", "request head"),
+		RAW("a bare LF", GET_HEALTH "Host: x\n" AUTH "\r\n", "request head"),
+		RAW("Transfer-Encoding not chunked", GET_HEALTH HOST AUTH
+		    "Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n", "Transfer-Encoding"),
+#undef RAW
+	};
+	static const char good[] = GET_HEALTH HOST AUTH "Connection: close\r\n\r\n";
+	struct conf tc;
+	struct api *a = tcp_api(&tc, "strict.sock", NULL);
+	char buf[4096], *body;
+	int closed, failed = 0;
+	json_t *j;
+	size_t i;
+
+	(void)state;
+	assert_true(raw_exchange(api_tcp_port(a), good, sizeof(good) - 1, buf, sizeof(buf)));
+	assert_non_null(strstr(buf, "HTTP/1.1 200"));
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		closed = raw_exchange(api_tcp_port(a), bad[i].bytes, bad[i].len, buf, sizeof(buf));
+		body = strstr(buf, "\r\n\r\n");
+		j = body ? json_loads(body + 4, 0, NULL) : NULL;
+		if (!closed || strncmp(buf, "HTTP/1.1 400", 12) ||
+		    !strstr(json_string_value(json_object_get(j, "error")) ?: "", bad[i].names)) {
+			print_error("%s: %s, answered '%.12s' %s (expected 400 naming '%s')\n",
+				    bad[i].what, closed ? "closed" : "left open", buf,
+				    body ? body + 4 : "", bad[i].names);
+			failed++;
+		}
+		json_decref(j);
+	}
+	api_stop(a);
+	assert_int_equal(failed, 0);
+#undef GET_HEALTH
+#undef HOST
+#undef AUTH
+}
+
+/* ---- bisections: bounded and paged ---- */
+
+/* A bisection of matrix mid asking max_runs runs: added (1 if it was asked before), or 1 full. */
+static int add_bisection(struct store *s, int64_t mid, unsigned max_open, unsigned max_runs,
+			 int64_t *id, int *existing, char *err)
+{
+	struct bisection b = { .matrix_id = mid, .max_runs = max_runs };
+
+	sfmt(b.cell, sizeof(b.cell), "w");
+	sfmt(b.metric, sizeof(b.metric), "ops/s");
+	sfmt(b.good, sizeof(b.good), "on");
+	sfmt(b.bad, sizeof(b.bad), "off");
+	return store_bisection_add(s, &b, max_open, id, existing, err);
+}
+
+/* GET path: its array's ids into ids (at most max); how many. */
+static size_t list_ids(const char *path, int64_t *ids, size_t max)
+{
+	struct resp r;
+	json_t *b;
+	size_t i, n = 0;
+
+	assert_int_equal(req("GET", path, NULL, 0, NULL, &r), CURLE_OK);
+	if (r.code != 200 || !json_is_array(r.json))
+		fail_msg("GET %s: %ld %s", path, r.code, r.body);
+	json_array_foreach(r.json, i, b)
+		if (n < max)
+			ids[n++] = json_integer_value(json_object_get(b, "id"));
+	resp_release(&r);
+	return n;
+}
+
+/*
+ * harness.conf's default bisections_max (8) running: a 9th is refused in one
+ * line, the same one asked again is not. With 123 bisections, the oldest
+ * running, every page of GET /bisections lists it, and the pages reach
+ * every ended one once.
+ */
+static void test_bisections_bounded(void **state)
+{
+	_cleanup_free_ char *body = submission("bisq");
+	char db[PATH_MAX], err[ERR_MAX], path[128];
+	int64_t mid, id, first = 0, ids[200], before;
+	unsigned seen = 0, i;
+	struct store *s;
+	size_t n, k;
+	int existing;
+
+	(void)state;
+	assert_int_equal(conf.bisections_max, 8);
+	expect("POST", "/matrices", body, 201, NULL);
+	sfmt(db, sizeof(db), "%s/harness.db", conf.results);
+	assert_int_equal(store_open(db, &s, err), 0);
+	assert_int_equal(store_find_matrix(s, "bisq", &mid, err), 0);
+	for (i = 1; i <= 8; i++) {
+		assert_int_equal(add_bisection(s, mid, 8, 10 * i, &id, &existing, err), 0);
+		first = first ? first : id;
+	}
+	assert_int_equal(add_bisection(s, mid, (unsigned)conf.bisections_max, 90, &id, &existing,
+				       err), 1);
+	assert_non_null(strstr(err, "bisections_max"));
+	assert_null(strchr(err, '\n'));
+	assert_int_equal(add_bisection(s, mid, 8, 20, &id, &existing, err), 0);
+	assert_int_equal(existing, 1);
+	/* all but the first end; 115 more come and end */
+	for (id = first + 1; id < first + 8; id++)
+		assert_int_equal(store_bisection_end(s, id, "done", NULL, NULL, NULL, err), 0);
+	for (i = 0; i < 115; i++) {
+		assert_int_equal(add_bisection(s, mid, 0, 1000 + i, &id, &existing, err), 0);
+		assert_int_equal(store_bisection_end(s, id, "failed", "test", NULL, NULL, err), 0);
+	}
+	store_close(s);
+	n = list_ids("/bisections", ids, ARRAY_SIZE(ids));
+	assert_int_equal(n, 101);     /* the running one and a page of 100 */
+	assert_int_equal(ids[0], first);
+	for (before = INT64_MAX; before > first + 1; before = ids[n - 1]) {
+		sfmt(path, sizeof(path), "/bisections?limit=30&before=%lld", (long long)before);
+		n = list_ids(path, ids, ARRAY_SIZE(ids));
+		assert_true(n >= 2 && n <= 31);
+		assert_int_equal(ids[0], first);
+		for (k = 1; k < n; k++)
+			assert_true(ids[k] < before && ids[k] != first && (k == 1 || ids[k] < ids[k - 1]));
+		seen += (unsigned)(n - 1);
+	}
+	assert_int_equal(seen, 122);
+	expect("GET", "/bisections?limit=0", NULL, 400, "limit");
+	expect("GET", "/bisections?limit=1001", NULL, 400, "limit");
+}
+
 /* Finish run once the header deadline has long passed: its stream then ends. */
 struct finisher {
 	pthread_t t;
@@ -1316,6 +1499,7 @@ int main(void)
 		cmocka_unit_test(test_socket_mode),
 		cmocka_unit_test(test_bad_requests),
 		cmocka_unit_test(test_bisect_needs_source_arms),
+		cmocka_unit_test(test_bisections_bounded),
 		cmocka_unit_test(test_body_too_large),
 		cmocka_unit_test(test_body_too_large_chunked),
 		cmocka_unit_test(test_concurrent_submissions),
@@ -1328,6 +1512,7 @@ int main(void)
 		cmocka_unit_test(test_tcp_crowd_many_peers),
 		cmocka_unit_test(test_tcp_header_deadline),
 		cmocka_unit_test(test_tcp_401_closes),
+		cmocka_unit_test(test_tcp_strict_heads),
 		cmocka_unit_test(test_tcp_stream_outlives_deadline),
 		cmocka_unit_test(test_api_check),
 		cmocka_unit_test(test_api_check_unwritable),

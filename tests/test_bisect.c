@@ -336,10 +336,28 @@ static void test_classify(void **state)
 	assert_int_equal(bisect_classify(&v, -0.4), BISECT_GOOD);
 }
 
+/* The budget's floor: one block, 4 runs of the cell's 60 s and a boot each (260 s). */
+static void test_budget_floor(void **state)
+{
+	char err[ERR_MAX];
+
+	(void)state;
+	assert_int_equal(bisect_budget_check(0, 1e-300, 60, err), -1);
+	assert_non_null(strstr(err, "max_hours 1e-300: expected at least one block's time, 260 s"));
+	assert_int_equal(bisect_budget_check(0, 259.0 / 3600, 60, err), -1);
+	assert_int_equal(bisect_budget_check(0, 260.0 / 3600, 60, err), 0);
+	assert_int_equal(bisect_budget_check(0, 0, 60, err), 0);       /* no limit */
+	assert_int_equal(bisect_budget_check(3, 0, 60, err), -1);
+	assert_non_null(strstr(err, "max_runs 3: expected at least one block's 4 runs"));
+	assert_int_equal(bisect_budget_check(4, 1, 60, err), 0);
+	assert_int_equal(bisect_budget_check(0, 1e-300, 0, err), -1);  /* until it ends: a boot */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_classify),
+		cmocka_unit_test(test_budget_floor),
 		cmocka_unit_test(test_e2e_series),
 		cmocka_unit_test(test_right_or_honest),
 		cmocka_unit_test(test_no_effect),

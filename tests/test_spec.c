@@ -1805,6 +1805,7 @@ static void test_conf_defaults(void **state)
 	assert_int_equal(c.boot_timeout_s, 120);
 	assert_int_equal(c.slack_s, 60);
 	assert_string_equal(c.accel, "auto");
+	assert_int_equal(c.bisections_max, 8);
 	sfmt(want, sizeof(want), "%s/results", dir);
 	assert_string_equal(conf.results, want);
 }
@@ -1950,6 +1951,8 @@ static void test_conf_bad(void **state)
 	conf_refuse_line(path, "\n\nmemory_mib = 64\n", 3,
 			 "'memory_mib': expected 128..1048576, got 64");
 	conf_refuse_line(path, "slack_s = 1\n", 1, "'slack_s': expected 5..3600, got 1");
+	conf_refuse_line(path, "bisections_max = 0\n", 1,
+			 "'bisections_max': expected 1..1000, got 0");
 	conf_refuse_line(path, "vcpus 2\n", 1, "expected 'key = value'");
 	conf_refuse_line(path, "accel = fast\n", 1, "'accel': expected auto, kvm or tcg");
 	conf_refuse_line(path, "x = 1", 1, "unknown key 'x'");   /* no final newline */

@@ -89,6 +89,20 @@ static int push_step(struct bisect_result *r, const struct bisect_step *st, char
 	return 0;
 }
 
+int bisect_budget_check(unsigned max_runs, double max_hours, double duration_s, char *err)
+{
+	double block_s = BISECT_BLOCK_RUNS * (duration_s + BISECT_BOOT_MIN_S);
+
+	if (max_runs && max_runs < BISECT_BLOCK_RUNS)
+		return errorf(err, "bisect: max_runs %u: expected at least one block's %d runs, "
+			      "or 0 for no limit", max_runs, BISECT_BLOCK_RUNS);
+	if (max_hours > 0 && max_hours * 3600 < block_s)
+		return errorf(err, "bisect: max_hours %g: expected at least one block's time, "
+			      "%.0f s (%d runs of %.0f s and a boot each), or 0 for no limit",
+			      max_hours, block_s, BISECT_BLOCK_RUNS, duration_s);
+	return 0;
+}
+
 static int spent(const struct bisect_opts *o, const struct bisect_result *r)
 {
 	return (o->max_runs && r->runs >= o->max_runs) ||

@@ -14,6 +14,8 @@
 #define BISECT_MAX_PREFIXES 513      /* a series of SERIES_MAX_PATCHES, and none */
 #define BISECT_MAX_BLOCKS   24       /* --max-blocks by default: per step */
 #define BISECT_KEY_MAX      72       /* a build's identity (its build key) */
+#define BISECT_BLOCK_RUNS   4        /* a step's block: ABBA, two runs of each prefix */
+#define BISECT_BOOT_MIN_S   5        /* the least a run adds to its workload: a guest's boot */
 
 /* What a prefix is to the search. */
 enum bisect_class {
@@ -122,6 +124,15 @@ int bisect_run(const struct bisect_opts *o, const struct bisect_ops *ops, struct
 	       char *err);
 
 void bisect_release(struct bisect_result *r);
+
+/*
+ * The budget's floor: max_runs (0: no limit) at least one block's
+ * BISECT_BLOCK_RUNS runs, max_hours (0: no limit) at least one block's time,
+ * BISECT_BLOCK_RUNS x (duration_s + BISECT_BOOT_MIN_S), duration_s the
+ * cell's workload's. Anything less could not run the first step. 0, or -1
+ * with one line naming the field and the floor.
+ */
+int bisect_budget_check(unsigned max_runs, double max_hours, double duration_s, char *err);
 
 const char *bisect_class_name(enum bisect_class c);
 const char *bisect_outcome_name(enum bisect_outcome o);

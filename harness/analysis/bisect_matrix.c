@@ -94,12 +94,13 @@ static int arm_index(const struct matrix *m, const char *name)
 	return -1;
 }
 
-static int cell_ok(const struct matrix *m, const char *name)
+/* The cell called name, or NULL. */
+static const struct cell *cell_find(const struct matrix *m, const char *name)
 {
 	for (unsigned i = 0; i < m->n_cells; i++)
 		if (!strcmp(m->cells[i].name, name))
-			return 1;
-	return 0;
+			return &m->cells[i];
+	return NULL;
 }
 
 /* The first arch's patches of an arm's stored build. */
@@ -168,6 +169,7 @@ static int arms_same(struct bisect_matrix *x, char *err)
 static int load_matrix(struct bisect_matrix *x, struct store *s, struct matrix *m, char *err)
 {
 	char label[64], real[PATH_MAX];
+	const struct cell *c;
 	int g, b;
 
 	if (store_find_matrix(s, x->key, &x->mid, err) < 0 ||
@@ -185,9 +187,12 @@ static int load_matrix(struct bisect_matrix *x, struct store *s, struct matrix *
 	if ((g = arm_index(m, x->good)) < 0 || (b = arm_index(m, x->bad)) < 0)
 		return errorf(err, "bisect: matrix '%s' has no arm '%s' (its arms as tables name "
 			      "them)", m->name, g < 0 ? x->good : x->bad);
-	if (!cell_ok(m, x->cell))
+	if (!(c = cell_find(m, x->cell)))
 		return errorf(err, "bisect: --cell '%s': matrix '%s' has no such cell", x->cell,
 			      m->name);
+	if (bisect_budget_check(x->o.max_runs, x->o.max_hours, (double)c->job.duration_s,
+				err) < 0)
+		return -1;
 	return arms_ok(x, m, &m->arms[g], &m->arms[b], err) < 0 ? -1 : arms_same(x, err);
 }
 

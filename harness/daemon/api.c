@@ -5,6 +5,7 @@
 #include "analysis/extend.h"
 #include "base/proc.h"
 #include "base/results.h"
+#include "daemon/httphead.h"
 #include "daemon/queue.h"
 #include "daemon/scheduler.h"
 #include "daemon/wake.h"
@@ -26,6 +27,8 @@
 #define SEG_MAX        4        /* segments in any route */
 #define PAGE_DEFAULT   500      /* samples per page */
 #define PAGE_MAX       1000
+#define LIST_DEFAULT   100      /* ended bisections per page */
+#define LIST_MAX       1000
 #define STREAM_PAGE    200
 #define POLL_MS        500      /* the stream's poll of queue_samples */
 #define KEEPALIVE_MS   15000    /* an empty line when nothing was sent for this long */
@@ -57,10 +60,10 @@ struct conn_ctx {
 	struct store *store;
 };
 
-enum { Q_AFTER = 1, Q_MAX = 2 };
+enum { Q_AFTER = 1, Q_MAX = 2, Q_BEFORE = 4, Q_LIMIT = 8 };
 
 struct query {
-	int64_t after, max;
+	int64_t after, max, before, limit;
 	unsigned seen;
 	char err[ERR_MAX];
 };
@@ -76,6 +79,8 @@ struct req {
 	struct query q;
 	char *body;
 	size_t len, cap;
+	size_t uri_len;           /* the raw request target's bytes (on_uri) */
+	int begun;                /* the headers were seen: begin ran */
 	int answered;             /* a response is queued: ignore the rest */
 };
 
@@ -120,8 +125,11 @@ static char *json_line(const json_t *j, size_t *len)
 	return line;
 }
 
+/* send_text's flags: a 401's WWW-Authenticate; no further request on the connection. */
+enum { R_BEARER = 1, R_CLOSE = 2 };
+
 static enum MHD_Result send_text(struct MHD_Connection *conn, unsigned code, char *text,
-				 size_t len, const char *allow, int bearer)
+				 size_t len, const char *allow, unsigned flags)
 {
 	struct MHD_Response *resp;
 	enum MHD_Result ret;
@@ -134,10 +142,11 @@ static enum MHD_Result send_text(struct MHD_Connection *conn, unsigned code, cha
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
 	if (allow)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
-	if (bearer) {   /* a 401: no second request without the token on this connection */
+	if (flags & R_BEARER)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
+	/* MHD closes the connection after a response that says so */
+	if (flags & (R_BEARER | R_CLOSE))
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
-	}
 	ret = MHD_queue_response(conn, code, resp);
 	MHD_destroy_response(resp);
 	return ret;
@@ -156,11 +165,12 @@ static enum MHD_Result reply(struct MHD_Connection *conn, unsigned code, json_t 
 }
 
 static enum MHD_Result reply_errh(struct MHD_Connection *conn, unsigned code, const char *allow,
-				  int bearer, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+				  unsigned flags, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 
 /* {"error": "one line"}; control characters become spaces. */
 static enum MHD_Result reply_errh(struct MHD_Connection *conn, unsigned code, const char *allow,
-				  int bearer, const char *fmt, ...)
+				  unsigned flags, const char *fmt, ...)
 {
 	char msg[ERR_MAX], *p, *text;
 	json_t *j;
@@ -178,7 +188,7 @@ static enum MHD_Result reply_errh(struct MHD_Connection *conn, unsigned code, co
 	json_decref(j);
 	if (!text)
 		return MHD_NO;
-	return send_text(conn, code, text, len, allow, bearer);
+	return send_text(conn, code, text, len, allow, flags);
 }
 
 #define reply_err(conn, code, ...) reply_errh(conn, code, NULL, 0, __VA_ARGS__)
@@ -397,7 +407,7 @@ static enum MHD_Result h_bisections(struct call *x)
 	char err[ERR_MAX];
 	json_t *j;
 
-	if (queue_bisections(x->s, &j, err) < 0)
+	if (queue_bisections(x->s, x->r->q.before, (unsigned)x->r->q.limit, &j, err) < 0)
 		return reply_err(x->conn, 500, "%s", err);
 	return reply(x->conn, 200, j);
 }
@@ -594,7 +604,7 @@ static const struct route routes[] = {
 	{ "POST", "/matrices/{key}/resume",   0,               0, h_control },
 	{ "POST", "/matrices/{key}/extend",   0,               1, h_extend },
 	{ "POST", "/matrices/{key}/bisect",   0,               1, h_bisect },
-	{ "GET",  "/bisections",              0,               0, h_bisections },
+	{ "GET",  "/bisections",              Q_BEFORE | Q_LIMIT, 0, h_bisections },
 	{ "GET",  "/bisections/{id}",         0,               0, h_bisection },
 	{ "GET",  "/runs/{id}/samples",       Q_AFTER | Q_MAX, 0, h_samples },
 	{ "GET",  "/runs/{id}/stream",        Q_AFTER,         0, h_stream },
@@ -691,6 +701,8 @@ static const struct qparam {
 } qparams[] = {
 	{ "after", Q_AFTER, -1, INT64_MAX, -1, offsetof(struct query, after) },
 	{ "max", Q_MAX, 1, PAGE_MAX, PAGE_DEFAULT, offsetof(struct query, max) },
+	{ "before", Q_BEFORE, 1, INT64_MAX, INT64_MAX, offsetof(struct query, before) },
+	{ "limit", Q_LIMIT, 1, LIST_MAX, LIST_DEFAULT, offsetof(struct query, limit) },
 };
 
 struct qwalk {
@@ -756,9 +768,10 @@ static int token_ok(const char *got, const char *want)
 	return !d && wl > 0;
 }
 
-/* First call, the headers in: authorize, route, check the declared body size. */
+/* First call, the headers in: the head's rules, authorize, route, check the declared body
+ * size. A head that breaks a rule is a 400 that closes the connection. */
 static enum MHD_Result begin(struct listener *l, struct MHD_Connection *conn, const char *url,
-			     const char *method, struct req *r)
+			     const char *method, const char *version, struct req *r)
 {
 	const char *auth, *cl;
 	char allow[64] = "", err[ERR_MAX];
@@ -767,11 +780,14 @@ static enum MHD_Result begin(struct listener *l, struct MHD_Connection *conn, co
 	size_t i;
 
 	r->answered = 1;
+	r->begun = 1;
+	if (httphead_check(conn, method, version, r->uri_len, err) < 0)
+		return reply_errh(conn, 400, NULL, R_CLOSE, "%s", err);
 	if (l->tcp) {
 		auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 						   MHD_HTTP_HEADER_AUTHORIZATION);
 		if (!token_ok(auth, l->api->conf.api_token))
-			return reply_errh(conn, 401, NULL, 1, "missing or wrong bearer token");
+			return reply_errh(conn, 401, NULL, R_BEARER, "missing or wrong bearer token");
 		gate_forget(l->gate, conn);   /* the token holder's: no deadline from here */
 	}
 	if (strlen(url) > URL_MAX)
@@ -869,14 +885,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	enum MHD_Result rc;
 	char err[ERR_MAX];
 
-	(void)version;
-	if (!r) {
-		r = calloc(1, sizeof(*r));
-		if (!r)
-			return MHD_NO;
-		*req_cls = r;
-		return begin(l, conn, url, method, r);
-	}
+	if (!r)   /* on_uri found no memory */
+		return MHD_NO;
+	if (!r->begun)
+		return begin(l, conn, url, method, version, r);
 	if (r->answered) {
 		*upload_size = 0;
 		return MHD_YES;
@@ -891,6 +903,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	if (!strcmp(r->route->method, "POST"))
 		wake_all();   /* a matrix queued, resumed, extended: no thread waits out its idle */
 	return rc;
+}
+
+/* A request line read: its request, with the raw target's length (before MHD decodes it). */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+	struct req *r = calloc(1, sizeof(*r));
+
+	(void)cls;
+	(void)conn;
+	if (r)
+		r->uri_len = strlen(uri);
+	return r;
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
@@ -1160,6 +1184,7 @@ static int serve(struct listener *l, char *err)
 				MHD_OPTION_LISTEN_SOCKET, l->fd,
 				MHD_OPTION_NOTIFY_CONNECTION, on_connection, l,
 				MHD_OPTION_NOTIFY_COMPLETED, on_completed, l,
+				MHD_OPTION_URI_LOG_CALLBACK, on_uri, l,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned)API_CONN_MAX,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)API_IDLE_S,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),

@@ -2,7 +2,8 @@
  * if harness.conf asks, on TCP with a bearer token.
  *
  * Routes (every body is compact JSON ending in '\n'; every error is a 4xx/5xx
- * with {"error": "one line"}):
+ * with {"error": "one line"}; a head httphead_check refuses is a 400 that
+ * closes the connection):
  *   GET  /health                        queue_health
  *   POST /matrices                      {"base_dir": "/abs", "spec": {...}} -> 201 queue_submit
  *   GET  /matrices                      queue_list
@@ -10,6 +11,10 @@
  *   POST /matrices/KEY/cancel|pause|resume  queue_control -> {"matrix": KEY, "action": A}
  *   POST /matrices/KEY/extend           {"max_blocks": N, "base": ARM, "new": ARM}
  *                                       (arms optional) -> extend_matrix's result
+ *   POST /matrices/KEY/bisect           queue_bisect (429: bisections_max running)
+ *   GET  /bisections?before=ID&limit=N  queue_bisections: the running ones, a page
+ *                                       of ended ones (limit 100 by default, <= 1000)
+ *   GET  /bisections/ID                 queue_bisection
  *   GET  /runs/ID/samples?after=N&max=M one page of queue_samples
  *   GET  /runs/ID/stream?after=N        chunked, one JSON object a line:
  *        first {"run", "status", "files", "streams"} (no "seq"),

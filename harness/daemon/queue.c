@@ -462,7 +462,7 @@ int queue_bisect(struct store *s, const struct conf *c, const char *key, json_t 
 	struct bisect_matrix *x = NULL;
 	struct bisection b = { 0 };
 	int64_t id;
-	int existing;
+	int existing, rc;
 
 	*ret_http = 400;
 	if (bisect_body(body, &rq, err) < 0)
@@ -481,8 +481,9 @@ int queue_bisect(struct store *s, const struct conf *c, const char *key, json_t 
 	b.max_runs = rq.max_runs;
 	b.max_hours = rq.max_hours;
 	bisect_matrix_close(x);
-	*ret_http = 500;
-	if (store_bisection_add(s, &b, &id, &existing, err) < 0)
+	rc = store_bisection_add(s, &b, (unsigned)c->bisections_max, &id, &existing, err);
+	*ret_http = rc > 0 ? 429 : 500;
+	if (rc != 0)
 		return -1;
 	*ret_http = existing ? 200 : 201;
 	*ret = json_pack("{s:I, s:I, s:b}", "bisection", (json_int_t)id, "matrix",
@@ -515,15 +516,16 @@ int queue_bisection(struct store *s, int64_t id, json_t **ret, char *err)
 	return *ret ? 0 : errorf(err, "out of memory");
 }
 
-int queue_bisections(struct store *s, json_t **ret, char *err)
+int queue_bisections(struct store *s, int64_t before, unsigned limit, json_t **ret, char *err)
 {
-	int64_t ids[100];
+	/* the running ones are at most bisections_max (1000), unless it was lowered */
+	_cleanup_free_ int64_t *ids = calloc(2000, sizeof(*ids));
 	json_t *list = json_array(), *one;
 	size_t n, i;
 
-	if (!list || store_bisection_ids(s, ids, ARRAY_SIZE(ids), &n, err) < 0) {
+	if (!list || !ids || store_bisection_ids(s, before, limit, ids, 2000, &n, err) < 0) {
 		json_decref(list);
-		return list ? -1 : errorf(err, "out of memory");
+		return list && ids ? -1 : errorf(err, "out of memory");
 	}
 	for (i = 0; i < n; i++) {
 		if (queue_bisection(s, ids[i], &one, err) < 0) {

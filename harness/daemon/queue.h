@@ -81,7 +81,8 @@ int queue_samples(struct store *s, int64_t run, int64_t after, unsigned max, jso
  * limit)} checked as harness bisect checks it (bisect_matrix_open), then
  * queued for the bisector, or the same one found: *ret {"bisection": ID,
  * "matrix": ID, "existing": bool}, *ret_http 201 (new) or 200. -1 with err
- * and *ret_http 400 (bad body or arms), 404 (no such matrix) or 500.
+ * and *ret_http 400 (bad body or arms), 404 (no such matrix), 429 (c's
+ * bisections_max already queued or running) or 500.
  */
 struct bisect_request;
 int queue_bisect(struct store *s, const struct conf *c, const char *key, json_t *body,
@@ -92,10 +93,11 @@ int queue_bisect(struct store *s, const struct conf *c, const char *key, json_t 
  * "max_blocks", "max_runs", "max_hours", "state" (running|done|failed),
  * "progress" (the last step, or why it failed), "result" (harness bisect
  * --json's, or null), "table" (its text, or null), "created_at", "ended_at"};
- * -1 with "no bisection ID". GET /bisections: the newest 100, without "table".
+ * -1 with "no bisection ID". GET /bisections, a page without "table": every
+ * running one, then at most limit ended ones older than before, newest first.
  */
 int queue_bisection(struct store *s, int64_t id, json_t **ret, char *err);
-int queue_bisections(struct store *s, json_t **ret, char *err);
+int queue_bisections(struct store *s, int64_t before, unsigned limit, json_t **ret, char *err);
 
 /* Guests run at once: conf guests, or as many as the cores allow (at least 1). */
 unsigned queue_guests(const struct conf *c);

@@ -56,6 +56,8 @@ static const struct ckey keys[] = {
 	  "a run that sends no sample for this many intervals times out" },
 	{ "retries", C_UINT, COFF(retries), 0, 10, "1",
 	  "re-runs of a run that failed for the harness's own reasons (not a kernel crash)" },
+	{ "bisections_max", C_UINT, COFF(bisections_max), 1, 1000, "8",
+	  "bisections queued or running at once in harnessd; one more is refused" },
 	{ "webhook", C_STR, COFF(webhook), 0, PATH_MAX - 1, "",
 	  "URL to POST JSON to when a matrix finishes or a run crashes (empty: none)" },
 	{ "kernel_dirs", C_PATHS, COFF(kernel_dirs), 0, CONF_KERNEL_DIRS_MAX, "",

@@ -91,8 +91,10 @@ static int bisection_row(sqlite3_stmt *st, void *arg)
 
 struct add_arg {
 	const struct bisection *b;
-	int64_t id;
+	unsigned max_open;
+	int64_t id, open;
 	int existing;
+	int full;
 };
 
 static int add_tx(struct store *s, void *p, char *err)
@@ -108,6 +110,11 @@ static int add_tx(struct store *s, void *p, char *err)
 		return -1;
 	if ((a->existing = a->id != 0))
 		return 0;
+	if (a->max_open && db_rows(s, "SELECT COUNT(*) FROM bisections WHERE state = 'running'",
+				   db_int, &a->open, err, "") < 0)
+		return -1;
+	if ((a->full = a->max_open && a->open >= a->max_open))
+		return 0;
 	if (db_run(s, err, "INSERT INTO bisections (matrix_id, cell, metric, good, bad, max_blocks,"
 		   " max_runs, max_hours) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", "ittttiid",
 		   b->matrix_id, b->cell, b->metric, b->good, b->bad, (int64_t)b->max_blocks,
@@ -117,13 +124,18 @@ static int add_tx(struct store *s, void *p, char *err)
 	return 0;
 }
 
-int store_bisection_add(struct store *s, const struct bisection *b, int64_t *ret_id,
-			int *ret_existing, char *err)
+int store_bisection_add(struct store *s, const struct bisection *b, unsigned max_open,
+			int64_t *ret_id, int *ret_existing, char *err)
 {
-	struct add_arg a = { .b = b };
+	struct add_arg a = { .b = b, .max_open = max_open };
 
 	if (db_transaction(s, add_tx, &a, err) < 0)
 		return -1;
+	if (a.full) {
+		errorf(err, "bisections: %lld queued or running, bisections_max in harness.conf is "
+		       "%u: expected one to end first", (long long)a.open, max_open);
+		return 1;
+	}
 	*ret_id = a.id;
 	*ret_existing = a.existing;
 	return 0;
@@ -175,12 +187,18 @@ static int id_row(sqlite3_stmt *st, void *arg)
 	return 0;
 }
 
-int store_bisection_ids(struct store *s, int64_t *ids, size_t max, size_t *ret_n, char *err)
+int store_bisection_ids(struct store *s, int64_t before, size_t limit, int64_t *ids, size_t max,
+			size_t *ret_n, char *err)
 {
-	struct ids a = { ids, 0, max };
-	int rc = db_rows(s, "SELECT id FROM bisections ORDER BY id DESC LIMIT ?", id_row, &a, err,
-			 "i", (int64_t)max);
+	struct ids a = { ids, 0, max > limit ? max - limit : 0 };
+	int rc = db_rows(s, "SELECT id FROM bisections WHERE state = 'running' ORDER BY id DESC"
+			 " LIMIT ?", id_row, &a, err, "i", (int64_t)a.max);
 
+	a.max = a.n + limit < max ? a.n + limit : max;
+	if (rc == 0)
+		rc = db_rows(s, "SELECT id FROM bisections WHERE state != 'running' AND id < ?"
+			     " ORDER BY id DESC LIMIT ?", id_row, &a, err, "ii", before,
+			     (int64_t)limit);
 	*ret_n = a.n;
 	return rc;
 }

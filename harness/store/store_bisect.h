@@ -44,16 +44,23 @@ void store_bisection_free(struct bisection *b);
 /*
  * Queue bisection b (its id and state ignored): or, if one with the same
  * matrix, cell, metric, arms and budget is running or done, that one
- * (*ret_existing 1). *ret_id its id.
+ * (*ret_existing 1). *ret_id its id. With max_open (0: no limit) already
+ * running (queued or running), a new one is not added: 1 with one line
+ * saying so. -1 on a database error.
  */
-int store_bisection_add(struct store *s, const struct bisection *b, int64_t *ret_id,
-			int *ret_existing, char *err);
+int store_bisection_add(struct store *s, const struct bisection *b, unsigned max_open,
+			int64_t *ret_id, int *ret_existing, char *err);
 
 /* Bisection id into *b (store_bisection_free it); -1 with "no bisection N" if none. */
 int store_bisection_get(struct store *s, int64_t id, struct bisection *b, char *err);
 
-/* The newest bisections' ids, at most max, newest first. */
-int store_bisection_ids(struct store *s, int64_t *ids, size_t max, size_t *ret_n, char *err);
+/*
+ * A page of bisections' ids into ids (room for max): every running one
+ * (at most max - limit), newest first, then at most limit ended ones older
+ * than before, newest first. *ret_n how many.
+ */
+int store_bisection_ids(struct store *s, int64_t before, size_t limit, int64_t *ids, size_t max,
+			size_t *ret_n, char *err);
 
 /* The oldest running bisection, 0 if none. */
 int store_bisection_next(struct store *s, int64_t *ret_id, char *err);
