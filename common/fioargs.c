@@ -525,6 +525,67 @@ int fioargs_check_jobfile(const char *text, char *err, size_t errlen)
 	return 0;
 }
 
+/* One numjobs value (LEN bytes) added to *total; -1 if it is no count or the total passes max. */
+static int add_numjobs(const char *val, size_t len, unsigned vcpus, unsigned long long *total,
+		       char *err, size_t errlen)
+{
+	unsigned long long max = (unsigned long long)vcpus * FIOARGS_JOBS_PER_VCPU, n = 0;
+
+	if (len == 0 || len > 9 || strspn(val, "0123456789") < len)
+		return proto_errf(err, errlen, "numjobs: expected a whole number from 1, got '%.*s'",
+				  (int)(len > 32 ? 32 : len), val);
+	for (size_t i = 0; i < len; i++)
+		n = n * 10 + (unsigned long long)(val[i] - '0');
+	if (n == 0)
+		return proto_errf(err, errlen, "numjobs: expected a whole number from 1, got 0");
+	*total += n;
+	if (*total > max)
+		return proto_errf(err, errlen, "numjobs: %llu jobs in all, expected at most %llu (the "
+				  "guest's %u vCPUs x %d)", *total, max, vcpus, FIOARGS_JOBS_PER_VCPU);
+	return 0;
+}
+
+/* A job-file line's numjobs value, if it sets numjobs: added as add_numjobs does. */
+static int line_numjobs(const char *line, size_t len, unsigned vcpus, unsigned long long *total,
+			char *err, size_t errlen)
+{
+	const char *eq, *v;
+	size_t klen, vlen;
+
+	for (size_t i = 0; i < len; i++)
+		if (line[i] == ';' || line[i] == '#')
+			len = i;
+	trim(&line, &len);
+	eq = memchr(line, '=', len);
+	klen = eq ? (size_t)(eq - line) : len;
+	trim(&line, &klen);
+	if (klen != 7 || strncmp(line, "numjobs", 7))
+		return 0;
+	v = eq ? eq + 1 : line + len;
+	vlen = eq ? len - (size_t)(v - line) : 0;
+	trim(&v, &vlen);
+	return add_numjobs(v, vlen, vcpus, total, err, errlen);
+}
+
+int fioargs_check_numjobs(char *const argv[], const char *jobfile, unsigned vcpus, char *err,
+			  size_t errlen)
+{
+	unsigned long long total = 0;
+
+	for (; argv && *argv; argv++)
+		if (!strncmp(*argv, "--numjobs=", 10) &&
+		    add_numjobs(*argv + 10, strlen(*argv + 10), vcpus, &total, err, errlen) < 0)
+			return -1;
+	for (const char *p = jobfile; p && *p;) {
+		size_t len = strcspn(p, "\n");
+
+		if (line_numjobs(p, len, vcpus, &total, err, errlen) < 0)
+			return -1;
+		p += len + (p[len] == '\n');
+	}
+	return 0;
+}
+
 /* PREFIX followed by S, malloc'd; NULL if memory runs out. */
 static char *concat(const char *prefix, const char *s)
 {

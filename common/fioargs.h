@@ -66,6 +66,18 @@ int fioargs_check(char *const argv[], char *err, size_t errlen);
  */
 int fioargs_check_jobfile(const char *text, char *err, size_t errlen);
 
+/* fio forks numjobs processes per job: at most this many per guest vCPU in all. */
+#define FIOARGS_JOBS_PER_VCPU 64
+
+/*
+ * numjobs wherever a stream gives it (ARGV's --numjobs=N, JOBFILE's numjobs=N
+ * lines; either may be NULL): each a whole number from 1, and all of them
+ * added up at most VCPUS x FIOARGS_JOBS_PER_VCPU. The other rules are
+ * fioargs_check's. Returns 0, or -1 with "numjobs: ...".
+ */
+int fioargs_check_numjobs(char *const argv[], const char *jobfile, unsigned vcpus, char *err,
+			  size_t errlen);
+
 /*
  * The argv the agent execs: "fio", --directory=DIR (global: before the
  * first job), the user's args, then --output-format=json+ --output=OUTPUT

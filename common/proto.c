@@ -255,11 +255,21 @@ static int lines_ok(const char *s)
 	return 1;
 }
 
+/* A bound as text: a whole number as one ("1048576", not "1.04858e+06"). */
+static const char *num_text(double d, char *buf, size_t len)
+{
+	if (d == floor(d) && fabs(d) < 1e15)
+		snprintf(buf, len, "%.0f", d);
+	else
+		snprintf(buf, len, "%g", d);
+	return buf;
+}
+
 /* Set option o of obj from text; every range and type check lives here. */
 static int opt_set_text(const struct proto_opt *o, void *obj, const char *val,
 			const char *where, char *err, size_t errlen)
 {
-	char *end, buf[128], *dst = (char *)obj + o->off;
+	char *end, buf[128], lo[32], hi[32], *dst = (char *)obj + o->off;
 	double d;
 	int idx;
 
@@ -276,8 +286,9 @@ static int opt_set_text(const struct proto_opt *o, void *obj, const char *val,
 	case OPT_STR:
 	case OPT_TEXT:
 		if (strlen(val) < (size_t)o->min || strlen(val) > (size_t)o->max)
-			return proto_errf(err, errlen, "%s.%s: expected %g to %g characters", where,
-				    o->name, o->min, o->max);
+			return proto_errf(err, errlen, "%s.%s: expected %s to %s characters", where,
+				    o->name, num_text(o->min, lo, sizeof(lo)),
+				    num_text(o->max, hi, sizeof(hi)));
 		if (o->type == OPT_STR ? !text_ok(val) : !lines_ok(val))
 			return proto_errf(err, errlen, "%s.%s: expected printable ASCII%s", where, o->name,
 				    o->type == OPT_TEXT ? " lines" : "");
@@ -291,8 +302,9 @@ static int opt_set_text(const struct proto_opt *o, void *obj, const char *val,
 			return proto_errf(err, errlen, "%s.%s: expected a number, got '%.64s'", where,
 				    o->name, val);
 		if (d < o->min || d > o->max)
-			return proto_errf(err, errlen, "%s.%s: expected %g..%g, got %s", where, o->name,
-				    o->min, o->max, val);
+			return proto_errf(err, errlen, "%s.%s: expected %s..%s, got %s", where, o->name,
+				    num_text(o->min, lo, sizeof(lo)), num_text(o->max, hi, sizeof(hi)),
+				    val);
 		if (o->type == OPT_DOUBLE) {
 			*(double *)dst = d;
 			return 0;
@@ -662,6 +674,16 @@ uint64_t proto_job_trace(const struct proto_job *job, unsigned *files, int *all)
 	return sample;
 }
 
+/* The ramp ends before the workload does: else every interval would be ramp. */
+static int ramp_check(const struct proto_job *job, const char *where, char *err, size_t errlen)
+{
+	if (job->ramp_s < job->duration_s)
+		return 0;
+	return proto_errf(err, errlen, "%s.ramp_s: expected less than duration_s (%llu), got %llu",
+			  where, (unsigned long long)job->duration_s,
+			  (unsigned long long)job->ramp_s);
+}
+
 int proto_job_from_json(json_t *obj, struct proto_job *job, const char *where,
 			char *err, size_t errlen)
 {
@@ -701,6 +723,8 @@ int proto_job_from_json(json_t *obj, struct proto_job *job, const char *where,
 	json_object_foreach(top, key, v)
 		if (proto_opt_set_json(proto_job_opts, job, key, v, where, err, errlen) < 0)
 			goto out_arrays;
+	if (ramp_check(job, where, err, errlen) < 0)
+		goto out_arrays;
 	json_array_foreach(files, i, v) {
 		if (file_from_json(v, job, (unsigned)i, where, err, errlen) < 0)
 			goto out_arrays;

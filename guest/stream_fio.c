@@ -50,6 +50,14 @@ static void fio_jobfile_path(unsigned index, char *buf, size_t len)
 	snprintf(buf, len, "/tmp/fio-%u.job", index);
 }
 
+/* This guest's vCPUs, which bound fio's numjobs (1 if unknown). */
+static unsigned guest_vcpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (unsigned)n : 1;
+}
+
 /* The user's part of fio's argv: split args, or one job file written out. */
 static int user_argv(struct stream_ctx *c, char ***ret)
 {
@@ -71,7 +79,8 @@ static int user_argv(struct stream_ctx *c, char ***ret)
 		close(fd);
 	}
 	if (fioargs_split(st->args[0] ? st->args : "", &argv, &argc, err, sizeof(err)) < 0 ||
-	    fioargs_check(argv, err, sizeof(err)) < 0) {
+	    fioargs_check(argv, err, sizeof(err)) < 0 ||
+	    fioargs_check_numjobs(argv, st->jobfile, guest_vcpus(), err, sizeof(err)) < 0) {
 		fioargs_free(argv);
 		return stream_fail(c, "stream '%s': %s", st->name, err);
 	}

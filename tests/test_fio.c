@@ -1086,25 +1086,68 @@ static void test_fiocheck(void **state)
 	(void)state;
 	if (access(FIO_BIN, X_OK) != 0)
 		skip();
-	assert_int_equal(fiocheck_args(FIO_BIN, "--name=x --bogus=1", NULL, "vec", err), -1);
+	assert_int_equal(fiocheck_args(FIO_BIN, "--name=x --bogus=1", NULL, 2, "vec", err), -1);
 	assert_non_null(strstr(err, "stream 'vec': option '--bogus' is not allowed: only"));
 	/* an engine's option before its engine: fio's getopt, as "fio" (sandboxed) */
 	assert_int_equal(fiocheck_args(FIO_BIN, "--name=x --hipri --ioengine=io_uring", NULL,
-				       "vec", err), -1);
+				       2, "vec", err), -1);
 	assert_string_equal(err, "stream 'vec': fio: unrecognized option '--hipri'; "
 			    "Did you mean prio?");
-	assert_int_equal(fiocheck_args(FIO_BIN, line_004, NULL, "fg", err), 0);
-	assert_int_equal(fiocheck_args(FIO_BIN, "--name=x --rw=bogus", NULL, "s", err), -1);
+	assert_int_equal(fiocheck_args(FIO_BIN, line_004, NULL, 2, "fg", err), 0);
+	assert_int_equal(fiocheck_args(FIO_BIN, "--name=x --rw=bogus", NULL, 2, "s", err), -1);
 	assert_non_null(strstr(err, "stream 's': fio: failed parsing rw=bogus; valid values: read"));
-	assert_int_equal(fiocheck_args(FIO_BIN, "--name=x --output=o", NULL, "s", err), -1);
+	assert_int_equal(fiocheck_args(FIO_BIN, "--name=x --output=o", NULL, 2, "s", err), -1);
 	assert_string_equal(err, "stream 's': option '--output' is not allowed: the harness sets it");
-	assert_int_equal(fiocheck_args(FIO_BIN, "", "[g]\nrw=randread\nrwmixread=200\n", "j",
+	assert_int_equal(fiocheck_args(FIO_BIN, "", "[g]\nrw=randread\nrwmixread=200\n", 2, "j",
 				       err), -1);
 	assert_string_equal(err, "stream 'j': rwmixread: max value out of range: 200 (100 max); "
 			    "fio: failed parsing rwmixread=200");
 	assert_int_equal(fiocheck_args(FIO_BIN, "--size=1G", "[g]\nrw=randread\n"
-				       "filename=not/on/this/host\n", "j", err), 0);
-	assert_int_equal(fiocheck_args(FIO_BIN, "", NULL, "e", err), -1);
+				       "filename=not/on/this/host\n", 2, "j", err), 0);
+	assert_int_equal(fiocheck_args(FIO_BIN, "", NULL, 2, "e", err), -1);
+}
+
+/* #27: numjobs=100000000 forked that many fios; at most the guest's vCPUs x 64 in all. */
+static void test_numjobs(void **state)
+{
+	char *ok[] = { "--name=a", "--numjobs=64", "--name=b", "--numjobs=64", NULL };
+	char *big[] = { "--name=a", "--numjobs=100000000", NULL };
+	char *two[] = { "--name=a", "--numjobs=100", "--name=b", "--numjobs=29", NULL };
+	char *bad[] = { "--name=a", "--numjobs=1k", NULL };
+	char *zero[] = { "--name=a", "--numjobs=0", NULL };
+	char err[ERR_MAX];
+
+	(void)state;
+	assert_int_equal(fioargs_check_numjobs(ok, NULL, 2, err, sizeof(err)), 0);
+	assert_int_equal(fioargs_check_numjobs(big, NULL, 2, err, sizeof(err)), -1);
+	assert_string_equal(err, "numjobs: 100000000 jobs in all, expected at most 128 (the "
+			    "guest's 2 vCPUs x 64)");
+	assert_int_equal(fioargs_check_numjobs(two, NULL, 2, err, sizeof(err)), -1);
+	assert_string_equal(err, "numjobs: 129 jobs in all, expected at most 128 (the guest's 2 "
+			    "vCPUs x 64)");
+	assert_int_equal(fioargs_check_numjobs(two, NULL, 3, err, sizeof(err)), 0);
+	assert_int_equal(fioargs_check_numjobs(bad, NULL, 2, err, sizeof(err)), -1);
+	assert_string_equal(err, "numjobs: expected a whole number from 1, got '1k'");
+	assert_int_equal(fioargs_check_numjobs(zero, NULL, 2, err, sizeof(err)), -1);
+	/* a job file's numjobs lines, spaces and comments as fio reads them, add up too */
+	assert_int_equal(fioargs_check_numjobs(NULL, "[a]\nnumjobs = 60 ; sixty\n[b]\n"
+					       "numjobs=4#\n", 1, err, sizeof(err)), 0);
+	assert_int_equal(fioargs_check_numjobs(ok, "[a]\n numjobs = 1\n", 2, err,
+					       sizeof(err)), -1);
+	assert_non_null(strstr(err, "129 jobs in all"));
+	assert_int_equal(fioargs_check_numjobs(NULL, "[a]\nnumjobs=100000000\n", 2, err,
+					       sizeof(err)), -1);
+	assert_int_equal(fioargs_check_numjobs(NULL, "[a]\n# numjobs=100000000\n", 2, err,
+					       sizeof(err)), 0);
+	/* on the host, before fio is looked for: one line naming the stream */
+	assert_int_equal(fiocheck_args("/nonexistent/fio", "--name=x --numjobs=100000000", NULL,
+				       2, "many", err), -1);
+	assert_string_equal(err, "stream 'many': numjobs: 100000000 jobs in all, expected at most "
+			    "128 (the guest's 2 vCPUs x 64)");
+	assert_int_equal(fiocheck_args("/nonexistent/fio", "", "[x]\nnumjobs=200\n", 2, "job",
+				       err), -1);
+	assert_string_equal(err, "stream 'job': numjobs: 200 jobs in all, expected at most 128 "
+			    "(the guest's 2 vCPUs x 64)");
 }
 
 int main(void)
@@ -1134,6 +1177,7 @@ int main(void)
 		cmocka_unit_test(test_jobfile),
 		cmocka_unit_test(test_build),
 		cmocka_unit_test(test_fiocheck),
+		cmocka_unit_test(test_numjobs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,8 @@
 /* test_kbuild.c -- unit tests for harness/kbuild/: patch series read from b4
  * and format-patch mboxes, directories and quilt series (hostile ones too),
  * config lines and the survived-symbol check, source arm keys in a matrix,
- * and the failures a build meets before it compiles, on a real git tree. */
+ * and the failures a build meets before it compiles, on a real git tree: a
+ * series of the most patches, a download that fails, a failed tool's lines. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 
 #include "base/err.h"
 #include "base/proc.h"
+#include "base/textline.h"
 #include "kbuild/kbuild.h"
 #include "kbuild/kconfig.h"
 #include "kbuild/series.h"
@@ -349,12 +351,25 @@ static void git(const char *cwd, const char *a, const char *b, const char *c, co
 	assert_int_equal(st, 0);
 }
 
-/* A git tree of two files at one commit, tagged base; the kconfig dir beside (made once). */
-static void make_tree(char *tree, char *kconfig)
+/* The kconfig dir of the harness's fragments, in dir. */
+static void make_kconfig(char *kconfig)
 {
 	char p[PATH_MAX];
 
-	sfmt(tree, PATH_MAX, "%s/linux", dir);
+	sfmt(kconfig, PATH_MAX, "%s/kconfig", dir);
+	mkdirs("%s", kconfig);
+	sfmt(p, sizeof(p), "%s/common.config", kconfig);
+	write_text(p, "CONFIG_LRU_GEN=y\n");
+	sfmt(p, sizeof(p), "%s/x86_64.config", kconfig);   /* what an x86_64 build adds */
+	write_text(p, "CONFIG_64BIT=y\n");
+}
+
+/* A git tree dir/name of two files at one commit, tagged base (made once); the kconfig dir beside. */
+static void make_tree_named(const char *name, char *tree, char *kconfig)
+{
+	char p[PATH_MAX];
+
+	sfmt(tree, PATH_MAX, "%s/%s", dir, name);
 	sfmt(kconfig, PATH_MAX, "%s/kconfig", dir);
 	sfmt(p, sizeof(p), "%s/.git", tree);
 	if (access(p, F_OK) == 0)
@@ -368,12 +383,12 @@ static void make_tree(char *tree, char *kconfig)
 	git(tree, "add", ".", NULL, NULL);
 	git(tree, "commit", "-q", "-m", "base");
 	git(tree, "tag", "base", NULL, NULL);
-	sfmt(kconfig, PATH_MAX, "%s/kconfig", dir);
-	mkdirs("%s", kconfig);
-	sfmt(p, sizeof(p), "%s/common.config", kconfig);
-	write_text(p, "CONFIG_LRU_GEN=y\n");
-	sfmt(p, sizeof(p), "%s/x86_64.config", kconfig);   /* what an x86_64 build adds */
-	write_text(p, "CONFIG_64BIT=y\n");
+	make_kconfig(kconfig);
+}
+
+static void make_tree(char *tree, char *kconfig)
+{
+	make_tree_named("linux", tree, kconfig);
 }
 
 static int tree_state(const char *tree, char *out, size_t len)
@@ -503,6 +518,183 @@ static void test_cache_symlinks(void **state)
 	assert_text(victim, "the victim's text\n");
 }
 
+/* ---- #27: the limit of a series, and what a failed tool said ---- */
+
+/* count patches, the i-th adding pNNN.txt at the tree's top, as one mbox at path. */
+static void write_adding_series(const char *path, unsigned count)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	for (unsigned i = 1; i <= count; i++)
+		fprintf(f, "From git@z Thu Jan  1 00:00:00 1970\n"
+			"Subject: [PATCH %u/%u] add p%03u\n"
+			"Message-Id: <p%u@x>\n"
+			"\n"
+			"---\n"
+			"diff --git a/p%03u.txt b/p%03u.txt\n"
+			"new file mode 100644\n"
+			"--- /dev/null\n"
+			"+++ b/p%03u.txt\n"
+			"@@ -0,0 +1 @@\n"
+			"+%u\n"
+			"\n", i, count, i, i, i, i, i, i);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* 512 patches (the documented limit) read; 513 refused in one line naming the limit. */
+static void test_series_limit(void **state)
+{
+	char path[PATH_MAX], err[ERR_MAX];
+	struct series s;
+
+	(void)state;
+	sfmt(path, sizeof(path), "%s/512.mbox", dir);
+	write_adding_series(path, SERIES_MAX_PATCHES);
+	assert_int_equal(series_read(path, &s, err), 0);
+	assert_int_equal(s.n, SERIES_MAX_PATCHES);
+	assert_string_equal(s.p[511].subject, "add p512");
+	series_free(&s);
+	sfmt(path, sizeof(path), "%s/513.mbox", dir);
+	write_adding_series(path, SERIES_MAX_PATCHES + 1);
+	assert_int_equal(series_read(path, &s, err), -1);
+	assert_non_null(strstr(err, path));
+	assert_non_null(strstr(err, "more than 512 patches: a series holds at most 512"));
+	assert_null(strchr(err, '\n'));
+	/* a directory of 513 patch files: the same */
+	mkdirs("%s/d513", dir);
+	for (unsigned i = 0; i <= SERIES_MAX_PATCHES; i++) {
+		sfmt(path, sizeof(path), "%s/d513/%04u.patch", dir, i);
+		write_text(path, PATCH("1", "s", "s@x", "s.txt", "a", "b"));
+	}
+	sfmt(path, sizeof(path), "%s/d513", dir);
+	assert_int_equal(series_read(path, &s, err), -1);
+	assert_non_null(strstr(err, "more than 512 patch files: a series holds at most 512"));
+}
+
+/*
+ * A tree that stands in for a kernel's: its Makefile's tinyconfig and
+ * olddefconfig write O's .config, merge_config.sh joins the fragment, and
+ * the compile fails at once with an error: line.
+ */
+static void make_fake_kernel(char *tree, char *kconfig)
+{
+	char p[PATH_MAX];
+
+	make_tree_named("stand-in", tree, kconfig);
+	sfmt(p, sizeof(p), "%s/Makefile", tree);
+	write_text(p, "VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 0\n"
+		   "tinyconfig:\n\t@mkdir -p $(O) && echo CONFIG_TINY=y > $(O)/.config\n"
+		   "olddefconfig:\n\t@true\n"
+		   "bzImage:\n\t@echo 'error: the stand-in tree compiles nothing'; false\n");
+	mkdirs("%s/scripts/kconfig", tree);
+	sfmt(p, sizeof(p), "%s/scripts/kconfig/merge_config.sh", tree);
+	/* merge_config.sh -m -O OBJ BASE FRAGMENT */
+	write_text(p, "#!/bin/sh\ncat \"$4\" \"$5\" > \"$3/.merged\" && "
+		   "mv \"$3/.merged\" \"$3/.config\"\n");
+	assert_int_equal(chmod(p, 0755), 0);
+	git(tree, "add", ".", NULL, NULL);
+	git(tree, "commit", "-q", "-m", "a stand-in kernel");
+	git(tree, "tag", "-f", "base", NULL);
+}
+
+/*
+ * #27: a series of exactly 512 patches, each adding a file at the top, failed
+ * with "'git -C' printed more than 16383 bytes" (the build key's git ls-tree
+ * into proc_output's 16 KiB): now it reaches the compile. Fails until
+ * kbuild.c's build_key reads ls-tree through a file (the change in #27's notes).
+ */
+static void test_series_512_builds(void **state)
+{
+	char tree[PATH_MAX], kconfig[PATH_MAX], path[PATH_MAX], err[ERR_MAX];
+	struct series s;
+	struct kbuild_result r;
+	struct kbuild_req q = { .arch = "x86_64", .source_package = "", .base = "base",
+				.config = "tinyconfig", .fragment = "", .results = conf.results,
+				.jobs = 1 };
+
+	(void)state;
+	make_fake_kernel(tree, kconfig);
+	sfmt(path, sizeof(path), "%s/512.mbox", dir);
+	write_adding_series(path, SERIES_MAX_PATCHES);
+	assert_int_equal(series_read(path, &s, err), 0);
+	q.source = tree;
+	q.kconfig_dir = kconfig;
+	q.series = &s;
+	q.n_apply = s.n;
+	assert_int_equal(kbuild_build(&q, &r, err), -1);
+	if (strstr(err, "printed more than") || !strstr(err, "the build failed") ||
+	    !strstr(err, "error: the stand-in tree compiles nothing"))
+		fail_msg("a 512-patch series did not reach the compile: %s", err);
+	series_free(&s);
+}
+
+/*
+ * #27: a package apt-get cannot download: the message carries apt-get's own
+ * last lines (an API client cannot read the host's log), not only a path.
+ * Fails until kbuild.c's run_argv puts them in (the change in #27's notes).
+ */
+static void test_apt_failure_said(void **state)
+{
+	char kconfig[PATH_MAX], err[ERR_MAX];
+	struct kbuild_result r;
+	struct kbuild_req q = { .arch = "x86_64", .source_package = "linux-source-0.0",
+				.source = "", .base = "", .config = "tinyconfig", .fragment = "",
+				.results = conf.results };
+
+	(void)state;
+	if (access("/usr/bin/apt-get", X_OK) != 0)
+		skip();
+	make_kconfig(kconfig);
+	q.kconfig_dir = kconfig;
+	assert_int_equal(kbuild_build(&q, &r, err), -1);
+	if (!strstr(err, "apt-get download failed (exit 100): ") ||
+	    !strstr(err, "Unable to locate package linux-source-0.0"))
+		fail_msg("apt-get's own words missing: %s", err);
+	assert_null(strstr(err, "; see /"));
+	for (const char *p = err; *p; p++)
+		assert_true(*p >= 0x20 && *p < 0x7f);
+}
+
+/* text_tail: the last non-empty lines after an offset, in order, printable, bounded. */
+static void test_text_tail(void **state)
+{
+	char path[PATH_MAX], out[512], small[24], link[PATH_MAX];
+	static const char text[] = "before\nE: one\n\n  \t\nE: two \x1b[31mred\r\n"
+				   "E: three\n\n";
+
+	(void)state;
+	sfmt(path, sizeof(path), "%s/tail.log", dir);
+	write_text(path, text);
+	text_tail(path, 0, 3, out, sizeof(out));
+	assert_string_equal(out, "E: one | E: two ?[31mred | E: three");
+	text_tail(path, 0, 1, out, sizeof(out));
+	assert_string_equal(out, "E: three");
+	/* from an offset: what the last command appended, nothing before it */
+	text_tail(path, (long long)strlen("before\nE: one\n"), 5, out, sizeof(out));
+	assert_string_equal(out, "E: two ?[31mred | E: three");
+	text_tail(path, (long long)strlen(text), 3, out, sizeof(out));
+	assert_string_equal(out, "");
+	text_tail(path, 0, 3, small, sizeof(small));
+	assert_string_equal(small, "E: one | E: two ?[31mre");
+	sfmt(link, sizeof(link), "%s/tail.link", dir);
+	assert_int_equal(symlink(path, link), 0);
+	text_tail(link, 0, 3, out, sizeof(out));
+	assert_string_equal(out, "");
+	text_tail("/nonexistent/x.log", 0, 3, out, sizeof(out));
+	assert_string_equal(out, "");
+	/* a long line is cut at TEXT_TAIL_LINE */
+	{
+		char longline[TEXT_TAIL_LINE * 2 + 2];
+		memset(longline, 'x', sizeof(longline) - 2);
+		longline[sizeof(longline) - 2] = '\n';
+		longline[sizeof(longline) - 1] = '\0';
+		write_text(path, longline);
+		text_tail(path, 0, 3, out, sizeof(out));
+		assert_int_equal(strlen(out), TEXT_TAIL_LINE);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -516,6 +708,10 @@ int main(void)
 		cmocka_unit_test(test_source_keys),
 		cmocka_unit_test(test_build_failures),
 		cmocka_unit_test(test_cache_symlinks),
+		cmocka_unit_test(test_series_limit),
+		cmocka_unit_test(test_series_512_builds),
+		cmocka_unit_test(test_apt_failure_said),
+		cmocka_unit_test(test_text_tail),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

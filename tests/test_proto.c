@@ -1104,6 +1104,18 @@ static void test_refuse_job_options(void **state)
 	refuse_job("{'duration_s':1.5," F1 ",'streams':[" RND "]}",
 		   "job.duration_s: expected a whole number");
 	refuse_job("{'ramp_s':'5'," F1 ",'streams':[" RND "]}", "job.ramp_s: expected a number");
+	/* #27: a range's bounds print as whole numbers, not 1.67772e+07 */
+	refuse_job("{'memcg_mib':100000000," F1 ",'streams':[" RND "]}",
+		   "job.memcg_mib: expected 16..16777216, got 100000000");
+	refuse_job("{'disk_mib':16777217," F1 ",'streams':[" RND "]}",
+		   "job.disk_mib: expected 0..16777216, got 16777217");
+	/* #27: the ramp ends before the workload does, else every interval is ramp */
+	refuse_job("{'duration_s':10,'ramp_s':10," F1 ",'streams':[" RND "]}",
+		   "job.ramp_s: expected less than duration_s (10), got 10");
+	refuse_job("{'duration_s':10,'ramp_s':600," F1 ",'streams':[" RND "]}",
+		   "job.ramp_s: expected less than duration_s (10), got 600");
+	refuse_job("{'ramp_s':10," F1 ",'streams':[" RND "]}",   /* duration_s's default, 10 */
+		   "job.ramp_s: expected less than duration_s (10), got 10");
 	refuse_job("{'memcg_mib':null," F1 ",'streams':[" RND "]}", "job.memcg_mib: expected a number");
 	/* files: required keys, sizes, content */
 	refuse_job("{'files':[{'name':'a'}],'streams':[" RND "]}",

@@ -2,9 +2,13 @@
  * a file or a guest put in a message cannot drive the terminal or split the line. */
 #define _GNU_SOURCE             /* vasprintf */
 #include "base/textline.h"
+#include "base/err.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 size_t utf8_len(const unsigned char *s, size_t n)
 {
@@ -93,4 +97,83 @@ void escape_line(FILE *f, const char *fmt, ...)
 	va_start(ap, fmt);
 	escape_vline(f, fmt, ap);
 	va_end(ap);
+}
+
+/* The bytes of path from max(from, its end - TEXT_TAIL_READ) on (malloc'd, *len), or NULL. */
+static char *read_end(const char *path, long long from, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+	char *buf = NULL;
+	long long start;
+	ssize_t r;
+
+	*len = 0;
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= from)
+		goto out;
+	start = st.st_size - TEXT_TAIL_READ > from ? st.st_size - TEXT_TAIL_READ : from;
+	buf = malloc((size_t)(st.st_size - start) + 1);
+	while (buf && *len < (size_t)(st.st_size - start)) {
+		r = pread(fd, buf + *len, (size_t)(st.st_size - start) - *len,
+			  (off_t)(start + (long long)*len));
+		if (r <= 0)
+			break;
+		*len += (size_t)r;
+	}
+	if (buf)
+		buf[*len] = '\0';
+out:
+	close(fd);
+	return buf;
+}
+
+/* Line [p, p + n) trimmed, cut and made printable ASCII, after " | " unless first. */
+static size_t tail_line(const char *p, size_t n, int first, char *out, size_t size)
+{
+	size_t o = 0;
+
+	while (n && (p[0] == ' ' || p[0] == '\t'))
+		p++, n--;
+	while (n && strchr(" \t\r", p[n - 1]))
+		n--;
+	if (n > TEXT_TAIL_LINE)
+		n = TEXT_TAIL_LINE;
+	if (!first)
+		for (const char *s = " | "; *s && o + 1 < size; s++)
+			out[o++] = *s;
+	for (size_t i = 0; i < n && o + 1 < size; i++)
+		out[o++] = p[i] >= 0x20 && p[i] < 0x7f ? p[i] : '?';
+	out[o] = '\0';
+	return o;
+}
+
+void text_tail(const char *path, long long from, unsigned n, char *out, size_t size)
+{
+	const char *starts[16], *ends[16];
+	_cleanup_free_ char *buf = NULL;
+	size_t len, o = 0;
+	unsigned k = 0;
+
+	if (!size)
+		return;
+	out[0] = '\0';
+	if (n > 16)
+		n = 16;
+	if (!(buf = read_end(path, from < 0 ? 0 : from, &len)))
+		return;
+	/* from the end back: the last n lines with something besides blanks on them */
+	for (const char *e = buf + len; e > buf && k < n;) {
+		const char *s = e;
+		while (s > buf && s[-1] != '\n')
+			s--;
+		if (strspn(s, " \t\r") < (size_t)(e - s)) {
+			starts[k] = s;
+			ends[k++] = e;
+		}
+		e = s > buf ? s - 1 : buf;
+	}
+	while (k-- > 0 && o + 1 < size)
+		o += tail_line(starts[k], (size_t)(ends[k] - starts[k]), o == 0, out + o, size - o);
 }

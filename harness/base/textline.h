@@ -26,4 +26,17 @@ void escape_text_n(FILE *f, const char *s, size_t len);
 void escape_line(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void escape_vline(FILE *f, const char *fmt, va_list ap);
 
+/*
+ * What a failed command said last, for a message that travels (an API
+ * client cannot read the host's log): the last n non-empty lines of the file
+ * at path from byte offset from on (only its last TEXT_TAIL_READ bytes are
+ * read), in order, " | "-joined into out (size bytes): each line trimmed and
+ * cut at TEXT_TAIL_LINE bytes, every byte that is not printable ASCII a '?'.
+ * "" if the file cannot be read or holds no such line. A symlink is not
+ * followed.
+ */
+#define TEXT_TAIL_READ (64 << 10)
+#define TEXT_TAIL_LINE 160
+void text_tail(const char *path, long long from, unsigned n, char *out, size_t size);
+
 #endif

@@ -24,6 +24,7 @@
 #include "base/err.h"
 #include "base/proc.h"
 #include "base/sandbox.h"
+#include "base/textline.h"
 #include "kbuild/kconfig.h"
 
 #include <ctype.h>
@@ -41,6 +42,8 @@
 #define SHORT_MS    (60 * 1000)
 #define TICK_MS     10000
 #define ARGS_MAX    32
+#define TREE_LS_MAX (16 << 20)   /* git ls-tree of a tree's top: a patch may add any number */
+#define SAID_MAX    300          /* a failed tool's last lines in its message */
 
 /* One kbuild_build call. */
 struct build {
@@ -119,20 +122,35 @@ static int collect_args(char **argv, const char *first, va_list ap)
 	return n;
 }
 
-/* Run argv in cwd, output appended to the build's log; -1 "WHAT failed (exit N)". */
+/* -1 "WHAT failed (exit N): its last 3 lines (log: PATH)", from what it wrote after byte FROM of the log. */
+static int step_failed(const struct build *b, const char *what, int status, long long from,
+		       char *err)
+{
+	char said[SAID_MAX];
+
+	text_tail(b->log, from, 3, said, sizeof(said));
+	return errorf(err, "%s failed (%s %d): %s (log: %s)", what,
+		      status < 0 ? "killed or timed out," : "exit", status,
+		      said[0] ? said : "it printed nothing", b->log);
+}
+
+/*
+ * Run argv in cwd, output appended to the build's log; -1 "WHAT failed (exit
+ * N): its last 3 lines (log: PATH)": the lines travel with the message to
+ * whoever asked, an API client too, who cannot read the host's log.
+ */
 static int run_argv(struct build *b, const char *cwd, int timeout_ms, const char *what,
 		    char *const *argv, char *err)
 {
 	struct proc_opts o = { .cwd = cwd, .log_path = b->log, .timeout_ms = timeout_ms,
 			       .readable = 1 };
+	struct stat st;
+	long long from = stat(b->log, &st) == 0 ? (long long)st.st_size : 0;
 	int status;
 
 	if (proc_run_opts(argv, &o, &status, err) < 0)
 		return -1;
-	if (status != 0)
-		return errorf(err, "%s failed (%s %d); see %s", what,
-			      status < 0 ? "killed or timed out," : "exit", status, b->log);
-	return 0;
+	return status == 0 ? 0 : step_failed(b, what, status, from, err);
 }
 
 /* run_argv with the NULL-terminated arguments from first. */
@@ -231,17 +249,16 @@ static int jail_run(struct build *b, char *const *argv, const char *cwd, int tim
 	return sandbox_exec(argv, &v, status, err);
 }
 
-/* jail_run of a configuration step: -1 "WHAT failed (exit N); see LOG" unless it exits 0. */
+/* jail_run of a configuration step: -1 "WHAT failed (exit N): its last lines (log: LOG)" unless it exits 0. */
 static int jailed(struct build *b, const char *what, char *const *argv, char *err)
 {
+	struct stat st;
+	long long from = stat(b->log, &st) == 0 ? (long long)st.st_size : 0;
 	int status;
 
 	if (jail_run(b, argv, NULL, GIT_MS, 0, &status, err) < 0)
 		return -1;
-	if (status != 0)
-		return errorf(err, "%s failed (%s %d); see %s", what,
-			      status < 0 ? "killed or timed out," : "exit", status, b->log);
-	return 0;
+	return status == 0 ? 0 : step_failed(b, what, status, from, err);
 }
 
 /* ---- the cache repository ---- */
@@ -749,8 +766,9 @@ static int debian_config(struct build *b, const char *series, const char *dst, c
 	if (pathf(dl, err, "%s/debian-config", b->tdir) < 0)
 		return -1;
 	tell(b, "config: apt-get download %s", pkg);
-	if (fetch_deb(b, pkg, dl, msg) < 0 ||
-	    output(dl, xz, sizeof(xz), msg, "find", "x", "-name", name, NULL) < 0)
+	if (fetch_deb(b, pkg, dl, msg) < 0)
+		return errorf(err, "config debian: cannot download %s: %.400s", pkg, msg);
+	if (output(dl, xz, sizeof(xz), msg, "find", "x", "-name", name, NULL) < 0)
 		return errorf(err, "config debian: %s has no %s for this tree (%.300s)", pkg, name,
 			      msg);
 	if (!xz[0] || strchr(xz, '\n'))
@@ -858,16 +876,32 @@ static int configure(struct build *b, char *err)
 	return 0;
 }
 
-/* The build key: arch, compiler, .config and the patched source without Documentation/. */
-static int build_key(struct build *b, char *err)
+/*
+ * git ls-tree of tree (the top of the patched source) into s, as it prints it
+ * less trailing newlines and Documentation's line. Through a file, not
+ * proc_output's buffer: a series may add any number of top-level files (512
+ * patches each adding one printed more than 16 KiB).
+ */
+static int hash_top(struct build *b, const char *tree, struct hash_sha256 *s, char *err)
 {
-	char tree[64], ls[16384], h[HASH_SHA256_HEX], *doc;
-	struct hash_sha256 s;
+	char path[PATH_MAX], *argv[] = { GIT(b), "ls-tree", (char *)tree, NULL }, *doc;
+	struct proc_opts o = { .log_path = path, .log_new = 1, .stdout_only = 1,
+			       .timeout_ms = SHORT_MS };
+	_cleanup_free_ char *ls = NULL;
+	size_t len;
+	int status, r;
 
-	if (run(b, NULL, GIT_MS, "git add", err, GIT(b), "add", "-A", ".", NULL) < 0 ||
-	    output(NULL, tree, sizeof(tree), err, GIT(b), "write-tree", NULL) < 0 ||
-	    output(NULL, ls, sizeof(ls), err, GIT(b), "ls-tree", tree, NULL) < 0)
+	if (pathf(path, err, "%s/ls-tree.tmp", b->tdir) < 0)
 		return -1;
+	if (proc_run_opts(argv, &o, &status, err) < 0)
+		return -1;
+	r = status == 0 ? read_regular_file(path, TREE_LS_MAX, &ls, &len, err) :
+	    errorf(err, "git ls-tree %s failed (exit %d)", tree, status);
+	unlink(path);
+	if (r < 0)
+		return -1;
+	while (len > 0 && (ls[len - 1] == '\n' || ls[len - 1] == '\r'))
+		ls[--len] = '\0';
 	/* a patch to Documentation/ alone builds the same kernel: the same key */
 	if ((doc = strstr(ls, "\tDocumentation\n"))) {
 		char *start = doc;
@@ -875,15 +909,29 @@ static int build_key(struct build *b, char *err)
 			start--;
 		memmove(start, doc + 15, strlen(doc + 15) + 1);
 	}
+	hash_sha256_update(s, ls, strlen(ls));
+	return 0;
+}
+
+/* The build key: arch, compiler, .config and the patched source without Documentation/. */
+static int build_key(struct build *b, char *err)
+{
+	char tree[64], dot[PATH_MAX], h[HASH_SHA256_HEX];
+	struct hash_sha256 s;
+
+	if (run(b, NULL, GIT_MS, "git add", err, GIT(b), "add", "-A", ".", NULL) < 0 ||
+	    output(NULL, tree, sizeof(tree), err, GIT(b), "write-tree", NULL) < 0)
+		return -1;
 	hash_sha256_init(&s);
 	hash_line(&s, "kbuild-key", "1");
 	hash_line(&s, "arch", b->req->arch);
 	hash_line(&s, "cc", b->cc_version);
-	if (pathf(tree, err, "%s/.config", b->obj) < 0 ||
-	    hash_sha256_file(tree, b->out->config_sha256, err) < 0)
+	if (pathf(dot, err, "%s/.config", b->obj) < 0 ||
+	    hash_sha256_file(dot, b->out->config_sha256, err) < 0)
 		return -1;
 	hash_line(&s, "config", b->out->config_sha256);
-	hash_sha256_update(&s, ls, strlen(ls));
+	if (hash_top(b, tree, &s, err) < 0)
+		return -1;
 	hash_sha256_final_hex(&s, h);
 	memcpy(b->out->key, h, sizeof(h));
 	return 0;

@@ -137,7 +137,8 @@ static int add_patch(struct series *s, const char *text, size_t len, const char 
 	const char *end = text + len, *hdr = text;
 
 	if (s->n == SERIES_MAX_PATCHES)
-		return errorf(err, "%s: more than %d patches", label, SERIES_MAX_PATCHES);
+		return errorf(err, "%s: more than %d patches: a series holds at most %d", label,
+			      SERIES_MAX_PATCHES, SERIES_MAX_PATCHES);
 	if (!(s->n & (s->n - 1))) {     /* 0, 1, 2, 4...: double */
 		p = realloc(s->p, (s->n ? 2 * s->n : 1) * sizeof(*p));
 		if (!p)
@@ -217,25 +218,30 @@ static int dir_names(const char *dir, char ***ret, size_t *ret_n, char *err)
 	struct dirent *e;
 	char **names = NULL, **grown;
 	size_t n = 0;
+	int rc = 0;
 
 	if (!d)
 		return errorf(err, "%s: cannot open: %s", dir, strerror(errno));
-	while ((e = readdir(d))) {
+	while (rc == 0 && (e = readdir(d))) {
 		if (!patch_name(e->d_name))
 			continue;
-		if (n == SERIES_MAX_PATCHES || !(grown = realloc(names, (n + 2) * sizeof(*names))) ||
-		    !(grown[n] = strdup(e->d_name))) {
-			closedir(d);
-			for (size_t i = 0; i < n; i++)
-				free(names[i]);
-			free(n ? names : grown);
-			return errorf(err, "%s: more than %d patch files, or out of memory", dir,
-				      SERIES_MAX_PATCHES);
-		}
-		names = grown;
-		n++;
+		if (n == SERIES_MAX_PATCHES)
+			rc = errorf(err, "%s: more than %d patch files: a series holds at most %d",
+				    dir, SERIES_MAX_PATCHES, SERIES_MAX_PATCHES);
+		else if (!(grown = realloc(names, (n + 2) * sizeof(*names))))
+			rc = errorf(err, "%s: out of memory", dir);
+		else if (!((names = grown)[n] = strdup(e->d_name)))
+			rc = errorf(err, "%s: out of memory", dir);
+		else
+			names[++n] = NULL;
 	}
 	closedir(d);
+	if (rc < 0) {
+		for (size_t i = 0; i < n; i++)
+			free(names[i]);
+		free(names);
+		return -1;
+	}
 	if (names)
 		qsort(names, n, sizeof(*names), cmp_names);
 	*ret = names;

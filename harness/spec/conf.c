@@ -396,11 +396,27 @@ static int conf_text_line(struct conf *c, const char *text, size_t len, const ch
 	return conf_line(c, line, dir, msg);
 }
 
+/*
+ * A bad line's message, each said once: the first waits in first (the
+ * caller prints err, so a file with one bad line prints it once, there);
+ * from the second on, the one held and each new one go to stderr.
+ */
+static void conf_report(const char *label, int lineno, const char *msg, int bad, char *first)
+{
+	if (bad == 1) {
+		snprintf(first, ERR_MAX, "%s:%d: %.400s", label, lineno, msg);
+		return;
+	}
+	if (bad == 2)
+		escape_line(stderr, "%s", first);
+	escape_line(stderr, "%s:%d: %s", label, lineno, msg);
+}
+
 int conf_load_text(struct conf *c, const char *text, size_t len, const char *label,
 		   const char *dir, char *err)
 {
 	const char *p = text, *end = text + len, *nl;
-	char msg[ERR_MAX];
+	char msg[ERR_MAX], first[ERR_MAX];
 	int lineno = 0, bad = 0;
 	size_t n;
 
@@ -410,15 +426,17 @@ int conf_load_text(struct conf *c, const char *text, size_t len, const char *lab
 		n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		lineno++;
 		if (conf_text_line(c, p, n, dir, msg) < 0) {
-			escape_line(stderr, "%s:%d: %s", label, lineno, msg);
-			if (!bad++)
-				errorf(err, "%s:%d: %s", label, lineno, msg);
+			conf_report(label, lineno, msg, ++bad, first);
 			if (n > CONF_LINE_MAX)
 				break;
 		}
 		p += n + (nl != NULL);
 	}
-	return bad ? -1 : 0;
+	if (bad == 1)
+		return errorf(err, "%s", first);
+	if (bad)
+		return errorf(err, "%s: %d lines refused, each above", label, bad);
+	return 0;
 }
 
 int conf_load(struct conf *c, const char *path, char *err)

@@ -66,8 +66,9 @@ void conf_defaults(struct conf *c, const char *dir);
 
 /*
  * Read path (key = value lines, '#' comments) over the defaults. Every error
- * is "path:line: message"; all are reported on stderr, then -1 is returned
- * with the first in err.
+ * is "path:line: message", said once: with one bad line, -1 and it in err
+ * (nothing on stderr); with more, each on stderr and -1 with "path: N lines
+ * refused, each above" in err.
  */
 int conf_load(struct conf *c, const char *path, char *err);
 

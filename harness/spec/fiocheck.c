@@ -15,9 +15,9 @@
 
 static void fioargs_freep(char ***argv) { fioargs_free(*argv); }
 
-/* The harness's rules, on both texts. */
-static int check_rules(const char *args, const char *job, const char *name, char ***ret_argv,
-		       char *err)
+/* The harness's rules, on both texts; numjobs against the guest's vCPUs. */
+static int check_rules(const char *args, const char *job, unsigned vcpus, const char *name,
+		       char ***ret_argv, char *err)
 {
 	char why[ERR_MAX];
 	char **argv = NULL;
@@ -25,7 +25,8 @@ static int check_rules(const char *args, const char *job, const char *name, char
 
 	if (fioargs_split(args ? args : "", &argv, &argc, why, sizeof(why)) < 0 ||
 	    fioargs_check(argv, why, sizeof(why)) < 0 ||
-	    (job && fioargs_check_jobfile(job, why, sizeof(why)) < 0)) {
+	    (job && fioargs_check_jobfile(job, why, sizeof(why)) < 0) ||
+	    fioargs_check_numjobs(argv, job, vcpus, why, sizeof(why)) < 0) {
 		fioargs_free(argv);
 		return errorf(err, "stream '%s': %s", name, why);
 	}
@@ -101,12 +102,12 @@ static int parse_only(const char *fio_bin, char **user, const char *job, const c
 }
 
 int fiocheck_args(const char *fio_bin, const char *args_text, const char *jobfile_text,
-		  const char *name, char *err)
+		  unsigned vcpus, const char *name, char *err)
 {
 	_cleanup_(fioargs_freep) char **argv = NULL;
 	const char *job = jobfile_text && *jobfile_text ? jobfile_text : NULL;
 
-	if (check_rules(args_text, job, name, &argv, err) < 0)
+	if (check_rules(args_text, job, vcpus, name, &argv, err) < 0)
 		return -1;
 	if (access(fio_bin, X_OK) < 0)
 		return errorf(err, "stream '%s': cannot run fio '%s': %s (make %s)", name,

@@ -172,7 +172,8 @@ static int check_fio(const struct resolving *r, const struct cell *c, const char
 			return errorf(err, "%s.streams[%u]: checking fio arguments needs the host's "
 				      "fio: %s missing (run make images)", where, i, host_fio);
 		if (!fio_checked_before(r->m, c, st) &&
-		    fiocheck_args(host_fio, st->args, st->jobfile, st->name, msg) < 0)
+		    fiocheck_args(host_fio, st->args, st->jobfile, (unsigned)r->m->vcpus, st->name,
+				  msg) < 0)
 			return errorf(err, "%s.streams[%u]: %s", where, i, msg);
 	}
 	return 0;
