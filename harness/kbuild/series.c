@@ -219,23 +219,26 @@ static int read_patch_file(const char *real, char **ret, size_t *ret_len, char *
 	_cleanup_close_ int fd = open_resolved(real);
 	_cleanup_free_ char *buf = NULL;
 	struct stat st;
-	size_t len = 0;
+	size_t len = 0, size;
 	ssize_t n;
 
 	if (fd < 0 || fstat(fd, &st) < 0)
 		return errorf(err, "%s: cannot open: %s", real, strerror(errno));
 	if (!S_ISREG(st.st_mode))
 		return errorf(err, "%s: not a regular file", real);
-	if ((uintmax_t)st.st_size > SERIES_FILE_MAX || !(buf = malloc(SERIES_FILE_MAX + 2)))
-		return errorf(err, "%s: larger than %d bytes, or out of memory", real,
-			      SERIES_FILE_MAX);
-	while (len <= SERIES_FILE_MAX && (n = read(fd, buf + len, SERIES_FILE_MAX + 1 - len))) {
+	if ((uintmax_t)st.st_size > SERIES_FILE_MAX)
+		return errorf(err, "%s: larger than %d bytes", real, SERIES_FILE_MAX);
+	size = (size_t)st.st_size;
+	if (!(buf = malloc(size + 2)))
+		return errorf(err, "%s: out of memory", real);
+	/* one byte more than its size: a file that grew since fstat is refused */
+	while (len <= size && (n = read(fd, buf + len, size + 1 - len)) != 0) {
 		if (n < 0 && errno != EINTR)
 			return errorf(err, "%s: cannot read: %s", real, strerror(errno));
 		len += n > 0 ? (size_t)n : 0;
 	}
-	if (len > SERIES_FILE_MAX)
-		return errorf(err, "%s: larger than %d bytes", real, SERIES_FILE_MAX);
+	if (len > size)
+		return errorf(err, "%s: grew while it was read", real);
 	buf[len] = '\0';
 	*ret = TAKE_PTR(buf);
 	*ret_len = len;
@@ -245,7 +248,7 @@ static int read_patch_file(const char *real, char **ret, size_t *ret_len, char *
 static int read_mbox(struct series *s, const char *path, const char *fallback, char *err)
 {
 	_cleanup_free_ char *text = NULL;
-	size_t len;
+	size_t len = 0;
 
 	if (read_patch_file(path, &text, &len, err) < 0)
 		return -1;
