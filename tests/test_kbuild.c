@@ -23,6 +23,7 @@
 #include "kbuild/kconfig.h"
 #include "kbuild/series.h"
 #include "spec/conf.h"
+#include "spec/gitconfine.h"
 #include "spec/spec.h"
 #include "testlib.h"
 
@@ -695,6 +696,291 @@ static void test_text_tail(void **state)
 	}
 }
 
+/* ---- #27: config lines by allow-list; source arms confined after realpath() ---- */
+
+/* The arm {'source':'t','config_fragment':['CONFIG_A=y', line]} as JSON, into buf. */
+static void fragment_arm(const char *line, char *buf, size_t size)
+{
+	char esc[1024];
+	size_t o = 0;
+
+	for (const char *p = line; *p && o + 3 < sizeof(esc); p++) {
+		if (*p == '"' || *p == '\\')
+			esc[o++] = '\\';
+		esc[o++] = *p;
+	}
+	esc[o] = '\0';
+	sfmt(buf, size, "{'name':'a','source':'t','config_fragment':['CONFIG_A=y','%s']}", esc);
+}
+
+static void test_fragment_allow_list(void **state)
+{
+	static const char *const bad[][2] = {
+		{ "CONFIG_INITRAMFS_SOURCE=\"$(shell id > /tmp/x)\"",
+		  "CONFIG_INITRAMFS_SOURCE: expected a string without '$'" },
+		{ "CONFIG_LOCALVERSION=\"$(shell id)\"", "CONFIG_LOCALVERSION: expected a string "
+		  "without '$'" },
+		{ "CONFIG_LOCALVERSION=\"`id`\"", "CONFIG_LOCALVERSION: expected a string without "
+		  "'$', '`'" },
+		{ "CONFIG_INITRAMFS_SOURCE=\"x\"",
+		  "CONFIG_INITRAMFS_SOURCE names a file kbuild reads on the build host: expected \"\"" },
+		{ "CONFIG_INITRAMFS_SOURCE=\"/etc\"", "CONFIG_INITRAMFS_SOURCE names a file" },
+		{ "CONFIG_EXTRA_FIRMWARE=\"regulatory.db\"", "CONFIG_EXTRA_FIRMWARE names a file" },
+		{ "CONFIG_EXTRA_FIRMWARE_DIR=\"/lib/firmware\"", "CONFIG_EXTRA_FIRMWARE_DIR names" },
+		{ "CONFIG_MODULE_SIG_KEY=\"/root/key.pem\"",
+		  "CONFIG_MODULE_SIG_KEY names a file kbuild reads on the build host: expected \"\" "
+		  "or \"certs/signing_key.pem\", got" },
+		{ "CONFIG_SYSTEM_TRUSTED_KEYS=\"debian/certs/k.pem\"", "CONFIG_SYSTEM_TRUSTED_KEYS names" },
+		{ "CONFIG_SYSTEM_REVOCATION_KEYS=\"r.pem\"", "CONFIG_SYSTEM_REVOCATION_KEYS names" },
+		{ "CONFIG_SYSTEM_BLACKLIST_HASH_LIST=\"h\"", "CONFIG_SYSTEM_BLACKLIST_HASH_LIST names" },
+		{ "CONFIG_BOOT_CONFIG_EMBED_FILE=\"b\"", "CONFIG_BOOT_CONFIG_EMBED_FILE names" },
+		{ "CONFIG_ACPI_CUSTOM_DSDT_FILE=\"d.hex\"", "CONFIG_ACPI_CUSTOM_DSDT_FILE names" },
+		{ "CONFIG_UNUSED_KSYMS_WHITELIST=\"w\"", "CONFIG_UNUSED_KSYMS_WHITELIST names" },
+		{ "CONFIG_FOO=\"/etc/shadow\"", "CONFIG_FOO: expected a string naming no path outside" },
+		{ "CONFIG_FOO=\"a,/etc/shadow\"", "CONFIG_FOO: expected a string naming no path" },
+		{ "CONFIG_FOO=\"../../etc/shadow\"", "CONFIG_FOO: expected a string naming no path" },
+		{ "CONFIG_MODPROBE_PATH=\"/sbin/../tmp/x\"", "CONFIG_MODPROBE_PATH: expected a "
+		  "string naming no path outside the tree (none absolute, no '..')" },
+		{ "CONFIG_X=abc", "expected CONFIG_NAME=y|n|m|a number|0xHEX" },   /* hex needs 0x */
+		{ "CONFIG_X=-0x10", "expected CONFIG_NAME=" },
+		{ "CONFIG_X=0x", "expected CONFIG_NAME=" },
+		{ "CONFIG_X=0xfg", "expected CONFIG_NAME=" },
+	};
+	static const char *const good[] = {
+		"CONFIG_BASE=0x1000", "CONFIG_BASE=0xDEADbeef", "CONFIG_PANIC_TIMEOUT=-1",
+		"CONFIG_INITRAMFS_SOURCE=\"\"", "# CONFIG_INITRAMFS_SOURCE is not set",
+		"CONFIG_MODULE_SIG_KEY=\"certs/signing_key.pem\"",
+		"CONFIG_CMDLINE=\"console=ttyS0 root=/dev/vda\"", "CONFIG_MODPROBE_PATH=\"/sbin/modprobe\"",
+		"CONFIG_LOCALVERSION=\"-mglru\"", "CONFIG_LSM=\"landlock,lockdown,yama\"",
+	};
+	char arm[2048], want[256];
+	struct matrix *m = calloc(1, sizeof(*m));
+
+	(void)state;
+	assert_non_null(m);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		fragment_arm(bad[i][0], arm, sizeof(arm));
+		sfmt(want, sizeof(want), "arms[0].config_fragment[1]: %s", bad[i][1]);
+		expect_spec_error(arm, want);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
+		fragment_arm(good[i], arm, sizeof(arm));
+		if (parse(arm, m, want) < 0)
+			fail_msg("refused: %s", good[i]);
+		spec_release(m);
+	}
+	free(m);
+}
+
+/* Progress lines counted: a build that started said so. */
+static void count_told(void *arg, const char *line)
+{
+	(void)line;
+	(*(int *)arg)++;
+}
+
+/*
+ * The matrix of arms (as parse) resolved with source_dirs "DIR/in": -1 expected,
+ * with err holding each of the NULL-terminated fragments; no build told.
+ */
+static void expect_resolve_error(const char *arms, ...)
+{
+	struct matrix *m = calloc(1, sizeof(*m));
+	char err[ERR_MAX], saved[sizeof(conf.source_dirs)];
+	const char *want;
+	int told = 0;
+	va_list ap;
+
+	assert_non_null(m);
+	memcpy(saved, conf.source_dirs, sizeof(saved));
+	sfmt(conf.source_dirs, sizeof(conf.source_dirs), "%s/in", dir);
+	assert_int_equal(parse(arms, m, err), 0);
+	if (spec_resolve(m, &conf, count_told, &told, err) == 0)
+		fail_msg("resolved: %s", arms);
+	memcpy(conf.source_dirs, saved, sizeof(saved));
+	va_start(ap, arms);
+	while ((want = va_arg(ap, const char *)))
+		if (!strstr(err, want))
+			fail_msg("'%s' lacks '%s'", err, want);
+	va_end(ap);
+	assert_int_equal(told, 0);      /* refused before any build */
+	spec_release(m);
+	free(m);
+}
+
+#define OUTSIDE "is outside the directories sources and patches may come from"
+
+/* DIR/in (source_dirs in these tests) with a tree in/linux, DIR/out, the kconfig dir. */
+static void source_fixture(void)
+{
+	char p[PATH_MAX], k[PATH_MAX], err[ERR_MAX];
+
+	mkdirs("%s/in/linux", dir);
+	mkdirs("%s/out", dir);
+	assert_int_equal(image_beside(conf.images, "kconfig", k, err), 0);
+	mkdirs("%s", k);
+	sfmt(p, sizeof(p), "%s/common.config", k);
+	write_text(p, "CONFIG_LRU_GEN=y\n");
+	sfmt(p, sizeof(p), "%s/x86_64.config", k);
+	write_text(p, "CONFIG_64BIT=y\n");
+}
+
+static void test_config_file_checked(void **state)
+{
+	char path[PATH_MAX], want[PATH_MAX + 64];
+
+	(void)state;
+	source_fixture();
+	write_in("in/bad.config", "# a comment\n\nCONFIG_A=y\nCONFIG_INITRAMFS_SOURCE=\"/etc\"\n",
+		 path);
+	sfmt(want, sizeof(want), "arms[0].config: %s:4: CONFIG_INITRAMFS_SOURCE names a file", path);
+	expect_resolve_error("{'name':'a','source':'in/linux','config':'in/bad.config'}", want, NULL);
+	write_in("in/cmd.config", "CONFIG_A=y\nCONFIG_LOCALVERSION=\"$(shell id)\"\n", path);
+	sfmt(want, sizeof(want), "arms[0].config: %s:2: CONFIG_LOCALVERSION: expected a string "
+	     "without '$'", path);
+	expect_resolve_error("{'name':'a','source':'in/linux','config':'in/cmd.config'}", want, NULL);
+	write_in("in/junk.config", "CONFIG_A=y\n# CONFIG_B is not\nCONFIG_C=abc\n", path);
+	sfmt(want, sizeof(want), "%s:2: expected CONFIG_NAME=", path);
+	expect_resolve_error("{'name':'a','source':'in/linux','config':'in/junk.config'}", want, NULL);
+	/* a second arm's bad .config refuses the matrix before the first arm builds */
+	expect_resolve_error("{'name':'a','source':'in/linux','config':'tinyconfig'},"
+			     "{'name':'b','source':'in/linux','config':'in/bad.config'}",
+			     "arms[1].config:", ":4: CONFIG_INITRAMFS_SOURCE names", NULL);
+	/* a whole .config as make writes it passes */
+	write_in("in/good.config", "#\n# Automatically generated file; DO NOT EDIT.\n#\n"
+		 "CONFIG_CC_VERSION_TEXT=\"gcc (Debian 12.2.0-14+deb12u1) 12.2.0\"\n"
+		 "CONFIG_INITRAMFS_SOURCE=\"\"\nCONFIG_MODPROBE_PATH=\"/sbin/modprobe\"\n"
+		 "# CONFIG_EXTRA_FIRMWARE is not set\nCONFIG_NR_CPUS=64\nCONFIG_BASE=0x1000\n", path);
+	{
+		char err[ERR_MAX];
+		assert_int_equal(kconfig_file_check(path, err), 0);
+	}
+}
+
+static void test_git_file_confined(void **state)
+{
+	char out[PATH_MAX], path[PATH_MAX], want[PATH_MAX + 64], text[PATH_MAX + 16];
+
+	(void)state;
+	source_fixture();
+	/* a repository outside source_dirs, and a worktree of it inside */
+	sfmt(out, sizeof(out), "%s/out/repo", dir);
+	mkdirs("%s", out);
+	sfmt(path, sizeof(path), "%s/a.txt", out);
+	write_text(path, "secret\n");
+	git(out, "init", "-q", NULL, NULL);
+	git(out, "add", ".", NULL, NULL);
+	git(out, "commit", "-q", "-m", "outside");
+	sfmt(path, sizeof(path), "%s/in/wt", dir);
+	git(out, "worktree", "add", "-q", path);
+	sfmt(want, sizeof(want), "arms[0].source: %s/in/wt/.git: %s/.git/worktrees/wt " OUTSIDE,
+	     dir, out);
+	expect_resolve_error("{'name':'a','source':'in/wt'}", want, NULL);
+
+	/* a hand-written .git file */
+	mkdirs("%s/in/plain", dir);
+	sfmt(path, sizeof(path), "%s/in/plain/.git", dir);
+	sfmt(text, sizeof(text), "gitdir: %s/.git\n", out);
+	write_text(path, text);
+	sfmt(want, sizeof(want), "%s/in/plain/.git: %s/.git " OUTSIDE, dir, out);
+	expect_resolve_error("{'name':'a','source':'in/plain'}", want, NULL);
+	write_text(path, "gitdir: ../../out/repo/.git\n");    /* relative to the tree */
+	expect_resolve_error("{'name':'a','source':'in/plain'}", "resolving to", OUTSIDE, NULL);
+
+	/* a gitdir inside whose commondir leads out */
+	mkdirs("%s/in/gd", dir);
+	write_text(path, "gitdir: ../gd\n");
+	sfmt(path, sizeof(path), "%s/in/gd/commondir", dir);
+	sfmt(text, sizeof(text), "%s/.git\n", out);
+	write_text(path, text);
+	sfmt(want, sizeof(want), "%s/in/gd/commondir: %s/.git " OUTSIDE, dir, out);
+	expect_resolve_error("{'name':'a','source':'in/plain'}", want, NULL);
+
+	/* a repository inside whose objects borrow from one outside */
+	sfmt(path, sizeof(path), "%s/in/borrow", dir);
+	mkdirs("%s", path);
+	git(path, "init", "-q", NULL, NULL);
+	sfmt(path, sizeof(path), "%s/in/borrow/.git/objects/info/alternates", dir);
+	sfmt(text, sizeof(text), "%s/.git/objects\n", out);
+	write_text(path, text);
+	sfmt(want, sizeof(want), "%s: %s/.git/objects " OUTSIDE, path, out);
+	expect_resolve_error("{'name':'a','source':'in/borrow'}", want, NULL);
+	/* .git itself a link out */
+	sfmt(path, sizeof(path), "%s/in/linked", dir);
+	mkdirs("%s", path);
+	sfmt(path, sizeof(path), "%s/in/linked/.git", dir);
+	sfmt(text, sizeof(text), "%s/.git", out);
+	assert_int_equal(symlink(text, path), 0);
+	expect_resolve_error("{'name':'a','source':'in/linked'}", "(resolving to", OUTSIDE, NULL);
+}
+
+static void test_git_file_inside(void **state)
+{
+	char main_tree[PATH_MAX], path[PATH_MAX], err[ERR_MAX];
+	struct image_roots r = { conf.images, "", dir, "source_dirs" };
+
+	(void)state;
+	/* a linked worktree whose repository is inside too: taken */
+	sfmt(main_tree, sizeof(main_tree), "%s/in/main", dir);
+	mkdirs("%s", main_tree);
+	sfmt(path, sizeof(path), "%s/a.txt", main_tree);
+	write_text(path, "x\n");
+	git(main_tree, "init", "-q", NULL, NULL);
+	git(main_tree, "add", ".", NULL, NULL);
+	git(main_tree, "commit", "-q", "-m", "inside");
+	sfmt(path, sizeof(path), "%s/in/wt-inside", dir);
+	git(main_tree, "worktree", "add", "-q", path);
+	if (gitconfine_tree(&r, path, err) < 0)
+		fail_msg("refused: %s", err);
+	assert_int_equal(gitconfine_tree(&r, main_tree, err), 0);
+	sfmt(path, sizeof(path), "%s/in", dir);        /* no .git at all: a plain tree */
+	assert_int_equal(gitconfine_tree(&r, path, err), 0);
+}
+
+static void test_patch_links_confined(void **state)
+{
+	char path[PATH_MAX], target[PATH_MAX], want[PATH_MAX * 2], err[ERR_MAX];
+	struct series s;
+
+	(void)state;
+	source_fixture();
+	mkdirs("%s/in/p", dir);
+	write_in("out/secret.patch", PATCH("1", "secret", "s@x", "a.txt", "two", "TWO"), target);
+	write_in("in/p/0001-fine.patch", PATCH("1", "fine", "f@x", "a.txt", "two", "TWO"), path);
+	sfmt(path, sizeof(path), "%s/in/p/0002-evil.patch", dir);
+	assert_int_equal(symlink(target, path), 0);
+	sfmt(want, sizeof(want), "arms[0].patches: %s/in/p: '0002-evil.patch': %s (resolving to %s) "
+	     OUTSIDE, dir, path, target);
+	expect_resolve_error("{'name':'a','source':'in/linux','patches':'in/p'}", want, NULL);
+	/* without roots: the series' own directory bounds it */
+	sfmt(path, sizeof(path), "%s/in/p", dir);
+	assert_int_equal(series_read(path, &s, err), -1);
+	assert_non_null(strstr(err, "'0002-evil.patch' resolves to"));
+	assert_non_null(strstr(err, "outside the series' directory"));
+	assert_int_equal(s.n, 0);
+
+	/* a quilt series entry: named with its line */
+	mkdirs("%s/in/q", dir);
+	write_in("in/q/ok.patch", PATCH("1", "ok", "o@x", "a.txt", "two", "TWO"), path);
+	sfmt(path, sizeof(path), "%s/in/q/shadow.patch", dir);
+	assert_int_equal(symlink("/etc/passwd", path), 0);
+	write_in("in/q/series", "ok.patch\n# why\nshadow.patch\n", path);
+	sfmt(want, sizeof(want), "arms[0].patches: %s:3: 'shadow.patch': ", path);
+	expect_resolve_error("{'name':'a','source':'in/linux','patches':'in/q/series'}", want,
+			     "(resolving to /etc/passwd) " OUTSIDE, NULL);
+	assert_int_equal(series_read(path, &s, err), -1);
+	assert_non_null(strstr(err, ":3: 'shadow.patch' resolves to /etc/passwd, outside"));
+
+	/* a link that stays in the series' directory is read */
+	sfmt(path, sizeof(path), "%s/in/q/alias.patch", dir);
+	assert_int_equal(symlink("ok.patch", path), 0);
+	write_in("in/q/series", "alias.patch\n", path);
+	assert_int_equal(series_read(path, &s, err), 0);
+	assert_int_equal(s.n, 1);
+	assert_string_equal(s.p[0].subject, "ok");
+	series_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -712,6 +998,11 @@ int main(void)
 		cmocka_unit_test(test_series_512_builds),
 		cmocka_unit_test(test_apt_failure_said),
 		cmocka_unit_test(test_text_tail),
+		cmocka_unit_test(test_fragment_allow_list),
+		cmocka_unit_test(test_config_file_checked),
+		cmocka_unit_test(test_git_file_confined),
+		cmocka_unit_test(test_git_file_inside),
+		cmocka_unit_test(test_patch_links_confined),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

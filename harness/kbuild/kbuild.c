@@ -841,7 +841,10 @@ static int base_config(struct build *b, const char *base, char *err)
 	}
 	if (kbuild_config_builtin(r->config))
 		return make(b, r->config, target, err);
-	return copy_regular_file(r->config, base, err);
+	/* the copy checked again: the file checked before the build may have changed since */
+	if (copy_regular_file(r->config, base, err) < 0 || kconfig_file_check(base, err) < 0)
+		return -1;
+	return 0;
 }
 
 /* obj/.config from the base config, the fragments merged, olddefconfig, checked. */

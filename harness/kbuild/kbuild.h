@@ -71,8 +71,8 @@ int kbuild_build(const struct kbuild_req *req, struct kbuild_result *out, char *
 /* 1 if s may be given as a base revision: [A-Za-z0-9._/~^@{}-], not starting with '-'. */
 int kbuild_rev_ok(const char *s);
 
-/* 1 if line is a config fragment line: CONFIG_NAME=y|n|m|number|"text", or
- * "# CONFIG_NAME is not set". */
+/* 1 if line is a config fragment line kconfig_line_check (kconfig.h) takes:
+ * CONFIG_NAME=y|n|m|number|0xHEX|"text" with no host path, or "# CONFIG_NAME is not set". */
 int kbuild_fragment_line_ok(const char *line);
 
 /* 1 if s names a built-in base config: defconfig, tinyconfig, allnoconfig, debian. */

@@ -31,7 +31,25 @@ int kconfig_check_defined(const char *config, const char *fragment,
 			  int (*defined)(void *arg, const char *sym), void *arg, char *skipped,
 			  size_t size, char *err);
 
-/* 1 if line is a fragment line kconfig_check understands (see kbuild.h). */
+/*
+ * A config line by allow-list: CONFIG_[A-Z0-9_]+= y, n, m, [0-9]+ (or -[0-9]+),
+ * 0x[0-9a-fA-F]+ or "text", or "# CONFIG_X is not set". The text is printable
+ * ASCII without $, `, \ or "; it names no path outside the tree (no word that
+ * starts with '/', no ".."), unless the symbol is a path in the guest
+ * (CONFIG_CMDLINE, CONFIG_MODPROBE_PATH...); a symbol kbuild reads as a file on
+ * the build host (CONFIG_INITRAMFS_SOURCE, CONFIG_EXTRA_FIRMWARE...) is refused
+ * by name unless "". 0, or -1 with "expected ..., got 'LINE'" (no field named).
+ */
+int kconfig_line_check(const char *line, char *err);
+
+/* 1 if kconfig_line_check takes line. */
 int kconfig_line_ok(const char *line);
+
+/*
+ * Every line of the .config at path that is not blank or a comment passes
+ * kconfig_line_check ("# CONFIG_X is not set" is checked too); -1 with
+ * "PATH:LINE: expected ...". Read whole, at most 4 MiB, no NUL byte.
+ */
+int kconfig_file_check(const char *path, char *err);
 
 #endif

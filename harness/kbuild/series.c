@@ -3,13 +3,25 @@
 #include "kbuild/series.h"
 #include "base/err.h"
 #include "base/proc.h"
+#include "vm/image.h"
 
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* One series_read: where its patch files may resolve to. */
+struct reading {
+	const struct image_roots *roots;   /* NULL: below dir */
+	char dir[PATH_MAX];                /* the series' directory, resolved */
+};
 
 /* Does the line at p (len bytes to the end) start with s? */
 static int starts(const char *p, size_t len, const char *s)
@@ -188,14 +200,92 @@ static int split_mbox(struct series *s, const char *text, size_t len, const char
 	return 0;
 }
 
+/* real (a resolved path) opened read-only without following a link put in its way since. */
+static int open_resolved(const char *real)
+{
+#ifdef SYS_openat2
+	struct open_how how = { .flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
+				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, real, &how, sizeof(how));
+
+	if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
+		return fd;      /* older kernels and some seccomp filters: O_NOFOLLOW below */
+#endif
+	return open(real, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW);
+}
+
+/* The patch file at real, a regular file of at most SERIES_FILE_MAX bytes, whole. */
+static int read_patch_file(const char *real, char **ret, size_t *ret_len, char *err)
+{
+	_cleanup_close_ int fd = open_resolved(real);
+	_cleanup_free_ char *buf = NULL;
+	struct stat st;
+	size_t len = 0, size;
+	ssize_t n;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return errorf(err, "%s: cannot open: %s", real, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return errorf(err, "%s: not a regular file", real);
+	if ((uintmax_t)st.st_size > SERIES_FILE_MAX)
+		return errorf(err, "%s: larger than %d bytes", real, SERIES_FILE_MAX);
+	size = (size_t)st.st_size;
+	if (!(buf = malloc(size + 2)))
+		return errorf(err, "%s: out of memory", real);
+	/* one byte more than its size: a file that grew since fstat is refused */
+	while (len <= size && (n = read(fd, buf + len, size + 1 - len)) != 0) {
+		if (n < 0 && errno != EINTR)
+			return errorf(err, "%s: cannot read: %s", real, strerror(errno));
+		len += n > 0 ? (size_t)n : 0;
+	}
+	if (len > size)
+		return errorf(err, "%s: grew while it was read", real);
+	buf[len] = '\0';
+	*ret = TAKE_PTR(buf);
+	*ret_len = len;
+	return 0;
+}
+
 static int read_mbox(struct series *s, const char *path, const char *fallback, char *err)
 {
 	_cleanup_free_ char *text = NULL;
-	size_t len;
+	size_t len = 0;
 
-	if (read_regular_file(path, SERIES_FILE_MAX, &text, &len, err) < 0)
+	if (read_patch_file(path, &text, &len, err) < 0)
 		return -1;
 	return split_mbox(s, text, len, fallback, path, err);
+}
+
+/* 1 if real (resolved) lies below dir (resolved). */
+static int below_dir(const char *real, const char *dir)
+{
+	size_t n = strcmp(dir, "/") ? strlen(dir) : 0;
+
+	return !strncmp(real, dir, n) && real[n] == '/';
+}
+
+/*
+ * The patch file name of a directory or a series file (label: "DIR" or
+ * "SERIES:LINE"), resolved: it must stay below rd->dir, or in rd->roots if
+ * given; then read without following a link. Refused naming the entry.
+ */
+static int read_entry(struct series *s, const struct reading *rd, const char *name,
+		      const char *label, char *err)
+{
+	char path[PATH_MAX], real[PATH_MAX], msg[ERR_MAX];
+
+	if (pathf(path, err, "%s/%s", rd->dir, name) < 0)
+		return -1;
+	if (rd->roots) {
+		if (image_confine(rd->roots, path, "patch", 0, real, msg) < 0)
+			return errorf(err, "%s: '%.80s': %s", label, name, msg);
+	} else if (!realpath(path, real)) {
+		return errorf(err, "%s: '%.80s': cannot resolve: %s", label, name, strerror(errno));
+	} else if (!below_dir(real, rd->dir)) {
+		return errorf(err, "%s: '%.80s' resolves to %.150s, outside the series' directory",
+			      label, name, real);
+	}
+	return read_mbox(s, real, name, err);
 }
 
 static int cmp_names(const void *a, const void *b)
@@ -249,19 +339,18 @@ static int dir_names(const char *dir, char ***ret, size_t *ret_n, char *err)
 	return 0;
 }
 
-static int read_dir(struct series *s, const char *dir, char *err)
+static int read_dir(struct series *s, const struct reading *rd, char *err)
 {
-	char **names = NULL, path[PATH_MAX];
+	char **names = NULL;
 	size_t n = 0, i;
 	int rc = 0;
 
-	if (dir_names(dir, &names, &n, err) < 0)
+	if (dir_names(rd->dir, &names, &n, err) < 0)
 		return -1;
 	if (!n)
-		rc = errorf(err, "%s: no *.patch or *.diff files in this directory", dir);
+		rc = errorf(err, "%s: no *.patch or *.diff files in this directory", rd->dir);
 	for (i = 0; i < n && rc == 0; i++)
-		rc = pathf(path, err, "%s/%s", dir, names[i]) < 0 ? -1 :
-		     read_mbox(s, path, names[i], err);
+		rc = read_entry(s, rd, names[i], rd->dir, err);
 	for (i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
@@ -290,26 +379,24 @@ static int series_entry(char *line, const char *path, unsigned lineno, char **na
 	return 1;
 }
 
-static int read_quilt(struct series *s, const char *path, char *err)
+static int read_quilt(struct series *s, const struct reading *rd, const char *path, char *err)
 {
 	_cleanup_free_ char *text = NULL;
-	char dir[PATH_MAX], file[PATH_MAX], *line, *next, *name;
+	char label[PATH_MAX + 16], *line, *next, *name;
 	unsigned lineno = 0;
 	size_t len;
 	int r;
 
-	if (read_regular_file(path, 1 << 20, &text, &len, err) < 0 ||
-	    pathf(dir, err, "%s", path) < 0)
+	if (read_regular_file(path, 1 << 20, &text, &len, err) < 0)
 		return -1;
-	*strrchr(dir, '/') = '\0';
 	for (line = text; line && *line; line = next) {
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
 		lineno++;
 		r = series_entry(line, path, lineno, &name, err);
-		if (r < 0 || (r == 1 && (pathf(file, err, "%s/%s", dir, name) < 0 ||
-					 read_mbox(s, file, name, err) < 0)))
+		snprintf(label, sizeof(label), "%s:%u", path, lineno);
+		if (r < 0 || (r == 1 && read_entry(s, rd, name, label, err) < 0))
 			return -1;
 	}
 	if (!s->n)
@@ -317,26 +404,37 @@ static int read_quilt(struct series *s, const char *path, char *err)
 	return 0;
 }
 
-int series_read(const char *path, struct series *s, char *err)
+int series_read_confined(const char *path, const struct image_roots *roots, struct series *s,
+			 char *err)
 {
 	const char *base = strrchr(path, '/');
+	struct reading rd = { .roots = roots };
+	char real[PATH_MAX];
 	struct stat st;
 	int rc;
 
 	memset(s, 0, sizeof(*s));
-	if (stat(path, &st) < 0)
-		return errorf(err, "%s: %s", path, strerror(errno));
 	if (!base)
 		return errorf(err, "%s: expected an absolute path", path);
+	if (!realpath(path, real) || stat(real, &st) < 0)
+		return errorf(err, "%s: %s", path, strerror(errno));
+	snprintf(rd.dir, sizeof(rd.dir), "%s", real);
+	if (!S_ISDIR(st.st_mode))
+		*strrchr(rd.dir, '/') = '\0';   /* its directory ("" for one in "/") */
 	if (S_ISDIR(st.st_mode))
-		rc = read_dir(s, path, err);
+		rc = read_dir(s, &rd, err);
 	else if (!strcmp(base + 1, "series"))
-		rc = read_quilt(s, path, err);
+		rc = read_quilt(s, &rd, real, err);
 	else
-		rc = read_mbox(s, path, base + 1, err);
+		rc = read_mbox(s, real, base + 1, err);
 	if (rc < 0)
 		series_free(s);
 	return rc;
+}
+
+int series_read(const char *path, struct series *s, char *err)
+{
+	return series_read_confined(path, NULL, s, err);
 }
 
 void series_free(struct series *s)

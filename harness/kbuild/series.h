@@ -24,14 +24,25 @@ struct series {
 	unsigned n;
 };
 
+struct image_roots;
+
 /*
  * Read path into s: a directory is a set of *.patch / *.diff files taken in
  * name order; a file named "series" is a quilt series (one patch file per
  * line, beside it, '#' comments, -p1 only); any other file is an mbox. A
- * message without a diff (a cover letter) is left out. Each patch file must
- * be a regular file in the same directory (no '/' in series entries).
- * Returns 0, or -1 with "PATH: ..." (s empty).
+ * message without a diff (a cover letter) is left out. Each patch file of a
+ * directory or a series must be a regular file named in that directory (no
+ * '/' in series entries), and resolved (realpath) it must stay in roots
+ * (vm/image.h), or with roots NULL below the series' own directory: a link
+ * leading out is refused naming the entry ("DIR: 'NAME': ..." or
+ * "SERIES:LINE: 'NAME': ..."); it is then opened without following links.
+ * path itself is the caller's to confine. Returns 0, or -1 with "PATH: ..."
+ * (s empty).
  */
+int series_read_confined(const char *path, const struct image_roots *roots, struct series *s,
+			 char *err);
+
+/* series_read_confined with roots NULL: patches below the series' directory. */
 int series_read(const char *path, struct series *s, char *err);
 
 void series_free(struct series *s);

@@ -207,6 +207,9 @@ int spec_resolve_gated(struct matrix *m, const struct conf *conf, spec_progress_
 	char msg[ERR_MAX];
 	unsigned i;
 
+	for (i = 0; i < m->n_arms; i++)     /* every source arm's inputs before any build */
+		if (source_check(m, &m->arms[i], i, conf, msg) < 0)
+			return errorf(err, "%s: %s", m->path, msg);
 	for (i = 0; i < m->n_arms; i++)
 		if (resolve_arm(&r, &m->arms[i], i, msg) < 0)
 			return errorf(err, "%s: %s", m->path, msg);

@@ -3,6 +3,8 @@
 #include "spec/source.h"
 #include "base/err.h"
 #include "base/proc.h"
+#include "kbuild/kconfig.h"
+#include "spec/gitconfine.h"
 
 #include <jansson.h>
 #include <string.h>
@@ -13,26 +15,58 @@ struct source_paths {
 	char source[PATH_MAX], patches[PATH_MAX], config[PATH_MAX], kconfig[PATH_MAX];
 };
 
+/* Where an arm's trees, series, patches and .config files may come from. */
+static struct image_roots source_roots(const struct matrix *m, const struct conf *conf)
+{
+	return (struct image_roots){ conf->images, conf->source_dirs, m->base_dir, "source_dirs" };
+}
+
+/*
+ * The arm's paths resolved into p and confined to source_dirs: the tree and
+ * its git data (gitconfine_tree), the series, a .config file whose every line
+ * passes kconfig_file_check; -1 with "arms[N].KEY: ...".
+ */
 static int confine_paths(const struct matrix *m, const struct arm *a, const struct conf *conf,
 			 const char *where, struct source_paths *p, char *err)
 {
-	struct image_roots roots = { conf->images, conf->source_dirs, m->base_dir, "source_dirs" };
+	struct image_roots roots = source_roots(m, conf);
 	char msg[ERR_MAX];
 
 	memset(p, 0, sizeof(*p));
-	if (a->source[0] && image_confine(&roots, a->source, "source tree", 1, p->source, msg) < 0)
+	if (a->source[0] && (image_confine(&roots, a->source, "source tree", 1, p->source, msg) < 0 ||
+			     gitconfine_tree(&roots, p->source, msg) < 0))
 		return errorf(err, "%s.source: %s", where, msg);
 	if (a->patches[0] && image_confine(&roots, a->patches, "patch series", 2, p->patches,
 					   msg) < 0)
 		return errorf(err, "%s.patches: %s", where, msg);
 	if (kbuild_config_builtin(a->config))
 		snprintf(p->config, sizeof(p->config), "%s", a->config);
-	else if (image_confine(&roots, a->config, "config file", 0, p->config, msg) < 0)
+	else if (image_confine(&roots, a->config, "config file", 0, p->config, msg) < 0 ||
+		 kconfig_file_check(p->config, msg) < 0)
 		return errorf(err, "%s.config: %s", where, msg);
 	if (image_beside(conf->images, "kconfig", p->kconfig, msg) < 0 ||
 	    access(p->kconfig, R_OK) < 0)
 		return errorf(err, "%s: the harness's config fragments are missing (%s)", where,
 			      p->kconfig);
+	return 0;
+}
+
+/* The arm's series read into s ({0} without patches), each patch confined too. */
+static int read_series(const struct matrix *m, const struct arm *a, const struct conf *conf,
+		       const char *where, const struct source_paths *p, struct series *s,
+		       char *err)
+{
+	struct image_roots roots = source_roots(m, conf);
+	char msg[ERR_MAX];
+
+	memset(s, 0, sizeof(*s));
+	if (p->patches[0] && series_read_confined(p->patches, &roots, s, msg) < 0)
+		return errorf(err, "%s.patches: %s", where, msg);
+	if (a->apply_set && a->apply > s->n) {
+		series_free(s);
+		return errorf(err, "%s.apply: expected at most %u, the patches in '%s', got %llu",
+			      where, s->n, a->patches, (unsigned long long)a->apply);
+	}
 	return 0;
 }
 
@@ -150,12 +184,29 @@ static int stored_builds(const struct matrix *m, struct arm *a, const char *wher
 	return 0;
 }
 
+int source_check(const struct matrix *m, const struct arm *a, unsigned idx,
+		 const struct conf *conf, char *err)
+{
+	struct source_paths p;
+	struct series s;
+	char where[32];
+
+	snprintf(where, sizeof(where), "arms[%u]", idx);
+	if (!spec_arm_built(a) || a->build_json || a->failed[0])
+		return 0;
+	if (confine_paths(m, a, conf, where, &p, err) < 0 ||
+	    read_series(m, a, conf, where, &p, &s, err) < 0)
+		return -1;
+	series_free(&s);
+	return 0;
+}
+
 int source_resolve(const struct matrix *m, struct arm *a, unsigned idx, const struct conf *conf,
 		   const struct source_hooks *hooks, char *err)
 {
 	struct source_paths p;
-	struct series s = { 0 };
-	char where[32], msg[ERR_MAX];
+	struct series s;
+	char where[32];
 	unsigned n;
 	int rc;
 
@@ -164,15 +215,9 @@ int source_resolve(const struct matrix *m, struct arm *a, unsigned idx, const st
 		return stored_builds(m, a, where, conf);
 	if (a->failed[0])
 		return 0;     /* a queued matrix's arm whose build failed: not built again */
-	if (confine_paths(m, a, conf, where, &p, err) < 0)
+	if (confine_paths(m, a, conf, where, &p, err) < 0 ||
+	    read_series(m, a, conf, where, &p, &s, err) < 0)
 		return -1;
-	if (p.patches[0] && series_read(p.patches, &s, msg) < 0)
-		return errorf(err, "%s.patches: %s", where, msg);
-	if (a->apply_set && a->apply > s.n) {
-		series_free(&s);
-		return errorf(err, "%s.apply: expected at most %u, the patches in '%s', got %llu",
-			      where, s.n, a->patches, (unsigned long long)a->apply);
-	}
 	n = s.n;
 	if (a->apply_set)
 		s.n = (unsigned)a->apply;     /* the first apply of them are built and listed */

@@ -13,6 +13,15 @@ struct source_hooks {
 };
 
 /*
+ * Source arm a (arms[idx]) checked before anything is built: its paths
+ * confined (a tree's .git file, commondir and alternates too), its .config
+ * file's lines and its series' patches (each entry confined) read; 0 for an
+ * arm with nothing to build. -1 with "arms[N].KEY: ..." as source_resolve.
+ */
+int source_check(const struct matrix *m, const struct arm *a, unsigned idx,
+		 const struct conf *conf, char *err);
+
+/*
  * The kernels of source arm a (arms[idx]) for every arch of m, into a->files
  * and a->build_json; taken from a->build_json instead if it is set (a queued
  * matrix's builds). -1 with "arms[N].KEY: ..." for bad input that refuses the

@@ -4,6 +4,7 @@
 #include "spec/spec.h"
 #include "base/err.h"
 #include "base/proc.h"
+#include "kbuild/kconfig.h"
 #include "spec/preset.h"
 
 #include <ctype.h>
@@ -400,6 +401,7 @@ static int parse_fragment(struct arm *a, json_t *obj, const char *where, char *e
 	json_t *v = json_object_get(obj, "config_fragment"), *x;
 	size_t i, o = 0, n;
 	const char *s;
+	char msg[ERR_MAX];
 
 	if (!v)
 		return 0;
@@ -408,9 +410,12 @@ static int parse_fragment(struct arm *a, json_t *obj, const char *where, char *e
 			      "(\"CONFIG_X=y\", \"# CONFIG_X is not set\")", where);
 	json_array_foreach(v, i, x) {
 		s = json_string_value(x);
-		if (!s || !kbuild_fragment_line_ok(s))
-			return errorf(err, "%s.config_fragment[%zu]: expected CONFIG_NAME=y|n|m|"
-				      "number|\"text\" or \"# CONFIG_NAME is not set\"", where, i);
+		if (!s)
+			return errorf(err, "%s.config_fragment[%zu]: expected a string, a config line",
+				      where, i);
+		if (strlen(s) != json_string_length(x) || kconfig_line_check(s, msg) < 0)
+			return errorf(err, "%s.config_fragment[%zu]: %s", where, i,
+				      strlen(s) != json_string_length(x) ? "expected no NUL byte" : msg);
 		n = strlen(s);
 		if (o + n + 2 > sizeof(a->fragment))
 			return errorf(err, "%s.config_fragment: longer than %zu characters", where,
