@@ -468,6 +468,15 @@ static int check_section(const char *line, size_t len, char *err, size_t errlen)
 	return check_name(name, err, errlen);
 }
 
+/* A job-file line as fio reads it: cut at the first ';' or '#', trimmed. */
+static void uncomment(const char **line, size_t *len)
+{
+	for (size_t i = 0; i < *len; i++)
+		if ((*line)[i] == ';' || (*line)[i] == '#')
+			*len = i;
+	trim(line, len);
+}
+
 /*
  * One job-file line (LEN bytes, no newline) as fio reads it: cut at the first
  * ';' or '#', trimmed; any line starting "include" includes a file (fio takes
@@ -479,10 +488,7 @@ static int check_line(const char *line, size_t len, char *err, size_t errlen)
 	const char *eq, *v;
 	size_t klen, vlen;
 
-	for (size_t i = 0; i < len; i++)
-		if (line[i] == ';' || line[i] == '#')
-			len = i;
-	trim(&line, &len);
+	uncomment(&line, &len);
 	if (len == 0)
 		return 0;
 	if (len >= 7 && !strncmp(line, "include", 7))
@@ -552,10 +558,7 @@ static int line_numjobs(const char *line, size_t len, unsigned vcpus, unsigned l
 	const char *eq, *v;
 	size_t klen, vlen;
 
-	for (size_t i = 0; i < len; i++)
-		if (line[i] == ';' || line[i] == '#')
-			len = i;
-	trim(&line, &len);
+	uncomment(&line, &len);
 	eq = memchr(line, '=', len);
 	klen = eq ? (size_t)(eq - line) : len;
 	trim(&line, &klen);
