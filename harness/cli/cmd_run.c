@@ -33,13 +33,8 @@ static void say_gate(void *arg, const char *line)
 	escape_line(stderr, "harness: %s", line);
 }
 
-/*
- * kbuild's gate around a compile (arg: the command's struct buildlock): the
- * results directory's build gate taken as building, so it waits while
- * harnessd or another harness run measures a block. kbuild's gate cannot
- * fail: a broken lock is said, and the compile goes on.
- */
-static void gate(void *arg, int busy)
+/* kbuild's gate cannot fail: a broken lock is said, and the compile goes on. */
+void cli_build_gate(void *arg, int busy)
 {
 	char err[ERR_MAX];
 
@@ -95,7 +90,7 @@ int cmd_check(const struct conf *c, int argc, char **argv)
 	/* its compiles pass the build gate as harnessd's and harness run's do */
 	if (!m || spec_parse_file(m, file, c, err) < 0 ||
 	    (!parse_only && (buildlock_open(&bl, c->results, "harness check", err) < 0 ||
-			     spec_resolve_gated(m, c, say, gate, &bl, err) < 0))) {
+			     spec_resolve_gated(m, c, say, cli_build_gate, &bl, err) < 0))) {
 		escape_line(stderr, "%s", m ? err : "out of memory");
 		buildlock_close(&bl);
 		spec_release(m);
@@ -123,7 +118,7 @@ static int load_text(const struct conf *c, struct store *s, int64_t mid, struct 
 {
 	return spec_parse(m, text, label, base_dir, c, err) < 0 ||
 	       store_arm_builds(s, mid, m, NULL, err) < 0 ? -1 :
-	       spec_resolve_gated(m, c, say, gate, bl, err);
+	       spec_resolve_gated(m, c, say, cli_build_gate, bl, err);
 }
 
 /*
@@ -142,7 +137,7 @@ static int resolve_file(const struct conf *c, struct store *s, struct matrix *m,
 			printf("arms[%u] (%s): the kernel built when matrix %lld was queued; the tree "
 			       "or patches as they are now need a matrix of another name\n", i,
 			       m->arms[i].name, (long long)mid);
-	return spec_resolve_gated(m, c, say, gate, bl, err);
+	return spec_resolve_gated(m, c, say, cli_build_gate, bl, err);
 }
 
 /* For the host's arch; guests of another arch always run under TCG. */
