@@ -1747,18 +1747,20 @@ static void test_conf_hosts(void **state)
 	const struct conf_host *h;
 	struct conf_host one;
 	struct conf c;
-	char path[PATH_MAX], out[4096], uri[PATH_MAX * 2];
+	char path[PATH_MAX], out[4096], uri[PATH_MAX * 2], key[PATH_MAX], text[PATH_MAX * 3];
 	size_t i;
 
 	(void)state;
 	sfmt(path, sizeof(path), "%s/harness.conf", dir);
-	assert_int_equal(conf_run(&c, path,
-				  "host = here embedded slots=2\n"
-				  "host = box1 qemu+ssh://bench@box1.lab/system?keyfile=/k&no_tty=1 "
-				  "slots=4 arch=x86_64,aarch64 storage=/srv/pool\n"
-				  "host = pi qemu+tls://10.0.0.7/system arch=aarch64\n"
-				  "host = lo qemu+unix:///session?socket=/tmp/s/libvirt-sock\n",
-				  out, sizeof(out)), 0);
+	sfmt(key, sizeof(key), "%s/hostkey", dir);
+	write_text(key, "key\n");
+	sfmt(text, sizeof(text), "host = here embedded slots=2\n"
+	     "host = box1 qemu+ssh://bench@box1.lab/system?keyfile=%s&no_tty=1 "
+	     "slots=4 arch=x86_64,aarch64 storage=/srv/pool\n"
+	     "host = pi qemu+tls://10.0.0.7/system arch=aarch64\n"
+	     "host = lo qemu+unix:///session?socket=/tmp/s/libvirt-sock\n"
+	     "key_dirs = %s\n", key, dir);
+	assert_int_equal(conf_run(&c, path, text, out, sizeof(out)), 0);
 	assert_string_equal(out, "");
 	assert_int_equal(conf_hosts(&c, &one, &h), 4);
 	assert_string_equal(h[0].name, "here");
@@ -1766,7 +1768,8 @@ static void test_conf_hosts(void **state)
 	assert_int_equal(h[0].slots, 2);
 	conf_host_uri(&c, &h[0], uri, sizeof(uri));
 	assert_non_null(strstr(uri, "qemu:///embed?root="));
-	assert_string_equal(h[1].uri, "qemu+ssh://bench@box1.lab/system?keyfile=/k&no_tty=1");
+	sfmt(text, sizeof(text), "qemu+ssh://bench@box1.lab/system?keyfile=%s&no_tty=1", key);
+	assert_string_equal(h[1].uri, text);
 	assert_string_equal(h[1].archs, "x86_64 aarch64");
 	assert_string_equal(h[1].storage, "/srv/pool");
 	assert_int_equal(h[1].slots, 4);
@@ -1788,6 +1791,95 @@ static void test_conf_hosts(void **state)
 			fail_msg("'%s': got '%s', expected '%s'", bad[i].line, err, bad[i].why);
 		assert_non_null(strstr(err, "harness.conf:"));
 	}
+}
+
+/* A host URI's query by allow-list, each value %-decoded and held to its syntax. */
+static void test_conf_uri_params(void **state)
+{
+	static const struct { const char *uri, *why; } bad[] = {
+		/* libvirt's netcat command leaves socket= unquoted for the remote shell */
+		{ "qemu+ssh://h/system?socket=%27%3Btouch%20%2Ftmp%2FX%3B%27",
+		  "parameter 'socket': expected an absolute path of A-Za-z0-9._/- without '..'" },
+		{ "qemu+ssh://h/system?socket=/a/%2E%2E/b", "parameter 'socket': expected" },
+		{ "qemu+ssh://h/system?socket=relative/sock", "parameter 'socket': expected" },
+		{ "qemu+ssh://h/system?socket=/a%24%28id%29", "parameter 'socket': expected" },
+		{ "qemu+ssh://h/system?command=/bin/sh", "parameter 'command=/bin/sh'" },
+		{ "qemu+ssh://h/system?netcat=nc", "parameter 'netcat=nc'" },
+		{ "qemu+ssh://h/system?name=qemu:///system", "parameter 'name=qemu:///system'" },
+		{ "qemu+ssh://h/system?comm%61nd=x", "parameter 'comm%61nd=x'" },
+		{ "qemu+ssh://h/system?socket=/a%2", "'%' not followed by two hex digits" },
+		{ "qemu+ssh://h/system?socket=/a%zz", "'%' not followed by two hex digits" },
+		{ "qemu+ssh://h/system?socket=/a%00b", "'%' not followed by two hex digits" },
+		{ "qemu+ssh://h/system?no_tty=yes", "parameter 'no_tty': expected one of 0|1" },
+		{ "qemu+ssh://h/system?mode=fast", "expected one of auto|legacy|direct" },
+		{ "qemu+ssh://h/system?proxy=%2Fbin%2Fsh", "expected one of auto|netcat|native" },
+		{ "qemu+libssh://h/system?sshauth=agent,password", "a comma-separated list of" },
+		{ "qemu+ssh://h/system?socket=/a&socket=/b", "'socket' given twice" },
+		{ "qemu+tls://h/system?keyfile=/k", "parameter 'keyfile=/k' is not one" },
+		{ "qemu+ssh://h/system?socket", "expected NAME=VALUE" },
+		{ "qemu+ssh://h/system?", "no parameter after it" },
+		/* user and host: plain characters, never an option to ssh */
+		{ "qemu+ssh://-oProxyCommand=x/system", "expected a host of A-Za-z0-9.-" },
+		{ "qemu+ssh://-oProxyCommand=x@h/system", "expected a user of A-Za-z0-9._-" },
+		{ "qemu+ssh://b%65nch@h/system", "expected a user" },
+		{ "qemu+ssh://h%2Eevil/system", "expected a host" },
+		{ "qemu+ssh://a@b@h/system", "expected one '@' at most" },
+		{ "qemu+ssh://h:99999/system", "expected a host" },
+	};
+	char path[PATH_MAX], keys[PATH_MAX], key[PATH_MAX], text[PATH_MAX * 3], out[4096];
+	struct conf c;
+	size_t i;
+
+	(void)state;
+	sfmt(path, sizeof(path), "%s/harness.conf", dir);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		sfmt(text, sizeof(text), "host = a %s\n", bad[i].uri);
+		assert_int_equal(conf_run(&c, path, text, out, sizeof(out)), -1);
+		if (!strstr(err, bad[i].why) || strncmp(err, path, strlen(path)) ||
+		    !strstr(err, ":1: host 'a': ") || strchr(err, '\n'))
+			fail_msg("'%s': got '%s', expected '%s'", bad[i].uri, err, bad[i].why);
+		assert_int_equal(conf_uri_check(bad[i].uri, err), -1);
+	}
+
+	/* the good one: the daemon's socket there, a key inside key_dirs */
+	sfmt(keys, sizeof(keys), "%s/keys", dir);
+	assert_int_equal(mkdir(keys, 0700), 0);
+	sfmt(key, sizeof(key), "%s/lab", keys);
+	write_text(key, "-----BEGIN OPENSSH PRIVATE KEY-----\n");
+	sfmt(text, sizeof(text), "host = box1 qemu+ssh://bench@box1.lab:22/system?"
+	     "socket=/var/run/libvirt/libvirt-sock&keyfile=%s&no_tty=1&mode=legacy&proxy=netcat\n"
+	     "host = box2 qemu+libssh2://10.0.0.2/system?keyfile=%s&sshauth=agent,privkey"
+	     "&known_hosts_verify=normal\n"
+	     "key_dirs = %s\n", key, key, keys);
+	assert_int_equal(conf_run(&c, path, text, out, sizeof(out)), 0);
+	assert_string_equal(out, "");
+
+	/* keyfile outside key_dirs, as written or through a symlink: refused by name */
+	sfmt(text, sizeof(text), "key_dirs = %s\nhost = a qemu+ssh://h/system?keyfile=/etc/passwd\n",
+	     keys);
+	assert_int_equal(conf_run(&c, path, text, out, sizeof(out)), -1);
+	sfmt(text, sizeof(text), "%s:2: host 'a': URI parameter 'keyfile': '/etc/passwd' is "
+	     "outside the directories ssh and TLS files may come from (key_dirs in harness.conf: %s)",
+	     path, keys);
+	assert_string_equal(err, text);
+	sfmt(key, sizeof(key), "%s/evil", keys);
+	assert_int_equal(symlink("/etc/passwd", key), 0);
+	sfmt(text, sizeof(text), "host = a qemu+ssh://h/system?keyfile=%s\nkey_dirs = %s\n", key,
+	     keys);
+	assert_int_equal(conf_run(&c, path, text, out, sizeof(out)), -1);
+	if (!strstr(err, ":1: host 'a': URI parameter 'keyfile': ") ||
+	    !strstr(err, "(resolving to /etc/passwd) is outside"))
+		fail_msg("symlinked keyfile: '%s'", err);
+	/* the same key_dirs rule for uri = */
+	sfmt(text, sizeof(text), "key_dirs = %s\nuri = qemu+ssh://h/system?keyfile=%s/../x\n",
+	     keys, keys);
+	assert_int_equal(conf_run(&c, path, text, out, sizeof(out)), -1);
+	assert_non_null(strstr(err, ":2: 'uri': URI parameter 'keyfile': expected"));
+	sfmt(text, sizeof(text), "key_dirs = %s\nuri = qemu+ssh://h/system?keyfile=%s/none\n",
+	     keys, keys);
+	assert_int_equal(conf_run(&c, path, text, out, sizeof(out)), -1);
+	assert_non_null(strstr(err, ":2: 'uri': URI parameter 'keyfile': "));
+	assert_non_null(strstr(err, "No such file"));
 }
 
 static void test_conf_defaults(void **state)
@@ -2023,6 +2115,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_parse_apart, apart_setup, apart_teardown),
 		cmocka_unit_test(test_conf_good),
 		cmocka_unit_test(test_conf_hosts),
+		cmocka_unit_test(test_conf_uri_params),
 		cmocka_unit_test(test_conf_defaults),
 		cmocka_unit_test(test_conf_daemon),
 		cmocka_unit_test(test_conf_bad),

@@ -35,7 +35,16 @@ static const char usage[] =
 struct here {
 	const struct conf *c;
 	int lock;
+	struct buildlock gate_lock;   /* its compiles pass the build gate */
 };
+
+/* Around each prefix's compile: the build gate, as harness run's compiles pass it. */
+static void gate(void *arg, int busy)
+{
+	struct here *h = arg;
+
+	cli_build_gate(&h->gate_lock, busy);
+}
 
 static int hold(void *arg, int on, char *err)
 {
@@ -82,9 +91,9 @@ static void tell(void *arg, const char *line)
 
 static int here(const struct conf *c, const struct bisect_request *rq, int json, char *err)
 {
-	struct here h = { .c = c, .lock = -1 };
+	struct here h = { .c = c, .lock = -1, .gate_lock = { .lock = -1, .turn = -1 } };
 	struct bisect_hooks hooks = { .run_step = run_step, .hold = hold, .progress = say,
-				      .tell = tell, .arg = &h };
+				      .gate = gate, .tell = tell, .arg = &h };
 	_cleanup_free_ struct bisect_result *r = calloc(1, sizeof(*r));
 	struct bisect_matrix *x = NULL;
 	int rc = -1, out = -1;
@@ -92,8 +101,12 @@ static int here(const struct conf *c, const struct bisect_request *rq, int json,
 
 	if (!r)
 		return errorf(err, "out of memory");
-	if (bisect_matrix_open(c, rq, &hooks, &x, err) < 0)
+	if (buildlock_open(&h.gate_lock, c->results, "harness bisect", err) < 0)
 		return -1;
+	if (bisect_matrix_open(c, rq, &hooks, &x, err) < 0) {
+		buildlock_close(&h.gate_lock);
+		return -1;
+	}
 	/* --json: the runs' progress goes to stderr, the JSON alone to stdout */
 	fflush(stdout);
 	if (json && ((out = dup(STDOUT_FILENO)) < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0)) {
@@ -120,6 +133,7 @@ out:
 	if (out >= 0)
 		close(out);
 	bisect_matrix_close(x);
+	buildlock_close(&h.gate_lock);
 	return rc;
 }
 

@@ -25,6 +25,25 @@ static void say(void *arg, const char *line)
 	printf("resolving %s\n", line);
 }
 
+/* The build gate's word (what a compile or a block waits for): on stderr. */
+static void say_gate(void *arg, const char *line)
+{
+	(void)arg;
+	fflush(stdout);
+	escape_line(stderr, "harness: %s", line);
+}
+
+/* kbuild's gate cannot fail: a broken lock is said, and the compile goes on. */
+void cli_build_gate(void *arg, int busy)
+{
+	char err[ERR_MAX];
+
+	if (!busy)
+		buildlock_drop(arg);
+	else if (buildlock_take(arg, BUILDLOCK_BUILDING, say_gate, NULL, NULL, err) < 0)
+		escape_line(stderr, "harness: build gate: %s; compiling without it", err);
+}
+
 /* One line per arm that cannot run: its build failed; the other arms go on. */
 static void say_failed_arms(const struct matrix *m)
 {
@@ -49,6 +68,7 @@ int cmd_check(const struct conf *c, int argc, char **argv)
 {
 	_cleanup_free_ struct matrix *m = calloc(1, sizeof(*m));
 	double effect = CALIBRATE_EFFECT;
+	struct buildlock bl = { .lock = -1, .turn = -1 };
 	int parse_only = 0, i, ok;
 	char err[ERR_MAX];
 	const char *file;
@@ -67,12 +87,16 @@ int cmd_check(const struct conf *c, int argc, char **argv)
 		return 1;
 	}
 	file = argv[argc - 1];
+	/* its compiles pass the build gate as harnessd's and harness run's do */
 	if (!m || spec_parse_file(m, file, c, err) < 0 ||
-	    (!parse_only && spec_resolve(m, c, say, NULL, err) < 0)) {
+	    (!parse_only && (buildlock_open(&bl, c->results, "harness check", err) < 0 ||
+			     spec_resolve_gated(m, c, say, cli_build_gate, &bl, err) < 0))) {
 		escape_line(stderr, "%s", m ? err : "out of memory");
+		buildlock_close(&bl);
 		spec_release(m);
 		return 1;
 	}
+	buildlock_close(&bl);
 	say_failed_arms(m);
 	ok = !any_failed(m);
 	printf("%s: %s, %s: %u arms x %u workloads x %llu reps = %u runs\n", file,
@@ -86,20 +110,23 @@ int cmd_check(const struct conf *c, int argc, char **argv)
 	return ok ? 0 : 1;
 }
 
-/* Parse and resolve (progress on stdout) matrix mid as stored, its source arms as built. */
+/* Parse and resolve (progress on stdout) matrix mid as stored, its source arms as built
+ * (a compile, if one is needed, through the build gate bl). */
 static int load_text(const struct conf *c, struct store *s, int64_t mid, struct matrix *m,
-		     const char *text, const char *label, const char *base_dir, char *err)
+		     const char *text, const char *label, const char *base_dir,
+		     struct buildlock *bl, char *err)
 {
 	return spec_parse(m, text, label, base_dir, c, err) < 0 ||
 	       store_arm_builds(s, mid, m, NULL, err) < 0 ? -1 :
-	       spec_resolve(m, c, say, NULL, err);
+	       spec_resolve_gated(m, c, say, cli_build_gate, bl, err);
 }
 
 /*
  * A matrix file's source arms: built now, or, if its spec was queued before,
  * the kernels they were built to then (a queued matrix keeps its kernels).
  */
-static int resolve_file(const struct conf *c, struct store *s, struct matrix *m, char *err)
+static int resolve_file(const struct conf *c, struct store *s, struct matrix *m,
+			struct buildlock *bl, char *err)
 {
 	int64_t mid;
 
@@ -110,7 +137,7 @@ static int resolve_file(const struct conf *c, struct store *s, struct matrix *m,
 			printf("arms[%u] (%s): the kernel built when matrix %lld was queued; the tree "
 			       "or patches as they are now need a matrix of another name\n", i,
 			       m->arms[i].name, (long long)mid);
-	return spec_resolve(m, c, say, NULL, err);
+	return spec_resolve_gated(m, c, say, cli_build_gate, bl, err);
 }
 
 /* For the host's arch; guests of another arch always run under TCG. */
@@ -131,8 +158,20 @@ static const char *pick_accel(const struct conf *c, struct vm_conn *vm, const st
 	return accel;
 }
 
-static int run_all(struct runner *r, const struct matrix *m, int64_t mid, unsigned *failed,
-		   char *err)
+/* Does the block of refs[i] end there (the last run, or the next is another block's)? */
+static int block_ends(const struct run_ref *refs, size_t n, size_t i)
+{
+	return i + 1 == n || refs[i + 1].block != refs[i].block ||
+	       refs[i + 1].cell != refs[i].cell;
+}
+
+/*
+ * The queued runs, one after another; the build gate held as measuring from
+ * a block's first run to its last, so a compile (harness check, harnessd)
+ * waits for the block in flight and no block starts during a compile.
+ */
+static int run_all(struct runner *r, const struct matrix *m, int64_t mid,
+		   struct buildlock *bl, unsigned *failed, char *err)
 {
 	_cleanup_free_ struct run_ref *refs = NULL;
 	struct run_outcome out;
@@ -141,6 +180,9 @@ static int run_all(struct runner *r, const struct matrix *m, int64_t mid, unsign
 	if (store_queued_runs(r->store, mid, &refs, &n, err) < 0)
 		return -1;
 	for (i = 0; i < n; i++) {
+		if (!bl->held &&
+		    buildlock_take(bl, BUILDLOCK_MEASURING, say_gate, NULL, NULL, err) < 0)
+			return -1;
 		printf("run %zu/%zu (id %lld) %s / %s, block %u pos %u: ", i + 1, n,
 		       (long long)refs[i].id, m->arms[refs[i].arm].name, m->cells[refs[i].cell].name,
 		       refs[i].block, refs[i].position);
@@ -155,13 +197,15 @@ static int run_all(struct runner *r, const struct matrix *m, int64_t mid, unsign
 			printf("%s: %s\n", out.status, out.reason);
 		*failed += !out.ok;
 		fflush(stdout);
+		if (block_ends(refs, n, i))
+			buildlock_drop(bl);
 	}
 	return 0;
 }
 
 /* A stored matrix (no file is called key): its spec as queued, and what it has queued. */
 static int load_stored(const struct conf *c, struct store *s, const char *key,
-		       struct matrix *m, int64_t *mid, char *err)
+		       struct matrix *m, int64_t *mid, struct buildlock *bl, char *err)
 {
 	_cleanup_free_ struct run_ref *refs = NULL;
 	_cleanup_free_ char *text = NULL;
@@ -173,7 +217,7 @@ static int load_stored(const struct conf *c, struct store *s, const char *key,
 			      key);
 	snprintf(label, sizeof(label), "matrix %lld", (long long)*mid);
 	if (store_matrix_spec(s, *mid, &text, base_dir, err) < 0 ||
-	    load_text(c, s, *mid, m, text, label, base_dir, err) < 0 ||
+	    load_text(c, s, *mid, m, text, label, base_dir, bl, err) < 0 ||
 	    store_queued_runs(s, *mid, &refs, &n, err) < 0)
 		return -1;
 	printf("matrix %lld '%s': %zu runs queued\n", (long long)*mid, m->name, n);
@@ -186,7 +230,7 @@ static int load_stored(const struct conf *c, struct store *s, const char *key,
  * reps, and then run as it is stored, as harnessd would run it.
  */
 static int queue_file(const struct conf *c, struct store *s, struct matrix *m, int64_t *mid,
-		      char *err)
+		      struct buildlock *bl, char *err)
 {
 	char key[24];
 	size_t n;
@@ -203,18 +247,19 @@ static int queue_file(const struct conf *c, struct store *s, struct matrix *m, i
 	       m->name, n);
 	snprintf(key, sizeof(key), "%lld", (long long)*mid);
 	spec_release(m);
-	return load_stored(c, s, key, m, mid, err) < 0 ? -1 : runner_check_images(c, m, err);
+	return load_stored(c, s, key, m, mid, bl, err) < 0 ? -1 : runner_check_images(c, m, err);
 }
 
 /* The matrix to run: queued from its file, or stored (stored: no file is called file). */
 static int prepare(const struct conf *c, struct store *s, const char *file, int stored,
-		   struct matrix *m, int64_t *mid, char *err)
+		   struct matrix *m, int64_t *mid, struct buildlock *bl, char *err)
 {
 	if (stored)
-		return load_stored(c, s, file, m, mid, err) < 0 ? -1 : runner_check_images(c, m, err);
+		return load_stored(c, s, file, m, mid, bl, err) < 0 ? -1 :
+		       runner_check_images(c, m, err);
 	if (runner_check_images(c, m, err) < 0)
 		return -1;
-	return queue_file(c, s, m, mid, err);
+	return queue_file(c, s, m, mid, bl, err);
 }
 
 /* Nothing left to run: the matrix is finished, as harnessd marks its own. */
@@ -230,6 +275,7 @@ int cli_run(const struct conf *c, const char *file, struct matrix *m, int parsed
 	    int64_t *ret_mid)
 {
 	struct runner r = { .conf = c, .first_cpu = -1 };
+	struct buildlock bl = { .lock = -1, .turn = -1 };
 	char err[ERR_MAX], uri[PATH_MAX], log[PATH_MAX];
 	const struct conf_host *hosts;
 	struct conf_host one;
@@ -243,18 +289,23 @@ int cli_run(const struct conf *c, const char *file, struct matrix *m, int parsed
 		escape_line(stderr, "harness: %s", err);
 		return 1;
 	}
+	/* and the build gate: its compiles and blocks apart from harness check's */
+	if (buildlock_open(&bl, c->results, "harness run", err) < 0) {
+		escape_line(stderr, "harness: %s", err);
+		return 1;
+	}
 	if (!m || (!stored && !parsed && spec_parse_file(m, file, c, err) < 0)) {
 		escape_line(stderr, "%s", m ? err : "out of memory");
 		return 1;
 	}
 	if (store_open_results(c->results, &r.store, err) < 0)
 		goto out;
-	if (!stored && resolve_file(c, r.store, m, err) < 0) {
+	if (!stored && resolve_file(c, r.store, m, &bl, err) < 0) {
 		escape_line(stderr, "%s", err);   /* names the file already */
 		said = 1;
 		goto out;
 	}
-	if (prepare(c, r.store, file, stored, m, &mid, err) < 0)
+	if (prepare(c, r.store, file, stored, m, &mid, &bl, err) < 0)
 		goto out;
 	say_failed_arms(m);
 	/* the first host of harness.conf's (this machine without host lines); harnessd uses all */
@@ -266,7 +317,7 @@ int cli_run(const struct conf *c, const char *file, struct matrix *m, int parsed
 		goto out;
 	vm_set_storage(r.vm, hosts[0].name, hosts[0].storage, NULL, NULL);
 	r.accel = pick_accel(c, r.vm, m);
-	if (run_all(&r, m, mid, &failed, err) < 0 ||
+	if (run_all(&r, m, mid, &bl, &failed, err) < 0 ||
 	    finish(r.store, err) < 0 || report_table(stdout, r.store, mid, err) < 0)
 		goto out;
 	ret = failed ? 2 : 0;
@@ -275,6 +326,7 @@ int cli_run(const struct conf *c, const char *file, struct matrix *m, int parsed
 out:
 	if (ret == 1 && !said)
 		escape_line(stderr, "harness: %s", err);
+	buildlock_close(&bl);
 	vm_disconnect(r.vm);
 	store_close(r.store);
 	spec_release(m);

@@ -36,14 +36,15 @@ int cmd_extend(const struct conf *c, int argc, char **argv, int json);
 int plot_args(int argc, char **argv, const char *cmd, const char *usage, const char **out,
 	      const struct metric **ms, unsigned max, unsigned *n, int *rc);
 
-/*
- * harness run of a matrix: file's matrix parsed into m (parsed: m is already,
- * file only names it), or the stored matrix called file; queued, run, its
- * table printed; m released. *ret_mid (may be NULL) the matrix's id when it
- * ran. Returns 0, 2 if runs failed, 1 with the message printed.
- */
 /* "5" or "2.5" (0 to 100) as a fraction into *ret; -1 if it is not one. */
 int cli_percent(const char *s, double *ret);
+
+/*
+ * kbuild's gate for a command's compiles (arg: its open struct buildlock):
+ * the results directory's build gate taken as building (busy 1), waiting
+ * while a block is measured anywhere and saying so on stderr; let go (0).
+ */
+void cli_build_gate(void *arg, int busy);
 
 /*
  * What this host's calibrations (harness calibrate) say of m's blocks for an
@@ -53,6 +54,12 @@ int cli_percent(const char *s, double *ret);
 struct matrix;
 int cli_noise_advice(const struct conf *c, const struct matrix *m, double effect, char *err);
 
+/*
+ * harness run of a matrix: file's matrix parsed into m (parsed: m is already,
+ * file only names it), or the stored matrix called file; queued, run, its
+ * table printed; m released. *ret_mid (may be NULL) the matrix's id when it
+ * ran. Returns 0, 2 if runs failed, 1 with the message printed.
+ */
 int cli_run(const struct conf *c, const char *file, struct matrix *m, int parsed,
 	    int64_t *ret_mid);
 

@@ -19,6 +19,7 @@
 struct bisector {
 	const struct conf *c;
 	struct buildgate *gate;
+	struct buildlock gate_lock;  /* its compiles' place in the build gate across processes */
 	struct worker w;             /* its thread, and its own store connection */
 };
 
@@ -52,7 +53,7 @@ static void gate(void *arg, int busy)
 {
 	struct job *j = arg;
 
-	buildgate_build(j->b->gate, busy);
+	buildgate_build(j->b->gate, &j->b->gate_lock, busy, tell, j);
 	hlog(busy ? "bisection %lld: compiling, no block in flight" :
 	     "bisection %lld: compile ended, blocks may start", (long long)j->id);
 }
@@ -170,9 +171,14 @@ int bisector_start(const struct conf *c, struct buildgate *gate, struct bisector
 		return errorf(err, "out of memory");
 	b->c = c;
 	b->gate = gate;
+	if (buildlock_open(&b->gate_lock, c->results, "harnessd", err) < 0) {
+		free(b);
+		return -1;
+	}
 	b->w = (struct worker){ .name = "bisector", .next = store_bisection_next,
 				.one = bisect_next, .arg = b, .idle_ms = IDLE_MS };
 	if (worker_start(c, &b->w, err) < 0) {
+		buildlock_close(&b->gate_lock);
 		free(b);
 		return -1;
 	}
@@ -185,5 +191,6 @@ void bisector_stop(struct bisector *b)
 	if (!b)
 		return;
 	worker_stop(&b->w);
+	buildlock_close(&b->gate_lock);
 	free(b);
 }

@@ -1,7 +1,9 @@
-/* buildgate.c -- one mutex and condition between the resolver's compiles and
- * the slots' blocks: either kind of work waits for the other to finish. */
+/* buildgate.c -- one mutex and condition between the daemon's compiles and its
+ * slots' blocks, and each holder's build.lock beneath for other processes. */
 #include "daemon/buildgate.h"
+#include "base/err.h"
 
+#include <stdio.h>
 #include <time.h>
 
 void buildgate_init(struct buildgate *g)
@@ -18,21 +20,45 @@ void buildgate_destroy(struct buildgate *g)
 	pthread_mutex_destroy(&g->mu);
 }
 
-void buildgate_build(struct buildgate *g, int busy)
+/* In this daemon: no block starts from now on, and those in flight end first. */
+static void build_enter(struct buildgate *g)
 {
 	pthread_mutex_lock(&g->mu);
-	if (busy) {
-		g->building = 1;          /* no block starts from now on ... */
-		while (g->blocks > 0)     /* ... and those in flight end first */
-			pthread_cond_wait(&g->cv, &g->mu);
-	} else {
-		g->building = 0;
-		pthread_cond_broadcast(&g->cv);
-	}
+	g->building++;
+	while (g->blocks > 0)
+		pthread_cond_wait(&g->cv, &g->mu);
 	pthread_mutex_unlock(&g->mu);
 }
 
-int buildgate_block_begin(struct buildgate *g, atomic_int *stop)
+/* The last compile of this daemon ended: blocks may start. */
+static void build_leave(struct buildgate *g)
+{
+	pthread_mutex_lock(&g->mu);
+	if (--g->building == 0)
+		pthread_cond_broadcast(&g->cv);
+	pthread_mutex_unlock(&g->mu);
+}
+
+void buildgate_build(struct buildgate *g, struct buildlock *l, int busy,
+		     buildlock_tell_fn tell, void *arg)
+{
+	char err[ERR_MAX], line[ERR_MAX + 64];
+
+	if (!busy) {
+		buildlock_drop(l);
+		build_leave(g);
+		return;
+	}
+	build_enter(g);
+	/* kbuild's gate cannot fail: a broken lock is said, and the compile goes on */
+	if (buildlock_take(l, BUILDLOCK_BUILDING, tell, arg, NULL, err) < 0 && tell) {
+		snprintf(line, sizeof(line), "build gate: %s; compiling without it", err);
+		tell(arg, line);
+	}
+}
+
+/* In this daemon: wait while a compile is on, then count the block in. */
+static int block_enter(struct buildgate *g, atomic_int *stop)
 {
 	struct timespec ts;
 
@@ -51,10 +77,33 @@ int buildgate_block_begin(struct buildgate *g, atomic_int *stop)
 	return 0;
 }
 
-void buildgate_block_end(struct buildgate *g)
+static void block_leave(struct buildgate *g)
 {
 	pthread_mutex_lock(&g->mu);
 	g->blocks--;
 	pthread_cond_broadcast(&g->cv);
 	pthread_mutex_unlock(&g->mu);
+}
+
+int buildgate_block_begin(struct buildgate *g, struct buildlock *l, atomic_int *stop,
+			  buildlock_tell_fn tell, void *arg)
+{
+	char err[ERR_MAX], line[ERR_MAX + 64];
+
+	if (block_enter(g, stop) < 0)
+		return -1;
+	if (buildlock_take(l, BUILDLOCK_MEASURING, tell, arg, stop, err) == 0)
+		return 0;
+	if (!atomic_load(stop) && tell) {
+		snprintf(line, sizeof(line), "build gate: %s; the block does not start", err);
+		tell(arg, line);
+	}
+	block_leave(g);
+	return -1;
+}
+
+void buildgate_block_end(struct buildgate *g, struct buildlock *l)
+{
+	buildlock_drop(l);
+	block_leave(g);
 }

@@ -16,6 +16,7 @@
 struct resolver {
 	const struct conf *c;
 	struct buildgate *gate;
+	struct buildlock gate_lock;  /* its compiles' place in the build gate across processes */
 	struct worker w;             /* its thread, and its own store connection */
 };
 
@@ -43,7 +44,7 @@ static void gate(void *arg, int busy)
 	if (busy)
 		hlog("matrix %lld: a kernel compile waits for the blocks in flight; no block "
 		     "starts now", (long long)j->mid);
-	buildgate_build(j->r->gate, busy);
+	buildgate_build(j->r->gate, &j->r->gate_lock, busy, progress, j);
 	hlog(busy ? "matrix %lld: compiling, no block in flight" :
 	     "matrix %lld: compile ended, blocks may start", (long long)j->mid);
 }
@@ -108,9 +109,14 @@ int resolver_start(const struct conf *c, struct buildgate *gate, struct resolver
 		return errorf(err, "out of memory");
 	r->c = c;
 	r->gate = gate;
+	if (buildlock_open(&r->gate_lock, c->results, "harnessd", err) < 0) {
+		free(r);
+		return -1;
+	}
 	r->w = (struct worker){ .name = "resolver", .next = store_next_resolving,
 				.one = resolve_next, .arg = r, .idle_ms = IDLE_MS };
 	if (worker_start(c, &r->w, err) < 0) {
+		buildlock_close(&r->gate_lock);
 		free(r);
 		return -1;
 	}
@@ -123,5 +129,6 @@ void resolver_stop(struct resolver *r)
 	if (!r)
 		return;
 	worker_stop(&r->w);
+	buildlock_close(&r->gate_lock);
 	free(r);
 }

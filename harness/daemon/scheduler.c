@@ -33,6 +33,7 @@ struct slot {
 	struct store *store;
 	int64_t matrix;              /* the matrix of the block in hand */
 	int64_t stuck;               /* a run left booting/running by a refused write */
+	struct buildlock gate_lock;  /* its place in the build gate across processes */
 };
 
 struct sched {
@@ -283,6 +284,14 @@ static void run_block(struct slot *sl, struct vm_conn *vm, struct run_ref *refs,
 	spec_release(m);
 }
 
+/* The build gate's word to a slot (it waits for a compile elsewhere): logged. */
+static void slot_tell(void *arg, const char *line)
+{
+	struct slot *sl = arg;
+
+	hlog("slot %u: %s", sl->index, line);
+}
+
 static void *slot_main(void *arg)
 {
 	struct slot *sl = arg;
@@ -320,14 +329,15 @@ static void *slot_main(void *arg)
 			hlog("slot %u: %s", sl->index, err);
 			n = 0;
 		}
-		if (n && buildgate_block_begin(sl->sc->gate, &sl->sc->stop) == 0) {
+		if (n && buildgate_block_begin(sl->sc->gate, &sl->gate_lock, &sl->sc->stop,
+					       slot_tell, sl) == 0) {
 			hlog("slot %u: block of matrix %lld begins on %s (%zu runs)", sl->index,
 			     (long long)sl->matrix, host_name(sl->h), n);
 			host_busy(sl->h, 1);
 			run_block(sl, vm, refs, n);
 			host_busy(sl->h, -1);
 			hlog("slot %u: block of matrix %lld ends", sl->index, (long long)sl->matrix);
-			buildgate_block_end(sl->sc->gate);
+			buildgate_block_end(sl->sc->gate, &sl->gate_lock);
 		} else if (!n)
 			wake_wait(&seen, IDLE_MS);
 		free(n ? refs : NULL);
@@ -354,8 +364,12 @@ static int start_slots(struct sched *sc, char *err)
 			sl->h = h;
 			sl->index = sc->nslots;
 			sl->nth = k;
-			if (pthread_create(&sl->th, NULL, slot_main, sl) != 0)
+			if (buildlock_open(&sl->gate_lock, sc->c->results, "harnessd", err) < 0)
+				return -1;
+			if (pthread_create(&sl->th, NULL, slot_main, sl) != 0) {
+				buildlock_close(&sl->gate_lock);
 				return errorf(err, "cannot start guest slot %u", sc->nslots);
+			}
 			sc->nslots++;
 		}
 		hlog("host %s: %u guest slot%s", host_name(h), n, n == 1 ? "" : "s");
@@ -397,8 +411,10 @@ void sched_stop(struct sched *sc)
 	if (!sc)
 		return;
 	atomic_store(&sc->stop, 1);
-	for (i = 0; i < sc->nslots; i++)
+	for (i = 0; i < sc->nslots; i++) {
 		pthread_join(sc->slots[i].th, NULL);
+		buildlock_close(&sc->slots[i].gate_lock);
+	}
 	hosts_close(sc->hosts);
 	pthread_mutex_destroy(&sc->lock);
 	pthread_mutex_destroy(&sc->pause_lock);

@@ -1,6 +1,7 @@
 /* conf.c -- parse harness.conf strictly: known keys only, typed, in range,
  * every bad line reported as file:line before giving up. */
 #include "spec/conf.h"
+#include "spec/uri.h"
 #include "base/err.h"
 #include "base/proc.h"
 #include "base/results.h"
@@ -66,6 +67,9 @@ static const struct ckey keys[] = {
 	{ "source_dirs", C_PATHS, COFF(source_dirs), 0, CONF_KERNEL_DIRS_MAX, "",
 	  "directories, space-separated, kernel source trees, patch series and .config files "
 	  "named by path may come from (empty: the matrix's own directory)" },
+	{ "key_dirs", C_PATHS, COFF(key_dirs), 0, CONF_KERNEL_DIRS_MAX, "",
+	  "directories, space-separated, a URI's keyfile=, known_hosts= and pkipath= may name "
+	  "(empty: ~/.ssh of the user the harness runs as)" },
 	{ "host", C_HOST, 0, 0, 0, NULL,
 	  "a machine guests run on, once per line: NAME URI [slots=N] [arch=A[,B]] "
 	  "[storage=/DIR] (none: this one, through the embedded driver)" },
@@ -85,78 +89,6 @@ int conf_host_name_ok(const char *s)
 		    !strchr("._-", s[i]))
 			return 0;
 	return 1;
-}
-
-/* The URI transports and the query parameters each may carry. */
-static const struct {
-	const char *prefix;     /* scheme and "://" */
-	int remote;             /* a host part is allowed */
-} uri_schemes[] = {
-	{ "qemu://", 0 }, { "qemu+unix://", 0 }, { "qemu+ssh://", 1 }, { "qemu+libssh://", 1 },
-	{ "qemu+libssh2://", 1 }, { "qemu+tcp://", 1 }, { "qemu+tls://", 1 },
-};
-static const char *const uri_params[] = {
-	"socket", "keyfile", "known_hosts", "known_hosts_verify", "sshauth", "no_verify",
-	"no_tty", "pkipath", "mode", "proxy",
-};
-
-static int uri_param_ok(const char *p, size_t len)
-{
-	size_t i, n = strcspn(p, "=");
-
-	if (n > len)
-		n = len;
-	for (i = 0; i < ARRAY_SIZE(uri_params); i++)
-		if (strlen(uri_params[i]) == n && !strncmp(p, uri_params[i], n))
-			return 1;
-	return 0;
-}
-
-static int uri_query_check(const char *q, char *err)
-{
-	size_t len;
-
-	for (; *q; q += len + (q[len] == '&')) {
-		len = strcspn(q, "&");
-		if (!uri_param_ok(q, len))
-			return errorf(err, "URI parameter '%.*s' is not one the harness passes on "
-				      "(socket, keyfile, known_hosts, known_hosts_verify, sshauth, "
-				      "no_verify, no_tty, pkipath, mode, proxy)", (int)len, q);
-	}
-	return 0;
-}
-
-int conf_uri_check(const char *uri, char *err)
-{
-	const char *rest = NULL, *path, *at, *q;
-	size_t i, auth;
-	int remote = 0;
-
-	for (i = 0; uri[i]; i++)
-		if (!isalnum((unsigned char)uri[i]) && !strchr("-._~:/?=&@%+,[]", uri[i]))
-			return errorf(err, "URI '%.64s': character 0x%02x is not a URI's", uri,
-				      (unsigned char)uri[i]);
-	for (i = 0; i < ARRAY_SIZE(uri_schemes) && !rest; i++)
-		if (!strncmp(uri, uri_schemes[i].prefix, strlen(uri_schemes[i].prefix))) {
-			rest = uri + strlen(uri_schemes[i].prefix);
-			remote = uri_schemes[i].remote;
-		}
-	if (!rest)
-		return errorf(err, "URI '%.64s': expected qemu:// or qemu+ssh, +libssh, +libssh2, "
-			      "+tcp, +tls or +unix://", uri);
-	auth = strcspn(rest, "/?");
-	at = memchr(rest, '@', auth);
-	if (auth && !remote)
-		return errorf(err, "URI '%.64s': this transport names no host", uri);
-	if (at && memchr(rest, ':', (size_t)(at - rest)))
-		return errorf(err, "URI '%.64s': no password in a URI (use ssh keys or TLS)", uri);
-	path = rest + auth;
-	q = strchr(path, '?');
-	if (strncmp(path, "/system", 7) && strncmp(path, "/session", 8))
-		return errorf(err, "URI '%.64s': expected the path /system or /session", uri);
-	if (path[!strncmp(path, "/system", 7) ? 7 : 8] != (q ? '?' : '\0'))
-		return errorf(err, "URI '%.64s': expected the path /system or /session", uri);
-	return q ? uri_query_check(q + 1, err) : 0;
 }
 
 static int storage_ok(const char *s)
@@ -232,10 +164,10 @@ static int words(char *val, char **w, int max)
 	return *val ? max + 1 : n;
 }
 
-static int host_line(struct conf *c, char *val, char *err)
+static int host_line(struct conf *c, char *val, int lineno, char *err)
 {
 	struct conf_host *h;
-	char *w[8];
+	char *w[8], msg[ERR_MAX];
 	int n = words(val, w, 6), i;
 	unsigned j;
 
@@ -256,8 +188,8 @@ static int host_line(struct conf *c, char *val, char *err)
 		if (strlen(w[1]) >= sizeof(h->uri))
 			return errorf(err, "host '%s': URI longer than %zu characters", h->name,
 				      sizeof(h->uri) - 1);
-		if (conf_uri_check(w[1], err) < 0)
-			return -1;
+		if (conf_uri_check(w[1], msg) < 0)
+			return errorf(err, "host '%s': %s", h->name, msg);
 		snprintf(h->uri, sizeof(h->uri), "%s", w[1]);
 		snprintf(h->storage, sizeof(h->storage), "/var/lib/mglru-harness/pool");
 		h->slots = 1;
@@ -265,6 +197,7 @@ static int host_line(struct conf *c, char *val, char *err)
 	for (i = 2; i < n; i++)
 		if (host_option(h, w[i], err) < 0)
 			return -1;
+	h->line = lineno;
 	c->nhosts++;
 	return 0;
 }
@@ -292,7 +225,7 @@ static int set_paths(char *dst, size_t size, const char *name, const char *val,
 static int set_key(struct conf *c, const struct ckey *k, const char *val, const char *dir,
 		   char *err)
 {
-	char *end, *dst = (char *)c + k->off;
+	char *end, *dst = (char *)c + k->off, msg[ERR_MAX];
 	unsigned long long v;
 	int n;
 
@@ -315,8 +248,8 @@ static int set_key(struct conf *c, const struct ckey *k, const char *val, const 
 			return errorf(err, "'%s': expected at least %llu characters, got %zu", k->name,
 				      (unsigned long long)k->min, strlen(val));
 		strcpy(dst, val);
-		if (!strcmp(k->name, "uri") && val[0])
-			return conf_uri_check(val, err);
+		if (!strcmp(k->name, "uri") && val[0] && conf_uri_check(val, msg) < 0)
+			return errorf(err, "'uri': %s", msg);
 		if (!strcmp(k->name, "accel") && strcmp(val, "auto") && strcmp(val, "kvm") &&
 		    strcmp(val, "tcg"))
 			return errorf(err, "'accel': expected auto, kvm or tcg, got '%s'", val);
@@ -359,7 +292,7 @@ static char *trim(char *s)
 	return s;
 }
 
-static int conf_line(struct conf *c, char *line, const char *dir, char *err)
+static int conf_line(struct conf *c, char *line, const char *dir, int lineno, char *err)
 {
 	const struct ckey *k;
 	char *eq, *key, *val;
@@ -374,7 +307,9 @@ static int conf_line(struct conf *c, char *line, const char *dir, char *err)
 	key = trim(line);
 	val = trim(eq + 1);
 	if (!strcmp(key, "host"))
-		return host_line(c, val, err);
+		return host_line(c, val, lineno, err);
+	if (!strcmp(key, "uri"))
+		c->uri_line = lineno;
 	for (k = keys; k->name; k++)
 		if (!strcmp(k->name, key))
 			return set_key(c, k, val, dir, err);
@@ -383,7 +318,7 @@ static int conf_line(struct conf *c, char *line, const char *dir, char *err)
 
 /* One line (len bytes, no newline): 0, or -1 with the reason in msg. */
 static int conf_text_line(struct conf *c, const char *text, size_t len, const char *dir,
-			  char *msg)
+			  int lineno, char *msg)
 {
 	char line[CONF_LINE_MAX + 1];
 
@@ -393,8 +328,9 @@ static int conf_text_line(struct conf *c, const char *text, size_t len, const ch
 		return errorf(msg, "NUL byte in line");
 	memcpy(line, text, len);
 	line[len] = '\0';
-	return conf_line(c, line, dir, msg);
+	return conf_line(c, line, dir, lineno, msg);
 }
+
 
 /*
  * A bad line's message, each said once: the first waits in first (the
@@ -412,6 +348,28 @@ static void conf_report(const char *label, int lineno, const char *msg, int bad,
 	escape_line(stderr, "%s:%d: %s", label, lineno, msg);
 }
 
+/*
+ * Once every line is read (key_dirs may come after the URIs): the files
+ * each URI names, confined to key_dirs, each refusal reported as its line's
+ * (bad counted on).
+ */
+static void confine_uris(const struct conf *c, const char *label, int *bad, char *first)
+{
+	char msg[ERR_MAX + 64], why[ERR_MAX];
+	unsigned i;
+
+	if (c->uri[0] && conf_uri_check(c->uri, why) == 0 &&
+	    conf_uri_confine(c->uri, c->key_dirs, why) < 0) {
+		snprintf(msg, sizeof(msg), "'uri': %s", why);
+		conf_report(label, c->uri_line, msg, ++*bad, first);
+	}
+	for (i = 0; i < c->nhosts; i++)
+		if (c->hosts[i].uri[0] && conf_uri_confine(c->hosts[i].uri, c->key_dirs, why) < 0) {
+			snprintf(msg, sizeof(msg), "host '%s': %s", c->hosts[i].name, why);
+			conf_report(label, c->hosts[i].line, msg, ++*bad, first);
+		}
+}
+
 int conf_load_text(struct conf *c, const char *text, size_t len, const char *label,
 		   const char *dir, char *err)
 {
@@ -425,13 +383,14 @@ int conf_load_text(struct conf *c, const char *text, size_t len, const char *lab
 		nl = memchr(p, '\n', (size_t)(end - p));
 		n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		lineno++;
-		if (conf_text_line(c, p, n, dir, msg) < 0) {
+		if (conf_text_line(c, p, n, dir, lineno, msg) < 0) {
 			conf_report(label, lineno, msg, ++bad, first);
 			if (n > CONF_LINE_MAX)
 				break;
 		}
 		p += n + (nl != NULL);
 	}
+	confine_uris(c, label, &bad, first);
 	if (bad == 1)
 		return errorf(err, "%s", first);
 	if (bad)

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "spec/uri.h"
+
 #define CONF_KERNEL_DIRS_MAX (2 * PATH_MAX)
 #define CONF_TOKEN_MIN       32   /* characters in an api_token, if set */
 
@@ -27,6 +29,7 @@ struct conf_host {
 	uint64_t slots;                 /* 0: cores / vcpus (the embedded host only) */
 	char archs[32];                 /* "x86_64 aarch64", space-separated; "" = its own */
 	char storage[CONF_HOST_DIR_MAX];
+	int line;                       /* of harness.conf, for messages */
 };
 
 struct conf {
@@ -34,6 +37,7 @@ struct conf {
 	char images[PATH_MAX];    /* output of `make images` */
 	char presets[PATH_MAX];   /* workload presets, <name>.json */
 	char uri[PATH_MAX];       /* libvirt URI; "" = embedded driver under results */
+	int uri_line;             /* of harness.conf, for messages */
 	uint64_t memory_mib;      /* guest RAM */
 	uint64_t vcpus;
 	uint64_t boot_timeout_s;  /* fresh boot to the agent's hello */
@@ -56,6 +60,9 @@ struct conf {
 	/* the same for source arms' trees, patch series and config files (no images
 	 * directory: a tree there is not the user's); "" is the matrix's own */
 	char source_dirs[CONF_KERNEL_DIRS_MAX];
+	/* the same for the files a URI names (keyfile=, known_hosts=, pkipath=);
+	 * "" is ~/.ssh of the user the harness runs as */
+	char key_dirs[CONF_KERNEL_DIRS_MAX];
 	/* the machines guests run on, in conf order; none: this one (conf_hosts) */
 	unsigned nhosts;
 	struct conf_host hosts[CONF_HOSTS_MAX];
@@ -114,13 +121,5 @@ int conf_host_name_ok(const char *s);
 
 /* The URI to open for h: its own, or the embedded driver's under results. */
 void conf_host_uri(const struct conf *c, const struct conf_host *h, char *buf, size_t len);
-
-/*
- * Is uri one the harness opens? By allow-list: qemu:///system or /session,
- * qemu+ssh, +libssh, +libssh2, +tcp, +tls or +unix to /system or /session,
- * URI characters only, no password, query parameters of the transports only
- * (no command= or netcat=: they run programs). 0, or -1 with why in err.
- */
-int conf_uri_check(const char *uri, char *err);
 
 #endif
