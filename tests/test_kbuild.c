@@ -25,6 +25,7 @@
 #include "spec/conf.h"
 #include "spec/gitconfine.h"
 #include "spec/spec.h"
+#include "store/store.h"
 #include "testlib.h"
 
 static char dir[PATH_MAX];
@@ -473,6 +474,30 @@ static void assert_text(const char *path, const char *want)
 	free(text);
 }
 
+/*
+ * The database through a symlink: one the harness's own user made (a
+ * database kept on another disk) is followed to what it names; one of
+ * another user's (planted in a shared results directory) is refused.
+ */
+static void test_database_symlinks(void)
+{
+	char link[PATH_MAX], target[PATH_MAX], err[ERR_MAX];
+	struct store *st;
+
+	sfmt(link, sizeof(link), "%s/db.link", dir);
+	sfmt(target, sizeof(target), "%s/elsewhere.db", dir);
+	assert_int_equal(symlink("elsewhere.db", link), 0);
+	if (store_open(link, &st, err) < 0)
+		fail_msg("%s", err);
+	store_close(st);
+	assert_int_equal(access(target, F_OK), 0);
+	if (geteuid() != 0)
+		return;
+	assert_int_equal(lchown(link, 65534, 65534), 0);
+	assert_int_equal(store_open(link, &st, err), -1);
+	assert_non_null(strstr(err, "a symlink owned by uid 65534, not by the harness's user: refused"));
+}
+
 /* A symlink planted in the cache (by whoever can write it) is refused, never followed. */
 static void test_cache_symlinks(void **state)
 {
@@ -517,6 +542,7 @@ static void test_cache_symlinks(void **state)
 	assert_int_equal(proc_run_opts(argv, &o, &status, err), -1);
 	assert_non_null(strstr(err, "it is a symlink"));
 	assert_text(victim, "the victim's text\n");
+	test_database_symlinks();
 }
 
 /* ---- #27: the limit of a series, and what a failed tool said ---- */

@@ -8,6 +8,8 @@
 
 #include <math.h>
 #include <string.h>
+#include <errno.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -461,20 +463,59 @@ static int check_version(struct store *s, const char *path, int *ret_fresh, char
 		      (long long)version, STORE_SCHEMA);
 }
 
+/*
+ * The file to open for the database at PATH: PATH itself; or, where it is a
+ * symlink the harness's own user made (a database kept on another disk),
+ * the file it names, resolved now (its directory by realpath) so that what
+ * is opened is what was checked. A symlink of another user's (one planted by
+ * whoever else can write the results directory) is refused by name.
+ */
+static int db_file(const char *path, char out[PATH_MAX], char *err)
+{
+	char target[PATH_MAX], dir[PATH_MAX], real[PATH_MAX], *slash;
+	struct stat st;
+	ssize_t n;
+
+	if (lstat(path, &st) < 0 || !S_ISLNK(st.st_mode))
+		return pathf(out, err, "%s", path);
+	if (st.st_uid != geteuid())
+		return errorf(err, "%s: a symlink owned by uid %u, not by the harness's user: refused",
+			      path, (unsigned)st.st_uid);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n <= 0)
+		return errorf(err, "%s: cannot read the symlink: %s", path, strerror(errno));
+	target[n] = '\0';
+	if (target[0] != '/') {
+		snprintf(dir, sizeof(dir), "%s", path);
+		slash = strrchr(dir, '/');
+		if (pathf(real, err, "%s/%s", slash ? (*slash = '\0', dir) : ".", target) < 0)
+			return -1;
+		snprintf(target, sizeof(target), "%s", real);
+	}
+	slash = strrchr(target, '/');
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - target), target);
+	if (!realpath(dir[0] ? dir : "/", real))
+		return errorf(err, "%s: its directory %s: %s", path, dir, strerror(errno));
+	return pathf(out, err, "%s/%s", real, slash + 1);
+}
+
 int store_open(const char *path, struct store **ret, char *err)
 {
 	struct store *s = calloc(1, sizeof(*s));
+	char file[PATH_MAX];
 	int fresh = 0;
 
 	if (!s)
 		return errorf(err, "out of memory");
-	/* a symlink planted at the database is refused, never written through */
-	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+	if (db_file(path, file, err) < 0)
+		goto fail;
+	/* whatever stands at file now is opened as it is: a symlink there is refused */
+	if (sqlite3_open_v2(file, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 			    SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK) {
 		struct stat st;
 
 		errorf(err, "%s: cannot open database: %s", path,
-		       lstat(path, &st) == 0 && S_ISLNK(st.st_mode) ? "a symlink, refused" :
+		       lstat(file, &st) == 0 && S_ISLNK(st.st_mode) ? "a symlink, refused" :
 		       sqlite3_errmsg(s->db));
 		goto fail;
 	}
