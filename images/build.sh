@@ -76,27 +76,43 @@ module_order() {
 	done | awk '!seen[$0]++'
 }
 
+# 0 if DIR holds a complete build of PKG (its "package" file, written last, names it).
+kernel_built() {
+	local dir=$1 pkg=$2
+	[ -f "$dir/package" ] && [ "$(cat "$dir/package")" = "$pkg" ] &&
+		[ -f "$dir/vmlinuz" ] && [ -f "$dir/modules.cpio" ]
+}
+
+# The .deb of PKG already downloaded, if any.
+cached_deb() {
+	ls "$debs/${1}"_*.deb "$dl/${1}"_*.deb 2>/dev/null | head -n 1 || true
+}
+
+# 0 if apt can download PKG; otherwise one line on stderr naming it (ALIAS in it),
+# the newest of its series and what moves it: a point release replaced its name.
+pin_ok() {
+	local pkg=$1 alias=$2 darch
+	darch=$(pin_dpkg_arch "$arch")
+	[ -z "$(pin_candidates "$darch" "$pkg")" ] || return 0
+	if [ "$mode" = kernel-package ]; then
+		pin_gone_msg images/build.sh "$alias" "$arch" "$pkg" "name an available package in the arm" >&2
+	else
+		pin_gone_msg "$conf" "$alias" "$arch" "$pkg" "run make pin-kernels to move the pin" >&2
+	fi
+	return 1
+}
+
 # Build package PKG's vmlinuz, modules.cpio, release, version and package (written
 # last: its presence means the rest is complete) into DIR; ALIAS names it in messages.
 build_kernel() {
-	local dir=$1 pkg=$2 alias=$3 x rel ko dst stage deb darch
-	if [ -f "$dir/package" ] && [ "$(cat "$dir/package")" = "$pkg" ] &&
-	   [ -f "$dir/vmlinuz" ] && [ -f "$dir/modules.cpio" ]; then
+	local dir=$1 pkg=$2 alias=$3 x rel ko dst stage deb
+	if kernel_built "$dir" "$pkg"; then
 		return
 	fi
 	rm -f "$dir/package"
-	deb=$(ls "$debs/${pkg}"_*.deb "$dl/${pkg}"_*.deb 2>/dev/null | head -n 1 || true)
+	deb=$(cached_deb "$pkg")
 	if [ -z "$deb" ]; then
-		# a point release replaces a pinned name: say so before apt-get download fails
-		darch=$(pin_dpkg_arch "$arch")
-		if [ -z "$(pin_candidates "$darch" "$pkg")" ]; then
-			if [ "$mode" = kernel-package ]; then
-				pin_gone_msg images/build.sh "$alias" "$arch" "$pkg" "name an available package in the arm" >&2
-			else
-				pin_gone_msg "$conf" "$alias" "$arch" "$pkg" "run make pin-kernels to move the pin" >&2
-			fi
-			exit 1
-		fi
+		pin_ok "$pkg" "$alias" || exit 1
 		(cd "$dl" && apt-get download "$pkg" 2>&1 | grep -v '^W: Download is performed unsandboxed' || true)
 		deb=$(ls "$dl/${pkg}"_*.deb 2>/dev/null | head -n 1 || true)
 		[ -n "$deb" ] || { echo "images: apt-get download $pkg failed (run apt-get update?)" >&2; exit 1; }
@@ -137,6 +153,16 @@ if [ "$mode" = kernel-package ]; then
 	build_kernel "$out" "$pkg_arg" "package arm"
 	exit 0
 fi
+
+# every pin to download is checked before any is: one line per pin apt no longer has
+gone=0
+while read -r alias karch pkg; do
+	case $alias in ''|'#'*) continue ;; esac
+	[ "$karch" = "$arch" ] || continue
+	kernel_built "$out/kernel/$alias" "$pkg" || [ -n "$(cached_deb "$pkg")" ] ||
+		pin_ok "$pkg" "$alias" || gone=1
+done < "$conf"
+[ "$gone" = 0 ] || exit 1
 
 build_base
 while read -r alias karch pkg; do
