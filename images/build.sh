@@ -4,7 +4,7 @@
 # usage: images/build.sh ARCH AGENT_BINARY OUTDIR
 #        images/build.sh kernel-package ARCH PKG OUTDIR
 # The second form builds one Debian kernel package (a matrix arm's "package")
-# into OUTDIR/{vmlinuz,modules.cpio,release,package}, as for kernels.conf.
+# into OUTDIR/{vmlinuz,modules.cpio,release,version,package}, as for kernels.conf.
 # Idempotent: a kernel whose output already names its pinned package is skipped.
 # KERNELS_CONF names another kernels.conf (tests); a pin apt no longer has fails in one
 # line naming the newest of its series and `make pin-kernels` (images/pin-kernels.sh).
