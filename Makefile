@@ -163,6 +163,13 @@ $(foreach a,$(ARCHS),$(eval $(call agent_link,$(a))))
 images: deps $(AGENTS) $(FIOS)
 	@for a in $(ARCHS); do images/build.sh $$a guest/build/agent-$$a images/out/$$a || exit 1; done
 
+# Move each images/kernels.conf pin to the newest package of its series apt has
+# (images/pin-kernels.sh: the old line kept as a "# was:" comment); then make images.
+.PHONY: pin-kernels
+pin-kernels: deps
+	apt-get update -q
+	images/pin-kernels.sh images/kernels.conf
+
 # Static fio for the guest, from Debian's source package (images/build-fio.sh).
 images/out/%/fio: | deps
 	images/build-fio.sh $* images/out/$*

@@ -4,8 +4,10 @@
 # usage: images/build.sh ARCH AGENT_BINARY OUTDIR
 #        images/build.sh kernel-package ARCH PKG OUTDIR
 # The second form builds one Debian kernel package (a matrix arm's "package")
-# into OUTDIR/{vmlinuz,modules.cpio,release,package}, as for kernels.conf.
+# into OUTDIR/{vmlinuz,modules.cpio,release,version,package}, as for kernels.conf.
 # Idempotent: a kernel whose output already names its pinned package is skipped.
+# KERNELS_CONF names another kernels.conf (tests); a pin apt no longer has fails in one
+# line naming the newest of its series and `make pin-kernels` (images/pin-kernels.sh).
 set -euo pipefail
 
 mode=images
@@ -23,7 +25,9 @@ else
 	out=${3:?output dir}
 fi
 here=$(cd "$(dirname "$0")" && pwd)
-conf=$here/kernels.conf
+conf=${KERNELS_CONF:-$here/kernels.conf}
+# shellcheck source=images/pins.sh
+. "$here/pins.sh"
 debs=$here/cache/debs
 # Modules the guest needs before /init can reach the channel and the data disk;
 # whichever of them a kernel has built in is skipped.
@@ -72,17 +76,43 @@ module_order() {
 	done | awk '!seen[$0]++'
 }
 
-# Build package PKG's vmlinuz, modules.cpio, release and package (written
-# last: its presence means the rest is complete) into DIR.
+# 0 if DIR holds a complete build of PKG (its "package" file, written last, names it).
+kernel_built() {
+	local dir=$1 pkg=$2
+	[ -f "$dir/package" ] && [ "$(cat "$dir/package")" = "$pkg" ] &&
+		[ -f "$dir/vmlinuz" ] && [ -f "$dir/modules.cpio" ]
+}
+
+# The .deb of PKG already downloaded, if any.
+cached_deb() {
+	ls "$debs/${1}"_*.deb "$dl/${1}"_*.deb 2>/dev/null | head -n 1 || true
+}
+
+# 0 if apt can download PKG; otherwise one line on stderr naming it (ALIAS in it),
+# the newest of its series and what moves it: a point release replaced its name.
+pin_ok() {
+	local pkg=$1 alias=$2 darch
+	darch=$(pin_dpkg_arch "$arch")
+	[ -z "$(pin_candidates "$darch" "$pkg")" ] || return 0
+	if [ "$mode" = kernel-package ]; then
+		pin_gone_msg images/build.sh "$alias" "$arch" "$pkg" "name an available package in the arm" >&2
+	else
+		pin_gone_msg "$conf" "$alias" "$arch" "$pkg" "run make pin-kernels to move the pin" >&2
+	fi
+	return 1
+}
+
+# Build package PKG's vmlinuz, modules.cpio, release, version and package (written
+# last: its presence means the rest is complete) into DIR; ALIAS names it in messages.
 build_kernel() {
-	local dir=$1 pkg=$2 x rel ko dst stage deb
-	if [ -f "$dir/package" ] && [ "$(cat "$dir/package")" = "$pkg" ] &&
-	   [ -f "$dir/vmlinuz" ] && [ -f "$dir/modules.cpio" ]; then
+	local dir=$1 pkg=$2 alias=$3 x rel ko dst stage deb
+	if kernel_built "$dir" "$pkg"; then
 		return
 	fi
 	rm -f "$dir/package"
-	deb=$(ls "$debs/${pkg}"_*.deb "$dl/${pkg}"_*.deb 2>/dev/null | head -n 1 || true)
+	deb=$(cached_deb "$pkg")
 	if [ -z "$deb" ]; then
+		pin_ok "$pkg" "$alias" || exit 1
 		(cd "$dl" && apt-get download "$pkg" 2>&1 | grep -v '^W: Download is performed unsandboxed' || true)
 		deb=$(ls "$dl/${pkg}"_*.deb 2>/dev/null | head -n 1 || true)
 		[ -n "$deb" ] || { echo "images: apt-get download $pkg failed (run apt-get update?)" >&2; exit 1; }
@@ -112,19 +142,31 @@ build_kernel() {
 		cpio --quiet -o -0 -H newc -R 0:0) > "$dir/modules.cpio"
 	cp "$x/boot/vmlinuz-$rel" "$dir/vmlinuz"
 	echo "$rel" > "$dir/release"
+	# the exact build: one package name (ABI) carries several Debian revisions
+	dpkg-deb -f "$deb" Version > "$dir/version"
 	echo "$pkg" > "$dir/package"
 	rm -rf "$x" "$stage"
 	echo "images: $dir ($rel)"
 }
 
 if [ "$mode" = kernel-package ]; then
-	build_kernel "$out" "$pkg_arg"
+	build_kernel "$out" "$pkg_arg" "package arm"
 	exit 0
 fi
+
+# every pin to download is checked before any is: one line per pin apt no longer has
+gone=0
+while read -r alias karch pkg; do
+	case $alias in ''|'#'*) continue ;; esac
+	[ "$karch" = "$arch" ] || continue
+	kernel_built "$out/kernel/$alias" "$pkg" || [ -n "$(cached_deb "$pkg")" ] ||
+		pin_ok "$pkg" "$alias" || gone=1
+done < "$conf"
+[ "$gone" = 0 ] || exit 1
 
 build_base
 while read -r alias karch pkg; do
 	case $alias in ''|'#'*) continue ;; esac
 	[ "$karch" = "$arch" ] || continue
-	build_kernel "$out/kernel/$alias" "$pkg"
+	build_kernel "$out/kernel/$alias" "$pkg" "$alias"
 done < "$conf"

@@ -2,9 +2,9 @@
 # flag_layout.sh -- measure where a kernel keeps a folio's MGLRU generation, from its
 # headers, and print it as a line of guest/tracer.c's layouts[] table.
 # usage: tests/flag_layout.sh [HEADERS [ARCH]]
-#   HEADERS defaults to /usr/src/linux-headers-6.12.117+deb12-cloud-amd64 (Debian
-#   package linux-headers-6.12.117+deb12-cloud-amd64), ARCH to x86_64 (uname -m of
-#   the guests that kernel boots).
+#   HEADERS defaults to the headers of the 6.12 x86_64 kernel images/kernels.conf pins
+#   (linux-image-6.12.<n>+deb12-cloud-amd64: /usr/src/linux-headers-6.12.<n>+deb12-cloud-amd64,
+#   Debian package of that name), ARCH to x86_64 (uname -m of the guests that kernel boots).
 #
 # Not run by CI: it is how guest/tracer.c's layouts[] lines were made. Needs the
 # headers package, its kbuild (linux-kbuild-*, a dependency) and the compiler the
@@ -20,7 +20,10 @@
 # back from the "->NAME" lines of lay.s (x86 prints an immediate as "$N").
 set -euo pipefail
 
-hdr=${1:-/usr/src/linux-headers-6.12.117+deb12-cloud-amd64}
+pin=$(awk '$1 == "6.12" && $2 == "x86_64" { print $3 }' "$(dirname "$0")/../images/kernels.conf")
+[ -n "$pin" ] || [ $# -gt 0 ] ||
+	{ echo "flag_layout: images/kernels.conf: no 6.12 x86_64 pin (expected one; or give HEADERS)" >&2; exit 1; }
+hdr=${1:-/usr/src/${pin/#linux-image-/linux-headers-}}
 arch=${2:-x86_64}
 [ -f "$hdr/Makefile" ] || { echo "flag_layout: $hdr: no kernel headers there" >&2; exit 1; }
 hdr=$(cd "$hdr" && pwd)

@@ -67,7 +67,7 @@ int image_resolve_modules(const struct image_roots *roots, const char *modules,
  * directory, in CACHE = RESULTS/cache/kernels:
  *   CACHE/sha256/<hex>          a download, named by its verified SHA-256
  *   CACHE/tmp/<random>.part     a download in progress, never used as is
- *   CACHE/pkg/<PKG>/            vmlinuz, modules.cpio, release, package
+ *   CACHE/pkg/<PKG>/            vmlinuz, modules.cpio, release, version, package
  *   CACHE/pkg/<PKG>.log         the output of the images/build.sh that made it
  */
 #define IMAGE_KERNEL_CACHE "cache/kernels"
