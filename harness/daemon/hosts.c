@@ -253,10 +253,28 @@ int hosts_drain(struct hosts *hs, struct store *s, const char *name, int on, cha
 	return 0;
 }
 
+/* The TCG threading the host's guests of m get, logged with why (once, as its accel is). */
+static void log_threading(struct host *h, const struct matrix *m, const char *accel)
+{
+	const char *arch = vm_conn_arch(h->vm);
+	struct vm_host_facts f;
+	char why[256];
+	unsigned i;
+
+	for (i = 0; i < m->n_archs; i++)
+		if (!strcmp(vm_accel_for(m->archs[i], arch, accel), "tcg")) {
+			vm_conn_facts(h->vm, m->archs[i], &f);
+			hlog("host %s: tcg threading: %s (%s)", h->conf.name,
+			     vm_tcg_threading_on(&f, "tcg", m->vcpus, why, sizeof(why)), why);
+			return;
+		}
+}
+
 const char *host_accel(struct host *h, const struct conf *c, const struct matrix *m)
 {
 	char why[ERR_MAX] = "";
 	const char *accel;
+	int decided = 0;
 
 	pthread_mutex_lock(&h->lock);
 	if (h->accel[0]) {
@@ -273,8 +291,11 @@ const char *host_accel(struct host *h, const struct conf *c, const struct matrix
 		snprintf(h->accel_why, sizeof(h->accel_why), "%s", why);
 		hlog("host %s: accel %s%s%s%s", h->conf.name, accel, why[0] ? " (kvm: " : "", why,
 		     why[0] ? ")" : "");
+		decided = 1;
 	}
 	pthread_mutex_unlock(&h->lock);
+	if (decided)    /* not under the lock: another host's facts are a round trip */
+		log_threading(h, m, accel);
 	return accel;
 }
 
