@@ -147,6 +147,11 @@ elif [ "$want" = multi ]; then
 	check "both guests' QEMUs ran multi-threaded TCG: a thread per vCPU" \
 		[ "$(awk '$2 == "tcg" && $3 == 2' qemu-seen.txt | wc -l)" = 2 ]
 fi
+"$harness" probe > probe.out 2>&1
+cat probe.out
+check "harness probe prints QEMU's and libvirt's versions and the TCG threading it would use, and why" \
+	bash -c 'grep -q "^qemu: $1[.0-9]*, libvirt: $2 (host " probe.out &&
+		grep -q "^tcg threading: .* ([^)]*" probe.out' _ "$qemu_v" "$(pkg-config --modversion libvirt)"
 check "console log kept per run" bash -c 'for f in $(sqlite3 results/harness.db "SELECT console_path FROM runs"); do grep -q "Linux version" "$f" || exit 1; done'
 check "summary counts every interval" [ "$(q "SELECT COUNT(*) FROM runs r WHERE r.samples != (SELECT COUNT(*) FROM samples s WHERE s.run_id = r.id)")" = 0 ]
 check "table printed with both arms" bash -c 'grep -q "^v6.1-mglru " run.out && grep -q "^v6.12-classic " run.out'
