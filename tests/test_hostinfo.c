@@ -111,12 +111,16 @@ static void test_pinning(void **state)
 	char buf[64];
 
 	(void)state;
-	vm_pinning_str(-1, 2, buf, sizeof(buf));
+	vm_pinning_str(-1, 2, 0, buf, sizeof(buf));
 	assert_string_equal(buf, "none");
-	vm_pinning_str(2, 2, buf, sizeof(buf));
+	vm_pinning_str(-1, 2, 1, buf, sizeof(buf));
+	assert_string_equal(buf, "none");
+	vm_pinning_str(2, 2, 0, buf, sizeof(buf));
 	assert_string_equal(buf, "2,3");
-	vm_pinning_str(0, 1, buf, sizeof(buf));
+	vm_pinning_str(0, 1, 0, buf, sizeof(buf));
 	assert_string_equal(buf, "0");
+	vm_pinning_str(2, 2, 1, buf, sizeof(buf));
+	assert_string_equal(buf, "all on 2-3");
 }
 
 /* The domain XML names the wrapper as its emulator when asked, else the arch's QEMU. */
@@ -134,6 +138,16 @@ static void test_xml_emulator(void **state)
 	cfg.emulator = "/opt/h/qemu-tcg-single-x86_64";
 	assert_int_equal(vm_domain_xml(&cfg, xml, sizeof(xml), err), 0);
 	assert_non_null(strstr(xml, "<emulator>/opt/h/qemu-tcg-single-x86_64</emulator>"));
+	/* pinned: a vCPU a CPU when multi-threaded; single-threaded, QEMU's threads as a whole
+	 * (libvirt refuses <vcpupin> when the vCPUs have no thread of their own) */
+	cfg.first_cpu = 2;
+	assert_int_equal(vm_domain_xml(&cfg, xml, sizeof(xml), err), 0);
+	assert_non_null(strstr(xml, "<vcpupin vcpu='1' cpuset='3'/>"));
+	assert_non_null(strstr(xml, "<emulatorpin cpuset='2-3'/>"));
+	cfg.tcg_thread = "single";
+	assert_int_equal(vm_domain_xml(&cfg, xml, sizeof(xml), err), 0);
+	assert_null(strstr(xml, "<vcpupin"));
+	assert_non_null(strstr(xml, "<emulatorpin cpuset='2-3'/>"));
 }
 
 int main(void)

@@ -104,7 +104,8 @@ static int record_machine(struct run_ctx *c, struct vm_config *cfg)
 
 	vm_conn_facts(c->r->vm, cfg->arch, &f);
 	cfg->tcg_thread = vm_tcg_threading_on(&f, cfg->accel, cfg->vcpus, why, sizeof(why));
-	vm_pinning_str(vm_is_local(c->r->vm) ? cfg->first_cpu : -1, cfg->vcpus, pin, sizeof(pin));
+	vm_pinning_str(vm_is_local(c->r->vm) ? cfg->first_cpu : -1, cfg->vcpus,
+		       !strcmp(cfg->tcg_thread, "single"), pin, sizeof(pin));
 	m = (struct store_machine){ .qemu = f.qemu, .libvirt = f.libvirt,
 				    .tcg_thread = cfg->tcg_thread, .kernel = f.kernel,
 				    .cpu_model = f.cpu_model, .cpus = f.cpus, .vcpu_pin = pin };

@@ -147,7 +147,7 @@ void vm_local_facts(struct vm_host_facts *f)
 		f->cpus = 0;
 }
 
-void vm_pinning_str(int first_cpu, uint64_t vcpus, char *buf, size_t len)
+void vm_pinning_str(int first_cpu, uint64_t vcpus, int one_thread, char *buf, size_t len)
 {
 	size_t n = 0;
 	uint64_t i;
@@ -155,6 +155,11 @@ void vm_pinning_str(int first_cpu, uint64_t vcpus, char *buf, size_t len)
 	snprintf(buf, len, "none");
 	if (first_cpu < 0 || !vcpus)
 		return;
+	if (one_thread) {
+		snprintf(buf, len, "all on %d-%llu", first_cpu,
+			 (unsigned long long)first_cpu + vcpus - 1);
+		return;
+	}
 	for (i = 0; i < vcpus && n < len; i++)
 		n += (size_t)snprintf(buf + n, len - n, "%s%llu", i ? "," : "",
 				      (unsigned long long)first_cpu + i);

@@ -52,7 +52,11 @@ void vm_local_facts(struct vm_host_facts *f);
 /* The CPU model in cpuinfo's text: x86's "model name", else arm64's implementer and part. */
 void vm_cpuinfo_model(const char *cpuinfo, char *out, size_t len);
 
-/* The vCPU pinning cfg's domain XML asks for: "2,3" (vCPU i on the i-th CPU), or "none". */
-void vm_pinning_str(int first_cpu, uint64_t vcpus, char *buf, size_t len);
+/*
+ * The vCPU pinning a domain XML asks for: "2,3" (vCPU i on the i-th CPU),
+ * "all on 2-3" when one_thread (single-threaded TCG: QEMU's threads pinned
+ * as a whole), or "none".
+ */
+void vm_pinning_str(int first_cpu, uint64_t vcpus, int one_thread, char *buf, size_t len);
 
 #endif

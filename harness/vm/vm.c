@@ -623,7 +623,19 @@ static int xml_escape(const char *s, char *out, size_t len)
 	return 0;
 }
 
-/* <cputune> pinning vCPU i (and QEMU's own threads) to first_cpu + i. */
+/* The guest is to run TCG single-threaded: its <emulator> is the wrapper. */
+static int tcg_single(const struct vm_config *cfg)
+{
+	return cfg->tcg_thread && !strcmp(cfg->tcg_thread, "single");
+}
+
+/*
+ * <cputune> pinning vCPU i (and QEMU's own threads) to first_cpu + i. Under
+ * single-threaded TCG one thread runs every vCPU and QEMU reports no thread
+ * of a vCPU's own, so libvirt refuses <vcpupin> ("cpu affinity is not
+ * supported"): QEMU's threads, that one among them, are pinned to the same
+ * CPUs as a whole.
+ */
 static void cputune(const struct vm_config *cfg, char *buf, size_t len)
 {
 	size_t n = 0;
@@ -633,7 +645,7 @@ static void cputune(const struct vm_config *cfg, char *buf, size_t len)
 	if (cfg->first_cpu < 0)
 		return;
 	n += (size_t)snprintf(buf + n, len - n, "  <cputune>\n");
-	for (i = 0; i < cfg->vcpus && n < len; i++)
+	for (i = 0; i < cfg->vcpus && n < len && !tcg_single(cfg); i++)
 		n += (size_t)snprintf(buf + n, len - n, "    <vcpupin vcpu='%llu' cpuset='%llu'/>\n",
 				      (unsigned long long)i,
 				      (unsigned long long)(cfg->first_cpu + (int)i));
@@ -801,12 +813,6 @@ static void watch_del(struct vm_conn *c, struct vm_domain *d)
 static int lverr(char *err, const char *what, const char *name)
 {
 	return errorf(err, "libvirt: %s '%s': %s", what, name, virGetLastErrorMessage());
-}
-
-/* The guest is to run TCG single-threaded: its <emulator> is the wrapper. */
-static int tcg_single(const struct vm_config *cfg)
-{
-	return cfg->tcg_thread && !strcmp(cfg->tcg_thread, "single");
 }
 
 /* The wrapper built beside this program (harness/build/qemu-tcg-single-ARCH); -1 if not there. */
