@@ -92,6 +92,7 @@ UNIT_TESTS += tests/build/test_bisect
 UNIT_TESTS += tests/build/test_phases
 UNIT_TESTS += tests/build/test_lrugen
 UNIT_TESTS += tests/build/test_tracer
+UNIT_TESTS += tests/build/test_hostinfo
 
 # Debian packages the build, the images and the tests need (busybox-static:
 # test_sandbox runs the host's static busybox in the jail; guests have none).
@@ -144,11 +145,18 @@ $(YCSB_LOAD): $(call obj,host,images/ycsb-load.c guest/ycsb.c guest/zipf.c)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ -lleveldb -lpthread -lm
 
-$(HARNESS): build/host/harness/cli/main.o $(CLI_OBJ) $(LIB_OBJ)
+# the <emulator> of TCG guests on a QEMU before 8.1 (vm/hostinfo.h): the real
+# QEMU's path is fixed here, so nothing at run time can point it elsewhere
+TCG_SINGLE := $(foreach a,$(ARCHS),harness/build/qemu-tcg-single-$(a))
+harness/build/qemu-tcg-single-%: tools/qemu-tcg-single.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CFLAGS) -DQEMU_REAL='"/usr/bin/qemu-system-$*"' $< -o $@
+
+$(HARNESS): build/host/harness/cli/main.o $(CLI_OBJ) $(LIB_OBJ) | $(TCG_SINGLE)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ $(PKG_LIBS)
 
-$(HARNESSD): build/host/harness/daemon/harnessd.o $(LIB_OBJ)
+$(HARNESSD): build/host/harness/daemon/harnessd.o $(LIB_OBJ) | $(TCG_SINGLE)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ $(PKG_LIBS)
 

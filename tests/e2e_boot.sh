@@ -70,8 +70,23 @@ check "nothing queued by refused matrices" \
 	bash -c '[ ! -f results/harness.db ] || [ "$(sqlite3 results/harness.db "SELECT COUNT(*) FROM matrices")" = 0 ]'
 
 # --- a real run: two kernels, lru_gen y and n ---
+# watch_qemu: every QEMU of this work directory, each half second: its pid,
+# its -accel and how many TCG vCPU threads it has (QEMU names them "CPU n/TCG",
+# or "ALL CPUs/TCG" when single-threaded)
+watch_qemu() {
+	local p a
+	while :; do
+		for p in $(pgrep -f "qemu-system.*$work/"); do
+			a=$(tr '\0' '\n' < "/proc/$p/cmdline" 2> /dev/null | grep -A1 -x -- -accel | tail -1)
+			[ -n "$a" ] && echo "$p $a $(cat /proc/"$p"/task/*/comm 2> /dev/null | grep -c '/TCG$')"
+		done
+		sleep 0.5
+	done
+}
+watch_qemu > qemu-threads.txt 2> /dev/null & watcher=$!
 "$harness" run boot.json > run.out 2> run.err
 rc=$?
+kill "$watcher" 2> /dev/null; wait "$watcher" 2> /dev/null
 cat run.out
 [ -s run.err ] && sed 's/^/stderr: /' run.err
 check "harness run exits 0" [ "$rc" -eq 0 ]
@@ -106,6 +121,37 @@ EOF
 "$harness" phases e2e-boot > phases.out 2>&1
 check "harness phases prints each run and the medians" bash -c 'grep -q "^median " phases.out && [ "$(grep -c " done " phases.out)" = 2 ]'
 check "accel recorded and printed" bash -c 'a=$(sqlite3 results/harness.db "SELECT DISTINCT accel FROM runs"); grep -q "^accel: $a" run.out && { [ "$a" = tcg ] || [ "$a" = kvm ]; }'
+# what measured each run (schema 14): this machine's QEMU, libvirt, kernel and CPUs
+qemu_v=$(/usr/bin/qemu-system-x86_64 --version | sed -n '1s/^QEMU emulator version \([0-9]*\.[0-9]*\).*/\1/p')
+check "each run records QEMU $qemu_v, libvirt, this host's kernel, CPU model and CPU count, no pinning" \
+	[ "$(q "SELECT COUNT(*) FROM runs WHERE (qemu_version = '$qemu_v' OR qemu_version LIKE '$qemu_v.%')
+		AND libvirt_version = '$(pkg-config --modversion libvirt)' AND host_kernel = '$(uname -r)'
+		AND host_cpus = $(nproc) AND host_cpu != '' AND host_cpu != 'unknown' AND vcpu_pin = 'none'")" = 2 ]
+accel=$(q "SELECT DISTINCT accel FROM runs")
+if [ "$accel" = kvm ]; then
+	want=
+elif [ "$(printf '%s\n8.1\n' "$qemu_v" | sort -V | head -1)" = 8.1 ]; then
+	want=multi
+else
+	want=single
+fi
+check "TCG threading '$want' recorded (accel $accel, QEMU $qemu_v, 2 vCPUs) and said once" \
+	bash -c '[ "$(sqlite3 results/harness.db "SELECT group_concat(DISTINCT tcg_thread) FROM runs")" = "$1" ] &&
+		{ [ -z "$1" ] || [ "$(grep -c "^tcg threading: $1 (" run.out)" = 1 ]; }' _ "$want"
+cat qemu-threads.txt | sort -u | awk '{ n[$1 " " $2] = $3 > n[$1 " " $2] ? $3 : n[$1 " " $2] } END { for (k in n) print k, n[k] }' > qemu-seen.txt
+sed 's/^/qemu seen: /' qemu-seen.txt
+if [ "$want" = single ]; then
+	check "both guests' QEMUs ran -accel tcg,thread=single with one TCG vCPU thread" \
+		[ "$(awk '$2 == "tcg,thread=single" && $3 == 1' qemu-seen.txt | wc -l)" = 2 ]
+elif [ "$want" = multi ]; then
+	check "both guests' QEMUs ran multi-threaded TCG: a thread per vCPU" \
+		[ "$(awk '$2 == "tcg" && $3 == 2' qemu-seen.txt | wc -l)" = 2 ]
+fi
+"$harness" probe > probe.out 2>&1
+cat probe.out
+check "harness probe prints QEMU's and libvirt's versions and the TCG threading it would use, and why" \
+	bash -c 'grep -q "^qemu: $1[.0-9]*, libvirt: $2 (host " probe.out &&
+		grep -q "^tcg threading: .* ([^)]*" probe.out' _ "$qemu_v" "$(pkg-config --modversion libvirt)"
 check "console log kept per run" bash -c 'for f in $(sqlite3 results/harness.db "SELECT console_path FROM runs"); do grep -q "Linux version" "$f" || exit 1; done'
 check "summary counts every interval" [ "$(q "SELECT COUNT(*) FROM runs r WHERE r.samples != (SELECT COUNT(*) FROM samples s WHERE s.run_id = r.id)")" = 0 ]
 check "table printed with both arms" bash -c 'grep -q "^v6.1-mglru " run.out && grep -q "^v6.12-classic " run.out'

@@ -97,6 +97,21 @@ check "both hosts ran blocks ($(done_on spread here) runs here, $(done_on spread
 check "every run records its host, and no block mixes hosts" \
 	[ "$(q "SELECT COUNT(*) FROM runs WHERE status = 'done' AND host NOT IN ('here', 'there')")" = 0 ] &&
 	[ "$(mixed spread)" = 0 ]
+# what measured them, per host: the second host's facts through its connection (CPU
+# model and count from libvirt; its kernel libvirt does not tell, and says so); no
+# wrapper installed there, so on a QEMU < 8.1 its TCG guests run multi-threaded, said and recorded
+check "runs here record this machine's kernel, CPU model and count, and their pinning" \
+	[ "$(q "SELECT COUNT(*) FROM runs WHERE host = 'here' AND status = 'done' AND host_kernel = '$(uname -r)'
+		AND host_cpus = $(nproc) AND host_cpu NOT IN ('', 'unknown') AND qemu_version != 'unknown'
+		AND (vcpu_pin = 'all on 0-1' OR tcg_thread != 'single')")" -ge 1 ]
+check "runs there record QEMU and libvirt through the connection, a CPU model, its kernel unknown" \
+	[ "$(q "SELECT COUNT(*) FROM runs WHERE host = 'there' AND status = 'done'
+		AND host_kernel LIKE 'unknown (%' AND host_cpus = $(nproc) AND host_cpu != 'unknown'
+		AND qemu_version != 'unknown' AND libvirt_version != 'unknown'")" -ge 1 ]
+check "there: no wrapper, so multi-threaded TCG recorded and logged with why" \
+	bash -c '[ "$(sqlite3 results/harness.db "SELECT group_concat(DISTINCT tcg_thread) FROM runs WHERE host = '"'there'"' AND status = '"'done'"'")" = multi ] &&
+		{ ! grep -q "host here: .*tcg threading: single" daemon.log ||
+		  grep -q "host there: .*tcg threading: multi (QEMU .* < 8.1 but host there has no" daemon.log; }'
 check "16 runs done, each seq once: the table of a one-host run" \
 	[ "$(q "SELECT COUNT(*) || ' ' || COUNT(DISTINCT seq) FROM runs WHERE status = 'done'")" = "16 16" ]
 "$harness" table spread > table.out 2>&1

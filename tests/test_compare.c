@@ -719,6 +719,70 @@ static void test_tags_refused(void **state)
 	assert_int_equal(cmd_compare(&conf, 3, one, 0), 2);
 }
 
+/* The machine line: a fact that differs between the sides, or within one, and nothing else. */
+static void test_machine_line(void **state)
+{
+	struct store_machines b = { 0 }, nw = { 0 };
+	char buf[1024];
+
+	(void)state;
+	snprintf(b.v[MACHINE_QEMU], sizeof(b.v[0]), "7.2.0");
+	snprintf(nw.v[MACHINE_QEMU], sizeof(nw.v[0]), "7.2.0");
+	snprintf(b.v[MACHINE_HOST_KERNEL], sizeof(b.v[0]), "6.1.0-27-amd64");
+	snprintf(nw.v[MACHINE_HOST_KERNEL], sizeof(nw.v[0]), "6.1.0-27-amd64");
+	assert_int_equal(compare_machine_line(&b, &nw, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "");
+	snprintf(nw.v[MACHINE_QEMU], sizeof(nw.v[0]), "10.0.2");
+	assert_int_equal(compare_machine_line(&b, &nw, buf, sizeof(buf)), 1);
+	assert_string_equal(buf, "measured with QEMU 7.2.0 and 10.0.2");
+	snprintf(nw.v[MACHINE_HOST_KERNEL], sizeof(nw.v[0]), "6.12.48-amd64");
+	snprintf(nw.v[MACHINE_TCG_THREAD], sizeof(nw.v[0]), "multi");
+	compare_machine_line(&b, &nw, buf, sizeof(buf));
+	assert_string_equal(buf, "measured with QEMU 7.2.0 and 10.0.2; TCG threading differs: "
+			    "unrecorded and multi; host kernels differ: 6.1.0-27-amd64 and "
+			    "6.12.48-amd64");
+	/* the same mix on both sides still says so: its runs differ within */
+	nw = b;
+	snprintf(b.v[MACHINE_QEMU], sizeof(b.v[0]), "10.0.2 | 7.2.0");
+	nw = b;
+	assert_int_equal(compare_machine_line(&b, &nw, buf, sizeof(buf)), 1);
+	assert_string_equal(buf, "measured with QEMU 10.0.2 | 7.2.0 and 10.0.2 | 7.2.0");
+}
+
+/* Two matrices measured with two QEMUs: compare says so, in text and JSON; arms of one do not. */
+static void test_machines_differ(void **state)
+{
+	struct compare_opts o = { .base_matrix = "v3", .new_matrix = "v4", .floor = COMPARE_FLOOR };
+	char path[PATH_MAX + 16], *buf = NULL, err[ERR_MAX];
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	sqlite3 *db;
+	json_t *j;
+	int rc;
+
+	(void)state;
+	sfmt(path, sizeof(path), "%s/harness.db", conf.results);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "UPDATE runs SET qemu_version = CASE matrix_id WHEN"
+				      " (SELECT id FROM matrices WHERE name = 'v3') THEN '7.2.0'"
+				      " ELSE '10.0.2' END, host_kernel = '6.1.0-27-amd64'",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	compare_run(store, &o, out, NULL, err);
+	fclose(out);
+	if (!strstr(buf, "\nmeasured with QEMU 7.2.0 and 10.0.2\n"))
+		fail_msg("no machine line in: %s", buf);
+	assert_null(strstr(buf, "host kernels"));
+	free(buf);
+	j = compare_json("v3", "v4", NULL, NULL, 0, &rc, NULL);
+	assert_string_equal(json_string_value(json_object_get(j, "machines")),
+			    "measured with QEMU 7.2.0 and 10.0.2");
+	json_decref(j);
+	j = compare_json("v3", NULL, "orig", "fg", 0, &rc, NULL);
+	assert_null(json_object_get(j, "machines"));
+	json_decref(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -733,6 +797,8 @@ int main(void)
 		cmocka_unit_test(test_tags_refused),
 		cmocka_unit_test(test_by_host),
 		cmocka_unit_test(test_calibration),
+		cmocka_unit_test(test_machine_line),
+		cmocka_unit_test(test_machines_differ),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -359,7 +359,7 @@ static void test_schema3_refused(void **state)
 	sqlite3_close(db);
 	assert_int_equal(store_open(path, &s, err), -1);
 	assert_null(s);
-	assert_non_null(strstr(err, "has schema 3, this harness writes schema 13"));
+	assert_non_null(strstr(err, "has schema 3, this harness writes schema 14"));
 	assert_non_null(strstr(err, path));
 	assert_null(strchr(err, '\n'));
 	/* left as it was */
@@ -389,9 +389,14 @@ static int64_t count_at(const char *path, const char *sql)
  * what its racing submits could leave: two live matrices of one spec, and
  * a cancelled one.
  */
-/* Schema 12's and 13's additions taken back out (the fixtures are made by today's store). */
+/* Schema 12's to 14's additions taken back out (the fixtures are made by today's store). */
 #define DROP_SAMPLE_COLUMN(m, key, max) "ALTER TABLE samples DROP COLUMN \"" key "\";"
-#define DOWNGRADE_13 \
+#define DOWNGRADE_14 \
+	"ALTER TABLE runs DROP COLUMN qemu_version; ALTER TABLE runs DROP COLUMN libvirt_version;" \
+	"ALTER TABLE runs DROP COLUMN tcg_thread; ALTER TABLE runs DROP COLUMN host_kernel;" \
+	"ALTER TABLE runs DROP COLUMN host_cpu; ALTER TABLE runs DROP COLUMN host_cpus;" \
+	"ALTER TABLE runs DROP COLUMN vcpu_pin;"
+#define DOWNGRADE_13 DOWNGRADE_14 \
 	"ALTER TABLE runs DROP COLUMN trace; ALTER TABLE runs DROP COLUMN trace_lost;" \
 	"ALTER TABLE runs DROP COLUMN trace_refused; ALTER TABLE run_files DROP COLUMN ino;" \
 	"DROP TABLE trace_events;"
@@ -453,7 +458,7 @@ static void test_schema5_upgraded(void **state)
 		fail_msg("schema 5 not upgraded: %s", err);
 	store_close(s);
 	/* nothing lost: three matrices, 4 runs each; the older live twin points at the newer */
-	assert_int_equal(count_at(path, "PRAGMA user_version"), 13);
+	assert_int_equal(count_at(path, "PRAGMA user_version"), 14);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM matrices"), 3);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs"), 12);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM matrices WHERE name = 'twin-a'"
@@ -746,7 +751,7 @@ static void test_schema4_upgraded(void **state)
 	assert_int_equal(nc, n);
 	assert_int_equal(store_unclaim(s, 0, err), 0);
 	store_close(s);
-	/* and it says schema 13 from now on (4 to 5 ... to 13), its arms with no build */
+	/* and it says schema 14 from now on (4 to 5 ... to 14), its arms with no build */
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "SELECT resolve_msg FROM matrices", NULL, NULL, NULL),
 			 SQLITE_OK);
@@ -756,10 +761,15 @@ static void test_schema4_upgraded(void **state)
 		assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL),
 				 SQLITE_OK);
 		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-		assert_int_equal(sqlite3_column_int(st, 0), 13);
+		assert_int_equal(sqlite3_column_int(st, 0), 14);
 		sqlite3_finalize(st);
 	}
 	sqlite3_close(db);
+	/* schema 14: no older run says what measured it */
+	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs WHERE qemu_version IS NOT NULL"
+				  " OR libvirt_version IS NOT NULL OR tcg_thread IS NOT NULL"
+				  " OR host_kernel IS NOT NULL OR host_cpu IS NOT NULL"
+				  " OR host_cpus IS NOT NULL OR vcpu_pin IS NOT NULL"), 0);
 	/* schema 13: no run traced, no inode known, no event */
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs WHERE trace IS NOT NULL"
 				  " OR trace_lost IS NOT NULL"), 0);
@@ -775,6 +785,45 @@ static void test_schema4_upgraded(void **state)
 				  " OR pgrefill IS NOT NULL OR lru_gen_nodes IS NOT NULL"), 0);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM lru_gens"), 0);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM lru_tiers WHERE file_evicted > 0"), 0);
+}
+
+/* A schema 13 database gets schema 14's machine columns; a run's machine is stored there. */
+static void test_schema13_upgraded(void **state)
+{
+	struct store_machine mach = { .qemu = "7.2.0", .libvirt = "9.0.0", .tcg_thread = "single",
+				      .kernel = "6.1.0-test", .cpu_model = "Test CPU", .cpus = 2,
+				      .vcpu_pin = "none" };
+	char path[PATH_MAX + 16], err[ERR_MAX] = "";
+	struct matrix *m = new_matrix("v13", 1, 1, 1);
+	struct run_ref *runs;
+	struct store *s = NULL;
+	int64_t mid;
+	size_t n;
+	sqlite3 *db;
+
+	(void)state;
+	sfmt(path, sizeof(path), "%s/v13.db", dir);
+	assert_int_equal(store_open(path, &s, err), 0);
+	n = fixture_queue(s, m, &mid, &runs);
+	free(m);
+	store_close(s);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	if (sqlite3_exec(db, DOWNGRADE_14 "PRAGMA user_version = 13;", NULL, NULL, NULL) !=
+	    SQLITE_OK)
+		fail_msg("making a schema 13 database: %s", sqlite3_errmsg(db));
+	sqlite3_close(db);
+	if (store_open(path, &s, err) < 0)
+		fail_msg("schema 13 refused: %s", err);
+	assert_int_equal(store_run_machine(s, runs[0].id, &mach, err), 0);
+	store_close(s);
+	free(runs);
+	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs"), (int64_t)n);
+	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs WHERE qemu_version = '7.2.0'"
+				  " AND libvirt_version = '9.0.0' AND tcg_thread = 'single'"
+				  " AND host_kernel = '6.1.0-test' AND host_cpu = 'Test CPU'"
+				  " AND host_cpus = 2 AND vcpu_pin = 'none'"), 1);
+	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs WHERE qemu_version IS NULL"),
+			 (int64_t)n - 1);
 }
 
 /* No API answers but the directory is held (a daemon starting, a harness run): nothing written. */
@@ -805,6 +854,7 @@ int main(void)
 		cmocka_unit_test(test_batch_all_or_nothing),
 		cmocka_unit_test(test_schema3_refused),
 		cmocka_unit_test(test_schema4_upgraded),
+		cmocka_unit_test(test_schema13_upgraded),
 		cmocka_unit_test(test_schema5_upgraded),
 		cmocka_unit_test(test_extend_unknown_cells_only),
 		cmocka_unit_test(test_extend_respects_max_blocks),

@@ -420,7 +420,48 @@ struct comparison {
 	int ab, an;
 	struct result res;
 	char how[512];
+	char machines[1024];   /* compare_machine_line's, "" if one machine measured both */
 };
+
+/* How a fact the sides differ in is said ("... A and B"), by enum store_machine_fact. */
+static const char *const machine_says[MACHINE_FACTS] = {
+	"measured with QEMU", "measured with libvirt", "accel differs:",
+	"TCG threading differs:", "host kernels differ:", "host CPUs differ:",
+	"host CPU counts differ:", "vCPU pinning differs:",
+};
+
+int compare_machine_line(const struct store_machines *b, const struct store_machines *nw,
+			 char *buf, size_t len)
+{
+	size_t n = 0;
+	int i, any = 0;
+	char part[512];
+
+	buf[0] = '\0';
+	for (i = 0; i < MACHINE_FACTS && n < len; i++) {
+		if (!strcmp(b->v[i], nw->v[i]) && !strstr(b->v[i], " | "))
+			continue;
+		snprintf(part, sizeof(part), "%s %s and %s", machine_says[i],
+			 b->v[i][0] ? b->v[i] : "unrecorded",
+			 nw->v[i][0] ? nw->v[i] : "unrecorded");
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", any ? "; " : "", part);
+		any = 1;
+	}
+	return any;
+}
+
+/* The machine line of x's two sides (the compared arms' runs when in one matrix). */
+static int machines_of(struct store *s, struct comparison *x, char *err)
+{
+	struct store_machines b, nw;
+	int one = x->nw == x->b;
+
+	if (store_matrix_machines(s, x->b->mid, one ? x->ab : -1, &b, err) < 0 ||
+	    store_matrix_machines(s, x->nw->mid, one ? x->an : -1, &nw, err) < 0)
+		return -1;
+	compare_machine_line(&b, &nw, x->machines, sizeof(x->machines));
+	return 0;
+}
 
 /* ---- output ---- */
 
@@ -527,6 +568,8 @@ static void print_head(FILE *f, const struct comparison *x)
 			b->mi.arm_names[x->ab], nw->mi.arm_names[x->an]);
 	else
 		fprintf(f, "compare '%s' -> '%s', arms by position\n", b->mi.name, nw->mi.name);
+	if (x->machines[0])
+		fprintf(f, "%s\n", x->machines);
 }
 
 static void print_text(FILE *f, const struct comparison *x, const struct compare_opts *o)
@@ -643,6 +686,8 @@ static int print_json(FILE *f, const struct comparison *x, const struct compare_
 		json_object_set_new(j, "tags", json_pack("[s,s]", o->base_tag, o->new_tag));
 		json_object_set_new(j, "chosen", json_string(x->how));
 	}
+	if (x->machines[0])
+		json_object_set_new(j, "machines", json_string(x->machines));
 	json_object_set_new(j, "floor_configured_pct", json_real(100 * o->floor));
 	for (i = 0; i < res->n; i++)
 		if (!o->regressions ||
@@ -772,7 +817,7 @@ static int comparison_run(struct store *s, const struct compare_opts *o, struct 
 	/* the pair compared is skipped as A/A only when both arms are of one matrix */
 	one = x->nw == x->b;
 	if (find_aa(s, x->b, one ? x->ab : -1, one ? x->an : -1, err) < 0 ||
-	    (!one && find_aa(s, x->nw, -1, -1, err) < 0))
+	    (!one && find_aa(s, x->nw, -1, -1, err) < 0) || machines_of(s, x, err) < 0)
 		return -1;
 	return compare_all(x->b, x->nw, x->ab, x->an, o, &x->res, err);
 }

@@ -15,6 +15,7 @@
 #include "spec/conf.h"
 #include "analysis/verdict.h"
 #include "store/store.h"
+#include "store/store_compare.h"
 
 struct compare_opts {
 	const char *base_matrix, *new_matrix;  /* the same matrix when comparing arms */
@@ -60,5 +61,12 @@ int compare_rows(struct store *s, const struct compare_opts *o, struct compare_r
  */
 int compare_run(struct store *s, const struct compare_opts *o, FILE *out, FILE *warn, char *err);
 
-
+/*
+ * One line saying how the machines that measured two sides differ ("measured
+ * with QEMU 7.2.0 and 10.0.2; host kernels differ: ..."): a fact whose values
+ * differ between b and nw, or vary within one side. 1 if there is a line in
+ * buf, 0 (buf "") if the same machine measured both.
+ */
+int compare_machine_line(const struct store_machines *b, const struct store_machines *nw,
+			 char *buf, size_t len);
 #endif

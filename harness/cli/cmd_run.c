@@ -140,6 +140,25 @@ static int resolve_file(const struct conf *c, struct store *s, struct matrix *m,
 	return spec_resolve_gated(m, c, say, cli_build_gate, bl, err);
 }
 
+/* Once per matrix: the TCG threading its guests get, and why (nothing if none runs TCG). */
+static void say_threading(struct vm_conn *vm, const struct matrix *m, const char *accel)
+{
+	const char *arch = vm_conn_arch(vm), *a, *t;
+	struct vm_host_facts f;
+	char why[256];
+	unsigned i;
+
+	for (i = 0; i < m->n_archs; i++) {
+		a = vm_accel_for(m->archs[i], arch, accel);
+		if (strcmp(a, "tcg"))
+			continue;
+		vm_conn_facts(vm, m->archs[i], &f);
+		t = vm_tcg_threading_on(&f, a, m->vcpus, why, sizeof(why));
+		printf("tcg threading: %s (%s)\n", t, why);
+		return;
+	}
+}
+
 /* For the host's arch; guests of another arch always run under TCG. */
 static const char *pick_accel(const struct conf *c, struct vm_conn *vm, const struct matrix *m)
 {
@@ -155,6 +174,7 @@ static const char *pick_accel(const struct conf *c, struct vm_conn *vm, const st
 	for (i = 0; i < m->n_archs; i++)
 		if (strcmp(m->archs[i], arch))
 			printf("accel: tcg for %s guests (the host is %s)\n", m->archs[i], arch);
+	say_threading(vm, m, accel);
 	return accel;
 }
 

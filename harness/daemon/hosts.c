@@ -35,6 +35,7 @@ struct host {
 	char error[ERR_MAX];         /* the last failure, "" if none since it came up */
 	char accel[8];
 	char accel_why[ERR_MAX];
+	char threading_for[SPEC_NAME_MAX];   /* the matrix the TCG threading was last logged for */
 };
 
 struct hosts {
@@ -253,7 +254,34 @@ int hosts_drain(struct hosts *hs, struct store *s, const char *name, int on, cha
 	return 0;
 }
 
-const char *host_accel(struct host *h, const struct conf *c, const struct matrix *m)
+/*
+ * The TCG threading the host's guests of m get, logged with why when a block
+ * of another matrix than the last one logged comes to the host.
+ */
+static void log_threading(struct host *h, const struct matrix *m, const char *accel)
+{
+	const char *arch = vm_conn_arch(h->vm);
+	struct vm_host_facts f;
+	char why[256];
+	unsigned i;
+	int say;
+
+	pthread_mutex_lock(&h->lock);
+	say = strcmp(h->threading_for, m->name) != 0;
+	snprintf(h->threading_for, sizeof(h->threading_for), "%s", m->name);
+	pthread_mutex_unlock(&h->lock);
+	for (i = 0; say && i < m->n_archs; i++)
+		if (!strcmp(vm_accel_for(m->archs[i], arch, accel), "tcg")) {
+			/* not under the lock: another host's facts are a round trip */
+			vm_conn_facts(h->vm, m->archs[i], &f);
+			hlog("host %s: matrix '%s': tcg threading: %s (%s)", h->conf.name, m->name,
+			     vm_tcg_threading_on(&f, "tcg", m->vcpus, why, sizeof(why)), why);
+			return;
+		}
+}
+
+/* The accel the host's guests of m's host arch get, decided once per host. */
+static const char *decide_accel(struct host *h, const struct conf *c, const struct matrix *m)
 {
 	char why[ERR_MAX] = "";
 	const char *accel;
@@ -275,6 +303,14 @@ const char *host_accel(struct host *h, const struct conf *c, const struct matrix
 		     why[0] ? ")" : "");
 	}
 	pthread_mutex_unlock(&h->lock);
+	return accel;
+}
+
+const char *host_accel(struct host *h, const struct conf *c, const struct matrix *m)
+{
+	const char *accel = decide_accel(h, c, m);
+
+	log_threading(h, m, accel);
 	return accel;
 }
 

@@ -9,6 +9,7 @@
 #include "base/proc.h"
 #include "output/report.h"
 #include "analysis/stats.h"
+#include "store/store_compare.h"
 #include "store/store_lru.h"
 #include "store/store_report.h"
 #include "output/table.h"
@@ -95,6 +96,34 @@ static void arms(FILE *f, const struct report_arm *a, unsigned n)
 		tag_text(f, "<td>", a[i].cmdline[0] ? a[i].cmdline : "-", "</td></tr>\n");
 	}
 	fputs("</table>\n", f);
+}
+
+/* Per arm, what measured its done runs (schema 14); nothing if no run recorded it. */
+static int machines(FILE *f, struct store *s, int64_t mid, const struct report_arm *a,
+		    unsigned n, char *err)
+{
+	struct store_machines m;
+	unsigned i, k, shown = 0;
+
+	for (i = 0; i < n; i++) {
+		if (store_matrix_machines(s, mid, (int)i, &m, err) < 0)
+			return -1;
+		if (!m.v[MACHINE_QEMU][0] && !m.v[MACHINE_HOST_KERNEL][0])
+			continue;
+		if (!shown++) {
+			fputs("<h3>Measured with</h3>\n<table>\n<tr><th>arm</th>", f);
+			for (k = 0; k < MACHINE_FACTS; k++)
+				tag_text(f, "<th>", report_machine_labels[k], "</th>");
+			fputs("</tr>\n", f);
+		}
+		tag_text(f, "<tr><td>", a[i].name, "</td>");
+		for (k = 0; k < MACHINE_FACTS; k++)
+			tag_text(f, "<td>", m.v[k][0] ? m.v[k] : "-", "</td>");
+		fputs("</tr>\n", f);
+	}
+	if (shown)
+		fputs("</table>\n", f);
+	return 0;
 }
 
 /* Text a function prints, captured and written escaped in a <pre>; its return value. */
@@ -352,7 +381,8 @@ int html_report(FILE *f, struct store *s, int64_t mid, const struct html_opts *o
 	head(f, mid, rm);
 	contents(f, mi, nbad);
 	arms(f, ra, narms);
-	if (pre_of(f, report_builds, s, mid, NULL, err) < 0 || tables(f, s, mid, err) < 0)
+	if (machines(f, s, mid, ra, narms, err) < 0 ||
+	    pre_of(f, report_builds, s, mid, NULL, err) < 0 || tables(f, s, mid, err) < 0)
 		return -1;
 	compare(f, s, mid, mi);
 	if (lru(f, s, mid, err) < 0 || plots(f, s, mid, mi, o, err) < 0)

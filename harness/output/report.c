@@ -3,6 +3,7 @@
 #include "output/report.h"
 #include "base/err.h"
 #include "analysis/metric.h"
+#include "store/store_compare.h"
 #include "store/store_report.h"
 #include "store/store_table.h"
 #include "output/noise.h"
@@ -609,6 +610,30 @@ int report_builds(FILE *f, struct store *s, int64_t matrix_id, const void *arg, 
 	return 0;
 }
 
+const char *const report_machine_labels[MACHINE_FACTS] = {
+	"QEMU", "libvirt", "accel", "TCG threading", "host kernel", "host CPU", "host CPUs",
+	"vCPU pinning",
+};
+
+int report_machines(FILE *f, struct store *s, int64_t matrix_id, char *err)
+{
+	struct store_machines m;
+	int i, shown = 0;
+
+	if (store_matrix_machines(s, matrix_id, -1, &m, err) < 0)
+		return -1;
+	if (!m.v[MACHINE_QEMU][0] && !m.v[MACHINE_HOST_KERNEL][0])
+		return 0;
+	for (i = 0; i < MACHINE_FACTS; i++) {
+		if (!m.v[i][0])
+			continue;
+		fprintf(f, "%s%s ", shown++ ? ", " : "measured with: ", report_machine_labels[i]);
+		print_plain(f, m.v[i]);
+	}
+	fputc('\n', f);
+	return 0;
+}
+
 int report_table(FILE *f, struct store *s, int64_t matrix_id, char *err)
 {
 	struct matrix_info mi;
@@ -632,7 +657,8 @@ int report_table(FILE *f, struct store *s, int64_t matrix_id, char *err)
 	fprintf(f, "\nruns: %u done, %u failed, %u unsupported, %u total; Delta against %s;"
 		" means over done runs\n", mi.runs_done, mi.runs_failed, mi.runs_unsupported,
 		mi.runs_total, mi.arm_names[0]);
-	if (noise_section(f, s, matrix_id, &mi, v, n, err) < 0)
+	if (report_machines(f, s, matrix_id, err) < 0 ||
+	    noise_section(f, s, matrix_id, &mi, v, n, err) < 0)
 		return -1;
 	return report_builds(f, s, matrix_id, NULL, err);
 }

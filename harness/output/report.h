@@ -24,4 +24,14 @@ int report_table(FILE *f, struct store *s, int64_t matrix_id, char *err);
  */
 int report_builds(FILE *f, struct store *s, int64_t matrix_id, const void *arg, char *err);
 
+/* What each fact of struct store_machines is called in reports, by enum store_machine_fact. */
+extern const char *const report_machine_labels[];
+
+/*
+ * "measured with: QEMU 7.2.0, libvirt 9.0.0, ..." for matrix_id's done runs
+ * (a fact's several values joined by " | "), one line; nothing if no run
+ * recorded any (stored before schema 14).
+ */
+int report_machines(FILE *f, struct store *s, int64_t matrix_id, char *err);
+
 #endif

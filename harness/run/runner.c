@@ -92,6 +92,26 @@ static int prepare(struct run_ctx *c)
 	return 0;
 }
 
+/*
+ * What measures the run, stored as it boots (store_run_machine): the host's
+ * facts, and the TCG threading its guest gets, into cfg.
+ */
+static int record_machine(struct run_ctx *c, struct vm_config *cfg)
+{
+	struct vm_host_facts f;
+	char why[256], pin[256];
+	struct store_machine m;
+
+	vm_conn_facts(c->r->vm, cfg->arch, &f);
+	cfg->tcg_thread = vm_tcg_threading_on(&f, cfg->accel, cfg->vcpus, why, sizeof(why));
+	vm_pinning_str(vm_is_local(c->r->vm) ? cfg->first_cpu : -1, cfg->vcpus,
+		       !strcmp(cfg->tcg_thread, "single"), pin, sizeof(pin));
+	m = (struct store_machine){ .qemu = f.qemu, .libvirt = f.libvirt,
+				    .tcg_thread = cfg->tcg_thread, .kernel = f.kernel,
+				    .cpu_model = f.cpu_model, .cpus = f.cpus, .vcpu_pin = pin };
+	return store_run_machine(c->r->store, c->id, &m, c->dberr) < 0 ? -2 : 0;
+}
+
 static int boot(struct run_ctx *c)
 {
 	char name[64], cmdline[512], err[ERR_MAX];
@@ -116,7 +136,7 @@ static int boot(struct run_ctx *c)
 	snprintf(cmdline, sizeof(cmdline), "console=%s loglevel=6 panic=-1 %s",
 		 vm_console_device(c->cell->arch), c->arm->cmdline);
 	if (store_run_booting(c->r->store, c->id, accel, c->r->host, c->cell->arch, c->console,
-			      c->dberr) < 0)
+			      c->dberr) < 0 || record_machine(c, &cfg) < 0)
 		return -2;
 	c->t_boot = now_ms();
 	if (vm_start(c->r->vm, &cfg, &c->dom, err) < 0)

@@ -56,6 +56,24 @@
 	"ALTER TABLE runs ADD COLUMN trace_refused INTEGER;"                              \
 	"ALTER TABLE run_files ADD COLUMN ino INTEGER;" TRACE_TABLE
 
+/*
+ * What measured each run (schema 14): QEMU's and libvirt's versions, TCG's
+ * threading ("single", "multi", "" under KVM), the host's kernel release,
+ * CPU model and online CPUs, and the guest's vCPU pinning ("2,3" or "none");
+ * NULL in runs stored before, or not booted yet.
+ */
+#define MACHINE_RUN_COLUMNS                                                               \
+	" qemu_version TEXT, libvirt_version TEXT, tcg_thread TEXT, host_kernel TEXT,"    \
+	" host_cpu TEXT, host_cpus INTEGER, vcpu_pin TEXT"
+#define MACHINE_UPGRADE                                                                   \
+	"ALTER TABLE runs ADD COLUMN qemu_version TEXT;"                                  \
+	"ALTER TABLE runs ADD COLUMN libvirt_version TEXT;"                               \
+	"ALTER TABLE runs ADD COLUMN tcg_thread TEXT;"                                    \
+	"ALTER TABLE runs ADD COLUMN host_kernel TEXT;"                                   \
+	"ALTER TABLE runs ADD COLUMN host_cpu TEXT;"                                      \
+	"ALTER TABLE runs ADD COLUMN host_cpus INTEGER;"                                  \
+	"ALTER TABLE runs ADD COLUMN vcpu_pin TEXT;"
+
 #define X(m, key, max) ", \"" key "\" INTEGER NOT NULL"
 static const char sample_columns[] = PROTO_SAMPLE_BASE_FIELDS(X) SAMPLE_LRU_COLUMNS;
 static const char stream_columns[] = PROTO_STREAM_FIELDS(X);
@@ -221,6 +239,7 @@ static const char schema[] =
 	" duration_ms INTEGER, samples INTEGER,"
 	HOST_LOAD_COLUMN ","
 	TRACE_RUN_COLUMNS ","
+	MACHINE_RUN_COLUMNS ","
 	" UNIQUE (matrix_id, seq, attempt));"
 	"CREATE INDEX IF NOT EXISTS runs_matrix ON runs (matrix_id, status);"
 	"CREATE TABLE IF NOT EXISTS run_files ("
@@ -366,7 +385,7 @@ static int prepare_inserts(struct store *s, char *err)
 	return 0;
 }
 
-#define STORE_SCHEMA 13
+#define STORE_SCHEMA 14
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define STORE_SCHEMA_STR STR(STORE_SCHEMA)
@@ -399,6 +418,7 @@ static const struct { int64_t from; const char *sql; } upgrades[] = {
 	      "PRAGMA user_version = 11;" },
 	{ 11, SAMPLE_LRU_UPGRADE LRU_TABLES "PRAGMA user_version = 12;" },
 	{ 12, TRACE_UPGRADE "PRAGMA user_version = 13;" },
+	{ 13, MACHINE_UPGRADE "PRAGMA user_version = 14;" },
 };
 
 struct upgrade_arg {
@@ -759,6 +779,14 @@ int store_run_booting(struct store *s, int64_t run, const char *accel, const cha
 	return db_run(s, err, "UPDATE runs SET status = 'booting', started_at = " NOW ","
 		      " accel = ?, host = ?, arch = ?, console_path = ? WHERE id = ?",
 		      "tttti", accel, host, arch, console, run);
+}
+
+int store_run_machine(struct store *s, int64_t run, const struct store_machine *m, char *err)
+{
+	return db_run(s, err, "UPDATE runs SET qemu_version = ?, libvirt_version = ?,"
+		      " tcg_thread = ?, host_kernel = ?, host_cpu = ?, host_cpus = ?, vcpu_pin = ?"
+		      " WHERE id = ?", "tttttiti", m->qemu, m->libvirt, m->tcg_thread, m->kernel,
+		      m->cpu_model, (int64_t)m->cpus, m->vcpu_pin, run);
 }
 
 int store_run_hello(struct store *s, int64_t run, const struct proto_hello *h,

@@ -48,6 +48,16 @@ int store_queued_runs(struct store *s, int64_t matrix_id, struct run_ref **ret, 
 
 int store_run_booting(struct store *s, int64_t run, const char *accel, const char *host,
 		      const char *arch, const char *console, char *err);
+/* What measured a run (schema 14), stored as it boots; strings as vm/hostinfo.h has them. */
+struct store_machine {
+	const char *qemu, *libvirt;     /* "7.2.0", "unknown" */
+	const char *tcg_thread;         /* "single", "multi", "" (KVM) */
+	const char *kernel, *cpu_model; /* the host's uname -r and CPU model */
+	int cpus;                       /* the host's online CPUs, 0 unknown */
+	const char *vcpu_pin;           /* "2,3" (vCPU i on the i-th) or "none" */
+};
+
+int store_run_machine(struct store *s, int64_t run, const struct store_machine *m, char *err);
 int store_run_hello(struct store *s, int64_t run, const struct proto_hello *h,
 		    int64_t agent_ready_ms, char *err);
 int store_run_setup(struct store *s, int64_t run, const struct proto_setup *st, char *err);

@@ -4,6 +4,8 @@
 #include "base/err.h"
 #include "store/store_db.h"
 
+#include <string.h>
+
 static const struct db_text_col identity_text[] = {
 	DB_TEXT(1, struct arm_identity, name), DB_TEXT(2, struct arm_identity, kernel),
 	DB_TEXT(3, struct arm_identity, modules), DB_TEXT(4, struct arm_identity, lru_gen),
@@ -67,4 +69,34 @@ int store_tag_matrices(struct store *s, const char *tag, const char *also, int64
 	*ret_newest = t.newest;
 	*ret_n = t.n;
 	return 0;
+}
+
+/* One fact's distinct values over the runs r (the WITH below), ordered, " | " between. */
+#define MACHINE_FACT(col)                                                                 \
+	"(SELECT group_concat(v, ' | ') FROM (SELECT DISTINCT CAST(" col " AS TEXT) AS v"  \
+	" FROM r WHERE " col " IS NOT NULL AND " col " != '' ORDER BY 1))"
+
+/* In enum store_machine_fact's order. */
+static const char machines_sql[] =
+	"WITH r AS (SELECT * FROM runs WHERE matrix_id = ?1 AND status = 'done' AND"
+	" (?2 < 0 OR arm_id IN (SELECT id FROM arms WHERE matrix_id = ?1 AND idx = ?2)))"
+	" SELECT " MACHINE_FACT("qemu_version") ", " MACHINE_FACT("libvirt_version") ", "
+	MACHINE_FACT("accel") ", " MACHINE_FACT("tcg_thread") ", " MACHINE_FACT("host_kernel") ", "
+	MACHINE_FACT("host_cpu") ", " MACHINE_FACT("host_cpus") ", " MACHINE_FACT("vcpu_pin");
+
+static int machines_row(sqlite3_stmt *st, void *arg)
+{
+	struct store_machines *m = arg;
+	int i;
+
+	for (i = 0; i < MACHINE_FACTS; i++)
+		db_text(st, i, m->v[i], sizeof(m->v[i]));
+	return 0;
+}
+
+int store_matrix_machines(struct store *s, int64_t matrix_id, int arm, struct store_machines *ret,
+			  char *err)
+{
+	memset(ret, 0, sizeof(*ret));
+	return db_rows(s, machines_sql, machines_row, ret, err, "ii", matrix_id, (int64_t)arm);
 }

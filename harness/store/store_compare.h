@@ -29,4 +29,22 @@ int store_arm_identities(struct store *s, int64_t matrix_id, struct arm_identity
 int store_tag_matrices(struct store *s, const char *tag, const char *also, int64_t *ret_newest,
 		       unsigned *ret_n, char *err);
 
+/* What measured runs (schema 14), in this order in struct store_machines. */
+enum store_machine_fact {
+	MACHINE_QEMU, MACHINE_LIBVIRT, MACHINE_ACCEL, MACHINE_TCG_THREAD, MACHINE_HOST_KERNEL,
+	MACHINE_HOST_CPU, MACHINE_HOST_CPUS, MACHINE_VCPU_PIN, MACHINE_FACTS
+};
+
+/* Each fact's distinct values over some runs, joined by " | " in order; "" if none recorded. */
+struct store_machines {
+	char v[MACHINE_FACTS][192];
+};
+
+/*
+ * What measured the done runs of matrix matrix_id, only arm index arm's if
+ * arm >= 0 (runs stored before schema 14 recorded none of it but accel).
+ */
+int store_matrix_machines(struct store *s, int64_t matrix_id, int arm, struct store_machines *ret,
+			  char *err);
+
 #endif

@@ -623,7 +623,19 @@ static int xml_escape(const char *s, char *out, size_t len)
 	return 0;
 }
 
-/* <cputune> pinning vCPU i (and QEMU's own threads) to first_cpu + i. */
+/* The guest is to run TCG single-threaded: its <emulator> is the wrapper. */
+static int tcg_single(const struct vm_config *cfg)
+{
+	return cfg->tcg_thread && !strcmp(cfg->tcg_thread, "single");
+}
+
+/*
+ * <cputune> pinning vCPU i (and QEMU's own threads) to first_cpu + i. Under
+ * single-threaded TCG one thread runs every vCPU and QEMU reports no thread
+ * of a vCPU's own, so libvirt refuses <vcpupin> ("cpu affinity is not
+ * supported"): QEMU's threads, that one among them, are pinned to the same
+ * CPUs as a whole.
+ */
 static void cputune(const struct vm_config *cfg, char *buf, size_t len)
 {
 	size_t n = 0;
@@ -633,7 +645,7 @@ static void cputune(const struct vm_config *cfg, char *buf, size_t len)
 	if (cfg->first_cpu < 0)
 		return;
 	n += (size_t)snprintf(buf + n, len - n, "  <cputune>\n");
-	for (i = 0; i < cfg->vcpus && n < len; i++)
+	for (i = 0; i < cfg->vcpus && n < len && !tcg_single(cfg); i++)
 		n += (size_t)snprintf(buf + n, len - n, "    <vcpupin vcpu='%llu' cpuset='%llu'/>\n",
 				      (unsigned long long)i,
 				      (unsigned long long)(cfg->first_cpu + (int)i));
@@ -770,7 +782,7 @@ int vm_domain_xml(const struct vm_config *cfg, char *buf, size_t len, char *err)
 		(unsigned long long)cfg->memory_mib, (unsigned long long)cfg->vcpus, tune,
 		va->arch, va->machine, e[1], e[2], e[3], va->features,
 		kvm ? "  <cpu mode='host-passthrough'/>\n" : va->tcg_cpu,
-		va->emulator, e[4], e[5], e[5], chan);
+		cfg->emulator ? cfg->emulator : va->emulator, e[4], e[5], e[5], chan);
 	if (n < 0 || (size_t)n >= len)
 		return errorf(err, "domain XML does not fit %zu bytes", len);
 	return 0;
@@ -803,14 +815,36 @@ static int lverr(char *err, const char *what, const char *name)
 	return errorf(err, "libvirt: %s '%s': %s", what, name, virGetLastErrorMessage());
 }
 
+/* The wrapper built beside this program (harness/build/qemu-tcg-single-ARCH); -1 if not there. */
+static int local_wrapper(const char *arch, char *buf, size_t len)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	snprintf(buf, len, "qemu-tcg-single-%s", arch);
+	if (n <= 0)
+		return -1;
+	self[n] = '\0';
+	if ((slash = strrchr(self, '/')))
+		*slash = '\0';
+	if (snprintf(buf, len, "%s/qemu-tcg-single-%s", self, arch) >= (int)len)
+		return -1;
+	return access(buf, X_OK);
+}
+
 /* The embedded driver: the overlay made here, QEMU's socket for the channel. */
 static int start_local(struct vm_conn *c, struct vm_domain *d, const struct vm_config *cfg,
 		       virConnectPtr conn, char *err)
 {
-	char xml[16384];
+	char xml[16384], wrapper[PATH_MAX];
+	struct vm_config lc = *cfg;
 
+	if (tcg_single(cfg) && local_wrapper(cfg->arch, wrapper, sizeof(wrapper)) < 0)
+		return errorf(err, "no %s to run TCG single-threaded (make builds it)", wrapper);
+	lc.emulator = tcg_single(cfg) ? wrapper : NULL;
 	if (image_overlay(cfg->backing, cfg->disk, err) < 0 ||
-	    vm_domain_xml(cfg, xml, sizeof(xml), err) < 0)
+	    vm_domain_xml(&lc, xml, sizeof(xml), err) < 0)
 		return -1;
 	snprintf(d->channel, sizeof(d->channel), "%s", cfg->channel);
 	/* libvirt 9 refuses AUTODESTROY on the embedded driver, whose domains
@@ -832,7 +866,7 @@ static int start_remote(struct vm_conn *c, struct vm_domain *d, const struct vm_
 			virConnectPtr conn, char *err)
 {
 	char kernel[PATH_MAX], initrd[PATH_MAX], backing[PATH_MAX], disk[PATH_MAX];
-	char console[PATH_MAX], xml[16384];
+	char console[PATH_MAX], xml[16384], wrapper[PATH_MAX];
 	struct vm_config rc = *cfg;
 	virStreamPtr st;
 
@@ -852,6 +886,8 @@ static int start_remote(struct vm_conn *c, struct vm_domain *d, const struct vm_
 	rc.console = console;
 	rc.channel = NULL;
 	rc.first_cpu = -1;      /* its cores are not this machine's */
+	snprintf(wrapper, sizeof(wrapper), "%s%s", VM_REMOTE_TCG_SINGLE, cfg->arch);
+	rc.emulator = tcg_single(cfg) ? wrapper : NULL;
 	if (vm_domain_xml(&rc, xml, sizeof(xml), err) < 0)
 		return -1;
 	d->dom = virDomainCreateXML(conn, xml, VIR_DOMAIN_START_AUTODESTROY |
@@ -1241,4 +1277,81 @@ const char *vm_conn_accel(struct vm_conn *c, const char *arch, const char *kerne
 	accel = remote_accel(c, conn, arch, kernel, why, len);
 	virConnectClose(conn);
 	return accel;
+}
+
+/* The text of the first <tag>...</tag> after from in xml, or "" into out. */
+static void xml_text(const char *xml, const char *from, const char *tag, char *out, size_t len)
+{
+	char open[32], close[32];
+	const char *a = xml ? strstr(xml, from) : NULL, *e;
+
+	out[0] = '\0';
+	snprintf(open, sizeof(open), "<%s>", tag);
+	snprintf(close, sizeof(close), "</%s>", tag);
+	if (!a || !(a = strstr(a, open)) || !(e = strstr(a, close)))
+		return;
+	a += strlen(open);
+	snprintf(out, len, "%.*s", (int)(e - a), a);
+}
+
+/* Another host's CPU (vendor and model from its capabilities) and count, its kernel unknown. */
+static void remote_facts(struct vm_conn *c, virConnectPtr conn, const char *arch,
+			 struct vm_host_facts *f)
+{
+	char *caps = virConnectGetCapabilities(conn), vendor[64], model[64], path[PATH_MAX];
+	virNodeInfo ni;
+
+	xml_text(caps, "<host>", "vendor", vendor, sizeof(vendor));
+	xml_text(caps, "<host>", "model", model, sizeof(model));
+	free(caps);
+	if (model[0])
+		snprintf(f->cpu_model, sizeof(f->cpu_model), "%s%s%s", vendor, vendor[0] ? " " : "",
+			 model);
+	if (virNodeGetInfo(conn, &ni) == 0)
+		f->cpus = (int)ni.cpus;
+	snprintf(f->kernel, sizeof(f->kernel), "unknown (libvirt does not tell host %.32s's)",
+		 c->host);
+	snprintf(path, sizeof(path), "%s%s", VM_REMOTE_TCG_SINGLE, arch);
+	caps = virConnectGetDomainCapabilities(conn, path, arch, NULL, "qemu", 0);
+	f->wrapper = caps != NULL;
+	if (!caps)
+		snprintf(f->wrapper_why, sizeof(f->wrapper_why), "host %s has no %.80s", c->host,
+			 path);
+	free(caps);
+}
+
+void vm_conn_facts(struct vm_conn *c, const char *arch, struct vm_host_facts *f)
+{
+	virConnectPtr conn = NULL;
+	char err[ERR_MAX], path[PATH_MAX];
+	unsigned long v;
+
+	memset(f, 0, sizeof(*f));
+	snprintf(f->kernel, sizeof(f->kernel), "unknown");
+	snprintf(f->cpu_model, sizeof(f->cpu_model), "unknown");
+	pthread_mutex_lock(&c->lock);
+	if (ensure_alive(c, err) >= 0) {
+		conn = c->conn;
+		virConnectRef(conn);
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (conn && virConnectGetVersion(conn, &v) == 0)
+		f->qemu_version = v;
+	if (conn && virConnectGetLibVersion(conn, &v) == 0)
+		f->libvirt_version = v;
+	vm_version_str(f->qemu_version, f->qemu, sizeof(f->qemu));
+	vm_version_str(f->libvirt_version, f->libvirt, sizeof(f->libvirt));
+	if (c->embedded) {
+		vm_local_facts(f);
+		f->wrapper = local_wrapper(arch, path, sizeof(path)) == 0;
+		if (!f->wrapper)
+			snprintf(f->wrapper_why, sizeof(f->wrapper_why), "no %.120s (make builds it)",
+				 path);
+	} else if (conn) {
+		remote_facts(c, conn, arch, f);
+	} else {
+		snprintf(f->wrapper_why, sizeof(f->wrapper_why), "%.150s", err);
+	}
+	if (conn)
+		virConnectClose(conn);
 }

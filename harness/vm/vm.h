@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vm/hostinfo.h"
 #include "vm/pool.h"
 
 struct vm_conn;
@@ -27,7 +28,12 @@ struct vm_config {
 	const char *console;     /* serial console log file, here */
 	const char *channel;     /* unix socket QEMU binds for the agent's port; NULL: libvirt's */
 	int first_cpu;           /* vCPU i pinned to host CPU first_cpu + i; -1: none */
+	const char *tcg_thread;  /* "single": through the wrapper (vm_conn_facts); else NULL */
+	const char *emulator;    /* for vm_domain_xml: NULL, the arch's QEMU */
 };
+
+/* Where another host keeps the wrapper that runs TCG single-threaded (tools/qemu-tcg-single.c). */
+#define VM_REMOTE_TCG_SINGLE "/usr/local/libexec/mglru-harness/qemu-tcg-single-"
 
 /*
  * Connect to uri, starting libvirt's event loop first. For the embedded
@@ -67,6 +73,16 @@ const char *vm_conn_arch(struct vm_conn *c);
  */
 const char *vm_conn_accel(struct vm_conn *c, const char *arch, const char *kernel,
 			  const char *cache_dir, char *why, size_t len);
+
+/*
+ * What measures arch guests on c's host: QEMU's and libvirt's versions
+ * (virConnectGetVersion, virConnectGetLibVersion), the host's kernel, CPU
+ * model and count (this machine's own for the embedded driver; for another
+ * host its capabilities and node info, its kernel "unknown"), and whether a
+ * guest can run TCG single-threaded there (the wrapper beside this program,
+ * or VM_REMOTE_TCG_SINGLE<arch> on another host). Unknown facts stay so.
+ */
+void vm_conn_facts(struct vm_conn *c, const char *arch, struct vm_host_facts *f);
 
 /*
  * Destroy every running domain whose name starts with prefix: guests a
