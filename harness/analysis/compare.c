@@ -20,6 +20,12 @@
 
 /* ---- one side of a comparison: a matrix and its done runs ---- */
 
+/* Is run j in the block (cell and block) of run i? */
+static int same_block(const struct run_summary *a, const struct run_summary *b)
+{
+	return a->cell == b->cell && a->block == b->block;
+}
+
 struct side {
 	int64_t mid;
 	struct matrix_info mi;
@@ -29,6 +35,9 @@ struct side {
 	const char *aa_rule;
 	struct calibration *cal;   /* stored calibrations of its cells on its host */
 	size_t n_cal;
+	unsigned contended[SPEC_MAX_CELLS];   /* blocks with a contended run, per cell */
+	unsigned n_contended;                  /* over every cell */
+	int dropped;                           /* ... and they were left out of v */
 };
 
 static void side_free(struct side *sd)
@@ -85,6 +94,35 @@ static int find_aa(struct store *s, struct side *sd, int skip_a, int skip_b, cha
 				}
 			}
 	free(ids);
+	return 0;
+}
+
+/*
+ * Count the blocks of sd with a contended run, per cell; with drop, leave
+ * every run of them out of sd->v (a block is the unit: its partner runs go too).
+ */
+static int contended_blocks(struct side *sd, int drop)
+{
+	_cleanup_free_ char *in = calloc(sd->n + 1, 1);
+	size_t i, j, k = 0;
+
+	if (!in)
+		return -1;
+	for (i = 0; i < sd->n; i++) {
+		if (!sd->v[i].contended || in[i])
+			continue;
+		if (sd->v[i].cell < SPEC_MAX_CELLS)
+			sd->contended[sd->v[i].cell]++;
+		sd->n_contended++;
+		for (j = 0; j < sd->n; j++)
+			in[j] |= same_block(&sd->v[i], &sd->v[j]);
+	}
+	for (i = 0; drop && i < sd->n; i++)
+		if (!in[i])
+			sd->v[k++] = sd->v[i];
+	if (drop)
+		sd->n = k;
+	sd->dropped = drop;
 	return 0;
 }
 
@@ -350,6 +388,7 @@ static int compare_one(const struct side *b, const struct side *nw, unsigned cb,
 		snprintf(r.cell, sizeof(r.cell), "%s", b->mi.cell_names[cb]);
 		snprintf(r.arm, sizeof(r.arm), "%s", nw->mi.arm_names[an]);
 		r.m = m;
+		r.left_out = b->dropped ? b->contended[cb] + (nw != b ? nw->contended[cn] : 0) : 0;
 		if (aa_floor(b, r.cell, m, sc, &fb, err) < 0 ||
 		    (nw != b && aa_floor(nw, r.cell, m, sc, &fn, err) < 0))
 			return -1;
@@ -529,6 +568,22 @@ static void print_head(FILE *f, const struct comparison *x)
 		fprintf(f, "compare '%s' -> '%s', arms by position\n", b->mi.name, nw->mi.name);
 }
 
+/* One line when a side has blocks with a contended run: left out, or kept (--keep-contended). */
+static void print_contended(FILE *f, const struct comparison *x)
+{
+	unsigned n = x->b->n_contended + (x->nw != x->b ? x->nw->n_contended : 0);
+
+	if (!n)
+		return;
+	if (x->b->dropped)
+		fprintf(f, "left out %u block%s with a contended run (the host's CPU or I/O pressure"
+			" over harness.conf's quiet_*_pct while it measured); --keep-contended keeps"
+			" them\n", n, n == 1 ? "" : "s");
+	else
+		fprintf(f, "kept %u block%s with a contended run (--keep-contended)\n", n,
+			n == 1 ? "" : "s");
+}
+
 static void print_text(FILE *f, const struct comparison *x, const struct compare_opts *o)
 {
 	const struct side *b = x->b, *nw = x->nw;
@@ -539,6 +594,7 @@ static void print_text(FILE *f, const struct comparison *x, const struct compare
 	size_t i;
 
 	print_head(f, x);
+	print_contended(f, x);
 	print_floor(f, b);
 	if (nw != b)
 		print_floor(f, nw);
@@ -644,6 +700,9 @@ static int print_json(FILE *f, const struct comparison *x, const struct compare_
 		json_object_set_new(j, "chosen", json_string(x->how));
 	}
 	json_object_set_new(j, "floor_configured_pct", json_real(100 * o->floor));
+	json_object_set_new(j, "contended_blocks", json_pack("{s:I, s:b}", "n",
+		(json_int_t)(x->b->n_contended + (x->nw != x->b ? x->nw->n_contended : 0)),
+		"left_out", x->b->dropped));
 	for (i = 0; i < res->n; i++)
 		if (!o->regressions ||
 		    (res->rows[i].v.kind == VERDICT_DIFFERENT && res->rows[i].v.worse))
@@ -771,6 +830,9 @@ static int comparison_run(struct store *s, const struct compare_opts *o, struct 
 		return -1;
 	/* the pair compared is skipped as A/A only when both arms are of one matrix */
 	one = x->nw == x->b;
+	if (contended_blocks(x->b, !o->keep_contended) < 0 ||
+	    (!one && contended_blocks(x->nw, !o->keep_contended) < 0))
+		return errorf(err, "out of memory");
 	if (find_aa(s, x->b, one ? x->ab : -1, one ? x->an : -1, err) < 0 ||
 	    (!one && find_aa(s, x->nw, -1, -1, err) < 0))
 		return -1;

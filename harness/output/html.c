@@ -63,6 +63,18 @@ static void head(FILE *f, int64_t mid, const struct report_matrix *rm)
 	fputs("</table>\n", f);
 }
 
+/* A note under the facts when some done runs were contended (runs.contended). */
+static void contended_note(FILE *f, const struct matrix_info *mi)
+{
+	if (!mi->runs_contended && !mi->runs_started_busy)
+		return;
+	fprintf(f, "<p class=\"note\"><b>Contended:</b> %u of the %u done runs measured while the"
+		" host's CPU or I/O pressure was over harness.conf's <code>quiet_*_pct</code>"
+		" (%u started busy after <code>quiet_wait_s</code>); the tables' means include"
+		" them, Compare leaves their ABBA blocks out.</p>\n", mi->runs_contended,
+		mi->runs_done, mi->runs_started_busy);
+}
+
 static void contents(FILE *f, const struct matrix_info *mi, size_t nbad)
 {
 	unsigned c;
@@ -350,6 +362,7 @@ int html_report(FILE *f, struct store *s, int64_t mid, const struct html_opts *o
 	    store_report_bad_runs(s, mid, &bad, &nbad, err) < 0)
 		return -1;
 	head(f, mid, rm);
+	contended_note(f, mi);
 	contents(f, mi, nbad);
 	arms(f, ra, narms);
 	if (pre_of(f, report_builds, s, mid, NULL, err) < 0 || tables(f, s, mid, err) < 0)
