@@ -359,7 +359,7 @@ static void test_schema3_refused(void **state)
 	sqlite3_close(db);
 	assert_int_equal(store_open(path, &s, err), -1);
 	assert_null(s);
-	assert_non_null(strstr(err, "has schema 3, this harness writes schema 13"));
+	assert_non_null(strstr(err, "has schema 3, this harness writes schema 15"));
 	assert_non_null(strstr(err, path));
 	assert_null(strchr(err, '\n'));
 	/* left as it was */
@@ -389,9 +389,14 @@ static int64_t count_at(const char *path, const char *sql)
  * what its racing submits could leave: two live matrices of one spec, and
  * a cancelled one.
  */
-/* Schema 12's and 13's additions taken back out (the fixtures are made by today's store). */
+/* Schema 12's, 13's and 15's additions taken back out (the fixtures are made by today's store). */
 #define DROP_SAMPLE_COLUMN(m, key, max) "ALTER TABLE samples DROP COLUMN \"" key "\";"
-#define DOWNGRADE_13 \
+#define DOWNGRADE_15 \
+	"ALTER TABLE runs DROP COLUMN quiet_wait_ms; ALTER TABLE runs DROP COLUMN started_busy;" \
+	"ALTER TABLE runs DROP COLUMN pressure_cpu_pct; ALTER TABLE runs DROP COLUMN pressure_io_pct;" \
+	"ALTER TABLE runs DROP COLUMN pressure_load_pct; ALTER TABLE runs DROP COLUMN contended;" \
+	"ALTER TABLE runs DROP COLUMN contended_why; DROP TABLE host_pressure;"
+#define DOWNGRADE_13 DOWNGRADE_15 \
 	"ALTER TABLE runs DROP COLUMN trace; ALTER TABLE runs DROP COLUMN trace_lost;" \
 	"ALTER TABLE runs DROP COLUMN trace_refused; ALTER TABLE run_files DROP COLUMN ino;" \
 	"DROP TABLE trace_events;"
@@ -453,7 +458,7 @@ static void test_schema5_upgraded(void **state)
 		fail_msg("schema 5 not upgraded: %s", err);
 	store_close(s);
 	/* nothing lost: three matrices, 4 runs each; the older live twin points at the newer */
-	assert_int_equal(count_at(path, "PRAGMA user_version"), 13);
+	assert_int_equal(count_at(path, "PRAGMA user_version"), 15);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM matrices"), 3);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs"), 12);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM matrices WHERE name = 'twin-a'"
@@ -746,7 +751,7 @@ static void test_schema4_upgraded(void **state)
 	assert_int_equal(nc, n);
 	assert_int_equal(store_unclaim(s, 0, err), 0);
 	store_close(s);
-	/* and it says schema 13 from now on (4 to 5 ... to 13), its arms with no build */
+	/* and it says schema 15 from now on (4 to 5 ... to 15), its arms with no build */
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "SELECT resolve_msg FROM matrices", NULL, NULL, NULL),
 			 SQLITE_OK);
@@ -756,10 +761,14 @@ static void test_schema4_upgraded(void **state)
 		assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL),
 				 SQLITE_OK);
 		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-		assert_int_equal(sqlite3_column_int(st, 0), 13);
+		assert_int_equal(sqlite3_column_int(st, 0), 15);
 		sqlite3_finalize(st);
 	}
 	sqlite3_close(db);
+	/* schema 15: no run judged contended, no host pressure stored */
+	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs WHERE contended IS NOT NULL"
+				  " OR quiet_wait_ms IS NOT NULL"), 0);
+	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM host_pressure"), 0);
 	/* schema 13: no run traced, no inode known, no event */
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs WHERE trace IS NOT NULL"
 				  " OR trace_lost IS NOT NULL"), 0);

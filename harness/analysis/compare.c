@@ -37,7 +37,8 @@ struct side {
 	size_t n_cal;
 	unsigned contended[SPEC_MAX_CELLS];   /* blocks with a contended run, per cell */
 	unsigned n_contended;                  /* over every cell */
-	int dropped;                           /* ... and they were left out of v */
+	int dropped;                           /* ... and they are left out of the verdicts */
+	char *left_out;                        /* per run of v: its block is left out */
 };
 
 static void side_free(struct side *sd)
@@ -45,6 +46,7 @@ static void side_free(struct side *sd)
 	if (!sd)
 		return;
 	free(sd->cal);
+	free(sd->left_out);
 	free(sd->v);
 	free(sd);
 }
@@ -98,13 +100,14 @@ static int find_aa(struct store *s, struct side *sd, int skip_a, int skip_b, cha
 }
 
 /*
- * Count the blocks of sd with a contended run, per cell; with drop, leave
- * every run of them out of sd->v (a block is the unit: its partner runs go too).
+ * Count the blocks of sd with a contended run, per cell; with drop, mark
+ * every run of them left out of the verdicts (a block is the unit: its
+ * partner runs go too). They still say which metrics the cell measured.
  */
 static int contended_blocks(struct side *sd, int drop)
 {
-	_cleanup_free_ char *in = calloc(sd->n + 1, 1);
-	size_t i, j, k = 0;
+	char *in = calloc(sd->n + 1, 1);
+	size_t i, j;
 
 	if (!in)
 		return -1;
@@ -117,11 +120,9 @@ static int contended_blocks(struct side *sd, int drop)
 		for (j = 0; j < sd->n; j++)
 			in[j] |= same_block(&sd->v[i], &sd->v[j]);
 	}
-	for (i = 0; drop && i < sd->n; i++)
-		if (!in[i])
-			sd->v[k++] = sd->v[i];
-	if (drop)
-		sd->n = k;
+	if (!drop)
+		memset(in, 0, sd->n);
+	sd->left_out = in;
 	sd->dropped = drop;
 	return 0;
 }
@@ -213,6 +214,7 @@ static size_t add_obs(struct stats_obs *o, const struct side *sd, unsigned cell,
 
 	for (i = 0; i < sd->n; i++)
 		if (sd->v[i].cell == cell && sd->v[i].arm == arm &&
+		    (!sd->left_out || !sd->left_out[i]) &&
 		    (!host || !strcmp(sd->v[i].host, host))) {
 			o[k].block = sd->v[i].block;
 			o[k].arm = which;

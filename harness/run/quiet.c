@@ -79,5 +79,10 @@ int quiet_gate(const struct conf *c, int64_t run, FILE *say, int *said_no_psi,
 		waited += QUIET_WINDOW_MS;
 	}
 	out->waited_ms = waited;
+	if (waited && !out->busy && !out->stopped) {
+		fprintf(say, "harness: host quiet after %lld s: run %lld starts\n",
+			(long long)(waited / 1000), (long long)run);
+		fflush(say);
+	}
 	return 0;
 }
