@@ -28,6 +28,7 @@
 #include "analysis/extend.h"
 #include "analysis/stats.h"
 #include "store/store.h"
+#include "store/store_pressure.h"
 #include "store/store_extend.h"
 #include "summary_v3.h"
 #include "testlib.h"
@@ -600,6 +601,36 @@ static void test_extend_unknown_cells_only(void **state)
 	json_decref(res);
 }
 
+/*
+ * A block compare leaves out as contended does not count toward the cap:
+ * at the cap of 4 blocks, cell1 with one contended block gets one more.
+ */
+static void test_extend_replaces_contended(void **state)
+{
+	struct extend_opts o = { .matrix = "contended", .max_blocks = 4 };
+	char err[ERR_MAX];
+	int64_t mid, run;
+	json_t *res, *c;
+	int http;
+
+	(void)state;
+	mid = undecided_matrix("contended");
+	run = count("SELECT MIN(r.id) FROM runs r JOIN cells c ON c.id = r.cell_id"
+		    " WHERE r.matrix_id = ? AND c.name = 'cell1' AND r.block = 0", mid);
+	assert_true(run > 0);
+	assert_int_equal(store_run_contended(store, run, 60.0, 1.0, NAN, 1, "cpu some 60.0% > 30%",
+					     err), 0);
+	assert_int_equal(extend_matrix(store, &o, &res, &http, err), 0);
+	c = cell_result(res, "cell1");
+	assert_int_equal(json_integer_value(json_object_get(c, "contended_blocks")), 1);
+	assert_int_equal(json_integer_value(json_object_get(c, "queued_blocks")), 1);
+	assert_int_equal(json_integer_value(json_object_get(cell_result(res, "cell0"),
+							    "queued_blocks")), 0);
+	json_decref(res);
+	assert_int_equal(count("SELECT MAX(block) + 1 FROM runs r JOIN cells c ON c.id = r.cell_id"
+			       " WHERE r.matrix_id = ? AND c.name = 'cell1'", mid), 5);
+}
+
 static void test_extend_respects_max_blocks(void **state)
 {
 	struct extend_opts o = { .matrix = "capped", .max_blocks = 5 };
@@ -817,6 +848,7 @@ int main(void)
 		cmocka_unit_test(test_schema5_upgraded),
 		cmocka_unit_test(test_extend_unknown_cells_only),
 		cmocka_unit_test(test_extend_respects_max_blocks),
+		cmocka_unit_test(test_extend_replaces_contended),
 		cmocka_unit_test(test_extend_finished_matrix_is_active_again),
 		cmocka_unit_test(test_extend_through_the_api),
 		cmocka_unit_test(test_extend_refused_while_held),

@@ -200,6 +200,9 @@ static void window_load(void **state)
 	assert_int_equal(pressure_window(v, 3, &limits, &sh), 0);
 	assert_true(sh.contended);
 	assert_non_null(strstr(sh.why, "no PSI"));
+	/* the gate off (cpu and io at 100): the load's threshold is off too */
+	assert_int_equal(pressure_window(v, 3, &(struct pressure_limits){ 100, 100, 75, 2 }, &sh), 0);
+	assert_false(sh.contended);
 }
 
 /* No window: fewer than two points, or none after the last ramp point. */

@@ -82,11 +82,13 @@ static double share(uint64_t a, uint64_t b, int64_t ms)
 	return b < a || ms <= 0 ? 0 : (double)(b - a) / 10.0 / (double)ms;
 }
 
-/* why and contended from the shares in r, against lim. */
+/* why and contended from the shares in r, against lim (none when the gate is off). */
 static void judge(struct pressure_share *r, const struct pressure_limits *lim)
 {
 	r->why[0] = '\0';
-	if (r->psi && r->cpu_pct > lim->cpu_pct)
+	if (pressure_gate_off(lim))
+		;
+	else if (r->psi && r->cpu_pct > lim->cpu_pct)
 		snprintf(r->why, sizeof(r->why), "cpu some %.1f%% > %.0f%%", r->cpu_pct, lim->cpu_pct);
 	else if (r->psi && r->io_pct > lim->io_pct)
 		snprintf(r->why, sizeof(r->why), "io some %.1f%% > %.0f%%", r->io_pct, lim->io_pct);

@@ -38,7 +38,7 @@ struct pressure_share {
 /* harness.conf's quiet_* keys and this host's online CPUs. */
 void pressure_limits_of(const struct conf *c, struct pressure_limits *ret);
 
-/* Is the gate off (both thresholds 100: nothing can exceed them)? */
+/* Is the gate off (cpu and io thresholds 100: nothing can exceed them; the load's is then off too)? */
 int pressure_gate_off(const struct pressure_limits *lim);
 
 /*
