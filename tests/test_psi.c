@@ -137,7 +137,8 @@ static struct pressure_point pt(int64_t ms, uint64_t cpu, uint64_t io, int ramp)
 					.load = 1.0, .ramp = ramp };
 }
 
-static const struct pressure_limits limits = { 25, 25, 75, 2 };
+/* the gate's cpu limit 15, the window's 25 */
+static const struct pressure_limits limits = { 15, 25, 75, 2, 25 };
 
 /* The window starts at the last ramp point: a busy ramp does not count. */
 static void window_after_ramp(void **state)
@@ -201,7 +202,7 @@ static void window_load(void **state)
 	assert_true(sh.contended);
 	assert_non_null(strstr(sh.why, "no PSI"));
 	/* the gate off (cpu and io at 100): the load's threshold is off too */
-	assert_int_equal(pressure_window(v, 3, &(struct pressure_limits){ 100, 100, 75, 2 }, &sh), 0);
+	assert_int_equal(pressure_window(v, 3, &(struct pressure_limits){ 100, 100, 75, 2, 100 }, &sh), 0);
 	assert_false(sh.contended);
 }
 
@@ -220,17 +221,18 @@ static void window_none(void **state)
 /* The gate's view over a short window: counters that went back read 0. */
 static void between_points(void **state)
 {
-	struct pressure_point a = pt(0, 1000000, 0, 0), b = pt(1000, 1372000, 0, 0);
+	struct pressure_point a = pt(0, 1000000, 0, 0), b = pt(1000, 1200000, 0, 0);
 	struct pressure_share sh;
 
 	(void)state;
 	pressure_between(&a, &b, &limits, &sh);
-	assert_true(fabs(sh.cpu_pct - 37.2) < 1e-9);
-	assert_true(sh.contended);
+	assert_true(fabs(sh.cpu_pct - 20.0) < 1e-9);
+	assert_true(sh.contended);        /* the gate's limit, 15, not the window's 25 */
+	assert_string_equal(sh.why, "cpu some 20.0% > 15%");
 	b.cpu_some = 10;
 	pressure_between(&a, &b, &limits, &sh);
 	assert_true(sh.cpu_pct == 0 && !sh.contended);
-	assert_true(pressure_gate_off(&(struct pressure_limits){ 100, 100, 75, 2 }));
+	assert_true(pressure_gate_off(&(struct pressure_limits){ 100, 100, 75, 2, 100 }));
 	assert_false(pressure_gate_off(&limits));
 }
 

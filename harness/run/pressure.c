@@ -17,6 +17,7 @@ void pressure_limits_of(const struct conf *c, struct pressure_limits *ret)
 	ret->cpu_pct = (double)c->quiet_cpu_pct;
 	ret->io_pct = (double)c->quiet_io_pct;
 	ret->load_pct = (double)c->quiet_load_pct;
+	ret->window_cpu_pct = (double)c->contended_cpu_pct;
 	ret->ncpu = n > 0 ? (unsigned)n : 1;
 }
 
@@ -82,14 +83,14 @@ static double share(uint64_t a, uint64_t b, int64_t ms)
 	return b < a || ms <= 0 ? 0 : (double)(b - a) / 10.0 / (double)ms;
 }
 
-/* why and contended from the shares in r, against lim (none when the gate is off). */
-static void judge(struct pressure_share *r, const struct pressure_limits *lim)
+/* why and contended from the shares in r, against lim and cpu (none when the gate is off). */
+static void judge(struct pressure_share *r, const struct pressure_limits *lim, double cpu)
 {
 	r->why[0] = '\0';
 	if (pressure_gate_off(lim))
 		;
-	else if (r->psi && r->cpu_pct > lim->cpu_pct)
-		snprintf(r->why, sizeof(r->why), "cpu some %.1f%% > %.0f%%", r->cpu_pct, lim->cpu_pct);
+	else if (r->psi && r->cpu_pct > cpu)
+		snprintf(r->why, sizeof(r->why), "cpu some %.1f%% > %.0f%%", r->cpu_pct, cpu);
 	else if (r->psi && r->io_pct > lim->io_pct)
 		snprintf(r->why, sizeof(r->why), "io some %.1f%% > %.0f%%", r->io_pct, lim->io_pct);
 	else if (!r->psi && r->load_pct > lim->load_pct)
@@ -109,7 +110,7 @@ void pressure_between(const struct pressure_point *a, const struct pressure_poin
 	ret->cpu_pct = ret->psi ? share(a->cpu_some, b->cpu_some, ms) : NAN;
 	ret->io_pct = ret->psi ? share(a->io_some, b->io_some, ms) : NAN;
 	ret->load_pct = b->load * 100.0 / (lim->ncpu ? lim->ncpu : 1);
-	judge(ret, lim);
+	judge(ret, lim, lim->cpu_pct);
 }
 
 int pressure_window(const struct pressure_point *v, size_t n, const struct pressure_limits *lim,
@@ -131,6 +132,6 @@ int pressure_window(const struct pressure_point *v, size_t n, const struct press
 			k++;
 		}
 	ret->load_pct = k ? load / (double)k * 100.0 / (lim->ncpu ? lim->ncpu : 1) : NAN;
-	judge(ret, lim);
+	judge(ret, lim, lim->window_cpu_pct);
 	return 0;
 }

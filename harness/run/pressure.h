@@ -19,10 +19,15 @@ struct pressure_point {
 	int ramp;                    /* before the measured window: it starts at the last such */
 };
 
-/* What counts as busy: % of wall time stalled ("some"), or load per core without PSI. */
+/*
+ * What counts as busy: % of wall time stalled ("some"), or load per core
+ * without PSI; cpu_pct before a run (no guest of ours running), window_cpu_pct
+ * over a run's measured window (its own guest's vCPUs stall the host too).
+ */
 struct pressure_limits {
 	double cpu_pct, io_pct, load_pct;
 	unsigned ncpu;
+	double window_cpu_pct;
 };
 
 /* What a window saw, and whether that is over the limits. */
@@ -48,7 +53,7 @@ int pressure_gate_off(const struct pressure_limits *lim);
  */
 int pressure_read(const char *proc, struct pressure_point *ret, char *err);
 
-/* The shares between a and b (b later), judged against lim. */
+/* The shares between a and b (b later), judged against lim (cpu_pct: the gate's look). */
 void pressure_between(const struct pressure_point *a, const struct pressure_point *b,
 		      const struct pressure_limits *lim, struct pressure_share *ret);
 
@@ -57,7 +62,8 @@ void pressure_between(const struct pressure_point *a, const struct pressure_poin
  * sent, marked ramp, then one per interval the guest reported, the ramp's
  * marked): from the last point marked ramp (the first point if none is) to
  * the last. Returns 0, or -1 when there is no window (fewer than two points
- * after its start); *ret is then zeroed, not contended.
+ * after its start); *ret is then zeroed, not contended. Judged against
+ * window_cpu_pct, io_pct and load_pct.
  */
 int pressure_window(const struct pressure_point *v, size_t n, const struct pressure_limits *lim,
 		    struct pressure_share *ret);

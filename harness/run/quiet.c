@@ -4,7 +4,6 @@
 #include "run/pressure.h"
 #include "base/err.h"
 
-#include <math.h>
 #include <time.h>
 
 /* Sleep ms milliseconds (restarted after a signal). */

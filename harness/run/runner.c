@@ -514,23 +514,25 @@ static int check_trace(struct run_ctx *c, const struct proto_trace *t)
  */
 static int host_pressure(struct run_ctx *c, int64_t seq, int ramp)
 {
-	struct pressure_point p, *grown;
+	struct pressure_point p, *grown = c->press;
 	struct store_pressure row;
-	char err[ERR_MAX];
+	char err[ERR_MAX] = "out of memory";
+	size_t cap = c->cap_press;
 
 	/* /proc/pressure is this machine's: another host's guest is not judged by it */
 	if (c->press_off || !vm_is_local(c->r->vm))
 		return 0;
-	if (pressure_read("/proc", &p, err) < 0 || (c->npress == c->cap_press &&
-	    !(grown = realloc(c->press, (c->cap_press * 2 + 16) * sizeof(*grown))))) {
+	if (c->npress == cap)
+		grown = realloc(c->press, (cap = cap * 2 + 16) * sizeof(*grown));
+	if (grown) {
+		c->press = grown;
+		c->cap_press = cap;
+	}
+	if (!grown || pressure_read("/proc", &p, err) < 0) {
 		fprintf(stderr, "harness: run %lld: host pressure not judged: %s\n",
-			(long long)c->id, c->npress == c->cap_press ? "out of memory" : err);
+			(long long)c->id, err);
 		c->press_off = 1;
 		return 0;
-	}
-	if (c->npress == c->cap_press) {
-		c->press = grown;
-		c->cap_press = c->cap_press * 2 + 16;
 	}
 	p.ramp = ramp;
 	c->press[c->npress++] = p;
