@@ -579,8 +579,8 @@ static void print_contended(FILE *f, const struct comparison *x)
 		return;
 	if (x->b->dropped)
 		fprintf(f, "left out %u block%s with a contended run (the host's CPU or I/O pressure"
-			" over harness.conf's quiet_*_pct while it measured); --keep-contended keeps"
-			" them\n", n, n == 1 ? "" : "s");
+			" over harness.conf's contended_cpu_pct or quiet_io_pct while it measured);"
+			" --keep-contended keeps them\n", n, n == 1 ? "" : "s");
 	else
 		fprintf(f, "kept %u block%s with a contended run (--keep-contended)\n", n,
 			n == 1 ? "" : "s");

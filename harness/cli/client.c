@@ -504,7 +504,7 @@ static void print_matrix(const json_t *m)
 	}
 	if (contended)
 		printf("contended: %u done run%s measured while the host's CPU or I/O pressure was over"
-		       " quiet_*_pct; compare leaves their blocks out\n", contended,
+		       " contended_cpu_pct or quiet_io_pct; compare leaves their blocks out\n", contended,
 		       contended == 1 ? "" : "s");
 }
 

@@ -69,7 +69,7 @@ static void contended_note(FILE *f, const struct matrix_info *mi)
 	if (!mi->runs_contended && !mi->runs_started_busy)
 		return;
 	fprintf(f, "<p class=\"note\"><b>Contended:</b> %u of the %u done runs measured while the"
-		" host's CPU or I/O pressure was over harness.conf's <code>quiet_*_pct</code>"
+		" host's CPU or I/O pressure was over harness.conf's <code>contended_cpu_pct</code> or <code>quiet_io_pct</code>"
 		" (%u started busy after <code>quiet_wait_s</code>); the tables' means include"
 		" them, Compare leaves their ABBA blocks out.</p>\n", mi->runs_contended,
 		mi->runs_done, mi->runs_started_busy);

@@ -614,9 +614,9 @@ static void contended_note(FILE *f, const struct matrix_info *mi)
 {
 	if (mi->runs_contended)
 		fprintf(f, "* %u of them contended: the host's CPU or I/O pressure was over "
-			"harness.conf's quiet_*_pct while they measured; the means above include "
-			"them, compare leaves their blocks out (--keep-contended keeps them)\n",
-			mi->runs_contended);
+			"harness.conf's contended_cpu_pct or quiet_io_pct while they measured; the "
+			"means include them, compare leaves their blocks out (--keep-contended keeps "
+			"them)\n", mi->runs_contended);
 	if (mi->runs_started_busy)
 		fprintf(f, "%s%u started on a busy host after quiet_wait_s\n",
 			mi->runs_contended ? "  " : "note: ", mi->runs_started_busy);

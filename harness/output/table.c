@@ -256,7 +256,7 @@ static void grid_legend(FILE *f, const struct grid *g, int md, size_t family)
 		fputc('\n', f);
 	line(f, "Delta: vs %.24s; n: done runs", g->mi->arm_names[g->base]);
 	if (any_contended(g))
-		line(f, "n*: some contended (host CPU or I/O pressure over quiet_*_pct); the marks "
+		line(f, "n*: some contended (host CPU or I/O pressure over the limits); the marks "
 		     "leave their blocks out");
 	line(f, "mark: %s*%s differs, %s=%s same (within a %.1f%% floor), blank: undecided;",
 	     q, q, q, q, 100 * g->floor);
