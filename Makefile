@@ -93,6 +93,7 @@ UNIT_TESTS += tests/build/test_phases
 UNIT_TESTS += tests/build/test_lrugen
 UNIT_TESTS += tests/build/test_tracer
 UNIT_TESTS += tests/build/test_hostinfo
+UNIT_TESTS += tests/build/test_psi
 
 # Debian packages the build, the images and the tests need (busybox-static:
 # test_sandbox runs the host's static busybox in the jail; guests have none).

@@ -27,6 +27,7 @@
 #include "output/report.h"
 #include "analysis/stats.h"
 #include "store/store.h"
+#include "store/store_pressure.h"
 #include "testlib.h"
 
 static char dir[PATH_MAX];
@@ -694,6 +695,84 @@ static void test_by_host(void **state)
 	json_decref(j);
 }
 
+/* compare's text for o (json off), malloc'd. */
+static char *run_text(const struct compare_opts *o)
+{
+	char *buf = NULL, err[ERR_MAX] = "";
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	assert_non_null(out);
+	if (compare_run(store, o, out, NULL, err) < 0)
+		fail_msg("compare: %s", err);
+	fclose(out);
+	return buf;
+}
+
+/*
+ * Blocks with a contended run are left out of the verdicts (said in one
+ * line, counted in the JSON), all of the block's runs with it; kept with
+ * keep_contended. Here the odd blocks' new arm ran 20 % slower on a busy host.
+ */
+static void test_contended_left_out(void **state)
+{
+	static const struct fixture_arm arms[] = {
+		{ "base", "6.12", "y", "", NULL }, { "new", "6.12-x", "y", "", NULL },
+	};
+	static const char *const cell[] = { "c" };
+	struct compare_opts o = { .base_matrix = "busy", .new_matrix = "busy", .base_arm = "base",
+				  .new_arm = "new", .floor = COMPARE_FLOOR, .json = 1 };
+	struct matrix *m = fixture_matrix("busy", dir, arms, 2, cell, 1, 32);
+	struct run_ref *runs = NULL;
+	char err[ERR_MAX], *text;
+	uint64_t seed = 5;
+	json_t *j, *r, *c;
+	int64_t mid;
+	size_t n, i;
+	int rc;
+
+	(void)state;
+	n = fixture_queue(store, m, &mid, &runs);
+	for (i = 0; i < n; i++) {
+		int busy = runs[i].block % 2 && runs[i].arm == 1;
+
+		fake_run(runs[i].id, 100000 * (busy ? 0.8 : 1) * (1 + 0.003 * gauss(&seed)), 1000,
+			 0.1);
+		if (busy && store_run_contended(store, runs[i].id, 55.0, 1.0, NAN, 1,
+						"cpu some 55.0% > 30%", err) < 0)
+			fail_msg("%s", err);
+	}
+	free(runs);
+	free(m);
+
+	j = run_json(&o, &rc, NULL);
+	r = row(j, "c", NULL, "ops/s");
+	assert_string_equal(verdict(r), "SAME");
+	assert_int_equal(field(r, "blocks"), 8);
+	c = json_object_get(j, "contended_blocks");
+	assert_int_equal(json_integer_value(json_object_get(c, "n")), 8);
+	assert_true(json_is_true(json_object_get(c, "left_out")));
+	json_decref(j);
+	o.json = 0;
+	text = run_text(&o);
+	assert_non_null(strstr(text, "\nleft out 8 blocks with a contended run ("));
+	assert_null(strstr(strstr(text, "left out") + 1, "left out"));   /* one line */
+	free(text);
+
+	o.keep_contended = 1;
+	text = run_text(&o);
+	assert_non_null(strstr(text, "\nkept 8 blocks with a contended run (--keep-contended)\n"));
+	free(text);
+	o.json = 1;
+	j = run_json(&o, &rc, NULL);
+	r = row(j, "c", NULL, "ops/s");
+	assert_string_not_equal(verdict(r), "SAME");
+	assert_int_equal(field(r, "blocks"), 16);
+	assert_true(json_is_false(json_object_get(json_object_get(j, "contended_blocks"),
+						  "left_out")));
+	json_decref(j);
+}
+
 static void test_tags_refused(void **state)
 {
 	char *unknown[] = { "compare", "--tags", "lab/base", "rotate/v9", NULL };
@@ -796,6 +875,7 @@ int main(void)
 		cmocka_unit_test(test_tags_two_matrices),
 		cmocka_unit_test(test_tags_refused),
 		cmocka_unit_test(test_by_host),
+		cmocka_unit_test(test_contended_left_out),
 		cmocka_unit_test(test_calibration),
 		cmocka_unit_test(test_machine_line),
 		cmocka_unit_test(test_machines_differ),

@@ -28,6 +28,7 @@
 #include "analysis/extend.h"
 #include "analysis/stats.h"
 #include "store/store.h"
+#include "store/store_pressure.h"
 #include "store/store_extend.h"
 #include "summary_v3.h"
 #include "testlib.h"
@@ -359,7 +360,7 @@ static void test_schema3_refused(void **state)
 	sqlite3_close(db);
 	assert_int_equal(store_open(path, &s, err), -1);
 	assert_null(s);
-	assert_non_null(strstr(err, "has schema 3, this harness writes schema 14"));
+	assert_non_null(strstr(err, "has schema 3, this harness writes schema 15"));
 	assert_non_null(strstr(err, path));
 	assert_null(strchr(err, '\n'));
 	/* left as it was */
@@ -389,9 +390,14 @@ static int64_t count_at(const char *path, const char *sql)
  * what its racing submits could leave: two live matrices of one spec, and
  * a cancelled one.
  */
-/* Schema 12's to 14's additions taken back out (the fixtures are made by today's store). */
+/* Schema 12's to 15's additions taken back out (the fixtures are made by today's store). */
 #define DROP_SAMPLE_COLUMN(m, key, max) "ALTER TABLE samples DROP COLUMN \"" key "\";"
-#define DOWNGRADE_14 \
+#define DOWNGRADE_15 \
+	"ALTER TABLE runs DROP COLUMN quiet_wait_ms; ALTER TABLE runs DROP COLUMN started_busy;" \
+	"ALTER TABLE runs DROP COLUMN pressure_cpu_pct; ALTER TABLE runs DROP COLUMN pressure_io_pct;" \
+	"ALTER TABLE runs DROP COLUMN pressure_load_pct; ALTER TABLE runs DROP COLUMN contended;" \
+	"ALTER TABLE runs DROP COLUMN contended_why; DROP TABLE host_pressure;"
+#define DOWNGRADE_14 DOWNGRADE_15 \
 	"ALTER TABLE runs DROP COLUMN qemu_version; ALTER TABLE runs DROP COLUMN libvirt_version;" \
 	"ALTER TABLE runs DROP COLUMN tcg_thread; ALTER TABLE runs DROP COLUMN host_kernel;" \
 	"ALTER TABLE runs DROP COLUMN host_cpu; ALTER TABLE runs DROP COLUMN host_cpus;" \
@@ -458,7 +464,7 @@ static void test_schema5_upgraded(void **state)
 		fail_msg("schema 5 not upgraded: %s", err);
 	store_close(s);
 	/* nothing lost: three matrices, 4 runs each; the older live twin points at the newer */
-	assert_int_equal(count_at(path, "PRAGMA user_version"), 14);
+	assert_int_equal(count_at(path, "PRAGMA user_version"), 15);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM matrices"), 3);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs"), 12);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM matrices WHERE name = 'twin-a'"
@@ -598,6 +604,36 @@ static void test_extend_unknown_cells_only(void **state)
 	assert_int_equal(extend_matrix(store, &o, &res, &http, err), 0);
 	assert_int_equal(json_integer_value(json_object_get(res, "runs")), 0);
 	json_decref(res);
+}
+
+/*
+ * A block compare leaves out as contended does not count toward the cap:
+ * at the cap of 4 blocks, cell1 with one contended block gets one more.
+ */
+static void test_extend_replaces_contended(void **state)
+{
+	struct extend_opts o = { .matrix = "contended", .max_blocks = 4 };
+	char err[ERR_MAX];
+	int64_t mid, run;
+	json_t *res, *c;
+	int http;
+
+	(void)state;
+	mid = undecided_matrix("contended");
+	run = count("SELECT MIN(r.id) FROM runs r JOIN cells c ON c.id = r.cell_id"
+		    " WHERE r.matrix_id = ? AND c.name = 'cell1' AND r.block = 0", mid);
+	assert_true(run > 0);
+	assert_int_equal(store_run_contended(store, run, 60.0, 1.0, NAN, 1, "cpu some 60.0% > 30%",
+					     err), 0);
+	assert_int_equal(extend_matrix(store, &o, &res, &http, err), 0);
+	c = cell_result(res, "cell1");
+	assert_int_equal(json_integer_value(json_object_get(c, "contended_blocks")), 1);
+	assert_int_equal(json_integer_value(json_object_get(c, "queued_blocks")), 1);
+	assert_int_equal(json_integer_value(json_object_get(cell_result(res, "cell0"),
+							    "queued_blocks")), 0);
+	json_decref(res);
+	assert_int_equal(count("SELECT MAX(block) + 1 FROM runs r JOIN cells c ON c.id = r.cell_id"
+			       " WHERE r.matrix_id = ? AND c.name = 'cell1'", mid), 5);
 }
 
 static void test_extend_respects_max_blocks(void **state)
@@ -751,7 +787,7 @@ static void test_schema4_upgraded(void **state)
 	assert_int_equal(nc, n);
 	assert_int_equal(store_unclaim(s, 0, err), 0);
 	store_close(s);
-	/* and it says schema 14 from now on (4 to 5 ... to 14), its arms with no build */
+	/* and it says schema 15 from now on (4 to 5 ... to 15), its arms with no build */
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "SELECT resolve_msg FROM matrices", NULL, NULL, NULL),
 			 SQLITE_OK);
@@ -761,7 +797,7 @@ static void test_schema4_upgraded(void **state)
 		assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL),
 				 SQLITE_OK);
 		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-		assert_int_equal(sqlite3_column_int(st, 0), 14);
+		assert_int_equal(sqlite3_column_int(st, 0), 15);
 		sqlite3_finalize(st);
 	}
 	sqlite3_close(db);
@@ -770,6 +806,10 @@ static void test_schema4_upgraded(void **state)
 				  " OR libvirt_version IS NOT NULL OR tcg_thread IS NOT NULL"
 				  " OR host_kernel IS NOT NULL OR host_cpu IS NOT NULL"
 				  " OR host_cpus IS NOT NULL OR vcpu_pin IS NOT NULL"), 0);
+	/* schema 15: no run judged contended, no host pressure stored */
+	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs WHERE contended IS NOT NULL"
+				  " OR quiet_wait_ms IS NOT NULL"), 0);
+	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM host_pressure"), 0);
 	/* schema 13: no run traced, no inode known, no event */
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs WHERE trace IS NOT NULL"
 				  " OR trace_lost IS NOT NULL"), 0);
@@ -858,6 +898,7 @@ int main(void)
 		cmocka_unit_test(test_schema5_upgraded),
 		cmocka_unit_test(test_extend_unknown_cells_only),
 		cmocka_unit_test(test_extend_respects_max_blocks),
+		cmocka_unit_test(test_extend_replaces_contended),
 		cmocka_unit_test(test_extend_finished_matrix_is_active_again),
 		cmocka_unit_test(test_extend_through_the_api),
 		cmocka_unit_test(test_extend_refused_while_held),

@@ -20,6 +20,12 @@
 
 /* ---- one side of a comparison: a matrix and its done runs ---- */
 
+/* Is run j in the block (cell and block) of run i? */
+static int same_block(const struct run_summary *a, const struct run_summary *b)
+{
+	return a->cell == b->cell && a->block == b->block;
+}
+
 struct side {
 	int64_t mid;
 	struct matrix_info mi;
@@ -29,6 +35,10 @@ struct side {
 	const char *aa_rule;
 	struct calibration *cal;   /* stored calibrations of its cells on its host */
 	size_t n_cal;
+	unsigned contended[SPEC_MAX_CELLS];   /* blocks with a contended run, per cell */
+	unsigned n_contended;                  /* over every cell */
+	int dropped;                           /* ... and they are left out of the verdicts */
+	char *left_out;                        /* per run of v: its block is left out */
 };
 
 static void side_free(struct side *sd)
@@ -36,6 +46,7 @@ static void side_free(struct side *sd)
 	if (!sd)
 		return;
 	free(sd->cal);
+	free(sd->left_out);
 	free(sd->v);
 	free(sd);
 }
@@ -85,6 +96,34 @@ static int find_aa(struct store *s, struct side *sd, int skip_a, int skip_b, cha
 				}
 			}
 	free(ids);
+	return 0;
+}
+
+/*
+ * Count the blocks of sd with a contended run, per cell; with drop, mark
+ * every run of them left out of the verdicts (a block is the unit: its
+ * partner runs go too). They still say which metrics the cell measured.
+ */
+static int contended_blocks(struct side *sd, int drop)
+{
+	char *in = calloc(sd->n + 1, 1);
+	size_t i, j;
+
+	if (!in)
+		return -1;
+	for (i = 0; i < sd->n; i++) {
+		if (!sd->v[i].contended || in[i])
+			continue;
+		if (sd->v[i].cell < SPEC_MAX_CELLS)
+			sd->contended[sd->v[i].cell]++;
+		sd->n_contended++;
+		for (j = 0; j < sd->n; j++)
+			in[j] |= same_block(&sd->v[i], &sd->v[j]);
+	}
+	if (!drop)
+		memset(in, 0, sd->n);
+	sd->left_out = in;
+	sd->dropped = drop;
 	return 0;
 }
 
@@ -175,6 +214,7 @@ static size_t add_obs(struct stats_obs *o, const struct side *sd, unsigned cell,
 
 	for (i = 0; i < sd->n; i++)
 		if (sd->v[i].cell == cell && sd->v[i].arm == arm &&
+		    (!sd->left_out || !sd->left_out[i]) &&
 		    (!host || !strcmp(sd->v[i].host, host))) {
 			o[k].block = sd->v[i].block;
 			o[k].arm = which;
@@ -350,6 +390,7 @@ static int compare_one(const struct side *b, const struct side *nw, unsigned cb,
 		snprintf(r.cell, sizeof(r.cell), "%s", b->mi.cell_names[cb]);
 		snprintf(r.arm, sizeof(r.arm), "%s", nw->mi.arm_names[an]);
 		r.m = m;
+		r.left_out = b->dropped ? b->contended[cb] + (nw != b ? nw->contended[cn] : 0) : 0;
 		if (aa_floor(b, r.cell, m, sc, &fb, err) < 0 ||
 		    (nw != b && aa_floor(nw, r.cell, m, sc, &fn, err) < 0))
 			return -1;
@@ -572,6 +613,22 @@ static void print_head(FILE *f, const struct comparison *x)
 		fprintf(f, "%s\n", x->machines);
 }
 
+/* One line when a side has blocks with a contended run: left out, or kept (--keep-contended). */
+static void print_contended(FILE *f, const struct comparison *x)
+{
+	unsigned n = x->b->n_contended + (x->nw != x->b ? x->nw->n_contended : 0);
+
+	if (!n)
+		return;
+	if (x->b->dropped)
+		fprintf(f, "left out %u block%s with a contended run (the host's CPU or I/O pressure"
+			" over harness.conf's contended_cpu_pct or quiet_io_pct while it measured);"
+			" --keep-contended keeps them\n", n, n == 1 ? "" : "s");
+	else
+		fprintf(f, "kept %u block%s with a contended run (--keep-contended)\n", n,
+			n == 1 ? "" : "s");
+}
+
 static void print_text(FILE *f, const struct comparison *x, const struct compare_opts *o)
 {
 	const struct side *b = x->b, *nw = x->nw;
@@ -582,6 +639,7 @@ static void print_text(FILE *f, const struct comparison *x, const struct compare
 	size_t i;
 
 	print_head(f, x);
+	print_contended(f, x);
 	print_floor(f, b);
 	if (nw != b)
 		print_floor(f, nw);
@@ -689,6 +747,9 @@ static int print_json(FILE *f, const struct comparison *x, const struct compare_
 	if (x->machines[0])
 		json_object_set_new(j, "machines", json_string(x->machines));
 	json_object_set_new(j, "floor_configured_pct", json_real(100 * o->floor));
+	json_object_set_new(j, "contended_blocks", json_pack("{s:I, s:b}", "n",
+		(json_int_t)(x->b->n_contended + (x->nw != x->b ? x->nw->n_contended : 0)),
+		"left_out", x->b->dropped));
 	for (i = 0; i < res->n; i++)
 		if (!o->regressions ||
 		    (res->rows[i].v.kind == VERDICT_DIFFERENT && res->rows[i].v.worse))
@@ -816,6 +877,9 @@ static int comparison_run(struct store *s, const struct compare_opts *o, struct 
 		return -1;
 	/* the pair compared is skipped as A/A only when both arms are of one matrix */
 	one = x->nw == x->b;
+	if (contended_blocks(x->b, !o->keep_contended) < 0 ||
+	    (!one && contended_blocks(x->nw, !o->keep_contended) < 0))
+		return errorf(err, "out of memory");
 	if (find_aa(s, x->b, one ? x->ab : -1, one ? x->an : -1, err) < 0 ||
 	    (!one && find_aa(s, x->nw, -1, -1, err) < 0) || machines_of(s, x, err) < 0)
 		return -1;

@@ -26,6 +26,7 @@ struct compare_opts {
 	int floor_set;                         /* given (--floor): also the least A/A floor */
 	int regressions;                       /* print only DIFFERENT-and-worse rows */
 	int by_host;                           /* also a row per host of a cell run on several */
+	int keep_contended;                    /* keep blocks with a contended run in the verdicts */
 	int json;
 };
 
@@ -41,6 +42,7 @@ struct compare_row {
 #define FLOOR_AA         1      /* the matrix's A/A arms */
 #define FLOOR_CALIBRATED 2      /* a stored calibration of the cell (harness calibrate) */
 	struct verdict v;
+	unsigned left_out;      /* the cell's blocks with a contended run, left out (both sides) */
 };
 
 /*

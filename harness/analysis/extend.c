@@ -17,6 +17,7 @@
 struct cell_plan {
 	unsigned target;     /* blocks wanted; 0: decided */
 	json_t *unknown;     /* its UNKNOWN verdicts */
+	unsigned left_out;   /* its blocks with a contended run, which compare left out */
 };
 
 struct plan {
@@ -97,6 +98,10 @@ static int fold(struct plan *p, struct family *f, unsigned max_blocks, char *err
 		cp = &p->cells[c];
 		want = (unsigned)r->v.blocks + r->v.more;
 		want = want < max_blocks && want >= r->v.blocks ? want : max_blocks;
+		/* a block left out as contended does not count: it is replaced */
+		want += r->left_out;
+		want = want < SPEC_MAX_REPS / p->R ? want : SPEC_MAX_REPS / p->R;
+		cp->left_out = r->left_out;
 		cp->target = want > cp->target ? want : cp->target;
 		if (json_array_append_new(cp->unknown, json_pack("{s:s, s:s, s:I, s:I, s:[I,I]}",
 			"arm", r->arm, "metric", r->m->name, "blocks", (json_int_t)r->v.blocks,
@@ -163,11 +168,11 @@ static json_t *cell_json(const struct plan *p, unsigned c)
 	unsigned before = blocks_of(p->have[c], p->R);
 	unsigned after = blocks_of(p->have[c] + p->added[c] / p->mi.n_arms, p->R);
 
-	return json_pack("{s:s, s:b, s:I, s:I, s:I, s:I, s:O}", "cell", p->mi.cell_names[c],
+	return json_pack("{s:s, s:b, s:I, s:I, s:I, s:I, s:I, s:O}", "cell", p->mi.cell_names[c],
 			 "decided", json_array_size(cp->unknown) == 0, "blocks", (json_int_t)before,
 			 "target", (json_int_t)cp->target, "queued_blocks",
 			 (json_int_t)(after - before), "runs", (json_int_t)p->added[c],
-			 "unknown", cp->unknown);
+			 "contended_blocks", (json_int_t)cp->left_out, "unknown", cp->unknown);
 }
 
 static int result_json(const struct plan *p, const struct extend_opts *o, json_t **ret,
@@ -300,6 +305,8 @@ static void print_cell(FILE *f, const json_t *cl, int arms, json_int_t max)
 {
 	json_int_t before = json_integer_value(json_object_get(cl, "blocks"));
 	json_int_t q = json_integer_value(json_object_get(cl, "queued_blocks"));
+	json_int_t lo = json_integer_value(json_object_get(cl, "contended_blocks"));
+	char repl[48] = "";
 
 	fprintf(f, "  %-24s ", json_string_value(json_object_get(cl, "cell")));
 	if (json_is_true(json_object_get(cl, "decided"))) {
@@ -308,9 +315,11 @@ static void print_cell(FILE *f, const json_t *cl, int arms, json_int_t max)
 	}
 	fprintf(f, "UNKNOWN (");
 	print_unknown(f, json_object_get(cl, "unknown"), arms);
+	if (lo)
+		snprintf(repl, sizeof(repl), " (%lld contended, replaced)", (long long)lo);
 	if (q)
-		fprintf(f, "): %lld blocks, queued %lld more (%lld runs)\n", (long long)before,
-			(long long)q, (long long)json_integer_value(json_object_get(cl, "runs")));
+		fprintf(f, "): %lld blocks%s, queued %lld more (%lld runs)\n", (long long)before,
+			repl, (long long)q, (long long)json_integer_value(json_object_get(cl, "runs")));
 	else
 		fprintf(f, "): %lld blocks, %s: nothing queued\n", (long long)before,
 			before >= max ? "at the cap" : "enough already planned");

@@ -21,8 +21,28 @@ static size_t arm_values(const struct grid *g, const struct run_summary *v, size
 	return k;
 }
 
+/* Does the block of v[j] (its cell and block) have a contended run? */
+static int block_contended(const struct run_summary *v, size_t n, size_t j)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].contended && v[i].cell == v[j].cell && v[i].block == v[j].block)
+			return 1;
+	return 0;
+}
+
+/* The contended runs of (cell, arm). */
+static unsigned arm_contended(const struct run_summary *v, size_t n, unsigned cell, unsigned arm)
+{
+	unsigned k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		k += v[i].cell == cell && v[i].arm == arm && v[i].contended;
+	return k;
+}
+
 /*
- * Observations of the baseline (0) and arm (1) in cell; with pairs, each rep
+ * Observations of the baseline (0) and arm (1) in cell, blocks with a
+ * contended run left out; with pairs, each rep
  * of a block is a block of its own (block * per_block + rep). Returns their count.
  */
 static size_t observations(const struct grid *g, const struct run_summary *v, size_t n,
@@ -35,7 +55,7 @@ static size_t observations(const struct grid *g, const struct run_summary *v, si
 	for (i = 0; i < n; i++) {
 		if (v[i].cell != cell || (v[i].arm != g->base && v[i].arm != arm))
 			continue;
-		if (isnan(x = g->m->get(&v[i])))
+		if (isnan(x = g->m->get(&v[i])) || block_contended(v, n, i))
 			continue;
 		o[k].arm = v[i].arm == arm;
 		o[k].block = pairs ? v[i].block * per + v[i].position / arms : v[i].block;
@@ -53,6 +73,7 @@ static int fill_entry(struct grid *g, const struct run_summary *v, size_t n, uns
 	size_t k;
 
 	e->value = metric_mean(g->m, x, arm_values(g, v, n, cell, arm, x), &e->n);
+	e->contended = arm_contended(v, n, cell, arm);
 	e->delta = arm == g->base || isnan(base) || base == 0 ? NAN : e->value / base - 1;
 	memset(&e->v, 0, sizeof(e->v));
 	e->v.delta = e->v.lo = e->v.hi = e->v.p = e->v.q = NAN;

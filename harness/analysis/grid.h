@@ -13,9 +13,11 @@ struct grid_entry {
 	double value;          /* the metric's mean over the arm's runs in the cell; NAN none */
 	double delta;          /* value / the baseline's value - 1; NAN for the baseline, or none */
 	unsigned n;            /* runs with a value */
+	unsigned contended;    /* of the arm's runs in the cell, contended (runs.contended) */
 	struct verdict v;      /* of the per-block paired deltas against the baseline
-				* (verdict_of_runs, then grid_adjust); blocks 0 for the
-				* baseline itself */
+				* (verdict_of_runs, then grid_adjust), blocks with a
+				* contended run left out as compare does; blocks 0 for
+				* the baseline itself */
 };
 
 struct grid {

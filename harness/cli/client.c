@@ -470,6 +470,7 @@ static void print_matrix(const json_t *m)
 {
 	const json_t *r, *reason, *runs;
 	char pos[32], why[REASON_W + 4];
+	unsigned contended = 0;
 	size_t i;
 
 	printf("matrix %lld '%s': %s, %zu arms x %zu workloads\n", (long long)geti(m, "id"),
@@ -489,13 +490,22 @@ static void print_matrix(const json_t *m)
 		snprintf(pos, sizeof(pos), "%lld/%lld", (long long)geti(r, "block"),
 			 (long long)geti(r, "position"));
 		reason = json_object_get(r, "reason");
+		if (geti(r, "contended") == 1) {   /* a done run: its contended_why instead */
+			reason = json_object_get(r, "contended_why");
+			contended++;
+		}
 		snprintf(why, sizeof(why), "%s", json_is_string(reason) ? json_string_value(reason) : "");
 		if (json_string_length(reason) > REASON_W)
 			memcpy(why + REASON_W - 3, "...", 4);
 		printf("%6lld %-16.16s %-16.16s %7s %-11.11s%s%s\n", (long long)geti(r, "id"),
 		       gets_or(r, "arm", "?"), gets_or(r, "cell", "?"), pos,
-		       gets_or(r, "status", "?"), why[0] ? " " : "", why);
+		       geti(r, "contended") == 1 ? "contended" : gets_or(r, "status", "?"),
+		       why[0] ? " " : "", why);
 	}
+	if (contended)
+		printf("contended: %u done run%s measured while the host's CPU or I/O pressure was over"
+		       " contended_cpu_pct or quiet_io_pct; compare leaves their blocks out\n", contended,
+		       contended == 1 ? "" : "s");
 }
 
 /* "queue paused: why" when the daemon stopped starting runs on its own. */

@@ -16,7 +16,8 @@
 #include <jansson.h>
 
 static const char compare_usage[] =
-	"usage: harness compare [--floor PCT] [--regressions] [--by-host] [--json] MATRIX BASE NEW\n"
+	"usage: harness compare [--floor PCT] [--regressions] [--by-host] [--keep-contended] [--json]\n"
+	"                       MATRIX BASE NEW\n"
 	"       harness compare --matrices [--floor PCT] [--regressions] [--json] M1 M2\n"
 	"       harness compare --tags [--floor PCT] [--regressions] [--json] TAG_BASE TAG_NEW\n"
 	"  BASE, NEW  arm names of MATRIX; with --matrices, cells match by name, arms by position\n"
@@ -24,6 +25,7 @@ static const char compare_usage[] =
 	"             matrix of each, compared as --matrices does but only those arms\n"
 	"  --floor    noise floor in % without A/A arms (default 2), and the least with them\n"
 	"  --by-host  also each host's verdict of a cell that ran on several (CELL @HOST)\n"
+	"  --keep-contended  keep the blocks with a contended run (left out by default)\n"
 	"exit: 0 no regression, 1 some cell and metric DIFFERENT and worse, 2 error\n";
 
 int cli_percent(const char *s, double *ret)
@@ -45,6 +47,7 @@ int cmd_compare(const struct conf *c, int argc, char **argv, int json)
 		{ "tags", no_argument, NULL, 't' },
 		{ "regressions", no_argument, NULL, 'r' },
 		{ "by-host", no_argument, NULL, 'H' },
+		{ "keep-contended", no_argument, NULL, 'k' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -69,6 +72,7 @@ int cmd_compare(const struct conf *c, int argc, char **argv, int json)
 		case 't': tags = 1; break;
 		case 'r': o.regressions = 1; break;
 		case 'H': o.by_host = 1; break;
+		case 'k': o.keep_contended = 1; break;
 		case 'j': o.json = 1; break;
 		default:
 			fputs(compare_usage, opt == 'h' ? stdout : stderr);

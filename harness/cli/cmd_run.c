@@ -210,9 +210,11 @@ static int run_all(struct runner *r, const struct matrix *m, int64_t mid,
 		if (runner_run(r, m, &refs[i], &out, err) < 0)
 			return -1;
 		if (out.ok)
-			printf("done, %llu samples, %.0f ops/s, agent ready %.1f s, host load %.1f\n",
+			printf("done, %llu samples, %.0f ops/s, agent ready %.1f s, host load %.1f%s%s%s\n",
 			       (unsigned long long)out.samples, out.ops_per_s,
-			       out.agent_ready_ms / 1000.0, out.host_load);
+			       out.agent_ready_ms / 1000.0, out.host_load,
+			       out.contended ? ", contended (" : "", out.contended_why,
+			       out.contended ? ")" : "");
 		else
 			printf("%s: %s\n", out.status, out.reason);
 		*failed += !out.ok;

@@ -64,6 +64,18 @@ static void head(FILE *f, int64_t mid, const struct report_matrix *rm)
 	fputs("</table>\n", f);
 }
 
+/* A note under the facts when some done runs were contended (runs.contended). */
+static void contended_note(FILE *f, const struct matrix_info *mi)
+{
+	if (!mi->runs_contended && !mi->runs_started_busy)
+		return;
+	fprintf(f, "<p class=\"note\"><b>Contended:</b> %u of the %u done runs measured while the"
+		" host's CPU or I/O pressure was over harness.conf's <code>contended_cpu_pct</code> or <code>quiet_io_pct</code>"
+		" (%u started busy after <code>quiet_wait_s</code>); the tables' means include"
+		" them, Compare leaves their ABBA blocks out.</p>\n", mi->runs_contended,
+		mi->runs_done, mi->runs_started_busy);
+}
+
 static void contents(FILE *f, const struct matrix_info *mi, size_t nbad)
 {
 	unsigned c;
@@ -379,6 +391,7 @@ int html_report(FILE *f, struct store *s, int64_t mid, const struct html_opts *o
 	    store_report_bad_runs(s, mid, &bad, &nbad, err) < 0)
 		return -1;
 	head(f, mid, rm);
+	contended_note(f, mi);
 	contents(f, mi, nbad);
 	arms(f, ra, narms);
 	if (machines(f, s, mid, ra, narms, err) < 0 ||

@@ -634,6 +634,19 @@ int report_machines(FILE *f, struct store *s, int64_t matrix_id, char *err)
 	return 0;
 }
 
+/* The footnote of the run count's "*": how many runs were contended, what compare does. */
+static void contended_note(FILE *f, const struct matrix_info *mi)
+{
+	if (mi->runs_contended)
+		fprintf(f, "* %u of them contended: the host's CPU or I/O pressure was over "
+			"harness.conf's contended_cpu_pct or quiet_io_pct while they measured; the "
+			"means include them, compare leaves their blocks out (--keep-contended keeps "
+			"them)\n", mi->runs_contended);
+	if (mi->runs_started_busy)
+		fprintf(f, "%s%u started on a busy host after quiet_wait_s\n",
+			mi->runs_contended ? "  " : "note: ", mi->runs_started_busy);
+}
+
 int report_table(FILE *f, struct store *s, int64_t matrix_id, char *err)
 {
 	struct matrix_info mi;
@@ -654,9 +667,10 @@ int report_table(FILE *f, struct store *s, int64_t matrix_id, char *err)
 		fprintf(f, "%s %s=%s%s%s%s", arm ? "," : "", mi.arm_names[arm], mi.arm_release[arm],
 			mi.arm_tags[arm][0] ? " (tag " : "", mi.arm_tags[arm],
 			mi.arm_tags[arm][0] ? ")" : "");
-	fprintf(f, "\nruns: %u done, %u failed, %u unsupported, %u total; Delta against %s;"
-		" means over done runs\n", mi.runs_done, mi.runs_failed, mi.runs_unsupported,
-		mi.runs_total, mi.arm_names[0]);
+	fprintf(f, "\nruns: %u done%s, %u failed, %u unsupported, %u total; Delta against %s;"
+		" means over done runs\n", mi.runs_done, mi.runs_contended ? "*" : "",
+		mi.runs_failed, mi.runs_unsupported, mi.runs_total, mi.arm_names[0]);
+	contended_note(f, &mi);
 	if (report_machines(f, s, matrix_id, err) < 0 ||
 	    noise_section(f, s, matrix_id, &mi, v, n, err) < 0)
 		return -1;

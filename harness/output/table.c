@@ -75,7 +75,7 @@ static void col_delta(const struct grid *g, unsigned row, unsigned arm, char *bu
 
 static void col_n(const struct grid *g, unsigned row, unsigned arm, char *buf, size_t len)
 {
-	snprintf(buf, len, "%u", g->e[row][arm].n);
+	snprintf(buf, len, "%u%s", g->e[row][arm].n, g->e[row][arm].contended ? "*" : "");
 }
 
 static const struct grid_col {
@@ -238,6 +238,16 @@ static void grid_title(FILE *f, const struct grid *g, int md)
 		fputc('\n', f);
 }
 
+/* Is any entry's run count marked (a contended run among them)? */
+static int any_contended(const struct grid *g)
+{
+	for (unsigned r = 0; r < g->n_rows; r++)
+		for (unsigned a = 0; a < g->mi->n_arms; a++)
+			if (g->e[r][a].contended)
+				return 1;
+	return 0;
+}
+
 static void grid_legend(FILE *f, const struct grid *g, int md, size_t family)
 {
 	const char *q = md ? "`" : "";
@@ -245,6 +255,9 @@ static void grid_legend(FILE *f, const struct grid *g, int md, size_t family)
 	if (md)
 		fputc('\n', f);
 	line(f, "Delta: vs %.24s; n: done runs", g->mi->arm_names[g->base]);
+	if (any_contended(g))
+		line(f, "n*: some contended (host CPU or I/O pressure over the limits); the marks "
+		     "leave their blocks out");
 	line(f, "mark: %s*%s differs, %s=%s same (within a %.1f%% floor), blank: undecided;",
 	     q, q, q, q, 100 * g->floor);
 	line(f, "from the per-ABBA-block paired deltas as harness compare decides,");

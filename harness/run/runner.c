@@ -9,6 +9,9 @@
 #include "store/store_noise.h"
 #include "store/store_phases.h"
 #include "run/phases.h"
+#include "run/pressure.h"
+#include "run/quiet.h"
+#include "store/store_pressure.h"
 
 #include <errno.h>
 #include <math.h>
@@ -48,6 +51,9 @@ struct run_ctx {
 	struct proto_summary summary;
 	struct run_outcome *out;
 	struct run_phases ph;
+	struct pressure_point *press;            /* the host's, as the job went and per sample */
+	size_t npress, cap_press;
+	int press_off;                           /* a pressure file could not be read: not judged */
 	char dberr[ERR_MAX];         /* why the database refused a write (stages return -2) */
 };
 
@@ -521,6 +527,56 @@ static int check_trace(struct run_ctx *c, const struct proto_trace *t)
 	return 0;
 }
 
+/*
+ * The host's pressure now, kept in c->press (ramp: before the measured
+ * window) and stored beside interval seq (-1: as the job was sent). An
+ * unreadable pressure file is said once and the run is then not judged.
+ */
+static int host_pressure(struct run_ctx *c, int64_t seq, int ramp)
+{
+	struct pressure_point p, *grown = c->press;
+	struct store_pressure row;
+	char err[ERR_MAX] = "out of memory";
+	size_t cap = c->cap_press;
+
+	/* /proc/pressure is this machine's: another host's guest is not judged by it */
+	if (c->press_off || !vm_is_local(c->r->vm))
+		return 0;
+	if (c->npress == cap)
+		grown = realloc(c->press, (cap = cap * 2 + 16) * sizeof(*grown));
+	if (grown) {
+		c->press = grown;
+		c->cap_press = cap;
+	}
+	if (!grown || pressure_read("/proc", &p, err) < 0) {
+		fprintf(stderr, "harness: run %lld: host pressure not judged: %s\n",
+			(long long)c->id, err);
+		c->press_off = 1;
+		return 0;
+	}
+	p.ramp = ramp;
+	c->press[c->npress++] = p;
+	row = (struct store_pressure){ seq, p.ms, p.psi ? (double)p.cpu_some : NAN,
+		p.psi && p.has_cpu_full ? (double)p.cpu_full : NAN, p.psi ? (double)p.io_some : NAN,
+		p.psi ? (double)p.io_full : NAN, p.load };
+	return store_host_pressure(c->r->store, c->id, &row, c->dberr);
+}
+
+/* The measured window's contention, judged from c->press and stored. */
+static int judge_pressure(struct run_ctx *c)
+{
+	struct pressure_limits lim;
+	struct pressure_share sh;
+
+	pressure_limits_of(c->r->conf, &lim);
+	if (c->press_off || pressure_window(c->press, c->npress, &lim, &sh) < 0)
+		return 0;
+	c->out->contended = sh.contended;
+	snprintf(c->out->contended_why, sizeof(c->out->contended_why), "%s", sh.why);
+	return store_run_contended(c->r->store, c->id, sh.cpu_pct, sh.io_pct, sh.load_pct,
+				   sh.contended, sh.contended ? sh.why : NULL, c->dberr);
+}
+
 /* Store one message of the workload phase; 1 when it was the summary. */
 static int handle(struct run_ctx *c, const struct proto_msg *msg)
 {
@@ -531,6 +587,8 @@ static int handle(struct run_ctx *c, const struct proto_msg *msg)
 		if (check_sample(c, &msg->u.sample) < 0)
 			return -1;
 		rc = store_sample(c->r->store, c->id, &msg->u.sample, c->dberr);
+		if (rc == 0)
+			rc = host_pressure(c, (int64_t)msg->u.sample.seq, (int)msg->u.sample.ramp);
 		c->next_seq++;
 		c->last_t = msg->u.sample.t_ms;
 		memset(c->op_seen, 0, sizeof(c->op_seen));
@@ -574,6 +632,8 @@ static int stream(struct run_ctx *c)
 	struct proto_msg msg;
 	int rc;
 
+	if (host_pressure(c, -1, 1) < 0)
+		return -2;
 	for (;;) {
 		if (next_msg(c, &msg, now_ms() + silence < end ? now_ms() + silence : end,
 			     now_ms() + silence < end ? "next sample" : "summary before the deadline")
@@ -593,6 +653,8 @@ static int stream(struct run_ctx *c)
 		return fail(c, "guest summary counts %llu samples, %llu arrived",
 			    (unsigned long long)c->summary.samples, (unsigned long long)c->next_seq);
 	c->out->samples = c->next_seq;
+	if (judge_pressure(c) < 0)
+		return -2;
 	c->out->ops_per_s = c->summary.duration_ms ?
 		(double)c->ops * 1000.0 / (double)c->summary.duration_ms : 0;
 	return 0;
@@ -675,6 +737,32 @@ static double host_load(void)
 	return load;
 }
 
+/*
+ * The quiet-host gate, after the run's files are ready and before its guest
+ * boots (the wait counts in the prepare phase, and is stored alone). A gate
+ * that cannot read the host's pressure is said and the run starts. Only for
+ * guests on this machine: another host's pressure is not read here.
+ */
+static int gate(struct run_ctx *c)
+{
+	struct quiet_outcome q;
+	char err[ERR_MAX];
+
+	if (!vm_is_local(c->r->vm))
+		return 0;
+	if (quiet_gate(c->r->conf, c->id, stderr, &c->r->said_no_psi, c->r->should_stop,
+		       c->r->stop_arg, &q, err) < 0) {
+		fprintf(stderr, "harness: run %lld: quiet-host gate: %s; the run starts\n",
+			(long long)c->id, err);
+		return 0;
+	}
+	c->out->quiet_wait_ms = q.waited_ms;
+	c->out->started_busy = q.busy;
+	if (q.stopped)
+		return fail_as(c, "interrupted", 0, "stopped while waiting for a quiet host");
+	return store_run_quiet(c->r->store, c->id, q.waited_ms, q.busy, c->dberr) < 0 ? -2 : 0;
+}
+
 int runner_run(struct runner *r, const struct matrix *m, const struct run_ref *ref,
 	       struct run_outcome *out, char *err)
 {
@@ -689,6 +777,8 @@ int runner_run(struct runner *r, const struct matrix *m, const struct run_ref *r
 	channel_init(&c.ch);
 	phases_mark(&c.ph, PH_PICKED);
 	rc = prepare(&c);
+	if (rc == 0)
+		rc = gate(&c);
 	if (rc == 0) {
 		phases_mark(&c.ph, PH_PREPARE);
 		rc = boot(&c);
@@ -700,6 +790,7 @@ int runner_run(struct runner *r, const struct matrix *m, const struct run_ref *r
 	if (rc == 0)
 		rc = stream(&c);
 	teardown(&c);
+	free(c.press);
 	phases_mark(&c.ph, PH_TEARDOWN);
 	if (rc == -2)
 		return errorf(err, "run %lld: cannot record it in the database: %s", (long long)c.id,

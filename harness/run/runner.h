@@ -25,6 +25,7 @@ struct runner {
 	/* asked to stop (daemon shutdown, matrix cancelled): the run ends interrupted */
 	int (*should_stop)(void *arg);
 	void *stop_arg;
+	int said_no_psi;             /* "the host has no PSI" said (once per runner) */
 };
 
 /*
@@ -43,6 +44,10 @@ struct run_outcome {
 	uint64_t samples;
 	double ops_per_s;
 	double host_load;            /* the host's 1-minute load average as it ended */
+	int64_t quiet_wait_ms;       /* the quiet-host gate's wait before it booted */
+	int started_busy;            /* the host was still busy after quiet_wait_s */
+	int contended;               /* its measured window's pressure was over the limits */
+	char contended_why[160];     /* "cpu some 37.2% > 25%" */
 };
 
 /* Every arch the matrix runs on has its base initramfs (IMAGES/ARCH/base.cpio). */
@@ -57,7 +62,9 @@ const char *runner_pick_accel(const struct conf *conf, struct vm_conn *vm,
 			      const struct matrix *m, char *why, size_t len);
 
 /*
- * Execute one queued run. A failure of the run itself (guest error, bad
+ * Execute one queued run: after the quiet-host gate (run/quiet.h), which
+ * may wait up to quiet_wait_s; the host's pressure stored per interval and
+ * the measured window judged contended or not. A failure of the run itself (guest error, bad
  * message, timeout, wrong kernel) is stored with its reason and returns 0;
  * -1 means the harness cannot go on (e.g. the database refused a write).
  */

@@ -70,6 +70,18 @@ static const struct ckey keys[] = {
 	{ "key_dirs", C_PATHS, COFF(key_dirs), 0, CONF_KERNEL_DIRS_MAX, "",
 	  "directories, space-separated, a URI's keyfile=, known_hosts= and pkipath= may name "
 	  "(empty: ~/.ssh of the user the harness runs as)" },
+	{ "quiet_cpu_pct", C_UINT, COFF(quiet_cpu_pct), 1, 100, "30",
+	  "before a run: the host is quiet when its CPU pressure (/proc/pressure/cpu, some) "
+	  "stalls at most this % of a 1 s window (100, with quiet_io_pct 100: gate and flag off)" },
+	{ "contended_cpu_pct", C_UINT, COFF(contended_cpu_pct), 1, 100, "50",
+	  "a run whose measured window's CPU pressure stalled more than this % of it is "
+	  "contended (its own guest's vCPUs stall the host too: higher than quiet_cpu_pct)" },
+	{ "quiet_io_pct", C_UINT, COFF(quiet_io_pct), 1, 100, "20",
+	  "the same for I/O pressure (/proc/pressure/io, some), before a run and while it measures" },
+	{ "quiet_load_pct", C_UINT, COFF(quiet_load_pct), 1, 1000, "100",
+	  "on a host without PSI: its 1-minute load per core, in %, at most this" },
+	{ "quiet_wait_s", C_UINT, COFF(quiet_wait_s), 0, 3600, "120",
+	  "seconds a run waits for a quiet host before it starts anyway, flagged" },
 	{ "host", C_HOST, 0, 0, 0, NULL,
 	  "a machine guests run on, once per line: NAME URI [slots=N] [arch=A[,B]] "
 	  "[storage=/DIR] (none: this one, through the embedded driver)" },

@@ -54,6 +54,11 @@ struct conf {
 	uint64_t retries;         /* re-runs after an infrastructure failure */
 	uint64_t bisections_max;  /* bisections queued or running at once in harnessd */
 	char webhook[PATH_MAX];   /* URL POSTed JSON when a matrix ends or a run crashes */
+	/* the quiet-host gate (run/quiet.h): thresholds in % of wall time stalled */
+	uint64_t quiet_cpu_pct, quiet_io_pct;  /* cpu and io "some"; 100: off */
+	uint64_t contended_cpu_pct;  /* cpu "some" of a measured window, its guest running */
+	uint64_t quiet_load_pct;  /* without PSI: 1-minute load per core, % */
+	uint64_t quiet_wait_s;    /* the longest a run waits before it starts anyway */
 	/* absolute directories, one space apart, that kernels and modules named by
 	 * path may come from besides the images directory; "" adds the matrix's own */
 	char kernel_dirs[CONF_KERNEL_DIRS_MAX];

@@ -74,6 +74,29 @@
 	"ALTER TABLE runs ADD COLUMN host_cpus INTEGER;"                                  \
 	"ALTER TABLE runs ADD COLUMN vcpu_pin TEXT;"
 
+/*
+ * The host's contention (schema 15, store_pressure.h): the quiet-host gate's
+ * wait before each run and whether it started busy anyway; its measured
+ * window's stall shares and the contended flag (NULL: not judged, as runs
+ * stored before); and PSI's totals beside every interval's sample.
+ */
+#define CONTENDED_RUN_COLUMNS \
+	" quiet_wait_ms INTEGER, started_busy INTEGER, pressure_cpu_pct REAL," \
+	" pressure_io_pct REAL, pressure_load_pct REAL, contended INTEGER, contended_why TEXT"
+#define HOST_PRESSURE_TABLE \
+	"CREATE TABLE IF NOT EXISTS host_pressure (" \
+	" run_id INTEGER NOT NULL REFERENCES runs(id), seq INTEGER NOT NULL," \
+	" host_ms INTEGER NOT NULL, cpu_some_us INTEGER, cpu_full_us INTEGER," \
+	" io_some_us INTEGER, io_full_us INTEGER, load REAL," \
+	" PRIMARY KEY (run_id, seq)) WITHOUT ROWID;"
+#define CONTENDED_UPGRADE \
+	"ALTER TABLE runs ADD COLUMN quiet_wait_ms INTEGER;" \
+	"ALTER TABLE runs ADD COLUMN started_busy INTEGER;" \
+	"ALTER TABLE runs ADD COLUMN pressure_cpu_pct REAL;" \
+	"ALTER TABLE runs ADD COLUMN pressure_io_pct REAL;" \
+	"ALTER TABLE runs ADD COLUMN pressure_load_pct REAL;" \
+	"ALTER TABLE runs ADD COLUMN contended INTEGER;" \
+	"ALTER TABLE runs ADD COLUMN contended_why TEXT;" HOST_PRESSURE_TABLE
 #define X(m, key, max) ", \"" key "\" INTEGER NOT NULL"
 static const char sample_columns[] = PROTO_SAMPLE_BASE_FIELDS(X) SAMPLE_LRU_COLUMNS;
 static const char stream_columns[] = PROTO_STREAM_FIELDS(X);
@@ -240,6 +263,7 @@ static const char schema[] =
 	HOST_LOAD_COLUMN ","
 	TRACE_RUN_COLUMNS ","
 	MACHINE_RUN_COLUMNS ","
+	CONTENDED_RUN_COLUMNS ","
 	" UNIQUE (matrix_id, seq, attempt));"
 	"CREATE INDEX IF NOT EXISTS runs_matrix ON runs (matrix_id, status);"
 	"CREATE TABLE IF NOT EXISTS run_files ("
@@ -256,7 +280,7 @@ static const char schema[] =
 	" run_id INTEGER NOT NULL, idx INTEGER NOT NULL, file INTEGER NOT NULL,"
 	" resident_pages INTEGER NOT NULL, PRIMARY KEY (run_id, idx, file)) WITHOUT ROWID;"
 	CALIBRATIONS_TABLE BISECTIONS_TABLE RUN_PHASES_TABLE HOST_STATE_TABLE LRU_TABLES
-	TRACE_TABLE;
+	TRACE_TABLE HOST_PRESSURE_TABLE;
 
 /*
  * Per done run, written once in the transaction that marks it done
@@ -385,7 +409,7 @@ static int prepare_inserts(struct store *s, char *err)
 	return 0;
 }
 
-#define STORE_SCHEMA 14
+#define STORE_SCHEMA 15
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define STORE_SCHEMA_STR STR(STORE_SCHEMA)
@@ -419,6 +443,7 @@ static const struct { int64_t from; const char *sql; } upgrades[] = {
 	{ 11, SAMPLE_LRU_UPGRADE LRU_TABLES "PRAGMA user_version = 12;" },
 	{ 12, TRACE_UPGRADE "PRAGMA user_version = 13;" },
 	{ 13, MACHINE_UPGRADE "PRAGMA user_version = 14;" },
+	{ 14, CONTENDED_UPGRADE "PRAGMA user_version = 15;" },
 };
 
 struct upgrade_arg {
@@ -1110,6 +1135,8 @@ static int info_runs(sqlite3_stmt *st, void *arg)
 	mi->runs_done = (unsigned)sqlite3_column_int(st, 1);
 	mi->runs_failed = (unsigned)sqlite3_column_int(st, 2);
 	mi->runs_unsupported = (unsigned)sqlite3_column_int(st, 5);
+	mi->runs_contended = (unsigned)sqlite3_column_int(st, 6);
+	mi->runs_started_busy = (unsigned)sqlite3_column_int(st, 7);
 	db_text(st, 3, mi->accel, sizeof(mi->accel));
 	db_text(st, 4, mi->arch, sizeof(mi->arch));
 	return 0;
@@ -1137,7 +1164,8 @@ int store_matrix_info(struct store *s, int64_t matrix_id, struct matrix_info *mi
 		    info_cell_runs, mi, err, "i", matrix_id) < 0 ||
 	    db_rows(s, "SELECT COUNT(*), SUM(status = 'done'), SUM(status = 'failed'),"
 		    " group_concat(DISTINCT accel), group_concat(DISTINCT arch),"
-		    " SUM(status = 'unsupported')"
+		    " SUM(status = 'unsupported'), SUM(status = 'done' AND contended = 1),"
+		    " SUM(status = 'done' AND started_busy = 1)"
 		    " FROM runs WHERE matrix_id = ?", info_runs, mi, err, "i", matrix_id) < 0)
 		return -1;
 	return 0;
@@ -1163,6 +1191,7 @@ static int summary_row(sqlite3_stmt *st, void *arg)
 	r->miss_share = sqlite3_column_double(st, 11);
 	r->resident_share = db_real_or_nan(st, 12);   /* NULL: the cell tracks no file */
 	db_text(st, 13, r->host, sizeof(r->host));
+	r->contended = sqlite3_column_int(st, 14) != 0;
 	return 0;
 }
 
@@ -1174,7 +1203,8 @@ int store_summaries(struct store *s, int64_t matrix_id, struct run_summary **ret
 	return rows_take(&acc, db_rows(s, "SELECT s.run_id, s.arm, s.cell, s.block, s.position,"
 					 " s.seconds, s.ops_per_s, s.refault_per_s, s.majflt_per_s,"
 					 " s.activate_per_s, s.refaults_per_read, s.miss_share,"
-					 " s.resident_share, r.host FROM run_summary s JOIN runs r"
+					 " s.resident_share, r.host, COALESCE(r.contended, 0)"
+					 " FROM run_summary s JOIN runs r"
 					 " ON r.id = s.run_id WHERE s.matrix_id = ? ORDER BY s.run_id",
 					summary_row, &acc, err, "i", matrix_id), ret, ret_n);
 }

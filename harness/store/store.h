@@ -103,6 +103,7 @@ struct run_summary {
 	double refaults_per_read, miss_share;
 	double resident_share;       /* NAN: the cell tracks no file */
 	char host[32];               /* the host that ran it ("" before hosts were recorded) */
+	int contended;               /* runs.contended: its measured window saw host pressure */
 	/* filled by store_table_extras() only (harness table); 0 otherwise */
 	double lat_p99_us, pass_resident_share;
 	double evict_refault_share, gens_per_min, oldest_age_s;   /* MGLRU's, NAN without */
@@ -127,6 +128,8 @@ struct matrix_info {
 	char cell_preset[SPEC_MAX_CELLS][SPEC_NAME_MAX];
 	char accel[64], arch[32];
 	unsigned runs_total, runs_done, runs_failed, runs_unsupported;
+	unsigned runs_contended;     /* done runs whose measured window was contended */
+	unsigned runs_started_busy;  /* done runs the quiet-host gate started busy anyway */
 };
 
 /* A cell's job as the store keeps it (cells.job): malloc'd JSON, NULL if out of memory. */

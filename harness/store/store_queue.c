@@ -31,7 +31,9 @@ static const struct { const char *fmt, *sql; } listings[] = {
 	[STORE_LIST_RUNS] = { "i", "SELECT r.id, a.name AS arm, c.name AS cell, r.block,"
 			      " r.position, r.attempt, r.status, r.reason, r.accel,"
 			      " r.guest_release, r.agent_ready_ms, r.started_at, r.finished_at,"
-			      " r.samples, r.warnings FROM runs r JOIN arms a ON a.id = r.arm_id"
+			      " r.samples, r.warnings, r.contended, r.contended_why,"
+			      " r.quiet_wait_ms, r.started_busy"
+			      " FROM runs r JOIN arms a ON a.id = r.arm_id"
 			      " JOIN cells c ON c.id = r.cell_id WHERE r.matrix_id = ?1"
 			      " ORDER BY r.seq, r.attempt" },
 	[STORE_LIST_RUN_STATUS] = { "i", "SELECT status FROM runs WHERE id = ?1" },

@@ -1,0 +1,254 @@
+/* test_psi.c -- unit tests for the quiet-host gate's inputs: the PSI parser
+ * on real captures (base/psi.c), with and without cpu's "full" line and on a
+ * kernel without PSI, and the contended flag of a run's pressure series
+ * (run/pressure.c). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "base/err.h"
+#include "base/psi.h"
+#include "run/pressure.h"
+#include "testlib.h"
+
+#define DATA "tests/data/psi/"
+
+/* The capture's text (the test fails if it cannot be read). */
+static size_t capture(const char *name, char *buf, size_t len)
+{
+	char path[256];
+	FILE *f;
+	size_t n;
+
+	sfmt(path, sizeof(path), DATA "%s", name);
+	f = fopen(path, "re");
+	assert_non_null(f);
+	n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return n;
+}
+
+/* This machine's 6.18 files: cpu with a "full" line of zeros (no cgroup
+ * stalls the whole CPU), io with both. */
+static void captures_parse(void **state)
+{
+	char buf[512], err[ERR_MAX];
+	struct psi cpu, io;
+
+	(void)state;
+	assert_int_equal(psi_parse(buf, capture("cpu-6.18.txt", buf, sizeof(buf)), &cpu, err), 0);
+	assert_true(cpu.some.present && cpu.full.present);
+	assert_true(fabs(cpu.some.avg10 - 3.14) < 1e-9);
+	assert_true(fabs(cpu.some.avg300 - 4.85) < 1e-9);
+	assert_int_equal(cpu.some.total, 225438301);
+	assert_int_equal(cpu.full.total, 0);
+	assert_int_equal(psi_parse(buf, capture("io-6.18.txt", buf, sizeof(buf)), &io, err), 0);
+	assert_int_equal(io.some.total, 46854221);
+	assert_int_equal(io.full.total, 35755904);
+	assert_true(fabs(io.full.avg10 - 0.29) < 1e-9);
+}
+
+/* A kernel before 5.13: cpu has a "some" line only. */
+static void no_full_line(void **state)
+{
+	char buf[512], err[ERR_MAX];
+	struct psi cpu;
+
+	(void)state;
+	assert_int_equal(psi_parse(buf, capture("cpu-5.10-nofull.txt", buf, sizeof(buf)), &cpu,
+				   err), 0);
+	assert_true(cpu.some.present);
+	assert_false(cpu.full.present);
+	assert_int_equal(cpu.some.total, 987654321);
+}
+
+/* Each malformed text is refused, naming its line; *ret untouched. */
+static void malformed_refused(void **state)
+{
+	static const char *const bad[] = {
+		"",
+		"full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n",
+		"some avg10=0.00 avg60=0.00 avg300=0.00 total=0",          /* no newline */
+		"some avg10=0.00 avg60=0.00 total=0\n",
+		"some avg10=100.01 avg60=0.00 avg300=0.00 total=0\n",
+		"some avg10=-1.00 avg60=0.00 avg300=0.00 total=0\n",
+		"some avg10=1. avg60=0.00 avg300=0.00 total=0\n",
+		"some avg10=0.00 avg60=0.00 avg300=0.00 total=99999999999999999999\n",
+		"some avg10=0.00 avg60=0.00 avg300=0.00 total=\n",
+		"some avg10=0.00 avg60=0.00 avg300=0.00 total=1 \n",
+		"some avg10=0.00 avg60=0.00 avg300=0.00 total=1\nsome avg10=0.00 avg60=0.00 "
+		"avg300=0.00 total=1\n",
+		"some avg10=0.00 avg60=0.00 avg300=0.00 total=1\nfull avg10=0.00 avg60=0.00 "
+		"avg300=0.00 total=1\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=1\n",
+		NULL,
+	};
+	struct psi v = { .some.total = 7 };
+	char err[ERR_MAX];
+
+	(void)state;
+	for (unsigned i = 0; bad[i]; i++) {
+		assert_int_equal(psi_parse(bad[i], strlen(bad[i]), &v, err), -1);
+		assert_non_null(strstr(err, "pressure"));
+	}
+	assert_int_equal(v.some.total, 7);
+}
+
+/* No PSI: no files (ENOENT), or EOPNOTSUPP as with psi=0; other errors are errors. */
+static void no_psi(void **state)
+{
+	struct pressure_point p;
+	char dir[] = "/tmp/test_psi.XXXXXX", path[256], err[ERR_MAX];
+	struct psi v;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	sfmt(path, sizeof(path), "%s/pressure/cpu", dir);
+	assert_int_equal(psi_read(path, &v, err), 1);
+	assert_true(psi_absent(EOPNOTSUPP) && psi_absent(ENOENT) && !psi_absent(EACCES));
+	sfmt(path, sizeof(path), "%s/loadavg", dir);
+	write_text(path, "1.50 1.20 1.00 2/300 4000\n");
+	assert_int_equal(pressure_read(dir, &p, err), 0);
+	assert_int_equal(p.psi, 0);
+	assert_true(fabs(p.load - 1.5) < 1e-9);
+	/* a file that is there but garbled is an error, not "no PSI" */
+	mkdirs("%s/pressure", dir);
+	sfmt(path, sizeof(path), "%s/pressure/cpu", dir);
+	write_text(path, "some avg10=x\n");
+	assert_int_equal(pressure_read(dir, &p, err), -1);
+	assert_non_null(strstr(err, "pressure/cpu"));
+	sfmt(path, sizeof(path), "rm -rf %s", dir);
+	assert_int_equal(system(path), 0);
+}
+
+/* A point at ms with totals cpu and io some (µs), full 0. */
+static struct pressure_point pt(int64_t ms, uint64_t cpu, uint64_t io, int ramp)
+{
+	return (struct pressure_point){ .ms = ms, .psi = 1, .cpu_some = cpu, .io_some = io,
+					.load = 1.0, .ramp = ramp };
+}
+
+/* the gate's cpu limit 15, the window's 25 */
+static const struct pressure_limits limits = { 15, 25, 75, 2, 25 };
+
+/* The window starts at the last ramp point: a busy ramp does not count. */
+static void window_after_ramp(void **state)
+{
+	/* baseline, two ramp intervals at 90 % cpu stall, three measured at 10 % */
+	struct pressure_point v[] = {
+		pt(0, 0, 0, 1), pt(1000, 900000, 0, 1), pt(2000, 1800000, 0, 1),
+		pt(3000, 1900000, 0, 0), pt(4000, 2000000, 0, 0), pt(5000, 2100000, 50000, 0),
+	};
+	struct pressure_share sh;
+
+	(void)state;
+	assert_int_equal(pressure_window(v, 6, &limits, &sh), 0);
+	assert_true(fabs(sh.cpu_pct - 10.0) < 1e-9);
+	assert_true(fabs(sh.io_pct - 50000 / 10.0 / 3000) < 1e-9);
+	assert_true(fabs(sh.seconds - 3.0) < 1e-9);
+	assert_false(sh.contended);
+	assert_string_equal(sh.why, "");
+}
+
+/* One busy core for half the window: cpu some 40 % > 25 %: contended. */
+static void window_contended(void **state)
+{
+	struct pressure_point v[] = {
+		pt(0, 5000, 0, 1), pt(1000, 5000, 0, 0), pt(2000, 805000, 0, 0),
+		pt(3000, 1605000, 0, 0), pt(4000, 1605000, 0, 0), pt(5000, 2005000, 0, 0),
+	};
+	struct pressure_share sh;
+
+	(void)state;
+	assert_int_equal(pressure_window(v, 6, &limits, &sh), 0);
+	assert_true(fabs(sh.cpu_pct - 40.0) < 1e-9);
+	assert_true(sh.contended);
+	assert_string_equal(sh.why, "cpu some 40.0% > 25%");
+	/* io alone over its limit */
+	v[5].cpu_some = v[0].cpu_some;
+	v[5].io_some = 1500000;
+	assert_int_equal(pressure_window(v, 6, &limits, &sh), 0);
+	assert_true(sh.contended);
+	assert_string_equal(sh.why, "io some 30.0% > 25%");
+}
+
+/* Without PSI: the mean load over the window's points, per core, against load_pct. */
+static void window_load(void **state)
+{
+	struct pressure_point v[] = { pt(0, 0, 0, 1), pt(1000, 0, 0, 0), pt(2000, 0, 0, 0) };
+	struct pressure_share sh;
+
+	(void)state;
+	for (unsigned i = 0; i < 3; i++)
+		v[i].psi = 0;
+	v[1].load = 1.0;
+	v[2].load = 1.6;    /* mean 1.3 on 2 cores: 65 % */
+	assert_int_equal(pressure_window(v, 3, &limits, &sh), 0);
+	assert_false(sh.psi);
+	assert_true(isnan(sh.cpu_pct));
+	assert_true(fabs(sh.load_pct - 65.0) < 1e-9);
+	assert_false(sh.contended);
+	v[2].load = 2.4;    /* mean 1.7: 85 % */
+	assert_int_equal(pressure_window(v, 3, &limits, &sh), 0);
+	assert_true(sh.contended);
+	assert_non_null(strstr(sh.why, "no PSI"));
+	/* the gate off (cpu and io at 100): the load's threshold is off too */
+	assert_int_equal(pressure_window(v, 3, &(struct pressure_limits){ 100, 100, 75, 2, 100 }, &sh), 0);
+	assert_false(sh.contended);
+}
+
+/* No window: fewer than two points, or none after the last ramp point. */
+static void window_none(void **state)
+{
+	struct pressure_point v[] = { pt(0, 0, 0, 1), pt(1000, 900000, 0, 1) };
+	struct pressure_share sh;
+
+	(void)state;
+	assert_int_equal(pressure_window(v, 1, &limits, &sh), -1);
+	assert_int_equal(pressure_window(v, 2, &limits, &sh), -1);
+	assert_false(sh.contended);
+}
+
+/* The gate's view over a short window: counters that went back read 0. */
+static void between_points(void **state)
+{
+	struct pressure_point a = pt(0, 1000000, 0, 0), b = pt(1000, 1200000, 0, 0);
+	struct pressure_share sh;
+
+	(void)state;
+	pressure_between(&a, &b, &limits, &sh);
+	assert_true(fabs(sh.cpu_pct - 20.0) < 1e-9);
+	assert_true(sh.contended);        /* the gate's limit, 15, not the window's 25 */
+	assert_string_equal(sh.why, "cpu some 20.0% > 15%");
+	b.cpu_some = 10;
+	pressure_between(&a, &b, &limits, &sh);
+	assert_true(sh.cpu_pct == 0 && !sh.contended);
+	assert_true(pressure_gate_off(&(struct pressure_limits){ 100, 100, 75, 2, 100 }));
+	assert_false(pressure_gate_off(&limits));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(captures_parse),
+		cmocka_unit_test(no_full_line),
+		cmocka_unit_test(malformed_refused),
+		cmocka_unit_test(no_psi),
+		cmocka_unit_test(window_after_ramp),
+		cmocka_unit_test(window_contended),
+		cmocka_unit_test(window_load),
+		cmocka_unit_test(window_none),
+		cmocka_unit_test(between_points),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
