@@ -6,6 +6,7 @@
 #include "base/hash.h"
 #include "vm/fetch.h"
 #include "base/proc.h"
+#include "base/textline.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -403,9 +404,15 @@ static int build_package(const char *images, const char *arch, const char *pkg,
 	unlink(log);
 	if (proc_run(argv, log, IMAGE_PACKAGE_TIMEOUT_MS, &status, err) < 0)
 		return -1;
-	if (status != 0)
-		return errorf(err, "package '%s': images/build.sh kernel-package %s (exit %d); see %s",
-			      pkg, status < 0 ? "timed out or was killed" : "failed", status, log);
+	if (status != 0) {
+		char said[300];
+
+		/* its last lines travel with the message: an API client cannot read the log */
+		text_tail(log, 0, 3, said, sizeof(said));
+		return errorf(err, "package '%s': images/build.sh kernel-package %s (exit %d): %s "
+			      "(log: %s)", pkg, status < 0 ? "timed out or was killed" : "failed",
+			      status, said[0] ? said : "it printed nothing", log);
+	}
 	if (!package_built(dir, pkg))
 		return errorf(err, "package '%s': images/build.sh left no complete kernel in %s; "
 			      "see %s", pkg, dir, log);
