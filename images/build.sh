@@ -115,7 +115,7 @@ build_kernel() {
 		# a pin is checked before (all of them, below); a matrix's package arm is
 		# downloaded first and explained if that fails (apt-get may be another's)
 		[ "$mode" = kernel-package ] || pin_ok "$pkg" "$alias" || exit 1
-		(cd "$dl" && apt-get download -q "$pkg" > /dev/null 2>&1 || true)
+		(cd "$dl" && apt-get download "$pkg" > /dev/null 2>&1 || true)
 		deb=$(ls "$dl/${pkg}"_*.deb 2>/dev/null | head -n 1 || true)
 		if [ -z "$deb" ]; then
 			pin_ok "$pkg" "$alias" &&
