@@ -22,7 +22,8 @@ def check(what, problems):
 def sources():
     for top in ('harness', 'common', 'guest'):
         for d, _, files in os.walk(top):
-            if '/build' in d + '/' or d.endswith('build'):
+            # build output folders, not kbuild/ (whose name ends in 'build' too)
+            if 'build' in d.split('/'):
                 continue
             for f in sorted(files):
                 if f.endswith(('.c', '.h')):

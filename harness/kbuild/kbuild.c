@@ -122,6 +122,14 @@ static int collect_args(char **argv, const char *first, va_list ap)
 	return n;
 }
 
+/* The build log's size now: where what the next step writes will start. */
+static long long log_end(const struct build *b)
+{
+	struct stat st;
+
+	return stat(b->log, &st) == 0 ? (long long)st.st_size : 0;
+}
+
 /* -1 "WHAT failed (exit N): its last 3 lines (log: PATH)", from what it wrote after byte FROM of the log. */
 static int step_failed(const struct build *b, const char *what, int status, long long from,
 		       char *err)
@@ -144,8 +152,7 @@ static int run_argv(struct build *b, const char *cwd, int timeout_ms, const char
 {
 	struct proc_opts o = { .cwd = cwd, .log_path = b->log, .timeout_ms = timeout_ms,
 			       .readable = 1 };
-	struct stat st;
-	long long from = stat(b->log, &st) == 0 ? (long long)st.st_size : 0;
+	long long from = log_end(b);
 	int status;
 
 	if (proc_run_opts(argv, &o, &status, err) < 0)
@@ -252,8 +259,7 @@ static int jail_run(struct build *b, char *const *argv, const char *cwd, int tim
 /* jail_run of a configuration step: -1 "WHAT failed (exit N): its last lines (log: LOG)" unless it exits 0. */
 static int jailed(struct build *b, const char *what, char *const *argv, char *err)
 {
-	struct stat st;
-	long long from = stat(b->log, &st) == 0 ? (long long)st.st_size : 0;
+	long long from = log_end(b);
 	int status;
 
 	if (jail_run(b, argv, NULL, GIT_MS, 0, &status, err) < 0)
@@ -466,12 +472,14 @@ static int filters_off(struct build *b, char vars[][PATH_MAX], char **env, char 
 			       .timeout_ms = SHORT_MS };
 	_cleanup_free_ char *text = NULL;
 	size_t len, n = 0, v = 0;
+	char *pos;
 	int status;
 
 	if (pathf(path, err, "%s/filters", b->tdir) < 0 || proc_run_opts(argv, &o, &status, err) < 0 ||
 	    read_regular_file(path, 64 << 10, &text, &len, err) < 0)
 		return -1;
-	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+	/* strtok_r: the daemon's resolver and bisector may build at once */
+	for (char *line = strtok_r(text, "\n", &pos); line; line = strtok_r(NULL, "\n", &pos)) {
 		const char *dot = strrchr(line, '.');
 		int process = dot && !strcmp(dot, ".process");
 
