@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <linux/openat2.h>
 #include <limits.h>
 #include <sched.h>
 #include <signal.h>
@@ -604,17 +603,15 @@ int sandbox_run(char *const argv[], const struct sandbox_file *files, size_t nfi
 /* A bind's path: absolute, a directory, and no symlink anywhere in it. */
 static int check_bind(const struct sandbox_bind *b, char *err)
 {
-	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
-	long fd;
+	int fd;
 
 	if (b->path[0] != '/')
 		return errorf(err, "sandbox: '%s' is not an absolute path", b->path);
-	fd = syscall(SYS_openat2, AT_FDCWD, b->path, &how, sizeof(how));
+	fd = open_no_symlinks(b->path, O_PATH | O_DIRECTORY);
 	if (fd < 0)
 		return errorf(err, "sandbox: cannot show '%s': %s", b->path,
 			      errno == ELOOP ? "a symlink is in its path" : strerror(errno));
-	close((int)fd);
+	close(fd);
 	return 0;
 }
 

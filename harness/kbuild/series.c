@@ -9,12 +9,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 /* One series_read: where its patch files may resolve to. */
@@ -203,14 +201,10 @@ static int split_mbox(struct series *s, const char *text, size_t len, const char
 /* real (a resolved path) opened read-only without following a link put in its way since. */
 static int open_resolved(const char *real)
 {
-#ifdef SYS_openat2
-	struct open_how how = { .flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
-				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
-	int fd = (int)syscall(SYS_openat2, AT_FDCWD, real, &how, sizeof(how));
+	int fd = open_no_symlinks(real, O_RDONLY | O_NONBLOCK | O_NOCTTY);
 
 	if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
 		return fd;      /* older kernels and some seccomp filters: O_NOFOLLOW below */
-#endif
 	return open(real, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW);
 }
 
