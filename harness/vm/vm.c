@@ -842,7 +842,7 @@ static int start_local(struct vm_conn *c, struct vm_domain *d, const struct vm_c
 
 	if (tcg_single(cfg) && local_wrapper(cfg->arch, wrapper, sizeof(wrapper)) < 0)
 		return errorf(err, "no %s to run TCG single-threaded (make builds it)", wrapper);
-	lc.emulator = tcg_single(cfg) ? wrapper : NULL;
+	lc.emulator = tcg_single(cfg) ? wrapper : cfg->emulator;
 	if (image_overlay(cfg->backing, cfg->disk, err) < 0 ||
 	    vm_domain_xml(&lc, xml, sizeof(xml), err) < 0)
 		return -1;
@@ -887,7 +887,7 @@ static int start_remote(struct vm_conn *c, struct vm_domain *d, const struct vm_
 	rc.channel = NULL;
 	rc.first_cpu = -1;      /* its cores are not this machine's */
 	snprintf(wrapper, sizeof(wrapper), "%s%s", VM_REMOTE_TCG_SINGLE, cfg->arch);
-	rc.emulator = tcg_single(cfg) ? wrapper : NULL;
+	rc.emulator = tcg_single(cfg) ? wrapper : cfg->emulator;
 	if (vm_domain_xml(&rc, xml, sizeof(xml), err) < 0)
 		return -1;
 	d->dom = virDomainCreateXML(conn, xml, VIR_DOMAIN_START_AUTODESTROY |

@@ -29,7 +29,7 @@ struct vm_config {
 	const char *channel;     /* unix socket QEMU binds for the agent's port; NULL: libvirt's */
 	int first_cpu;           /* vCPU i pinned to host CPU first_cpu + i; -1: none */
 	const char *tcg_thread;  /* "single": through the wrapper (vm_conn_facts); else NULL */
-	const char *emulator;    /* for vm_domain_xml: NULL, the arch's QEMU */
+	const char *emulator;    /* NULL: the arch's QEMU (the wrapper when tcg_thread is single) */
 };
 
 /* Where another host keeps the wrapper that runs TCG single-threaded (tools/qemu-tcg-single.c). */
