@@ -311,6 +311,13 @@ tests/build/boot_stress: $(call obj,host,tests/boot_stress.c) $(LIB_OBJ)
 boot-stress: build images tests/build/boot_stress
 	tests/long_boot_stress.sh tests/build/boot_stress $(BOOT_STRESS_N)
 
+# The same quiet A/A under QEMU 7.2 multi- and single-threaded and the installed
+# QEMU (BENCHMARKS.md, which QEMU); about 6 minutes a configuration at 4 blocks.
+QEMU_BLOCKS ?= 4
+.PHONY: bench-qemu
+bench-qemu: build images
+	tests/bench_qemu.sh $(HARNESS) $(QEMU_BLOCKS)
+
 # The verdicts' error rates and power on simulated and (--db) stored A/A runs,
 # through the real decision code; counts, not times (BENCHMARKS.md).
 tests/build/bench_stats: $(call obj,host,tests/bench_stats.c tests/verdict_sim.c) $(LIB_OBJ)

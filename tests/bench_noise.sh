@@ -9,6 +9,8 @@
 # intervals, included; the kernel part is sqrt(sd_reclaim^2 - sd_cached^2).
 # usage: tests/bench_noise.sh HARNESS [BLOCKS]   (default 6 blocks; nothing
 # else should run: the "busy" condition is the only load)
+# NOISE_CONDS (default "quiet busy"), NOISE_LABEL (put before each condition's
+# name) and NOISE_CONF (lines added to harness.conf) are tests/bench_qemu.sh's.
 set -u
 harness=$(readlink -f "${1:?harness binary}")
 blocks=${2:-6}
@@ -18,6 +20,7 @@ cd "$work" || exit 1
 printf 'results = results\nimages = %s/images/out\npresets = %s/workloads/presets\n' \
 	"$repo" "$repo" > harness.conf
 printf 'memory_mib = 384\nvcpus = 2\nboot_timeout_s = 120\nslack_s = 60\n' >> harness.conf
+printf '%s\n' "${NOISE_CONF:-}" >> harness.conf
 cat > noise.json <<'EOF2'
 { "name": "noise", "reps": 2,
   "arms": [ { "name": "a", "kernel": "6.12", "lru_gen": "y" } ],
@@ -32,49 +35,20 @@ cat > noise.json <<'EOF2'
                      "theta": 0.9, "threads": 2 } ] } ] }
 EOF2
 
-# spread COND: the calibration's rows, and the same runs with the ramp included
-spread() {
-	python3 - "$1" <<'EOF2'
-import sqlite3, statistics, sys
-cond = sys.argv[1]
-db = sqlite3.connect("results/harness.db")
-mid = db.execute("SELECT MAX(id) FROM matrices WHERE name = 'noise-aa'").fetchone()[0]
-def hmean(x): return len(x) / sum(1.0 / v for v in x)
-for cell, in db.execute("SELECT name FROM cells WHERE matrix_id = ? ORDER BY idx", (mid,)):
-    for label, sql in (("ramp excluded", "SELECT s.arm, s.block, s.ops_per_s FROM run_summary s"
-                        " JOIN cells c ON c.matrix_id = s.matrix_id AND c.idx = s.cell"
-                        " WHERE s.matrix_id = ? AND c.name = ?"),
-                       ("ramp included", "SELECT a.idx, r.block, SUM(t.read_ops) * 1000.0 /"
-                        " (SELECT MAX(t_ms) FROM samples WHERE run_id = r.id) FROM runs r"
-                        " JOIN arms a ON a.id = r.arm_id JOIN cells c ON c.id = r.cell_id"
-                        " JOIN stream_samples t ON t.run_id = r.id WHERE r.matrix_id = ?"
-                        " AND c.name = ? AND r.status = 'done' GROUP BY r.id")):
-        runs = db.execute(sql, (mid, cell)).fetchall()
-        by = {}
-        for arm, block, v in runs:
-            by.setdefault(block, ([], []))[arm].append(v)
-        d = [hmean(b[1]) / hmean(b[0]) - 1 for b in by.values() if b[0] and b[1]]
-        vals = [v for _, _, v in runs]
-        load = [x for x, in db.execute("SELECT r.host_load FROM runs r JOIN cells c ON"
-                                       " c.id = r.cell_id WHERE r.matrix_id = ? AND c.name = ?"
-                                       " AND r.host_load IS NOT NULL", (mid, cell))]
-        print("%-6s %-8s %-14s blocks %2d  sd %5.2f %%  CV %5.2f %%  ops/s %8.0f  host load %s" % (
-            cond, cell, label, len(d), 100 * statistics.stdev(d),
-            100 * statistics.stdev(vals) / statistics.mean(vals), statistics.mean(vals),
-            "%.1f to %.1f" % (min(load), max(load)) if load else "-"))
-EOF2
-}
-
 run_cond() { # run_cond COND: a fresh results directory, the calibration, its spread
+	local label=${NOISE_LABEL:-}$1
 	rm -rf results
-	/usr/bin/time -f "$1: %e s wall" "$harness" calibrate --blocks "$blocks" noise.json \
-		> "$1.out" 2> "$1.time" || { echo "$1: calibrate failed"; tail -3 "$1.out"; exit 1; }
+	/usr/bin/time -f "$label: %e s wall" "$harness" calibrate --blocks "$blocks" noise.json \
+		> "$1.out" 2> "$1.time" || { echo "$label: calibrate failed"; tail -3 "$1.out"; exit 1; }
 	tail -1 "$1.time"
-	spread "$1"
+	grep '^tcg threading' "$1.out" | head -1
+	"$repo/tests/noise_spread.py" "$label" results/harness.db
 }
 
-run_cond quiet
-sh -c 'while :; do :; done' & busy=$!
-run_cond busy
-kill "$busy"
+for cond in ${NOISE_CONDS:-quiet busy}; do
+	busy=
+	[ "$cond" = busy ] && { sh -c 'while :; do :; done' & busy=$!; }
+	run_cond "$cond"
+	[ -n "$busy" ] && kill "$busy"
+done
 rm -rf "$work"

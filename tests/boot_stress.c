@@ -151,7 +151,7 @@ int main(int argc, char **argv)
 		char why[256];
 
 		vm_conn_facts(c, "x86_64", &f);
-		s.thread = vm_tcg_threading_on(&f, "tcg", s.vcpus, why, sizeof(why));
+		s.thread = vm_tcg_threading_on(&f, "tcg", s.vcpus, "auto", why, sizeof(why));
 		printf("# threading %s (%s)\n", s.thread, why);
 	}
 	for (i = 0; i < n; i++) {

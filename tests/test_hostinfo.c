@@ -78,15 +78,39 @@ static void test_threading_without_wrapper(void **state)
 
 	(void)state;
 	snprintf(f.wrapper_why, sizeof(f.wrapper_why), "host far has no /x/qemu-tcg-single-x86_64");
-	assert_string_equal(vm_tcg_threading_on(&f, "tcg", 2, why, sizeof(why)), "multi");
+	assert_string_equal(vm_tcg_threading_on(&f, "tcg", 2, "auto", why, sizeof(why)), "multi");
 	assert_non_null(strstr(why, "host far has no"));
 	assert_non_null(strstr(why, "stale code"));
 	f.wrapper = 1;
-	assert_string_equal(vm_tcg_threading_on(&f, "tcg", 2, why, sizeof(why)), "single");
+	assert_string_equal(vm_tcg_threading_on(&f, "tcg", 2, "auto", why, sizeof(why)), "single");
 	f.qemu_version = 10000002;
 	f.wrapper = 0;
-	assert_string_equal(vm_tcg_threading_on(&f, "tcg", 2, why, sizeof(why)), "multi");
+	assert_string_equal(vm_tcg_threading_on(&f, "tcg", 2, "auto", why, sizeof(why)), "multi");
 	assert_null(strstr(why, "has no"));
+}
+
+/* harness.conf's tcg_thread: single and multi win over the choice, not over one vCPU or KVM. */
+static void test_threading_asked(void **state)
+{
+	struct vm_host_facts f = { .qemu_version = 7002000, .wrapper = 1 };
+	char why[256];
+
+	(void)state;
+	assert_string_equal(vm_tcg_threading_on(&f, "tcg", 2, "multi", why, sizeof(why)), "multi");
+	assert_non_null(strstr(why, "tcg_thread = multi"));
+	assert_non_null(strstr(why, "stale code"));
+	assert_string_equal(vm_tcg_threading_on(&f, "tcg", 2, NULL, why, sizeof(why)), "single");
+	f.qemu_version = 10000002;
+	assert_string_equal(vm_tcg_threading_on(&f, "tcg", 2, "multi", why, sizeof(why)), "multi");
+	assert_null(strstr(why, "stale code"));
+	assert_string_equal(vm_tcg_threading_on(&f, "tcg", 2, "single", why, sizeof(why)), "single");
+	assert_non_null(strstr(why, "tcg_thread = single"));
+	assert_string_equal(vm_tcg_threading_on(&f, "tcg", 1, "single", why, sizeof(why)), "multi");
+	assert_string_equal(vm_tcg_threading_on(&f, "kvm", 2, "single", why, sizeof(why)), "");
+	f.wrapper = 0;
+	snprintf(f.wrapper_why, sizeof(f.wrapper_why), "no /x/qemu-tcg-single-x86_64");
+	assert_string_equal(vm_tcg_threading_on(&f, "tcg", 2, "single", why, sizeof(why)), "multi");
+	assert_non_null(strstr(why, "no /x/qemu-tcg-single"));
 }
 
 static void test_cpuinfo_model(void **state)
@@ -157,6 +181,7 @@ int main(void)
 		cmocka_unit_test(test_version_parse),
 		cmocka_unit_test(test_threading),
 		cmocka_unit_test(test_threading_without_wrapper),
+		cmocka_unit_test(test_threading_asked),
 		cmocka_unit_test(test_cpuinfo_model),
 		cmocka_unit_test(test_pinning),
 		cmocka_unit_test(test_xml_emulator),

@@ -1691,7 +1691,8 @@ static void test_conf_good(void **state)
 				  "boot_timeout_s = 30\n"
 				  "results = /var/tmp/results\n"
 				  "images = imgs\n"
-				  "accel = tcg\n",
+				  "accel = tcg\n"
+				  "tcg_thread = multi\n",
 				  out, sizeof(out)), 0);
 	assert_string_equal(out, "");
 	assert_int_equal(c.memory_mib, 1024);
@@ -1702,6 +1703,7 @@ static void test_conf_good(void **state)
 	sfmt(want, sizeof(want), "%s/imgs", dir);
 	assert_string_equal(c.images, want);
 	assert_string_equal(c.accel, "tcg");
+	assert_string_equal(c.tcg_thread, "multi");
 	assert_string_equal(c.uri, "");
 	conf_uri(&c, uri, sizeof(uri));
 	assert_string_equal(uri, "qemu:///embed?root=/var/tmp/results/libvirt");
@@ -1897,6 +1899,7 @@ static void test_conf_defaults(void **state)
 	assert_int_equal(c.boot_timeout_s, 120);
 	assert_int_equal(c.slack_s, 60);
 	assert_string_equal(c.accel, "auto");
+	assert_string_equal(c.tcg_thread, "auto");
 	assert_int_equal(c.bisections_max, 8);
 	sfmt(want, sizeof(want), "%s/results", dir);
 	assert_string_equal(conf.results, want);
@@ -2049,7 +2052,10 @@ static void test_conf_bad(void **state)
 	conf_refuse_line(path, "bisections_max = 0\n", 1,
 			 "'bisections_max': expected 1..1000, got 0");
 	conf_refuse_line(path, "vcpus 2\n", 1, "expected 'key = value'");
-	conf_refuse_line(path, "accel = fast\n", 1, "'accel': expected auto, kvm or tcg");
+	conf_refuse_line(path, "accel = fast\n", 1, "'accel': expected one of auto kvm tcg, got 'fast'");
+	conf_refuse_line(path, "tcg_thread = sing\n", 1,
+			 "'tcg_thread': expected one of auto single multi, got 'sing'");
+	conf_refuse_line(path, "tcg_thread = \n", 1, "'tcg_thread': expected one of");
 	conf_refuse_line(path, "x = 1", 1, "unknown key 'x'");   /* no final newline */
 	/* relative kernel_dirs grow by the directory each: past the buffer, refused */
 	memset(want, 0, sizeof(want));

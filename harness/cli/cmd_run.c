@@ -141,7 +141,8 @@ static int resolve_file(const struct conf *c, struct store *s, struct matrix *m,
 }
 
 /* Once per matrix: the TCG threading its guests get, and why (nothing if none runs TCG). */
-static void say_threading(struct vm_conn *vm, const struct matrix *m, const char *accel)
+static void say_threading(const struct conf *c, struct vm_conn *vm, const struct matrix *m,
+			  const char *accel)
 {
 	const char *arch = vm_conn_arch(vm), *a, *t;
 	struct vm_host_facts f;
@@ -153,7 +154,7 @@ static void say_threading(struct vm_conn *vm, const struct matrix *m, const char
 		if (strcmp(a, "tcg"))
 			continue;
 		vm_conn_facts(vm, m->archs[i], &f);
-		t = vm_tcg_threading_on(&f, a, m->vcpus, why, sizeof(why));
+		t = vm_tcg_threading_on(&f, a, m->vcpus, c->tcg_thread, why, sizeof(why));
 		printf("tcg threading: %s (%s)\n", t, why);
 		return;
 	}
@@ -174,7 +175,7 @@ static const char *pick_accel(const struct conf *c, struct vm_conn *vm, const st
 	for (i = 0; i < m->n_archs; i++)
 		if (strcmp(m->archs[i], arch))
 			printf("accel: tcg for %s guests (the host is %s)\n", m->archs[i], arch);
-	say_threading(vm, m, accel);
+	say_threading(c, vm, m, accel);
 	return accel;
 }
 

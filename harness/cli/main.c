@@ -91,10 +91,10 @@ static void probe_versions(const struct conf *c, const char *accel)
 	       hosts[0].name, f.kernel, f.cpu_model, f.cpus);
 	if (!strcmp(accel, "tcg"))
 		printf("tcg threading: %s with more than one vCPU (%s)\n",
-		       vm_tcg_threading_on(&f, accel, 2, why, sizeof(why)), why);
+		       vm_tcg_threading_on(&f, accel, 2, c->tcg_thread, why, sizeof(why)), why);
 	else
 		printf("tcg threading: none (%s runs the host's own arch; other arches' guests: %s, "
-		       "%s)\n", accel, vm_tcg_threading_on(&f, "tcg", 2, why, sizeof(why)), why);
+		       "%s)\n", accel, vm_tcg_threading_on(&f, "tcg", 2, c->tcg_thread, why, sizeof(why)), why);
 	vm_disconnect(vm);
 }
 

@@ -275,7 +275,7 @@ static void log_threading(struct host *h, const struct matrix *m, const char *ac
 			/* not under the lock: another host's facts are a round trip */
 			vm_conn_facts(h->vm, m->archs[i], &f);
 			hlog("host %s: matrix '%s': tcg threading: %s (%s)", h->conf.name, m->name,
-			     vm_tcg_threading_on(&f, "tcg", m->vcpus, why, sizeof(why)), why);
+			     vm_tcg_threading_on(&f, "tcg", m->vcpus, h->c->tcg_thread, why, sizeof(why)), why);
 			return;
 		}
 }

@@ -109,7 +109,8 @@ static int record_machine(struct run_ctx *c, struct vm_config *cfg)
 	struct store_machine m;
 
 	vm_conn_facts(c->r->vm, cfg->arch, &f);
-	cfg->tcg_thread = vm_tcg_threading_on(&f, cfg->accel, cfg->vcpus, why, sizeof(why));
+	cfg->tcg_thread = vm_tcg_threading_on(&f, cfg->accel, cfg->vcpus, c->r->conf->tcg_thread,
+					      why, sizeof(why));
 	vm_pinning_str(vm_is_local(c->r->vm) ? cfg->first_cpu : -1, cfg->vcpus,
 		       !strcmp(cfg->tcg_thread, "single"), pin, sizeof(pin));
 	m = (struct store_machine){ .qemu = f.qemu, .libvirt = f.libvirt,

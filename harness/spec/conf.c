@@ -22,71 +22,88 @@ struct ckey {
 	uint64_t min, max;      /* C_UINT range; C_STR length unless empty; C_PATHS buffer size */
 	const char *def;
 	const char *help;
+	const char *choices;    /* C_STR: the values allowed, space-separated (NULL: any) */
 };
 
 #define COFF(m) offsetof(struct conf, m)
 
 static const struct ckey keys[] = {
 	{ "results", C_PATH, COFF(results), 0, 0, "results",
-	  "database, per-run directories and caches" },
+	  "database, per-run directories and caches", NULL },
 	{ "images", C_PATH, COFF(images), 0, 0, "images/out",
-	  "guest images built by `make images`" },
+	  "guest images built by `make images`", NULL },
 	{ "presets", C_PATH, COFF(presets), 0, 0, "workloads/presets",
-	  "workload presets a matrix names with \"preset\"" },
+	  "workload presets a matrix names with \"preset\"", NULL },
 	{ "uri", C_STR, COFF(uri), 0, CONF_HOST_URI_MAX - 1, "",
-	  "libvirt URI; empty: qemu:///embed under <results>/libvirt" },
-	{ "memory_mib", C_UINT, COFF(memory_mib), 128, 1 << 20, "512", "guest RAM, MiB" },
-	{ "vcpus", C_UINT, COFF(vcpus), 1, 256, "2", "guest vCPUs" },
+	  "libvirt URI; empty: qemu:///embed under <results>/libvirt", NULL },
+	{ "memory_mib", C_UINT, COFF(memory_mib), 128, 1 << 20, "512", "guest RAM, MiB", NULL },
+	{ "vcpus", C_UINT, COFF(vcpus), 1, 256, "2", "guest vCPUs", NULL },
 	{ "boot_timeout_s", C_UINT, COFF(boot_timeout_s), 5, 3600, "120",
-	  "seconds from domain start to the agent's hello" },
+	  "seconds from domain start to the agent's hello", NULL },
 	{ "slack_s", C_UINT, COFF(slack_s), 5, 3600, "60",
-	  "seconds beyond a workload's duration before its run times out" },
-	{ "accel", C_STR, COFF(accel), 0, 7, "auto", "auto (probe KVM), kvm or tcg" },
+	  "seconds beyond a workload's duration before its run times out", NULL },
+	{ "accel", C_STR, COFF(accel), 0, 7, "auto", "auto (probe KVM), kvm or tcg", "auto kvm tcg" },
+	{ "tcg_thread", C_STR, COFF(tcg_thread), 0, 7, "auto",
+	  "TCG guests of more than one vCPU: auto (single-threaded on a QEMU before 8.1, whose "
+	  "multi-threaded TCG can run stale code after the kernel patches itself), single, or "
+	  "multi (on such a QEMU only to measure that race)", "auto single multi" },
 	{ "api_socket", C_STR, COFF(api_socket), 0, PATH_MAX - 1, "",
-	  "the daemon's HTTP API: a unix socket, mode 0600 (empty: <results>/harnessd.sock)" },
+	  "the daemon's HTTP API: a unix socket, mode 0600 (empty: <results>/harnessd.sock)", NULL },
 	{ "api_group", C_STR, COFF(api_group), 0, 63, "",
-	  "a group that may use the API too (socket mode 0660)" },
+	  "a group that may use the API too (socket mode 0660)", NULL },
 	{ "api_tcp", C_STR, COFF(api_tcp), 0, 63, "",
-	  "also listen on HOST:PORT (off when empty); requires api_token" },
+	  "also listen on HOST:PORT (off when empty); requires api_token", NULL },
 	{ "api_token", C_STR, COFF(api_token), CONF_TOKEN_MIN, 127, "",
-	  "bearer token every TCP request must carry" },
+	  "bearer token every TCP request must carry", NULL },
 	{ "guests", C_UINT, COFF(guests), 0, 256, "0",
-	  "guests at once; 0: cores / vcpus, at least 1" },
-	{ "pin", C_UINT, COFF(pin), 0, 1, "1", "pin each guest's vCPUs to cores of its own" },
+	  "guests at once; 0: cores / vcpus, at least 1", NULL },
+	{ "pin", C_UINT, COFF(pin), 0, 1, "1", "pin each guest's vCPUs to cores of its own", NULL },
 	{ "watchdog_intervals", C_UINT, COFF(watchdog_intervals), 2, 1000, "10",
-	  "a run that sends no sample for this many intervals times out" },
+	  "a run that sends no sample for this many intervals times out", NULL },
 	{ "retries", C_UINT, COFF(retries), 0, 10, "1",
-	  "re-runs of a run that failed for the harness's own reasons (not a kernel crash)" },
+	  "re-runs of a run that failed for the harness's own reasons (not a kernel crash)", NULL },
 	{ "bisections_max", C_UINT, COFF(bisections_max), 1, 1000, "8",
-	  "bisections queued or running at once in harnessd; one more is refused" },
+	  "bisections queued or running at once in harnessd; one more is refused", NULL },
 	{ "webhook", C_STR, COFF(webhook), 0, PATH_MAX - 1, "",
-	  "URL to POST JSON to when a matrix finishes or a run crashes (empty: none)" },
+	  "URL to POST JSON to when a matrix finishes or a run crashes (empty: none)", NULL },
 	{ "kernel_dirs", C_PATHS, COFF(kernel_dirs), 0, CONF_KERNEL_DIRS_MAX, "",
 	  "directories, space-separated, kernels and modules named by path may come from "
-	  "besides images (empty: the matrix's own directory too)" },
+	  "besides images (empty: the matrix's own directory too)", NULL },
 	{ "source_dirs", C_PATHS, COFF(source_dirs), 0, CONF_KERNEL_DIRS_MAX, "",
 	  "directories, space-separated, kernel source trees, patch series and .config files "
-	  "named by path may come from (empty: the matrix's own directory)" },
+	  "named by path may come from (empty: the matrix's own directory)", NULL },
 	{ "key_dirs", C_PATHS, COFF(key_dirs), 0, CONF_KERNEL_DIRS_MAX, "",
 	  "directories, space-separated, a URI's keyfile=, known_hosts= and pkipath= may name "
-	  "(empty: ~/.ssh of the user the harness runs as)" },
+	  "(empty: ~/.ssh of the user the harness runs as)", NULL },
 	{ "quiet_cpu_pct", C_UINT, COFF(quiet_cpu_pct), 1, 100, "30",
 	  "before a run: the host is quiet when its CPU pressure (/proc/pressure/cpu, some) "
-	  "stalls at most this % of a 1 s window (100, with quiet_io_pct 100: gate and flag off)" },
+	  "stalls at most this % of a 1 s window (100, with quiet_io_pct 100: gate and flag off)", NULL },
 	{ "contended_cpu_pct", C_UINT, COFF(contended_cpu_pct), 1, 100, "50",
 	  "a run whose measured window's CPU pressure stalled more than this % of it is "
-	  "contended (its own guest's vCPUs stall the host too: higher than quiet_cpu_pct)" },
+	  "contended (its own guest's vCPUs stall the host too: higher than quiet_cpu_pct)", NULL },
 	{ "quiet_io_pct", C_UINT, COFF(quiet_io_pct), 1, 100, "20",
-	  "the same for I/O pressure (/proc/pressure/io, some), before a run and while it measures" },
+	  "the same for I/O pressure (/proc/pressure/io, some), before a run and while it measures", NULL },
 	{ "quiet_load_pct", C_UINT, COFF(quiet_load_pct), 1, 1000, "100",
-	  "on a host without PSI: its 1-minute load per core, in %, at most this" },
+	  "on a host without PSI: its 1-minute load per core, in %, at most this", NULL },
 	{ "quiet_wait_s", C_UINT, COFF(quiet_wait_s), 0, 3600, "120",
-	  "seconds a run waits for a quiet host before it starts anyway, flagged" },
+	  "seconds a run waits for a quiet host before it starts anyway, flagged", NULL },
 	{ "host", C_HOST, 0, 0, 0, NULL,
 	  "a machine guests run on, once per line: NAME URI [slots=N] [arch=A[,B]] "
-	  "[storage=/DIR] (none: this one, through the embedded driver)" },
-	{ NULL, 0, 0, 0, 0, NULL, NULL },
+	  "[storage=/DIR] (none: this one, through the embedded driver)", NULL },
+	{ NULL, 0, 0, 0, 0, NULL, NULL, NULL },
 };
+
+/* Is w one of the space-separated words of list? */
+static int word_in(const char *list, const char *w)
+{
+	size_t n = strlen(w);
+	const char *p;
+
+	for (p = list; n && (p = strstr(p, w)); p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return 1;
+	return 0;
+}
 
 /* ---- host lines ---- */
 
@@ -262,9 +279,9 @@ static int set_key(struct conf *c, const struct ckey *k, const char *val, const 
 		strcpy(dst, val);
 		if (!strcmp(k->name, "uri") && val[0] && conf_uri_check(val, msg) < 0)
 			return errorf(err, "'uri': %s", msg);
-		if (!strcmp(k->name, "accel") && strcmp(val, "auto") && strcmp(val, "kvm") &&
-		    strcmp(val, "tcg"))
-			return errorf(err, "'accel': expected auto, kvm or tcg, got '%s'", val);
+		if (k->choices && !word_in(k->choices, val))
+			return errorf(err, "'%s': expected one of %s, got '%s'", k->name, k->choices,
+				      val);
 		return 0;
 	case C_HOST:
 		return 0;   /* host lines go through host_line() */

@@ -43,6 +43,7 @@ struct conf {
 	uint64_t boot_timeout_s;  /* fresh boot to the agent's hello */
 	uint64_t slack_s;         /* beyond the workload's duration before a run times out */
 	char accel[8];            /* "auto", "kvm" or "tcg" */
+	char tcg_thread[8];       /* "auto", "single" or "multi" (vm_tcg_threading_on) */
 	/* the daemon */
 	char api_socket[PATH_MAX];  /* unix socket of the HTTP API, mode 0600 */
 	char api_group[64];       /* if set: socket mode 0660, owned by this group */

@@ -78,11 +78,22 @@ const char *vm_tcg_threading(unsigned long qemu_version, const char *accel, uint
 }
 
 const char *vm_tcg_threading_on(const struct vm_host_facts *f, const char *accel,
-				uint64_t vcpus, char *why, size_t len)
+				uint64_t vcpus, const char *want, char *why, size_t len)
 {
 	const char *t = vm_tcg_threading(f->qemu_version, accel, vcpus, why, len);
 	char v[24];
 
+	if (want && strcmp(want, "auto") && !strcmp(accel, "tcg") && vcpus > 1) {
+		vm_version_str(f->qemu_version, v, sizeof(v));
+		if (!strcmp(want, "multi")) {
+			snprintf(why, len, "tcg_thread = multi in harness.conf%s", strcmp(t, "single") ?
+				 "" : "; on this QEMU before 8.1 it can run stale code after the "
+				 "kernel patches itself");
+			return "multi";
+		}
+		snprintf(why, len, "tcg_thread = single in harness.conf");
+		t = "single";
+	}
 	if (strcmp(t, "single") || f->wrapper)
 		return t;
 	snprintf(why, len, "QEMU %s < 8.1 but %s: multi-threaded TCG, which can run stale code "

@@ -39,12 +39,13 @@ const char *vm_tcg_threading(unsigned long qemu_version, const char *accel, uint
 			     char *why, size_t len);
 
 /*
- * vm_tcg_threading() for a host of facts f: where it says "single" but the
- * host has no wrapper to run it so (f->wrapper 0), "multi", and why says
- * the race is possible there.
+ * vm_tcg_threading() for a host of facts f, or what want (harness.conf's
+ * tcg_thread: "single" or "multi"; "auto" or NULL: the choice above) asks
+ * for: where that is "single" but the host has no wrapper to run it so
+ * (f->wrapper 0), "multi", and why says the race is possible there.
  */
 const char *vm_tcg_threading_on(const struct vm_host_facts *f, const char *accel,
-				uint64_t vcpus, char *why, size_t len);
+				uint64_t vcpus, const char *want, char *why, size_t len);
 
 /* This machine's facts (uname, /proc/cpuinfo, online CPUs); the versions are left as they are. */
 void vm_local_facts(struct vm_host_facts *f);
