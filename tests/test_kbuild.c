@@ -604,11 +604,11 @@ static void test_series_limit(void **state)
  * olddefconfig write O's .config, merge_config.sh joins the fragment, and
  * the compile fails at once with an error: line.
  */
-static void make_fake_kernel(char *tree, char *kconfig)
+static void make_fake_kernel(const char *name, char *tree, char *kconfig)
 {
 	char p[PATH_MAX];
 
-	make_tree_named("stand-in", tree, kconfig);
+	make_tree_named(name, tree, kconfig);
 	sfmt(p, sizeof(p), "%s/Makefile", tree);
 	write_text(p, "VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 0\n"
 		   "tinyconfig:\n\t@mkdir -p $(O) && echo CONFIG_TINY=y > $(O)/.config\n"
@@ -641,7 +641,7 @@ static void test_series_512_builds(void **state)
 				.jobs = 1 };
 
 	(void)state;
-	make_fake_kernel(tree, kconfig);
+	make_fake_kernel("stand-in", tree, kconfig);
 	sfmt(path, sizeof(path), "%s/512.mbox", dir);
 	write_adding_series(path, SERIES_MAX_PATCHES);
 	assert_int_equal(series_read(path, &s, err), 0);
@@ -654,6 +654,49 @@ static void test_series_512_builds(void **state)
 	    !strstr(err, "error: the stand-in tree compiles nothing"))
 		fail_msg("a 512-patch series did not reach the compile: %s", err);
 	series_free(&s);
+}
+
+/* A gate that counts its calls and, when refuse is set, cannot be taken. */
+struct gate_calls {
+	int refuse, entered, left;
+};
+
+static int counting_gate(void *arg, int busy, char *err)
+{
+	struct gate_calls *g = arg;
+
+	if (!busy) {
+		g->left++;
+		return 0;
+	}
+	g->entered++;
+	return g->refuse ? errorf(err, "build gate: lock broken") : 0;
+}
+
+/* A build gate that cannot be taken stops the build before its compile; one that can is left after it. */
+static void test_gate_refused_stops(void **state)
+{
+	char tree[PATH_MAX], kconfig[PATH_MAX], err[ERR_MAX];
+	struct gate_calls g = { .refuse = 1 };
+	struct kbuild_result r;
+	struct kbuild_req q = { .arch = "x86_64", .source_package = "", .base = "base",
+				.config = "tinyconfig", .fragment = "", .results = conf.results,
+				.jobs = 1, .gate = counting_gate, .arg = &g };
+
+	(void)state;
+	make_fake_kernel("gated", tree, kconfig);
+	q.source = tree;
+	q.kconfig_dir = kconfig;
+	assert_int_equal(kbuild_build(&q, &r, err), -1);
+	if (!strstr(err, "build gate: lock broken") || strstr(err, "the build failed"))
+		fail_msg("a refused gate: %s", err);
+	assert_int_equal(g.entered, 1);
+	assert_int_equal(g.left, 0);
+	g = (struct gate_calls){ 0 };
+	assert_int_equal(kbuild_build(&q, &r, err), -1);
+	assert_non_null(strstr(err, "error: the stand-in tree compiles nothing"));
+	assert_int_equal(g.entered, 1);
+	assert_int_equal(g.left, 1);
 }
 
 /*
@@ -1022,6 +1065,7 @@ int main(void)
 		cmocka_unit_test(test_cache_symlinks),
 		cmocka_unit_test(test_series_limit),
 		cmocka_unit_test(test_series_512_builds),
+		cmocka_unit_test(test_gate_refused_stops),
 		cmocka_unit_test(test_apt_failure_said),
 		cmocka_unit_test(test_text_tail),
 		cmocka_unit_test(test_fragment_allow_list),

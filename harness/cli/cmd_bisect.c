@@ -39,11 +39,11 @@ struct here {
 };
 
 /* Around each prefix's compile: the build gate, as harness run's compiles pass it. */
-static void gate(void *arg, int busy)
+static int gate(void *arg, int busy, char *err)
 {
 	struct here *h = arg;
 
-	cli_build_gate(&h->gate_lock, busy);
+	return cli_build_gate(&h->gate_lock, busy, err);
 }
 
 static int hold(void *arg, int on, char *err)

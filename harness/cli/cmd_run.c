@@ -33,15 +33,18 @@ static void say_gate(void *arg, const char *line)
 	escape_line(stderr, "harness: %s", line);
 }
 
-/* kbuild's gate cannot fail: a broken lock is said, and the compile goes on. */
-void cli_build_gate(void *arg, int busy)
+/* kbuild's gate: a lock that cannot be taken stops the compile (-1, why in err). */
+int cli_build_gate(void *arg, int busy, char *err)
 {
-	char err[ERR_MAX];
+	char why[ERR_MAX];
 
-	if (!busy)
+	if (!busy) {
 		buildlock_drop(arg);
-	else if (buildlock_take(arg, BUILDLOCK_BUILDING, say_gate, NULL, NULL, err) < 0)
-		escape_line(stderr, "harness: build gate: %s; compiling without it", err);
+		return 0;
+	}
+	if (buildlock_take(arg, BUILDLOCK_BUILDING, say_gate, NULL, NULL, why) < 0)
+		return errorf(err, "build gate: %s", why);
+	return 0;
 }
 
 /* One line per arm that cannot run: its build failed; the other arms go on. */

@@ -44,7 +44,7 @@ int cli_percent(const char *s, double *ret);
  * the results directory's build gate taken as building (busy 1), waiting
  * while a block is measured anywhere and saying so on stderr; let go (0).
  */
-void cli_build_gate(void *arg, int busy);
+int cli_build_gate(void *arg, int busy, char *err);
 
 /*
  * What this host's calibrations (harness calibrate) say of m's blocks for an

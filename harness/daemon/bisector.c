@@ -49,13 +49,15 @@ static void progress(void *arg, const char *line)
 }
 
 /* Around a compile, as the resolver's: no block in flight meanwhile. */
-static void gate(void *arg, int busy)
+static int gate(void *arg, int busy, char *err)
 {
 	struct job *j = arg;
 
-	buildgate_build(j->b->gate, &j->b->gate_lock, busy, tell, j);
+	if (buildgate_build(j->b->gate, &j->b->gate_lock, busy, tell, j, err) < 0)
+		return -1;
 	hlog(busy ? "bisection %lld: compiling, no block in flight" :
 	     "bisection %lld: compile ended, blocks may start", (long long)j->id);
+	return 0;
 }
 
 /* Until matrix mid is finished: 0; -1 if it cannot be (unresolved, cancelled) or we stop. */

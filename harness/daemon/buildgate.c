@@ -39,22 +39,22 @@ static void build_leave(struct buildgate *g)
 	pthread_mutex_unlock(&g->mu);
 }
 
-void buildgate_build(struct buildgate *g, struct buildlock *l, int busy,
-		     buildlock_tell_fn tell, void *arg)
+int buildgate_build(struct buildgate *g, struct buildlock *l, int busy,
+		    buildlock_tell_fn tell, void *arg, char *err)
 {
-	char err[ERR_MAX], line[ERR_MAX + 64];
+	char why[ERR_MAX];
 
 	if (!busy) {
 		buildlock_drop(l);
 		build_leave(g);
-		return;
+		return 0;
 	}
 	build_enter(g);
-	/* kbuild's gate cannot fail: a broken lock is said, and the compile goes on */
-	if (buildlock_take(l, BUILDLOCK_BUILDING, tell, arg, NULL, err) < 0 && tell) {
-		snprintf(line, sizeof(line), "build gate: %s; compiling without it", err);
-		tell(arg, line);
+	if (buildlock_take(l, BUILDLOCK_BUILDING, tell, arg, NULL, why) < 0) {
+		build_leave(g);
+		return errorf(err, "build gate: %s", why);
 	}
+	return 0;
 }
 
 /* In this daemon: wait while a compile is on, then count the block in. */

@@ -24,10 +24,11 @@ void buildgate_destroy(struct buildgate *g);
  * flight, then take l (the compiling thread's own, open) as building, which
  * waits for other processes' blocks and compiles; after it (busy 0): let go
  * of l and let blocks start again. A wait across processes is said through
- * tell (may be NULL); a failure of l too, and the compile goes on without it.
+ * tell (may be NULL). -1 with err if l cannot be taken: nothing is held then
+ * and the build stops before compiling.
  */
-void buildgate_build(struct buildgate *g, struct buildlock *l, int busy,
-		     buildlock_tell_fn tell, void *arg);
+int buildgate_build(struct buildgate *g, struct buildlock *l, int busy,
+		    buildlock_tell_fn tell, void *arg, char *err);
 
 /*
  * Before a block: wait while a compile of this daemon is on, then take l (the

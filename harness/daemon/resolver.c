@@ -37,16 +37,18 @@ static void progress(void *arg, const char *line)
 }
 
 /* Around a compile: logged, and kept apart from measured runs. */
-static void gate(void *arg, int busy)
+static int gate(void *arg, int busy, char *err)
 {
 	struct job *j = arg;
 
 	if (busy)
 		hlog("matrix %lld: a kernel compile waits for the blocks in flight; no block "
 		     "starts now", (long long)j->mid);
-	buildgate_build(j->r->gate, &j->r->gate_lock, busy, progress, j);
+	if (buildgate_build(j->r->gate, &j->r->gate_lock, busy, progress, j, err) < 0)
+		return -1;
 	hlog(busy ? "matrix %lld: compiling, no block in flight" :
 	     "matrix %lld: compile ended, blocks may start", (long long)j->mid);
+	return 0;
 }
 
 /*

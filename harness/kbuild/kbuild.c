@@ -1035,11 +1035,11 @@ static int compile(struct build *b, char *err)
 	b->phase_start = now_ms();
 	b->compile_est_s = last_compile_s(b);
 	compile_tick(b);
-	if (r->gate)
-		r->gate(r->arg, 1);
+	if (r->gate && r->gate(r->arg, 1, err) < 0)
+		return -1;
 	rc = jail_run(b, argv, NULL, KBUILD_TIMEOUT_MS, 1, &status, err);
 	if (r->gate)
-		r->gate(r->arg, 0);
+		r->gate(r->arg, 0, why);
 	if (rc < 0)
 		return -1;
 	b->out->build_s = (double)(now_ms() - b->phase_start) / 1000.0;

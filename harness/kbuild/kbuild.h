@@ -25,9 +25,11 @@
 
 /* A progress line ("apply 2/3 mm: x", "compile 2m10s of ~5m"), and the gate
  * a build passes before (busy 1) and after (0) compiling: the daemon waits there
- * until no measured run is in flight, and starts none until it is called with 0. */
+ * until no measured run is in flight, and starts none until it is called with 0.
+ * A gate that cannot be taken (-1, why in err) stops the build before its compile:
+ * a compile beside a measured run would spoil that run. */
 typedef void (*kbuild_tell_fn)(void *arg, const char *line);
-typedef void (*kbuild_gate_fn)(void *arg, int busy);
+typedef int (*kbuild_gate_fn)(void *arg, int busy, char *err);
 
 struct kbuild_req {
 	const char *arch;            /* "x86_64" or "aarch64" */

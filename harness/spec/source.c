@@ -112,11 +112,11 @@ static void tell_arm(void *arg, const char *line)
 	t->h->progress(t->h->arg, full);
 }
 
-static void gate_arm(void *arg, int busy)
+static int gate_arm(void *arg, int busy, char *err)
 {
 	struct telling *t = arg;
 
-	t->h->gate(t->h->arg, busy);
+	return t->h->gate(t->h->arg, busy, err);
 }
 
 /* Build for every arch; the first failure marks the arm. */
