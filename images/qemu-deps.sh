@@ -43,15 +43,19 @@ add_backports() {
 	EOS
 }
 
+# libvirt 10 and later split the storage driver (a remote host's pool, README
+# "Several machines") out of libvirt-daemon; bookworm's 9.0 has no such package.
+split=libvirt-daemon-driver-storage
 want=()
 if [ "$from" = backports ] && [ "$(codename)" = bookworm ]; then
-	for p in "$@"; do
+	for p in "$@" $split; do
 		case $(installed "$p") in *~bpo12*) ;; *) want+=("$p/bookworm-backports") ;; esac
 	done
 	[ ${#want[@]} -eq 0 ] && exit 0
 	echo "installing from bookworm-backports: ${want[*]%/bookworm-backports}"
 	add_backports
 else
+	[ "$(codename)" != bookworm ] && apt-cache show "$split" > /dev/null 2>&1 && set -- "$@" $split
 	for p in "$@"; do
 		[ -n "$(installed "$p")" ] || want+=("$p")
 	done

@@ -54,9 +54,12 @@ check "the unit names the checkout, the user and only the results as writable" b
 	 grep -qx "ProtectSystem=strict" "$2" && grep -qx "NoNewPrivileges=yes" "$2" &&
 	 ! grep -q "^MemoryDenyWriteExecute=yes" "$2"' _ "$co" "$work/unit/harnessd.service" "$user"
 if command -v systemd-analyze > /dev/null; then
-	check "systemd-analyze verify: the unit parses, with no warning" bash -c \
-		'out=$(systemd-analyze verify "$1" 2>&1) && [ -z "$out" ] || { echo "$out"; false; }' \
-		_ "$work/unit/harnessd.service"
+	# units it pulls in may warn of their own (bookworm-backports' libvirtd.service
+	# has Type=notify-reload, which bookworm's systemd 252 does not know): only
+	# lines naming our unit count
+	check "systemd-analyze verify: the unit parses, with no warning of its own" bash -c \
+		'out=$(systemd-analyze verify "$1" 2>&1) && ! grep -F harnessd.service <<< "$out" ||
+		 { echo "$out"; false; }' _ "$work/unit/harnessd.service"
 fi
 
 # What the unit does, done by hand: the user's ids and groups, no new

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # noise_spread.py -- the A/A spread of a `harness calibrate` matrix per cell: sd of the
-# paired per-block deltas, the runs' CV, ops/s, boot-to-hello, the host's load.
+# paired per-block deltas, the runs' CV, ops/s, boot-to-hello, the host's CPU pressure.
 # usage: tests/noise_spread.py LABEL DB [MATRIX_NAME]   (bench_noise.sh, bench_qemu.sh)
 import sqlite3
 import statistics
@@ -31,7 +31,8 @@ def cell_runs(cell, column):
 
 
 for cell, in db.execute("SELECT name FROM cells WHERE matrix_id = ? ORDER BY idx", (mid,)):
-    load, ready = cell_runs(cell, "host_load"), cell_runs(cell, "agent_ready_ms")
+    ready, cpu = cell_runs(cell, "agent_ready_ms"), cell_runs(cell, "pressure_cpu_pct")
+    flagged = sum(cell_runs(cell, "contended"))
     for window, sql in WINDOWS:
         runs = db.execute(sql, (mid, cell)).fetchall()
         by = {}
@@ -40,8 +41,8 @@ for cell, in db.execute("SELECT name FROM cells WHERE matrix_id = ? ORDER BY idx
         d = [hmean(b[1]) / hmean(b[0]) - 1 for b in by.values() if b[0] and b[1]]
         vals = [v for _, _, v in runs]
         print("%-10s %-8s %-14s blocks %2d  sd %5.2f %%  CV %5.2f %%  ops/s %8.0f"
-              "  hello %5s ms  host load %s" % (
+              "  hello %5s ms  cpu some %s, %d contended" % (
                   label, cell, window, len(d), 100 * statistics.stdev(d),
                   100 * statistics.stdev(vals) / statistics.mean(vals), statistics.mean(vals),
                   "%.0f" % statistics.median(ready) if ready else "-",
-                  "%.1f to %.1f" % (min(load), max(load)) if load else "-"))
+                  "%.0f to %.0f %%" % (min(cpu), max(cpu)) if cpu else "-", flagged))
