@@ -153,17 +153,24 @@ static void pct(char *buf, size_t size, double x)
 		snprintf(buf, size, "-");
 }
 
+/* m's declared minimum effect (the metric table's: a calibration never sets it). */
+static double min_effect(const struct metric *m)
+{
+	struct verdict_rule r;
+
+	metric_rule(m, NULL, &r);
+	return r.min_effect;
+}
+
 static void print_spread(FILE *out, const char *cell, const struct metric *m,
 			 const struct spread *sp)
 {
-	double floor = verdict_aa_floor(sp->mean, sp->sd, sp->blocks);
-	unsigned need = verdict_blocks_for(sp->sd, isnan(floor) ? COMPARE_FLOOR : floor,
-					   CALIBRATE_EFFECT);
+	double noise = verdict_aa_floor(sp->mean, sp->sd, sp->blocks), least = min_effect(m);
+	unsigned need = verdict_blocks_for(sp->sd, least, CALIBRATE_EFFECT, 1);
 	char f[16], det[16], nd[16];
 
-	pct(f, sizeof(f), floor);
-	pct(det, sizeof(det), verdict_detectable(sp->sd, isnan(floor) ? COMPARE_FLOOR : floor,
-						 sp->blocks));
+	pct(f, sizeof(f), noise);
+	pct(det, sizeof(det), verdict_detectable(sp->sd, least, sp->blocks, 1));
 	snprintf(nd, sizeof(nd), need ? "%u" : "none", need);
 	fprintf(out, "%-24s %-10s %6zu %+7.2f%% %6.2f%% %6.1f%% %7s %8s %8s\n", cell, m->name,
 		sp->blocks, 100 * sp->mean, 100 * sp->sd, 100 * sp->cv, f, det, nd);
@@ -220,12 +227,13 @@ int calibrate_store(struct store *s, int64_t mid, FILE *out, char *err)
 	if (load_aa(s, mid, a, err) < 0)
 		goto fail;
 	fprintf(out, "\ncalibration of matrix %lld '%s', arms %s and %s; per block: delta and sd"
-		" of the paired deltas; CV of the runs; floor and detects (%.0f %% power) as"
-		" compare would use them; blocks for %.0f %%\n", (long long)mid, a->mi.name,
+		" of the paired deltas; CV of the runs; noise, the far end of their t"
+		" interval (shown by compare, never deciding); detects (%.0f %% power) above the"
+		" metric's declared minimum effect; blocks for %.0f %%\n", (long long)mid, a->mi.name,
 		a->mi.arm_names[a->aa[0]], a->mi.arm_names[a->aa[1]], 100 * VERDICT_POWER,
 		100 * CALIBRATE_EFFECT);
 	fprintf(out, "%-24s %-10s %6s %8s %7s %7s %7s %8s %8s\n", "cell", "metric", "blocks",
-		"delta", "sd", "CV", "floor", "detects", "for 5%");
+		"delta", "sd", "CV", "noise", "detects", "for 5%");
 	for (cell = 0; cell < a->mi.n_cells; cell++)
 		for (m = metrics; m < metrics + n_metrics; m++) {
 			if (!m->compared || spread_of(a->v, a->n, cell, a->aa, m, a->o, a->x, a->d,
@@ -248,12 +256,12 @@ fail:
 
 /* ---- what a matrix needs ---- */
 
-/* The floor compare would take from calibration k. */
-static double k_floor(const struct calibration *k)
+/* The declared minimum effect of calibration k's metric (0 for a metric no longer in the table). */
+static double k_min(const struct calibration *k)
 {
-	double f = verdict_aa_floor(k->mean, k->sd, k->blocks);
+	const struct metric *m = metric_find(k->metric);
 
-	return isnan(f) ? COMPARE_FLOOR : f;
+	return m ? min_effect(m) : 0;
 }
 
 /* One cell's line and, if its blocks fall short, its warning. */
@@ -268,7 +276,7 @@ static void advise_cell(const struct matrix *m, const struct calibration *k, siz
 	o = (size_t)snprintf(line, sizeof(line), "noise of %s on %s (calibrated %s, %u blocks):",
 			     m->cells[k->cell].name, k->host, k->at, k->blocks);
 	for (i = 0; i < n; i++) {
-		need = verdict_blocks_for(k[i].sd, k_floor(&k[i]), effect);
+		need = verdict_blocks_for(k[i].sd, k_min(&k[i]), effect, 1);
 		if (o < sizeof(line))
 			o += (size_t)snprintf(line + o, sizeof(line) - o, "%s %s sd %.1f%% ",
 					      i ? ";" : "", k[i].metric, 100 * k[i].sd);
@@ -283,10 +291,10 @@ static void advise_cell(const struct matrix *m, const struct calibration *k, siz
 	say(arg, 0, line);
 	if (!worst)
 		snprintf(line, sizeof(line), "%s: cell %s: no number of blocks detects %.0f %% in %s"
-			 " with %.0f %% power (A/A sd %.1f %%, floor %.1f %% from %u calibration"
-			 " blocks): calibrate with more blocks, or plan for a larger effect", m->path,
-			 m->cells[k->cell].name, 100 * effect, wk->metric, 100 * VERDICT_POWER,
-			 100 * wk->sd, 100 * k_floor(wk), wk->blocks);
+			 " with %.0f %% power (A/A sd %.1f %%, minimum effect %.1f %%): plan for a"
+			 " larger effect, declare a smaller margin (\"margins\"), or remove noise", m->path, m->cells[k->cell].name,
+			 100 * effect, wk->metric, 100 * VERDICT_POWER, 100 * wk->sd,
+			 100 * k_min(wk));
 	else if (worst > have)
 		snprintf(line, sizeof(line), "%s: cell %s: reps %llu give %u ABBA blocks; %s needs %u"
 			 " to detect %.0f %% with %.0f %% power (A/A sd %.1f %% per block on %s):"

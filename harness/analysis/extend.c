@@ -57,7 +57,7 @@ static int add_pair(struct store *s, const struct plan *p, const char *base, con
 		    struct family *f, char *err)
 {
 	char key[32];
-	struct compare_opts co = { .base_arm = base, .new_arm = new, .floor = COMPARE_FLOOR };
+	struct compare_opts co = { .base_arm = base, .new_arm = new };
 	_cleanup_free_ struct compare_row *rows = NULL;
 	struct compare_row *grown;
 	size_t n;
