@@ -8,6 +8,7 @@
 #include "analysis/verdict.h"
 #include "base/err.h"
 #include "store/store.h"
+#include "bench_margins.h"
 #include "verdict_sim.h"
 
 #include <math.h>
@@ -608,6 +609,7 @@ int main(int argc, char **argv)
 	       " statistic: the per-block log ratio; confidence sequence prior"
 	       " g = %.0f (analysis/confseq.h); a verdict needs %d blocks.\n", COMPARE_ALPHA,
 	       100 * MARGIN, CONFSEQ_G, COMPARE_MIN_BLOCKS);
+	margins_table(n_seq < 2000 ? n_seq : 2000);
 	aa_table();
 	family_table();
 	power_table();
