@@ -472,17 +472,26 @@ static void test_calibration(void **state)
 	assert_string_equal(json_string_value(json_object_get(r, "noise_from")), "none");
 	json_decref(j);
 
-	/* check's advice: 1 block (reps 2) is fewer than the 4 any verdict needs */
+	/* check's advice: 1 block (reps 2) is fewer than the 5 a family of 5 verdicts needs */
 	m = fixture_matrix("cal-plan", dir, two, 2, cell, 1, 2);
 	m->memory_mib = 640;
 	assert_int_equal(calibrate_advice(store, m, "host", 0.20, collect, lines, err), 0);
+	assert_non_null(strstr(lines, "I plan: reps 2 give 1 ABBA block a cell (2 reps a block for"
+				      " 2 arms); a compare of two arms adjusts 5 verdicts (1 cells x 5"
+				      " metrics), which decide nothing before 5 blocks"));
+	assert_non_null(strstr(lines, "W cal-plan.json: reps 2 give 1 ABBA block a cell: a compare"
+				      " of two arms (5 verdicts) can call nothing DIFFERENT or SAME"
+				      " before 5 blocks, whatever the noise: reps 10 would"));
 	assert_non_null(strstr(lines, "I noise of cal/1 on host (calibrated "));
+	assert_non_null(strstr(lines, "ops/s sd 0.3% needs 5, calls nothing"));
 	assert_non_null(strstr(lines, "W cal-plan.json: cell cal/1: reps 2 give 1 ABBA blocks; "));
-	assert_non_null(strstr(lines, " needs 4 to detect 20 % with 80 % power"));
+	assert_non_null(strstr(lines, " needs 5 to detect 20 % with 80 % power"));
 	lines[0] = '\0';
-	m->reps = 8;
+	m->reps = 10;
 	assert_int_equal(calibrate_advice(store, m, "host", 0.20, collect, lines, err), 0);
 	assert_null(strstr(lines, "W "));
+	/* 5 blocks at 0.05 / 5: the interval's half-width is 11 sd, so 3.4 %, not the 1 % minimum */
+	assert_non_null(strstr(lines, "ops/s sd 0.3% needs 5, calls from 3.4%"));
 	/* 5 % is the event rates' declared minimum effect: no plan calls it with 80 % power */
 	lines[0] = '\0';
 	assert_int_equal(calibrate_advice(store, m, "host", 0.05, collect, lines, err), 0);

@@ -4,8 +4,10 @@
 #include "analysis/calibrate.h"
 #include "analysis/metric.h"
 #include "analysis/stats.h"
+#include "analysis/confseq.h"
 #include "analysis/verdict.h"
 #include "base/err.h"
+#include "spec/abba.h"
 #include "store/store_noise.h"
 #include "store/store_ops.h"
 
@@ -264,25 +266,82 @@ static double k_min(const struct calibration *k)
 	return m ? min_effect(m) : 0;
 }
 
+/* ABBA blocks a cell of m gets: its reps over one Williams design's (abba_block_reps). */
+static unsigned plan_blocks(const struct matrix *m)
+{
+	return (unsigned)(m->reps / abba_block_reps(m->n_arms));
+}
+
+/*
+ * The verdicts a compare of two of m's arms adjusts together: every cell
+ * times the compared metrics every fio cell measures (ops/s, refault/s,
+ * majflt/s, rf/read, miss%); a larger compare only needs more.
+ */
+#define PLAN_METRICS 5
+static size_t plan_family(const struct matrix *m)
+{
+	return (size_t)m->n_cells * PLAN_METRICS;
+}
+
+/*
+ * The plan itself, before any noise is known: blocks a cell, the family a
+ * compare of two arms adjusts over, and a warning when the adjusted sequence
+ * is still unbounded at those blocks (nothing can be DIFFERENT or SAME).
+ */
+static void advise_plan(const struct matrix *m, calibrate_say_fn say, void *arg)
+{
+	unsigned have = plan_blocks(m), per = abba_block_reps(m->n_arms);
+	size_t family = plan_family(m), least = confseq_min_n(COMPARE_ALPHA / (double)family);
+	char line[PATH_MAX + 512];
+
+	snprintf(line, sizeof(line), "plan: reps %llu give %u ABBA block%s a cell (%u reps a block"
+		 " for %u arms); a compare of two arms adjusts %zu verdicts (%u cells x %d"
+		 " metrics), which decide nothing before %zu blocks", (unsigned long long)m->reps,
+		 have, have == 1 ? "" : "s", per, m->n_arms, family, m->n_cells, PLAN_METRICS,
+		 least);
+	say(arg, 0, line);
+	if (have >= least)
+		return;
+	snprintf(line, sizeof(line), "%s: reps %llu give %u ABBA block%s a cell: a compare of two"
+		 " arms (%zu verdicts) can call nothing DIFFERENT or SAME before %zu blocks, whatever"
+		 " the noise: reps %zu would", m->path, (unsigned long long)m->reps, have,
+		 have == 1 ? "" : "s", family, least, least * per);
+	say(arg, 1, line);
+}
+
+/* "from 3.1 %" (the least effect the planned blocks can call) or "nothing" into buf. */
+static const char *least_text(double least, char buf[32])
+{
+	if (isinf(least) || isnan(least))
+		snprintf(buf, 32, "nothing");
+	else
+		snprintf(buf, 32, "from %.1f%%", 100 * least);
+	return buf;
+}
+
 /* One cell's line and, if its blocks fall short, its warning. */
 static void advise_cell(const struct matrix *m, const struct calibration *k, size_t n,
 			double effect, calibrate_say_fn say, void *arg)
 {
-	unsigned have = (unsigned)(m->reps / 2), need, worst = 0;
+	unsigned have = plan_blocks(m), need, worst = 0;
+	size_t family = plan_family(m);
 	const struct calibration *wk = NULL;
-	char line[PATH_MAX + 1024];
+	char line[PATH_MAX + 1024], buf[32];
 	size_t i, o;
 
 	o = (size_t)snprintf(line, sizeof(line), "noise of %s on %s (calibrated %s, %u blocks):",
 			     m->cells[k->cell].name, k->host, k->at, k->blocks);
 	for (i = 0; i < n; i++) {
-		need = verdict_blocks_for(k[i].sd, k_min(&k[i]), effect, 1);
+		need = verdict_blocks_for(k[i].sd, k_min(&k[i]), effect, family);
 		if (o < sizeof(line))
 			o += (size_t)snprintf(line + o, sizeof(line) - o, "%s %s sd %.1f%% ",
 					      i ? ";" : "", k[i].metric, 100 * k[i].sd);
 		if (o < sizeof(line))
 			o += (size_t)snprintf(line + o, sizeof(line) - o, need ? "needs %u" : "never",
 					      need);
+		if (o < sizeof(line))
+			o += (size_t)snprintf(line + o, sizeof(line) - o, ", calls %s", least_text(
+				verdict_least_callable(k[i].sd, k_min(&k[i]), have, family), buf));
 		if (!wk || (worst && (!need || need > worst))) {   /* 0, never, stays */
 			wk = &k[i];
 			worst = need;
@@ -300,7 +359,8 @@ static void advise_cell(const struct matrix *m, const struct calibration *k, siz
 			 " to detect %.0f %% with %.0f %% power (A/A sd %.1f %% per block on %s):"
 			 " reps %u would", m->path, m->cells[k->cell].name,
 			 (unsigned long long)m->reps, have, wk->metric, worst, 100 * effect,
-			 100 * VERDICT_POWER, 100 * wk->sd, wk->host, 2 * worst);
+			 100 * VERDICT_POWER, 100 * wk->sd, wk->host,
+			 worst * abba_block_reps(m->n_arms));
 	else
 		return;
 	say(arg, 1, line);
@@ -316,6 +376,7 @@ int calibrate_advice(struct store *s, const struct matrix *m, const char *host, 
 
 	if (store_calibrations_for(s, m, host, &k, &n, err) < 0)
 		return -1;
+	advise_plan(m, say, arg);
 	for (c = 0, i = 0; c < m->n_cells; c++) {
 		for (j = i; j < n && k[j].cell == c; j++)
 			;

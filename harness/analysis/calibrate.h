@@ -35,8 +35,11 @@ int calibrate_spec(const char *text, const char *label, const char *arm,
 int calibrate_store(struct store *s, int64_t mid, FILE *out, char *err);
 
 /*
- * Advice for matrix m from the calibrations of its cells on host: per cell,
- * the blocks each metric needs to detect effect with VERDICT_POWER
+ * Advice for matrix m: its plan (blocks a cell, the verdicts a compare of two
+ * arms adjusts, the fewest blocks that can decide any of them, a warning when
+ * the reps give fewer); then from the calibrations of its cells on host, per
+ * cell, the blocks each metric needs to detect effect with VERDICT_POWER in
+ * that family and the least effect the planned blocks can call
  * (say(arg, 0, line)), and a warning (say(arg, 1, line)) for every cell whose
  * reps give fewer blocks than its neediest metric asks, or that no number of
  * blocks can serve. Cells without a calibration are named in one line.
