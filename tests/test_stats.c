@@ -550,6 +550,57 @@ static void test_power_plan(void **state)
 	assert_true(at_half < 600);
 }
 
+/*
+ * Issue 29's verdicts against tests/data/gen_verdicts.py (plain Python, the
+ * radius by bisection on the e-value): three ops/s rows of runs, each alone
+ * (log ratio, its sd, p, the interval at 0.05), then as one family (p = 1
+ * under the minimum effect, Benjamini-Hochberg, every interval redrawn at
+ * 0.05 R / N). The third row's interval alone excludes 0; adjusted it does
+ * not, and it is UNKNOWN.
+ */
+static void test_verdict_reference(void **state)
+{
+	struct verdict_rule rule = { VERDICT_LOG, 1, 1, 0.02, 0.01 };
+	struct verdict v[3], *family[3] = { &v[0], &v[1], &v[2] };
+	struct stats_obs o[64];
+	json_t *vref = json_load_file("tests/data/verdict_reference.json", 0, NULL), *r, *x;
+	double d[16];
+	unsigned blk[16];
+	size_t i, k, n;
+
+	(void)state;
+	assert_non_null(vref);
+	assert_true(num(vref, "margin") == rule.margin && num(vref, "min_effect") == rule.min_effect);
+	json_array_foreach(json_object_get(vref, "rows"), i, r) {
+		assert_true(i < 3);
+		json_array_foreach(json_object_get(r, "obs"), k, x)
+			o[k] = (struct stats_obs){ (unsigned)json_integer_value(json_array_get(x, 0)),
+				(int)json_integer_value(json_array_get(x, 1)),
+				json_number_value(json_array_get(x, 2)) };
+		n = json_array_size(json_object_get(r, "obs"));
+		assert_int_equal(verdict_of_runs(o, n, &rule, d, blk, 16, &v[i]), 0);
+		assert_int_equal(v[i].blocks, (size_t)num(r, "n"));
+		near(v[i].est, num(r, "est"), 1e-12, 0, "mean log ratio");
+		near(v[i].sd, num(r, "sd"), 1e-12, 0, "sd");
+		near(v[i].delta, num(r, "delta"), 1e-12, 0, "exp(mean) - 1");
+		near(v[i].p, num(r, "p"), 1e-12, 1e-9, "p");
+		near(v[i].lo, num(r, "lo"), 1e-9, 0, "interval alone, low");
+		near(v[i].hi, num(r, "hi"), 1e-9, 0, "interval alone, high");
+	}
+	assert_true(v[2].lo > 0);                     /* alone: excludes 0 */
+	assert_int_equal(verdict_adjust(family, 3), 0);
+	json_array_foreach(json_object_get(vref, "rows"), i, r) {
+		near(v[i].q, num(r, "q"), 1e-12, 1e-9, "q");
+		near(v[i].alpha_used, num(r, "alpha_used"), 1e-15, 0, "level");
+		near(v[i].lo, num(r, "adj_lo"), 1e-9, 0, "adjusted interval, low");
+		near(v[i].hi, num(r, "adj_hi"), 1e-9, 0, "adjusted interval, high");
+		assert_string_equal(verdict_name(v[i].kind),
+				    json_string_value(json_object_get(r, "kind")));
+	}
+	assert_true(v[2].lo < 0 && v[2].kind == VERDICT_UNKNOWN);   /* adjusted: reaches 0 */
+	json_decref(vref);
+}
+
 static void test_drift(void **state)
 {
 	struct verdict_rule rule = { VERDICT_LOG, 1, 1, 0.02, 0.01 };
@@ -581,6 +632,7 @@ int main(void)
 		cmocka_unit_test(test_bh_reference),
 		cmocka_unit_test(test_bh_order_and_ties),
 		cmocka_unit_test(test_evalue_reference),
+		cmocka_unit_test(test_verdict_reference),
 		cmocka_unit_test(test_radius),
 		cmocka_unit_test(test_evalue_null_mean),
 		cmocka_unit_test(test_n_for),
