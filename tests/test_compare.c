@@ -390,7 +390,11 @@ static void test_aa_noise(void **state)
 	json_decref(j);
 }
 
-/* A matrix's "margins" are its verdicts' margins; a wrong one is refused naming the field. */
+/*
+ * A matrix's "margins" are its verdicts' margins, its "primary" metric (ops/s
+ * unless declared) is adjusted in a family of its own; a wrong name is refused
+ * naming the field.
+ */
 static void test_matrix_margins(void **state)
 {
 	static const struct fixture_arm two[] = {
@@ -399,6 +403,7 @@ static void test_matrix_margins(void **state)
 	static const struct effect fg_eff[] = { { 1, 1, 0.003, 0 }, { 1.01, 1, 0.003, 0 } };
 	static const char *const cell[] = { "mg/1" };
 	static char spec[] = "{\"margins\": {\"ops/s\": 0.5}}", bad[] = "{\"margins\": {\"nope\": 1}}";
+	static char prim[] = "{\"primary\": \"refault/s\"}", bad_prim[] = "{\"primary\": \"nope\"}";
 	struct compare_opts o = { .base_matrix = "mg-bad", .new_matrix = "mg-bad",
 				  .base_arm = "orig", .new_arm = "fg", .json = 1 };
 	char err[ERR_MAX];
@@ -413,7 +418,27 @@ static void test_matrix_margins(void **state)
 	assert_string_equal(json_string_value(json_object_get(r, "margin_from")), "matrix");
 	assert_true(fabs(field(r, "margin_pct") - 0.5) < 1e-9);
 	assert_string_equal(verdict(r), "DIFFERENT");
+	/* the primary metric is its own family: ops/s by default, adjusted over 1 verdict */
+	assert_string_equal(json_string_value(json_object_get(j, "primary")), "ops/s");
+	assert_string_equal(json_string_value(json_object_get(r, "family")), "primary");
+	assert_true(field(r, "q") == field(r, "p"));
+	assert_string_equal(json_string_value(json_object_get(row(j, "mg/1", NULL, "refault/s"),
+							       "family")), "secondary");
 	json_decref(j);
+	next_spec = prim;
+	add_matrix("mg-p", two, 2, cell, 1, 16, fg_eff, 13);
+	j = compare_json("mg-p", NULL, "orig", "fg", 0, &rc, NULL);
+	assert_string_equal(json_string_value(json_object_get(j, "primary")), "refault/s");
+	assert_string_equal(json_string_value(json_object_get(row(j, "mg/1", NULL, "ops/s"),
+							       "family")), "secondary");
+	json_decref(j);
+	next_spec = bad_prim;
+	add_matrix("mg-bp", two, 2, cell, 1, 4, fg_eff, 14);
+	o.base_matrix = o.new_matrix = "mg-bp";
+	assert_int_equal(compare_run(store, &o, stdout, NULL, err), -1);
+	assert_string_equal(err, "matrix 'mg-bp': primary: 'nope': expected a compared metric,"
+			    " such as ops/s");
+	o.base_matrix = o.new_matrix = "mg-bad";
 	next_spec = bad;
 	add_matrix("mg-bad", two, 2, cell, 1, 4, fg_eff, 12);
 	assert_int_equal(compare_run(store, &o, stdout, NULL, err), -1);

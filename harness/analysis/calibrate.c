@@ -366,6 +366,13 @@ static void advise_cell(const struct matrix *m, const struct calibration *k, siz
 	say(arg, 1, line);
 }
 
+int calibrate_verdict_keys(const struct matrix *m, char *err)
+{
+	double margins[METRIC_MAX] = { 0 };
+
+	return metric_verdict_keys(m->canonical ? m->canonical : "{}", m->path, margins, NULL, err);
+}
+
 int calibrate_advice(struct store *s, const struct matrix *m, const char *host, double effect,
 		     calibrate_say_fn say, void *arg, char *err)
 {
@@ -374,7 +381,8 @@ int calibrate_advice(struct store *s, const struct matrix *m, const char *host, 
 	size_t n, i, j, o = 0, missing = 0;
 	unsigned c;
 
-	if (store_calibrations_for(s, m, host, &k, &n, err) < 0)
+	if (calibrate_verdict_keys(m, err) < 0 ||
+	    store_calibrations_for(s, m, host, &k, &n, err) < 0)
 		return -1;
 	advise_plan(m, say, arg);
 	for (c = 0, i = 0; c < m->n_cells; c++) {

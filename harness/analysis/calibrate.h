@@ -46,6 +46,11 @@ int calibrate_store(struct store *s, int64_t mid, FILE *out, char *err);
  * Returns 0, or -1 with err.
  */
 typedef void (*calibrate_say_fn)(void *arg, int warning, const char *line);
+
+/* m's "margins" and "primary" name compared metrics (metric_verdict_keys; calibrate_advice
+ * checks them first). Returns 0, or -1 with err naming m's file and the field. */
+int calibrate_verdict_keys(const struct matrix *m, char *err);
+
 int calibrate_advice(struct store *s, const struct matrix *m, const char *host, double effect,
 		     calibrate_say_fn say, void *arg, char *err);
 

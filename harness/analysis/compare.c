@@ -39,6 +39,7 @@ struct side {
 	unsigned n_contended;                  /* over every cell */
 	int dropped;                           /* ... and they are left out of the verdicts */
 	double margins[METRIC_MAX];            /* the matrix's "margins", 0 where unset */
+	const struct metric *primary;          /* its "primary" metric */
 	char *left_out;                        /* per run of v: its block is left out */
 };
 
@@ -128,7 +129,7 @@ static int contended_blocks(struct side *sd, int drop)
 	return 0;
 }
 
-/* The "margins" the stored matrix declares into sd->margins. Returns 0, or -1 with err. */
+/* The "margins" and "primary" the stored matrix declares into sd. Returns 0, or -1 with err. */
 static int side_margins(struct store *s, struct side *sd, char *err)
 {
 	_cleanup_free_ char *text = NULL;
@@ -137,7 +138,7 @@ static int side_margins(struct store *s, struct side *sd, char *err)
 	if (store_matrix_spec(s, sd->mid, &text, dir, err) < 0)
 		return -1;
 	snprintf(label, sizeof(label), "matrix '%s'", sd->mi.name);
-	return metric_margins_json(text, label, sd->margins, err);
+	return metric_verdict_keys(text, label, sd->margins, &sd->primary, err);
 }
 
 static struct side *side_load_id(struct store *s, int64_t mid, char *err)
@@ -312,6 +313,7 @@ struct result {
 	struct compare_row *rows;
 	size_t n, cap;
 	unsigned counts[4], worse, raw;   /* raw: DIFFERENT before the adjustment */
+	size_t n_primary;                  /* rows of the primary metric (its own family) */
 };
 
 static int push_row(struct result *res, const struct compare_row *r)
@@ -328,24 +330,41 @@ static int push_row(struct result *res, const struct compare_row *r)
 	return 0;
 }
 
-/* Benjamini-Hochberg over every row, then the counts. */
-static int adjust(struct result *res)
+/*
+ * Benjamini-Hochberg over one family of rows: the primary metric's (primary
+ * 1: every cell and arm of the compare) or the other metrics' (0), each
+ * adjusted among its own, so the metric asked about is not diluted by the
+ * others. Its size into *ret_n.
+ */
+static int adjust_family(struct result *res, int primary, size_t *ret_n)
 {
 	_cleanup_free_ struct verdict **vs = calloc(res->n + 1, sizeof(*vs));
-	size_t i;
+	size_t i, k = 0;
 
 	if (!vs)
 		return -1;
 	for (i = 0; i < res->n; i++)
-		vs[i] = &res->rows[i].v;
-	if (verdict_adjust(vs, res->n) < 0)
+		if (res->rows[i].primary == primary)
+			vs[k++] = &res->rows[i].v;
+	*ret_n = k;
+	return verdict_adjust(vs, k);
+}
+
+/* Both families adjusted, then the counts. */
+static int adjust(struct result *res)
+{
+	const struct verdict *v;
+	size_t i;
+
+	if (adjust_family(res, 1, &res->n_primary) < 0 || adjust_family(res, 0, &i) < 0)
 		return -1;
 	memset(res->counts, 0, sizeof(res->counts));
 	res->worse = res->raw = 0;
 	for (i = 0; i < res->n; i++) {
-		res->counts[vs[i]->kind]++;
-		res->worse += vs[i]->kind == VERDICT_DIFFERENT && vs[i]->worse;
-		res->raw += vs[i]->different_raw;
+		v = &res->rows[i].v;
+		res->counts[v->kind]++;
+		res->worse += v->kind == VERDICT_DIFFERENT && v->worse;
+		res->raw += v->different_raw;
 	}
 	return 0;
 }
@@ -459,6 +478,7 @@ static int compare_one(const struct side *b, const struct side *nw, unsigned cb,
 		snprintf(r.cell, sizeof(r.cell), "%s", b->mi.cell_names[cb]);
 		snprintf(r.arm, sizeof(r.arm), "%s", nw->mi.arm_names[an]);
 		r.m = m;
+		r.primary = m == b->primary;
 		r.left_out = b->dropped ? b->contended[cb] + (nw != b ? nw->contended[cn] : 0) : 0;
 		rule_of(b, nw, o, m, &r, &rule);
 		if (row_noise(b, nw, &rule, &r, sc, err) < 0 ||
@@ -564,13 +584,13 @@ static int machines_of(struct store *s, struct comparison *x, char *err)
 
 /* ---- output ---- */
 
-/* The level every interval of res was drawn at (verdict_adjust): alpha when empty. */
-static double adjusted_alpha(const struct result *res)
+/* The level one family's intervals were drawn at (verdict_adjust): alpha when empty. */
+static double adjusted_alpha(const struct result *res, int primary)
 {
 	size_t i;
 
 	for (i = 0; i < res->n; i++)
-		if (res->rows[i].v.kind != VERDICT_UNMEASURED)
+		if (res->rows[i].primary == primary && res->rows[i].v.kind != VERDICT_UNMEASURED)
 			return res->rows[i].v.alpha_used;
 	return COMPARE_ALPHA;
 }
@@ -735,11 +755,14 @@ static void print_text(FILE *f, const struct comparison *x, const struct compare
 	fprintf(f, "margin: declared per metric (the metric table; m the matrix's \"margins\","
 		" o --margin), never from the noise; SAME: the interval within +-margin\n");
 	fprintf(f, "delta: exp(mean per-block log ratio) - 1 (pt: mean per-block difference);"
-		" interval: its confidence sequence at %.2f %%, valid however often looked at\n",
-		100 * (1 - adjusted_alpha(res)));
-	fprintf(f, "p: anytime-valid p of no difference; q: p adjusted over all %zu verdicts"
-		" (Benjamini-Hochberg, p = 1 under the minimum effect); DIFFERENT: q <= %.2f and"
-		" |delta| >= the minimum effect\n", res->n, COMPARE_ALPHA);
+		" interval: its confidence sequence at %.2f %% (%s), %.2f %% (the others), valid"
+		" however often looked at\n", 100 * (1 - adjusted_alpha(res, 1)), b->primary->name,
+		100 * (1 - adjusted_alpha(res, 0)));
+	fprintf(f, "p: anytime-valid p of no difference; q: p adjusted (Benjamini-Hochberg, p = 1"
+		" under the minimum effect) over the %zu verdicts of the primary metric %s, the %zu"
+		" of the others among themselves; DIFFERENT: q <= %.2f and |delta| >= the minimum"
+		" effect\n", res->n_primary, b->primary->name, res->n - res->n_primary,
+		COMPARE_ALPHA);
 	fprintf(f, "%-24s %-9s %3s %9s %21s %7s %7s %6s %6s  %s\n", "cell", "metric", "n",
 		"delta", "interval", "margin", "noise", "p", "q", "verdict");
 	for (i = 0; i < res->n; i++) {
@@ -806,9 +829,10 @@ static json_t *row_json(const struct compare_row *r)
 		json_decref(j);
 		return NULL;
 	}
-	if (j && json_object_update_new(j, json_pack("{s:o, s:s, s:o, s:s, s:o}",
+	if (j && json_object_update_new(j, json_pack("{s:o, s:s, s:o, s:s, s:s, s:o}",
 			"min_effect_pct", num(100 * v->min_effect), "noise_from", noise_names[r->aa],
-			"noise_pct", num(100 * r->noise), "scale", v->scale == VERDICT_DIFF ?
+			"noise_pct", num(100 * r->noise), "family", r->primary ? "primary" : "secondary",
+			"scale", v->scale == VERDICT_DIFF ?
 			"difference" : "log ratio", "interval_level", num(1 - v->alpha_used))) < 0) {
 		json_decref(j);
 		return NULL;
@@ -844,6 +868,7 @@ static int print_json(FILE *f, const struct comparison *x, const struct compare_
 	}
 	if (x->machines[0])
 		json_object_set_new(j, "machines", json_string(x->machines));
+	json_object_set_new(j, "primary", json_string(x->b->primary->name));
 	json_object_set_new(j, "contended_blocks", json_pack("{s:I, s:b}", "n",
 		(json_int_t)(x->b->n_contended + (x->nw != x->b ? x->nw->n_contended : 0)),
 		"left_out", x->b->dropped));

@@ -203,19 +203,37 @@ static int set_margin(const char *what, const char *name, double pct, double mar
 	return 0;
 }
 
-int metric_margins_json(const char *text, const char *label, double margins[METRIC_MAX],
-			char *err)
+/* "primary" of root into *ret (METRIC_PRIMARY if absent). Returns 0, or -1 with err. */
+static int primary_of(json_t *root, const char *label, const struct metric **ret, char *err)
+{
+	json_t *p = json_object_get(root, "primary");
+	const char *name = json_is_string(p) ? json_string_value(p) : p ? "" : METRIC_PRIMARY;
+	const struct metric *m = metric_find(name);
+
+	if (!m || !m->compared)
+		return errorf(err, "%s: primary: '%s': expected a compared metric, such as ops/s",
+			      label, name);
+	*ret = m;
+	return 0;
+}
+
+int metric_verdict_keys(const char *text, const char *label, double margins[METRIC_MAX],
+			const struct metric **ret_primary, char *err)
 {
 	json_t *root = json_loads(text, 0, NULL), *o, *v;
+	const struct metric *primary = NULL;
 	const char *k;
 	char what[512];
 	int rc = 0;
 
 	if (!root)
 		return errorf(err, "%s: not JSON", label);
+	rc = primary_of(root, label, &primary, err);
+	if (rc == 0 && ret_primary)
+		*ret_primary = primary;
 	o = json_object_get(root, "margins");
 	snprintf(what, sizeof(what), "%s: margins", label);
-	if (o && !json_is_object(o))
+	if (rc == 0 && o && !json_is_object(o))
 		rc = errorf(err, "%s: expected an object of metric: percentage", what);
 	json_object_foreach(json_is_object(o) ? o : NULL, k, v)
 		if (rc == 0)

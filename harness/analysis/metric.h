@@ -51,13 +51,18 @@ const struct metric *metric_find(const char *name);
  */
 void metric_rule(const struct metric *m, const double *margins, struct verdict_rule *ret);
 
+/* The primary metric a matrix without "primary" has: what every workload kind measures. */
+#define METRIC_PRIMARY "ops/s"
+
 /*
- * The "margins" object of a matrix's JSON text (absent: nothing set): each
- * key a compared metric, each value a percentage (points for a share) above
- * 0 and at most 100. Returns 0, or -1 with err naming label and the field.
+ * What a matrix's JSON text declares for its verdicts: "margins" (absent:
+ * nothing set), each key a compared metric, each value a percentage (points
+ * for a share) above 0 and at most 100, into margins; "primary", a compared
+ * metric (absent: METRIC_PRIMARY), into *ret_primary (may be NULL). Returns 0,
+ * or -1 with err naming label and the field.
  */
-int metric_margins_json(const char *text, const char *label, double margins[METRIC_MAX],
-			char *err);
+int metric_verdict_keys(const char *text, const char *label, double margins[METRIC_MAX],
+			const struct metric **ret_primary, char *err);
 
 /* Per metric, the smaller of two margins where both are set (the stricter SAME): into a. */
 void metric_margins_min(double a[METRIC_MAX], const double b[METRIC_MAX]);
