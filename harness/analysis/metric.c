@@ -109,6 +109,8 @@ static double get_get_scan(const struct run_summary *r)
  * (refaults, faults, reclaims) move by tens of % between runs (per-block
  * spread 18 to 40 %) and matter when they move a lot: +-10 %, from 5 %. A
  * share already in % on the difference, in points: +-1 point, from 0.5.
+ * Metrics compare leaves out get the same kinds for the marks of `table
+ * --metric`: latencies, ages and rates as NOISY, shares as SHARE.
  */
 #define THROUGHPUT .scale = VERDICT_LOG, .margin = 0.02, .min_effect = 0.01
 #define NOISY      .scale = VERDICT_LOG, .margin = 0.10, .min_effect = 0.05
@@ -123,17 +125,18 @@ const struct metric metrics[] = {
 	{ "majflt/s",     8, 0, 0, 1, 1, 0, 0, 0, get_majflt,
 	  "memcg pgmajfault per second", .at = at_majflt, NOISY },
 	{ "activ/s",      8, 0, 0, 0, 0, 0, 0, 0, get_activ,
-	  "memcg workingset_activate_file per second", .at = at_activ },
+	  "memcg workingset_activate_file per second", .at = at_activ, NOISY },
 	{ "rf/read",      7, 4, 0, 1, 1, 0, 0, 1, get_per_read,
 	  "file refaults per read", .at = at_per_read, NOISY },
 	{ "resid%",       6, 1, 0, 1, 0, 1, 0, 0, get_resident,
-	  "page-cache residency of the declared files at the end, %", .at = at_resident },
+	  "page-cache residency of the declared files at the end, %", .at = at_resident, SHARE },
 	{ "resid%@pass",  6, 1, 0, 0, 0, 1, 0, 0, get_pass_resid,
-	  "residency of the declared files at each scan pass_end event, mean over passes, %", .at = NULL },
+	  "residency of the declared files at each scan pass_end event, mean over passes, %",
+	  .at = NULL, SHARE },
 	{ "miss%",        6, 1, 0, 0, 1, 0, 0, 0, get_miss,
 	  "share of reads slower than the miss threshold, %", .at = at_miss, SHARE },
 	{ "p99_us",       8, 1, 0, 0, 0, 0, 0, 0, get_p99,
-	  "p99 latency of each interval, mean weighted by its reads, microseconds", .at = NULL },
+	  "p99 latency of each interval, mean weighted by its reads, microseconds", .at = NULL, NOISY },
 	{ "read/s",       9, 0, 1, 0, 1, 1, 1, 0, get_read,
 	  "YCSB reads (GET) per second, every ycsb stream, after the ramp", .at = NULL, THROUGHPUT },
 	{ "update/s",     9, 0, 1, 0, 1, 1, 1, 0, get_update,
@@ -145,25 +148,26 @@ const struct metric metrics[] = {
 	{ "rmw/s",        9, 0, 1, 0, 1, 1, 1, 0, get_rmw,
 	  "YCSB read-modify-writes per second, after the ramp", .at = NULL, THROUGHPUT },
 	{ "get/scan",     8, 1, 0, 0, 0, 1, 0, 0, get_get_scan,
-	  "YCSB reads per scan (seed 001's GET/SCAN)", .at = NULL },
+	  "YCSB reads per scan (seed 001's GET/SCAN)", .at = NULL, NOISY },
 	{ "read_p99_us", 11, 1, 0, 0, 0, 0, 0, 0, get_read_p99,
-	  "p99 latency of YCSB reads over the measured run, microseconds", .at = NULL },
+	  "p99 latency of YCSB reads over the measured run, microseconds", .at = NULL, NOISY },
 	{ "scan_p99_us", 11, 1, 0, 0, 0, 0, 0, 0, get_scan_p99,
-	  "p99 latency of YCSB scans over the measured run, microseconds", .at = NULL },
+	  "p99 latency of YCSB scans over the measured run, microseconds", .at = NULL, NOISY },
 	{ "reclaim/s",    9, 2, 1, 0, 1, 1, 1, 0, get_reclaim,
-	  "memory.reclaim requests completed per second, EAGAIN ones too (seed 002)", .at = NULL, NOISY },
+	  "memory.reclaim requests completed per second, EAGAIN ones too (seed 002)",
+	  .at = NULL, NOISY },
 	{ "reclaim_ms",   10, 1, 1, 0, 1, 0, 0, 0, get_reclaim_mean,
 	  "mean latency of the memory.reclaim requests, milliseconds", .at = NULL, NOISY },
 	{ "reclaim_max_ms", 14, 1, 0, 0, 0, 0, 0, 0, get_reclaim_max,
-	  "maximum latency of the memory.reclaim requests, milliseconds", .at = NULL },
+	  "maximum latency of the memory.reclaim requests, milliseconds", .at = NULL, NOISY },
 	/* MGLRU's insides (lru_gen_full, lru_gen), over the measured intervals */
 	{ "evict_rf%",    9, 1, 0, 0, 0, 0, 0, 0, get_evict_rf,
 	  "MGLRU: file pages refaulted per file page evicted from the oldest generations, %",
-	  .at = NULL },
+	  .at = NULL, SHARE },
 	{ "gens/min",     8, 2, 0, 0, 0, 0, 0, 0, get_gens_min,
-	  "MGLRU: generations created per minute (max_seq's growth)", .at = NULL },
+	  "MGLRU: generations created per minute (max_seq's growth)", .at = NULL, NOISY },
 	{ "oldest_age_s", 12, 1, 0, 0, 0, 0, 0, 0, get_oldest_age,
-	  "MGLRU: age of the oldest generation, mean over the intervals, seconds", .at = NULL },
+	  "MGLRU: age of the oldest generation, mean over the intervals, seconds", .at = NULL, NOISY },
 };
 
 const size_t n_metrics = sizeof(metrics) / sizeof(metrics[0]);
