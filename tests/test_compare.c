@@ -508,22 +508,27 @@ static void test_calibration(void **state)
 				      " of two arms (5 verdicts) can call nothing DIFFERENT or SAME"
 				      " before 5 blocks, whatever the noise: reps 10 would"));
 	assert_non_null(strstr(lines, "I noise of cal/1 on host (calibrated "));
-	assert_non_null(strstr(lines, "ops/s sd 0.3% needs 5, calls nothing"));
+	assert_non_null(strstr(lines, "ops/s sd 0.3% needs 5 (5 to 5), calls nothing"));
 	assert_non_null(strstr(lines, "W cal-plan.json: cell cal/1: reps 2 give 1 ABBA blocks; "));
-	assert_non_null(strstr(lines, " needs 5 to detect 20 % with 80 % power"));
+	assert_non_null(strstr(lines, " needs up to 5 to detect 20 % with 80 % power"));
 	lines[0] = '\0';
 	m->reps = 10;
 	assert_int_equal(calibrate_advice(store, m, "host", 0.20, collect, lines, err), 0);
 	assert_null(strstr(lines, "W "));
 	/* 5 blocks at 0.05 / 5: the interval's half-width is 11 sd, so 3.4 %, not the 1 % minimum */
-	assert_non_null(strstr(lines, "ops/s sd 0.3% needs 5, calls from 3.4%"));
+	assert_non_null(strstr(lines, "ops/s sd 0.3% needs 5 (5 to 5), calls from 3.4%"));
 	/* 5 % is the event rates' declared minimum effect: no plan calls it with 80 % power */
 	lines[0] = '\0';
 	assert_int_equal(calibrate_advice(store, m, "host", 0.05, collect, lines, err), 0);
 	assert_non_null(strstr(lines, "refault/s sd 0.4% never"));
 	assert_non_null(strstr(lines, "W cal-plan.json: cell cal/1: no number of blocks detects 5 %"
-				      " in majflt/s with 80 % power (A/A sd 0.0 %, minimum effect"
-				      " 5.0 %)"));
+				      " in majflt/s with 80 % power (A/A sd 0.0 % from 6 blocks,"
+				      " minimum effect 5.0 %)"));
+	/* 2 % in refault/s's 0.4 % spread: a range from the spread's own uncertainty */
+	lines[0] = '\0';
+	m->reps = 40;
+	assert_int_equal(calibrate_advice(store, m, "host", 0.08, collect, lines, err), 0);
+	assert_non_null(strstr(lines, "refault/s sd 0.4% needs "));
 	/* another host's noise is not this one's */
 	lines[0] = '\0';
 	assert_int_equal(calibrate_advice(store, m, "elsewhere", 0.05, collect, lines, err), 0);

@@ -164,18 +164,51 @@ static double min_effect(const struct metric *m)
 	return r.min_effect;
 }
 
+/*
+ * The sd an A/A sd measured over blocks blocks may hide: the end (z = +-1.2816,
+ * upper for z < 0) of its 80 % band from a chi-square on blocks - 1 degrees of
+ * freedom (Wilson and Hilferty's cube-root approximation of its quantile).
+ */
+static double sd_bound(double sd, unsigned blocks, double z)
+{
+	double nu = (double)blocks - 1, c = 1 - 2 / (9 * nu) + z * sqrt(2 / (9 * nu));
+
+	return blocks < 2 || c <= 0 ? INFINITY : sd / sqrt(c * c * c);
+}
+
+unsigned calibrate_need_range(double sd, unsigned blocks, double least, double effect,
+			      size_t family, unsigned *lo, unsigned *hi)
+{
+	*lo = verdict_blocks_for(sd_bound(sd, blocks, VERDICT_RANGE_Z), least, effect, family);
+	*hi = verdict_blocks_for(sd_bound(sd, blocks, -VERDICT_RANGE_Z), least, effect, family);
+	return verdict_blocks_for(sd, least, effect, family);
+}
+
+/* "11 (7 to 25)", "11 (7 to never)" or "never" into buf. */
+static const char *need_text(unsigned need, unsigned lo, unsigned hi, char *buf, size_t size)
+{
+	if (!need)
+		snprintf(buf, size, "never");
+	else if (!hi)
+		snprintf(buf, size, "%u (%u to never)", need, lo);
+	else
+		snprintf(buf, size, "%u (%u to %u)", need, lo, hi);
+	return buf;
+}
+
 static void print_spread(FILE *out, const char *cell, const struct metric *m,
 			 const struct spread *sp)
 {
 	double noise = verdict_aa_floor(sp->mean, sp->sd, sp->blocks), least = min_effect(m);
-	unsigned need = verdict_blocks_for(sp->sd, least, CALIBRATE_EFFECT, 1);
-	char f[16], det[16], nd[16];
+	unsigned lo, hi, need = calibrate_need_range(sp->sd, (unsigned)sp->blocks, least,
+						     CALIBRATE_EFFECT, 1, &lo, &hi);
+	char f[16], det[16], nd[48];
 
 	pct(f, sizeof(f), noise);
 	pct(det, sizeof(det), verdict_detectable(sp->sd, least, sp->blocks, 1));
-	snprintf(nd, sizeof(nd), need ? "%u" : "none", need);
-	fprintf(out, "%-24s %-10s %6zu %+7.2f%% %6.2f%% %6.1f%% %7s %8s %8s\n", cell, m->name,
-		sp->blocks, 100 * sp->mean, 100 * sp->sd, 100 * sp->cv, f, det, nd);
+	fprintf(out, "%-24s %-10s %6zu %+7.2f%% %6.2f%% %6.1f%% %7s %8s  %s\n", cell, m->name,
+		sp->blocks, 100 * sp->mean, 100 * sp->sd, 100 * sp->cv, f, det,
+		need_text(need, lo, hi, nd, sizeof(nd)));
 }
 
 struct aa_data {
@@ -323,22 +356,23 @@ static const char *least_text(double least, char buf[32])
 static void advise_cell(const struct matrix *m, const struct calibration *k, size_t n,
 			double effect, calibrate_say_fn say, void *arg)
 {
-	unsigned have = plan_blocks(m), need, worst = 0;
+	unsigned have = plan_blocks(m), need, lo, hi, worst = 0;
 	size_t family = plan_family(m);
 	const struct calibration *wk = NULL;
-	char line[PATH_MAX + 1024], buf[32];
+	char line[PATH_MAX + 1024], buf[32], nd[48];
 	size_t i, o;
 
 	o = (size_t)snprintf(line, sizeof(line), "noise of %s on %s (calibrated %s, %u blocks):",
 			     m->cells[k->cell].name, k->host, k->at, k->blocks);
 	for (i = 0; i < n; i++) {
-		need = verdict_blocks_for(k[i].sd, k_min(&k[i]), effect, family);
+		need = calibrate_need_range(k[i].sd, k[i].blocks, k_min(&k[i]), effect, family, &lo,
+					    &hi);
 		if (o < sizeof(line))
-			o += (size_t)snprintf(line + o, sizeof(line) - o, "%s %s sd %.1f%% ",
-					      i ? ";" : "", k[i].metric, 100 * k[i].sd);
-		if (o < sizeof(line))
-			o += (size_t)snprintf(line + o, sizeof(line) - o, need ? "needs %u" : "never",
-					      need);
+			o += (size_t)snprintf(line + o, sizeof(line) - o, "%s %s sd %.1f%% %s%s",
+					      i ? ";" : "", k[i].metric, 100 * k[i].sd,
+					      need ? "needs " : "", need_text(need, lo, hi, nd,
+									     sizeof(nd)));
+		need = need ? hi : 0;     /* plan for the range's upper end: 0 when it is never */
 		if (o < sizeof(line))
 			o += (size_t)snprintf(line + o, sizeof(line) - o, ", calls %s", least_text(
 				verdict_least_callable(k[i].sd, k_min(&k[i]), have, family), buf));
@@ -350,13 +384,14 @@ static void advise_cell(const struct matrix *m, const struct calibration *k, siz
 	say(arg, 0, line);
 	if (!worst)
 		snprintf(line, sizeof(line), "%s: cell %s: no number of blocks detects %.0f %% in %s"
-			 " with %.0f %% power (A/A sd %.1f %%, minimum effect %.1f %%): plan for a"
-			 " larger effect, declare a smaller margin (\"margins\"), or remove noise", m->path, m->cells[k->cell].name,
-			 100 * effect, wk->metric, 100 * VERDICT_POWER, 100 * wk->sd,
+			 " with %.0f %% power (A/A sd %.1f %% from %u blocks, minimum effect %.1f %%):"
+			 " plan for a larger effect, declare a smaller margin (\"margins\"), calibrate"
+			 " with more blocks, or remove noise", m->path, m->cells[k->cell].name,
+			 100 * effect, wk->metric, 100 * VERDICT_POWER, 100 * wk->sd, wk->blocks,
 			 100 * k_min(wk));
 	else if (worst > have)
-		snprintf(line, sizeof(line), "%s: cell %s: reps %llu give %u ABBA blocks; %s needs %u"
-			 " to detect %.0f %% with %.0f %% power (A/A sd %.1f %% per block on %s):"
+		snprintf(line, sizeof(line), "%s: cell %s: reps %llu give %u ABBA blocks; %s needs up"
+			 " to %u to detect %.0f %% with %.0f %% power (A/A sd %.1f %% per block on %s):"
 			 " reps %u would", m->path, m->cells[k->cell].name,
 			 (unsigned long long)m->reps, have, wk->metric, worst, 100 * effect,
 			 100 * VERDICT_POWER, 100 * wk->sd, wk->host,
