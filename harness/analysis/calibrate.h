@@ -11,8 +11,8 @@
 #include "spec/spec.h"
 #include "store/store.h"
 
-#define CALIBRATE_BLOCKS 10      /* A/A blocks by default: the floor needs 4, and falls
-				  * as 1 / sqrt(blocks) (verdict_aa_floor) */
+#define CALIBRATE_BLOCKS 10      /* A/A blocks by default: the noise shown needs 4, and
+				  * the range of blocks needed narrows with more */
 #define CALIBRATE_EFFECT 0.05    /* the effect check and submit plan for by default */
 
 /*

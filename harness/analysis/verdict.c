@@ -23,7 +23,7 @@ const char *verdict_name(enum verdict_kind k)
  * margin (on the statistic's scale) from the first block to the last (a
  * drift well inside the margin changes no verdict, and would warn on rounding).
  */
-static int drift_check(const double *d, const unsigned *blocks, size_t n, double floor,
+static int drift_check(const double *d, const unsigned *blocks, size_t n, double margin,
 		       struct verdict *v)
 {
 	double *x = calloc(n ? n : 1, sizeof(*x)), mx, my, sxx = 0, sxy = 0;
@@ -47,7 +47,7 @@ static int drift_check(const double *d, const unsigned *blocks, size_t n, double
 		sxx += (x[i] - mx) * (x[i] - mx);
 		sxy += (x[i] - mx) * (d[i] - my);
 	}
-	v->drift = c.p < COMPARE_ALPHA && fabs(sxy / sxx) * (x[n - 1] - x[0]) >= floor;
+	v->drift = c.p < COMPARE_ALPHA && fabs(sxy / sxx) * (x[n - 1] - x[0]) >= margin;
 out:
 	free(x);
 	return 0;

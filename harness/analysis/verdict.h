@@ -1,4 +1,4 @@
-/* verdict.h -- is a paired delta DIFFERENT, the SAME or not yet known, from
+/* verdict.h -- is a per-block log ratio DIFFERENT, the SAME or not yet known, from
  * the ABBA blocks so far: what compare, table's grids and extend all decide by. */
 #ifndef VERDICT_H
 #define VERDICT_H
@@ -35,7 +35,7 @@ struct verdict_rule {
 struct verdict {
 	enum verdict_kind kind;
 	enum verdict_scale scale;
-	size_t blocks;          /* paired deltas used */
+	size_t blocks;          /* blocks used (one statistic each) */
 	double est;             /* mean of the per-block statistic on its scale; NAN for none */
 	double sd;              /* its sample standard deviation, on that scale; NAN below 2 */
 	double delta;           /* est as shown: exp(est) - 1 (LOG) or est (DIFF) */
