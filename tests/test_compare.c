@@ -335,15 +335,15 @@ static void test_matrices(void **state)
 	json_decref(j);
 }
 
-/* compare_run of base-aa against new in matrix "aa" with one --margin ops/s=pct, as JSON. */
-static json_t *aa_with_margin(double pct)
+/* compare_run of base-aa against new in matrix "aa" with one --margin METRIC=pct, as JSON. */
+static json_t *aa_with_margin(const char *metric, double pct, char **ret_warn)
 {
 	struct compare_opts o = { .base_matrix = "aa", .new_matrix = "aa",
 				  .base_arm = "base-aa", .new_arm = "new", .json = 1 };
 	int rc;
 
-	o.margins[metric_find("ops/s") - metrics] = pct / 100;
-	return run_json(&o, &rc, NULL);
+	o.margins[metric_find(metric) - metrics] = pct / 100;
+	return run_json(&o, &rc, ret_warn);
 }
 
 /*
@@ -352,6 +352,7 @@ static json_t *aa_with_margin(double pct)
  */
 static void test_aa_noise(void **state)
 {
+	char *warn = NULL;
 	json_t *j, *r;
 	int rc;
 
@@ -368,17 +369,28 @@ static void test_aa_noise(void **state)
 	json_decref(j);
 
 	/* --margin ops/s=0.5 (minimum effect 0.25 %): the 1 % gain is DIFFERENT, better */
-	j = aa_with_margin(0.5);
+	j = aa_with_margin("ops/s", 0.5, NULL);
 	r = row(j, "16G/1.1", NULL, "ops/s");
 	assert_string_equal(json_string_value(json_object_get(r, "margin_from")), "option");
 	assert_string_equal(verdict(r), "DIFFERENT");
 	assert_true(json_is_false(json_object_get(r, "worse")));
 	json_decref(j);
 	/* --margin ops/s=4 (minimum 2 %): the 1 % gain is within it, SAME */
-	j = aa_with_margin(4);
+	j = aa_with_margin("ops/s", 4, NULL);
 	r = row(j, "16G/1.1", NULL, "ops/s");
 	assert_true(fabs(field(r, "margin_pct") - 4) < 1e-9);
 	assert_string_equal(verdict(r), "SAME");
+	json_decref(j);
+
+	/* a margin the A/A noise cannot show at these blocks: warned, not widened */
+	j = aa_with_margin("refault/s", 0.01, &warn);
+	r = row(j, "16G/1.1", NULL, "refault/s");
+	assert_true(fabs(field(r, "margin_pct") - 0.01) < 1e-9);
+	assert_string_equal(verdict(r), "UNKNOWN");
+	assert_non_null(strstr(warn, "harness: warning: '16G/1.1' refault/s: at the A/A spread"));
+	assert_non_null(strstr(warn, "SAME is out of reach until then"));
+	assert_null(strstr(warn, "ops/s: at the A/A spread"));
+	free(warn);
 	json_decref(j);
 
 	/* the A/A pair itself is no yardstick of itself: no noise shown, and no effect */

@@ -2,6 +2,7 @@
  * common cell and metric between two arms of a matrix or two matrices, from
  * per-ABBA-block log ratios (or differences), against declared margins. */
 #include "analysis/compare.h"
+#include "analysis/confseq.h"
 #include "analysis/verdict.h"
 #include "analysis/metric.h"
 #include "base/err.h"
@@ -912,6 +913,43 @@ static void warn_drift(FILE *warn, const struct result *res, int two)
 	}
 }
 
+/*
+ * The fewest blocks at which r's interval, at its family's level and with the
+ * A/A spread, would fit inside its margin (SAME can be shown); 0 without a
+ * spread, STATS_MORE_MAX if none up to that does.
+ */
+static size_t blocks_for_same(const struct compare_row *r)
+{
+	double mg = verdict_to_scale(r->v.scale, r->v.margin);
+	size_t n;
+
+	if (!(r->noise_sd > 0))
+		return 0;
+	n = confseq_n_for(mg / r->noise_sd, 1, STATS_MORE_MAX, r->v.alpha_used);
+	return n ? n : STATS_MORE_MAX;
+}
+
+/* A row still UNKNOWN whose margin the A/A noise cannot show at its blocks: said, never widened. */
+static void warn_margin(FILE *warn, const struct result *res, int two)
+{
+	char label[CELL_NAME_MAX + 104];
+	const struct compare_row *r;
+	size_t i, need;
+
+	for (i = 0; warn && i < res->n; i++) {
+		r = &res->rows[i];
+		need = blocks_for_same(r);
+		if (r->v.kind != VERDICT_UNKNOWN || need <= r->v.blocks)
+			continue;
+		fprintf(warn, "harness: warning: '%s' %s: at the A/A spread (sd %.1f %%) the margin"
+			" +-%.1f %s can be shown from %s%zu blocks, not %zu: SAME is out of reach until"
+			" then (the margin is declared, the noise does not widen it)\n",
+			row_label(r, two, label, sizeof(label)), r->m->name, 100 * r->noise_sd,
+			100 * r->v.margin, r->v.scale == VERDICT_DIFF ? "points" : "%",
+			need >= STATS_MORE_MAX ? "more than " : "", need, r->v.blocks);
+	}
+}
+
 static void comparison_release(struct comparison *x)
 {
 	free(x->res.rows);
@@ -1022,6 +1060,7 @@ int compare_run(struct store *s, const struct compare_opts *o, FILE *out, FILE *
 		print_text(out, &x, o);
 	}
 	warn_drift(warn, &x.res, x.ab < 0);
+	warn_margin(warn, &x.res, x.ab < 0);
 	ret = x.res.worse > 0;
 out:
 	comparison_release(&x);
