@@ -327,6 +327,8 @@ static void advise_plan(const struct matrix *m, calibrate_say_fn say, void *arg)
 	size_t family = plan_family(m), least = confseq_min_n(COMPARE_ALPHA / (double)family);
 	char line[PATH_MAX + 512];
 
+	if (m->n_arms < 2)     /* no pair of arms, no compare to plan for */
+		return;
 	snprintf(line, sizeof(line), "plan: reps %llu give %u ABBA block%s a cell (%u reps a block"
 		 " for %u arms); a compare of two arms adjusts %zu verdicts (%u cells x %d"
 		 " metrics), which decide nothing before %zu blocks", (unsigned long long)m->reps,
