@@ -528,7 +528,7 @@ static void test_calibration(void **state)
 	assert_int_equal(calibrate_advice(store, m, "host", 0.20, collect, lines, err), 0);
 	assert_null(strstr(lines, "W "));
 	/* 5 blocks at 0.05 / 5: the interval's half-width is 11 sd, so 3.4 %, not the 1 % minimum */
-	assert_non_null(strstr(lines, "ops/s sd 0.3% needs 5 (5 to 5), calls from 3.4%"));
+	assert_non_null(strstr(lines, "ops/s sd 0.3% needs 5 (5 to 5), calls from 3.4%, SAME from 6;"));
 	/* 5 % is the event rates' declared minimum effect: no plan calls it with 80 % power */
 	lines[0] = '\0';
 	assert_int_equal(calibrate_advice(store, m, "host", 0.05, collect, lines, err), 0);

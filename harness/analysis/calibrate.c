@@ -291,12 +291,71 @@ fail:
 
 /* ---- what a matrix needs ---- */
 
-/* The declared minimum effect of calibration k's metric (0 for a metric no longer in the table). */
-static double k_min(const struct calibration *k)
+/* "from 3.1 %" (the least effect the planned blocks can call) or "nothing" into buf. */
+static const char *least_text(double least, char buf[32])
+{
+	if (isinf(least) || isnan(least))
+		snprintf(buf, 32, "nothing");
+	else
+		snprintf(buf, 32, "from %.1f%%", 100 * least);
+	return buf;
+}
+
+/*
+ * The rule of calibration k's metric under the matrix's margins (a metric no
+ * longer in the table: margin and minimum effect 0).
+ */
+static struct verdict_rule k_rule(const struct calibration *k, const double *margins)
 {
 	const struct metric *m = metric_find(k->metric);
+	struct verdict_rule r = { VERDICT_LOG, 0, 0, 0, 0 };
 
-	return m ? min_effect(m) : 0;
+	if (m)
+		metric_rule(m, margins, &r);
+	return r;
+}
+
+/*
+ * The fewest blocks at which the interval, at 0.05 / family and spread sd,
+ * fits the margin (SAME can be shown); 0 for a share (a calibration's sd is
+ * relative, not in its points) or no margin, STATS_MORE_MAX for none.
+ */
+static size_t same_from(double sd, const struct verdict_rule *r, size_t family)
+{
+	size_t n;
+
+	if (r->scale != VERDICT_LOG || !(r->margin > 0) || !(sd > 0))
+		return 0;
+	n = confseq_n_for(log1p(r->margin) / sd, 1, STATS_MORE_MAX,
+			  COMPARE_ALPHA / (double)family);
+	return n ? n : STATS_MORE_MAX;
+}
+
+/*
+ * One metric of a cell's noise line at o in line: its sd, the blocks effect
+ * needs (with their range), the least effect the planned blocks can call, and
+ * from how many blocks SAME can be shown. *ret_need: the range's upper end
+ * (0: never). Returns the new o.
+ */
+static size_t metric_text(char *line, size_t o, size_t size, const struct calibration *k,
+			  const struct verdict_rule *r, unsigned have, size_t family,
+			  double effect, unsigned *ret_need)
+{
+	unsigned lo, hi, need = calibrate_need_range(k->sd, k->blocks, r->min_effect, effect,
+						     family, &lo, &hi);
+	size_t same = same_from(k->sd, r, family);
+	char nd[48], buf[32];
+
+	if (o < size)
+		o += (size_t)snprintf(line + o, size - o, " %s sd %.1f%% %s%s, calls %s", k->metric,
+				      100 * k->sd, need ? "needs " : "",
+				      need_text(need, lo, hi, nd, sizeof(nd)), least_text(
+				      verdict_least_callable(k->sd, r->min_effect, have, family), buf));
+	if (same && o < size)
+		o += (size_t)snprintf(line + o, size - o, ", SAME from %s%zu", same >= STATS_MORE_MAX ?
+				      "more than " : "", same);
+	*ret_need = need ? hi : 0;     /* plan for the range's upper end */
+	return o;
 }
 
 /* ABBA blocks a cell of m gets: its reps over one Williams design's (abba_block_reps). */
@@ -344,40 +403,25 @@ static void advise_plan(const struct matrix *m, calibrate_say_fn say, void *arg)
 	say(arg, 1, line);
 }
 
-/* "from 3.1 %" (the least effect the planned blocks can call) or "nothing" into buf. */
-static const char *least_text(double least, char buf[32])
-{
-	if (isinf(least) || isnan(least))
-		snprintf(buf, 32, "nothing");
-	else
-		snprintf(buf, 32, "from %.1f%%", 100 * least);
-	return buf;
-}
-
 /* One cell's line and, if its blocks fall short, its warning. */
-static void advise_cell(const struct matrix *m, const struct calibration *k, size_t n,
-			double effect, calibrate_say_fn say, void *arg)
+static void advise_cell(const struct matrix *m, const double *margins,
+			const struct calibration *k, size_t n, double effect, calibrate_say_fn say,
+			void *arg)
 {
-	unsigned have = plan_blocks(m), need, lo, hi, worst = 0;
+	unsigned have = plan_blocks(m), need, worst = 0;
 	size_t family = plan_family(m);
 	const struct calibration *wk = NULL;
-	char line[PATH_MAX + 1024], buf[32], nd[48];
+	struct verdict_rule r;
+	char line[PATH_MAX + 1024];
 	size_t i, o;
 
 	o = (size_t)snprintf(line, sizeof(line), "noise of %s on %s (calibrated %s, %u blocks):",
 			     m->cells[k->cell].name, k->host, k->at, k->blocks);
 	for (i = 0; i < n; i++) {
-		need = calibrate_need_range(k[i].sd, k[i].blocks, k_min(&k[i]), effect, family, &lo,
-					    &hi);
-		if (o < sizeof(line))
-			o += (size_t)snprintf(line + o, sizeof(line) - o, "%s %s sd %.1f%% %s%s",
-					      i ? ";" : "", k[i].metric, 100 * k[i].sd,
-					      need ? "needs " : "", need_text(need, lo, hi, nd,
-									     sizeof(nd)));
-		need = need ? hi : 0;     /* plan for the range's upper end: 0 when it is never */
-		if (o < sizeof(line))
-			o += (size_t)snprintf(line + o, sizeof(line) - o, ", calls %s", least_text(
-				verdict_least_callable(k[i].sd, k_min(&k[i]), have, family), buf));
+		if (i && o < sizeof(line))
+			o += (size_t)snprintf(line + o, sizeof(line) - o, ";");
+		r = k_rule(&k[i], margins);
+		o = metric_text(line, o, sizeof(line), &k[i], &r, have, family, effect, &need);
 		if (!wk || (worst && (!need || need > worst))) {   /* 0, never, stays */
 			wk = &k[i];
 			worst = need;
@@ -390,7 +434,7 @@ static void advise_cell(const struct matrix *m, const struct calibration *k, siz
 			 " plan for a larger effect, declare a smaller margin (\"margins\"), calibrate"
 			 " with more blocks, or remove noise", m->path, m->cells[k->cell].name,
 			 100 * effect, wk->metric, 100 * VERDICT_POWER, 100 * wk->sd, wk->blocks,
-			 100 * k_min(wk));
+			 100 * k_rule(wk, margins).min_effect);
 	else if (worst > have)
 		snprintf(line, sizeof(line), "%s: cell %s: reps %llu give %u ABBA blocks; %s needs up"
 			 " to %u to detect %.0f %% with %.0f %% power (A/A sd %.1f %% per block on %s):"
@@ -403,22 +447,29 @@ static void advise_cell(const struct matrix *m, const struct calibration *k, siz
 	say(arg, 1, line);
 }
 
+/* calibrate_verdict_keys, the margins into margins. */
+static int verdict_keys(const struct matrix *m, double margins[METRIC_MAX], char *err)
+{
+	return metric_verdict_keys(m->canonical ? m->canonical : "{}", m->path, margins, NULL, err);
+}
+
 int calibrate_verdict_keys(const struct matrix *m, char *err)
 {
 	double margins[METRIC_MAX] = { 0 };
 
-	return metric_verdict_keys(m->canonical ? m->canonical : "{}", m->path, margins, NULL, err);
+	return verdict_keys(m, margins, err);
 }
 
 int calibrate_advice(struct store *s, const struct matrix *m, const char *host, double effect,
 		     calibrate_say_fn say, void *arg, char *err)
 {
 	_cleanup_free_ struct calibration *k = NULL;
+	double margins[METRIC_MAX] = { 0 };
 	char none[1024];
 	size_t n, i, j, o = 0, missing = 0;
 	unsigned c;
 
-	if (calibrate_verdict_keys(m, err) < 0 ||
+	if (verdict_keys(m, margins, err) < 0 ||
 	    store_calibrations_for(s, m, host, &k, &n, err) < 0)
 		return -1;
 	advise_plan(m, say, arg);
@@ -426,7 +477,7 @@ int calibrate_advice(struct store *s, const struct matrix *m, const char *host, 
 		for (j = i; j < n && k[j].cell == c; j++)
 			;
 		if (j > i)
-			advise_cell(m, &k[i], j - i, effect, say, arg);
+			advise_cell(m, margins, &k[i], j - i, effect, say, arg);
 		else if (o < sizeof(none))
 			o += (size_t)snprintf(none + o, sizeof(none) - o, "%s%s", missing++ ? ", " : "",
 					      m->cells[c].name);
