@@ -331,24 +331,27 @@ static int push_row(struct result *res, const struct compare_row *r)
 	return 0;
 }
 
-/*
- * Benjamini-Hochberg over one family of rows: the primary metric's (primary
- * 1: every cell and arm of the compare) or the other metrics' (0), each
- * adjusted among its own, so the metric asked about is not diluted by the
- * others. Its size into *ret_n.
- */
-static int adjust_family(struct result *res, int primary, size_t *ret_n)
+/* Benjamini-Hochberg over the rows of one family: primary 1 or 0 (compare_adjust). */
+static int adjust_family(struct compare_row *rows, size_t n, int primary, size_t *ret_n)
 {
-	_cleanup_free_ struct verdict **vs = calloc(res->n + 1, sizeof(*vs));
+	_cleanup_free_ struct verdict **vs = calloc(n + 1, sizeof(*vs));
 	size_t i, k = 0;
 
 	if (!vs)
 		return -1;
-	for (i = 0; i < res->n; i++)
-		if (res->rows[i].primary == primary)
-			vs[k++] = &res->rows[i].v;
+	for (i = 0; i < n; i++)
+		if (rows[i].primary == primary)
+			vs[k++] = &rows[i].v;
 	*ret_n = k;
 	return verdict_adjust(vs, k);
+}
+
+int compare_adjust(struct compare_row *rows, size_t n, size_t *ret_primary)
+{
+	size_t other;
+
+	return adjust_family(rows, n, 1, ret_primary) < 0 ||
+	       adjust_family(rows, n, 0, &other) < 0 ? -1 : 0;
 }
 
 /* Both families adjusted, then the counts. */
@@ -357,7 +360,7 @@ static int adjust(struct result *res)
 	const struct verdict *v;
 	size_t i;
 
-	if (adjust_family(res, 1, &res->n_primary) < 0 || adjust_family(res, 0, &i) < 0)
+	if (compare_adjust(res->rows, res->n, &res->n_primary) < 0)
 		return -1;
 	memset(res->counts, 0, sizeof(res->counts));
 	res->worse = res->raw = 0;

@@ -63,6 +63,15 @@ int compare_rows(struct store *s, const struct compare_opts *o, struct compare_r
 		 size_t *ret_n, char *err);
 
 /*
+ * Benjamini-Hochberg over rows as compare adjusts them: the primary metric's
+ * rows (every cell and arm) in a family of their own, the other metrics'
+ * among themselves, so the metric asked about is not diluted by the others
+ * (verdict_adjust on each). *ret_primary: the primary family's size.
+ * Returns 0 or -1 (out of memory).
+ */
+int compare_adjust(struct compare_row *rows, size_t n, size_t *ret_primary);
+
+/*
  * Compare and print to out (warnings, such as drift, to warn). Returns 1 if
  * any cell and metric is DIFFERENT and worse, 0 if none, -1 with err.
  * With tags: the newest matrix with an arm of each tag compares them as two

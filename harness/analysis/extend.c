@@ -74,21 +74,16 @@ static int add_pair(struct store *s, const struct plan *p, const char *base, con
 	return 0;
 }
 
-/* Adjust the family (Benjamini-Hochberg over every pair's verdicts), then fold it into the cells' plans. */
+/* Adjust every pair's verdicts as compare does (compare_adjust), then fold them into the plans. */
 static int fold(struct plan *p, struct family *f, unsigned max_blocks, char *err)
 {
-	_cleanup_free_ struct verdict **vs = calloc(f->n + 1, sizeof(*vs));
 	const struct compare_row *r;
 	struct cell_plan *cp;
 	unsigned want;
-	size_t i;
+	size_t i, primary;
 	int c;
 
-	if (!vs)
-		return errorf(err, "out of memory");
-	for (i = 0; i < f->n; i++)
-		vs[i] = &f->rows[i].v;
-	if (verdict_adjust(vs, f->n) < 0)
+	if (compare_adjust(f->rows, f->n, &primary) < 0)
 		return errorf(err, "out of memory");
 	for (i = 0; i < f->n; i++) {
 		r = &f->rows[i];
