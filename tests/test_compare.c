@@ -366,6 +366,8 @@ static void test_aa_noise(void **state)
 	assert_string_equal(json_string_value(json_object_get(r, "noise_from")), "aa");
 	assert_true(field(r, "noise_pct") > 0 && field(r, "noise_pct") < 0.8);
 	assert_true(fabs(field(r, "margin_pct") - 2) < 1e-9);
+	/* 3 arms, 48 reps: 8 Williams blocks of 6 reps, 24 units of a row and its mirror */
+	assert_int_equal(field(r, "blocks"), 24);
 	json_decref(j);
 
 	/* --margin ops/s=0.5 (minimum effect 0.25 %): the 1 % gain is DIFFERENT, better */
@@ -509,19 +511,20 @@ static void test_calibration(void **state)
 	assert_string_equal(json_string_value(json_object_get(r, "noise_from")), "none");
 	json_decref(j);
 
-	/* check's advice: 1 block (reps 2) is fewer than the 5 a family of 5 verdicts needs */
+	/* check's advice: 1 unit (reps 2) is fewer than the 5 a family of 5 verdicts needs */
 	m = fixture_matrix("cal-plan", dir, two, 2, cell, 1, 2);
 	m->memory_mib = 640;
 	assert_int_equal(calibrate_advice(store, m, "host", 0.20, collect, lines, err), 0);
-	assert_non_null(strstr(lines, "I plan: reps 2 give 1 ABBA block a cell (2 reps a block for"
-				      " 2 arms); a compare of two arms adjusts 5 verdicts (1 cells x 5"
-				      " metrics), which decide nothing before 5 blocks"));
-	assert_non_null(strstr(lines, "W cal-plan.json: reps 2 give 1 ABBA block a cell: a compare"
-				      " of two arms (5 verdicts) can call nothing DIFFERENT or SAME"
-				      " before 5 blocks, whatever the noise: reps 10 would"));
+	assert_non_null(strstr(lines, "I plan: reps 2 give 1 unit a cell (a unit: 2 reps, a Williams"
+				      " row and its mirror, balanced for every pair of the 2 arms; 2"
+				      " reps a block); a compare of two arms adjusts 5 verdicts (1"
+				      " cells x 5 metrics), which decide nothing before 5 units"));
+	assert_non_null(strstr(lines, "W cal-plan.json: reps 2 give 1 unit a cell: a compare of two"
+				      " arms (5 verdicts) can call nothing DIFFERENT or SAME before 5"
+				      " units, whatever the noise: reps 10 would"));
 	assert_non_null(strstr(lines, "I noise of cal/1 on host (calibrated "));
 	assert_non_null(strstr(lines, "ops/s sd 0.3% needs 5 (5 to 5), calls nothing"));
-	assert_non_null(strstr(lines, "W cal-plan.json: cell cal/1: reps 2 give 1 ABBA blocks; "));
+	assert_non_null(strstr(lines, "W cal-plan.json: cell cal/1: reps 2 give 1 units; "));
 	assert_non_null(strstr(lines, " needs up to 5 to detect 20 % with 80 % power"));
 	lines[0] = '\0';
 	m->reps = 10;

@@ -358,10 +358,10 @@ static size_t metric_text(char *line, size_t o, size_t size, const struct calibr
 	return o;
 }
 
-/* ABBA blocks a cell of m gets: its reps over one Williams design's (abba_block_reps). */
+/* The units (abba_unit: a Williams row and its mirror) a cell of m gets, each a verdict's n. */
 static unsigned plan_blocks(const struct matrix *m)
 {
-	return (unsigned)(m->reps / abba_block_reps(m->n_arms));
+	return (unsigned)(m->reps / ABBA_UNIT_REPS);
 }
 
 /*
@@ -382,23 +382,24 @@ static size_t plan_family(const struct matrix *m)
  */
 static void advise_plan(const struct matrix *m, calibrate_say_fn say, void *arg)
 {
-	unsigned have = plan_blocks(m), per = abba_block_reps(m->n_arms);
+	unsigned have = plan_blocks(m), per = ABBA_UNIT_REPS;
 	size_t family = plan_family(m), least = confseq_min_n(COMPARE_ALPHA / (double)family);
 	char line[PATH_MAX + 512];
 
 	if (m->n_arms < 2)     /* no pair of arms, no compare to plan for */
 		return;
-	snprintf(line, sizeof(line), "plan: reps %llu give %u ABBA block%s a cell (%u reps a block"
-		 " for %u arms); a compare of two arms adjusts %zu verdicts (%u cells x %d"
-		 " metrics), which decide nothing before %zu blocks", (unsigned long long)m->reps,
-		 have, have == 1 ? "" : "s", per, m->n_arms, family, m->n_cells, PLAN_METRICS,
-		 least);
+	snprintf(line, sizeof(line), "plan: reps %llu give %u unit%s a cell (a unit: %u reps, a"
+		 " Williams row and its mirror, balanced for every pair of the %u arms; %u reps a"
+		 " block); a compare of two arms adjusts %zu verdicts (%u cells x %d metrics), which"
+		 " decide nothing before %zu units", (unsigned long long)m->reps, have,
+		 have == 1 ? "" : "s", per, m->n_arms, abba_block_reps(m->n_arms), family,
+		 m->n_cells, PLAN_METRICS, least);
 	say(arg, 0, line);
 	if (have >= least)
 		return;
-	snprintf(line, sizeof(line), "%s: reps %llu give %u ABBA block%s a cell: a compare of two"
-		 " arms (%zu verdicts) can call nothing DIFFERENT or SAME before %zu blocks, whatever"
-		 " the noise: reps %zu would", m->path, (unsigned long long)m->reps, have,
+	snprintf(line, sizeof(line), "%s: reps %llu give %u unit%s a cell: a compare of two arms"
+		 " (%zu verdicts) can call nothing DIFFERENT or SAME before %zu units, whatever the"
+		 " noise: reps %zu would", m->path, (unsigned long long)m->reps, have,
 		 have == 1 ? "" : "s", family, least, least * per);
 	say(arg, 1, line);
 }
@@ -436,12 +437,11 @@ static void advise_cell(const struct matrix *m, const double *margins,
 			 100 * effect, wk->metric, 100 * VERDICT_POWER, 100 * wk->sd, wk->blocks,
 			 100 * k_rule(wk, margins).min_effect);
 	else if (worst > have)
-		snprintf(line, sizeof(line), "%s: cell %s: reps %llu give %u ABBA blocks; %s needs up"
-			 " to %u to detect %.0f %% with %.0f %% power (A/A sd %.1f %% per block on %s):"
+		snprintf(line, sizeof(line), "%s: cell %s: reps %llu give %u units; %s needs up"
+			 " to %u to detect %.0f %% with %.0f %% power (A/A sd %.1f %% per unit on %s):"
 			 " reps %u would", m->path, m->cells[k->cell].name,
 			 (unsigned long long)m->reps, have, wk->metric, worst, 100 * effect,
-			 100 * VERDICT_POWER, 100 * wk->sd, wk->host,
-			 worst * abba_block_reps(m->n_arms));
+			 100 * VERDICT_POWER, 100 * wk->sd, wk->host, worst * ABBA_UNIT_REPS);
 	else
 		return;
 	say(arg, 1, line);

@@ -11,6 +11,7 @@
 #include "store/store_noise.h"
 #include "store/store_compare.h"
 #include "store/store_ops.h"
+#include "spec/abba.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -232,7 +233,7 @@ static size_t add_obs(struct stats_obs *o, const struct side *sd, unsigned cell,
 		if (sd->v[i].cell == cell && sd->v[i].arm == arm &&
 		    (!sd->left_out || !sd->left_out[i]) &&
 		    (!host || !strcmp(sd->v[i].host, host))) {
-			o[k].block = sd->v[i].block;
+			o[k].block = abba_unit(sd->mi.n_arms, sd->v[i].block, sd->v[i].position);
 			o[k].arm = which;
 			o[k++].v = m->get(&sd->v[i]);
 		}

@@ -79,7 +79,7 @@ static int fold(struct plan *p, struct family *f, unsigned max_blocks, char *err
 {
 	const struct compare_row *r;
 	struct cell_plan *cp;
-	unsigned want;
+	unsigned want, upb = p->R >= ABBA_UNIT_REPS ? p->R / ABBA_UNIT_REPS : 1;
 	size_t i, primary;
 	int c;
 
@@ -91,8 +91,9 @@ static int fold(struct plan *p, struct family *f, unsigned max_blocks, char *err
 		if (c < 0 || r->v.kind != VERDICT_UNKNOWN)
 			continue;
 		cp = &p->cells[c];
-		want = (unsigned)r->v.blocks + r->v.more;
-		want = want < max_blocks && want >= r->v.blocks ? want : max_blocks;
+		want = (unsigned)r->v.blocks + r->v.more;      /* units (abba_unit) ... */
+		want = want >= r->v.blocks ? (want + upb - 1) / upb : max_blocks;   /* ... blocks */
+		want = want < max_blocks ? want : max_blocks;
 		/* a block left out as contended does not count: it is replaced */
 		want += r->left_out;
 		want = want < SPEC_MAX_REPS / p->R ? want : SPEC_MAX_REPS / p->R;

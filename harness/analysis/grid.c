@@ -58,7 +58,8 @@ static size_t observations(const struct grid *g, const struct run_summary *v, si
 		if (isnan(x = g->m->get(&v[i])) || block_contended(v, n, i))
 			continue;
 		o[k].arm = v[i].arm == arm;
-		o[k].block = pairs ? v[i].block * per + v[i].position / arms : v[i].block;
+		o[k].block = pairs ? v[i].block * per + v[i].position / arms
+				   : abba_unit(g->mi->n_arms, v[i].block, v[i].position);
 		o[k++].v = x;
 	}
 	return k;

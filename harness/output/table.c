@@ -260,7 +260,7 @@ static void grid_legend(FILE *f, const struct grid *g, int md, size_t family)
 		     "leave their blocks out");
 	line(f, "mark: %s*%s differs, %s=%s same (within a %.1f%s margin), blank: undecided;",
 	     q, q, q, q, 100 * grid_rule(g).margin, g->m->scale == VERDICT_DIFF ? " pt" : "%");
-	line(f, "from the per-ABBA-block log ratios as harness compare decides,");
+	line(f, "from each unit's log ratio, as harness compare decides,");
 	line(f, "adjusted over the %zu verdicts of these tables (Benjamini-Hochberg)", family);
 }
 
