@@ -49,7 +49,7 @@ struct compare_row {
 #define MARGIN_TABLE  0         /* the metric table's default */
 #define MARGIN_MATRIX 1         /* the matrix's "margins" */
 #define MARGIN_OPTION 2         /* --margin */
-	int primary;            /* the matrix's primary metric: adjusted with its own kind */
+	int primary;            /* the matrix's primary metric: adjusted in a family of its own */
 	struct verdict v;
 	unsigned left_out;      /* the cell's blocks with a contended run, left out (both sides) */
 };

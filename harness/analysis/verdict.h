@@ -35,7 +35,7 @@ struct verdict_rule {
 struct verdict {
 	enum verdict_kind kind;
 	enum verdict_scale scale;
-	size_t blocks;          /* blocks used (one statistic each) */
+	size_t blocks;          /* units used (abba_unit: one statistic each) */
 	double est;             /* mean of the per-block statistic on its scale; NAN for none */
 	double sd;              /* its sample standard deviation, on that scale; NAN below 2 */
 	double delta;           /* est as shown: exp(est) - 1 (LOG) or est (DIFF) */
