@@ -18,8 +18,10 @@
 static const char compare_usage[] =
 	"usage: harness compare [--margin METRIC=PCT]... [--regressions] [--by-host]\n"
 	"                       [--keep-contended] [--json] MATRIX BASE NEW\n"
-	"       harness compare --matrices [--margin METRIC=PCT]... [--regressions] [--json] M1 M2\n"
-	"       harness compare --tags [--margin METRIC=PCT]... [--regressions] [--json] TAG_BASE TAG_NEW\n"
+	"       harness compare --matrices [--margin METRIC=PCT]... [--regressions] [--json]\n"
+	"                       M1 M2\n"
+	"       harness compare --tags [--margin METRIC=PCT]... [--regressions] [--json]\n"
+	"                       TAG_BASE TAG_NEW\n"
 	"  BASE, NEW  arm names of MATRIX; with --matrices, cells match by name, arms by position\n"
 	"  --tags     the arms so tagged: in the newest matrix with both, else the newest\n"
 	"             matrix of each, compared as --matrices does but only those arms\n"
