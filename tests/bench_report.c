@@ -195,7 +195,7 @@ static double time_table(const char *db, double *ret_cpu)
 static double time_compare(const char *db, double *ret_cpu)
 {
 	struct compare_opts o = { .base_matrix = "big", .new_matrix = "big", .base_arm = "base",
-				  .new_arm = "new", .floor = COMPARE_FLOOR };
+				  .new_arm = "new" };
 	FILE *out = fopen("/dev/null", "w");
 	struct store *s = NULL;
 	char err[ERR_MAX];

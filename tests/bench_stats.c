@@ -8,6 +8,7 @@
 #include "analysis/verdict.h"
 #include "base/err.h"
 #include "store/store.h"
+#include "bench_margins.h"
 #include "verdict_sim.h"
 
 #include <math.h>
@@ -16,6 +17,8 @@
 #include <string.h>
 
 static unsigned n_seq = 20000;       /* sequences per row (--seqs) */
+
+#define MARGIN 0.02                  /* ops/s's declared margin (minimum effect 1 %) */
 
 static double pct(unsigned k, unsigned n)
 {
@@ -83,9 +86,9 @@ struct aa_row {
 static void aa_table(void)
 {
 	static const struct aa_row rows[] = {
-		{ { SIM_LOGNORMAL, 0.18 }, 0 }, { { SIM_LOGNORMAL, 0.18 }, 0.02 },
-		{ { SIM_NORMAL, 0.18 }, 0 }, { { SIM_T3, 0.18 }, 0 },
-		{ { SIM_LOGNORMAL, 0.05 }, 0 }, { { SIM_LOGNORMAL, 0.02 }, 0.02 },
+		{ { SIM_LOGNORMAL, 0.18 }, 1e-9 }, { { SIM_LOGNORMAL, 0.18 }, 0.02 },
+		{ { SIM_NORMAL, 0.18 }, 1e-9 }, { { SIM_T3, 0.18 }, 1e-9 },
+		{ { SIM_LOGNORMAL, 0.05 }, 1e-9 }, { { SIM_LOGNORMAL, 0.02 }, 0.02 },
 	};
 	static struct sim_seq q;
 	struct sim_path p;
@@ -101,7 +104,7 @@ static void aa_table(void)
 	       " then as many more as the UNKNOWN's estimate, until decided or 24; *fixed t*:"
 	       " a fixed-n t-test at 5 %% (what a percentile or t interval does), at every"
 	       " block, and once at 24. +-: one standard error.\n\n", n_seq);
-	printf("| runs | CV | floor | every block | SAME first (right) | extend | "
+	printf("| runs | CV | margin | every block | SAME first (right) | extend | "
 	       "extend looks | fixed t, every block | fixed t, once at 24 |\n"
 	       "|---|---|---|---|---|---|---|---|---|\n");
 	for (r = 0; r < ARRAY_SIZE(rows); r++) {
@@ -170,7 +173,7 @@ static void power_table(void)
 
 	if (!at)
 		die("out of memory");
-	printf("\n### Power: a real effect on ops/s, floor 2 %%\n\n"
+	printf("\n### Power: a real effect on ops/s, margin 2 %% (minimum effect 1 %%)\n\n"
 	       "%u sequences per row (lognormal runs). DIFFERENT by N blocks: looked at after"
 	       " every block to 24, then every 8th, counted at the first DIFFERENT; *extend, 24*:"
 	       " harness extend's policy capped at 24 blocks; median: blocks at the first"
@@ -185,14 +188,14 @@ static void power_table(void)
 			by24 = by96 = by200 = naive24 = ext = 0;
 			for (i = 0, k = 0; i < reps; i++) {
 				sim_seq_fill(&q, &state, &nm, -effects[e], MAX_LOOK);
-				got = first_different(&q, COMPARE_FLOOR);
+				got = first_different(&q, MARGIN);
 				by24 += got && got <= 24;
 				by96 += got && got <= 96;
 				by200 += got != 0;
 				if (got)
 					at[k++] = got;
-				naive24 += naive_t(d, deltas_of(&q, 24, d), COMPARE_FLOOR);
-				if (sim_extend(&q, 6, 24, COMPARE_FLOOR, &p, &looks) < 0)
+				naive24 += naive_t(d, deltas_of(&q, 24, d), MARGIN);
+				if (sim_extend(&q, 6, 24, MARGIN, &p, &looks) < 0)
 					die("out of memory");
 				ext += p.first == VERDICT_DIFFERENT;
 			}
@@ -224,7 +227,7 @@ static void estimate_table(void)
 	uint64_t state;
 
 	printf("\n### The \"more blocks\" estimate at 6 blocks against the block that decided\n\n"
-	       "%u sequences per row, floor 2 %%. At 6 blocks each UNKNOWN verdict's estimate"
+	       "%u sequences per row, margin 2 %%. At 6 blocks each UNKNOWN verdict's estimate"
 	       " (~more, and its 80 %% range) is kept; the sequence then goes on, a verdict"
 	       " after every block up to %d, and the blocks more it took to decide (DIFFERENT"
 	       " or SAME) are compared with it.\n\n", reps, SIM_MAX_BLOCKS);
@@ -236,7 +239,7 @@ static void estimate_table(void)
 		unknown = within = below = decided = 0;
 		for (i = 0; i < reps; i++) {
 			sim_seq_fill(&q, &state, &nm, rows[r].effect, SIM_MAX_BLOCKS);
-			if (sim_verdict(&q, 6, COMPARE_FLOOR, &v) < 0)
+			if (sim_verdict(&q, 6, MARGIN, &v) < 0)
 				die("out of memory");
 			if (v.kind != VERDICT_UNKNOWN)
 				continue;
@@ -244,7 +247,7 @@ static void estimate_table(void)
 			struct verdict w = v;
 
 			for (n = 7, at = 0; n <= SIM_MAX_BLOCKS && !at; n++) {
-				if (sim_verdict(&q, n, COMPARE_FLOOR, &w) < 0)
+				if (sim_verdict(&q, n, MARGIN, &w) < 0)
 					die("out of memory");
 				if (w.kind != VERDICT_UNKNOWN)
 					at = n - 6;
@@ -317,7 +320,9 @@ static void family_verdict(const struct family *f, unsigned c, unsigned a, unsig
 			o[k++] = (struct stats_obs){ b, 0, f->cell[c].v[b][0][r][m] };
 			o[k++] = (struct stats_obs){ b, 1, f->cell[c].v[b][a][r][m] };
 		}
-	if (verdict_of_runs(o, k, m == 0, COMPARE_FLOOR, m == 0, d, blk, F_MAX, v) < 0)
+	struct verdict_rule rule = { VERDICT_LOG, m == 0, m == 0, 0.02, 0.01 };
+
+	if (verdict_of_runs(o, k, &rule, d, blk, F_MAX, v) < 0)
 		die("out of memory");
 }
 
@@ -538,7 +543,7 @@ static void resample_cell(const struct stored *st, unsigned cell, const struct m
 			}
 		}
 		q.upto[24] = k;
-		if (sim_peek_every(&q, 2, 24, COMPARE_FLOOR, &p) < 0)
+		if (sim_peek_every(&q, 2, 24, MARGIN, &p) < 0)
 			die("out of memory");
 		ever += p.ever_different;
 		same += p.ever_same;
@@ -568,7 +573,7 @@ static void stored_table(const char *db, const char *matrix, const char *arm_a, 
 	if ((st.a = arm_of(&st.mi, arm_a)) < 0 || (st.b = arm_of(&st.mi, arm_b)) < 0)
 		die("no such arm");
 	printf("%s, matrix '%s', arms %s and %s: %u resampled sequences of 24 blocks per row,"
-	       " looked at after every block from 2, floor 2 %%.\n\n| cell | metric | stored blocks |"
+	       " looked at after every block from 2, margin 2 %%.\n\n| cell | metric | stored blocks |"
 	       " ever DIFFERENT | ever SAME |\n|---|---|---|---|---|\n", db, st.mi.name, arm_a,
 	       arm_b, n_seq / 4);
 	for (c = 0; c < st.mi.n_cells; c++)
@@ -600,9 +605,11 @@ int main(int argc, char **argv)
 	if (n_seq < 100)
 		die("--seqs: at least 100");
 	printf("## Verdicts: error rates and power (`make bench-stats`)\n\n"
-	       "alpha %.2f, floor %.0f %% unless a row says otherwise, confidence sequence prior"
+	       "alpha %.2f, margin %.0f %% (minimum effect half of it) unless a row says otherwise,"
+	       " statistic: the per-block log ratio; confidence sequence prior"
 	       " g = %.0f (analysis/confseq.h); a verdict needs %d blocks.\n", COMPARE_ALPHA,
-	       100 * COMPARE_FLOOR, CONFSEQ_G, COMPARE_MIN_BLOCKS);
+	       100 * MARGIN, CONFSEQ_G, COMPARE_MIN_BLOCKS);
+	margins_table(n_seq < 2000 ? n_seq : 2000);
 	aa_table();
 	family_table();
 	power_table();

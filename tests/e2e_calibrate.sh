@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # e2e_calibrate.sh -- harness calibrate in real guests: A/A blocks of a
 # matrix's cell run on this host, their noise stored per cell and metric,
-# then check's advice, compare's floor and the tables' noise section use it.
+# then check's advice, compare's noise column and the tables' noise section use it.
 # usage: tests/e2e_calibrate.sh HARNESS_BINARY   (images must be built)
 set -u
 
@@ -49,9 +49,11 @@ cat check.out
 check "check names the calibrated cell's noise" grep -q "^noise of zipf on $host (calibrated " check.out
 # how many blocks depends on this host's noise; 1 is too few for any (a verdict needs 4)
 check "and warns that its 1 block is too few for 5 %" \
-	grep -qE "^warning: m.json: cell zipf: (reps 2 give 1 ABBA blocks; .* needs [0-9]+ to detect 5 % with 80 % power|no number of blocks detects 5 % in )" check.out
-check "naming every calibrated metric" \
-	grep -qE "^noise of zipf on .*: miss% sd [0-9.]+% (needs [0-9]+|never); ops/s sd " check.out
+	grep -qE "^warning: m.json: cell zipf: (reps 2 give 1 units; .* needs up to [0-9]+ to detect 5 % with 80 % power|no number of blocks detects 5 % in )" check.out
+check "naming every calibrated metric, and the least effect its blocks can call" \
+	grep -qE "^noise of zipf on .*: miss% sd [0-9.]+% (needs [0-9]+ \([0-9]+ to ([0-9]+|never)\)|never), calls (from [0-9.]+%|nothing); ops/s sd " check.out
+check "and warns that 1 unit a cell decides nothing in a family of 10 verdicts" \
+	grep -qE "^warning: m.json: reps 2 give 1 unit a cell: a compare of two arms \(10 verdicts\) can call nothing DIFFERENT or SAME before [0-9]+ units" check.out
 check "and names the cell it has no calibration of" \
 	grep -q "^no calibration on $host for 1 of 2 cells (other): harness calibrate of the matrix file" check.out
 "$harness" check --parse-only --effect 0 m.json > /dev/null 2> eff.err
@@ -63,13 +65,13 @@ check "its table's noise section takes the cell's sd from the calibration" \
 	grep -qE '^zipf +[0-9.]+% +1 +[0-9.]+% +calibration ' run.out
 check "and the other cell's from its arms" grep -qE '^other .* arms 1-2 ' run.out
 "$harness" --json compare cal mglru classic > cmp.json 2>&1
-check "compare's floor of the calibrated cell is the calibration's, the other's configured" \
+check "compare shows the calibrated cell's noise beside the declared margin, none for the other" \
 	python3 -c 'import json,sys; v=json.load(open("cmp.json"))["verdicts"]
-f={(r["cell"], r["metric"]): r["floor_from"] for r in v}
-sys.exit(not (f[("zipf", "ops/s")] == "calibration" and f[("other", "ops/s")] == "configured"))'
+f={(r["cell"], r["metric"]): (r["noise_from"], r["margin_from"], r["margin_pct"]) for r in v}
+sys.exit(not (f[("zipf", "ops/s")] == ("calibration", "table", 2.0) and f[("other", "ops/s")][0] == "none"))'
 "$harness" compare cal mglru classic > cmp.out 2>&1
-check "and its text says where the floor came from" \
-	grep -q "noise floor in 'cal': calibrated on $host at " cmp.out
+check "and its text says where the noise came from" \
+	grep -q "noise in 'cal': calibrated on $host at " cmp.out
 
 "$harness" calibrate --from cal-aa > from.out 2>&1
 check "--from stores a stored A/A matrix's noise again" \

@@ -457,9 +457,50 @@ static void test_append_zero(void **state)
 	assert_int_equal(slots[0].arm, 0xa5a5a5a5u);
 }
 
+/*
+ * abba_unit: a Williams row and its mirror, for every arm count from 2 to 7:
+ * each unit holds every arm twice, and for every pair of arms one rep puts
+ * the first before the second and the other after, at mirrored positions
+ * (so their position sums are equal and linear drift cancels per pair).
+ */
+static void test_units_balanced_per_pair(void **state)
+{
+	static struct abba_slot o[2 * 7 * 14];
+	unsigned k, u, a, b, i, units, before[7][7], sum[7];
+	size_t n;
+
+	(void)state;
+	for (k = 2; k <= 7; k++) {
+		n = abba_order(k, 1, 2 * abba_block_reps(k), o);
+		units = (unsigned)n / (k * ABBA_UNIT_REPS);
+		assert_int_equal(abba_unit(k, o[n - 1].block, o[n - 1].position), units - 1);
+		for (u = 0; u < units; u++) {
+			memset(before, 0, sizeof(before));
+			memset(sum, 0, sizeof(sum));
+			for (i = 0; i < n; i++) {
+				if (abba_unit(k, o[i].block, o[i].position) != u)
+					continue;
+				sum[o[i].arm] += o[i].position % k;
+				for (b = 0; b < k; b++)      /* arms later in the same rep */
+					if (i % k + b < k && i + b < n && b)
+						before[o[i].arm][o[i + b].arm]++;
+			}
+			for (a = 0; a < k; a++)
+				for (b = 0; b < k; b++)
+					if (a != b)
+						assert_int_equal(before[a][b], 1);
+			for (a = 1; a < k; a++)
+				assert_int_equal(sum[a], sum[0]);
+		}
+	}
+	assert_int_equal(abba_unit(1, 5, 0), 5);
+	assert_int_equal(abba_unit(2, 3, 3), 3);     /* two arms: the ABBA block */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_units_balanced_per_pair),
 		cmocka_unit_test(test_two_arms_four_reps),
 		cmocka_unit_test(test_two_arms_odd_reps),
 		cmocka_unit_test(test_one_rep),

@@ -1,7 +1,7 @@
 /* test_compare.c -- `harness compare` on a real SQLite database built through
  * the store API, as the runner would fill it: matrices queued in ABBA order,
  * then every run booted, sampled and finished with chosen ops/s, refaults
- * and misses. Checks verdicts, the A/A noise floor, drift and exit codes.
+ * and misses. Checks verdicts, the declared margins, the A/A noise shown beside them, drift and exit codes.
  * No guest boots. */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -60,6 +60,8 @@ static void fake_run(int64_t run, double ops, double refault, double miss_share)
 	fixture_run(store, run, &r);
 }
 
+static char *next_spec;   /* the next add_matrix_mem's stored spec, once; NULL: "{}" */
+
 /*
  * Queue a matrix in ABBA order and finish every run: arm a of cell c does
  * 100000 ops/s and 1000 refaults/s times eff[c * n_arms + a], with noise.
@@ -77,6 +79,10 @@ static int64_t add_matrix_mem(const char *name, const struct fixture_arm *arms, 
 
 	if (memory_mib)
 		m->memory_mib = memory_mib;
+	if (next_spec) {
+		m->canonical = next_spec;
+		next_spec = NULL;
+	}
 	n = fixture_queue(store, m, &mid, &runs);
 	for (i = 0; i < n; i++) {
 		e = &eff[runs[i].cell * n_arms + runs[i].arm];
@@ -118,7 +124,7 @@ static int setup(void **state)
 		{ "base-aa", "6.12", "y", "", NULL }, { "base2-aa", "6.12", "y", "quiet", NULL },
 		{ "new", "6.12-fg", "y", "", NULL },
 	};
-	/* A/A noise 0.3 %: a 1 % gain is DIFFERENT (under the default 2 % floor it would not be) */
+	/* A/A noise 0.3 %: shown beside the margin; a 1 % gain against margins 0.5 and 4 % */
 	static const struct effect aa_eff[] = {
 		{ 1, 1, 0.003, 0 }, { 1, 1, 0.003, 0 }, { 1.01, 1, 0.003, 0 },
 	};
@@ -206,7 +212,7 @@ static json_t *compare_json(const char *m1, const char *m2, const char *base, co
 			    int regressions, int *ret_rc, char **ret_warn)
 {
 	struct compare_opts o = { .base_matrix = m1, .new_matrix = m2 ? m2 : m1, .base_arm = base,
-				  .new_arm = new, .floor = COMPARE_FLOOR,
+				  .new_arm = new,
 				  .regressions = regressions, .json = 1 };
 
 	return run_json(&o, ret_rc, ret_warn);
@@ -215,7 +221,7 @@ static json_t *compare_json(const char *m1, const char *m2, const char *base, co
 /* The same by tags. */
 static json_t *tags_json(const char *base, const char *new, int *ret_rc)
 {
-	struct compare_opts o = { .base_tag = base, .new_tag = new, .floor = COMPARE_FLOOR,
+	struct compare_opts o = { .base_tag = base, .new_tag = new,
 				  .json = 1 };
 
 	return run_json(&o, ret_rc, NULL);
@@ -224,7 +230,7 @@ static json_t *tags_json(const char *base, const char *new, int *ret_rc)
 /* compare_run by tags, refused: its message. */
 static void tags_refused(const char *base, const char *new, char err[ERR_MAX])
 {
-	struct compare_opts o = { .base_tag = base, .new_tag = new, .floor = COMPARE_FLOOR,
+	struct compare_opts o = { .base_tag = base, .new_tag = new,
 				  .json = 1 };
 
 	err[0] = '\0';
@@ -272,8 +278,11 @@ static void test_arms_regression(void **state)
 	assert_int_equal(field(r, "blocks"), 10);
 	assert_true(fabs(field(r, "delta_pct") + 6) < 0.5);
 	assert_string_equal(json_string_value(json_object_get(r, "better")), "higher");
-	assert_string_equal(json_string_value(json_object_get(r, "floor_from")), "configured");
-	assert_true(fabs(field(r, "floor_pct") - 2) < 1e-9);
+	assert_string_equal(json_string_value(json_object_get(r, "margin_from")), "table");
+	assert_true(fabs(field(r, "margin_pct") - 2) < 1e-9);
+	assert_true(fabs(field(r, "min_effect_pct") - 1) < 1e-9);
+	assert_string_equal(json_string_value(json_object_get(r, "noise_from")), "none");
+	assert_string_equal(json_string_value(json_object_get(r, "scale")), "log ratio");
 	r = row(j, "16G/1.1", NULL, "refault/s");   /* lower is better: 10 % fewer */
 	assert_string_equal(verdict(r), "DIFFERENT");
 	assert_true(json_is_false(json_object_get(r, "worse")));
@@ -285,12 +294,15 @@ static void test_arms_regression(void **state)
 							    "regressions")), 1);
 	json_decref(j);
 
-	/* the other way round: the refault gains are now the regressions */
+	/* the other way round: the refault gain is now the regression (rf/read's
+	 * 0.94 / 0.90, +4.4 %, is under its 5 % minimum effect) */
 	j = compare_json("v3", NULL, "fg", "orig", 1, &rc, NULL);
 	assert_int_equal(rc, 1);
-	assert_int_equal(json_array_size(json_object_get(j, "verdicts")), 2);
+	assert_int_equal(json_array_size(json_object_get(j, "verdicts")), 1);
 	assert_string_equal(verdict(row(j, "16G/1.1", NULL, "refault/s")), "DIFFERENT");
-	r = row(j, "16G/1.1", NULL, "rf/read");      /* 0.90 / 0.94 the other way round */
+	json_decref(j);
+	j = compare_json("v3", NULL, "fg", "orig", 0, &rc, NULL);
+	r = row(j, "16G/1.1", NULL, "rf/read");
 	assert_true(fabs(field(r, "delta_pct") - 100 * (0.94 / 0.90 - 1)) < 0.5);
 	json_decref(j);
 }
@@ -323,51 +335,129 @@ static void test_matrices(void **state)
 	json_decref(j);
 }
 
-static void test_aa_floor(void **state)
+/* compare_run of base-aa against new in matrix "aa" with one --margin METRIC=pct, as JSON. */
+static json_t *aa_with_margin(const char *metric, double pct, char **ret_warn)
 {
+	struct compare_opts o = { .base_matrix = "aa", .new_matrix = "aa",
+				  .base_arm = "base-aa", .new_arm = "new", .json = 1 };
+	int rc;
+
+	o.margins[metric_find(metric) - metrics] = pct / 100;
+	return run_json(&o, &rc, ret_warn);
+}
+
+/*
+ * A/A arms show their noise beside the margin and never decide: the margin
+ * is the table's, or --margin's, whatever the noise (issue 29).
+ */
+static void test_aa_noise(void **state)
+{
+	char *warn = NULL;
 	json_t *j, *r;
 	int rc;
 
 	(void)state;
 	j = compare_json("aa", NULL, "base-aa", "new", 0, &rc, NULL);
-	assert_int_equal(rc, 0);
 	r = json_object_get(json_object_get(j, "base"), "aa");
 	assert_string_equal(json_string_value(json_array_get(json_object_get(r, "arms"), 1)),
 			    "base2-aa");
 	assert_string_equal(json_string_value(json_object_get(r, "rule")), "names end in -aa");
 	r = row(j, "16G/1.1", NULL, "ops/s");
-	assert_string_equal(json_string_value(json_object_get(r, "floor_from")), "aa");
-	assert_true(field(r, "floor_pct") > 0 && field(r, "floor_pct") < 0.8);
+	assert_string_equal(json_string_value(json_object_get(r, "noise_from")), "aa");
+	assert_true(field(r, "noise_pct") > 0 && field(r, "noise_pct") < 0.8);
+	assert_true(fabs(field(r, "margin_pct") - 2) < 1e-9);
+	/* 3 arms, 48 reps: 8 Williams blocks of 6 reps, 24 units of a row and its mirror */
+	assert_int_equal(field(r, "blocks"), 24);
+	json_decref(j);
+
+	/* --margin ops/s=0.5 (minimum effect 0.25 %): the 1 % gain is DIFFERENT, better */
+	j = aa_with_margin("ops/s", 0.5, NULL);
+	r = row(j, "16G/1.1", NULL, "ops/s");
+	assert_string_equal(json_string_value(json_object_get(r, "margin_from")), "option");
 	assert_string_equal(verdict(r), "DIFFERENT");
 	assert_true(json_is_false(json_object_get(r, "worse")));
 	json_decref(j);
+	/* --margin ops/s=4 (minimum 2 %): the 1 % gain is within it, SAME */
+	j = aa_with_margin("ops/s", 4, NULL);
+	r = row(j, "16G/1.1", NULL, "ops/s");
+	assert_true(fabs(field(r, "margin_pct") - 4) < 1e-9);
+	assert_string_equal(verdict(r), "SAME");
+	json_decref(j);
 
-	/* --floor given: the least floor, also with A/A arms: the 1 % gain is below it */
-	{
-		struct compare_opts o = { .base_matrix = "aa", .new_matrix = "aa",
-					  .base_arm = "base-aa", .new_arm = "new", .floor = 0.02,
-					  .floor_set = 1, .json = 1 };
-		char *buf = NULL, err[ERR_MAX];
-		size_t len = 0;
-		FILE *out = open_memstream(&buf, &len);
+	/* a margin the A/A noise cannot show at these blocks: warned, not widened */
+	j = aa_with_margin("refault/s", 0.01, &warn);
+	r = row(j, "16G/1.1", NULL, "refault/s");
+	assert_true(fabs(field(r, "margin_pct") - 0.01) < 1e-9);
+	assert_string_equal(verdict(r), "UNKNOWN");
+	assert_non_null(strstr(warn, "harness: warning: '16G/1.1' refault/s: at the A/A spread"));
+	assert_non_null(strstr(warn, "SAME is out of reach until then"));
+	assert_null(strstr(warn, "ops/s: at the A/A spread"));
+	free(warn);
+	json_decref(j);
 
-		assert_int_equal(compare_run(store, &o, out, NULL, err), 0);
-		fclose(out);
-		j = json_loads(buf, 0, NULL);
-		free(buf);
-		r = row(j, "16G/1.1", NULL, "ops/s");
-		assert_true(fabs(field(r, "floor_pct") - 2) < 1e-9);
-		assert_string_equal(verdict(r), "SAME");
-		json_decref(j);
-	}
-
-	/* the A/A pair itself is no yardstick of itself: configured floor, and no effect */
+	/* the A/A pair itself is no yardstick of itself: no noise shown, and no effect */
 	j = compare_json("aa", NULL, "base-aa", "base2-aa", 0, &rc, NULL);
 	assert_int_equal(rc, 0);
 	r = row(j, "16G/1.1", NULL, "ops/s");
-	assert_string_equal(json_string_value(json_object_get(r, "floor_from")), "configured");
+	assert_string_equal(json_string_value(json_object_get(r, "noise_from")), "none");
 	assert_string_equal(verdict(r), "SAME");
 	json_decref(j);
+}
+
+/*
+ * A matrix's "margins" are its verdicts' margins, its "primary" metric (ops/s
+ * unless declared) is adjusted in a family of its own; a wrong name is refused
+ * naming the field.
+ */
+static void test_matrix_margins(void **state)
+{
+	static const struct fixture_arm two[] = {
+		{ "orig", "6.12", "y", "", NULL }, { "fg", "6.12-fg", "y", "", NULL },
+	};
+	static const struct effect fg_eff[] = { { 1, 1, 0.003, 0 }, { 1.01, 1, 0.003, 0 } };
+	static const char *const cell[] = { "mg/1" };
+	static char spec[] = "{\"margins\": {\"ops/s\": 0.5}}", bad[] = "{\"margins\": {\"nope\": 1}}";
+	static char prim[] = "{\"primary\": \"refault/s\"}", bad_prim[] = "{\"primary\": \"nope\"}";
+	struct compare_opts o = { .base_matrix = "mg-bad", .new_matrix = "mg-bad",
+				  .base_arm = "orig", .new_arm = "fg", .json = 1 };
+	char err[ERR_MAX];
+	json_t *j, *r;
+	int rc;
+
+	(void)state;
+	next_spec = spec;
+	add_matrix("mg", two, 2, cell, 1, 16, fg_eff, 11);
+	j = compare_json("mg", NULL, "orig", "fg", 0, &rc, NULL);
+	r = row(j, "mg/1", NULL, "ops/s");
+	assert_string_equal(json_string_value(json_object_get(r, "margin_from")), "matrix");
+	assert_true(fabs(field(r, "margin_pct") - 0.5) < 1e-9);
+	assert_string_equal(verdict(r), "DIFFERENT");
+	/* the primary metric is its own family: ops/s by default, adjusted over 1 verdict */
+	assert_string_equal(json_string_value(json_object_get(j, "primary")), "ops/s");
+	assert_string_equal(json_string_value(json_object_get(r, "family")), "primary");
+	assert_true(field(r, "q") == field(r, "p"));
+	assert_string_equal(json_string_value(json_object_get(row(j, "mg/1", NULL, "refault/s"),
+							       "family")), "secondary");
+	json_decref(j);
+	next_spec = prim;
+	add_matrix("mg-p", two, 2, cell, 1, 16, fg_eff, 13);
+	j = compare_json("mg-p", NULL, "orig", "fg", 0, &rc, NULL);
+	assert_string_equal(json_string_value(json_object_get(j, "primary")), "refault/s");
+	assert_string_equal(json_string_value(json_object_get(row(j, "mg/1", NULL, "ops/s"),
+							       "family")), "secondary");
+	json_decref(j);
+	next_spec = bad_prim;
+	add_matrix("mg-bp", two, 2, cell, 1, 4, fg_eff, 14);
+	o.base_matrix = o.new_matrix = "mg-bp";
+	assert_int_equal(compare_run(store, &o, stdout, NULL, err), -1);
+	assert_string_equal(err, "matrix 'mg-bp': primary: 'nope': expected a compared metric,"
+			    " such as ops/s");
+	o.base_matrix = o.new_matrix = "mg-bad";
+	next_spec = bad;
+	add_matrix("mg-bad", two, 2, cell, 1, 4, fg_eff, 12);
+	assert_int_equal(compare_run(store, &o, stdout, NULL, err), -1);
+	assert_string_equal(err, "matrix 'mg-bad': margins: 'nope': expected a compared metric,"
+			    " such as ops/s");
 }
 
 /* calibrate_advice's lines, joined: "W " before a warning, "I " before the others. */
@@ -380,7 +470,7 @@ static void collect(void *arg, int warning, const char *line)
 }
 
 /*
- * A stored calibration is the floor of a matrix without A/A arms whose cell
+ * A stored calibration is the noise shown for a matrix without A/A arms whose cell
  * has the same job, guest size and host, whatever its name; check's advice
  * says how many blocks an effect needs, from the same rows.
  */
@@ -411,28 +501,49 @@ static void test_calibration(void **state)
 	add_matrix_mem("cal-512", two, 2, cell, 1, 16, fg_eff, 9, 0);
 	j = compare_json("cal-new", NULL, "orig", "fg", 0, &rc, NULL);
 	r = row(j, "cal/1", NULL, "ops/s");
-	assert_string_equal(json_string_value(json_object_get(r, "floor_from")), "calibration");
-	assert_true(field(r, "floor_pct") > 0 && field(r, "floor_pct") < 0.8);
-	assert_string_equal(verdict(r), "DIFFERENT");
+	assert_string_equal(json_string_value(json_object_get(r, "noise_from")), "calibration");
+	assert_true(field(r, "noise_pct") > 0 && field(r, "noise_pct") < 0.8);
+	assert_string_equal(json_string_value(json_object_get(r, "margin_from")), "table");
 	json_decref(j);
-	/* the same runs in 512 MiB guests: not calibrated, the configured 2 % floor */
+	/* the same runs in 512 MiB guests: not calibrated, no noise shown */
 	j = compare_json("cal-512", NULL, "orig", "fg", 0, &rc, NULL);
 	r = row(j, "cal/1", NULL, "ops/s");
-	assert_string_equal(json_string_value(json_object_get(r, "floor_from")), "configured");
-	assert_string_not_equal(verdict(r), "DIFFERENT");
+	assert_string_equal(json_string_value(json_object_get(r, "noise_from")), "none");
 	json_decref(j);
 
-	/* check's advice: 1 block (reps 2) is fewer than the 4 any verdict needs */
+	/* check's advice: 1 unit (reps 2) is fewer than the 5 a family of 5 verdicts needs */
 	m = fixture_matrix("cal-plan", dir, two, 2, cell, 1, 2);
 	m->memory_mib = 640;
-	assert_int_equal(calibrate_advice(store, m, "host", 0.05, collect, lines, err), 0);
+	assert_int_equal(calibrate_advice(store, m, "host", 0.20, collect, lines, err), 0);
+	assert_non_null(strstr(lines, "I plan: reps 2 give 1 unit a cell (a unit: 2 reps, a Williams"
+				      " row and its mirror, balanced for every pair of the 2 arms; 2"
+				      " reps a block); a compare of two arms adjusts 5 verdicts (1"
+				      " cells x 5 metrics), which decide nothing before 5 units"));
+	assert_non_null(strstr(lines, "W cal-plan.json: reps 2 give 1 unit a cell: a compare of two"
+				      " arms (5 verdicts) can call nothing DIFFERENT or SAME before 5"
+				      " units, whatever the noise: reps 10 would"));
 	assert_non_null(strstr(lines, "I noise of cal/1 on host (calibrated "));
-	assert_non_null(strstr(lines, "W cal-plan.json: cell cal/1: reps 2 give 1 ABBA blocks; "));
-	assert_non_null(strstr(lines, " needs 4 to detect 5 % with 80 % power"));
+	assert_non_null(strstr(lines, "ops/s sd 0.3% needs 5 (5 to 5), calls nothing"));
+	assert_non_null(strstr(lines, "W cal-plan.json: cell cal/1: reps 2 give 1 units; "));
+	assert_non_null(strstr(lines, " needs up to 5 to detect 20 % with 80 % power"));
 	lines[0] = '\0';
-	m->reps = 8;
-	assert_int_equal(calibrate_advice(store, m, "host", 0.05, collect, lines, err), 0);
+	m->reps = 10;
+	assert_int_equal(calibrate_advice(store, m, "host", 0.20, collect, lines, err), 0);
 	assert_null(strstr(lines, "W "));
+	/* 5 blocks at 0.05 / 5: the interval's half-width is 11 sd, so 3.4 %, not the 1 % minimum */
+	assert_non_null(strstr(lines, "ops/s sd 0.3% needs 5 (5 to 5), calls from 3.4%, SAME from 6;"));
+	/* 5 % is the event rates' declared minimum effect: no plan calls it with 80 % power */
+	lines[0] = '\0';
+	assert_int_equal(calibrate_advice(store, m, "host", 0.05, collect, lines, err), 0);
+	assert_non_null(strstr(lines, "refault/s sd 0.4% never"));
+	assert_non_null(strstr(lines, "W cal-plan.json: cell cal/1: no number of blocks detects 5 %"
+				      " in majflt/s with 80 % power (A/A sd 0.0 % from 6 blocks,"
+				      " minimum effect 5.0 %)"));
+	/* 2 % in refault/s's 0.4 % spread: a range from the spread's own uncertainty */
+	lines[0] = '\0';
+	m->reps = 40;
+	assert_int_equal(calibrate_advice(store, m, "host", 0.08, collect, lines, err), 0);
+	assert_non_null(strstr(lines, "refault/s sd 0.4% needs "));
 	/* another host's noise is not this one's */
 	lines[0] = '\0';
 	assert_int_equal(calibrate_advice(store, m, "elsewhere", 0.05, collect, lines, err), 0);
@@ -475,8 +586,8 @@ static void test_too_few_blocks(void **state)
 	r = row(j, "16G/1.1", NULL, "ops/s");
 	assert_string_equal(verdict(r), "UNKNOWN");
 	assert_int_equal(field(r, "blocks"), 2);
-	assert_int_equal(json_integer_value(json_object_get(r, "more_blocks")),
-			 COMPARE_MIN_BLOCKS - 2);
+	/* at least to the 4 blocks a bounded interval needs, more at the adjusted level */
+	assert_true(json_integer_value(json_object_get(r, "more_blocks")) >= COMPARE_MIN_BLOCKS - 2);
 	assert_true(json_is_null(json_array_get(json_object_get(r, "interval_pct"), 0)));
 	json_decref(j);
 }
@@ -484,16 +595,17 @@ static void test_too_few_blocks(void **state)
 static void test_text_and_exit_codes(void **state)
 {
 	struct compare_opts o = { .base_matrix = "v3", .new_matrix = "v3", .base_arm = "orig",
-				  .new_arm = "fg", .floor = COMPARE_FLOOR };
+				  .new_arm = "fg" };
 	char *buf = NULL, err[ERR_MAX];
 	size_t len = 0;
 	FILE *out = open_memstream(&buf, &len);
-	char *ok[] = { "compare", "--floor", "3", "--matrices", "v3", "v4", NULL };
+	char *ok[] = { "compare", "--margin", "ops/s=3", "--matrices", "v3", "v4", NULL };
 	char *reg[] = { "compare", "--regressions", "v3", "orig", "fg", NULL };
 	char *bad_arm[] = { "compare", "v3", "orig", "nope", NULL };
 	char *bad_matrix[] = { "compare", "--matrices", "v3", "v9", NULL };
 	char *usage[] = { "compare", "v3", "orig", NULL };
-	char *bad_floor[] = { "compare", "--floor", "x", "v3", "orig", "fg", NULL };
+	char *bad_margin[] = { "compare", "--margin", "ops/s=x", "v3", "orig", "fg", NULL };
+	char *bad_metric[] = { "compare", "--margin", "nope=3", "v3", "orig", "fg", NULL };
 
 	(void)state;
 	assert_int_equal(compare_run(store, &o, out, NULL, err), 1);
@@ -509,18 +621,22 @@ static void test_text_and_exit_codes(void **state)
 	assert_int_equal(cmd_compare(&conf, 4, bad_arm, 0), 2);
 	assert_int_equal(cmd_compare(&conf, 4, bad_matrix, 0), 2);
 	assert_int_equal(cmd_compare(&conf, 3, usage, 0), 2);
-	assert_int_equal(cmd_compare(&conf, 6, bad_floor, 0), 2);
+	assert_int_equal(cmd_compare(&conf, 6, bad_margin, 0), 2);
+	assert_int_equal(cmd_compare(&conf, 6, bad_metric, 0), 2);
 }
 
 /*
  * got's verdict rows are want's (only arm's, if arm is not NULL), to the last
  * digit; with arm, want's family is larger (every arm's rows), so its q
- * differs: every other field must not.
+ * differs, and so do the level its intervals are drawn at, the intervals and
+ * the blocks estimated: every other field must not.
  */
 static void same_verdicts(json_t *want, json_t *got, const char *arm)
 {
+	static const char *const by_family[] = { "q", "interval_pct", "interval_level",
+						 "more_blocks", "more_blocks_range" };
 	json_t *w, *r;
-	size_t i, n = 0;
+	size_t i, k, n = 0;
 
 	json_array_foreach(json_object_get(want, "verdicts"), i, w)
 		n += !arm || !strcmp(json_string_value(json_object_get(w, "arm")), arm);
@@ -530,9 +646,11 @@ static void same_verdicts(json_t *want, json_t *got, const char *arm)
 		w = json_deep_copy(row(want, json_string_value(json_object_get(r, "cell")), arm,
 				       json_string_value(json_object_get(r, "metric"))));
 		r = json_deep_copy(r);
-		if (arm) {
-			json_object_del(w, "q");
-			json_object_del(r, "q");
+		if (arm) {   /* a smaller family: its own adjustment, and intervals at its level */
+			for (k = 0; k < ARRAY_SIZE(by_family); k++) {
+				json_object_del(w, by_family[k]);
+				json_object_del(r, by_family[k]);
+			}
 		}
 		assert_true(json_equal(r, w));
 		json_decref(w);
@@ -577,7 +695,7 @@ static void test_tags_one_matrix(void **state)
 static void test_tags_two_matrices(void **state)
 {
 	struct compare_opts o = { .base_tag = "rotate/v3", .new_tag = "rotate/v4",
-				  .floor = COMPARE_FLOOR };
+				  };
 	char *reg[] = { "compare", "--tags", "rotate/v3", "rotate/v4", NULL };
 	char *reg_only[] = { "compare", "--regressions", "--tags", "rotate/v3", "rotate/v4", NULL };
 	char *buf = NULL, err[ERR_MAX];
@@ -641,7 +759,7 @@ static void test_by_host(void **state)
 	};
 	static const char *const cell[] = { "c" };
 	struct compare_opts o = { .base_matrix = "hosts", .new_matrix = "hosts",
-				  .base_arm = "base", .new_arm = "new", .floor = COMPARE_FLOOR,
+				  .base_arm = "base", .new_arm = "new",
 				  .by_host = 1, .json = 1 };
 	struct matrix *m = fixture_matrix("hosts", dir, arms, 2, cell, 1, 32);
 	struct run_ref *runs = NULL;
@@ -721,7 +839,7 @@ static void test_contended_left_out(void **state)
 	};
 	static const char *const cell[] = { "c" };
 	struct compare_opts o = { .base_matrix = "busy", .new_matrix = "busy", .base_arm = "base",
-				  .new_arm = "new", .floor = COMPARE_FLOOR, .json = 1 };
+				  .new_arm = "new", .json = 1 };
 	struct matrix *m = fixture_matrix("busy", dir, arms, 2, cell, 1, 32);
 	struct run_ref *runs = NULL;
 	char err[ERR_MAX], *text;
@@ -831,7 +949,7 @@ static void test_machine_line(void **state)
 /* Two matrices measured with two QEMUs: compare says so, in text and JSON; arms of one do not. */
 static void test_machines_differ(void **state)
 {
-	struct compare_opts o = { .base_matrix = "v3", .new_matrix = "v4", .floor = COMPARE_FLOOR };
+	struct compare_opts o = { .base_matrix = "v3", .new_matrix = "v4" };
 	char path[PATH_MAX + 16], *buf = NULL, err[ERR_MAX];
 	size_t len = 0;
 	FILE *out = open_memstream(&buf, &len);
@@ -867,7 +985,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_arms_regression),
 		cmocka_unit_test(test_matrices),
-		cmocka_unit_test(test_aa_floor),
+		cmocka_unit_test(test_aa_noise),
+		cmocka_unit_test(test_matrix_margins),
 		cmocka_unit_test(test_aa_by_identity_and_drift),
 		cmocka_unit_test(test_too_few_blocks),
 		cmocka_unit_test(test_text_and_exit_codes),

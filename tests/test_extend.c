@@ -498,15 +498,16 @@ static void test_schema5_upgraded(void **state)
 /* ---- extend ---- */
 
 /*
- * 4 blocks (as many as any verdict needs): cell0 the same within 0.1 %: SAME;
- * cell1 3 % apart in 4 % noise: UNKNOWN.
+ * 6 blocks (the fewest at which a family of this matrix's verdicts can be
+ * SAME at its adjusted level): cell0 the same within 0.1 %: SAME; cell1 3 %
+ * apart in 4 % noise: UNKNOWN.
  */
 static int64_t undecided_matrix(const char *name)
 {
 	static const double effect[] = { 1.0, 1.03 }, noise[] = { 0.001, 0.04 };
 	struct run_ref *runs;
 	size_t n;
-	int64_t mid = queue_matrix(name, 2, 2, 2 * COMPARE_MIN_BLOCKS, &runs, &n);
+	int64_t mid = queue_matrix(name, 2, 2, 2 * 6, &runs, &n);
 
 	fill_matrix(runs, n, effect, noise, 42);
 	free(runs);
@@ -516,7 +517,7 @@ static int64_t undecided_matrix(const char *name)
 /* Blocks cell c of mid should get: its UNKNOWN verdicts' blocks + more, capped. */
 static unsigned expected_blocks(int64_t mid, const char *cell, unsigned max)
 {
-	struct compare_opts o = { .base_arm = "base", .new_arm = "new", .floor = COMPARE_FLOOR };
+	struct compare_opts o = { .base_arm = "base", .new_arm = "new" };
 	struct compare_row *rows;
 	char key[32], err[ERR_MAX];
 	unsigned want = 0, w;
@@ -581,7 +582,7 @@ static void test_extend_unknown_cells_only(void **state)
 	(void)state;
 	mid = undecided_matrix("undecided");
 	want = expected_blocks(mid, "cell1", 8);
-	assert_true(want > 4);                                /* cell1 is UNKNOWN */
+	assert_true(want > 6);                                /* cell1 is UNKNOWN */
 	assert_int_equal(expected_blocks(mid, "cell0", 8), 0);   /* cell0 decided */
 	assert_int_equal(count("SELECT COUNT(*) FROM matrices WHERE state = 'active' AND id = ?",
 			       mid), 1);
@@ -591,14 +592,14 @@ static void test_extend_unknown_cells_only(void **state)
 	assert_int_equal(json_integer_value(json_object_get(c, "runs")), 0);
 	c = cell_result(res, "cell1");
 	assert_false(json_is_true(json_object_get(c, "decided")));
-	assert_int_equal(json_integer_value(json_object_get(c, "blocks")), 4);
-	assert_int_equal(json_integer_value(json_object_get(c, "queued_blocks")), want - 4);
-	assert_int_equal(json_integer_value(json_object_get(c, "runs")), (want - 4) * 4);
+	assert_int_equal(json_integer_value(json_object_get(c, "blocks")), 6);
+	assert_int_equal(json_integer_value(json_object_get(c, "queued_blocks")), want - 6);
+	assert_int_equal(json_integer_value(json_object_get(c, "runs")), (want - 6) * 4);
 	assert_true(json_array_size(json_object_get(c, "unknown")) > 0);
-	assert_int_equal(json_integer_value(json_object_get(res, "runs")), (want - 4) * 4);
+	assert_int_equal(json_integer_value(json_object_get(res, "runs")), (want - 6) * 4);
 	json_decref(res);
 	check_abba_tail(mid, 0, 0, 0);
-	check_abba_tail(mid, 1, 4, want - 4);
+	check_abba_tail(mid, 1, 6, want - 6);
 
 	/* again: what is planned already counts; nothing twice */
 	assert_int_equal(extend_matrix(store, &o, &res, &http, err), 0);
@@ -608,11 +609,11 @@ static void test_extend_unknown_cells_only(void **state)
 
 /*
  * A block compare leaves out as contended does not count toward the cap:
- * at the cap of 4 blocks, cell1 with one contended block gets one more.
+ * at the cap of 6 blocks, cell1 with one contended block gets one more.
  */
 static void test_extend_replaces_contended(void **state)
 {
-	struct extend_opts o = { .matrix = "contended", .max_blocks = 4 };
+	struct extend_opts o = { .matrix = "contended", .max_blocks = 6 };
 	char err[ERR_MAX];
 	int64_t mid, run;
 	json_t *res, *c;
@@ -633,12 +634,12 @@ static void test_extend_replaces_contended(void **state)
 							    "queued_blocks")), 0);
 	json_decref(res);
 	assert_int_equal(count("SELECT MAX(block) + 1 FROM runs r JOIN cells c ON c.id = r.cell_id"
-			       " WHERE r.matrix_id = ? AND c.name = 'cell1'", mid), 5);
+			       " WHERE r.matrix_id = ? AND c.name = 'cell1'", mid), 7);
 }
 
 static void test_extend_respects_max_blocks(void **state)
 {
-	struct extend_opts o = { .matrix = "capped", .max_blocks = 5 };
+	struct extend_opts o = { .matrix = "capped", .max_blocks = 7 };
 	char err[ERR_MAX];
 	json_t *res;
 	int64_t mid;
@@ -646,24 +647,24 @@ static void test_extend_respects_max_blocks(void **state)
 
 	(void)state;
 	mid = undecided_matrix("capped");
-	assert_true(expected_blocks(mid, "cell1", 1000) > 5);   /* wants more than the cap */
+	assert_true(expected_blocks(mid, "cell1", 1000) > 7);   /* wants more than the cap */
 	assert_int_equal(extend_matrix(store, &o, &res, &http, err), 0);
 	assert_int_equal(json_integer_value(json_object_get(cell_result(res, "cell1"),
 							    "queued_blocks")), 1);
 	json_decref(res);
-	check_abba_tail(mid, 1, 4, 1);
-	assert_int_equal(count("SELECT MAX(block) + 1 FROM runs WHERE matrix_id = ?", mid), 5);
+	check_abba_tail(mid, 1, 6, 1);
+	assert_int_equal(count("SELECT MAX(block) + 1 FROM runs WHERE matrix_id = ?", mid), 7);
 
 	/* a later submit with more reps continues each cell's own blocks */
 	{
-		unsigned want[2] = { 12, 12 }, added[2];
+		unsigned want[2] = { 16, 16 }, added[2];
 
-		assert_int_equal(store_grow_cells(store, mid, 2, 2, want, 12, added, err), 0);
-		assert_int_equal(added[0], 4 * 2);         /* cell0: 8 -> 12 reps */
-		assert_int_equal(added[1], 2 * 2);         /* cell1: 10 -> 12 reps */
+		assert_int_equal(store_grow_cells(store, mid, 2, 2, want, 16, added, err), 0);
+		assert_int_equal(added[0], 4 * 2);         /* cell0: 12 -> 16 reps */
+		assert_int_equal(added[1], 2 * 2);         /* cell1: 14 -> 16 reps */
 		assert_int_equal(count("SELECT COUNT(*) FROM (SELECT 1 FROM runs WHERE matrix_id = ?"
 				       " GROUP BY cell_id, block, position HAVING COUNT(*) > 1)", mid), 0);
-		assert_int_equal(count("SELECT reps FROM matrices WHERE id = ?", mid), 12);
+		assert_int_equal(count("SELECT reps FROM matrices WHERE id = ?", mid), 16);
 	}
 
 	/* bad options are refused with a reason */
@@ -684,7 +685,7 @@ static void test_extend_respects_max_blocks(void **state)
 
 static void test_extend_finished_matrix_is_active_again(void **state)
 {
-	struct extend_opts o = { .matrix = "finished", .max_blocks = 6 };
+	struct extend_opts o = { .matrix = "finished", .max_blocks = 8 };
 	char err[ERR_MAX];
 	json_t *res;
 	int64_t mid;
@@ -706,25 +707,25 @@ static void test_extend_through_the_api(void **state)
 	struct api *api = NULL;
 	char err[ERR_MAX];
 	json_t *res = NULL;
-	char *argv[] = { "extend", "--until-decided", "--max-blocks", "5", "viaapi", NULL };
+	char *argv[] = { "extend", "--until-decided", "--max-blocks", "7", "viaapi", NULL };
 	int64_t mid;
 
 	(void)state;
 	mid = undecided_matrix("viaapi");
 	/* no daemon: 1, nothing sent */
-	assert_int_equal(client_post(&conf, "/matrices/viaapi/extend", "{\"max_blocks\": 5}",
+	assert_int_equal(client_post(&conf, "/matrices/viaapi/extend", "{\"max_blocks\": 7}",
 				     &res, err), 1);
 	api = fixture_api(&conf);
 	assert_int_equal(client_post(&conf, "/matrices/viaapi/extend", "{\"max_blocks\": 0}",
 				     &res, err), -1);
 	assert_non_null(strstr(err, "max_blocks"));
-	assert_int_equal(client_post(&conf, "/matrices/viaapi/extend", "{\"max\": 5}", &res, err),
+	assert_int_equal(client_post(&conf, "/matrices/viaapi/extend", "{\"max\": 7}", &res, err),
 			 -1);
 	assert_non_null(strstr(err, "unknown key 'max'"));
-	assert_int_equal(client_post(&conf, "/matrices/nothere/extend", "{\"max_blocks\": 5}",
+	assert_int_equal(client_post(&conf, "/matrices/nothere/extend", "{\"max_blocks\": 7}",
 				     &res, err), -1);
 	assert_non_null(strstr(err, "no matrix"));
-	assert_int_equal(client_post(&conf, "/matrices/viaapi/extend", "{\"max_blocks\": 5}",
+	assert_int_equal(client_post(&conf, "/matrices/viaapi/extend", "{\"max_blocks\": 7}",
 				     &res, err), 0);
 	assert_int_equal(json_integer_value(json_object_get(res, "matrix")), mid);
 	assert_int_equal(json_integer_value(json_object_get(cell_result(res, "cell1"),
@@ -735,9 +736,9 @@ static void test_extend_through_the_api(void **state)
 	api_stop(api);
 	/* and without one, into the database */
 	assert_int_equal(cmd_extend(&conf, 5, argv, 0), 0);
-	assert_int_equal(count("SELECT MAX(block) + 1 FROM runs WHERE matrix_id = ?", mid), 5);
+	assert_int_equal(count("SELECT MAX(block) + 1 FROM runs WHERE matrix_id = ?", mid), 7);
 	{
-		char *usage[] = { "extend", "--max-blocks", "5", "viaapi", NULL };
+		char *usage[] = { "extend", "--max-blocks", "7", "viaapi", NULL };
 		char *bad[] = { "extend", "--until-decided", "--max-blocks", "x", "viaapi", NULL };
 
 		assert_int_equal(cmd_extend(&conf, 4, usage, 0), 1);
@@ -869,7 +870,7 @@ static void test_schema13_upgraded(void **state)
 /* No API answers but the directory is held (a daemon starting, a harness run): nothing written. */
 static void test_extend_refused_while_held(void **state)
 {
-	char *argv[] = { "extend", "--until-decided", "--max-blocks", "5", "held", NULL };
+	char *argv[] = { "extend", "--until-decided", "--max-blocks", "7", "held", NULL };
 	char err[ERR_MAX];
 	int64_t mid, runs;
 	int fd = -1;

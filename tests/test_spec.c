@@ -1219,6 +1219,25 @@ static void test_job_arrays_bad(void **state)
 	       NULL);
 }
 
+/* What the verdicts read ("margins", "primary"): kept in the stored spec, its shape checked here. */
+#define VERDICT_KEYS(k) "{'name':'t','reps':1,'arms':[{'name':'a','kernel':'6.12'}]," k \
+			"'workloads':[{'name':'w','memcg_mib':64," FSQ "}]}"
+
+static void test_verdict_keys(void **state)
+{
+	struct matrix *m;
+
+	(void)state;
+	m = load_wl(VERDICT_KEYS("'margins':{'ops/s':3,'miss%':0.5},'primary':'ops/s',"));
+	assert_non_null(strstr(m->canonical, "\"margins\":{\"miss%\":0.5,\"ops/s\":3}"));
+	done(m);
+	refuse(jq(VERDICT_KEYS("'margins':{'ops/s':0},")),
+	       "margins: 'ops/s': expected a percentage above 0 and at most 100", NULL);
+	refuse(jq(VERDICT_KEYS("'margins':[3],")), "margins: expected an object", NULL);
+	refuse(jq(VERDICT_KEYS("'primary':3,")), "primary: expected the name of a compared metric",
+	       NULL);
+}
+
 static void test_preset_scale(void **state)
 {
 	struct matrix *m;
@@ -2110,6 +2129,7 @@ int main(void)
 		cmocka_unit_test_setup(test_preset_expand_arrays, presets_setup),
 		cmocka_unit_test(test_job_arrays),
 		cmocka_unit_test(test_job_arrays_bad),
+		cmocka_unit_test(test_verdict_keys),
 		cmocka_unit_test(test_arm_arrays),
 		cmocka_unit_test(test_arm_tag),
 		cmocka_unit_test_setup(test_preset_scale, presets_setup),

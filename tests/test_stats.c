@@ -362,27 +362,27 @@ static void test_planted_effect_different(void **state)
 
 	(void)state;
 	for (seed = 0; seed < 50; seed++) {
-		synthetic(7000 + seed, 10, 0.05, 0.01, COMPARE_FLOOR, &v);
+		synthetic(7000 + seed, 10, 0.05, 0.01, 0.02, &v);
 		assert_int_equal(v.kind, VERDICT_DIFFERENT);
 		assert_false(v.worse);
 		near(v.delta, 0.05, 0.01, 0, "planted effect");
 		assert_true(v.lo > 0 && v.lo < v.delta && v.hi > v.delta && v.p <= COMPARE_ALPHA);
 		assert_true(v.q == v.p && v.different_raw);
-		synthetic(8000 + seed, 10, -0.05, 0.01, COMPARE_FLOOR, &v);
+		synthetic(8000 + seed, 10, -0.05, 0.01, 0.02, &v);
 		assert_int_equal(v.kind, VERDICT_DIFFERENT);
 		assert_true(v.worse);
 	}
 	/* too few blocks never decide, however clear, and say how many more */
 	for (blocks = 1; blocks < COMPARE_MIN_BLOCKS; blocks++) {
-		synthetic(9000, blocks, 0.05, 0.001, COMPARE_FLOOR, &v);
+		synthetic(9000, blocks, 0.05, 0.001, 0.02, &v);
 		assert_int_equal(v.kind, VERDICT_UNKNOWN);
 		assert_int_equal(v.more, COMPARE_MIN_BLOCKS - blocks);
 		assert_true(isinf(v.lo) && isinf(v.hi));
 	}
-	synthetic(9000, COMPARE_MIN_BLOCKS, 0.05, 0.001, COMPARE_FLOOR, &v);
+	synthetic(9000, COMPARE_MIN_BLOCKS, 0.05, 0.001, 0.02, &v);
 	assert_int_equal(v.kind, VERDICT_DIFFERENT);
 	/* a clear effect in 18 % noise: 6 blocks are far from enough, and the range says how far */
-	synthetic(9001, 6, 0.10, 0.18, COMPARE_FLOOR, &v);
+	synthetic(9001, 6, 0.10, 0.18, 0.02, &v);
 	assert_int_equal(v.kind, VERDICT_UNKNOWN);
 	assert_true(v.more_lo <= v.more && v.more <= v.more_hi && v.more_lo >= 1);
 	assert_true(v.more_hi > 2 * v.more_lo);
@@ -395,22 +395,22 @@ static void test_same_and_unknown(void **state)
 
 	(void)state;
 	for (seed = 0; seed < 50; seed++) {
-		synthetic(3000 + seed, 12, 0, 0.005, COMPARE_FLOOR, &v);
+		synthetic(3000 + seed, 12, 0, 0.005, 0.02, &v);
 		same += v.kind == VERDICT_SAME;
 		assert_int_not_equal(v.kind, VERDICT_DIFFERENT);
-		assert_true(v.lo >= -COMPARE_FLOOR && v.hi <= COMPARE_FLOOR);
+		assert_true(v.lo >= expm1(-log1p(0.02)) - 1e-12 && v.hi <= 0.02);
 	}
 	assert_int_equal(same, 50);
 	/* SAME is an equivalence test: never from fewer blocks than a DIFFERENT needs */
-	synthetic(3100, COMPARE_MIN_BLOCKS - 1, 0, 0.0001, COMPARE_FLOOR, &v);
+	synthetic(3100, COMPARE_MIN_BLOCKS - 1, 0, 0.0001, 0.02, &v);
 	assert_int_equal(v.kind, VERDICT_UNKNOWN);
 	/* noise as large as the floor: undecided, with a finite estimate */
-	synthetic(4000, 4, 0.0, 0.05, COMPARE_FLOOR, &v);
+	synthetic(4000, 4, 0.0, 0.05, 0.02, &v);
 	assert_int_equal(v.kind, VERDICT_UNKNOWN);
 	assert_true(v.more >= 1 && v.more < STATS_MORE_MAX);
 	/* 18 % noise, no effect, 6 blocks (here +6.3 %, sd 10 %): undecided, and the
 	 * estimate says how little it knows: 25 more, 5 to 6160 */
-	synthetic(4001, 6, 0.0, 0.18, COMPARE_FLOOR, &v);
+	synthetic(4001, 6, 0.0, 0.18, 0.02, &v);
 	assert_int_equal(v.kind, VERDICT_UNKNOWN);
 	assert_true(v.more_lo < v.more && v.more_hi > 100 * v.more_lo);
 }
@@ -420,18 +420,19 @@ static void test_unmeasured(void **state)
 {
 	struct stats_obs o[40];
 	struct verdict v, w, *family[2] = { &v, &w };
+	struct verdict_rule rule = { VERDICT_LOG, 0, 0, 0.10, 0.05 };
 	double d[10];
 	unsigned blk[10], i;
 
 	(void)state;
 	for (i = 0; i < 40; i++)
 		o[i] = (struct stats_obs){ i / 4, i % 4 == 1 || i % 4 == 2, 0 };
-	assert_int_equal(verdict_of_runs(o, 40, 0, COMPARE_FLOOR, 0, d, blk, 10, &v), 0);
+	assert_int_equal(verdict_of_runs(o, 40, &rule, d, blk, 10, &v), 0);
 	assert_int_equal(v.kind, VERDICT_UNMEASURED);
 	assert_string_equal(verdict_name(v.kind), "NOT MEASURED");
 	/* one run that faulted once: measured, and (9 of 10 blocks 0 over 0) not different */
 	o[5].v = 3;
-	assert_int_equal(verdict_of_runs(o, 40, 0, COMPARE_FLOOR, 0, d, blk, 10, &w), 0);
+	assert_int_equal(verdict_of_runs(o, 40, &rule, d, blk, 10, &w), 0);
 	assert_int_not_equal(w.kind, VERDICT_UNMEASURED);
 	assert_int_equal(verdict_adjust(family, 2), 0);
 	assert_int_equal(v.kind, VERDICT_UNMEASURED);
@@ -449,6 +450,7 @@ static void test_family_adjusted(void **state)
 	double d[12];
 	unsigned blk[12], i, k;
 	double r = confseq_radius(12, COMPARE_ALPHA);
+	struct verdict_rule rule = { VERDICT_LOG, 1, 1, 0, 0 };
 
 	(void)state;
 	for (k = 0; k < 12; k++) {      /* mean 0.9 r sd / sqrt(12) above the interval's edge */
@@ -457,12 +459,12 @@ static void test_family_adjusted(void **state)
 	}
 	for (k = 0; k < 12; k++)
 		d[k] += 1.1 * r * 0.01 * sqrt(12.0 / 11) / sqrt(12.0);
-	assert_int_equal(verdict_decide(d, blk, 12, 0, 1, &v[0]), 0);
+	assert_int_equal(verdict_decide(d, blk, 12, &rule, &v[0]), 0);
 	assert_int_equal(v[0].kind, VERDICT_DIFFERENT);
 	for (i = 1; i < 20; i++) {
 		for (k = 0; k < 12; k++)
 			d[k] = 0.02 * ((double)((i * 7 + k * 5) % 11) - 5) / 5;
-		assert_int_equal(verdict_decide(d, blk, 12, 0, 1, &v[i]), 0);
+		assert_int_equal(verdict_decide(d, blk, 12, &rule, &v[i]), 0);
 	}
 	for (i = 0; i < 20; i++)
 		family[i] = &v[i];
@@ -470,6 +472,9 @@ static void test_family_adjusted(void **state)
 	assert_true(v[0].q > COMPARE_ALPHA && v[0].q >= v[0].p);
 	assert_int_equal(v[0].kind, VERDICT_UNKNOWN);
 	assert_true(v[0].different_raw);
+	/* its interval is redrawn at the level the family left (none called: 0.05 / 20),
+	 * so it reaches 0: no interval that excludes 0 beside an UNKNOWN */
+	assert_true(v[0].lo <= 0 && v[0].alpha_used == COMPARE_ALPHA / 20);
 	/* adjusted again, as a family of one: as before */
 	assert_int_equal(verdict_adjust(family, 1), 0);
 	assert_int_equal(v[0].kind, VERDICT_DIFFERENT);
@@ -493,7 +498,7 @@ static void test_peeking_aa(void **state)
 	(void)state;
 	for (i = 0; i < 2000; i++) {
 		sim_seq_fill(&q, &master, &nm, 0, 24);
-		assert_int_equal(sim_peek_every(&q, 2, 24, 0, &p), 0);
+		assert_int_equal(sim_peek_every(&q, 2, 24, 1e-9, &p), 0);
 		ever += p.ever_different;
 		same += p.ever_same;
 	}
@@ -518,16 +523,20 @@ static void test_power_plan(void **state)
 	size_t k;
 
 	(void)state;
-	assert_true(isinf(verdict_detectable(0.1, 0.02, 3)));
+	assert_true(isinf(verdict_detectable(0.1, 0.01, 3, 1)));
 	for (k = 4; k < 200; k++)
-		assert_true(verdict_detectable(0.1, 0.02, k + 1) < verdict_detectable(0.1, 0.02, k));
-	assert_true(verdict_detectable(0.001, 0.02, 40) > 0.02);   /* never under the floor */
-	assert_int_equal(verdict_blocks_for(0.1, 0.05, 0.05), 0);  /* the floor is the effect */
-	assert_int_equal(verdict_blocks_for(0.001, 0.02, 0.05), 4);
-	n = verdict_blocks_for(0.10, 0.02, 0.05);
+		assert_true(verdict_detectable(0.1, 0.01, k + 1, 1) < verdict_detectable(0.1, 0.01, k, 1));
+	assert_true(verdict_detectable(0.001, 0.01, 40, 1) > 0.01);   /* never under the minimum */
+	assert_int_equal(verdict_blocks_for(0.1, 0.05, 0.05, 1), 0);  /* the minimum is the effect */
+	assert_int_equal(verdict_blocks_for(0.001, 0.01, 0.05, 1), 4);
+	/* 4 blocks, 5 verdicts: the sequence at 0.05 / 5 is unbounded, nothing can be called */
+	assert_true(isinf(verdict_least_callable(0.01, 0.01, 4, 5)));
+	assert_true(isfinite(verdict_least_callable(0.01, 0.01, 4, 1)));
+	assert_true(verdict_blocks_for(0.10, 0.01, 0.05, 5) > verdict_blocks_for(0.10, 0.01, 0.05, 1));
+	n = verdict_blocks_for(0.10, 0.01, 0.05, 1);
 	assert_true(n > 4 && n < SIM_MAX_BLOCKS);
-	assert_true(verdict_detectable(0.10, 0.02, n) <= 0.05);
-	assert_true(verdict_detectable(0.10, 0.02, n - 1) > 0.05);
+	assert_true(verdict_detectable(0.10, 0.01, n, 1) <= 0.05);
+	assert_true(verdict_detectable(0.10, 0.01, n - 1, 1) > 0.05);
 	for (i = 0; i < 1000; i++) {
 		sim_seq_fill(&q, &master, &nm, 0.05, n);
 		assert_int_equal(sim_verdict(&q, n, 0.02, &v), 0);
@@ -541,8 +550,60 @@ static void test_power_plan(void **state)
 	assert_true(at_half < 600);
 }
 
+/*
+ * Issue 29's verdicts against tests/data/gen_verdicts.py (plain Python, the
+ * radius by bisection on the e-value): three ops/s rows of runs, each alone
+ * (log ratio, its sd, p, the interval at 0.05), then as one family (p = 1
+ * under the minimum effect, Benjamini-Hochberg, every interval redrawn at
+ * 0.05 R / N). The third row's interval alone excludes 0; adjusted it does
+ * not, and it is UNKNOWN.
+ */
+static void test_verdict_reference(void **state)
+{
+	struct verdict_rule rule = { VERDICT_LOG, 1, 1, 0.02, 0.01 };
+	struct verdict v[3], *family[3] = { &v[0], &v[1], &v[2] };
+	struct stats_obs o[64];
+	json_t *vref = json_load_file("tests/data/verdict_reference.json", 0, NULL), *r, *x;
+	double d[16];
+	unsigned blk[16];
+	size_t i, k, n;
+
+	(void)state;
+	assert_non_null(vref);
+	assert_true(num(vref, "margin") == rule.margin && num(vref, "min_effect") == rule.min_effect);
+	json_array_foreach(json_object_get(vref, "rows"), i, r) {
+		assert_true(i < 3);
+		json_array_foreach(json_object_get(r, "obs"), k, x)
+			o[k] = (struct stats_obs){ (unsigned)json_integer_value(json_array_get(x, 0)),
+				(int)json_integer_value(json_array_get(x, 1)),
+				json_number_value(json_array_get(x, 2)) };
+		n = json_array_size(json_object_get(r, "obs"));
+		assert_int_equal(verdict_of_runs(o, n, &rule, d, blk, 16, &v[i]), 0);
+		assert_int_equal(v[i].blocks, (size_t)num(r, "n"));
+		near(v[i].est, num(r, "est"), 1e-12, 0, "mean log ratio");
+		near(v[i].sd, num(r, "sd"), 1e-12, 0, "sd");
+		near(v[i].delta, num(r, "delta"), 1e-12, 0, "exp(mean) - 1");
+		near(v[i].p, num(r, "p"), 1e-12, 1e-9, "p");
+		near(v[i].lo, num(r, "lo"), 1e-9, 0, "interval alone, low");
+		near(v[i].hi, num(r, "hi"), 1e-9, 0, "interval alone, high");
+	}
+	assert_true(v[2].lo > 0);                     /* alone: excludes 0 */
+	assert_int_equal(verdict_adjust(family, 3), 0);
+	json_array_foreach(json_object_get(vref, "rows"), i, r) {
+		near(v[i].q, num(r, "q"), 1e-12, 1e-9, "q");
+		near(v[i].alpha_used, num(r, "alpha_used"), 1e-15, 0, "level");
+		near(v[i].lo, num(r, "adj_lo"), 1e-9, 0, "adjusted interval, low");
+		near(v[i].hi, num(r, "adj_hi"), 1e-9, 0, "adjusted interval, high");
+		assert_string_equal(verdict_name(v[i].kind),
+				    json_string_value(json_object_get(r, "kind")));
+	}
+	assert_true(v[2].lo < 0 && v[2].kind == VERDICT_UNKNOWN);   /* adjusted: reaches 0 */
+	json_decref(vref);
+}
+
 static void test_drift(void **state)
 {
+	struct verdict_rule rule = { VERDICT_LOG, 1, 1, 0.02, 0.01 };
 	double d[12];
 	unsigned blk[12], i;
 	struct verdict v;
@@ -552,12 +613,12 @@ static void test_drift(void **state)
 		blk[i] = i;
 		d[i] = -0.03 + 0.005 * i + ((int)(i * 7 % 3) - 1) * 0.001;
 	}
-	assert_int_equal(verdict_decide(d, blk, 12, COMPARE_FLOOR, 1, &v), 0);
+	assert_int_equal(verdict_decide(d, blk, 12, &rule, &v), 0);
 	assert_true(v.drift);
 	assert_true(v.drift_r > 0.9 && v.drift_p < 0.05);
 	for (i = 0; i < 12; i++)
 		d[i] = 0.01 * ((double)(i * 5 % 4) - 1.5);
-	assert_int_equal(verdict_decide(d, blk, 12, COMPARE_FLOOR, 1, &v), 0);
+	assert_int_equal(verdict_decide(d, blk, 12, &rule, &v), 0);
 	assert_false(v.drift);
 }
 
@@ -571,6 +632,7 @@ int main(void)
 		cmocka_unit_test(test_bh_reference),
 		cmocka_unit_test(test_bh_order_and_ties),
 		cmocka_unit_test(test_evalue_reference),
+		cmocka_unit_test(test_verdict_reference),
 		cmocka_unit_test(test_radius),
 		cmocka_unit_test(test_evalue_null_mean),
 		cmocka_unit_test(test_n_for),

@@ -1,6 +1,7 @@
 /* verdict_sim.c -- synthetic ABBA sequences for the verdict tests and the
  * bench: seeded noise, the real verdict code at every look. */
 #include "verdict_sim.h"
+#include "analysis/metric.h"
 
 #include <math.h>
 #include <string.h>
@@ -50,14 +51,27 @@ void sim_seq_fill(struct sim_seq *q, uint64_t *state, const struct sim_noise_mod
 		}
 }
 
-int sim_verdict(const struct sim_seq *q, size_t n, double floor, struct verdict *v)
+struct verdict_rule sim_rule(double margin)
+{
+	double margins[METRIC_MAX] = { 0 };
+	const struct metric *m = metric_find("ops/s");
+	struct verdict_rule r;
+
+	margins[m - metrics] = margin;
+	metric_rule(m, margins, &r);
+	return r;
+}
+
+int sim_verdict(const struct sim_seq *q, size_t n, double margin, struct verdict *v)
 {
 	double d[SIM_MAX_BLOCKS];
 	unsigned blk[SIM_MAX_BLOCKS];
 
 	if (n > q->blocks)
 		n = q->blocks;
-	return verdict_of_runs(q->obs, q->upto[n], 1, floor, 1, d, blk, SIM_MAX_BLOCKS, v);
+	struct verdict_rule rule = sim_rule(margin);
+
+	return verdict_of_runs(q->obs, q->upto[n], &rule, d, blk, SIM_MAX_BLOCKS, v);
 }
 
 static void note(struct sim_path *p, const struct verdict *v)
@@ -70,7 +84,7 @@ static void note(struct sim_path *p, const struct verdict *v)
 	}
 }
 
-int sim_peek_every(const struct sim_seq *q, size_t first, size_t last, double floor,
+int sim_peek_every(const struct sim_seq *q, size_t first, size_t last, double margin,
 		   struct sim_path *ret)
 {
 	struct verdict v;
@@ -78,14 +92,14 @@ int sim_peek_every(const struct sim_seq *q, size_t first, size_t last, double fl
 
 	memset(ret, 0, sizeof(*ret));
 	for (n = first; n <= last && n <= q->blocks; n++) {
-		if (sim_verdict(q, n, floor, &v) < 0)
+		if (sim_verdict(q, n, margin, &v) < 0)
 			return -1;
 		note(ret, &v);
 	}
 	return 0;
 }
 
-int sim_extend(const struct sim_seq *q, size_t start, size_t max, double floor,
+int sim_extend(const struct sim_seq *q, size_t start, size_t max, double margin,
 	       struct sim_path *ret, unsigned *looks)
 {
 	struct verdict v;
@@ -94,7 +108,7 @@ int sim_extend(const struct sim_seq *q, size_t start, size_t max, double floor,
 	memset(ret, 0, sizeof(*ret));
 	*looks = 0;
 	for (;;) {
-		if (sim_verdict(q, n, floor, &v) < 0)
+		if (sim_verdict(q, n, margin, &v) < 0)
 			return -1;
 		(*looks)++;
 		note(ret, &v);

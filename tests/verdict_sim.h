@@ -40,8 +40,12 @@ struct sim_seq {
 void sim_seq_fill(struct sim_seq *q, uint64_t *state, const struct sim_noise_model *nm,
 		  double effect, size_t blocks);
 
-/* The verdict on the first n blocks of q (ops/s: harmonic, higher is better), alone. */
-int sim_verdict(const struct sim_seq *q, size_t n, double floor, struct verdict *v);
+/* ops/s's rule (log ratio, harmonic, higher is better), its margin margin if > 0 (the
+ * table's otherwise; the minimum effect half of it). */
+struct verdict_rule sim_rule(double margin);
+
+/* The verdict on the first n blocks of q by sim_rule(margin), alone. */
+int sim_verdict(const struct sim_seq *q, size_t n, double margin, struct verdict *v);
 
 /* What happened along one sequence looked at after every block from first to last. */
 struct sim_path {
@@ -51,7 +55,7 @@ struct sim_path {
 	size_t first_at;            /* its block count */
 };
 
-int sim_peek_every(const struct sim_seq *q, size_t first, size_t last, double floor,
+int sim_peek_every(const struct sim_seq *q, size_t first, size_t last, double margin,
 		   struct sim_path *ret);
 
 /*
@@ -59,7 +63,7 @@ int sim_peek_every(const struct sim_seq *q, size_t first, size_t last, double fl
  * UNKNOWN grow to blocks + more (at most max), look again. ret as above
  * (first: the decision extend stops at), *looks how many looks it took.
  */
-int sim_extend(const struct sim_seq *q, size_t start, size_t max, double floor,
+int sim_extend(const struct sim_seq *q, size_t start, size_t max, double margin,
 	       struct sim_path *ret, unsigned *looks);
 
 #endif

@@ -339,7 +339,7 @@ static int one_verdict(const struct bisect_matrix *x, struct store *s, const cha
 		       const char *new, struct verdict *v, char *err)
 {
 	struct compare_opts o = { .base_matrix = matrix, .new_matrix = matrix, .base_arm = base,
-				  .new_arm = new, .floor = COMPARE_FLOOR };
+				  .new_arm = new };
 	_cleanup_free_ struct compare_row *rows = NULL;
 	struct verdict *one = v;
 	size_t n, i;

@@ -4,8 +4,10 @@
 #include "analysis/calibrate.h"
 #include "analysis/metric.h"
 #include "analysis/stats.h"
+#include "analysis/confseq.h"
 #include "analysis/verdict.h"
 #include "base/err.h"
+#include "spec/abba.h"
 #include "store/store_noise.h"
 #include "store/store_ops.h"
 
@@ -153,20 +155,60 @@ static void pct(char *buf, size_t size, double x)
 		snprintf(buf, size, "-");
 }
 
+/* m's declared minimum effect (the metric table's: a calibration never sets it). */
+static double min_effect(const struct metric *m)
+{
+	struct verdict_rule r;
+
+	metric_rule(m, NULL, &r);
+	return r.min_effect;
+}
+
+/*
+ * The sd an A/A sd measured over blocks blocks may hide: the end (z = +-1.2816,
+ * upper for z < 0) of its 80 % band from a chi-square on blocks - 1 degrees of
+ * freedom (Wilson and Hilferty's cube-root approximation of its quantile).
+ */
+static double sd_bound(double sd, unsigned blocks, double z)
+{
+	double nu = (double)blocks - 1, c = 1 - 2 / (9 * nu) + z * sqrt(2 / (9 * nu));
+
+	return blocks < 2 || c <= 0 ? INFINITY : sd / sqrt(c * c * c);
+}
+
+unsigned calibrate_need_range(double sd, unsigned blocks, double least, double effect,
+			      size_t family, unsigned *lo, unsigned *hi)
+{
+	*lo = verdict_blocks_for(sd_bound(sd, blocks, VERDICT_RANGE_Z), least, effect, family);
+	*hi = verdict_blocks_for(sd_bound(sd, blocks, -VERDICT_RANGE_Z), least, effect, family);
+	return verdict_blocks_for(sd, least, effect, family);
+}
+
+/* "11 (7 to 25)", "11 (7 to never)" or "never" into buf. */
+static const char *need_text(unsigned need, unsigned lo, unsigned hi, char *buf, size_t size)
+{
+	if (!need)
+		snprintf(buf, size, "never");
+	else if (!hi)
+		snprintf(buf, size, "%u (%u to never)", need, lo);
+	else
+		snprintf(buf, size, "%u (%u to %u)", need, lo, hi);
+	return buf;
+}
+
 static void print_spread(FILE *out, const char *cell, const struct metric *m,
 			 const struct spread *sp)
 {
-	double floor = verdict_aa_floor(sp->mean, sp->sd, sp->blocks);
-	unsigned need = verdict_blocks_for(sp->sd, isnan(floor) ? COMPARE_FLOOR : floor,
-					   CALIBRATE_EFFECT);
-	char f[16], det[16], nd[16];
+	double noise = verdict_aa_floor(sp->mean, sp->sd, sp->blocks), least = min_effect(m);
+	unsigned lo, hi, need = calibrate_need_range(sp->sd, (unsigned)sp->blocks, least,
+						     CALIBRATE_EFFECT, 1, &lo, &hi);
+	char f[16], det[16], nd[48];
 
-	pct(f, sizeof(f), floor);
-	pct(det, sizeof(det), verdict_detectable(sp->sd, isnan(floor) ? COMPARE_FLOOR : floor,
-						 sp->blocks));
-	snprintf(nd, sizeof(nd), need ? "%u" : "none", need);
-	fprintf(out, "%-24s %-10s %6zu %+7.2f%% %6.2f%% %6.1f%% %7s %8s %8s\n", cell, m->name,
-		sp->blocks, 100 * sp->mean, 100 * sp->sd, 100 * sp->cv, f, det, nd);
+	pct(f, sizeof(f), noise);
+	pct(det, sizeof(det), verdict_detectable(sp->sd, least, sp->blocks, 1));
+	fprintf(out, "%-24s %-10s %6zu %+7.2f%% %6.2f%% %6.1f%% %7s %8s  %s\n", cell, m->name,
+		sp->blocks, 100 * sp->mean, 100 * sp->sd, 100 * sp->cv, f, det,
+		need_text(need, lo, hi, nd, sizeof(nd)));
 }
 
 struct aa_data {
@@ -220,12 +262,13 @@ int calibrate_store(struct store *s, int64_t mid, FILE *out, char *err)
 	if (load_aa(s, mid, a, err) < 0)
 		goto fail;
 	fprintf(out, "\ncalibration of matrix %lld '%s', arms %s and %s; per block: delta and sd"
-		" of the paired deltas; CV of the runs; floor and detects (%.0f %% power) as"
-		" compare would use them; blocks for %.0f %%\n", (long long)mid, a->mi.name,
+		" of the paired deltas; CV of the runs; noise, the far end of their t"
+		" interval (shown by compare, never deciding); detects (%.0f %% power) above the"
+		" metric's declared minimum effect; blocks for %.0f %%\n", (long long)mid, a->mi.name,
 		a->mi.arm_names[a->aa[0]], a->mi.arm_names[a->aa[1]], 100 * VERDICT_POWER,
 		100 * CALIBRATE_EFFECT);
 	fprintf(out, "%-24s %-10s %6s %8s %7s %7s %7s %8s %8s\n", "cell", "metric", "blocks",
-		"delta", "sd", "CV", "floor", "detects", "for 5%");
+		"delta", "sd", "CV", "noise", "detects", "for 5%");
 	for (cell = 0; cell < a->mi.n_cells; cell++)
 		for (m = metrics; m < metrics + n_metrics; m++) {
 			if (!m->compared || spread_of(a->v, a->n, cell, a->aa, m, a->o, a->x, a->d,
@@ -248,33 +291,138 @@ fail:
 
 /* ---- what a matrix needs ---- */
 
-/* The floor compare would take from calibration k. */
-static double k_floor(const struct calibration *k)
+/* "from 3.1 %" (the least effect the planned blocks can call) or "nothing" into buf. */
+static const char *least_text(double least, char buf[32])
 {
-	double f = verdict_aa_floor(k->mean, k->sd, k->blocks);
+	if (isinf(least) || isnan(least))
+		snprintf(buf, 32, "nothing");
+	else
+		snprintf(buf, 32, "from %.1f%%", 100 * least);
+	return buf;
+}
 
-	return isnan(f) ? COMPARE_FLOOR : f;
+/*
+ * The rule of calibration k's metric under the matrix's margins (a metric no
+ * longer in the table: margin and minimum effect 0).
+ */
+static struct verdict_rule k_rule(const struct calibration *k, const double *margins)
+{
+	const struct metric *m = metric_find(k->metric);
+	struct verdict_rule r = { VERDICT_LOG, 0, 0, 0, 0 };
+
+	if (m)
+		metric_rule(m, margins, &r);
+	return r;
+}
+
+/*
+ * The fewest blocks at which the interval, at 0.05 / family and spread sd,
+ * fits the margin (SAME can be shown); 0 for a share (a calibration's sd is
+ * relative, not in its points) or no margin, STATS_MORE_MAX for none.
+ */
+static size_t same_from(double sd, const struct verdict_rule *r, size_t family)
+{
+	size_t n;
+
+	if (r->scale != VERDICT_LOG || !(r->margin > 0) || !(sd > 0))
+		return 0;
+	n = confseq_n_for(log1p(r->margin) / sd, 1, STATS_MORE_MAX,
+			  COMPARE_ALPHA / (double)family);
+	return n ? n : STATS_MORE_MAX;
+}
+
+/*
+ * One metric of a cell's noise line at o in line: its sd, the blocks effect
+ * needs (with their range), the least effect the planned blocks can call, and
+ * from how many blocks SAME can be shown. *ret_need: the range's upper end
+ * (0: never). Returns the new o.
+ */
+static size_t metric_text(char *line, size_t o, size_t size, const struct calibration *k,
+			  const struct verdict_rule *r, unsigned have, size_t family,
+			  double effect, unsigned *ret_need)
+{
+	unsigned lo, hi, need = calibrate_need_range(k->sd, k->blocks, r->min_effect, effect,
+						     family, &lo, &hi);
+	size_t same = same_from(k->sd, r, family);
+	char nd[48], buf[32];
+
+	if (o < size)
+		o += (size_t)snprintf(line + o, size - o, " %s sd %.1f%% %s%s, calls %s", k->metric,
+				      100 * k->sd, need ? "needs " : "",
+				      need_text(need, lo, hi, nd, sizeof(nd)), least_text(
+				      verdict_least_callable(k->sd, r->min_effect, have, family), buf));
+	if (same && o < size)
+		o += (size_t)snprintf(line + o, size - o, ", SAME from %s%zu", same >= STATS_MORE_MAX ?
+				      "more than " : "", same);
+	*ret_need = need ? hi : 0;     /* plan for the range's upper end */
+	return o;
+}
+
+/* The units (abba_unit: a Williams row and its mirror) a cell of m gets, each a verdict's n. */
+static unsigned plan_blocks(const struct matrix *m)
+{
+	return (unsigned)(m->reps / ABBA_UNIT_REPS);
+}
+
+/*
+ * The verdicts a compare of two of m's arms adjusts together: every cell
+ * times the compared metrics every fio cell measures (ops/s, refault/s,
+ * majflt/s, rf/read, miss%); a larger compare only needs more.
+ */
+#define PLAN_METRICS 5
+static size_t plan_family(const struct matrix *m)
+{
+	return (size_t)m->n_cells * PLAN_METRICS;
+}
+
+/*
+ * The plan itself, before any noise is known: blocks a cell, the family a
+ * compare of two arms adjusts over, and a warning when the adjusted sequence
+ * is still unbounded at those blocks (nothing can be DIFFERENT or SAME).
+ */
+static void advise_plan(const struct matrix *m, calibrate_say_fn say, void *arg)
+{
+	unsigned have = plan_blocks(m), per = ABBA_UNIT_REPS;
+	size_t family = plan_family(m), least = confseq_min_n(COMPARE_ALPHA / (double)family);
+	char line[PATH_MAX + 512];
+
+	if (m->n_arms < 2)     /* no pair of arms, no compare to plan for */
+		return;
+	snprintf(line, sizeof(line), "plan: reps %llu give %u unit%s a cell (a unit: %u reps, a"
+		 " Williams row and its mirror, balanced for every pair of the %u arms; %u reps a"
+		 " block); a compare of two arms adjusts %zu verdicts (%u cells x %d metrics), which"
+		 " decide nothing before %zu units", (unsigned long long)m->reps, have,
+		 have == 1 ? "" : "s", per, m->n_arms, abba_block_reps(m->n_arms), family,
+		 m->n_cells, PLAN_METRICS, least);
+	say(arg, 0, line);
+	if (have >= least)
+		return;
+	snprintf(line, sizeof(line), "%s: reps %llu give %u unit%s a cell: a compare of two arms"
+		 " (%zu verdicts) can call nothing DIFFERENT or SAME before %zu units, whatever the"
+		 " noise: reps %zu would", m->path, (unsigned long long)m->reps, have,
+		 have == 1 ? "" : "s", family, least, least * per);
+	say(arg, 1, line);
 }
 
 /* One cell's line and, if its blocks fall short, its warning. */
-static void advise_cell(const struct matrix *m, const struct calibration *k, size_t n,
-			double effect, calibrate_say_fn say, void *arg)
+static void advise_cell(const struct matrix *m, const double *margins,
+			const struct calibration *k, size_t n, double effect, calibrate_say_fn say,
+			void *arg)
 {
-	unsigned have = (unsigned)(m->reps / 2), need, worst = 0;
+	unsigned have = plan_blocks(m), need, worst = 0;
+	size_t family = plan_family(m);
 	const struct calibration *wk = NULL;
+	struct verdict_rule r;
 	char line[PATH_MAX + 1024];
 	size_t i, o;
 
 	o = (size_t)snprintf(line, sizeof(line), "noise of %s on %s (calibrated %s, %u blocks):",
 			     m->cells[k->cell].name, k->host, k->at, k->blocks);
 	for (i = 0; i < n; i++) {
-		need = verdict_blocks_for(k[i].sd, k_floor(&k[i]), effect);
-		if (o < sizeof(line))
-			o += (size_t)snprintf(line + o, sizeof(line) - o, "%s %s sd %.1f%% ",
-					      i ? ";" : "", k[i].metric, 100 * k[i].sd);
-		if (o < sizeof(line))
-			o += (size_t)snprintf(line + o, sizeof(line) - o, need ? "needs %u" : "never",
-					      need);
+		if (i && o < sizeof(line))
+			o += (size_t)snprintf(line + o, sizeof(line) - o, ";");
+		r = k_rule(&k[i], margins);
+		o = metric_text(line, o, sizeof(line), &k[i], &r, have, family, effect, &need);
 		if (!wk || (worst && (!need || need > worst))) {   /* 0, never, stays */
 			wk = &k[i];
 			worst = need;
@@ -283,36 +431,53 @@ static void advise_cell(const struct matrix *m, const struct calibration *k, siz
 	say(arg, 0, line);
 	if (!worst)
 		snprintf(line, sizeof(line), "%s: cell %s: no number of blocks detects %.0f %% in %s"
-			 " with %.0f %% power (A/A sd %.1f %%, floor %.1f %% from %u calibration"
-			 " blocks): calibrate with more blocks, or plan for a larger effect", m->path,
-			 m->cells[k->cell].name, 100 * effect, wk->metric, 100 * VERDICT_POWER,
-			 100 * wk->sd, 100 * k_floor(wk), wk->blocks);
+			 " with %.0f %% power (A/A sd %.1f %% from %u blocks, minimum effect %.1f %%):"
+			 " plan for a larger effect, declare a smaller margin (\"margins\"), calibrate"
+			 " with more blocks, or remove noise", m->path, m->cells[k->cell].name,
+			 100 * effect, wk->metric, 100 * VERDICT_POWER, 100 * wk->sd, wk->blocks,
+			 100 * k_rule(wk, margins).min_effect);
 	else if (worst > have)
-		snprintf(line, sizeof(line), "%s: cell %s: reps %llu give %u ABBA blocks; %s needs %u"
-			 " to detect %.0f %% with %.0f %% power (A/A sd %.1f %% per block on %s):"
+		snprintf(line, sizeof(line), "%s: cell %s: reps %llu give %u units; %s needs up"
+			 " to %u to detect %.0f %% with %.0f %% power (A/A sd %.1f %% per unit on %s):"
 			 " reps %u would", m->path, m->cells[k->cell].name,
 			 (unsigned long long)m->reps, have, wk->metric, worst, 100 * effect,
-			 100 * VERDICT_POWER, 100 * wk->sd, wk->host, 2 * worst);
+			 100 * VERDICT_POWER, 100 * wk->sd, wk->host, worst * ABBA_UNIT_REPS);
 	else
 		return;
 	say(arg, 1, line);
+}
+
+/* calibrate_verdict_keys, the margins into margins. */
+static int verdict_keys(const struct matrix *m, double margins[METRIC_MAX], char *err)
+{
+	return metric_verdict_keys(m->canonical ? m->canonical : "{}", m->path, margins, NULL, err);
+}
+
+int calibrate_verdict_keys(const struct matrix *m, char *err)
+{
+	double margins[METRIC_MAX] = { 0 };
+
+	return verdict_keys(m, margins, err);
 }
 
 int calibrate_advice(struct store *s, const struct matrix *m, const char *host, double effect,
 		     calibrate_say_fn say, void *arg, char *err)
 {
 	_cleanup_free_ struct calibration *k = NULL;
+	double margins[METRIC_MAX] = { 0 };
 	char none[1024];
 	size_t n, i, j, o = 0, missing = 0;
 	unsigned c;
 
-	if (store_calibrations_for(s, m, host, &k, &n, err) < 0)
+	if (verdict_keys(m, margins, err) < 0 ||
+	    store_calibrations_for(s, m, host, &k, &n, err) < 0)
 		return -1;
+	advise_plan(m, say, arg);
 	for (c = 0, i = 0; c < m->n_cells; c++) {
 		for (j = i; j < n && k[j].cell == c; j++)
 			;
 		if (j > i)
-			advise_cell(m, &k[i], j - i, effect, say, arg);
+			advise_cell(m, margins, &k[i], j - i, effect, say, arg);
 		else if (o < sizeof(none))
 			o += (size_t)snprintf(none + o, sizeof(none) - o, "%s%s", missing++ ? ", " : "",
 					      m->cells[c].name);

@@ -11,8 +11,8 @@
 #include "spec/spec.h"
 #include "store/store.h"
 
-#define CALIBRATE_BLOCKS 10      /* A/A blocks by default: the floor needs 4, and falls
-				  * as 1 / sqrt(blocks) (verdict_aa_floor) */
+#define CALIBRATE_BLOCKS 10      /* A/A blocks by default: the noise shown needs 4, and
+				  * the range of blocks needed narrows with more */
 #define CALIBRATE_EFFECT 0.05    /* the effect check and submit plan for by default */
 
 /*
@@ -35,14 +35,32 @@ int calibrate_spec(const char *text, const char *label, const char *arm,
 int calibrate_store(struct store *s, int64_t mid, FILE *out, char *err);
 
 /*
- * Advice for matrix m from the calibrations of its cells on host: per cell,
- * the blocks each metric needs to detect effect with VERDICT_POWER
+ * Advice for matrix m: its plan (blocks a cell, the verdicts a compare of two
+ * arms adjusts, the fewest blocks that can decide any of them, a warning when
+ * the reps give fewer); then from the calibrations of its cells on host, per
+ * cell, the blocks each metric needs to detect effect with VERDICT_POWER in
+ * that family and the least effect the planned blocks can call
  * (say(arg, 0, line)), and a warning (say(arg, 1, line)) for every cell whose
  * reps give fewer blocks than its neediest metric asks, or that no number of
  * blocks can serve. Cells without a calibration are named in one line.
  * Returns 0, or -1 with err.
  */
 typedef void (*calibrate_say_fn)(void *arg, int warning, const char *line);
+
+/*
+ * The blocks an effect needs with VERDICT_POWER at an A/A spread sd measured
+ * over blocks blocks, in a family of family verdicts (verdict_blocks_for),
+ * and their 80 % range from sd's own uncertainty: *lo at the lower end of
+ * sd's 80 % band, *hi at its upper end (0: no number of blocks does).
+ * Returns the estimate (0: none).
+ */
+unsigned calibrate_need_range(double sd, unsigned blocks, double least, double effect,
+			      size_t family, unsigned *lo, unsigned *hi);
+
+/* m's "margins" and "primary" name compared metrics (metric_verdict_keys; calibrate_advice
+ * checks them first). Returns 0, or -1 with err naming m's file and the field. */
+int calibrate_verdict_keys(const struct matrix *m, char *err);
+
 int calibrate_advice(struct store *s, const struct matrix *m, const char *host, double effect,
 		     calibrate_say_fn say, void *arg, char *err);
 

@@ -1,7 +1,8 @@
 /* compare.c -- `harness compare`: verdicts (DIFFERENT, SAME, UNKNOWN) per
  * common cell and metric between two arms of a matrix or two matrices, from
- * per-ABBA-block paired deltas, against a noise floor. */
+ * per-ABBA-block log ratios (or differences), against declared margins. */
 #include "analysis/compare.h"
+#include "analysis/confseq.h"
 #include "analysis/verdict.h"
 #include "analysis/metric.h"
 #include "base/err.h"
@@ -10,6 +11,7 @@
 #include "store/store_noise.h"
 #include "store/store_compare.h"
 #include "store/store_ops.h"
+#include "spec/abba.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -38,6 +40,8 @@ struct side {
 	unsigned contended[SPEC_MAX_CELLS];   /* blocks with a contended run, per cell */
 	unsigned n_contended;                  /* over every cell */
 	int dropped;                           /* ... and they are left out of the verdicts */
+	double margins[METRIC_MAX];            /* the matrix's "margins", 0 where unset */
+	const struct metric *primary;          /* its "primary" metric */
 	char *left_out;                        /* per run of v: its block is left out */
 };
 
@@ -127,6 +131,18 @@ static int contended_blocks(struct side *sd, int drop)
 	return 0;
 }
 
+/* The "margins" and "primary" the stored matrix declares into sd. Returns 0, or -1 with err. */
+static int side_margins(struct store *s, struct side *sd, char *err)
+{
+	_cleanup_free_ char *text = NULL;
+	char dir[PATH_MAX], label[128];
+
+	if (store_matrix_spec(s, sd->mid, &text, dir, err) < 0)
+		return -1;
+	snprintf(label, sizeof(label), "matrix '%s'", sd->mi.name);
+	return metric_verdict_keys(text, label, sd->margins, &sd->primary, err);
+}
+
 static struct side *side_load_id(struct store *s, int64_t mid, char *err)
 {
 	struct side *sd = calloc(1, sizeof(*sd));
@@ -140,7 +156,8 @@ static struct side *side_load_id(struct store *s, int64_t mid, char *err)
 	if (store_matrix_info(s, sd->mid, &sd->mi, err) < 0 ||
 	    store_summaries(s, sd->mid, &sd->v, &sd->n, err) < 0 ||
 	    store_op_rates(s, sd->mid, sd->v, sd->n, err) < 0 ||
-	    store_calibrations(s, sd->mid, NULL, &sd->cal, &sd->n_cal, err) < 0) {
+	    store_calibrations(s, sd->mid, NULL, &sd->cal, &sd->n_cal, err) < 0 ||
+	    side_margins(s, sd, err) < 0) {
 		side_free(sd);
 		return NULL;
 	}
@@ -216,7 +233,7 @@ static size_t add_obs(struct stats_obs *o, const struct side *sd, unsigned cell,
 		if (sd->v[i].cell == cell && sd->v[i].arm == arm &&
 		    (!sd->left_out || !sd->left_out[i]) &&
 		    (!host || !strcmp(sd->v[i].host, host))) {
-			o[k].block = sd->v[i].block;
+			o[k].block = abba_unit(sd->mi.n_arms, sd->v[i].block, sd->v[i].position);
 			o[k].arm = which;
 			o[k++].v = m->get(&sd->v[i]);
 		}
@@ -243,37 +260,53 @@ static size_t both_arms(const struct side *b, unsigned cb, unsigned ab, const st
 	return k + add_obs(sc->obs + k, nw, cn, an, 1, m, sc->host);
 }
 
-/* The A/A floor of a cell and metric (verdict_aa_floor); NAN without A/A arms. */
-static int aa_floor(const struct side *sd, const char *cell, const struct metric *m,
-		    struct scratch *sc, double *ret, char *err)
+/*
+ * What the A/A arms of sd say of a cell and metric's noise, on the verdict's
+ * scale: *ret_sd their per-block sd, *ret_far the far end of their t interval
+ * as shown (verdict_aa_floor); NAN without A/A arms. Returns 0 or -1 with err.
+ */
+static int aa_noise(const struct side *sd, const char *cell, const struct verdict_rule *rule,
+		    const struct metric *m, struct scratch *sc, double *ret_sd, double *ret_far,
+		    char *err)
 {
 	int c = cell_index(sd, cell);
+	struct verdict v;
 	size_t k;
-	long n;
 
-	*ret = NAN;
+	*ret_sd = *ret_far = NAN;
 	if (sd->aa[0] < 0 || c < 0)
 		return 0;
 	k = both_arms(sd, (unsigned)c, (unsigned)sd->aa[0], sd, (unsigned)c, (unsigned)sd->aa[1],
 		      m, sc);
-	n = stats_block_deltas(sc->obs, k, m->harmonic, sc->d, sc->blocks, sc->cap);
-	if (n < 0)
+	if (verdict_of_runs(sc->obs, k, rule, sc->d, sc->blocks, sc->cap, &v) < 0)
 		return errorf(err, "out of memory");
-	*ret = verdict_aa_floor(stats_mean(sc->d, (size_t)n), stats_sd(sc->d, (size_t)n),
-				(size_t)n);
+	*ret_sd = v.sd;
+	*ret_far = verdict_shown(rule->scale, verdict_aa_floor(v.est, v.sd, v.blocks));
 	return 0;
 }
 
-/* The floor a stored calibration of the cell and metric gives; NAN if none. */
-static double cal_floor(const struct side *sd, const char *cell, const struct metric *m)
+/*
+ * The same from a stored calibration of the cell and metric (relative
+ * deltas, taken on the log scale as log1p; none for a DIFF metric, whose
+ * points they are not in); 0 if none, 1 if found.
+ */
+static int cal_noise(const struct side *sd, const char *cell, const struct verdict_rule *rule,
+		     const struct metric *m, double *ret_sd, double *ret_far)
 {
 	int c = cell_index(sd, cell);
+	const struct calibration *k;
 	size_t i;
 
-	for (i = 0; c >= 0 && i < sd->n_cal; i++)
-		if (sd->cal[i].cell == (unsigned)c && !strcmp(sd->cal[i].metric, m->name))
-			return verdict_aa_floor(sd->cal[i].mean, sd->cal[i].sd, sd->cal[i].blocks);
-	return NAN;
+	for (i = 0; c >= 0 && rule->scale == VERDICT_LOG && i < sd->n_cal; i++) {
+		k = &sd->cal[i];
+		if (k->cell != (unsigned)c || strcmp(k->metric, m->name))
+			continue;
+		*ret_sd = k->sd;
+		*ret_far = verdict_shown(rule->scale, verdict_aa_floor(
+			verdict_to_scale(rule->scale, k->mean), k->sd, k->blocks));
+		return !isnan(*ret_far);
+	}
+	return 0;
 }
 
 /* ---- the comparison ---- */
@@ -282,6 +315,7 @@ struct result {
 	struct compare_row *rows;
 	size_t n, cap;
 	unsigned counts[4], worse, raw;   /* raw: DIFFERENT before the adjustment */
+	size_t n_primary;                  /* rows of the primary metric (its own family) */
 };
 
 static int push_row(struct result *res, const struct compare_row *r)
@@ -298,24 +332,44 @@ static int push_row(struct result *res, const struct compare_row *r)
 	return 0;
 }
 
-/* Benjamini-Hochberg over every row, then the counts. */
-static int adjust(struct result *res)
+/* Benjamini-Hochberg over the rows of one family: primary 1 or 0 (compare_adjust). */
+static int adjust_family(struct compare_row *rows, size_t n, int primary, size_t *ret_n)
 {
-	_cleanup_free_ struct verdict **vs = calloc(res->n + 1, sizeof(*vs));
-	size_t i;
+	_cleanup_free_ struct verdict **vs = calloc(n + 1, sizeof(*vs));
+	size_t i, k = 0;
 
 	if (!vs)
 		return -1;
-	for (i = 0; i < res->n; i++)
-		vs[i] = &res->rows[i].v;
-	if (verdict_adjust(vs, res->n) < 0)
+	for (i = 0; i < n; i++)
+		if (rows[i].primary == primary)
+			vs[k++] = &rows[i].v;
+	*ret_n = k;
+	return verdict_adjust(vs, k);
+}
+
+int compare_adjust(struct compare_row *rows, size_t n, size_t *ret_primary)
+{
+	size_t other;
+
+	return adjust_family(rows, n, 1, ret_primary) < 0 ||
+	       adjust_family(rows, n, 0, &other) < 0 ? -1 : 0;
+}
+
+/* Both families adjusted, then the counts. */
+static int adjust(struct result *res)
+{
+	const struct verdict *v;
+	size_t i;
+
+	if (compare_adjust(res->rows, res->n, &res->n_primary) < 0)
 		return -1;
 	memset(res->counts, 0, sizeof(res->counts));
 	res->worse = res->raw = 0;
 	for (i = 0; i < res->n; i++) {
-		res->counts[vs[i]->kind]++;
-		res->worse += vs[i]->kind == VERDICT_DIFFERENT && vs[i]->worse;
-		res->raw += vs[i]->different_raw;
+		v = &res->rows[i].v;
+		res->counts[v->kind]++;
+		res->worse += v->kind == VERDICT_DIFFERENT && v->worse;
+		res->raw += v->different_raw;
 	}
 	return 0;
 }
@@ -346,22 +400,22 @@ static unsigned cell_hosts(const struct side *b, unsigned cb, const struct side 
 
 /* The verdict of r's metric on the runs sc->host lets through, pushed as a row. */
 static int push_verdict(const struct side *b, const struct side *nw, unsigned cb, unsigned cn,
-			unsigned ab, unsigned an, double floor, struct compare_row *r,
-			struct scratch *sc, struct result *res, char *err)
+			unsigned ab, unsigned an, const struct verdict_rule *rule,
+			struct compare_row *r, struct scratch *sc, struct result *res, char *err)
 {
 	size_t k = both_arms(b, cb, ab, nw, cn, an, r->m, sc);
 
 	snprintf(r->host, sizeof(r->host), "%s", sc->host ? sc->host : "");
-	if (verdict_of_runs(sc->obs, k, r->m->harmonic, floor, r->m->higher_better, sc->d,
-			    sc->blocks, sc->cap, &r->v) < 0 || push_row(res, r) < 0)
+	if (verdict_of_runs(sc->obs, k, rule, sc->d, sc->blocks, sc->cap, &r->v) < 0 ||
+	    push_row(res, r) < 0)
 		return errorf(err, "out of memory");
 	return 0;
 }
 
 /* --by-host: the same verdict on each host's runs alone, where a cell ran on several. */
 static int per_host(const struct side *b, const struct side *nw, unsigned cb, unsigned cn,
-		    unsigned ab, unsigned an, double floor, struct compare_row *r,
-		    struct scratch *sc, struct result *res, char *err)
+		    unsigned ab, unsigned an, const struct verdict_rule *rule,
+		    struct compare_row *r, struct scratch *sc, struct result *res, char *err)
 {
 	const char *hosts[HOSTS_MAX];
 	unsigned n = cell_hosts(b, cb, nw, cn, hosts), i;
@@ -369,10 +423,49 @@ static int per_host(const struct side *b, const struct side *nw, unsigned cb, un
 
 	for (i = 0; n > 1 && i < n && rc == 0; i++) {
 		sc->host = hosts[i];
-		rc = push_verdict(b, nw, cb, cn, ab, an, floor, r, sc, res, err);
+		rc = push_verdict(b, nw, cb, cn, ab, an, rule, r, sc, res, err);
 	}
 	sc->host = NULL;
 	return rc;
+}
+
+/*
+ * m's rule for this comparison: the table's, under the matrices' "margins"
+ * (the smaller where both sides declare one), under --margin; r->margin_from
+ * says which.
+ */
+static void rule_of(const struct side *b, const struct side *nw, const struct compare_opts *o,
+		    const struct metric *m, struct compare_row *r, struct verdict_rule *rule)
+{
+	double mg[METRIC_MAX];
+	size_t i = (size_t)(m - metrics);
+
+	memcpy(mg, b->margins, sizeof(mg));
+	metric_margins_min(mg, nw->margins);
+	r->margin_from = mg[i] > 0 ? MARGIN_MATRIX : MARGIN_TABLE;
+	if (o->margins[i] > 0) {
+		mg[i] = o->margins[i];
+		r->margin_from = MARGIN_OPTION;
+	}
+	metric_rule(m, mg, rule);
+}
+
+/* The A/A noise shown beside the margin: the matrices' A/A arms, else a calibration. */
+static int row_noise(const struct side *b, const struct side *nw, const struct verdict_rule *rule,
+		     struct compare_row *r, struct scratch *sc, char *err)
+{
+	double sb, fb, sn = NAN, fn = NAN;
+
+	if (aa_noise(b, r->cell, rule, r->m, sc, &sb, &fb, err) < 0 ||
+	    (nw != b && aa_noise(nw, r->cell, rule, r->m, sc, &sn, &fn, err) < 0))
+		return -1;
+	r->noise = fmax(fb, fn);      /* fmax ignores a NAN */
+	r->noise_sd = fmax(sb, sn);
+	r->aa = isnan(r->noise) ? NOISE_NONE : NOISE_AA;
+	if (!r->aa && (cal_noise(b, r->cell, rule, r->m, &r->noise_sd, &r->noise) ||
+		       (nw != b && cal_noise(nw, r->cell, rule, r->m, &r->noise_sd, &r->noise))))
+		r->aa = NOISE_CALIBRATED;
+	return 0;
 }
 
 static int compare_one(const struct side *b, const struct side *nw, unsigned cb, unsigned cn,
@@ -380,7 +473,7 @@ static int compare_one(const struct side *b, const struct side *nw, unsigned cb,
 		       struct result *res, char *err)
 {
 	const struct metric *m;
-	double fb, fn, floor;
+	struct verdict_rule rule;
 	struct compare_row r;
 
 	for (m = metrics; m < metrics + n_metrics; m++) {
@@ -390,22 +483,12 @@ static int compare_one(const struct side *b, const struct side *nw, unsigned cb,
 		snprintf(r.cell, sizeof(r.cell), "%s", b->mi.cell_names[cb]);
 		snprintf(r.arm, sizeof(r.arm), "%s", nw->mi.arm_names[an]);
 		r.m = m;
+		r.primary = m == b->primary;
 		r.left_out = b->dropped ? b->contended[cb] + (nw != b ? nw->contended[cn] : 0) : 0;
-		if (aa_floor(b, r.cell, m, sc, &fb, err) < 0 ||
-		    (nw != b && aa_floor(nw, r.cell, m, sc, &fn, err) < 0))
-			return -1;
-		if (nw == b)
-			fn = NAN;
-		floor = fmax(fb, fn);      /* fmax ignores a NAN */
-		r.aa = isnan(floor) ? FLOOR_CONFIGURED : FLOOR_AA;
-		if (!r.aa) {
-			floor = fmax(cal_floor(b, r.cell, m), nw != b ? cal_floor(nw, r.cell, m) : NAN);
-			r.aa = isnan(floor) ? FLOOR_CONFIGURED : FLOOR_CALIBRATED;
-		}
-		if (!r.aa || o->floor_set)
-			floor = r.aa ? fmax(floor, o->floor) : o->floor;
-		if (push_verdict(b, nw, cb, cn, ab, an, floor, &r, sc, res, err) < 0 ||
-		    (o->by_host && per_host(b, nw, cb, cn, ab, an, floor, &r, sc, res, err) < 0))
+		rule_of(b, nw, o, m, &r, &rule);
+		if (row_noise(b, nw, &rule, &r, sc, err) < 0 ||
+		    push_verdict(b, nw, cb, cn, ab, an, &rule, &r, sc, res, err) < 0 ||
+		    (o->by_host && per_host(b, nw, cb, cn, ab, an, &rule, &r, sc, res, err) < 0))
 			return -1;
 	}
 	return 0;
@@ -506,6 +589,17 @@ static int machines_of(struct store *s, struct comparison *x, char *err)
 
 /* ---- output ---- */
 
+/* The level one family's intervals were drawn at (verdict_adjust): alpha when empty. */
+static double adjusted_alpha(const struct result *res, int primary)
+{
+	size_t i;
+
+	for (i = 0; i < res->n; i++)
+		if (res->rows[i].primary == primary && res->rows[i].v.kind != VERDICT_UNMEASURED)
+			return res->rows[i].v.alpha_used;
+	return COMPARE_ALPHA;
+}
+
 static const char *row_label(const struct compare_row *r, int two, char *buf, size_t len)
 {
 	if (two && r->host[0])
@@ -551,20 +645,40 @@ static void print_p(FILE *f, double p)
 		fprintf(f, " %6.4f", p);
 }
 
+static const char *const noise_marks[] = { " ", "*", "c" };
+static const char *const noise_names[] = { "none", "aa", "calibration" };
+static const char *const margin_marks[] = { " ", "m", "o" };
+static const char *const margin_names[] = { "table", "matrix", "option" };
+
+/* 100 x, in a metric's unit: "%" for a ratio, "pt" for a difference in points. */
+static const char *unit(const struct verdict *v)
+{
+	return v->scale == VERDICT_DIFF ? "pt" : "%";
+}
+
 /* The mean and its interval: unbounded while too few blocks. */
 static void print_interval(FILE *f, const struct verdict *v)
 {
+	const char *u = unit(v);
+
 	if (isnan(v->delta) || v->kind == VERDICT_UNMEASURED)
-		fprintf(f, " %8s %19s", "-", "-");
+		fprintf(f, " %8s %21s", "-", "-");
 	else if (isinf(v->lo) || isinf(v->hi))
-		fprintf(f, " %+7.2f%% %19s", 100 * v->delta, "(unbounded)");
+		fprintf(f, " %+7.2f%-2s %19s", 100 * v->delta, u, "(unbounded)");
 	else
-		fprintf(f, " %+7.2f%% [%+7.2f%%,%+7.2f%%]", 100 * v->delta, 100 * v->lo,
-			100 * v->hi);
+		fprintf(f, " %+7.2f%-2s [%+7.2f%-2s,%+7.2f%-2s]", 100 * v->delta, u, 100 * v->lo, u,
+			100 * v->hi, u);
 }
 
-static const char *const floor_marks[] = { " ", "*", "c" };
-static const char *const floor_names[] = { "configured", "aa", "calibration" };
+/* The margin, its source, and the A/A noise beside it ("-" for none). */
+static void print_margin(FILE *f, const struct compare_row *r)
+{
+	fprintf(f, " %4.1f%-2s%s", 100 * r->v.margin, unit(&r->v), margin_marks[r->margin_from]);
+	if (isnan(r->noise))
+		fprintf(f, " %7s", "-");
+	else
+		fprintf(f, " %4.1f%-2s%s", 100 * r->noise, unit(&r->v), noise_marks[r->aa]);
+}
 
 /* 1 if calibration i is the first of its A/A matrix in sd's. */
 static int first_of_matrix(const struct side *sd, size_t i)
@@ -575,23 +689,23 @@ static int first_of_matrix(const struct side *sd, size_t i)
 	return 1;
 }
 
-static void print_floor(FILE *f, const struct side *sd)
+static void print_noise(FILE *f, const struct side *sd)
 {
 	size_t i;
 
 	if (sd->aa[0] >= 0) {
-		fprintf(f, "noise floor in '%s': A/A arms '%s' and '%s' (%s), per cell and metric:"
-			" the larger end of their %.0f %% t interval\n", sd->mi.name,
-			sd->mi.arm_names[sd->aa[0]], sd->mi.arm_names[sd->aa[1]], sd->aa_rule,
-			100 * (1 - COMPARE_ALPHA));
+		fprintf(f, "noise in '%s': A/A arms '%s' and '%s' (%s), per cell and metric:"
+			" the larger end of their %.0f %% t interval, shown beside the margin,"
+			" never used to decide\n", sd->mi.name, sd->mi.arm_names[sd->aa[0]],
+			sd->mi.arm_names[sd->aa[1]], sd->aa_rule, 100 * (1 - COMPARE_ALPHA));
 		return;
 	}
 	for (i = 0; i < sd->n_cal; i++)
 		if (first_of_matrix(sd, i))
-			fprintf(f, "noise floor in '%s': calibrated on %s at %s (A/A matrix %lld,"
-				" %u blocks), the larger end of its %.0f %% t interval\n",
-				sd->mi.name, sd->cal[i].host, sd->cal[i].at,
-				(long long)sd->cal[i].matrix_id, sd->cal[i].blocks,
+			fprintf(f, "noise in '%s': calibrated on %s at %s (A/A matrix %lld,"
+				" %u blocks), the larger end of its %.0f %% t interval, shown beside"
+				" the margin, never used to decide\n", sd->mi.name, sd->cal[i].host,
+				sd->cal[i].at, (long long)sd->cal[i].matrix_id, sd->cal[i].blocks,
 				100 * (1 - COMPARE_ALPHA));
 }
 
@@ -640,17 +754,22 @@ static void print_text(FILE *f, const struct comparison *x, const struct compare
 
 	print_head(f, x);
 	print_contended(f, x);
-	print_floor(f, b);
+	print_noise(f, b);
 	if (nw != b)
-		print_floor(f, nw);
-	fprintf(f, "noise floor otherwise: %.1f %%; delta: mean per-block paired delta; interval:"
-		" its %.0f %% confidence sequence, valid however often looked at\n", 100 * o->floor,
-		100 * (1 - COMPARE_ALPHA));
-	fprintf(f, "p: anytime-valid p of no difference; q: p adjusted over all %zu verdicts"
-		" (Benjamini-Hochberg); DIFFERENT: q <= %.2f and |delta| >= floor\n", res->n,
+		print_noise(f, nw);
+	fprintf(f, "margin: declared per metric (the metric table; m the matrix's \"margins\","
+		" o --margin), never from the noise; SAME: the interval within +-margin\n");
+	fprintf(f, "delta: exp(mean per-block log ratio) - 1 (pt: mean per-block difference);"
+		" interval: its confidence sequence at %.2f %% (%s), %.2f %% (the others), valid"
+		" however often looked at\n", 100 * (1 - adjusted_alpha(res, 1)), b->primary->name,
+		100 * (1 - adjusted_alpha(res, 0)));
+	fprintf(f, "p: anytime-valid p of no difference; q: p adjusted (Benjamini-Hochberg, p = 1"
+		" under the minimum effect) over the %zu verdicts of the primary metric %s, the %zu"
+		" of the others among themselves; DIFFERENT: q <= %.2f and |delta| >= the minimum"
+		" effect\n", res->n_primary, b->primary->name, res->n - res->n_primary,
 		COMPARE_ALPHA);
-	fprintf(f, "%-24s %-9s %3s %8s %19s %6s %6s %6s  %s\n", "cell", "metric", "n", "delta",
-		"interval", "floor", "p", "q", "verdict");
+	fprintf(f, "%-24s %-9s %3s %9s %21s %7s %7s %6s %6s  %s\n", "cell", "metric", "n",
+		"delta", "interval", "margin", "noise", "p", "q", "verdict");
 	for (i = 0; i < res->n; i++) {
 		r = &res->rows[i];
 		v = &r->v;
@@ -659,7 +778,7 @@ static void print_text(FILE *f, const struct comparison *x, const struct compare
 		fprintf(f, "%-24.24s %-9s %3zu", row_label(r, x->ab < 0, label, sizeof(label)),
 			r->m->name, v->blocks);
 		print_interval(f, v);
-		fprintf(f, " %4.1f%%%s", 100 * v->floor, floor_marks[r->aa]);
+		print_margin(f, r);
 		print_p(f, v->p);
 		print_p(f, v->q);
 		fputs("  ", f);
@@ -670,7 +789,7 @@ static void print_text(FILE *f, const struct comparison *x, const struct compare
 			res->worse == 1 ? "" : "s");
 	else
 		fprintf(f, "%zu verdicts: %u DIFFERENT (%u worse), %u SAME, %u UNKNOWN, %u NOT"
-			" MEASURED; %u DIFFERENT before the adjustment; * floor from A/A arms,"
+			" MEASURED; %u DIFFERENT before the adjustment; noise * from A/A arms,"
 			" c from a calibration\n",
 			res->n, res->counts[VERDICT_DIFFERENT], res->worse, res->counts[VERDICT_SAME],
 			res->counts[VERDICT_UNKNOWN], res->counts[VERDICT_UNMEASURED], res->raw);
@@ -706,12 +825,20 @@ static json_t *row_json(const struct compare_row *r)
 			      "better", r->m->higher_better ? "higher" : "lower",
 			      "verdict", verdict_name(v->kind), "blocks", (json_int_t)v->blocks,
 			      "delta_pct", num(100 * v->delta), "interval_pct", num(100 * v->lo),
-			      num(100 * v->hi), "floor_pct", num(100 * v->floor),
-			      "floor_from", floor_names[r->aa], "p", num(v->p),
+			      num(100 * v->hi), "margin_pct", num(100 * v->margin),
+			      "margin_from", margin_names[r->margin_from], "p", num(v->p),
 			      "q", num(v->q), "different_unadjusted", v->different_raw,
 			      "worse", v->kind == VERDICT_DIFFERENT && v->worse);
 
 	if (j && r->host[0] && json_object_set_new(j, "host", json_string(r->host)) < 0) {
+		json_decref(j);
+		return NULL;
+	}
+	if (j && json_object_update_new(j, json_pack("{s:o, s:s, s:o, s:s, s:s, s:o}",
+			"min_effect_pct", num(100 * v->min_effect), "noise_from", noise_names[r->aa],
+			"noise_pct", num(100 * r->noise), "family", r->primary ? "primary" : "secondary",
+			"scale", v->scale == VERDICT_DIFF ?
+			"difference" : "log ratio", "interval_level", num(1 - v->alpha_used))) < 0) {
 		json_decref(j);
 		return NULL;
 	}
@@ -746,7 +873,7 @@ static int print_json(FILE *f, const struct comparison *x, const struct compare_
 	}
 	if (x->machines[0])
 		json_object_set_new(j, "machines", json_string(x->machines));
-	json_object_set_new(j, "floor_configured_pct", json_real(100 * o->floor));
+	json_object_set_new(j, "primary", json_string(x->b->primary->name));
 	json_object_set_new(j, "contended_blocks", json_pack("{s:I, s:b}", "n",
 		(json_int_t)(x->b->n_contended + (x->nw != x->b ? x->nw->n_contended : 0)),
 		"left_out", x->b->dropped));
@@ -787,6 +914,43 @@ static void warn_drift(FILE *warn, const struct result *res, int two)
 				" index (r = %+.2f, p = %.4f); the host changed during the matrix?\n",
 				row_label(r, two, label, sizeof(label)), r->m->name, r->v.drift_r,
 				r->v.drift_p);
+	}
+}
+
+/*
+ * The fewest blocks at which r's interval, at its family's level and with the
+ * A/A spread, would fit inside its margin (SAME can be shown); 0 without a
+ * spread, STATS_MORE_MAX if none up to that does.
+ */
+static size_t blocks_for_same(const struct compare_row *r)
+{
+	double mg = verdict_to_scale(r->v.scale, r->v.margin);
+	size_t n;
+
+	if (!(r->noise_sd > 0))
+		return 0;
+	n = confseq_n_for(mg / r->noise_sd, 1, STATS_MORE_MAX, r->v.alpha_used);
+	return n ? n : STATS_MORE_MAX;
+}
+
+/* A row still UNKNOWN whose margin the A/A noise cannot show at its blocks: said, never widened. */
+static void warn_margin(FILE *warn, const struct result *res, int two)
+{
+	char label[CELL_NAME_MAX + 104];
+	const struct compare_row *r;
+	size_t i, need;
+
+	for (i = 0; warn && i < res->n; i++) {
+		r = &res->rows[i];
+		need = blocks_for_same(r);
+		if (r->v.kind != VERDICT_UNKNOWN || need <= r->v.blocks)
+			continue;
+		fprintf(warn, "harness: warning: '%s' %s: at the A/A spread (sd %.1f %%) the margin"
+			" +-%.1f %s can be shown from %s%zu blocks, not %zu: SAME is out of reach until"
+			" then (the margin is declared, the noise does not widen it)\n",
+			row_label(r, two, label, sizeof(label)), r->m->name, 100 * r->noise_sd,
+			100 * r->v.margin, r->v.scale == VERDICT_DIFF ? "points" : "%",
+			need >= STATS_MORE_MAX ? "more than " : "", need, r->v.blocks);
 	}
 }
 
@@ -900,6 +1064,7 @@ int compare_run(struct store *s, const struct compare_opts *o, FILE *out, FILE *
 		print_text(out, &x, o);
 	}
 	warn_drift(warn, &x.res, x.ab < 0);
+	warn_margin(warn, &x.res, x.ab < 0);
 	ret = x.res.worse > 0;
 out:
 	comparison_release(&x);

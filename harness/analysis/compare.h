@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "spec/conf.h"
+#include "analysis/metric.h"
 #include "analysis/verdict.h"
 #include "store/store.h"
 #include "store/store_compare.h"
@@ -22,8 +23,8 @@ struct compare_opts {
 	const char *base_arm, *new_arm;        /* NULL: two matrices, arms by position */
 	const char *base_tag, *new_tag;        /* set: the arms so tagged, the matrices and
 						* arms above unused (see compare_run) */
-	double floor;                          /* the floor without A/A arms, relative */
-	int floor_set;                         /* given (--floor): also the least A/A floor */
+	double margins[METRIC_MAX];            /* --margin per metric row, relative; 0 unset:
+						* the matrix's "margins", else the table's */
 	int regressions;                       /* print only DIFFERENT-and-worse rows */
 	int by_host;                           /* also a row per host of a cell run on several */
 	int keep_contended;                    /* keep blocks with a contended run in the verdicts */
@@ -37,10 +38,18 @@ struct compare_row {
 	char arm[64];           /* two matrices: the new matrix's arm */
 	char host[32];          /* --by-host: only this host's runs; "" all */
 	const struct metric *m;
-	int aa;                 /* where the floor came from: */
-#define FLOOR_CONFIGURED 0      /* --floor, or COMPARE_FLOOR */
-#define FLOOR_AA         1      /* the matrix's A/A arms */
-#define FLOOR_CALIBRATED 2      /* a stored calibration of the cell (harness calibrate) */
+	int aa;                 /* where the noise shown beside the margin came from: */
+#define NOISE_NONE       0      /* nowhere: no A/A arms, no calibration */
+#define NOISE_AA         1      /* the matrix's A/A arms */
+#define NOISE_CALIBRATED 2      /* a stored calibration of the cell (harness calibrate) */
+	double noise;           /* the far end of the A/A 95 % t interval (verdict_aa_floor),
+				 * as shown; NAN for none. Never decides anything */
+	double noise_sd;        /* the A/A per-block sd on the verdict's scale; NAN for none */
+	int margin_from;        /* MARGIN_TABLE, MARGIN_MATRIX or MARGIN_OPTION: */
+#define MARGIN_TABLE  0         /* the metric table's default */
+#define MARGIN_MATRIX 1         /* the matrix's "margins" */
+#define MARGIN_OPTION 2         /* --margin */
+	int primary;            /* the matrix's primary metric: adjusted in a family of its own */
 	struct verdict v;
 	unsigned left_out;      /* the cell's blocks with a contended run, left out (both sides) */
 };
@@ -52,6 +61,15 @@ struct compare_row {
  */
 int compare_rows(struct store *s, const struct compare_opts *o, struct compare_row **ret,
 		 size_t *ret_n, char *err);
+
+/*
+ * Benjamini-Hochberg over rows as compare adjusts them: the primary metric's
+ * rows (every cell and arm) in a family of their own, the other metrics'
+ * among themselves, so the metric asked about is not diluted by the others
+ * (verdict_adjust on each). *ret_primary: the primary family's size.
+ * Returns 0 or -1 (out of memory).
+ */
+int compare_adjust(struct compare_row *rows, size_t n, size_t *ret_primary);
 
 /*
  * Compare and print to out (warnings, such as drift, to warn). Returns 1 if

@@ -57,7 +57,7 @@ static int add_pair(struct store *s, const struct plan *p, const char *base, con
 		    struct family *f, char *err)
 {
 	char key[32];
-	struct compare_opts co = { .base_arm = base, .new_arm = new, .floor = COMPARE_FLOOR };
+	struct compare_opts co = { .base_arm = base, .new_arm = new };
 	_cleanup_free_ struct compare_row *rows = NULL;
 	struct compare_row *grown;
 	size_t n;
@@ -74,21 +74,16 @@ static int add_pair(struct store *s, const struct plan *p, const char *base, con
 	return 0;
 }
 
-/* Adjust the family (Benjamini-Hochberg over every pair's verdicts), then fold it into the cells' plans. */
+/* Adjust every pair's verdicts as compare does (compare_adjust), then fold them into the plans. */
 static int fold(struct plan *p, struct family *f, unsigned max_blocks, char *err)
 {
-	_cleanup_free_ struct verdict **vs = calloc(f->n + 1, sizeof(*vs));
 	const struct compare_row *r;
 	struct cell_plan *cp;
-	unsigned want;
-	size_t i;
+	unsigned want, upb = p->R >= ABBA_UNIT_REPS ? p->R / ABBA_UNIT_REPS : 1;
+	size_t i, primary;
 	int c;
 
-	if (!vs)
-		return errorf(err, "out of memory");
-	for (i = 0; i < f->n; i++)
-		vs[i] = &f->rows[i].v;
-	if (verdict_adjust(vs, f->n) < 0)
+	if (compare_adjust(f->rows, f->n, &primary) < 0)
 		return errorf(err, "out of memory");
 	for (i = 0; i < f->n; i++) {
 		r = &f->rows[i];
@@ -96,8 +91,9 @@ static int fold(struct plan *p, struct family *f, unsigned max_blocks, char *err
 		if (c < 0 || r->v.kind != VERDICT_UNKNOWN)
 			continue;
 		cp = &p->cells[c];
-		want = (unsigned)r->v.blocks + r->v.more;
-		want = want < max_blocks && want >= r->v.blocks ? want : max_blocks;
+		want = (unsigned)r->v.blocks + r->v.more;      /* units (abba_unit) ... */
+		want = want >= r->v.blocks ? (want + upb - 1) / upb : max_blocks;   /* ... blocks */
+		want = want < max_blocks ? want : max_blocks;
 		/* a block left out as contended does not count: it is replaced */
 		want += r->left_out;
 		want = want < SPEC_MAX_REPS / p->R ? want : SPEC_MAX_REPS / p->R;

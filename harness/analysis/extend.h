@@ -17,12 +17,13 @@ struct extend_opts {
 };
 
 /*
- * For each cell: the compare verdicts (default floor, as `harness compare`
+ * For each cell: the compare verdicts (declared margins, as `harness compare`
  * gives them) of the new arm(s) against the base, every pair's adjusted
- * together as one family (verdict_adjust). A cell with an UNKNOWN
- * verdict is grown to the blocks it has compared plus the most any of its
- * UNKNOWN verdicts estimates would decide, at most max_blocks; decided cells
- * get nothing. New runs are queued after each cell's own, in ABBA order
+ * together, the primary metric apart from the others (verdict_adjust). A
+ * cell with an UNKNOWN verdict is grown to the blocks it has compared plus
+ * the most any of its UNKNOWN verdicts estimates would decide, at most
+ * max_blocks; decided cells get nothing. New runs are queued after each
+ * cell's own, in ABBA order
  * (store_grow_cells); a finished matrix is active again. *ret:
  *   {"matrix": ID, "name": N, "state": S, "max_blocks": N, "runs": QUEUED,
  *    "cells": [{"cell": NAME, "decided": bool, "blocks": PLANNED_BEFORE,

@@ -58,16 +58,28 @@ static size_t observations(const struct grid *g, const struct run_summary *v, si
 		if (isnan(x = g->m->get(&v[i])) || block_contended(v, n, i))
 			continue;
 		o[k].arm = v[i].arm == arm;
-		o[k].block = pairs ? v[i].block * per + v[i].position / arms : v[i].block;
+		o[k].block = pairs ? v[i].block * per + v[i].position / arms
+				   : abba_unit(g->mi->n_arms, v[i].block, v[i].position);
 		o[k++].v = x;
 	}
 	return k;
+}
+
+struct verdict_rule grid_rule(const struct grid *g)
+{
+	double margins[METRIC_MAX] = { 0 };
+	struct verdict_rule r;
+
+	margins[g->m - metrics] = g->margin;
+	metric_rule(g->m, margins, &r);
+	return r;
 }
 
 static int fill_entry(struct grid *g, const struct run_summary *v, size_t n, unsigned row,
 		      unsigned arm, double *x, struct stats_obs *o, unsigned *blocks, char *err)
 {
 	struct grid_entry *e = &g->e[row][arm];
+	struct verdict_rule rule;
 	unsigned cell = g->cells[row];
 	double base = g->e[row][g->base].value;
 	size_t k;
@@ -80,8 +92,8 @@ static int fill_entry(struct grid *g, const struct run_summary *v, size_t n, uns
 	if (arm == g->base)
 		return 0;
 	k = observations(g, v, n, cell, arm, 0, o);
-	if (verdict_of_runs(o, k, g->m->harmonic, g->floor, g->m->higher_better, x, blocks, n,
-			    &e->v) < 0)
+	rule = grid_rule(g);
+	if (verdict_of_runs(o, k, &rule, x, blocks, n, &e->v) < 0)
 		return errorf(err, "out of memory");
 	return 0;
 }

@@ -24,7 +24,7 @@ struct grid {
 	const struct metric *m;
 	const struct matrix_info *mi;
 	unsigned base;                  /* the baseline arm */
-	double floor;                   /* noise floor of the verdicts, relative */
+	double margin;                  /* the verdicts' margin, relative; 0: the metric's declared one */
 	unsigned n_rows;
 	unsigned cells[SPEC_MAX_CELLS]; /* row -> cell */
 	struct grid_entry e[SPEC_MAX_CELLS][SPEC_MAX_ARMS];   /* [row][arm] */
@@ -32,9 +32,12 @@ struct grid {
 
 /*
  * Fill g->e for g->cells[0..g->n_rows) from the done runs' summaries v[0..n);
- * g->m, g->mi, g->base and g->floor set by the caller. Returns 0 or -1 with err.
+ * g->m, g->mi, g->base and g->margin set by the caller. Returns 0 or -1 with err.
  */
 int grid_fill(struct grid *g, const struct run_summary *v, size_t n, char *err);
+
+/* The verdict rule of g's metric: the metric table's, its margin g->margin when set. */
+struct verdict_rule grid_rule(const struct grid *g);
 
 /*
  * Benjamini-Hochberg over every verdict of the n filled grids g (the

@@ -94,8 +94,8 @@ static double arm_mean(const struct stats_obs *o, size_t a, size_t b, int arm, i
 	return harmonic ? stats_hmean(buf, k) : stats_mean(buf, k);
 }
 
-long stats_block_deltas(const struct stats_obs *o, size_t n, int harmonic, double *ret_delta,
-			unsigned *ret_block, size_t max)
+long stats_block_means(const struct stats_obs *o, size_t n, int harmonic, double *ret_base,
+		       double *ret_new, unsigned *ret_block, size_t max)
 {
 	struct stats_obs *v = malloc((n ? n : 1) * sizeof(*v));
 	double *buf = malloc((n ? n : 1) * sizeof(*buf)), base, new;
@@ -114,15 +114,38 @@ long stats_block_deltas(const struct stats_obs *o, size_t n, int harmonic, doubl
 			;
 		base = arm_mean(v, a, b, 0, harmonic, buf);
 		new = arm_mean(v, a, b, 1, harmonic, buf);
-		if (isnan(base) || isnan(new) || (base == 0 && new != 0))
+		if (isnan(base) || isnan(new))
 			continue;
 		if (ret_block)
 			ret_block[k] = v[a].block;
-		ret_delta[k++] = base == 0 ? 0 : new / base - 1;
+		ret_base[k] = base;
+		ret_new[k++] = new;
 	}
 	free(v);
 	free(buf);
 	return k;
+}
+
+long stats_block_deltas(const struct stats_obs *o, size_t n, int harmonic, double *ret_delta,
+			unsigned *ret_block, size_t max)
+{
+	double *base = malloc((max ? max : 1) * sizeof(*base));
+	double *new = malloc((max ? max : 1) * sizeof(*new));
+	unsigned *blk = malloc((max ? max : 1) * sizeof(*blk));
+	long k = base && new && blk ? stats_block_means(o, n, harmonic, base, new, blk, max) : -1;
+	long i, j = 0;
+
+	for (i = 0; i < k; i++) {
+		if (base[i] == 0 && new[i] != 0)
+			continue;
+		if (ret_block)
+			ret_block[j] = blk[i];
+		ret_delta[j++] = base[i] == 0 ? 0 : new[i] / base[i] - 1;
+	}
+	free(base);
+	free(new);
+	free(blk);
+	return k < 0 ? -1 : j;
 }
 
 /* ---- random numbers ---- */

@@ -35,6 +35,15 @@ struct stats_obs {
 long stats_block_deltas(const struct stats_obs *o, size_t n, int harmonic, double *ret_delta,
 			unsigned *ret_block, size_t max);
 
+/*
+ * The per-block means behind those deltas: for each block with runs of both
+ * arms, in block order, the base arm's mean and the new arm's (harmonic if
+ * harmonic) into ret_base and ret_new, its number into ret_block (may be
+ * NULL); up to max. Returns how many blocks, or -1 out of memory.
+ */
+long stats_block_means(const struct stats_obs *o, size_t n, int harmonic, double *ret_base,
+		       double *ret_new, unsigned *ret_block, size_t max);
+
 /* The generator the simulations and tests draw from: splitmix64, state advanced in place. */
 uint64_t stats_rand(uint64_t *state);
 

@@ -1,6 +1,6 @@
-/* verdict.c -- one verdict (DIFFERENT, SAME, UNKNOWN) on the paired ABBA-block
- * deltas of one cell and metric, against a noise floor, from an anytime-valid
- * confidence sequence; a family of them adjusted together; the drift check. */
+/* verdict.c -- one verdict (DIFFERENT, SAME, UNKNOWN) on the per-ABBA-block log
+ * ratios (or differences) of one cell and metric, against a declared margin,
+ * from an anytime-valid confidence sequence; a family adjusted; the drift check. */
 #include "analysis/verdict.h"
 #include "analysis/confseq.h"
 #include "analysis/stats.h"
@@ -18,12 +18,12 @@ const char *verdict_name(enum verdict_kind k)
 }
 
 /*
- * Drift: Pearson's r of the paired delta against the block index, flagged
- * when p < COMPARE_ALPHA and the fitted line moves by at least the floor from
- * the first block to the last (a drift well inside the noise floor changes
- * no verdict, and would warn on rounding).
+ * Drift: Pearson's r of the per-block statistic against the block index,
+ * flagged when p < COMPARE_ALPHA and the fitted line moves by at least the
+ * margin (on the statistic's scale) from the first block to the last (a
+ * drift well inside the margin changes no verdict, and would warn on rounding).
  */
-static int drift_check(const double *d, const unsigned *blocks, size_t n, double floor,
+static int drift_check(const double *d, const unsigned *blocks, size_t n, double margin,
 		       struct verdict *v)
 {
 	double *x = calloc(n ? n : 1, sizeof(*x)), mx, my, sxx = 0, sxy = 0;
@@ -47,29 +47,40 @@ static int drift_check(const double *d, const unsigned *blocks, size_t n, double
 		sxx += (x[i] - mx) * (x[i] - mx);
 		sxy += (x[i] - mx) * (d[i] - my);
 	}
-	v->drift = c.p < COMPARE_ALPHA && fabs(sxy / sxx) * (x[n - 1] - x[0]) >= floor;
+	v->drift = c.p < COMPARE_ALPHA && fabs(sxy / sxx) * (x[n - 1] - x[0]) >= margin;
 out:
 	free(x);
 	return 0;
 }
 
 /* Blocks more (at least 1) until the interval's half-width fits margin (in units of sd). */
-static unsigned more_for(size_t n, double margin)
+static unsigned more_for(size_t n, double margin, double alpha)
 {
-	size_t N = confseq_n_for(margin, n + 1, STATS_MORE_MAX - 1, COMPARE_ALPHA);
+	size_t N = confseq_n_for(margin, n + 1, STATS_MORE_MAX - 1, alpha);
 
 	return N ? (unsigned)(N - n) : STATS_MORE_MAX;
 }
 
+double verdict_to_scale(enum verdict_scale scale, double x)
+{
+	return scale == VERDICT_LOG ? log1p(x) : x;
+}
+
+double verdict_shown(enum verdict_scale scale, double x)
+{
+	return scale == VERDICT_LOG ? expm1(x) : x;
+}
+
 /*
  * UNKNOWN: if the mean and sd stay, DIFFERENT needs the half-width below
- * |mean| (when |mean| >= floor), SAME below floor - |mean|; that margin over
- * sd is a standardised effect, its 80 % band (standard error
+ * |mean| (when |mean| >= min_effect), SAME below margin - |mean|; that room
+ * over sd is a standardised effect, its 80 % band (standard error
  * sqrt((1 + m^2 / 2) / n), the delta method) gives the range.
  */
 static void estimate(struct verdict *v)
 {
-	double a = fabs(v->delta), m, se;
+	double a = fabs(v->est), m, se, lo = verdict_to_scale(v->scale, v->min_effect);
+	double mg = verdict_to_scale(v->scale, v->margin), al = v->alpha_used;
 	size_t n = v->blocks;
 
 	if (n < 2 || isnan(v->sd)) {
@@ -78,76 +89,119 @@ static void estimate(struct verdict *v)
 		return;
 	}
 	if (v->sd == 0) {
-		v->more = v->more_lo = v->more_hi = more_for(n, INFINITY);
+		v->more = v->more_lo = v->more_hi = more_for(n, INFINITY, al);
 		return;
 	}
-	m = (a >= v->floor ? a : v->floor - a) / v->sd;
+	m = (a >= lo ? a : mg - a) / v->sd;
 	se = sqrt((1 + m * m / 2) / (double)n);
-	v->more = more_for(n, m);
-	v->more_lo = more_for(n, m + VERDICT_RANGE_Z * se);
-	v->more_hi = more_for(n, m - VERDICT_RANGE_Z * se);
+	v->more = more_for(n, m, al);
+	v->more_lo = more_for(n, m + VERDICT_RANGE_Z * se, al);
+	v->more_hi = more_for(n, m - VERDICT_RANGE_Z * se, al);
 }
 
-/* The kind from q, the mean and the interval (see verdict_decide). */
-static void decide(struct verdict *v)
+/* The interval at level 1 - alpha, on the scale and as shown. */
+static void draw_interval(struct verdict *v, double alpha, double *ret_lo, double *ret_hi)
+{
+	double r = confseq_radius(v->blocks, alpha), h;
+
+	v->alpha_used = alpha;
+	*ret_lo = -INFINITY;
+	*ret_hi = INFINITY;
+	if (!isinf(r) && !isnan(v->sd)) {
+		h = r * v->sd / sqrt((double)v->blocks);
+		*ret_lo = v->est - h;
+		*ret_hi = v->est + h;
+	}
+	v->lo = isinf(*ret_lo) ? -INFINITY : verdict_shown(v->scale, *ret_lo);
+	v->hi = isinf(*ret_hi) ? INFINITY : verdict_shown(v->scale, *ret_hi);
+}
+
+/* p as the adjustment takes it: 1 under the minimum effect (it cannot be DIFFERENT). */
+static double p_gated(const struct verdict *v)
+{
+	return fabs(v->est) >= verdict_to_scale(v->scale, v->min_effect) ? v->p : 1;
+}
+
+/* The kind from q, the mean and the interval at alpha (see verdict_decide). */
+static void decide(struct verdict *v, double alpha)
 {
 	int enough = v->blocks >= COMPARE_MIN_BLOCKS;
+	double mg = verdict_to_scale(v->scale, v->margin), lo, hi;
 
 	if (v->kind == VERDICT_UNMEASURED)
 		return;
+	draw_interval(v, alpha, &lo, &hi);
 	v->kind = VERDICT_UNKNOWN;
 	v->worse = 0;
 	v->more = v->more_lo = v->more_hi = 0;
-	if (enough && v->q <= COMPARE_ALPHA && fabs(v->delta) >= v->floor) {
+	if (enough && v->q <= COMPARE_ALPHA) {
 		v->kind = VERDICT_DIFFERENT;
-		v->worse = v->higher_better ? v->delta < 0 : v->delta > 0;
-	} else if (enough && v->lo >= -v->floor && v->hi <= v->floor) {
+		v->worse = v->higher_better ? v->est < 0 : v->est > 0;
+	} else if (enough && lo >= -mg && hi <= mg) {
 		v->kind = VERDICT_SAME;
 	} else {
 		estimate(v);
 	}
 }
 
-int verdict_decide(const double *d, const unsigned *blocks, size_t n, double floor,
-		   int higher_better, struct verdict *v)
+int verdict_decide(const double *d, const unsigned *blocks, size_t n,
+		   const struct verdict_rule *rule, struct verdict *v)
 {
-	double r;
-
 	memset(v, 0, sizeof(*v));
 	v->blocks = n;
-	v->floor = floor;
-	v->higher_better = higher_better;
-	v->delta = stats_mean(d, n);
+	v->scale = rule->scale;
+	v->margin = rule->margin;
+	v->min_effect = fmin(rule->min_effect, rule->margin);
+	v->higher_better = rule->higher_better;
+	v->est = stats_mean(d, n);
 	v->sd = stats_sd(d, n);
-	v->lo = -INFINITY;
-	v->hi = INFINITY;
-	r = confseq_radius(n, COMPARE_ALPHA);
-	if (!isinf(r) && !isnan(v->sd)) {
-		v->lo = v->delta - r * v->sd / sqrt((double)n);
-		v->hi = v->delta + r * v->sd / sqrt((double)n);
-	}
-	v->p = v->q = confseq_p(v->delta, v->sd, n);
-	v->different_raw = n >= COMPARE_MIN_BLOCKS && v->p <= COMPARE_ALPHA &&
-			   fabs(v->delta) >= floor;
-	decide(v);
-	return drift_check(d, blocks, n, floor, v);
+	v->delta = verdict_shown(v->scale, v->est);
+	v->p = confseq_p(v->est, v->sd, n);
+	v->q = p_gated(v);
+	v->different_raw = n >= COMPARE_MIN_BLOCKS && v->q <= COMPARE_ALPHA;
+	decide(v, COMPARE_ALPHA);
+	return drift_check(d, blocks, n, verdict_to_scale(v->scale, v->margin), v);
 }
 
 void verdict_unmeasured(struct verdict *v)
 {
 	v->kind = VERDICT_UNMEASURED;
-	v->delta = v->sd = v->lo = v->hi = v->p = v->q = NAN;
+	v->est = v->delta = v->sd = v->lo = v->hi = v->p = v->q = NAN;
 	v->different_raw = v->worse = v->drift = 0;
 	v->more = v->more_lo = v->more_hi = 0;
 }
 
-int verdict_of_runs(const struct stats_obs *o, size_t n_obs, int harmonic, double floor,
-		    int higher_better, double *d, unsigned *blocks, size_t cap, struct verdict *v)
+/* Each block's statistic on scale from its two means, into d and blocks; how many. */
+static size_t block_stats(enum verdict_scale scale, const double *base, const double *new,
+			  unsigned *blocks, size_t k, double *d)
 {
-	long k = stats_block_deltas(o, n_obs, harmonic, d, blocks, cap);
+	size_t i, j = 0;
+
+	for (i = 0; i < k; i++) {
+		if (scale == VERDICT_DIFF)
+			d[j] = (new[i] - base[i]) / 100;
+		else if (base[i] > 0 && new[i] > 0)
+			d[j] = log(new[i] / base[i]);
+		else if (base[i] == 0 && new[i] == 0)
+			d[j] = 0;
+		else
+			continue;
+		blocks[j++] = blocks[i];
+	}
+	return j;
+}
+
+int verdict_of_runs(const struct stats_obs *o, size_t n_obs, const struct verdict_rule *rule,
+		    double *d, unsigned *blocks, size_t cap, struct verdict *v)
+{
+	_cleanup_free_ double *base = calloc(cap + 1, sizeof(*base));
+	_cleanup_free_ double *new = calloc(cap + 1, sizeof(*new));
+	long k = base && new ? stats_block_means(o, n_obs, rule->harmonic, base, new, blocks, cap)
+			     : -1;
 	size_t i, zeros = 0, values = 0;
 
-	if (k < 0 || verdict_decide(d, blocks, (size_t)k, floor, higher_better, v) < 0)
+	if (k < 0 || verdict_decide(d, blocks, block_stats(rule->scale, base, new, blocks,
+							     (size_t)k, d), rule, v) < 0)
 		return -1;
 	for (i = 0; i < n_obs; i++) {
 		values += !isnan(o[i].v);
@@ -161,43 +215,53 @@ int verdict_of_runs(const struct stats_obs *o, size_t n_obs, int harmonic, doubl
 int verdict_adjust(struct verdict *const *v, size_t n)
 {
 	_cleanup_free_ double *p = calloc(n + 1, sizeof(*p)), *q = calloc(n + 1, sizeof(*q));
-	size_t i, k = 0;
+	size_t i, k = 0, family, called = 0;
+	double level;
 
 	if (!p || !q)
 		return -1;
 	for (i = 0; i < n; i++)
 		if (v[i]->kind != VERDICT_UNMEASURED)
-			p[k++] = v[i]->p;
+			p[k++] = p_gated(v[i]);
 	if (stats_bh(p, k, q) < 0)
 		return -1;
+	for (family = k, i = 0; i < family; i++)
+		called += q[i] <= COMPARE_ALPHA;
+	level = family ? COMPARE_ALPHA * (double)(called ? called : 1) / (double)family : 0;
 	for (i = 0, k = 0; i < n; i++)
 		if (v[i]->kind != VERDICT_UNMEASURED) {
 			v[i]->q = q[k++];
-			decide(v[i]);
+			decide(v[i], level);
 		}
 	return 0;
 }
 
-double verdict_detectable(double sd, double floor, size_t n)
+double verdict_least_callable(double sd, double min_effect, size_t n, size_t family)
 {
-	double r = confseq_radius(n, COMPARE_ALPHA), se;
+	double r = confseq_radius(n, COMPARE_ALPHA / (double)(family ? family : 1));
 
 	if (n < COMPARE_MIN_BLOCKS || isinf(r) || !isfinite(sd) || sd < 0)
 		return INFINITY;
-	se = sd / sqrt((double)n);
-	return fmax(floor, r * se) + VERDICT_POWER_Z * se;
+	return fmax(min_effect, r * sd / sqrt((double)n));
 }
 
-unsigned verdict_blocks_for(double sd, double floor, double effect)
+double verdict_detectable(double sd, double min_effect, size_t n, size_t family)
+{
+	double least = verdict_least_callable(sd, min_effect, n, family);
+
+	return isinf(least) ? INFINITY : least + VERDICT_POWER_Z * sd / sqrt((double)n);
+}
+
+unsigned verdict_blocks_for(double sd, double min_effect, double effect, size_t family)
 {
 	size_t lo = COMPARE_MIN_BLOCKS, hi = STATS_MORE_MAX, mid;
 
 	/* past the minimum, both terms fall with n: bisect */
-	if (!(effect > floor) || verdict_detectable(sd, floor, hi) > effect)
+	if (!(effect > min_effect) || verdict_detectable(sd, min_effect, hi, family) > effect)
 		return 0;
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (verdict_detectable(sd, floor, mid) <= effect)
+		if (verdict_detectable(sd, min_effect, mid, family) <= effect)
 			hi = mid;
 		else
 			lo = mid + 1;

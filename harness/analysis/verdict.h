@@ -1,4 +1,4 @@
-/* verdict.h -- is a paired delta DIFFERENT, the SAME or not yet known, from
+/* verdict.h -- is a per-block log ratio DIFFERENT, the SAME or not yet known, from
  * the ABBA blocks so far: what compare, table's grids and extend all decide by. */
 #ifndef VERDICT_H
 #define VERDICT_H
@@ -9,97 +9,143 @@
 				    * of a family of verdicts; and the drift check */
 #define COMPARE_MIN_BLOCKS 4       /* the fewest blocks at which the confidence sequence
 				    * at COMPARE_ALPHA is bounded: fewer are always UNKNOWN */
-#define COMPARE_FLOOR      0.02    /* noise floor without A/A arms */
 #define VERDICT_RANGE_Z    1.2816  /* "more blocks" range: an 80 % band of the effect */
 
 enum verdict_kind { VERDICT_UNKNOWN, VERDICT_SAME, VERDICT_DIFFERENT, VERDICT_UNMEASURED };
 
+/*
+ * The scale a metric is judged on (its row of the metric table): LOG, the
+ * log of NEW's block mean over BASE's (shown as exp(.) - 1, a relative
+ * change); DIFF, NEW's block mean minus BASE's, for a share already in %
+ * (shown in points: 0.01 is 1 point).
+ */
+enum verdict_scale { VERDICT_LOG, VERDICT_DIFF };
+
+/* What a verdict is decided by, declared before the data (never from the noise). */
+struct verdict_rule {
+	enum verdict_scale scale;
+	int harmonic;           /* block means harmonic (throughputs) */
+	int higher_better;
+	double margin;          /* SAME: the interval within +-margin (relative: 0.02 is 2 %;
+				 * DIFF: points / 100) */
+	double min_effect;      /* DIFFERENT: |delta| at least this; rows under it take
+				 * p = 1 in the adjustment */
+};
+
 struct verdict {
 	enum verdict_kind kind;
-	size_t blocks;          /* paired deltas used */
-	double delta;           /* mean paired delta, relative: -0.05 is -5 %; NAN for none */
-	double sd;              /* their sample standard deviation; NAN below 2 */
-	double lo, hi;          /* the confidence sequence at this many blocks, level
-				 * 1 - COMPARE_ALPHA (confseq.h); -+INFINITY while unbounded */
-	double floor;           /* noise floor, relative */
+	enum verdict_scale scale;
+	size_t blocks;          /* units used (abba_unit: one statistic each) */
+	double est;             /* mean of the per-block statistic on its scale; NAN for none */
+	double sd;              /* its sample standard deviation, on that scale; NAN below 2 */
+	double delta;           /* est as shown: exp(est) - 1 (LOG) or est (DIFF) */
+	double lo, hi;          /* the confidence sequence at level 1 - alpha_used, as shown;
+				 * -+INFINITY while unbounded */
+	double alpha_used;      /* COMPARE_ALPHA alone; COMPARE_ALPHA max(R, 1) / N after
+				 * verdict_adjust (R of N DIFFERENT) */
+	double margin, min_effect;   /* the rule's, as shown */
 	double p;               /* anytime-valid p of "no difference" (confseq_p) */
-	double q;               /* p adjusted over the family (Benjamini-Hochberg, verdict_adjust);
-				 * p itself for a verdict decided alone */
+	double q;               /* p adjusted over the family (Benjamini-Hochberg, verdict_adjust,
+				 * p = 1 below min_effect); that p itself for a verdict alone */
 	int different_raw;      /* DIFFERENT by p alone, before the adjustment */
 	unsigned more;          /* UNKNOWN: blocks more that would likely decide, */
 	unsigned more_lo, more_hi;  /* and a range (80 %) of it; STATS_MORE_MAX: more than that */
 	int higher_better;      /* the metric's good direction, as given */
 	int worse;              /* DIFFERENT in the metric's bad direction */
 	int drift;              /* delta correlates with block index (p < COMPARE_ALPHA)
-				 * and its fitted line moves by >= floor over the blocks */
+				 * and its fitted line moves by >= margin over the blocks */
 	double drift_r, drift_p;
 };
 
 /*
- * The verdict on paired deltas d (block numbers blocks, in the order they
- * ran, for the drift check), alone (q = p):
+ * The verdict on per-block statistics d (on rule's scale; block numbers
+ * blocks, in the order they ran, for the drift check), alone (q = p, or 1
+ * below min_effect):
  *   DIFFERENT  q <= COMPARE_ALPHA (the confidence sequence excludes 0) and
- *              |mean| >= floor;
- *   SAME       the confidence sequence lies within [-floor, +floor] (an
- *              equivalence test, so never before COMPARE_MIN_BLOCKS);
+ *              |mean| >= min_effect;
+ *   SAME       the confidence sequence lies within +-margin (an equivalence
+ *              test, so never before COMPARE_MIN_BLOCKS);
  *   UNKNOWN    neither; more says how many more blocks would likely decide.
  * worse: DIFFERENT and the mean goes against higher_better. Returns 0 or -1
  * (out of memory).
  */
-int verdict_decide(const double *d, const unsigned *blocks, size_t n, double floor,
-		   int higher_better, struct verdict *v);
+int verdict_decide(const double *d, const unsigned *blocks, size_t n,
+		   const struct verdict_rule *rule, struct verdict *v);
 
 /* A metric that is 0 in every run of both arms: no verdict, not in any family. */
 void verdict_unmeasured(struct verdict *v);
 
 /*
  * The verdict from runs: o[0..n_obs) (both arms' runs of one cell and
- * metric) paired per block (stats_block_deltas, means harmonic if harmonic)
- * into d and blocks (room for cap each), then decided; NOT MEASURED if every
- * value is 0 (a majflt/s of a pread workload). Returns 0 or -1 (out of memory).
+ * metric) paired per block (stats_block_means, harmonic if rule->harmonic),
+ * each block's statistic on rule's scale into d and blocks (room for cap
+ * each), then decided. On the log scale a block where one arm's mean is 0
+ * and the other's is not has no ratio and is left out (both 0: 0). NOT
+ * MEASURED if every value is 0. Returns 0 or -1 (out of memory).
  */
 struct stats_obs;
-int verdict_of_runs(const struct stats_obs *o, size_t n_obs, int harmonic, double floor,
-		    int higher_better, double *d, unsigned *blocks, size_t cap, struct verdict *v);
+int verdict_of_runs(const struct stats_obs *o, size_t n_obs, const struct verdict_rule *rule,
+		    double *d, unsigned *blocks, size_t cap, struct verdict *v);
 
 /*
  * Benjamini-Hochberg over a family of verdicts (every verdict one command
- * gives, unmeasured ones left out): each q becomes its adjusted p and each
- * verdict is decided again with it; the adjustment is taken afresh from the
- * raw p, so adjusting a family again (a larger one) is right. Returns 0 or -1
- * (out of memory).
+ * gives, unmeasured ones left out), in the right order: a verdict under its
+ * min_effect enters with p = 1 (it cannot be DIFFERENT), then each q is its
+ * adjusted p; with R of the N verdicts at q <= COMPARE_ALPHA, every interval
+ * is redrawn at level 1 - COMPARE_ALPHA max(R, 1) / N (the false coverage
+ * rate intervals of Benjamini and Yekutieli, JASA 100, 2005), so an interval
+ * that excludes 0 is DIFFERENT or under min_effect, and SAME is decided on
+ * that interval. Taken afresh from the raw p, so adjusting again is right.
+ * Returns 0 or -1 (out of memory).
  */
 int verdict_adjust(struct verdict *const *v, size_t n);
 
 /*
- * The noise floor A/A blocks give (A/A arms in the matrix, or a stored
- * calibration): the far end of the 95 % t interval of their mean paired
- * delta, |mean| + t(0.975, n - 1) sd / sqrt(n); NAN below COMPARE_MIN_BLOCKS.
+ * What A/A blocks (A/A arms in the matrix, or a stored calibration) say of
+ * the noise, shown beside the margin and never used to decide: the far end
+ * of the 95 % t interval of their mean, |mean| + t(0.975, n - 1) sd /
+ * sqrt(n); NAN below COMPARE_MIN_BLOCKS.
  */
 double verdict_aa_floor(double mean, double sd, size_t n);
 
 /*
- * Power, for planning (check, submit, the report's noise line): with paired
- * deltas of standard deviation sd and a noise floor, the verdict at n blocks
- * calls an effect DIFFERENT when the mean clears both the floor and the
- * confidence sequence's half-width r_n sd / sqrt(n); a true effect e does so
- * with probability about Phi((e - max(floor, r_n sd / sqrt(n))) sqrt(n) / sd).
- * Looking after every block only adds chances, so this is a lower bound for
- * a matrix extended until decided.
+ * Power, for planning (check, submit, the report's noise line): with
+ * per-block statistics of standard deviation sd and a minimum effect, the
+ * verdict at n blocks in a family of `family` verdicts calls an effect
+ * DIFFERENT when the mean clears both the minimum effect and the confidence
+ * sequence's half-width at level COMPARE_ALPHA / family (the least a single
+ * DIFFERENT among them needs), r_n sd / sqrt(n); a true effect e does so with
+ * probability about Phi((e - max(min, r_n sd / sqrt(n))) sqrt(n) / sd).
+ * Effects and sd on the verdict's scale.
  */
 #define VERDICT_POWER   0.80
 #define VERDICT_POWER_Z 0.8416   /* Phi^-1(VERDICT_POWER) */
 
-/* The least effect (relative, > 0) n blocks detect with VERDICT_POWER; INFINITY below
- * COMPARE_MIN_BLOCKS or without a finite sd. */
-double verdict_detectable(double sd, double floor, size_t n);
+/* The least effect (> 0) n blocks detect with VERDICT_POWER in a family of
+ * family verdicts; INFINITY when the sequence is unbounded at n or sd is not finite. */
+double verdict_detectable(double sd, double min_effect, size_t n, size_t family);
+
+/*
+ * The least effect n blocks can ever call DIFFERENT in a family of family
+ * verdicts, whatever the data: the half-width at n with sd, at least
+ * min_effect; INFINITY when the sequence at COMPARE_ALPHA / family is
+ * unbounded at n (the plan cannot decide at all).
+ */
+double verdict_least_callable(double sd, double min_effect, size_t n, size_t family);
 
 /*
  * The fewest blocks (>= COMPARE_MIN_BLOCKS) that detect effect with
- * VERDICT_POWER; 0 if no number up to STATS_MORE_MAX does (the floor is at or
- * above the effect, or the spread is too wide).
+ * VERDICT_POWER in a family of family verdicts; 0 if no number up to
+ * STATS_MORE_MAX does (the minimum effect is above the effect, or the spread
+ * is too wide).
  */
-unsigned verdict_blocks_for(double sd, double floor, double effect);
+unsigned verdict_blocks_for(double sd, double min_effect, double effect, size_t family);
+
+/* An effect shown (relative, or points / 100) on scale: log1p(x) or x. */
+double verdict_to_scale(enum verdict_scale scale, double x);
+
+/* Back from scale to what is shown: expm1(x) or x. */
+double verdict_shown(enum verdict_scale scale, double x);
 
 /* "UNKNOWN", "SAME", "DIFFERENT" or "NOT MEASURED". */
 const char *verdict_name(enum verdict_kind k);

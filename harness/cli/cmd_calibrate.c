@@ -171,7 +171,7 @@ int cli_noise_advice(const struct conf *c, const struct matrix *m, double effect
 	struct store *s = NULL;
 	int rc;
 
-	if (pathf(db, err, "%s/harness.db", c->results) < 0)
+	if (calibrate_verdict_keys(m, err) < 0 || pathf(db, err, "%s/harness.db", c->results) < 0)
 		return -1;
 	if (access(db, F_OK) < 0)
 		return 0;

@@ -16,14 +16,17 @@
 #include <jansson.h>
 
 static const char compare_usage[] =
-	"usage: harness compare [--floor PCT] [--regressions] [--by-host] [--keep-contended] [--json]\n"
-	"                       MATRIX BASE NEW\n"
-	"       harness compare --matrices [--floor PCT] [--regressions] [--json] M1 M2\n"
-	"       harness compare --tags [--floor PCT] [--regressions] [--json] TAG_BASE TAG_NEW\n"
+	"usage: harness compare [--margin METRIC=PCT]... [--regressions] [--by-host]\n"
+	"                       [--keep-contended] [--json] MATRIX BASE NEW\n"
+	"       harness compare --matrices [--margin METRIC=PCT]... [--regressions] [--json]\n"
+	"                       M1 M2\n"
+	"       harness compare --tags [--margin METRIC=PCT]... [--regressions] [--json]\n"
+	"                       TAG_BASE TAG_NEW\n"
 	"  BASE, NEW  arm names of MATRIX; with --matrices, cells match by name, arms by position\n"
 	"  --tags     the arms so tagged: in the newest matrix with both, else the newest\n"
 	"             matrix of each, compared as --matrices does but only those arms\n"
-	"  --floor    noise floor in % without A/A arms (default 2), and the least with them\n"
+	"  --margin   METRIC's equivalence margin in % (points for a share), over the matrix's\n"
+	"             \"margins\" and the metric table's (ops/s 2); its minimum effect is half\n"
 	"  --by-host  also each host's verdict of a cell that ran on several (CELL @HOST)\n"
 	"  --keep-contended  keep the blocks with a contended run (left out by default)\n"
 	"exit: 0 no regression, 1 some cell and metric DIFFERENT and worse, 2 error\n";
@@ -42,7 +45,7 @@ int cli_percent(const char *s, double *ret)
 int cmd_compare(const struct conf *c, int argc, char **argv, int json)
 {
 	static const struct option longopts[] = {
-		{ "floor", required_argument, NULL, 'f' },
+		{ "margin", required_argument, NULL, 'M' },
 		{ "matrices", no_argument, NULL, 'm' },
 		{ "tags", no_argument, NULL, 't' },
 		{ "regressions", no_argument, NULL, 'r' },
@@ -52,7 +55,7 @@ int cmd_compare(const struct conf *c, int argc, char **argv, int json)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct compare_opts o = { .floor = COMPARE_FLOOR, .json = json };
+	struct compare_opts o = { .json = json };
 	struct store *s = NULL;
 	char err[ERR_MAX];
 	int opt, matrices = 0, tags = 0, ret;
@@ -60,11 +63,9 @@ int cmd_compare(const struct conf *c, int argc, char **argv, int json)
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "+hj", longopts, NULL)) != -1) {
 		switch (opt) {
-		case 'f':
-			o.floor_set = 1;
-			if (cli_percent(optarg, &o.floor) < 0) {
-				escape_line(stderr, "harness: compare: --floor '%s': a percentage from 0 to 100",
-					optarg);
+		case 'M':
+			if (metric_margin_arg(optarg, o.margins, err) < 0) {
+				escape_line(stderr, "harness: compare: %s", err);
 				return 2;
 			}
 			break;

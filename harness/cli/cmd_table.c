@@ -18,7 +18,7 @@
 
 static const char table_usage[] =
 	"usage: harness table [--format text|markdown|csv|json] [--metric NAME]...\n"
-	"                     [--baseline ARM] [--floor PCT] [--pairs] MATRIX\n"
+	"                     [--baseline ARM] [--margin PCT] [--pairs] MATRIX\n"
 	"  without options: the report `harness run` prints; with any: one grid per\n"
 	"  metric, cells down and arms across (value, Delta, mark, n)\n"
 	"  --metric    (repeatable; default ops/s and rf/read):\n";
@@ -31,7 +31,8 @@ static void usage(FILE *f)
 	for (k = 0; k < n_metrics; k++)
 		fprintf(f, "    %-12s %s\n", metrics[k].name, metrics[k].desc);
 	fputs("  --baseline  Delta and marks against this arm (default: the first)\n"
-	      "  --floor     noise floor of the marks in % (default 2)\n"
+	      "  --margin    margin of the marks in % (points for a share; default: each\n"
+	      "              metric's declared one, ops/s 2)\n"
 	      "  --pairs     per block, the paired delta of each ABBA position pair\n", f);
 }
 
@@ -59,10 +60,10 @@ static int parse_metric(const char *s, struct table_opts *o)
 	return 0;
 }
 
-static int parse_floor(const char *s, double *ret)
+static int parse_margin(const char *s, double *ret)
 {
-	if (cli_percent(s, ret) < 0) {
-		escape_line(stderr, "harness: table: --floor '%s': a percentage from 0 to 100", s);
+	if (cli_percent(s, ret) < 0 || *ret == 0) {
+		escape_line(stderr, "harness: table: --margin '%s': expected a percentage above 0 and at most 100", s);
 		return -1;
 	}
 	return 0;
@@ -73,7 +74,7 @@ static int parse_opts(int argc, char **argv, struct table_opts *o, int *grids)
 {
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'f' }, { "metric", required_argument, NULL, 'm' },
-		{ "baseline", required_argument, NULL, 'b' }, { "floor", required_argument, NULL, 'F' },
+		{ "baseline", required_argument, NULL, 'b' }, { "margin", required_argument, NULL, 'F' },
 		{ "pairs", no_argument, NULL, 'p' }, { "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
@@ -86,7 +87,7 @@ static int parse_opts(int argc, char **argv, struct table_opts *o, int *grids)
 		case 'f': rc = parse_format(optarg, &o->format); break;
 		case 'm': rc = parse_metric(optarg, o); break;
 		case 'b': o->baseline = optarg; break;
-		case 'F': rc = parse_floor(optarg, &o->floor); break;
+		case 'F': rc = parse_margin(optarg, &o->margin); break;
 		case 'p': o->pairs = 1; break;
 		case 'j': o->format = TABLE_JSON; break;
 		case 'h': usage(stdout); return 1;
@@ -98,7 +99,7 @@ static int parse_opts(int argc, char **argv, struct table_opts *o, int *grids)
 
 int cmd_table(const struct conf *c, int argc, char **argv, int json)
 {
-	struct table_opts o = { .format = json ? TABLE_JSON : TABLE_TEXT, .floor = COMPARE_FLOOR };
+	struct table_opts o = { .format = json ? TABLE_JSON : TABLE_TEXT };
 	struct store *s = NULL;
 	char err[ERR_MAX];
 	int grids = json, rc;

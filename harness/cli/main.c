@@ -46,7 +46,7 @@ static const char usage[] =
 	"                 cells compare calls UNKNOWN (through harnessd if it runs)\n"
 	"  calibrate [--arm ARM] [--cell CELL]... [--blocks N] [--print] FILE | --from MATRIX\n"
 	"                 run A/A blocks of FILE's cells on this host and store their noise:\n"
-	"                 compare's floor without A/A arms, check's and submit's advice\n"
+	"                 the noise compare shows, check's and submit's advice\n"
 	"  bisect MATRIX --cell CELL --metric METRIC GOOD BAD [--max-blocks N]\n"
 	"                 [--max-runs N] [--max-hours H]  the first patch of BAD's series\n"
 	"                 that moves METRIC, each prefix built and measured against GOOD\n"

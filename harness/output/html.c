@@ -171,7 +171,7 @@ static int abba_text(FILE *out, struct store *s, int64_t mid, const void *arg, c
 
 static int grid_text(FILE *out, struct store *s, int64_t mid, const void *arg, char *err)
 {
-	struct table_opts o = { .format = TABLE_TEXT, .floor = COMPARE_FLOOR };
+	struct table_opts o = { .format = TABLE_TEXT };
 
 	(void)arg;
 	return table_print(out, s, mid, &o, err);
@@ -200,7 +200,6 @@ static int compare_text(FILE *out, struct store *s, int64_t mid, const void *arg
 	struct compare_opts o = {
 		.base_matrix = key, .new_matrix = key,
 		.base_arm = a->mi->arm_names[0], .new_arm = a->mi->arm_names[a->arm],
-		.floor = COMPARE_FLOOR,
 	};
 
 	snprintf(key, sizeof(key), "%lld", (long long)mid);

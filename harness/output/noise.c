@@ -60,7 +60,8 @@ static void cell_row(FILE *f, const struct matrix_info *mi, const struct run_sum
 		     unsigned cell, const struct calibration *k, double load, struct scratch *sc)
 {
 	const struct metric *m = metric_find("ops/s");
-	double cv = NAN, c, sd, floor = COMPARE_FLOOR;
+	double cv = NAN, c, sd, noise = NAN;
+	struct verdict_rule rule;
 	size_t blocks = mi->n_arms > 1 ? pair_sd(v, n, cell, m, sc, &sd) : 0;
 	unsigned arm;
 
@@ -71,16 +72,16 @@ static void cell_row(FILE *f, const struct matrix_info *mi, const struct run_sum
 			cv = c;
 	if (k) {
 		sd = k->sd;
-		if (!isnan(verdict_aa_floor(k->mean, k->sd, k->blocks)))
-			floor = verdict_aa_floor(k->mean, k->sd, k->blocks);
+		noise = verdict_aa_floor(k->mean, k->sd, k->blocks);
 	}
+	metric_rule(m, NULL, &rule);
 	fprintf(f, "%-24.24s", mi->cell_names[cell]);
 	pct(f, 7, cv);
 	fprintf(f, " %6zu", blocks);
 	pct(f, 8, sd);
 	fprintf(f, "  %-12s", k ? "calibration" : mi->n_arms > 1 ? "arms 1-2" : "-");
-	pct(f, 6, floor);
-	pct(f, 8, verdict_detectable(sd, floor, blocks));
+	pct(f, 6, noise);
+	pct(f, 8, verdict_detectable(sd, rule.min_effect, blocks, 1));
 	if (isnan(load))
 		fprintf(f, " %6s\n", "-");
 	else
@@ -104,11 +105,12 @@ int noise_section(FILE *f, struct store *s, int64_t mid, const struct matrix_inf
 		goto out;
 	}
 	fprintf(f, "\nnoise of ops/s: CV, the largest of the arms' runs; sd, of the per-block paired"
-		" deltas; detects, the least effect its blocks find with %.0f %% power (4 blocks at"
-		" least); load, the host's highest 1-minute load as a run ended\n",
+		" deltas; noise, the far end of a calibration's t interval (never deciding); detects,"
+		" the least effect its blocks find with %.0f %% power above the declared minimum"
+		" effect (4 blocks at least); load, the host's highest 1-minute load as a run ended\n",
 		100 * VERDICT_POWER);
 	fprintf(f, "%-24s %7s %6s %8s  %-12s %6s %8s %6s\n", "cell", "CV", "blocks", "sd",
-		"sd from", "floor", "detects", "load");
+		"sd from", "noise", "detects", "load");
 	for (cell = 0; cell < mi->n_cells; cell++)
 		cell_row(f, mi, v, n, cell, cal_of(k, nk, cell, metric_find("ops/s")), load[cell], &sc);
 out:

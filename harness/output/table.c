@@ -258,9 +258,9 @@ static void grid_legend(FILE *f, const struct grid *g, int md, size_t family)
 	if (any_contended(g))
 		line(f, "n*: some contended (host CPU or I/O pressure over the limits); the marks "
 		     "leave their blocks out");
-	line(f, "mark: %s*%s differs, %s=%s same (within a %.1f%% floor), blank: undecided;",
-	     q, q, q, q, 100 * g->floor);
-	line(f, "from the per-ABBA-block paired deltas as harness compare decides,");
+	line(f, "mark: %s*%s differs, %s=%s same (within a %.1f%s margin), blank: undecided;",
+	     q, q, q, q, 100 * grid_rule(g).margin, g->m->scale == VERDICT_DIFF ? " pt" : "%");
+	line(f, "from each unit's log ratio, as harness compare decides,");
 	line(f, "adjusted over the %zu verdicts of these tables (Benjamini-Hochberg)", family);
 }
 
@@ -354,7 +354,7 @@ static int grid_json(struct out *w, const struct grid *g, char *err)
 		      "matrix", g->mi->name, "metric", g->m->name, "description", g->m->desc,
 		      "better", g->m->higher_better ? "higher" : "lower",
 		      "mean", g->m->harmonic ? "harmonic" : "arithmetic",
-		      "baseline", g->mi->arm_names[g->base], "floor_pct", json_real(100 * g->floor),
+		      "baseline", g->mi->arm_names[g->base], "margin_pct", json_real(100 * grid_rule(g).margin),
 		      "rows", rows);
 	if (!t || json_array_append_new(w->all, t) < 0)
 		return errorf(err, "out of memory");
@@ -620,7 +620,7 @@ int table_print(FILE *f, struct store *s, int64_t matrix_id, const struct table_
 	    base_index(mi, o->baseline, &g->base, err) < 0)
 		return -1;
 	g->mi = mi;
-	g->floor = o->floor;
+	g->margin = o->margin;
 	for (g->n_rows = 0; g->n_rows < mi->n_cells; g->n_rows++)
 		g->cells[g->n_rows] = g->n_rows;
 	if (o->pairs ? fm->pairs_head : fm->grid_head)
@@ -639,13 +639,13 @@ int table_text_grids(FILE *f, const struct matrix_info *mi, const struct run_sum
 		     const struct metric *const *ms, size_t nm, char *err)
 {
 	_cleanup_free_ struct grid *g = calloc(1, sizeof(*g));
-	struct table_opts o = { .format = TABLE_TEXT, .floor = COMPARE_FLOOR };
+	struct table_opts o = { .format = TABLE_TEXT };
 	struct out w = { .f = f, .o = &o, .tables = 1 };
 
 	if (!g)
 		return errorf(err, "out of memory");
 	g->mi = mi;
-	g->floor = o.floor;
+	g->margin = o.margin;
 	g->n_rows = n_cells;
 	memcpy(g->cells, cells, n_cells * sizeof(*cells));
 	return emit_all(&w, g, ms, nm, v, n, err);

@@ -24,7 +24,7 @@ struct table_opts {
 	const struct metric *metric[TABLE_MAX_METRICS];
 	unsigned n_metrics;       /* 0: the metrics the metric table marks .table */
 	const char *baseline;     /* an arm's name; NULL: the first arm */
-	double floor;             /* noise floor of the marks, relative */
+	double margin;            /* margin of the marks, relative; 0: each metric's declared one */
 	int pairs;                /* the position pairs instead of the grids */
 };
 
@@ -34,7 +34,7 @@ int table_print(FILE *f, struct store *s, int64_t matrix_id, const struct table_
 
 /*
  * A grid per metric of ms[0..nm) as text, of the given cells, against the
- * first arm, with the default floor, their marks adjusted together: the
+ * first arm, with the declared margins, their marks adjusted together: the
  * preset grids of the report `harness run` prints.
  */
 int table_text_grids(FILE *f, const struct matrix_info *mi, const struct run_summary *v,

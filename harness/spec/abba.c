@@ -18,6 +18,15 @@ unsigned abba_block_reps(unsigned n_arms)
 	return n_arms % 2 == 0 ? n_arms : 2 * n_arms;
 }
 
+unsigned abba_unit(unsigned n_arms, unsigned block, unsigned position)
+{
+	unsigned per = abba_block_reps(n_arms) / ABBA_UNIT_REPS;
+
+	if (n_arms < 2 || !per)
+		return block;
+	return block * per + position / n_arms / ABBA_UNIT_REPS;
+}
+
 /* Entry j of Williams row 0 for k arms. */
 static unsigned williams_first(unsigned k, unsigned j)
 {

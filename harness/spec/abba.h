@@ -22,6 +22,19 @@ struct abba_slot {
 unsigned abba_block_reps(unsigned n_arms);
 
 /*
+ * The unit a verdict pairs arms by: the smallest part of a block that is
+ * position-balanced for every pair of its arms, a Williams row and its
+ * mirror (two consecutive reps: each arm of any pair runs once before the
+ * other and once after, at mirrored positions, so linear drift cancels);
+ * for two arms that is the ABBA block itself. Carry-over from the other
+ * arms is balanced over the whole block, not within a unit. Returns the
+ * unit's number for the run at position of block (units of a cell count
+ * from 0 like blocks); ABBA_UNIT_REPS reps make one.
+ */
+#define ABBA_UNIT_REPS 2
+unsigned abba_unit(unsigned n_arms, unsigned block, unsigned position);
+
+/*
  * Order n_cells x n_arms x reps runs. Within a cell, rep r uses Williams row
  * r mod R (R = abba_block_reps(n_arms)); a block is R consecutive reps, and
  * its slots are numbered 0 .. R * n_arms - 1. Odd reps within a block are the

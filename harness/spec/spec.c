@@ -41,6 +41,8 @@ static const struct jkey matrix_keys[] = {
 	{ "arms", J_ANY, 1, 0, 0, 0, 0 },
 	{ "workloads", J_ANY, 1, 0, 0, 0, 0 },
 	{ "cells", J_ANY, 0, 0, 0, 0, 0 },         /* keep_cells */
+	{ "margins", J_ANY, 0, 0, 0, 0, 0 },       /* verdict_keys; names: analysis/metric.c */
+	{ "primary", J_ANY, 0, 0, 0, 0, 0 },       /* verdict_keys */
 	{ NULL, 0, 0, 0, 0, 0, 0 },
 };
 
@@ -741,13 +743,36 @@ static int hash_without_reps(json_t *root, char out[17], char *err)
 	return 0;
 }
 
+/*
+ * The shape of what the verdicts read from a matrix: "margins", an object of
+ * percentages above 0 and at most 100; "primary", a metric's name. Whether
+ * the names are compared metrics is the analysis' to say (metric.c), which
+ * spec/ may not call; check and submit ask it.
+ */
+static int verdict_keys(json_t *root, char *err)
+{
+	json_t *o = json_object_get(root, "margins"), *p = json_object_get(root, "primary"), *v;
+	const char *k;
+
+	if (p && !json_is_string(p))
+		return errorf(err, "primary: expected the name of a compared metric, such as \"ops/s\"");
+	if (o && !json_is_object(o))
+		return errorf(err, "margins: expected an object of metric: percentage");
+	json_object_foreach(o, k, v)
+		if (!json_is_number(v) || !(json_number_value(v) > 0 && json_number_value(v) <= 100))
+			return errorf(err, "margins: '%s': expected a percentage above 0 and at most 100",
+				      k);
+	return 0;
+}
+
 static int parse_root(struct matrix *m, json_t *root, const struct conf *conf, char *err)
 {
 	json_t *v, *arms;
 	size_t i;
 	unsigned a;
 
-	if (parse_object(root, matrix_keys, m, "matrix", err) < 0 || parse_archs(m, root, err) < 0)
+	if (parse_object(root, matrix_keys, m, "matrix", err) < 0 || parse_archs(m, root, err) < 0 ||
+	    verdict_keys(root, err) < 0)
 		return -1;
 	if (parse_array(root, "arms", SPEC_MAX_ARMS, err) < 0 ||
 	    parse_array(root, "workloads", SPEC_MAX_CELLS, err) < 0)

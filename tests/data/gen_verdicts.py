@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""gen_verdicts.py -- reference verdicts for tests/test_stats.c (issue 29),
+computed in plain Python independently of harness/analysis/verdict.c, frozen
+into verdict_reference.json.
+
+    python3 tests/data/gen_verdicts.py > tests/data/verdict_reference.json
+
+Three rows of ops/s runs (ABBA blocks, 2 runs an arm, harmonic means): each
+row's per-block log ratio, its mean and sd, the anytime-valid p from the
+t-mixture e-value, the interval at 0.05 with the radius found by bisection
+on the e-value (not by the closed-form inversion the C code uses); then the
+family: p = 1 under the minimum effect, Benjamini-Hochberg, the level
+0.05 max(R, 1) / N every interval is redrawn at, and each verdict.
+"""
+import json
+import math
+import random
+
+ALPHA, G, MARGIN, MIN_EFFECT = 0.05, 2.0, 0.02, 0.01
+
+
+def log_e(t, n):
+    nu, c = n - 1, 1 + n * G
+    if math.isinf(t):
+        return nu / 2 * math.log(c)
+    return -math.log(c) / 2 + (nu + 1) / 2 * (math.log(1 + t * t / nu) - math.log(1 + t * t / (c * nu)))
+
+
+def radius(n, alpha):
+    target = math.log(1 / alpha)
+    if n < 2 or log_e(math.inf, n) <= target:
+        return math.inf
+    lo, hi = 0.0, 1.0
+    while log_e(hi, n) < target:
+        hi *= 2
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if log_e(mid, n) < target else (lo, mid)
+    return (lo + hi) / 2
+
+
+def hmean(xs):
+    return len(xs) / sum(1 / x for x in xs)
+
+
+def row(seed, blocks, effect, noise):
+    rnd = random.Random(seed)
+    obs = []
+    for b in range(blocks):
+        for pos in range(4):               # A B B A
+            arm = 1 if pos in (1, 2) else 0
+            v = 1000 * (1 + noise * rnd.gauss(0, 1)) * (1 + effect if arm else 1)
+            obs.append([b, arm, round(v, 6)])
+    d = []
+    for b in range(blocks):
+        base = hmean([v for k, a, v in obs if k == b and a == 0])
+        new = hmean([v for k, a, v in obs if k == b and a == 1])
+        d.append(math.log(new / base))
+    n = len(d)
+    m = sum(d) / n
+    s = math.sqrt(sum((x - m) ** 2 for x in d) / (n - 1))
+    p = min(1.0, math.exp(-log_e(m * math.sqrt(n) / s, n)))
+    return {"obs": obs, "est": m, "sd": s, "p": p, "n": n}
+
+
+def interval(r, alpha):
+    h = radius(r["n"], alpha) * r["sd"] / math.sqrt(r["n"])
+    return r["est"] - h, r["est"] + h
+
+
+def main():
+    rows = [row(1, 10, -0.06, 0.01), row(2, 6, 0.005, 0.002), row(3, 8, 0.03, 0.03)]
+    for r in rows:
+        r["lo"], r["hi"] = [math.expm1(x) for x in interval(r, ALPHA)]
+        r["delta"] = math.expm1(r["est"])
+    gated = [r["p"] if abs(r["est"]) >= math.log1p(MIN_EFFECT) else 1.0 for r in rows]
+    N = len(rows)
+    order = sorted(range(N), key=lambda i: gated[i])
+    q, run = [0.0] * N, 1.0
+    for rank in range(N, 0, -1):
+        i = order[rank - 1]
+        run = min(run, N * gated[i] / rank)
+        q[i] = min(1.0, run)
+    R = sum(1 for x in q if x <= ALPHA)
+    level = ALPHA * max(R, 1) / N
+    mg = math.log1p(MARGIN)
+    for i, r in enumerate(rows):
+        lo, hi = interval(r, level)
+        r["q"], r["alpha_used"] = q[i], level
+        r["adj_lo"], r["adj_hi"] = math.expm1(lo), math.expm1(hi)
+        if r["n"] >= 4 and q[i] <= ALPHA:
+            r["kind"] = "DIFFERENT"
+        elif r["n"] >= 4 and lo >= -mg and hi <= mg:
+            r["kind"] = "SAME"
+        else:
+            r["kind"] = "UNKNOWN"
+    print(json.dumps({"margin": MARGIN, "min_effect": MIN_EFFECT, "rows": rows}, indent=1))
+
+
+main()
