@@ -312,7 +312,7 @@ boot-stress: build images tests/build/boot_stress
 	tests/long_boot_stress.sh tests/build/boot_stress $(BOOT_STRESS_N)
 
 # The same quiet A/A under QEMU 7.2 multi- and single-threaded and the installed
-# QEMU (BENCHMARKS.md, which QEMU); about 6 minutes a configuration at 4 blocks.
+# QEMU (BENCHMARKS.md, which QEMU); about 9 minutes a configuration at 4 blocks.
 QEMU_BLOCKS ?= 4
 .PHONY: bench-qemu
 bench-qemu: build images

@@ -111,6 +111,8 @@ static void test_threading_asked(void **state)
 	snprintf(f.wrapper_why, sizeof(f.wrapper_why), "no /x/qemu-tcg-single-x86_64");
 	assert_string_equal(vm_tcg_threading_on(&f, "tcg", 2, "single", why, sizeof(why)), "multi");
 	assert_non_null(strstr(why, "no /x/qemu-tcg-single"));
+	assert_non_null(strstr(why, "tcg_thread = single but"));
+	assert_null(strstr(why, "< 8.1"));
 }
 
 static void test_cpuinfo_model(void **state)

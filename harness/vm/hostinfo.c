@@ -96,9 +96,14 @@ const char *vm_tcg_threading_on(const struct vm_host_facts *f, const char *accel
 	}
 	if (strcmp(t, "single") || f->wrapper)
 		return t;
-	snprintf(why, len, "QEMU %s < 8.1 but %s: multi-threaded TCG, which can run stale code "
-		 "after the kernel patches itself", vm_version_str(f->qemu_version, v, sizeof(v)),
-		 f->wrapper_why[0] ? f->wrapper_why : "no wrapper");
+	vm_version_str(f->qemu_version, v, sizeof(v));
+	if (f->qemu_version >= VM_QEMU_TCG_FIXED)
+		snprintf(why, len, "tcg_thread = single but %s: multi-threaded TCG (QEMU %s >= 8.1: "
+			 "no race)", f->wrapper_why[0] ? f->wrapper_why : "no wrapper", v);
+	else
+		snprintf(why, len, "QEMU %s < 8.1 but %s: multi-threaded TCG, which can run stale "
+			 "code after the kernel patches itself", v,
+			 f->wrapper_why[0] ? f->wrapper_why : "no wrapper");
 	return "multi";
 }
 
