@@ -1,7 +1,6 @@
 /* boot_stress.c -- boots one kernel N times through the harness's own libvirt
  * path to the agent's hello and counts the guests that crashed (tests/long_boot_stress.sh). */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +10,6 @@
 #include "base/proc.h"
 #include "vm/channel.h"
 #include "vm/console.h"
-#include "vm/image.h"
 #include "vm/vm.h"
 
 struct stress {

@@ -84,7 +84,6 @@ const char *vm_tcg_threading_on(const struct vm_host_facts *f, const char *accel
 	char v[24];
 
 	if (want && strcmp(want, "auto") && !strcmp(accel, "tcg") && vcpus > 1) {
-		vm_version_str(f->qemu_version, v, sizeof(v));
 		if (!strcmp(want, "multi")) {
 			snprintf(why, len, "tcg_thread = multi in harness.conf%s", strcmp(t, "single") ?
 				 "" : "; on this QEMU before 8.1 it can run stale code after the "
