@@ -46,9 +46,13 @@ add_backports() {
 # libvirt 10 and later split the storage driver (a remote host's pool, README
 # "Several machines") out of libvirt-daemon; bookworm's 9.0 has no such package.
 split=libvirt-daemon-driver-storage
+# Backports' QEMU depends on these at its own version; apt takes a dependency
+# from the suite named on the command line only for the packages named there,
+# so on a machine that has none of them yet they must be named too.
+siblings="qemu-system-common qemu-system-data seabios"
 want=()
 if [ "$from" = backports ] && [ "$(codename)" = bookworm ]; then
-	for p in "$@" $split; do
+	for p in "$@" $split $siblings; do
 		case $(installed "$p") in *~bpo12*) ;; *) want+=("$p/bookworm-backports") ;; esac
 	done
 	[ ${#want[@]} -eq 0 ] && exit 0
