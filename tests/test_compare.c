@@ -161,13 +161,13 @@ static int setup(void **state)
 	(void)state;
 	fixture_dir(dir, "test_compare", &conf);
 	store = fixture_store(&conf);
-	add_matrix("v3", lab_arms, 2, two_cells, 2, 20, eff, 1);
-	add_matrix("v4", lab_arms, 2, two_cells, 2, 20, eff2, 2);
+	add_matrix("v3", lab_arms, 2, two_cells, 2, 32, eff, 1);
+	add_matrix("v4", lab_arms, 2, two_cells, 2, 32, eff2, 2);
 	add_matrix("aa", aa_arms, 3, one_cell, 1, 48, aa_eff, 3);
 	add_matrix("same", same_arms, 3, one_cell, 1, 48, drift_eff, 4);
 	add_matrix("short", arms, 2, one_cell, 1, 4, eff, 5);
-	add_matrix("mon", mon_arms, 2, two_cells, 2, 20, mon_eff, 6);
-	add_matrix("tue", tue_arms, 2, two_cells, 2, 20, tue_eff, 7);
+	add_matrix("mon", mon_arms, 2, two_cells, 2, 32, mon_eff, 6);
+	add_matrix("tue", tue_arms, 2, two_cells, 2, 32, tue_eff, 7);
 	return 0;
 }
 
@@ -275,7 +275,7 @@ static void test_arms_regression(void **state)
 	r = row(j, "16G/1.1", NULL, "ops/s");
 	assert_string_equal(verdict(r), "DIFFERENT");
 	assert_true(json_is_true(json_object_get(r, "worse")));
-	assert_int_equal(field(r, "blocks"), 10);
+	assert_int_equal(field(r, "blocks"), 16);
 	assert_true(fabs(field(r, "delta_pct") + 6) < 0.5);
 	assert_string_equal(json_string_value(json_object_get(r, "better")), "higher");
 	assert_string_equal(json_string_value(json_object_get(r, "margin_from")), "table");
@@ -511,27 +511,36 @@ static void test_calibration(void **state)
 	assert_string_equal(json_string_value(json_object_get(r, "noise_from")), "none");
 	json_decref(j);
 
-	/* check's advice: 1 unit (reps 2) is fewer than the 5 a family of 5 verdicts needs */
+	/* check's advice: 1 unit (reps 2) is fewer than the 5 a family of 5 verdicts needs
+	 * for anything, and the 10 the sign-flip test needs for a DIFFERENT at 0.05 / 5 */
 	m = fixture_matrix("cal-plan", dir, two, 2, cell, 1, 2);
 	m->memory_mib = 640;
 	assert_int_equal(calibrate_advice(store, m, "host", 0.20, collect, lines, err), 0);
 	assert_non_null(strstr(lines, "I plan: reps 2 give 1 unit a cell (a unit: 2 reps, a Williams"
 				      " row and its mirror, balanced for every pair of the 2 arms; 2"
 				      " reps a block); a compare of two arms adjusts 5 verdicts (1"
-				      " cells x 5 metrics), which decide nothing before 5 units"));
+				      " cells x 5 metrics), which decide nothing before 5 units and call nothing"
+				      " DIFFERENT before 10"));
 	assert_non_null(strstr(lines, "W cal-plan.json: reps 2 give 1 unit a cell: a compare of two"
 				      " arms (5 verdicts) can call nothing DIFFERENT or SAME before 5"
-				      " units, whatever the noise: reps 10 would"));
+				      " units (DIFFERENT before 10), whatever the noise: reps 20 would"));
 	assert_non_null(strstr(lines, "I noise of cal/1 on host (calibrated "));
-	assert_non_null(strstr(lines, "ops/s sd 0.3% needs 5 (5 to 5), calls nothing"));
+	assert_non_null(strstr(lines, "ops/s sd 0.3% needs 10 (10 to 10), calls nothing"));
 	assert_non_null(strstr(lines, "W cal-plan.json: cell cal/1: reps 2 give 1 units; "));
-	assert_non_null(strstr(lines, " needs up to 5 to detect 20 % with 80 % power"));
+	assert_non_null(strstr(lines, " needs up to 10 to detect 20 % with 80 % power"));
 	lines[0] = '\0';
-	m->reps = 10;
+	m->reps = 10;    /* 5 units: SAME can be shown, a DIFFERENT not yet */
+	assert_int_equal(calibrate_advice(store, m, "host", 0.20, collect, lines, err), 0);
+	assert_non_null(strstr(lines, "W cal-plan.json: reps 10 give 5 units a cell: a compare of two"
+				      " arms (5 verdicts) can show SAME but call nothing DIFFERENT"
+				      " before 10 units, whatever the noise: reps 20 would"));
+	assert_non_null(strstr(lines, "ops/s sd 0.3% needs 10 (10 to 10), calls nothing, SAME from 6;"));
+	lines[0] = '\0';
+	m->reps = 20;
 	assert_int_equal(calibrate_advice(store, m, "host", 0.20, collect, lines, err), 0);
 	assert_null(strstr(lines, "W "));
-	/* 5 blocks at 0.05 / 5: the interval's half-width is 11 sd, so 3.4 %, not the 1 % minimum */
-	assert_non_null(strstr(lines, "ops/s sd 0.3% needs 5 (5 to 5), calls from 3.4%, SAME from 6;"));
+	/* 10 blocks at 0.05 / 5: the half-width (1.6 sd, about 0.5 %) is within the 1 % minimum */
+	assert_non_null(strstr(lines, "ops/s sd 0.3% needs 10 (10 to 10), calls from 1.0%, SAME from 6;"));
 	/* 5 % is the event rates' declared minimum effect: no plan calls it with 80 % power */
 	lines[0] = '\0';
 	assert_int_equal(calibrate_advice(store, m, "host", 0.05, collect, lines, err), 0);
@@ -610,7 +619,7 @@ static void test_text_and_exit_codes(void **state)
 	(void)state;
 	assert_int_equal(compare_run(store, &o, out, NULL, err), 1);
 	fclose(out);
-	assert_non_null(strstr(buf, "16G/1.1                  ops/s      10"));
+	assert_non_null(strstr(buf, "16G/1.1                  ops/s      16"));
 	assert_non_null(strstr(buf, "DIFFERENT, worse"));
 	assert_non_null(strstr(buf, "SAME"));
 	free(buf);
@@ -717,7 +726,7 @@ static void test_tags_two_matrices(void **state)
 	assert_string_equal(verdict(r), "DIFFERENT");
 	assert_true(json_is_true(json_object_get(r, "worse")));
 	assert_true(fabs(field(r, "delta_pct") + 5) < 0.5);
-	assert_int_equal(field(r, "blocks"), 10);
+	assert_int_equal(field(r, "blocks"), 16);
 	assert_string_equal(verdict(row(got, "16G/0.9", "rotate", "ops/s")), "DIFFERENT");
 	assert_string_equal(verdict(row(got, "16G/1.1", "rotate", "refault/s")), "SAME");
 	json_decref(got);
@@ -731,7 +740,7 @@ static void test_tags_two_matrices(void **state)
 	assert_non_null(strstr(buf, "tags 'rotate/v3' -> 'rotate/v4': in no matrix together;"
 				    " 'mon' (id 6, newest of 1 with 'rotate/v3') -> 'tue' (id 7,"));
 	assert_non_null(strstr(buf, "compare 'mon' -> 'tue': arm rotate -> rotate\n"));
-	assert_non_null(strstr(buf, "16G/1.1                  ops/s      10"));
+	assert_non_null(strstr(buf, "16G/1.1                  ops/s      16"));
 	free(buf);
 
 	/* harness table names the tags beside the kernels */

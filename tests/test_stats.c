@@ -19,6 +19,7 @@
 #include "analysis/compare.h"
 #include "analysis/verdict.h"
 #include "analysis/confseq.h"
+#include "analysis/signflip.h"
 #include "base/err.h"
 #include "analysis/stats.h"
 #include "verdict_sim.h"
@@ -372,14 +373,22 @@ static void test_planted_effect_different(void **state)
 		assert_int_equal(v.kind, VERDICT_DIFFERENT);
 		assert_true(v.worse);
 	}
-	/* too few blocks never decide, however clear, and say how many more */
-	for (blocks = 1; blocks < COMPARE_MIN_BLOCKS; blocks++) {
+	/*
+	 * too few blocks never decide, however clear, and say how many more: the
+	 * t mixture is bounded from 4, but 4 to 6 blocks of one sign are not yet
+	 * evidence the sign-flip test accepts (a one-in-64 run of heads)
+	 */
+	for (blocks = 1; blocks < signflip_min_n(COMPARE_ALPHA); blocks++) {
 		synthetic(9000, blocks, 0.05, 0.001, 0.02, &v);
 		assert_int_equal(v.kind, VERDICT_UNKNOWN);
-		assert_int_equal(v.more, COMPARE_MIN_BLOCKS - blocks);
-		assert_true(isinf(v.lo) && isinf(v.hi));
+		if (blocks < COMPARE_MIN_BLOCKS)
+			assert_true(isinf(v.lo) && isinf(v.hi));
+		else
+			assert_true(v.lo <= 0 && v.hi > 0.04 && v.p_sym > COMPARE_ALPHA);
+		if (blocks > 1)
+			assert_int_equal(v.more, signflip_min_n(COMPARE_ALPHA) - blocks);
 	}
-	synthetic(9000, COMPARE_MIN_BLOCKS, 0.05, 0.001, 0.02, &v);
+	synthetic(9000, signflip_min_n(COMPARE_ALPHA), 0.05, 0.001, 0.02, &v);
 	assert_int_equal(v.kind, VERDICT_DIFFERENT);
 	/* a clear effect in 18 % noise: 6 blocks are far from enough, and the range says how far */
 	synthetic(9001, 6, 0.10, 0.18, 0.02, &v);
@@ -523,15 +532,19 @@ static void test_power_plan(void **state)
 	size_t k;
 
 	(void)state;
-	assert_true(isinf(verdict_detectable(0.1, 0.01, 3, 1)));
-	for (k = 4; k < 200; k++)
+	/* nothing is callable before the sign-flip test's fewest blocks, then less and less */
+	for (k = 1; k < signflip_min_n(COMPARE_ALPHA); k++)
+		assert_true(isinf(verdict_detectable(0.1, 0.01, k, 1)));
+	for (k = signflip_min_n(COMPARE_ALPHA); k < 200; k++)
 		assert_true(verdict_detectable(0.1, 0.01, k + 1, 1) < verdict_detectable(0.1, 0.01, k, 1));
 	assert_true(verdict_detectable(0.001, 0.01, 40, 1) > 0.01);   /* never under the minimum */
 	assert_int_equal(verdict_blocks_for(0.1, 0.05, 0.05, 1), 0);  /* the minimum is the effect */
-	assert_int_equal(verdict_blocks_for(0.001, 0.01, 0.05, 1), 4);
+	assert_int_equal(verdict_blocks_for(0.001, 0.01, 0.05, 1), signflip_min_n(COMPARE_ALPHA));
 	/* 4 blocks, 5 verdicts: the sequence at 0.05 / 5 is unbounded, nothing can be called */
 	assert_true(isinf(verdict_least_callable(0.01, 0.01, 4, 5)));
-	assert_true(isfinite(verdict_least_callable(0.01, 0.01, 4, 1)));
+	assert_true(isinf(verdict_least_callable(0.01, 0.01, 9, 5)));    /* 9 of one sign: e 96 */
+	assert_true(isfinite(verdict_least_callable(0.01, 0.01, 10, 5)));
+	assert_true(isfinite(verdict_least_callable(0.01, 0.01, 7, 1)));
 	assert_true(verdict_blocks_for(0.10, 0.01, 0.05, 5) > verdict_blocks_for(0.10, 0.01, 0.05, 1));
 	n = verdict_blocks_for(0.10, 0.01, 0.05, 1);
 	assert_true(n > 4 && n < SIM_MAX_BLOCKS);
@@ -583,6 +596,7 @@ static void test_verdict_reference(void **state)
 		near(v[i].est, num(r, "est"), 1e-12, 0, "mean log ratio");
 		near(v[i].sd, num(r, "sd"), 1e-12, 0, "sd");
 		near(v[i].delta, num(r, "delta"), 1e-12, 0, "exp(mean) - 1");
+		near(v[i].p_sym, num(r, "p_sym"), 1e-12, 1e-9, "sign-flip p");
 		near(v[i].p, num(r, "p"), 1e-12, 1e-9, "p");
 		near(v[i].lo, num(r, "lo"), 1e-9, 0, "interval alone, low");
 		near(v[i].hi, num(r, "hi"), 1e-9, 0, "interval alone, high");
@@ -599,6 +613,42 @@ static void test_verdict_reference(void **state)
 	}
 	assert_true(v[2].lo < 0 && v[2].kind == VERDICT_UNKNOWN);   /* adjusted: reaches 0 */
 	json_decref(vref);
+}
+
+/*
+ * The sign-flip e-process: blind to scale and to which arm is NEW, 1 for
+ * ties, and under exchangeable arms of a shape the t mixture mistrusts (two
+ * regimes, +-10 % with 2 % within each) it reaches 1/alpha in at most about
+ * alpha of 4 000 sequences looked at after every block to 100.
+ */
+static void test_signflip(void **state)
+{
+	double d[100], scaled[100], flipped[100], zeros[4] = { 0 };
+	uint64_t st = 2029;
+	unsigned i, q, ever = 0;
+	size_t n;
+
+	(void)state;
+	for (i = 0; i < 100; i++) {
+		d[i] = (stats_rand(&st) & 1 ? 0.10 : -0.10) + 0.02 * sim_gauss(&st);
+		scaled[i] = 7 * d[i];
+		flipped[i] = -d[i];
+	}
+	near(signflip_log_evalue(scaled, 100), signflip_log_evalue(d, 100), 1e-12, 1e-12, "scale");
+	near(signflip_log_evalue(flipped, 100), signflip_log_evalue(d, 100), 1e-12, 1e-12, "sign");
+	assert_true(signflip_log_evalue(zeros, 4) == 0 && signflip_p(d, 0) == 1);
+	for (q = 0; q < 4000; q++)
+		for (n = 0; n < 100; n++) {
+			d[n] = (stats_rand(&st) & 1 ? 0.10 : -0.10) + 0.02 * sim_gauss(&st);
+			if (signflip_p(d, n + 1) <= COMPARE_ALPHA) {
+				ever++;
+				break;
+			}
+		}
+	printf("sign-flip, two regimes, 4000 A/A sequences to 100 blocks: %u reached 20\n", ever);
+	assert_true(ever <= 200 + 3 * 14);   /* alpha, and 3 of its binomial sds */
+	assert_int_equal(signflip_min_n(COMPARE_ALPHA), 7);
+	assert_int_equal(signflip_min_n(COMPARE_ALPHA / 5), 10);
 }
 
 static void test_drift(void **state)
@@ -641,6 +691,7 @@ int main(void)
 		cmocka_unit_test(test_unmeasured),
 		cmocka_unit_test(test_family_adjusted),
 		cmocka_unit_test(test_peeking_aa),
+		cmocka_unit_test(test_signflip),
 		cmocka_unit_test(test_drift),
 		cmocka_unit_test(test_power_plan),
 	};

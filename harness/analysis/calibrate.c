@@ -5,6 +5,7 @@
 #include "analysis/metric.h"
 #include "analysis/stats.h"
 #include "analysis/confseq.h"
+#include "analysis/signflip.h"
 #include "analysis/verdict.h"
 #include "base/err.h"
 #include "spec/abba.h"
@@ -377,13 +378,15 @@ static size_t plan_family(const struct matrix *m)
 
 /*
  * The plan itself, before any noise is known: blocks a cell, the family a
- * compare of two arms adjusts over, and a warning when the adjusted sequence
- * is still unbounded at those blocks (nothing can be DIFFERENT or SAME).
+ * compare of two arms adjusts over, and a warning when those blocks cannot
+ * decide: the adjusted sequence still unbounded (nothing can be DIFFERENT or
+ * SAME), or too few for the sign-flip test (nothing can be DIFFERENT).
  */
 static void advise_plan(const struct matrix *m, calibrate_say_fn say, void *arg)
 {
 	unsigned have = plan_blocks(m), per = ABBA_UNIT_REPS;
-	size_t family = plan_family(m), least = confseq_min_n(COMPARE_ALPHA / (double)family);
+	double a = COMPARE_ALPHA / (double)plan_family(m);
+	size_t family = plan_family(m), least = confseq_min_n(a), diff = signflip_min_n(a);
 	char line[PATH_MAX + 512];
 
 	if (m->n_arms < 2)     /* no pair of arms, no compare to plan for */
@@ -391,16 +394,23 @@ static void advise_plan(const struct matrix *m, calibrate_say_fn say, void *arg)
 	snprintf(line, sizeof(line), "plan: reps %llu give %u unit%s a cell (a unit: %u reps, a"
 		 " Williams row and its mirror, balanced for every pair of the %u arms; %u reps a"
 		 " block); a compare of two arms adjusts %zu verdicts (%u cells x %d metrics), which"
-		 " decide nothing before %zu units", (unsigned long long)m->reps, have,
-		 have == 1 ? "" : "s", per, m->n_arms, abba_block_reps(m->n_arms), family,
-		 m->n_cells, PLAN_METRICS, least);
+		 " decide nothing before %zu units and call nothing DIFFERENT before %zu",
+		 (unsigned long long)m->reps, have, have == 1 ? "" : "s", per, m->n_arms,
+		 abba_block_reps(m->n_arms), family, m->n_cells, PLAN_METRICS, least, diff);
 	say(arg, 0, line);
-	if (have >= least)
+	if (have >= diff)
 		return;
-	snprintf(line, sizeof(line), "%s: reps %llu give %u unit%s a cell: a compare of two arms"
-		 " (%zu verdicts) can call nothing DIFFERENT or SAME before %zu units, whatever the"
-		 " noise: reps %zu would", m->path, (unsigned long long)m->reps, have,
-		 have == 1 ? "" : "s", family, least, least * per);
+	if (have < least)
+		snprintf(line, sizeof(line), "%s: reps %llu give %u unit%s a cell: a compare of two"
+			 " arms (%zu verdicts) can call nothing DIFFERENT or SAME before %zu units"
+			 " (DIFFERENT before %zu), whatever the noise: reps %zu would", m->path,
+			 (unsigned long long)m->reps, have, have == 1 ? "" : "s", family, least,
+			 diff, diff * per);
+	else
+		snprintf(line, sizeof(line), "%s: reps %llu give %u units a cell: a compare of two"
+			 " arms (%zu verdicts) can show SAME but call nothing DIFFERENT before %zu"
+			 " units, whatever the noise: reps %zu would", m->path,
+			 (unsigned long long)m->reps, have, family, diff, diff * per);
 	say(arg, 1, line);
 }
 

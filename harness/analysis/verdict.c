@@ -3,6 +3,7 @@
  * from an anytime-valid confidence sequence; a family adjusted; the drift check. */
 #include "analysis/verdict.h"
 #include "analysis/confseq.h"
+#include "analysis/signflip.h"
 #include "analysis/stats.h"
 #include "base/err.h"
 
@@ -53,12 +54,21 @@ out:
 	return 0;
 }
 
-/* Blocks more (at least 1) until the interval's half-width fits margin (in units of sd). */
-static unsigned more_for(size_t n, double margin, double alpha)
+/*
+ * Blocks more (at least 1) until the interval's half-width fits margin (in
+ * units of sd); for a DIFFERENT (different), at least until the sign-flip
+ * test could reject.
+ */
+static unsigned more_for(size_t n, double margin, double alpha, int different)
 {
-	size_t N = confseq_n_for(margin, n + 1, STATS_MORE_MAX - 1, alpha);
+	size_t N = confseq_n_for(margin, n + 1, STATS_MORE_MAX - 1, alpha), least;
 
-	return N ? (unsigned)(N - n) : STATS_MORE_MAX;
+	if (!N)
+		return STATS_MORE_MAX;
+	least = different ? signflip_min_n(alpha) : 0;
+	if (!least)
+		return different ? STATS_MORE_MAX : (unsigned)(N - n);
+	return (unsigned)((N > least ? N : least) - n);
 }
 
 double verdict_to_scale(enum verdict_scale scale, double x)
@@ -82,6 +92,7 @@ static void estimate(struct verdict *v)
 	double a = fabs(v->est), m, se, lo = verdict_to_scale(v->scale, v->min_effect);
 	double mg = verdict_to_scale(v->scale, v->margin), al = v->alpha_used;
 	size_t n = v->blocks;
+	int diff = a >= lo;
 
 	if (n < 2 || isnan(v->sd)) {
 		v->more = v->more_lo = n < COMPARE_MIN_BLOCKS ? (unsigned)(COMPARE_MIN_BLOCKS - n) : 1;
@@ -89,17 +100,23 @@ static void estimate(struct verdict *v)
 		return;
 	}
 	if (v->sd == 0) {
-		v->more = v->more_lo = v->more_hi = more_for(n, INFINITY, al);
+		v->more = v->more_lo = v->more_hi = more_for(n, INFINITY, al, diff);
 		return;
 	}
-	m = (a >= lo ? a : mg - a) / v->sd;
+	m = (diff ? a : mg - a) / v->sd;
 	se = sqrt((1 + m * m / 2) / (double)n);
-	v->more = more_for(n, m, al);
-	v->more_lo = more_for(n, m + VERDICT_RANGE_Z * se, al);
-	v->more_hi = more_for(n, m - VERDICT_RANGE_Z * se, al);
+	v->more = more_for(n, m, al, diff);
+	v->more_lo = more_for(n, m + VERDICT_RANGE_Z * se, al, diff);
+	v->more_hi = more_for(n, m - VERDICT_RANGE_Z * se, al, diff);
 }
 
-/* The interval at level 1 - alpha, on the scale and as shown. */
+/*
+ * The interval at level 1 - alpha, on the scale and as shown: the t
+ * mixture's, reaching to 0 while the sign-flip test has not rejected 0 at
+ * alpha (0 is then still a value neither test rules out, so an interval that
+ * excludes it is never shown beside anything but DIFFERENT or a row under
+ * its minimum effect).
+ */
 static void draw_interval(struct verdict *v, double alpha, double *ret_lo, double *ret_hi)
 {
 	double r = confseq_radius(v->blocks, alpha), h;
@@ -111,6 +128,10 @@ static void draw_interval(struct verdict *v, double alpha, double *ret_lo, doubl
 		h = r * v->sd / sqrt((double)v->blocks);
 		*ret_lo = v->est - h;
 		*ret_hi = v->est + h;
+	}
+	if (v->p_sym > alpha) {
+		*ret_lo = fmin(*ret_lo, 0);
+		*ret_hi = fmax(*ret_hi, 0);
 	}
 	v->lo = isinf(*ret_lo) ? -INFINITY : verdict_shown(v->scale, *ret_lo);
 	v->hi = isinf(*ret_hi) ? INFINITY : verdict_shown(v->scale, *ret_hi);
@@ -156,7 +177,8 @@ int verdict_decide(const double *d, const unsigned *blocks, size_t n,
 	v->est = stats_mean(d, n);
 	v->sd = stats_sd(d, n);
 	v->delta = verdict_shown(v->scale, v->est);
-	v->p = confseq_p(v->est, v->sd, n);
+	v->p_sym = signflip_p(d, n);
+	v->p = fmax(confseq_p(v->est, v->sd, n), v->p_sym);
 	v->q = p_gated(v);
 	v->different_raw = n >= COMPARE_MIN_BLOCKS && v->q <= COMPARE_ALPHA;
 	decide(v, COMPARE_ALPHA);
@@ -166,7 +188,7 @@ int verdict_decide(const double *d, const unsigned *blocks, size_t n,
 void verdict_unmeasured(struct verdict *v)
 {
 	v->kind = VERDICT_UNMEASURED;
-	v->est = v->delta = v->sd = v->lo = v->hi = v->p = v->q = NAN;
+	v->est = v->delta = v->sd = v->lo = v->hi = v->p = v->p_sym = v->q = NAN;
 	v->different_raw = v->worse = v->drift = 0;
 	v->more = v->more_lo = v->more_hi = 0;
 }
@@ -238,9 +260,10 @@ int verdict_adjust(struct verdict *const *v, size_t n)
 
 double verdict_least_callable(double sd, double min_effect, size_t n, size_t family)
 {
-	double r = confseq_radius(n, COMPARE_ALPHA / (double)(family ? family : 1));
+	double a = COMPARE_ALPHA / (double)(family ? family : 1), r = confseq_radius(n, a);
+	size_t least = signflip_min_n(a);
 
-	if (n < COMPARE_MIN_BLOCKS || isinf(r) || !isfinite(sd) || sd < 0)
+	if (n < COMPARE_MIN_BLOCKS || !least || n < least || isinf(r) || !isfinite(sd) || sd < 0)
 		return INFINITY;
 	return fmax(min_effect, r * sd / sqrt((double)n));
 }
@@ -254,9 +277,12 @@ double verdict_detectable(double sd, double min_effect, size_t n, size_t family)
 
 unsigned verdict_blocks_for(double sd, double min_effect, double effect, size_t family)
 {
-	size_t lo = COMPARE_MIN_BLOCKS, hi = STATS_MORE_MAX, mid;
+	size_t lo = signflip_min_n(COMPARE_ALPHA / (double)(family ? family : 1)),
+	       hi = STATS_MORE_MAX, mid;
 
 	/* past the minimum, both terms fall with n: bisect */
+	if (lo < COMPARE_MIN_BLOCKS)
+		lo = COMPARE_MIN_BLOCKS;
 	if (!(effect > min_effect) || verdict_detectable(sd, min_effect, hi, family) > effect)
 		return 0;
 	while (lo < hi) {

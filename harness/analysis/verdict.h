@@ -39,12 +39,15 @@ struct verdict {
 	double est;             /* mean of the per-block statistic on its scale; NAN for none */
 	double sd;              /* its sample standard deviation, on that scale; NAN below 2 */
 	double delta;           /* est as shown: exp(est) - 1 (LOG) or est (DIFF) */
-	double lo, hi;          /* the confidence sequence at level 1 - alpha_used, as shown;
+	double lo, hi;          /* the confidence sequence at level 1 - alpha_used, as shown,
+				 * reaching to 0 while the sign-flip test keeps 0;
 				 * -+INFINITY while unbounded */
 	double alpha_used;      /* COMPARE_ALPHA alone; COMPARE_ALPHA max(R, 1) / N after
 				 * verdict_adjust (R of N DIFFERENT) */
 	double margin, min_effect;   /* the rule's, as shown */
-	double p;               /* anytime-valid p of "no difference" (confseq_p) */
+	double p;               /* anytime-valid p of "no difference": the larger of the
+				 * t mixture's (confseq_p) and the sign-flip test's */
+	double p_sym;           /* the sign-flip test's alone (signflip_p) */
 	double q;               /* p adjusted over the family (Benjamini-Hochberg, verdict_adjust,
 				 * p = 1 below min_effect); that p itself for a verdict alone */
 	int different_raw;      /* DIFFERENT by p alone, before the adjustment */
@@ -61,8 +64,9 @@ struct verdict {
  * The verdict on per-block statistics d (on rule's scale; block numbers
  * blocks, in the order they ran, for the drift check), alone (q = p, or 1
  * below min_effect):
- *   DIFFERENT  q <= COMPARE_ALPHA (the confidence sequence excludes 0) and
- *              |mean| >= min_effect;
+ *   DIFFERENT  q <= COMPARE_ALPHA (the confidence sequence excludes 0 and
+ *              the sign-flip test rejects 0, so neither normal nor merely
+ *              symmetric block statistics can fake one) and |mean| >= min_effect;
  *   SAME       the confidence sequence lies within +-margin (an equivalence
  *              test, so never before COMPARE_MIN_BLOCKS);
  *   UNKNOWN    neither; more says how many more blocks would likely decide.
@@ -129,7 +133,8 @@ double verdict_detectable(double sd, double min_effect, size_t n, size_t family)
  * The least effect n blocks can ever call DIFFERENT in a family of family
  * verdicts, whatever the data: the half-width at n with sd, at least
  * min_effect; INFINITY when the sequence at COMPARE_ALPHA / family is
- * unbounded at n (the plan cannot decide at all).
+ * unbounded at n or n is below the sign-flip test's fewest blocks at that
+ * level (the plan cannot decide at all).
  */
 double verdict_least_callable(double sd, double min_effect, size_t n, size_t family);
 

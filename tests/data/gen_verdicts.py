@@ -6,9 +6,11 @@ into verdict_reference.json.
     python3 tests/data/gen_verdicts.py > tests/data/verdict_reference.json
 
 Three rows of ops/s runs (ABBA blocks, 2 runs an arm, harmonic means): each
-row's per-block log ratio, its mean and sd, the anytime-valid p from the
-t-mixture e-value, the interval at 0.05 with the radius found by bisection
-on the e-value (not by the closed-form inversion the C code uses); then the
+row's per-block log ratio, its mean and sd, the anytime-valid p (the larger
+of the t-mixture e-value's and the sign-flip bettors'), the interval at 0.05
+with the radius found by bisection on the e-value (not by the closed-form
+inversion the C code uses), reaching to 0 while the sign-flip p is above
+the level; then the
 family: p = 1 under the minimum effect, Benjamini-Hochberg, the level
 0.05 max(R, 1) / N every interval is redrawn at, and each verdict.
 """
@@ -39,6 +41,26 @@ def radius(n, alpha):
     return (lo + hi) / 2
 
 
+BETS, CAP = (0.125, 0.25, 0.5, 1, 2, 4), 0.9
+
+
+def signflip_p(d):
+    """The sign-flip e-process as plain products of wealth: for each stake
+    scale c and direction, multiply 1 +- min(CAP, c |x| / rms(|d[:i+1]|)) by
+    the sign; e is their mean, p = min(1, 1 / e)."""
+    wealth = [1.0] * (2 * len(BETS))
+    for i, x in enumerate(d):
+        rms = math.sqrt(sum(y * y for y in d[:i + 1]) / (i + 1))
+        if x == 0:
+            continue
+        sign = 1 if x > 0 else -1
+        for k, c in enumerate(BETS):
+            b = min(CAP, c * abs(x) / rms)
+            wealth[2 * k] *= 1 + b * sign
+            wealth[2 * k + 1] *= 1 - b * sign
+    return min(1.0, len(wealth) / sum(wealth))
+
+
 def hmean(xs):
     return len(xs) / sum(1 / x for x in xs)
 
@@ -59,13 +81,18 @@ def row(seed, blocks, effect, noise):
     n = len(d)
     m = sum(d) / n
     s = math.sqrt(sum((x - m) ** 2 for x in d) / (n - 1))
-    p = min(1.0, math.exp(-log_e(m * math.sqrt(n) / s, n)))
-    return {"obs": obs, "est": m, "sd": s, "p": p, "n": n}
+    p_sym = signflip_p(d)
+    p = max(min(1.0, math.exp(-log_e(m * math.sqrt(n) / s, n))), p_sym)
+    return {"obs": obs, "est": m, "sd": s, "p": p, "p_sym": p_sym, "n": n}
 
 
 def interval(r, alpha):
+    """The t mixture's interval, reaching to 0 while the sign-flip test keeps 0."""
     h = radius(r["n"], alpha) * r["sd"] / math.sqrt(r["n"])
-    return r["est"] - h, r["est"] + h
+    lo, hi = r["est"] - h, r["est"] + h
+    if r["p_sym"] > alpha:
+        lo, hi = min(lo, 0.0), max(hi, 0.0)
+    return lo, hi
 
 
 def main():
