@@ -283,6 +283,9 @@ static void test_arms_regression(void **state)
 	assert_true(fabs(field(r, "min_effect_pct") - 1) < 1e-9);
 	assert_string_equal(json_string_value(json_object_get(r, "noise_from")), "none");
 	assert_string_equal(json_string_value(json_object_get(r, "scale")), "log ratio");
+	/* 16 blocks of one sign: the sign-flip test's p is small, and p is at least it */
+	assert_true(field(r, "p_signflip") > 0 && field(r, "p_signflip") < 0.001);
+	assert_true(field(r, "p") >= field(r, "p_signflip"));
 	r = row(j, "16G/1.1", NULL, "refault/s");   /* lower is better: 10 % fewer */
 	assert_string_equal(verdict(r), "DIFFERENT");
 	assert_true(json_is_false(json_object_get(r, "worse")));

@@ -834,7 +834,8 @@ static json_t *row_json(const struct compare_row *r)
 		json_decref(j);
 		return NULL;
 	}
-	if (j && json_object_update_new(j, json_pack("{s:o, s:s, s:o, s:s, s:s, s:o}",
+	if (j && json_object_update_new(j, json_pack("{s:o, s:o, s:s, s:o, s:s, s:s, s:o}",
+			"p_signflip", num(v->p_sym),
 			"min_effect_pct", num(100 * v->min_effect), "noise_from", noise_names[r->aa],
 			"noise_pct", num(100 * r->noise), "family", r->primary ? "primary" : "secondary",
 			"scale", v->scale == VERDICT_DIFF ?
