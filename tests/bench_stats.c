@@ -3,6 +3,7 @@
  * on synthetic ABBA blocks looked at again and again, and on stored A/A runs.
  * Counts, not times: it may run beside other work. Prints markdown tables. */
 #include "analysis/confseq.h"
+#include "analysis/signflip.h"
 #include "analysis/metric.h"
 #include "analysis/stats.h"
 #include "analysis/verdict.h"
@@ -607,8 +608,9 @@ int main(int argc, char **argv)
 	printf("## Verdicts: error rates and power (`make bench-stats`)\n\n"
 	       "alpha %.2f, margin %.0f %% (minimum effect half of it) unless a row says otherwise,"
 	       " statistic: the per-block log ratio; confidence sequence prior"
-	       " g = %.0f (analysis/confseq.h); a verdict needs %d blocks.\n", COMPARE_ALPHA,
-	       100 * MARGIN, CONFSEQ_G, COMPARE_MIN_BLOCKS);
+	       " g = %.0f (analysis/confseq.h), and the sign-flip test (analysis/signflip.h);"
+	       " SAME needs %d blocks, DIFFERENT %zu.\n", COMPARE_ALPHA, 100 * MARGIN, CONFSEQ_G,
+	       COMPARE_MIN_BLOCKS, signflip_min_n(COMPARE_ALPHA));
 	margins_table(n_seq < 2000 ? n_seq : 2000);
 	aa_table();
 	family_table();

@@ -20,7 +20,9 @@
  * the likelihood ratio of t under a N(0, g) prior on the standardised effect
  * (mu_true - mu) / sigma against no effect, sigma left free (right Haar
  * prior). Normal deltas assumed; A/A deltas of runs with an 18 % CV are close
- * to that, and BENCHMARKS.md measures lognormal and heavy-tailed ones too.
+ * to that, and BENCHMARKS.md measures lognormal and heavy-tailed ones too. A
+ * verdict's DIFFERENT also needs the sign-flip test (signflip.h), which
+ * assumes only symmetric deltas, so either assumption is enough.
  * The 1 - alpha sequence at n is every mu whose e(t) < 1/alpha:
  *   m -+ r_n s / sqrt(n), r_n = confseq_radius(n, alpha),
  * and it covers the true mean at every n at once with probability >= 1 - alpha.
