@@ -3,6 +3,7 @@
  * that spread says a matrix needs for an effect. */
 #include "analysis/calibrate.h"
 #include "analysis/metric.h"
+#include "analysis/plan.h"
 #include "analysis/stats.h"
 #include "analysis/confseq.h"
 #include "analysis/signflip.h"
@@ -180,9 +181,9 @@ static double sd_bound(double sd, unsigned blocks, double z)
 unsigned calibrate_need_range(double sd, unsigned blocks, double least, double effect,
 			      size_t family, unsigned *lo, unsigned *hi)
 {
-	*lo = verdict_blocks_for(sd_bound(sd, blocks, VERDICT_RANGE_Z), least, effect, family);
-	*hi = verdict_blocks_for(sd_bound(sd, blocks, -VERDICT_RANGE_Z), least, effect, family);
-	return verdict_blocks_for(sd, least, effect, family);
+	*lo = plan_blocks_needed(sd_bound(sd, blocks, VERDICT_RANGE_Z), least, effect, family);
+	*hi = plan_blocks_needed(sd_bound(sd, blocks, -VERDICT_RANGE_Z), least, effect, family);
+	return plan_blocks_needed(sd, least, effect, family);
 }
 
 /* "11 (7 to 25)", "11 (7 to never)" or "never" into buf. */

@@ -49,7 +49,8 @@ typedef void (*calibrate_say_fn)(void *arg, int warning, const char *line);
 
 /*
  * The blocks an effect needs with VERDICT_POWER at an A/A spread sd measured
- * over blocks blocks, in a family of family verdicts (verdict_blocks_for),
+ * over blocks blocks, in a family of family verdicts (plan_blocks_needed: the
+ * verdict's rule on simulated blocks),
  * and their 80 % range from sd's own uncertainty: *lo at the lower end of
  * sd's 80 % band, *hi at its upper end (0: no number of blocks does).
  * Returns the estimate (0: none).

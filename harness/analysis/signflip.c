@@ -29,37 +29,66 @@ static double log_mean_exp(const double *l, size_t n)
  */
 #define FOLD 32
 
+void signflip_init(struct signflip *s)
+{
+	size_t k;
+
+	s->ss = 0;
+	s->n = s->held = 0;
+	for (k = 0; k < 2 * SIGNFLIP_BETS; k++) {
+		s->lw[k] = 0;
+		s->w[k] = 1;
+	}
+}
+
+void signflip_push(struct signflip *s, double d)
+{
+	double sc, b, sg;
+	size_t k;
+
+	if (isnan(d))
+		return;
+	s->ss += d * d;
+	s->n++;
+	if (d == 0)
+		return;                 /* a tie: no sign to bet on */
+	sc = sqrt(s->ss / (double)s->n);
+	sg = d > 0 ? 1 : -1;
+	for (k = 0; k < SIGNFLIP_BETS; k++) {
+		b = fmin(SIGNFLIP_CAP, signflip_c[k] * fabs(d) / sc);
+		s->w[2 * k] *= 1 + b * sg;
+		s->w[2 * k + 1] *= 1 - b * sg;
+	}
+	if (++s->held < FOLD)
+		return;
+	for (k = 0; k < 2 * SIGNFLIP_BETS; k++) {
+		s->lw[k] += log(s->w[k]);
+		s->w[k] = 1;
+	}
+	s->held = 0;
+}
+
+double signflip_state_log_e(const struct signflip *s)
+{
+	double l[2 * SIGNFLIP_BETS];
+	size_t k;
+
+	if (!s->n)
+		return 0;
+	for (k = 0; k < 2 * SIGNFLIP_BETS; k++)
+		l[k] = s->lw[k] + log(s->w[k]);
+	return log_mean_exp(l, 2 * SIGNFLIP_BETS);
+}
+
 double signflip_log_evalue(const double *d, size_t n)
 {
-	double lw[2 * SIGNFLIP_BETS] = { 0 }, w[2 * SIGNFLIP_BETS], ss = 0, s, b, sg;
-	size_t i, k, held = 0;
+	struct signflip s;
+	size_t i;
 
-	for (k = 0; k < 2 * SIGNFLIP_BETS; k++)
-		w[k] = 1;
-	for (i = 0; i < n; i++) {
-		if (isnan(d[i]))
-			continue;
-		ss += d[i] * d[i];
-		if (d[i] == 0)
-			continue;           /* a tie: no sign to bet on */
-		s = sqrt(ss / (double)(i + 1));
-		sg = d[i] > 0 ? 1 : -1;
-		for (k = 0; k < SIGNFLIP_BETS; k++) {
-			b = fmin(SIGNFLIP_CAP, signflip_c[k] * fabs(d[i]) / s);
-			w[2 * k] *= 1 + b * sg;
-			w[2 * k + 1] *= 1 - b * sg;
-		}
-		if (++held < FOLD)
-			continue;
-		for (k = 0; k < 2 * SIGNFLIP_BETS; k++) {
-			lw[k] += log(w[k]);
-			w[k] = 1;
-		}
-		held = 0;
-	}
-	for (k = 0; k < 2 * SIGNFLIP_BETS; k++)
-		lw[k] += log(w[k]);
-	return n ? log_mean_exp(lw, 2 * SIGNFLIP_BETS) : 0;
+	signflip_init(&s);
+	for (i = 0; i < n; i++)
+		signflip_push(&s, d[i]);
+	return signflip_state_log_e(&s);
 }
 
 double signflip_p(const double *d, size_t n)

@@ -33,6 +33,22 @@
 #define SIGNFLIP_BETS 6
 #define SIGNFLIP_CAP  0.9    /* the largest share of the wealth staked on one sign */
 
+/* The bettors' state, block by block (for a plan's simulation; a verdict uses signflip_log_evalue). */
+struct signflip {
+	double ss;                          /* sum of squares of the blocks so far */
+	size_t n, held;                     /* blocks, and factors not yet in lw */
+	double lw[2 * SIGNFLIP_BETS];       /* log wealth folded so far */
+	double w[2 * SIGNFLIP_BETS];        /* the product of the held factors */
+};
+
+void signflip_init(struct signflip *s);
+
+/* One more block's statistic (NAN: ignored; 0: a tie, no bet). */
+void signflip_push(struct signflip *s, double d);
+
+/* log of the e-value after the blocks pushed; 0 before any. */
+double signflip_state_log_e(const struct signflip *s);
+
 /* log of the e-value after d[0..n); 0 for n 0. */
 double signflip_log_evalue(const double *d, size_t n);
 
