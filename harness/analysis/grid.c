@@ -88,7 +88,7 @@ static int fill_entry(struct grid *g, const struct run_summary *v, size_t n, uns
 	e->contended = arm_contended(v, n, cell, arm);
 	e->delta = arm == g->base || isnan(base) || base == 0 ? NAN : e->value / base - 1;
 	memset(&e->v, 0, sizeof(e->v));
-	e->v.delta = e->v.lo = e->v.hi = e->v.p = e->v.q = NAN;
+	e->v.delta = e->v.lo = e->v.hi = e->v.p = e->v.p_sym = e->v.q = NAN;
 	if (arm == g->base)
 		return 0;
 	k = observations(g, v, n, cell, arm, 0, o);
