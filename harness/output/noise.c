@@ -2,6 +2,7 @@
  * coefficient of variation, the spread per block and the effect it detects. */
 #include "output/noise.h"
 #include "analysis/metric.h"
+#include "analysis/signflip.h"
 #include "analysis/stats.h"
 #include "analysis/verdict.h"
 #include "base/err.h"
@@ -107,8 +108,8 @@ int noise_section(FILE *f, struct store *s, int64_t mid, const struct matrix_inf
 	fprintf(f, "\nnoise of ops/s: CV, the largest of the arms' runs; sd, of the per-block paired"
 		" deltas; noise, the far end of a calibration's t interval (never deciding); detects,"
 		" the least effect its blocks find with %.0f %% power above the declared minimum"
-		" effect (4 blocks at least); load, the host's highest 1-minute load as a run ended\n",
-		100 * VERDICT_POWER);
+		" effect (%zu blocks at least: the sign-flip test's fewest); load, the host's highest"
+		" 1-minute load as a run ended\n", 100 * VERDICT_POWER, signflip_min_n(COMPARE_ALPHA));
 	fprintf(f, "%-24s %7s %6s %8s  %-12s %6s %8s %6s\n", "cell", "CV", "blocks", "sd",
 		"sd from", "noise", "detects", "load");
 	for (cell = 0; cell < mi->n_cells; cell++)
