@@ -8,10 +8,7 @@
 
 double sim_gauss(uint64_t *state)
 {
-	double u1 = ((double)(stats_rand(state) >> 11) + 0.5) / 9007199254740992.0;
-	double u2 = (double)(stats_rand(state) >> 11) / 9007199254740992.0;
-
-	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+	return stats_gauss(state);
 }
 
 double sim_factor(uint64_t *state, const struct sim_noise_model *nm)

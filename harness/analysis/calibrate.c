@@ -386,8 +386,9 @@ static size_t plan_family(const struct matrix *m)
 static void advise_plan(const struct matrix *m, calibrate_say_fn say, void *arg)
 {
 	unsigned have = plan_blocks(m), per = ABBA_UNIT_REPS;
-	double a = COMPARE_ALPHA / (double)plan_family(m);
-	size_t family = plan_family(m), least = confseq_min_n(a), diff = signflip_min_n(a);
+	size_t family = plan_family(m);
+	double a = COMPARE_ALPHA / (double)family;
+	size_t least = confseq_min_n(a), diff = signflip_min_n(a);
 	char line[PATH_MAX + 512];
 
 	if (m->n_arms < 2)     /* no pair of arms, no compare to plan for */

@@ -18,15 +18,6 @@ struct plan_seq {
 	struct signflip sf;
 };
 
-/* A standard normal draw (Box and Muller, one of the pair). */
-static double gauss(uint64_t *state)
-{
-	double u = ((double)(stats_rand(state) >> 11) + 0.5) / 9007199254740992.0;
-	double v = ((double)(stats_rand(state) >> 11) + 0.5) / 9007199254740992.0;
-
-	return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
-}
-
 /* One more block x into q; is q DIFFERENT now (at level alpha, |mean| >= min)? */
 static int plan_step(struct plan_seq *q, double x, double min, double alpha, size_t from)
 {
@@ -64,7 +55,7 @@ unsigned plan_blocks_needed(double sd, double min_effect, double effect, size_t 
 		for (i = 0; i < PLAN_SEQS; i++) {
 			if (q[i].decided)
 				continue;
-			q[i].decided = plan_step(&q[i], effect + sd * gauss(&state), min_effect,
+			q[i].decided = plan_step(&q[i], effect + sd * stats_gauss(&state), min_effect,
 						 alpha, from);
 			decided += q[i].decided;
 		}

@@ -159,6 +159,14 @@ uint64_t stats_rand(uint64_t *state)
 	return z ^ (z >> 31);
 }
 
+double stats_gauss(uint64_t *state)
+{
+	double u1 = ((double)(stats_rand(state) >> 11) + 0.5) / 9007199254740992.0;
+	double u2 = (double)(stats_rand(state) >> 11) / 9007199254740992.0;
+
+	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+}
+
 /* ---- Pearson's r and Student's t ---- */
 
 /* Continued fraction of the incomplete beta (modified Lentz). */

@@ -47,6 +47,9 @@ long stats_block_means(const struct stats_obs *o, size_t n, int harmonic, double
 /* The generator the simulations and tests draw from: splitmix64, state advanced in place. */
 uint64_t stats_rand(uint64_t *state);
 
+/* A standard normal draw from stats_rand (Box and Muller, one of the pair). */
+double stats_gauss(uint64_t *state);
+
 /* Pearson's r of (x, y) and the two-sided p of t = r sqrt((n-2)/(1-r^2)), n-2 df. */
 struct stats_corr {
 	double r, t, p;

@@ -56,18 +56,15 @@ out:
 
 /*
  * Blocks more (at least 1) until the interval's half-width fits margin (in
- * units of sd); for a DIFFERENT (different), at least until the sign-flip
- * test could reject.
+ * units of sd), and the total at least least (a DIFFERENT: the sign-flip
+ * test's fewest blocks; SAME: 0).
  */
-static unsigned more_for(size_t n, double margin, double alpha, int different)
+static unsigned more_for(size_t n, double margin, double alpha, size_t least)
 {
-	size_t N = confseq_n_for(margin, n + 1, STATS_MORE_MAX - 1, alpha), least;
+	size_t N = confseq_n_for(margin, n + 1, STATS_MORE_MAX - 1, alpha);
 
 	if (!N)
 		return STATS_MORE_MAX;
-	least = different ? signflip_min_n(alpha) : 0;
-	if (!least)
-		return different ? STATS_MORE_MAX : (unsigned)(N - n);
 	return (unsigned)((N > least ? N : least) - n);
 }
 
@@ -91,8 +88,10 @@ static void estimate(struct verdict *v)
 {
 	double a = fabs(v->est), m, se, lo = verdict_to_scale(v->scale, v->min_effect);
 	double mg = verdict_to_scale(v->scale, v->margin), al = v->alpha_used;
-	size_t n = v->blocks;
-	int diff = a >= lo;
+	size_t n = v->blocks, least = a >= lo ? signflip_min_n(al) : 0;
+
+	if (a >= lo && !least)       /* the sign-flip test can never reject at al */
+		least = STATS_MORE_MAX + n;
 
 	if (n < 2 || isnan(v->sd)) {
 		v->more = v->more_lo = n < COMPARE_MIN_BLOCKS ? (unsigned)(COMPARE_MIN_BLOCKS - n) : 1;
@@ -100,14 +99,14 @@ static void estimate(struct verdict *v)
 		return;
 	}
 	if (v->sd == 0) {
-		v->more = v->more_lo = v->more_hi = more_for(n, INFINITY, al, diff);
+		v->more = v->more_lo = v->more_hi = more_for(n, INFINITY, al, least);
 		return;
 	}
-	m = (diff ? a : mg - a) / v->sd;
+	m = (a >= lo ? a : mg - a) / v->sd;
 	se = sqrt((1 + m * m / 2) / (double)n);
-	v->more = more_for(n, m, al, diff);
-	v->more_lo = more_for(n, m + VERDICT_RANGE_Z * se, al, diff);
-	v->more_hi = more_for(n, m - VERDICT_RANGE_Z * se, al, diff);
+	v->more = more_for(n, m, al, least);
+	v->more_lo = more_for(n, m + VERDICT_RANGE_Z * se, al, least);
+	v->more_hi = more_for(n, m - VERDICT_RANGE_Z * se, al, least);
 }
 
 /*
