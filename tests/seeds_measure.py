@@ -23,8 +23,11 @@ def cells_arms(name):
 
 
 def runs(cell_id, arm_id):
+    """The cell's done runs of the arm, less the contended ones: a run the host
+    held back says nothing of the kernel."""
     return [r[0] for r in db.execute("SELECT id FROM runs WHERE cell_id = ? AND arm_id = ?"
-                                     " AND status = 'done' ORDER BY seq", (cell_id, arm_id))]
+                                     " AND status = 'done' AND contended = 0 ORDER BY seq",
+                                     (cell_id, arm_id))]
 
 
 def pages(run, file_idx):
@@ -70,27 +73,46 @@ def rate(run, stream, t0_ms, t1_ms):
     return row[0] / row[1] if row[1] else None
 
 
-def seed_000():
-    """vec's read rate after the cold file against before it; the cold file's residency."""
-    cells, arms = cells_arms("seed-000")
+def recovered_s(run, cold_ms, end_ms, before):
+    """Seconds from the cold read's start to the end of the first 5 s window,
+    after vec's rate fell under half of before, back at 0.6 of before; the
+    run's length after the cold read when it never is (or never fell)."""
+    fell = False
+    for t in range(cold_ms + 5000, end_ms + 1, 5000):
+        r = rate(run, 0, t - 5000, t)
+        if r is None:
+            continue
+        if not fell:
+            fell = r < 0.5 * before
+        elif r >= 0.6 * before:
+            return (t - cold_ms) / 1000
+    return (end_ms - cold_ms) / 1000
+
+
+def seed_000(name):
+    """vec's read rate after the cold file against before it, when it came
+    back; the cold file's residency at the end."""
+    cells, arms = cells_arms(name)
     for cid, cname, job in cells:
         j = json.loads(job)
         cold_ms = int(j["streams"][1]["start_s"] * 1000)
         end_ms = int(j["duration_s"] * 1000)
         for aid, aname in arms:
-            ratios, cold = [], []
+            ratios, cold, back = [], [], []
             for r in runs(cid, aid):
                 before = rate(r, 0, cold_ms * 3 // 4, cold_ms)
                 after = rate(r, 0, end_ms - (end_ms - cold_ms) // 4, end_ms)
                 if before and after is not None:
                     ratios.append(after / before)
+                    back.append(recovered_s(r, cold_ms, end_ms, before))
                 last = db.execute("SELECT f.resident_pages FROM file_samples f WHERE"
                                   " f.run_id = ? AND f.file = 1 ORDER BY f.seq DESC LIMIT 1",
                                   (r,)).fetchone()
                 if last:
                     cold.append(last[0] / pages(r, 1))
-            out("seed-000", cname, aname, "vec_rate_end_over_before_cold", mean(ratios))
-            out("seed-000", cname, aname, "cold_resident_at_end", mean(cold))
+            out(name, cname, aname, "vec_rate_end_over_before_cold", mean(ratios))
+            out(name, cname, aname, "cold_resident_at_end", mean(cold))
+            out(name, cname, aname, "recovered_s_after_cold", mean(back))
 
 
 def seed_002():
@@ -109,5 +131,6 @@ def seed_002():
 
 
 seed_003()
-seed_000()
+seed_000("seed-000")
+seed_000("seed-000-patch")
 seed_002()
