@@ -253,14 +253,15 @@ faults: build images
 
 # What is too long for CI: the full fault suite, source arms cross-built for
 # aarch64 (a second cold kernel build under TCG's slowest guests), the seeds at
-# their own reps (seed 000's RFC too), the bisection with a measured search
-# step, and a host that
-# falls silent (keepalive's 15 s).
+# their own reps (seed 000's RFC too), seeds 002's and 004's patches (kernels
+# rebuilt for headers nearly everything includes), the bisection with a
+# measured search step, and a host that falls silent (keepalive's 15 s).
 .PHONY: test-long
 test-long: faults boot-stress
 	tests/long_source_arm64.sh $(HARNESS)
 	SEEDS_REPS=2 tests/e2e_seeds.sh $(HARNESS)
 	SEEDS_REPS=2 tests/e2e_source_seeds.sh $(HARNESS)
+	tests/long_source_seeds.sh $(HARNESS)
 	BISECT_LONG=1 tests/e2e_bisect.sh $(HARNESS) $(HARNESSD)
 	HOSTS_SILENT=1 tests/e2e_hosts.sh $(HARNESS) $(HARNESSD)
 

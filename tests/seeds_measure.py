@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # seeds_measure.py -- what each seed's report turns on, read from a results
 # database after workloads/examples/seed-*.json ran: one line per matrix,
-# cell, arm and measure, "MATRIX CELL ARM MEASURE VALUE", for e2e_seeds.sh.
+# cell, arm and measure, "MATRIX CELL ARM MEASURE VALUE", for e2e_seeds.sh,
+# e2e_source_seeds.sh and long_source_seeds.sh (the seeds' patches as arms).
 # usage: tests/seeds_measure.py results/harness.db
 import json
 import sqlite3
@@ -130,7 +131,30 @@ def seed_002():
             out("seed-002", cname, aname, "eagain", eagain)
 
 
+def seed_002_patch():
+    """Per arm of the series: requests per second over the measured spans
+    (EAGAIN ones too), its slowest and fastest run, and the mean latency."""
+    cells, arms = cells_arms("seed-002-patch")
+    for cid, cname, _ in cells:
+        for aid, aname in arms:
+            rates, ops, ms, lat = [], 0, 0, 0
+            for r in runs(cid, aid):
+                for o, span, mean_ns in db.execute("SELECT ops, span_ms, lat_mean_ns FROM"
+                                                   " op_samples WHERE run_id = ? AND total = 1",
+                                                   (r,)):
+                    if span:
+                        rates.append(o * 1000 / span)
+                    ops, ms, lat = ops + o, ms + span, lat + o * mean_ns
+            if not rates:
+                continue
+            out("seed-002-patch", cname, aname, "requests_per_s", ops * 1000 / ms)
+            out("seed-002-patch", cname, aname, "requests_per_s_min", min(rates))
+            out("seed-002-patch", cname, aname, "requests_per_s_max", max(rates))
+            out("seed-002-patch", cname, aname, "latency_mean_ms", lat / ops / 1e6 if ops else 0)
+
+
 seed_003()
 seed_000("seed-000")
 seed_000("seed-000-patch")
 seed_002()
+seed_002_patch()
