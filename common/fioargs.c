@@ -216,7 +216,7 @@ static const struct {
 };
 
 #define NOT_ALLOWED "only fio's job, I/O, file, size, engine, timing and reporting options, " \
-		    "by their full names (see README)"
+		    "by their full names (see docs/workloads.md)"
 
 static int is_space(char c)
 {

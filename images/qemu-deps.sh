@@ -43,8 +43,8 @@ add_backports() {
 	EOS
 }
 
-# libvirt 10 and later split the storage driver (a remote host's pool, README
-# "Several machines") out of libvirt-daemon; bookworm's 9.0 has no such package.
+# libvirt 10 and later split the storage driver (a remote host's pool,
+# docs/hosts.md) out of libvirt-daemon; bookworm's 9.0 has no such package.
 split=libvirt-daemon-driver-storage
 # Backports' QEMU depends on these at its own version; apt takes a dependency
 # from the suite named on the command line only for the packages named there,

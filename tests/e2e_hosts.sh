@@ -36,7 +36,7 @@ kill_remote() {
 	pkill -9 -u nobody -f qemu-system 2>/dev/null
 	rm -f "$remote/run/libvirt-sock"
 }
-# the wrapper the README asks a remote host to have (vm/vm.h VM_REMOTE_TCG_SINGLE): with it,
+# the wrapper docs/run.md ("Which QEMU") asks a remote host to have (vm/vm.h VM_REMOTE_TCG_SINGLE): with it,
 # the second host's TCG guests run as the harness chooses (single-threaded on a QEMU < 8.1)
 wrapper=/usr/local/libexec/mglru-harness/qemu-tcg-single-x86_64
 installed=

@@ -753,7 +753,7 @@ static void test_check_refuses_allowlist(void **state)
 	assert_int_equal(split_check("--crctest", err), -1);
 	assert_string_equal(err, "option '--crctest' is not allowed: only fio's job, I/O, file, "
 			    "size, engine, timing and reporting options, by their full names "
-			    "(see README)");
+			    "(see docs/workloads.md)");
 }
 
 /* Issue 12: a job file may include nothing, in any of fio's spellings. */
@@ -884,11 +884,11 @@ static int check_workloads(void)
 	return n;
 }
 
-/* README's fio command lines: the `--name=...` spans. */
-static int check_readme(void)
+/* The fio command lines of docs/workloads.md (the fio stream's page): the `--name=...` spans. */
+static int check_docs(void)
 {
 	size_t len;
-	char *text = slurp("README.md", &len), err[256];
+	char *text = slurp("docs/workloads.md", &len), err[256];
 	int n = 0;
 
 	for (char *p = strstr(text, "`--name="); p; p = strstr(p + 1, "`--name=")) {
@@ -897,7 +897,7 @@ static int check_readme(void)
 		assert_non_null(end);
 		*end = '\0';
 		if (split_check(p + 1, err) < 0)
-			fail_msg("README.md: '%s': %s", p + 1, err);
+			fail_msg("docs/workloads.md: '%s': %s", p + 1, err);
 		*end = '`';
 		n++;
 	}
@@ -910,7 +910,7 @@ static void test_workloads_pass(void **state)
 {
 	(void)state;
 	assert_true(check_workloads() >= 4);    /* madv-random-stall's two, fio-zipf-fd, -mmap */
-	assert_true(check_readme() >= 1);
+	assert_true(check_docs() >= 1);
 }
 
 /* The real fio's output for one argument (its stdout and stderr). */
