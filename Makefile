@@ -15,14 +15,16 @@ JANSSON_SAN_DIR := tests/build/jansson
 JANSSON_SAN     := $(JANSSON_SAN_DIR)/lib/libjansson.a
 SAN_PKGS        := $(filter-out jansson,$(PKGS))
 
-# Sources by stage (README "Architecture"): every module of harness/ but the
+# Sources by stage (docs/architecture.md): every module of harness/ but the
 # two mains and the commands (cli/), and common/ (what host and guest share),
 # go into both programs; harnessd links no command code.
 STAGES      := base kbuild spec vm run store analysis output daemon cli
 MAINS       := harness/cli/main.c harness/daemon/harnessd.c
 LIB_SRC     := $(filter-out $(MAINS),$(foreach d,$(filter-out cli,$(STAGES)),$(wildcard harness/$(d)/*.c))) \
                $(wildcard common/*.c)
-CLI_SRC     := $(filter-out $(MAINS),$(wildcard harness/cli/*.c))
+# docs/*.md built into harness for `harness help TOPIC` (tools/embed_docs.sh)
+DOCS_C      := build/gen/docs.c
+CLI_SRC     := $(filter-out $(MAINS),$(wildcard harness/cli/*.c)) $(DOCS_C)
 AGENT_SRC   := $(wildcard guest/*.c) $(wildcard common/*.c)
 
 # Each source compiles once per flavour into build/FLAVOUR/PATH.o: host (the
@@ -159,6 +161,10 @@ TCG_SINGLE := $(foreach a,$(ARCHS),harness/build/qemu-tcg-single-$(a))
 harness/build/qemu-tcg-single-%: tools/qemu-tcg-single.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(CFLAGS) -DQEMU_REAL='"/usr/bin/qemu-system-$*"' $< -o $@
+
+$(DOCS_C): tools/embed_docs.sh $(wildcard docs/*.md)
+	@mkdir -p $(@D)
+	tools/embed_docs.sh $@ $(sort $(wildcard docs/*.md))
 
 $(HARNESS): build/host/harness/cli/main.o $(CLI_OBJ) $(LIB_OBJ) | $(TCG_SINGLE)
 	@mkdir -p $(@D)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # e2e_cli.sh -- the CLI against hostile files, no guest booted: control bytes
 # from a matrix come out escaped on one line, FIFOs are refused at once, and
-# a results directory it creates is private.
+# a results directory it creates is private; the usage text and harness help
+# come from the command table and docs/.
 # usage: tests/e2e_cli.sh HARNESS_BINARY
 set -u
 
@@ -45,5 +46,36 @@ printf 'results = fresh/results\nimages = %s/images/out\n' "$repo" > fresh.conf
 "$harness" -c fresh.conf table none > /dev/null 2>&1
 check "a new results directory is 0700, its database 0600" \
 	bash -c '[ "$(stat -c %a fresh/results fresh/results/harness.db | tr "\n" " ")" = "700 600 " ]'
+
+
+# the usage text is made from the command table: every command in it, each one dispatched
+"$harness" -h > usage.out 2>&1
+for cmd in check run table compare extend calibrate bisect plot report lru phases probe help \
+	submit status cancel pause resume watch hosts host; do
+	grep -qE "^  $cmd( |$)" usage.out || not_ok "harness -h names '$cmd'"
+done
+check "harness -h names every command, the daemon's after their heading" \
+	bash -c 'grep -n "^through the daemon" usage.out | grep -q . && [ "$(grep -cE "^  [a-z]+( |$)" usage.out)" = 21 ]'
+"$harness" frobnicate > /dev/null 2> unknown.err
+rc=$?
+check "an unknown command: usage on stderr, exit 1 ($rc)" bash -c "[ $rc -eq 1 ] && grep -q '^usage: harness' unknown.err"
+"$harness" host drain > /dev/null 2> host.err
+rc=$?
+check "a command's wrong argument count: its own usage line, exit 1 ($rc)" \
+	bash -c "[ $rc -eq 1 ] && [ \"\$(cat host.err)\" = 'usage: harness [--json] host drain|resume NAME' ]"
+
+# harness help TOPIC prints docs/TOPIC.md as the file holds it; harness help lists them all
+"$harness" help > help.out 2>&1
+for page in "$repo"/docs/*.md; do
+	t=$(basename "$page" .md)
+	"$harness" help "$t" | cmp -s - "$page" || not_ok "harness help $t is docs/$t.md"
+	grep -qE "^  $t " help.out || not_ok "harness help lists $t"
+done
+check "harness help: every page of docs/ built in, byte for byte, and listed" \
+	[ "$(grep -cE '^  [a-z0-9-]+ ' help.out)" = "$(ls "$repo"/docs/*.md | wc -l)" ]
+"$harness" help nosuch > /dev/null 2> help.err
+rc=$?
+check "harness help of no page: one line, exit 1 ($rc)" \
+	bash -c "[ $rc -eq 1 ] && [ \"\$(wc -l < help.err)\" = 1 ] && grep -q \"no page 'nosuch'\" help.err"
 
 e2e_end

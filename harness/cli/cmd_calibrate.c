@@ -1,5 +1,5 @@
 /* cmd_calibrate.c -- `harness calibrate`: A/A blocks of a matrix's cells run on
- * this host and their noise stored; and the advice check prints from it. */
+ * this host and their noise stored (check prints its advice: cmd_run.c). */
 #include "cli/commands.h"
 #include "analysis/calibrate.h"
 #include "base/err.h"
@@ -139,13 +139,14 @@ static int run_aa(const struct conf *c, const struct cal_opts *o, const char *te
 	return rc;
 }
 
-int cmd_calibrate(const struct conf *c, int argc, char **argv)
+int cmd_calibrate(const struct conf *c, int argc, char **argv, int json)
 {
 	struct cal_opts o = { 0 };
 	_cleanup_free_ char *text = NULL;
 	char err[ERR_MAX];
 	int rc;
 
+	(void)json;
 	if (cal_args(argc, argv, &o) < 0)
 		return 1;
 	if (o.from)
@@ -157,28 +158,4 @@ int cmd_calibrate(const struct conf *c, int argc, char **argv)
 	if (rc < 0)
 		escape_line(stderr, "harness: calibrate: %s", err);
 	return rc < 0 ? 1 : rc;
-}
-
-static void say_line(void *arg, int warning, const char *line)
-{
-	(void)arg;
-	escape_line(stdout, "%s%s", warning ? "warning: " : "", line);
-}
-
-int cli_noise_advice(const struct conf *c, const struct matrix *m, double effect, char *err)
-{
-	char db[PATH_MAX], host[256] = "";
-	struct store *s = NULL;
-	int rc;
-
-	if (calibrate_verdict_keys(m, err) < 0 || pathf(db, err, "%s/harness.db", c->results) < 0)
-		return -1;
-	if (access(db, F_OK) < 0)
-		return 0;
-	gethostname(host, sizeof(host) - 1);
-	if (store_open(db, &s, err) < 0)
-		return -1;
-	rc = calibrate_advice(s, m, host, effect, say_line, NULL, err);
-	store_close(s);
-	return rc;
 }

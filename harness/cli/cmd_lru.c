@@ -14,13 +14,14 @@ static const char lru_usage[] =
 	"  per cell, each arm's first done run: its oldest generations over the measured\n"
 	"  intervals (lru_gen_full): file pages evicted, refaulted and protected, by tier\n";
 
-int cmd_lru(const struct conf *c, int argc, char **argv)
+int cmd_lru(const struct conf *c, int argc, char **argv, int json)
 {
 	struct store *s = NULL;
 	char err[ERR_MAX];
 	int64_t mid;
 	int rc = 1;
 
+	(void)json;
 	if (argc != 2 || argv[1][0] == '-') {
 		fputs(lru_usage, argc == 2 && !strcmp(argv[1], "-h") ? stdout : stderr);
 		return argc == 2 && !strcmp(argv[1], "-h") ? 0 : 2;

@@ -83,7 +83,7 @@ int plot_args(int argc, char **argv, const char *cmd, const char *usage, const c
 	return 0;
 }
 
-int cmd_plot(const struct conf *c, int argc, char **argv)
+int cmd_plot(const struct conf *c, int argc, char **argv, int json)
 {
 	const struct metric *ms[PLOT_METRICS_MAX];
 	const char *dir;
@@ -91,6 +91,7 @@ int cmd_plot(const struct conf *c, int argc, char **argv)
 	unsigned nms;
 	int rc;
 
+	(void)json;
 	if (plot_args(argc, argv, "plot", plot_usage, &dir, ms, PLOT_METRICS_MAX, &nms, &rc) < 0)
 		return rc;
 	if (!nms && plot_find_metric(PLOT_DEFAULT_METRIC, &ms[nms++], err) < 0)

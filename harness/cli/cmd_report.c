@@ -76,13 +76,14 @@ out:
 	return rc;
 }
 
-int cmd_report(const struct conf *c, int argc, char **argv)
+int cmd_report(const struct conf *c, int argc, char **argv, int json)
 {
 	struct html_opts o = { .console_bytes = HTML_CONSOLE_BYTES };
 	const char *out;
 	char err[ERR_MAX];
 	int rc;
 
+	(void)json;
 	if (plot_args(argc, argv, "report", html_usage, &out, o.metrics, HTML_MAX_METRICS,
 		      &o.n_metrics, &rc) < 0)
 		return rc;

@@ -63,11 +63,36 @@ static int any_failed(const struct matrix *m)
 	return 0;
 }
 
+/* calibrate_advice's lines on stdout, "warning: " before a warning. */
+static void say_line(void *arg, int warning, const char *line)
+{
+	(void)arg;
+	escape_line(stdout, "%s%s", warning ? "warning: " : "", line);
+}
+
+int cli_noise_advice(const struct conf *c, const struct matrix *m, double effect, char *err)
+{
+	char db[PATH_MAX], host[256] = "";
+	struct store *s = NULL;
+	int rc;
+
+	if (calibrate_verdict_keys(m, err) < 0 || pathf(db, err, "%s/harness.db", c->results) < 0)
+		return -1;
+	if (access(db, F_OK) < 0)
+		return 0;
+	gethostname(host, sizeof(host) - 1);
+	if (store_open(db, &s, err) < 0)
+		return -1;
+	rc = calibrate_advice(s, m, host, effect, say_line, NULL, err);
+	store_close(s);
+	return rc;
+}
+
 /*
  * check [--parse-only] [--effect PCT] FILE: says which of the two steps it
  * ran, then what this host's calibrations say of the matrix's blocks.
  */
-int cmd_check(const struct conf *c, int argc, char **argv)
+int cmd_check(const struct conf *c, int argc, char **argv, int json)
 {
 	_cleanup_free_ struct matrix *m = calloc(1, sizeof(*m));
 	double effect = CALIBRATE_EFFECT;
@@ -76,6 +101,7 @@ int cmd_check(const struct conf *c, int argc, char **argv)
 	char err[ERR_MAX];
 	const char *file;
 
+	(void)json;
 	for (i = 1; i < argc - 1; i++) {
 		if (!strcmp(argv[i], "--parse-only"))
 			parse_only = 1;
@@ -359,10 +385,12 @@ out:
 	return ret;
 }
 
-int cmd_run(const struct conf *c, const char *file)
+int cmd_run(const struct conf *c, int argc, char **argv, int json)
 {
 	_cleanup_free_ struct matrix *m = calloc(1, sizeof(*m));
 
-	return cli_run(c, file, m, 0, NULL);
+	(void)argc;
+	(void)json;
+	return cli_run(c, argv[1], m, 0, NULL);
 }
 

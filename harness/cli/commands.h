@@ -9,24 +9,37 @@
 #include <stdint.h>
 
 /*
- * Each takes the command's argv (argv[0] is its name) and returns the exit
- * code. compare: 0, 1 (a regression) or 2 (errors); the others 0 or 1, with
- * the message on stderr. json: print JSON instead of text.
+ * The commands, each named in main.c's table: the command's argv (argv[0]
+ * is its name) in, the exit code out. compare: 0, 1 (a regression) or 2
+ * (errors); bisect: 0 found, 2 not, 1 errors; watch: 1 unless the run ended
+ * done; the others 0 or 1, with the message on stderr. json: print JSON
+ * instead of text, where the command has it.
  */
+int cmd_check(const struct conf *c, int argc, char **argv, int json);
+int cmd_run(const struct conf *c, int argc, char **argv, int json);
 int cmd_table(const struct conf *c, int argc, char **argv, int json);
 int cmd_compare(const struct conf *c, int argc, char **argv, int json);
-int cmd_plot(const struct conf *c, int argc, char **argv);
-int cmd_report(const struct conf *c, int argc, char **argv);
-int cmd_check(const struct conf *c, int argc, char **argv);
-int cmd_run(const struct conf *c, const char *file);
-int cmd_calibrate(const struct conf *c, int argc, char **argv);
-/* the first patch of a series that moves a metric: 0 found, 2 not, 1 errors */
-int cmd_bisect(const struct conf *c, int argc, char **argv, int json);
-/* where each run's time went (run/phases.h), from the stored timestamps */
-int cmd_phases(const struct conf *c, int argc, char **argv, int json);
-int cmd_lru(const struct conf *c, int argc, char **argv);
 /* through harnessd when one answers on its socket, else into the database */
 int cmd_extend(const struct conf *c, int argc, char **argv, int json);
+int cmd_calibrate(const struct conf *c, int argc, char **argv, int json);
+int cmd_bisect(const struct conf *c, int argc, char **argv, int json);
+int cmd_plot(const struct conf *c, int argc, char **argv, int json);
+int cmd_report(const struct conf *c, int argc, char **argv, int json);
+int cmd_lru(const struct conf *c, int argc, char **argv, int json);
+/* where each run's time went (run/phases.h), from the stored timestamps */
+int cmd_phases(const struct conf *c, int argc, char **argv, int json);
+/* the accelerator guests would use, QEMU's and libvirt's versions, TCG threading */
+int cmd_probe(const struct conf *c, int argc, char **argv, int json);
+/* a page of docs/ (built in), or their list */
+int cmd_help(const struct conf *c, int argc, char **argv, int json);
+/* harnessd's (cmd_daemon.c, cmd_watch.c): a request each over its API */
+int cmd_submit(const struct conf *c, int argc, char **argv, int json);
+int cmd_status(const struct conf *c, int argc, char **argv, int json);
+/* cancel, pause and resume: argv[0] says which */
+int cmd_control(const struct conf *c, int argc, char **argv, int json);
+int cmd_hosts(const struct conf *c, int argc, char **argv, int json);
+int cmd_host(const struct conf *c, int argc, char **argv, int json);
+int cmd_watch(const struct conf *c, int argc, char **argv, int json);
 
 /*
  * The arguments plot and report share: MATRIX, -o PATH (*out, NULL if not

@@ -1,5 +1,5 @@
-/* main.c -- the `harness` command: check a matrix, run it in fresh guests,
- * print its ABBA table; the only place that decides to exit.
+/* main.c -- the `harness` command: its commands in one table (name, usage,
+ * where it goes), the usage text made from it; the only place that exits.
  *
  * Folder cli/: the `harness` command: main, one cmd_*.c per command (options and
  * printing), the client of harnessd.
@@ -7,111 +7,156 @@
  */
 #include "cli/client.h"
 #include "cli/commands.h"
-#include "analysis/calibrate.h"
-#include "analysis/compare.h"
-#include "spec/conf.h"
 #include "base/err.h"
-#include "base/lock.h"
-#include "analysis/extend.h"
-#include "output/html.h"
-#include "output/plot.h"
-#include "base/proc.h"
 #include "base/textline.h"
-#include "output/report.h"
-#include "run/runner.h"
-#include "spec/spec.h"
-#include "store/store.h"
-#include "store/store_extend.h"
-#include "output/table.h"
-#include "vm/vm.h"
+#include "spec/conf.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <string.h>
-#include <unistd.h>
 
-static const char usage[] =
-	"usage: harness [-c harness.conf] [-j|--json] COMMAND ...\n"
-	"  check [--parse-only] [--effect PCT] FILE  validate a matrix file, resolve its kernels\n"
-	"                 (download, build, check fio arguments); boots nothing;\n"
-	"                 --parse-only: the file alone, nothing fetched or run; then the blocks\n"
-	"                 this host's calibrations say an effect of PCT (5) needs\n"
-	"  run FILE       queue the matrix, run every run in a fresh guest, print its table\n"
-	"  run MATRIX     run what a stored matrix (id or name) has queued, print its table\n"
-	"  table [--format F] [--metric M] [--baseline ARM] [--pairs] MATRIX\n"
-	"                 the tables of a stored matrix (id or name), any time\n"
-	"  compare MATRIX BASE NEW | --matrices M1 M2 | --tags TAG_BASE TAG_NEW\n"
-	"                 verdicts per cell and metric; exit 1 on a regression\n"
-	"  extend --until-decided --max-blocks N MATRIX [BASE NEW]  queue blocks for the\n"
-	"                 cells compare calls UNKNOWN (through harnessd if it runs)\n"
-	"  calibrate [--arm ARM] [--cell CELL]... [--blocks N] [--print] FILE | --from MATRIX\n"
-	"                 run A/A blocks of FILE's cells on this host and store their noise:\n"
-	"                 the noise compare shows, check's and submit's advice\n"
-	"  bisect MATRIX --cell CELL --metric METRIC GOOD BAD [--max-blocks N]\n"
-	"                 [--max-runs N] [--max-hours H]  the first patch of BAD's series\n"
-	"                 that moves METRIC, each prefix built and measured against GOOD\n"
-	"  plot MATRIX [-o DIR] [--metric NAME]  SVG time series per cell, arm and file\n"
-	"  report MATRIX [-o FILE.html]  one self-contained HTML page: tables, verdicts, plots\n"
-	"  lru MATRIX     per cell and arm, its first run's oldest generations: file pages\n"
-	"                 evicted, refaulted (and the share) and protected, by tier\n"
-	"  phases MATRIX  where each run's time went: prepare, libvirt, firmware, kernel,\n"
-	"                 modules, agent, setup, workload, teardown, store (ms)\n"
-	"  probe          say which accelerator guests would use, and why\n"
-	"through the daemon (harnessd); --json prints its JSON as is:\n"
-	"  submit [--wait] FILE  queue a matrix (more reps of a queued one are appended);\n"
-	"                 the daemon resolves its kernels first (--wait: until it has)\n"
-	"  status [MATRIX]  every matrix, or one matrix's progress, ETA and runs\n"
-	"  cancel|pause|resume MATRIX\n"
-	"  watch RUN      follow a run's samples live, one line an interval\n";
+#define ARGS_ANY  (-1)   /* the command parses its own arguments */
+#define USAGE_COL   15   /* a synopsis this long or shorter shares its line */
+#define USAGE_WIDTH 78   /* where a long synopsis wraps */
+
+/* One command: what it takes and does (for the usage text), and its function. */
+struct command {
+	const char *name;
+	const char *args;             /* after the name: the synopsis */
+	const char *what;             /* what it does, lines apart at '\n' */
+	int min_args, max_args;       /* after the name; ARGS_ANY: the command checks */
+	int daemon;                   /* through harnessd (libcurl set up first) */
+	int (*fn)(const struct conf *c, int argc, char **argv, int json);
+};
+
+static const struct command commands[] = {
+	{ "check", "[--parse-only] [--effect PCT] FILE",
+	  "validate a matrix file, resolve its kernels\n"
+	  "(download, build, check fio arguments); boots nothing;\n"
+	  "--parse-only: the file alone, nothing fetched or run; then the blocks\n"
+	  "this host's calibrations say an effect of PCT (5) needs",
+	  ARGS_ANY, ARGS_ANY, 0, cmd_check },
+	{ "run", "FILE | MATRIX",
+	  "queue the matrix file, run every run in a fresh guest, print its table;\n"
+	  "a stored matrix (id or name): run what it has queued",
+	  1, 1, 0, cmd_run },
+	{ "table", "[--format F] [--metric M] [--baseline ARM] [--pairs] MATRIX",
+	  "the tables of a stored matrix (id or name), any time",
+	  ARGS_ANY, ARGS_ANY, 0, cmd_table },
+	{ "compare", "MATRIX BASE NEW | --matrices M1 M2 | --tags TAG_BASE TAG_NEW",
+	  "verdicts per cell and metric; exit 1 on a regression",
+	  ARGS_ANY, ARGS_ANY, 0, cmd_compare },
+	{ "extend", "--until-decided --max-blocks N MATRIX [BASE NEW]",
+	  "queue blocks for the cells compare calls UNKNOWN (through harnessd if it runs)",
+	  ARGS_ANY, ARGS_ANY, 0, cmd_extend },
+	{ "calibrate", "[--arm ARM] [--cell CELL]... [--blocks N] [--print] FILE | --from MATRIX",
+	  "run A/A blocks of FILE's cells on this host and store their noise:\n"
+	  "the noise compare shows, check's and submit's advice",
+	  ARGS_ANY, ARGS_ANY, 0, cmd_calibrate },
+	{ "bisect", "MATRIX --cell CELL --metric METRIC GOOD BAD [--max-blocks N] "
+		    "[--max-runs N] [--max-hours H]",
+	  "the first patch of BAD's series that moves METRIC, each prefix built\n"
+	  "and measured against GOOD",
+	  ARGS_ANY, ARGS_ANY, 0, cmd_bisect },
+	{ "plot", "MATRIX [-o DIR] [--metric NAME]", "SVG time series per cell, arm and file",
+	  ARGS_ANY, ARGS_ANY, 0, cmd_plot },
+	{ "report", "MATRIX [-o FILE.html]", "one self-contained HTML page: tables, verdicts, plots",
+	  ARGS_ANY, ARGS_ANY, 0, cmd_report },
+	{ "lru", "MATRIX",
+	  "per cell and arm, its first run's oldest generations: file pages\n"
+	  "evicted, refaulted (and the share) and protected, by tier",
+	  ARGS_ANY, ARGS_ANY, 0, cmd_lru },
+	{ "phases", "MATRIX",
+	  "where each run's time went: prepare, libvirt, firmware, kernel,\n"
+	  "modules, agent, setup, workload, teardown, store (ms)",
+	  ARGS_ANY, ARGS_ANY, 0, cmd_phases },
+	{ "probe", "", "say which accelerator guests would use, and why", 0, 0, 0, cmd_probe },
+	{ "help", "[TOPIC]", "a page of the documentation (docs/TOPIC.md); without TOPIC, the pages",
+	  0, 1, 0, cmd_help },
+	{ "submit", "[--wait] FILE",
+	  "queue a matrix (more reps of a queued one are appended); the daemon\n"
+	  "resolves its kernels first (--wait: until it has)", 1, 2, 1, cmd_submit },
+	{ "status", "[MATRIX]", "every matrix, or one matrix's progress, ETA and runs",
+	  0, 1, 1, cmd_status },
+	{ "cancel", "MATRIX", "its runs not yet begun are cancelled", 1, 1, 1, cmd_control },
+	{ "pause", "MATRIX", "no new block of it starts until resume", 1, 1, 1, cmd_control },
+	{ "resume", "MATRIX", "its blocks may start again", 1, 1, 1, cmd_control },
+	{ "watch", "RUN", "follow a run's samples live, one line an interval", 1, 1, 1, cmd_watch },
+	{ "hosts", "", "the daemon's hosts: state, slots, accelerators, runs", 0, 0, 1, cmd_hosts },
+	{ "host", "drain|resume NAME", "a host takes no new block (drain), or takes them again",
+	  2, 2, 1, cmd_host },
+};
 
 /*
- * The first host's QEMU and libvirt (its connection, opened only while no
- * harness run or harnessd holds the results directory) and the TCG
- * threading guests of more than one vCPU get there, with why.
+ * One command's lines of the usage text: the synopsis, wrapped at WIDTH
+ * under the command's name; then what it does, from USAGE_COL, on the
+ * synopsis's line if it ends before.
  */
-static void probe_versions(const struct conf *c, const char *accel)
+static void usage_of(FILE *f, const struct command *cmd)
 {
-	const struct conf_host *hosts;
-	struct conf_host one;
-	struct vm_host_facts f;
-	struct vm_conn *vm = NULL;
-	char uri[PATH_MAX], log[PATH_MAX], err[ERR_MAX], why[256];
-	_cleanup_close_ int lock = -1;
+	const char *p = cmd->args, *nl;
+	int col = fprintf(f, "  %s", cmd->name);
+	size_t w;
 
-	conf_hosts(c, &one, &hosts);
-	conf_host_uri(c, &hosts[0], uri, sizeof(uri));
-	if (lock_take(c->results, "harness probe", &lock, err) < 0 ||
-	    pathf(log, err, "%s/libvirt.log", c->results) < 0 || vm_connect(uri, log, &vm, err) < 0) {
-		escape_line(stdout, "qemu: unknown (%s)", err);
-		return;
+	while (*p) {
+		p += *p == ' ';
+		w = strcspn(p, " ");
+		if (col + 1 + (int)w > USAGE_WIDTH)
+			col = fprintf(f, "\n%*s", USAGE_COL + 1, "") - 1;
+		col += fprintf(f, " %.*s", (int)w, p);
+		p += w;
 	}
-	vm_set_storage(vm, hosts[0].name, hosts[0].storage, NULL, NULL);
-	vm_conn_facts(vm, vm_conn_arch(vm), &f);
-	printf("qemu: %s, libvirt: %s (host %s: %s, %s, %d CPUs)\n", f.qemu, f.libvirt,
-	       hosts[0].name, f.kernel, f.cpu_model, f.cpus);
-	if (!strcmp(accel, "tcg"))
-		printf("tcg threading: %s with more than one vCPU (%s)\n",
-		       vm_tcg_threading_on(&f, accel, 2, c->tcg_thread, why, sizeof(why)), why);
+	if (col > USAGE_COL + 1)
+		fprintf(f, "\n%*s", USAGE_COL + 2, "");
 	else
-		printf("tcg threading: none (%s runs the host's own arch; other arches' guests: %s, "
-		       "%s)\n", accel, vm_tcg_threading_on(&f, "tcg", 2, c->tcg_thread, why, sizeof(why)), why);
-	vm_disconnect(vm);
+		fprintf(f, "%*s", USAGE_COL + 2 - col, "");
+	for (p = cmd->what; (nl = strchr(p, '\n')); p = nl + 1)
+		fprintf(f, "%.*s\n%*s", (int)(nl - p), p, USAGE_COL + 2, "");
+	fprintf(f, "%s\n", p);
 }
 
-static int cmd_probe(const struct conf *c)
+static void usage(FILE *f)
 {
-	char kernel[PATH_MAX], why[ERR_MAX] = "";
-	const char *accel;
+	size_t i;
 
-	if (pathf(kernel, why, "%s/%s/kernel/6.12/vmlinuz", c->images, vm_host_arch()) < 0 ||
-	    access(kernel, R_OK) < 0) {
-		escape_line(stderr, "harness: %s missing (run make images)", kernel);
+	fputs("usage: harness [-c harness.conf] [-j|--json] COMMAND ...\n", f);
+	for (i = 0; i < ARRAY_SIZE(commands); i++) {
+		if (commands[i].daemon && (i == 0 || !commands[i - 1].daemon))
+			fputs("through the daemon (harnessd); --json prints its JSON as is:\n", f);
+		usage_of(f, &commands[i]);
+	}
+}
+
+static const struct command *find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+/* The command with its arguments checked, libcurl set up for the daemon's. */
+static int dispatch(const struct conf *c, const struct command *cmd, int argc, char **argv,
+		    int json)
+{
+	char err[ERR_MAX];
+	int rc;
+
+	if (cmd->min_args != ARGS_ANY && (argc - 1 < cmd->min_args || argc - 1 > cmd->max_args)) {
+		escape_line(stderr, "usage: harness%s %s %s", cmd->daemon ? " [--json]" : "",
+			    cmd->name, cmd->args);
 		return 1;
 	}
-	accel = vm_pick_accel(vm_host_arch(), kernel, NULL, why, sizeof(why));
-	printf("%s%s%s\n", accel, why[0] ? ": " : "", why);
-	probe_versions(c, accel);
-	return 0;
+	if (!cmd->daemon)
+		return cmd->fn(c, argc, argv, json);
+	if (client_start(err) < 0) {
+		escape_line(stderr, "harness: %s", err);
+		return 1;
+	}
+	rc = cmd->fn(c, argc, argv, json);
+	client_stop();
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -120,6 +165,7 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const struct command *cmd;
 	const char *conf_path = NULL;
 	struct conf c;
 	char err[ERR_MAX];
@@ -134,14 +180,15 @@ int main(int argc, char **argv)
 			json = 1;
 			break;
 		default:
-			fputs(usage, opt == 'h' ? stdout : stderr);
+			usage(opt == 'h' ? stdout : stderr);
 			return opt == 'h' ? 0 : 1;
 		}
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc < 1) {
-		fputs(usage, stderr);
+	cmd = argc >= 1 ? find(argv[0]) : NULL;
+	if (!cmd) {
+		usage(stderr);
 		return 1;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -149,32 +196,5 @@ int main(int argc, char **argv)
 		escape_line(stderr, "harness: %s", err);
 		return 1;
 	}
-	if (!strcmp(argv[0], "check"))
-		return cmd_check(&c, argc, argv);
-	if (!strcmp(argv[0], "run") && argc == 2)
-		return cmd_run(&c, argv[1]);
-	if (!strcmp(argv[0], "table"))
-		return cmd_table(&c, argc, argv, json);
-	if (!strcmp(argv[0], "compare"))
-		return cmd_compare(&c, argc, argv, json);
-	if (!strcmp(argv[0], "plot"))
-		return cmd_plot(&c, argc, argv);
-	if (!strcmp(argv[0], "report"))
-		return cmd_report(&c, argc, argv);
-	if (!strcmp(argv[0], "calibrate"))
-		return cmd_calibrate(&c, argc, argv);
-	if (!strcmp(argv[0], "bisect"))
-		return cmd_bisect(&c, argc, argv, json);
-	if (!strcmp(argv[0], "phases"))
-		return cmd_phases(&c, argc, argv, json);
-	if (!strcmp(argv[0], "lru"))
-		return cmd_lru(&c, argc, argv);
-	if (!strcmp(argv[0], "extend"))
-		return cmd_extend(&c, argc, argv, json);
-	if (!strcmp(argv[0], "probe") && argc == 1)
-		return cmd_probe(&c);
-	if (client_handles(argv[0]))
-		return client_main(&c, argc, argv, json);
-	fputs(usage, stderr);
-	return 1;
+	return dispatch(&c, cmd, argc, argv, json);
 }
