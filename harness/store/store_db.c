@@ -122,6 +122,38 @@ int db_int(sqlite3_stmt *st, void *arg)
 	return 0;
 }
 
+int db_state_row(sqlite3_stmt *st, void *arg)
+{
+	db_text(st, 0, arg, 16);
+	return 0;
+}
+
+struct found_id {
+	int64_t id;
+	int found;
+};
+
+static int found_row(sqlite3_stmt *st, void *arg)
+{
+	struct found_id *f = arg;
+
+	if (!f->found)
+		f->id = sqlite3_column_int64(st, 0);
+	f->found = 1;
+	return 0;
+}
+
+int db_id_by_key(struct store *s, const char *sql, const char *key, int64_t *ret_id, char *err)
+{
+	struct found_id f = { 0, 0 };
+
+	if (db_rows(s, sql, found_row, &f, err, "t", key) < 0)
+		return -1;
+	if (f.found)
+		*ret_id = f.id;
+	return f.found ? 0 : 1;
+}
+
 void db_text(sqlite3_stmt *st, int col, char *dst, size_t len)
 {
 	const unsigned char *t = sqlite3_column_text(st, col);

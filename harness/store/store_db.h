@@ -40,6 +40,13 @@ int db_rows(struct store *s, const char *sql, db_row_fn fn, void *arg, char *err
 	    const char *fmt, ...);
 /* db_row_fn for one integer: column 0 into *(int64_t *)arg. */
 int db_int(sqlite3_stmt *st, void *arg);
+/* A db_row_fn: the row's first column, text, into arg's char[16] (a state). */
+int db_state_row(sqlite3_stmt *st, void *arg);
+/* The id the first row of sql (its ?1 bound to key) gives: 0 found, 1 none, -1 error. */
+int db_id_by_key(struct store *s, const char *sql, const char *key, int64_t *ret_id, char *err);
+
+/* SQLite's now, as every timestamp of the database is written (UTC, ms). */
+#define NOW "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
 /* Column col as text into dst (len bytes, truncated; NULL reads ""). */
 void db_text(sqlite3_stmt *st, int col, char *dst, size_t len);
 /* A text column and the char array of a row struct it is copied into. */

@@ -1,0 +1,312 @@
+/* store_read.c -- what the reports read of a matrix: its arms, cells and runs,
+ * each run's summary, a cell's layout, a run's series and events. */
+#include "store/store.h"
+#include "base/err.h"
+#include "store/store_db.h"
+
+#include <math.h>
+#include <string.h>
+
+int store_find_matrix(struct store *s, const char *key, int64_t *ret_id, char *err)
+{
+	int rc = db_id_by_key(s, "SELECT id FROM matrices WHERE CAST(id AS TEXT) = ?1 OR name = ?1"
+			   " ORDER BY (CAST(id AS TEXT) = ?1) DESC, id DESC LIMIT 1", key, ret_id, err);
+
+	if (rc == 1)
+		return errorf(err, "no matrix with id or name '%s' in the database", key);
+	return rc;
+}
+
+static int info_matrix(sqlite3_stmt *st, void *arg)
+{
+	struct matrix_info *mi = arg;
+
+	db_text(st, 0, mi->name, sizeof(mi->name));
+	return 0;
+}
+
+static int info_arm(sqlite3_stmt *st, void *arg)
+{
+	struct matrix_info *mi = arg;
+	int i = sqlite3_column_int(st, 0);
+
+	if (i < 0 || i >= SPEC_MAX_ARMS)
+		return 0;
+	db_text(st, 1, mi->arm_names[i], sizeof(mi->arm_names[i]));
+	db_text(st, 2, mi->arm_release[i], sizeof(mi->arm_release[i]));
+	db_text(st, 3, mi->arm_lru[i], sizeof(mi->arm_lru[i]));
+	db_text(st, 4, mi->arm_tags[i], sizeof(mi->arm_tags[i]));
+	if ((unsigned)i >= mi->n_arms)
+		mi->n_arms = (unsigned)i + 1;
+	return 0;
+}
+
+static int info_cell(sqlite3_stmt *st, void *arg)
+{
+	struct matrix_info *mi = arg;
+	int i = sqlite3_column_int(st, 0);
+
+	if (i < 0 || i >= SPEC_MAX_CELLS)
+		return 0;
+	db_text(st, 1, mi->cell_names[i], sizeof(mi->cell_names[i]));
+	db_text(st, 2, mi->cell_params[i], sizeof(mi->cell_params[i]));
+	db_text(st, 3, mi->cell_preset[i], sizeof(mi->cell_preset[i]));
+	if ((unsigned)i >= mi->n_cells)
+		mi->n_cells = (unsigned)i + 1;
+	return 0;
+}
+
+/* Per cell and arm: what the guests read back, which arch and accel they were. */
+static int info_cell_runs(sqlite3_stmt *st, void *arg)
+{
+	struct matrix_info *mi = arg;
+	int c = sqlite3_column_int(st, 0), a = sqlite3_column_int(st, 1);
+
+	if (c < 0 || c >= SPEC_MAX_CELLS || a < 0 || a >= SPEC_MAX_ARMS)
+		return 0;
+	db_text(st, 2, mi->cell_lru[c][a], sizeof(mi->cell_lru[c][a]));
+	db_text(st, 3, mi->cell_arch[c], sizeof(mi->cell_arch[c]));
+	db_text(st, 4, mi->cell_accel[c], sizeof(mi->cell_accel[c]));
+	return 0;
+}
+
+static int info_runs(sqlite3_stmt *st, void *arg)
+{
+	struct matrix_info *mi = arg;
+
+	mi->runs_total = (unsigned)sqlite3_column_int(st, 0);
+	mi->runs_done = (unsigned)sqlite3_column_int(st, 1);
+	mi->runs_failed = (unsigned)sqlite3_column_int(st, 2);
+	mi->runs_unsupported = (unsigned)sqlite3_column_int(st, 5);
+	mi->runs_contended = (unsigned)sqlite3_column_int(st, 6);
+	mi->runs_started_busy = (unsigned)sqlite3_column_int(st, 7);
+	db_text(st, 3, mi->accel, sizeof(mi->accel));
+	db_text(st, 4, mi->arch, sizeof(mi->arch));
+	return 0;
+}
+
+int store_matrix_info(struct store *s, int64_t matrix_id, struct matrix_info *mi, char *err)
+{
+	memset(mi, 0, sizeof(*mi));
+	if (db_rows(s, "SELECT name FROM matrices WHERE id = ?", info_matrix, mi,
+		    err, "i", matrix_id) < 0 ||
+	    db_rows(s, "SELECT a.idx, a.name, a.release,"
+		    " (SELECT group_concat(DISTINCT r.lru_gen_read) FROM runs r"
+		    "  WHERE r.arm_id = a.id AND r.status = 'done'), a.tag"
+		    " FROM arms a WHERE a.matrix_id = ? ORDER BY a.idx", info_arm, mi,
+		    err, "i", matrix_id) < 0 ||
+	    db_rows(s, "SELECT idx, name, params, preset FROM cells WHERE matrix_id = ? ORDER BY idx",
+		    info_cell, mi, err, "i", matrix_id) < 0 ||
+	    db_rows(s, "SELECT c.idx, a.idx, group_concat(DISTINCT r.lru_gen_read),"
+		    " (SELECT group_concat(DISTINCT r2.arch) FROM runs r2 WHERE r2.cell_id = c.id"
+		    "  AND r2.status = 'done'),"
+		    " (SELECT group_concat(DISTINCT r3.accel) FROM runs r3 WHERE r3.cell_id = c.id"
+		    "  AND r3.status = 'done')"
+		    " FROM runs r JOIN cells c ON c.id = r.cell_id JOIN arms a ON a.id = r.arm_id"
+		    " WHERE r.matrix_id = ? AND r.status = 'done' GROUP BY c.idx, a.idx",
+		    info_cell_runs, mi, err, "i", matrix_id) < 0 ||
+	    db_rows(s, "SELECT COUNT(*), SUM(status = 'done'), SUM(status = 'failed'),"
+		    " group_concat(DISTINCT accel), group_concat(DISTINCT arch),"
+		    " SUM(status = 'unsupported'), SUM(status = 'done' AND contended = 1),"
+		    " SUM(status = 'done' AND started_busy = 1)"
+		    " FROM runs WHERE matrix_id = ?", info_runs, mi, err, "i", matrix_id) < 0)
+		return -1;
+	return 0;
+}
+
+static int summary_row(sqlite3_stmt *st, void *arg)
+{
+	struct run_summary *r = rows_push(arg);
+
+	if (!r)
+		return -1;
+	r->run = sqlite3_column_int64(st, 0);
+	r->arm = (unsigned)sqlite3_column_int(st, 1);
+	r->cell = (unsigned)sqlite3_column_int(st, 2);
+	r->block = (unsigned)sqlite3_column_int(st, 3);
+	r->position = (unsigned)sqlite3_column_int(st, 4);
+	r->seconds = sqlite3_column_double(st, 5);
+	r->ops_per_s = sqlite3_column_double(st, 6);
+	r->refault_per_s = sqlite3_column_double(st, 7);
+	r->majflt_per_s = sqlite3_column_double(st, 8);
+	r->activate_per_s = sqlite3_column_double(st, 9);
+	r->refaults_per_read = sqlite3_column_double(st, 10);
+	r->miss_share = sqlite3_column_double(st, 11);
+	r->resident_share = db_real_or_nan(st, 12);   /* NULL: the cell tracks no file */
+	db_text(st, 13, r->host, sizeof(r->host));
+	r->contended = sqlite3_column_int(st, 14) != 0;
+	return 0;
+}
+
+int store_summaries(struct store *s, int64_t matrix_id, struct run_summary **ret,
+		    size_t *ret_n, char *err)
+{
+	struct rows acc = ROWS(struct run_summary);
+
+	return rows_take(&acc, db_rows(s, "SELECT s.run_id, s.arm, s.cell, s.block, s.position,"
+					 " s.seconds, s.ops_per_s, s.refault_per_s, s.majflt_per_s,"
+					 " s.activate_per_s, s.refaults_per_read, s.miss_share,"
+					 " s.resident_share, r.host, COALESCE(r.contended, 0)"
+					 " FROM run_summary s JOIN runs r"
+					 " ON r.id = s.run_id WHERE s.matrix_id = ? ORDER BY s.run_id",
+					summary_row, &acc, err, "i", matrix_id), ret, ret_n);
+}
+
+struct layout_arg {
+	struct cell_layout *l;
+	unsigned cell;
+};
+
+static int layout_row(sqlite3_stmt *st, void *arg)
+{
+	struct layout_arg *la = arg;
+	struct cell_layout *l = la->l;
+	int kind = sqlite3_column_int(st, 0), idx = sqlite3_column_int(st, 1);
+
+	if ((unsigned)sqlite3_column_int(st, 3) != la->cell)
+		return 0;
+	if (kind == 0 && idx >= 0 && idx < PROTO_MAX_FILES) {
+		db_text(st, 2, l->files[idx], sizeof(l->files[idx]));
+		l->file_mib[idx] = (uint64_t)sqlite3_column_int64(st, 4);
+		if ((unsigned)idx >= l->nfiles)
+			l->nfiles = (unsigned)idx + 1;
+	} else if (kind == 1 && idx >= 0 && idx < PROTO_MAX_STREAMS) {
+		db_text(st, 2, l->streams[idx], sizeof(l->streams[idx]));
+		if ((unsigned)idx >= l->nstreams)
+			l->nstreams = (unsigned)idx + 1;
+	} else if (kind == 2) {
+		db_text(st, 2, l->report, sizeof(l->report));
+	}
+	return 0;
+}
+
+int store_cell_layout(struct store *s, int64_t matrix_id, unsigned cell, struct cell_layout *l,
+		      char *err)
+{
+	struct layout_arg la = { l, cell };
+
+	memset(l, 0, sizeof(*l));
+	return db_rows(s, "SELECT 0, f.idx, f.name, c.idx, f.mib FROM cell_files f JOIN cells c"
+		       " ON c.id = f.cell_id WHERE c.matrix_id = ?1"
+		       " UNION ALL SELECT 1, t.idx, t.name, c.idx, 0 FROM cell_streams t JOIN cells c"
+		       " ON c.id = t.cell_id WHERE c.matrix_id = ?1"
+		       " UNION ALL SELECT 2, 0, COALESCE(report, ''), idx, 0 FROM cells"
+		       " WHERE matrix_id = ?1", layout_row, &la, err, "i", matrix_id);
+}
+
+/* A run's intervals as they are read: the points, and how many streams its cell has. */
+struct series_arg {
+	struct rows a;
+	int nstreams;
+};
+
+/* A stream's numbers are NAN (missing) until its row for the interval is read. */
+static int series_row(sqlite3_stmt *st, void *arg)
+{
+	struct series_arg *sa = arg;
+	struct series_point *p = rows_push(&sa->a);
+	int k;
+
+	if (!p)
+		return -1;
+	p->seq = (uint64_t)sqlite3_column_int64(st, 0);
+	p->t_ms = (uint64_t)sqlite3_column_int64(st, 1);
+	p->ramp = sqlite3_column_int(st, 2);
+	p->majflt = sqlite3_column_double(st, 3);
+	p->refault = sqlite3_column_double(st, 4);
+	p->activate = sqlite3_column_double(st, 5);
+	for (k = 0; k < sa->nstreams && k < PROTO_MAX_STREAMS; k++)
+		p->ops[k] = p->reads[k] = p->misses[k] = NAN;
+	return 0;
+}
+
+/* Rows (seq, index, value...) land in the point of that seq, if there is one. */
+static struct series_point *point_of(struct series_arg *sa, sqlite3_stmt *st)
+{
+	struct series_point *v = sa->a.v;
+	int64_t seq = sqlite3_column_int64(st, 0);
+
+	return seq >= 0 && (size_t)seq < sa->a.n && v[seq].seq == (uint64_t)seq ? &v[seq] : NULL;
+}
+
+static int series_stream_row(sqlite3_stmt *st, void *arg)
+{
+	struct series_point *p = point_of(arg, st);
+	int k = sqlite3_column_int(st, 1);
+
+	if (!p || k < 0 || k >= PROTO_MAX_STREAMS)
+		return 0;
+	p->ops[k] = sqlite3_column_double(st, 2);
+	p->reads[k] = sqlite3_column_double(st, 3);
+	p->misses[k] = sqlite3_column_double(st, 4);
+	return 0;
+}
+
+static int series_file_row(sqlite3_stmt *st, void *arg)
+{
+	struct series_point *p = point_of(arg, st);
+	int f = sqlite3_column_int(st, 1);
+
+	if (p && f >= 0 && f < PROTO_MAX_FILES)
+		p->resident[f] = sqlite3_column_double(st, 2);
+	return 0;
+}
+
+int store_run_series(struct store *s, int64_t run, struct series_point **ret, size_t *ret_n,
+		     char *err)
+{
+	struct series_arg sa = { ROWS(struct series_point), 0 };
+	int64_t nstreams = 0;
+	int rc;
+
+	rc = db_rows(s, "SELECT COUNT(*) FROM cell_streams t JOIN runs r ON r.cell_id = t.cell_id"
+		     " WHERE r.id = ?", db_int, &nstreams, err, "i", run);
+	sa.nstreams = (int)nstreams;
+	if (rc == 0)
+		rc = db_rows(s, "SELECT seq, t_ms, ramp, pgmajfault, workingset_refault_file,"
+			     " workingset_activate_file FROM samples WHERE run_id = ? ORDER BY seq",
+			     series_row, &sa, err, "i", run);
+	if (rc == 0)
+		rc = db_rows(s, "SELECT seq, stream, read_ops + write_ops, read_ops, misses"
+			     " FROM stream_samples WHERE run_id = ?", series_stream_row, &sa, err,
+			     "i", run);
+	if (rc == 0)
+		rc = db_rows(s, "SELECT seq, file, resident_pages FROM file_samples WHERE run_id = ?",
+			     series_file_row, &sa, err, "i", run);
+	return rows_take(&sa.a, rc, ret, ret_n);
+}
+
+static int event_row_fn(sqlite3_stmt *st, void *arg)
+{
+	struct rows *a = arg;
+	struct event_row *e;
+	int f = sqlite3_column_int(st, 5);
+
+	if (sqlite3_column_int(st, 6) == 0 || a->n == 0) {   /* first file of a new event */
+		e = rows_push(a);
+		if (!e)
+			return -1;
+		e->t_ms = (uint64_t)sqlite3_column_int64(st, 0);
+		e->stream = (uint64_t)sqlite3_column_int64(st, 1);
+		db_text(st, 2, e->kind, sizeof(e->kind));
+		e->pass = (uint64_t)sqlite3_column_int64(st, 3);
+		e->value = (uint64_t)sqlite3_column_int64(st, 4);
+	}
+	e = (struct event_row *)a->v + a->n - 1;
+	if (f >= 0 && f < PROTO_MAX_FILES)
+		e->resident[f] = sqlite3_column_double(st, 7);
+	return 0;
+}
+
+int store_run_events(struct store *s, int64_t run, struct event_row **ret, size_t *ret_n,
+		     char *err)
+{
+	struct rows a = ROWS(struct event_row);
+
+	return rows_take(&a, db_rows(s, "SELECT e.t_ms, e.stream, e.kind, e.pass, e.value,"
+				      " f.file, ROW_NUMBER() OVER (PARTITION BY e.idx ORDER BY"
+				      " f.file) - 1, f.resident_pages FROM events e JOIN event_files"
+				      " f ON f.run_id = e.run_id AND f.idx = e.idx WHERE e.run_id = ?"
+				     " ORDER BY e.idx, f.file", event_row_fn, &a, err, "i", run),
+			 ret, ret_n);
+}
