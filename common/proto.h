@@ -1,9 +1,10 @@
 /* proto.h -- the host <-> guest channel: one JSON object per line, both ways,
  * and the job (files, streams) described once for the matrix and the guest.
  *
- * Folder common/: what host and guest share, compiled into both: this protocol and the
- * option tables of every stream kind (proto.c), the fio argument rules (fioargs.c), the
- * parsers of debugfs lru_gen and memory.stat's LRU counters (lrugen.c).
+ * Folder common/: what host and guest share, compiled into both: this protocol's wire
+ * codec (proto.c) and the job's option tables of every stream kind and their checks
+ * (proto_job.c), the fio argument rules (fioargs.c), the parsers of debugfs lru_gen and
+ * memory.stat's LRU counters (lrugen.c).
  * It may call: nothing.
  */
 #ifndef PROTO_H
@@ -403,6 +404,9 @@ const char *proto_enum_name(const struct proto_opt *table, const void *obj, cons
 
 /* Format a one-line message into err (if not NULL) and return -1. */
 int proto_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* 1 if s holds printable ASCII only (no line breaks): string options and fields. */
+int proto_text_ok(const char *s);
 
 /* ---- messages ---- */
 

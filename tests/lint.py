@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # lint.py -- the layout's rules checked from the code: no include cycle between
 # modules, each stage folder includes only the folders its main header allows
-# ("may call:"), no SQL outside harness/store/, and no function-static state
-# or libc calls keeping static state. Prints "ok -"/"not ok -".
+# ("may call:"), no SQL outside harness/store/, no function-static state or
+# libc calls keeping static state, no circle of calls between files.
+# Prints "ok -"/"not ok -".
 import os, re, sys
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -128,6 +129,52 @@ for f in files:
         if NOT_REENTRANT.search(line):
             probs.append(f'{f}:{i}: static state in libc (use the _r form): {line.strip()[:60]}')
 check('no function-static variables, no libc calls with static state', probs)
+
+# 5. no circle of calls between files: a .c file that calls a function defined
+#    in another (non-static, at file scope) depends on it, and no chain of such
+#    dependencies comes back to where it began (the layering, file by file)
+COMMENT = re.compile(r'/\*.*?\*/|//[^\n]*', re.S)
+STRING = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])\'')
+DEF = re.compile(r'^(?!static\b)[A-Za-z_][\w \t\*]*?\b(\w+)\s*\([^;{]*\)\s*\{', re.M)
+CALL = re.compile(r'\b([A-Za-z_]\w*)\s*\(')
+
+
+def code(path):
+    return STRING.sub('""', COMMENT.sub(' ', open(path, encoding='utf-8', errors='replace').read()))
+
+
+cfiles = [f for f in files if f.endswith('.c')]
+defined = {}
+texts = {f: code(f) for f in cfiles}
+for f, t in texts.items():
+    for name in DEF.findall(t):
+        defined.setdefault(name, set()).add(f)
+calls = {f: set() for f in cfiles}
+for f, t in texts.items():
+    for name in set(CALL.findall(t)):
+        for g in defined.get(name, ()):
+            # a function the host and the guest agent each define is two programs' own
+            if g != f and len(defined[name]) == 1:
+                calls[f].add(g)
+circles, state = [], {}
+
+
+def walk(f, stack):
+    state[f] = 1
+    stack.append(f)
+    for g in sorted(calls[f]):
+        if state.get(g) == 1:
+            circles.append(stack[stack.index(g):] + [g])
+        elif g not in state:
+            walk(g, stack)
+    stack.pop()
+    state[f] = 2
+
+
+for f in sorted(calls):
+    if f not in state:
+        walk(f, [])
+check('no circle of calls between files', [' -> '.join(c) for c in circles])
 
 failed = 0
 for what, problems in results:

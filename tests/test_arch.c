@@ -1,6 +1,6 @@
 /* test_arch.c -- unit tests for the guest architecture axis: the matrix's
  * "arch" key and per-arch kernels (harness/spec/spec.c), the release of an arm64
- * Image (harness/vm/image.c) and the aarch64 domain XML (harness/vm/vm.c), against
+ * Image (harness/vm/image.c) and the aarch64 domain XML (harness/vm/vm_xml.c), against
  * a fake images tree in a mkdtemp() directory: a bzImage look-alike for
  * x86_64, an arm64 Image look-alike for aarch64, both as alias 6.12. */
 #define _GNU_SOURCE

@@ -1,4 +1,4 @@
-/* test_proto.c -- unit tests for common/proto.c (the v2 channel protocol and
+/* test_proto.c -- unit tests for common/proto.c and proto_job.c (the v2 channel protocol and
  * the job's option tables, both sides share them) and channel_take_line()
  * from harness/vm/channel.c: every message round-trips through proto_format /
  * proto_parse field for field, the strict parser refuses every malformed,

@@ -1,8 +1,9 @@
 /* vm.h -- guests through libvirt's C API: one transient, autodestroyed domain
  * per run, direct kernel boot, a virtio-serial channel and a serial console log.
  *
- * Folder vm/: guests and what they boot: libvirt (vm.c), the channel and console,
- * kernels and initramfs images (image.c), downloads into the cache (fetch.c).
+ * Folder vm/: guests and what they boot: libvirt (vm.c; vm_xml.c, vm_embed.c and
+ * vm_probe.c beside it), the channel and console, kernels and initramfs images
+ * (image.c), downloads into the cache (fetch.c).
  * It may call: base/ common/.
  */
 #ifndef VM_H
