@@ -113,6 +113,25 @@ check "no QEMU left as a zombie of harnessd" bash -c '! ps -o stat=,comm= --ppid
 check "harness phases: the runs' gaps between a run's end and the next domain's start" \
 	python3 -c 'import json,sys; g=[r["gap_ms"] for r in json.load(open("phases.json"))["runs"]]; k=[x for x in g if x >= 0]; sys.exit(not (len(k) >= 3 and min(k) < 5000))'
 
+# harness watch of a run that ended: its header, every interval, then how it ended
+wrun=$(q "SELECT MIN(id) FROM runs WHERE status = 'done'")
+wn=$(q "SELECT COUNT(*) FROM samples WHERE run_id = ${wrun:-0}")
+timeout 60 "$harness" watch "$wrun" > watch.out 2> watch.err
+rc=$?
+check "harness watch $wrun replays the run: its header, its $wn intervals, 'done' (exit $rc)" \
+	bash -c "[ $rc -eq 0 ] && head -1 watch.out | grep -q '^run $wrun: ' &&
+		 grep -qE '^ +t .* refault/s ' watch.out &&
+		 [ \$(grep -cE '^ +[0-9]+(\.[0-9])? ' watch.out) -eq $wn ] && [ $wn -gt 0 ] &&
+		 [ \"\$(tail -1 watch.out)\" = 'run $wrun: done' ]"
+timeout 60 "$harness" --json watch "$wrun" > watch.json 2>&1
+check "harness --json watch: every line a JSON object, the last one finished" \
+	python3 -c 'import json, sys; l = [json.loads(x) for x in open(sys.argv[1]) if x.strip()]
+sys.exit(not (l and all(isinstance(o, dict) for o in l) and l[-1].get("finished") is True))' watch.json
+timeout 60 "$harness" watch 999999 > /dev/null 2> watch-none.err
+rc=$?
+check "harness watch of no such run: one line, exit 1 ($rc)" \
+	bash -c "[ $rc -eq 1 ] && [ \$(wc -l < watch-none.err) = 1 ] && grep -q '^harness: ' watch-none.err"
+
 # More reps of the same matrix append blocks instead of duplicating it.
 sed 's/"reps": 2/"reps": 3/' night.json > night3.json
 check "more reps append to the matrix" bash -c '"$1" submit night3.json | grep -q "2 runs appended"' _ "$harness"
