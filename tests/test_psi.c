@@ -117,14 +117,14 @@ static void no_psi(void **state)
 	assert_true(psi_absent(EOPNOTSUPP) && psi_absent(ENOENT) && !psi_absent(EACCES));
 	sfmt(path, sizeof(path), "%s/loadavg", dir);
 	write_text(path, "1.50 1.20 1.00 2/300 4000\n");
-	assert_int_equal(pressure_read(dir, &p, err), 0);
+	assert_int_equal(pressure_read(dir, 0, &p, err), 0);
 	assert_int_equal(p.psi, 0);
 	assert_true(fabs(p.load - 1.5) < 1e-9);
 	/* a file that is there but garbled is an error, not "no PSI" */
 	mkdirs("%s/pressure", dir);
 	sfmt(path, sizeof(path), "%s/pressure/cpu", dir);
 	write_text(path, "some avg10=x\n");
-	assert_int_equal(pressure_read(dir, &p, err), -1);
+	assert_int_equal(pressure_read(dir, 0, &p, err), -1);
 	assert_non_null(strstr(err, "pressure/cpu"));
 	sfmt(path, sizeof(path), "rm -rf %s", dir);
 	assert_int_equal(system(path), 0);
@@ -137,8 +137,8 @@ static struct pressure_point pt(int64_t ms, uint64_t cpu, uint64_t io, int ramp)
 					.load = 1.0, .ramp = ramp };
 }
 
-/* the gate's cpu limit 15, the window's 25 */
-static const struct pressure_limits limits = { 15, 25, 75, 2, 25 };
+/* the gate's cpu limit 15, the window's 25, others' CPU 25 % of one */
+static const struct pressure_limits limits = { 15, 25, 75, 2, 25, 25 };
 
 /* The window starts at the last ramp point: a busy ramp does not count. */
 static void window_after_ramp(void **state)
@@ -181,6 +181,71 @@ static void window_contended(void **state)
 	assert_string_equal(sh.why, "io some 30.0% > 25%");
 }
 
+/*
+ * A window stalled by its own guest: cpu some 40 % > 25 %, but everything
+ * but the run's QEMU used 5 % of a CPU: not contended. The same stall with
+ * others at 60 % of a CPU is, and says so; unknown others: the stall alone.
+ */
+static void window_own_guest(void **state)
+{
+	struct pressure_point v[] = {
+		pt(0, 5000, 0, 1), pt(1000, 5000, 0, 0), pt(2000, 805000, 0, 0),
+		pt(3000, 1605000, 0, 0), pt(4000, 1605000, 0, 0), pt(5000, 2005000, 0, 0),
+	};
+	struct pressure_share sh;
+	unsigned i;
+
+	(void)state;
+	for (i = 0; i < 6; i++) {   /* QEMU takes 1.9 of 2 CPUs; the host's busy time is that + 5 % */
+		v[i].cpu_known = 1;
+		v[i].own_ms = 100000 + 1900 * (uint64_t)i;
+		v[i].busy_ms = 500000 + 1950 * (uint64_t)i;
+	}
+	assert_int_equal(pressure_window(v, 6, &limits, &sh), 0);
+	assert_true(fabs(sh.cpu_pct - 40.0) < 1e-9);
+	assert_true(fabs(sh.others_pct - 5.0) < 1e-9);
+	assert_false(sh.contended);
+	assert_string_equal(sh.why, "");
+	for (i = 0; i < 6; i++)     /* a busy loop beside it: others 60 % of a CPU */
+		v[i].busy_ms = 500000 + 2500 * (uint64_t)i;
+	assert_int_equal(pressure_window(v, 6, &limits, &sh), 0);
+	assert_true(fabs(sh.others_pct - 60.0) < 1e-9);
+	assert_true(sh.contended);
+	assert_string_equal(sh.why, "cpu some 40.0% > 25%, others used 60% of a CPU > 25%");
+	v[5].cpu_known = 0;         /* the end unknown: the stall alone says */
+	assert_int_equal(pressure_window(v, 6, &limits, &sh), 0);
+	assert_true(isnan(sh.others_pct));
+	assert_true(sh.contended);
+	assert_string_equal(sh.why, "cpu some 40.0% > 25%");
+}
+
+/* The host's busy time and a process's from a proc directory (a command with spaces and ")"). */
+static void read_cpu_times(void **state)
+{
+	struct pressure_point p;
+	char dir[] = "/tmp/test_psi.XXXXXX", path[256], err[ERR_MAX];
+	long hz = sysconf(_SC_CLK_TCK);
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	sfmt(path, sizeof(path), "%s/stat", dir);
+	/* user nice system idle iowait irq softirq steal: busy 100+2+30+4+5+6 = 147 ticks */
+	write_text(path, "cpu  100 2 30 9000 50 4 5 6 0 0\ncpu0 50 1 15 4500 25 2 2 3 0 0\n");
+	mkdirs("%s/4242", dir);
+	sfmt(path, sizeof(path), "%s/4242/stat", dir);
+	write_text(path, "4242 (qemu (x) y) S 1 4242 4242 0 -1 4194560 100 0 0 0 70 20 0 0 20 0 5 0\n");
+	assert_int_equal(pressure_read(dir, 4242, &p, err), 0);
+	assert_true(p.cpu_known);
+	assert_int_equal(p.busy_ms, 147 * 1000 / hz);
+	assert_int_equal(p.own_ms, 90 * 1000 / hz);
+	assert_int_equal(pressure_read(dir, 4243, &p, err), 0);   /* no such process */
+	assert_false(p.cpu_known);
+	assert_int_equal(pressure_read(dir, 0, &p, err), 0);      /* none asked */
+	assert_false(p.cpu_known);
+	sfmt(path, sizeof(path), "rm -rf %s", dir);
+	assert_int_equal(system(path), 0);
+}
+
 /* Without PSI: the mean load over the window's points, per core, against load_pct. */
 static void window_load(void **state)
 {
@@ -202,7 +267,7 @@ static void window_load(void **state)
 	assert_true(sh.contended);
 	assert_non_null(strstr(sh.why, "no PSI"));
 	/* the gate off (cpu and io at 100): the load's threshold is off too */
-	assert_int_equal(pressure_window(v, 3, &(struct pressure_limits){ 100, 100, 75, 2, 100 }, &sh), 0);
+	assert_int_equal(pressure_window(v, 3, &(struct pressure_limits){ 100, 100, 75, 2, 100, 25 }, &sh), 0);
 	assert_false(sh.contended);
 }
 
@@ -232,7 +297,7 @@ static void between_points(void **state)
 	b.cpu_some = 10;
 	pressure_between(&a, &b, &limits, &sh);
 	assert_true(sh.cpu_pct == 0 && !sh.contended);
-	assert_true(pressure_gate_off(&(struct pressure_limits){ 100, 100, 75, 2, 100 }));
+	assert_true(pressure_gate_off(&(struct pressure_limits){ 100, 100, 75, 2, 100, 25 }));
 	assert_false(pressure_gate_off(&limits));
 }
 
@@ -245,6 +310,8 @@ int main(void)
 		cmocka_unit_test(no_psi),
 		cmocka_unit_test(window_after_ramp),
 		cmocka_unit_test(window_contended),
+		cmocka_unit_test(window_own_guest),
+		cmocka_unit_test(read_cpu_times),
 		cmocka_unit_test(window_load),
 		cmocka_unit_test(window_none),
 		cmocka_unit_test(between_points),

@@ -18,6 +18,7 @@ void pressure_limits_of(const struct conf *c, struct pressure_limits *ret)
 	ret->io_pct = (double)c->quiet_io_pct;
 	ret->load_pct = (double)c->quiet_load_pct;
 	ret->window_cpu_pct = (double)c->contended_cpu_pct;
+	ret->others_pct = (double)c->contended_others_pct;
 	ret->ncpu = n > 0 ? (unsigned)n : 1;
 }
 
@@ -50,7 +51,52 @@ static int64_t mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-int pressure_read(const char *proc, struct pressure_point *ret, char *err)
+/* The host's CPU time not idle (user, nice, system, irq, softirq, steal), ms; -1 if unreadable. */
+static int read_busy(const char *proc, uint64_t *ret)
+{
+	unsigned long long v[8] = { 0 };
+	char path[256], buf[256] = "";
+	long hz = sysconf(_SC_CLK_TCK);
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "%s/stat", proc);
+	if (hz <= 0 || !(f = fopen(path, "re")))
+		return -1;
+	n = fgets(buf, sizeof(buf), f) ? sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu",
+						 &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+						 &v[7]) : 0;
+	fclose(f);
+	if (n < 7)
+		return -1;
+	*ret = (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) * 1000 / (unsigned long long)hz;
+	return 0;
+}
+
+/* A process's CPU time, all its threads (utime + stime), ms; -1 if unreadable. */
+static int read_proc_cpu(const char *proc, pid_t pid, uint64_t *ret)
+{
+	unsigned long long ut, st;
+	char path[256], buf[1024] = "", *p;
+	long hz = sysconf(_SC_CLK_TCK);
+	size_t len;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%d/stat", proc, (int)pid);
+	if (hz <= 0 || !(f = fopen(path, "re")))
+		return -1;
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[len] = '\0';
+	/* after the command's ")" (which may hold spaces): state, then fields 4..13, utime, stime */
+	if (!(p = strrchr(buf, ')')) ||
+	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+		return -1;
+	*ret = (ut + st) * 1000 / (unsigned long long)hz;
+	return 0;
+}
+
+int pressure_read(const char *proc, pid_t qemu, struct pressure_point *ret, char *err)
 {
 	struct pressure_point p = { .ms = mono_ms(), .load = read_load(proc) };
 	char path[256];
@@ -73,6 +119,8 @@ int pressure_read(const char *proc, struct pressure_point *ret, char *err)
 		p.io_some = io.some.total;
 		p.io_full = io.full.total;
 	}
+	p.cpu_known = qemu > 0 && read_busy(proc, &p.busy_ms) == 0 &&
+		      read_proc_cpu(proc, qemu, &p.own_ms) == 0;
 	*ret = p;
 	return 0;
 }
@@ -83,13 +131,24 @@ static double share(uint64_t a, uint64_t b, int64_t ms)
 	return b < a || ms <= 0 ? 0 : (double)(b - a) / 10.0 / (double)ms;
 }
 
-/* why and contended from the shares in r, against lim and cpu (none when the gate is off). */
-static void judge(struct pressure_share *r, const struct pressure_limits *lim, double cpu)
+/*
+ * why and contended from the shares in r, against lim and cpu (none when the
+ * gate is off). others: the window's rule, where a cpu stall is contention
+ * only if something but the run's guest used over lim->others_pct of a CPU
+ * (when r knows; else the stall alone says).
+ */
+static void judge(struct pressure_share *r, const struct pressure_limits *lim, double cpu,
+		  int others)
 {
+	int stall = r->psi && r->cpu_pct > cpu, known = others && !isnan(r->others_pct);
+
 	r->why[0] = '\0';
 	if (pressure_gate_off(lim))
 		;
-	else if (r->psi && r->cpu_pct > cpu)
+	else if (stall && known && r->others_pct > lim->others_pct)
+		snprintf(r->why, sizeof(r->why), "cpu some %.1f%% > %.0f%%, others used %.0f%% of a"
+			 " CPU > %.0f%%", r->cpu_pct, cpu, r->others_pct, lim->others_pct);
+	else if (stall && !known)
 		snprintf(r->why, sizeof(r->why), "cpu some %.1f%% > %.0f%%", r->cpu_pct, cpu);
 	else if (r->psi && r->io_pct > lim->io_pct)
 		snprintf(r->why, sizeof(r->why), "io some %.1f%% > %.0f%%", r->io_pct, lim->io_pct);
@@ -110,7 +169,14 @@ void pressure_between(const struct pressure_point *a, const struct pressure_poin
 	ret->cpu_pct = ret->psi ? share(a->cpu_some, b->cpu_some, ms) : NAN;
 	ret->io_pct = ret->psi ? share(a->io_some, b->io_some, ms) : NAN;
 	ret->load_pct = b->load * 100.0 / (lim->ncpu ? lim->ncpu : 1);
-	judge(ret, lim, lim->cpu_pct);
+	ret->others_pct = NAN;
+	if (a->cpu_known && b->cpu_known && ms > 0 && b->busy_ms >= a->busy_ms &&
+	    b->own_ms >= a->own_ms) {
+		double others = (double)(b->busy_ms - a->busy_ms) - (double)(b->own_ms - a->own_ms);
+
+		ret->others_pct = (others > 0 ? others : 0) * 100.0 / (double)ms;
+	}
+	judge(ret, lim, lim->cpu_pct, 0);
 }
 
 int pressure_window(const struct pressure_point *v, size_t n, const struct pressure_limits *lim,
@@ -132,6 +198,6 @@ int pressure_window(const struct pressure_point *v, size_t n, const struct press
 			k++;
 		}
 	ret->load_pct = k ? load / (double)k * 100.0 / (lim->ncpu ? lim->ncpu : 1) : NAN;
-	judge(ret, lim, lim->window_cpu_pct);
+	judge(ret, lim, lim->window_cpu_pct, 1);
 	return 0;
 }

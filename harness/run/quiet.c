@@ -20,10 +20,10 @@ static int look(const struct pressure_limits *lim, struct pressure_share *sh, ch
 {
 	struct pressure_point a, b;
 
-	if (pressure_read("/proc", &a, err) < 0)
+	if (pressure_read("/proc", 0, &a, err) < 0)
 		return -1;
 	nap(QUIET_WINDOW_MS);
-	if (pressure_read("/proc", &b, err) < 0)
+	if (pressure_read("/proc", 0, &b, err) < 0)
 		return -1;
 	pressure_between(&a, &b, lim, sh);
 	return 0;

@@ -549,7 +549,7 @@ static int host_pressure(struct run_ctx *c, int64_t seq, int ramp)
 		c->press = grown;
 		c->cap_press = cap;
 	}
-	if (!grown || pressure_read("/proc", &p, err) < 0) {
+	if (!grown || pressure_read("/proc", c->dom ? vm_domain_pid(c->dom) : 0, &p, err) < 0) {
 		fprintf(stderr, "harness: run %lld: host pressure not judged: %s\n",
 			(long long)c->id, err);
 		c->press_off = 1;

@@ -81,6 +81,10 @@ static const struct ckey keys[] = {
 	{ "contended_cpu_pct", C_UINT, COFF(contended_cpu_pct), 1, 100, "50",
 	  "a run whose measured window's CPU pressure stalled more than this % of it is "
 	  "contended (its own guest's vCPUs stall the host too: higher than quiet_cpu_pct)", NULL },
+	{ "contended_others_pct", C_UINT, COFF(contended_others_pct), 0, 800, "25",
+	  "and only if something but the run's own QEMU used more than this % of one CPU "
+	  "meanwhile (a guest whose QEMU wants more threads than the host has cores stalls "
+	  "the host by itself); known for guests of the embedded driver", NULL },
 	{ "quiet_io_pct", C_UINT, COFF(quiet_io_pct), 1, 100, "20",
 	  "the same for I/O pressure (/proc/pressure/io, some), before a run and while it measures", NULL },
 	{ "quiet_load_pct", C_UINT, COFF(quiet_load_pct), 1, 1000, "100",

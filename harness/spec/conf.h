@@ -58,6 +58,7 @@ struct conf {
 	/* the quiet-host gate (run/quiet.h): thresholds in % of wall time stalled */
 	uint64_t quiet_cpu_pct, quiet_io_pct;  /* cpu and io "some"; 100: off */
 	uint64_t contended_cpu_pct;  /* cpu "some" of a measured window, its guest running */
+	uint64_t contended_others_pct;  /* ... and others' CPU meanwhile, % of one CPU */
 	uint64_t quiet_load_pct;  /* without PSI: 1-minute load per core, % */
 	uint64_t quiet_wait_s;    /* the longest a run waits before it starts anyway */
 	/* absolute directories, one space apart, that kernels and modules named by

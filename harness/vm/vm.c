@@ -487,6 +487,11 @@ int vm_open_channel(struct vm_domain *d, int64_t deadline_ms, int *fd, char *err
 	return 0;
 }
 
+pid_t vm_domain_pid(const struct vm_domain *d)
+{
+	return d->pid;
+}
+
 int vm_domain_host_lost(struct vm_domain *d)
 {
 	struct vm_conn *c = d->conn;

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "vm/hostinfo.h"
 #include "vm/pool.h"
@@ -112,6 +113,9 @@ int vm_open_channel(struct vm_domain *d, int64_t deadline_ms, int *fd, char *err
 
 /* The connection of d's host died under it (not the guest's doing). */
 int vm_domain_host_lost(struct vm_domain *d);
+
+/* d's QEMU when it is this process's child (the embedded driver, reaped here); else 0. */
+pid_t vm_domain_pid(const struct vm_domain *d);
 
 /* 1 while the domain exists and runs, 0 once it is gone or shut off. */
 int vm_running(struct vm_domain *d);
