@@ -62,27 +62,29 @@ for f in files:
         if module(p) != module(f):
             edges.setdefault(module(f), set()).add(module(p))
 
+def cycles_of(graph):
+    """Each cycle a depth-first walk of graph (node -> set of nodes) meets, as a path."""
+    found, state = [], {}
+
+    def visit(m, stack):
+        state[m] = 1
+        stack.append(m)
+        for n in sorted(graph.get(m, ())):
+            if state.get(n) == 1:
+                found.append(stack[stack.index(n):] + [n])
+            elif n not in state:
+                visit(n, stack)
+        stack.pop()
+        state[m] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m, [])
+    return [' -> '.join(c) for c in found]
+
+
 # 1. cycles between modules (x.c and x.h are one module)
-cycles, state = [], {}
-
-
-def visit(m, stack):
-    state[m] = 1
-    stack.append(m)
-    for n in sorted(edges.get(m, ())):
-        if state.get(n) == 1:
-            cycles.append(stack[stack.index(n):] + [n])
-        elif n not in state:
-            visit(n, stack)
-    stack.pop()
-    state[m] = 2
-
-
-for m in sorted(edges):
-    if m not in state:
-        visit(m, [])
-check('no include cycle between modules',
-      [' -> '.join(c) for c in cycles])
+check('no include cycle between modules', cycles_of(edges))
 
 # 2. each folder includes only what its main header allows
 allowed, mains, probs = {}, {}, []
@@ -156,25 +158,7 @@ for f, t in texts.items():
             # a function the host and the guest agent each define is two programs' own
             if g != f and len(defined[name]) == 1:
                 calls[f].add(g)
-circles, state = [], {}
-
-
-def walk(f, stack):
-    state[f] = 1
-    stack.append(f)
-    for g in sorted(calls[f]):
-        if state.get(g) == 1:
-            circles.append(stack[stack.index(g):] + [g])
-        elif g not in state:
-            walk(g, stack)
-    stack.pop()
-    state[f] = 2
-
-
-for f in sorted(calls):
-    if f not in state:
-        walk(f, [])
-check('no circle of calls between files', [' -> '.join(c) for c in circles])
+check('no circle of calls between files', cycles_of(calls))
 
 failed = 0
 for what, problems in results:
