@@ -63,6 +63,7 @@ int sampler_residency(struct sampler *s, struct proto_u64s *out, char *err, size
 int sampler_fill(const struct sampler_reading *now, const struct sampler_reading *prev,
 		 struct proto_sample *out, char *err, size_t errlen);
 
+/* Close the sampler's files (memory.stat, lru_gen, the workload's files) and free its buffers. */
 void sampler_close(struct sampler *s);
 
 /*

@@ -20,6 +20,7 @@ struct tracer_layout {
 	unsigned min_seq_file_off;
 };
 
+/* The struct offsets the probes need for this kernel release and arch; NULL if it is not known. */
 const struct tracer_layout *tracer_layout_find(const char *release, const char *arch);
 
 /* One line of trace_pipe, as parsed: kind, the trace clock, the folio. */
@@ -84,6 +85,7 @@ int tracer_drain(struct tracer *t, uint64_t seq, uint64_t t0_ns,
 		 int (*send)(void *arg, const struct proto_msg *m), void *arg,
 		 char *err, size_t errlen);
 
+/* Stop reading the trace pipe and turn the instance's tracing off. */
 void tracer_close(struct tracer *t);
 
 #endif

@@ -47,6 +47,7 @@ struct ycsb_zipf {
 	double theta, alpha, zetan, eta, zeta2;
 };
 
+/* YCSB's ZipfianGenerator: zeta from item from to item to, added to initial; a generator for items from base. */
 double ycsb_zeta(uint64_t from, uint64_t to, double theta, double initial);
 void ycsb_zipf_init(struct ycsb_zipf *z, uint64_t base, uint64_t items, double theta,
 		    double zetan);
@@ -69,6 +70,7 @@ struct ycsb_keyseq {
 	pthread_mutex_t lock;
 	uint8_t acked[YCSB_ACK_WINDOW];
 };
+/* The insert key sequence after recordcount loaded records; take: the next key to insert. */
 void ycsb_keyseq_init(struct ycsb_keyseq *k, uint64_t recordcount);
 uint64_t ycsb_keyseq_take(struct ycsb_keyseq *k);
 /* 0, or -1 if the key is more than the window ahead of the limit (YCSB fails too). */
@@ -100,6 +102,7 @@ struct ycsb_gen {
 	struct ycsb_zipf scanzipf;      /* scan length, scanlengthdistribution zipfian */
 	struct rng rng;
 };
+/* One thread's operation generator for mix m over seq, its random state seeded from run and thread. */
 void ycsb_gen_init(struct ycsb_gen *g, const struct ycsb_mix *m, struct ycsb_keyseq *seq,
 		   uint64_t run, uint64_t thread);
 /* CoreWorkload.nextKeynum: a key already inserted, by the request distribution. */

@@ -123,6 +123,7 @@ struct bisect_result {
 int bisect_run(const struct bisect_opts *o, const struct bisect_ops *ops, struct bisect_result *r,
 	       char *err);
 
+/* Free what bisect_run put in r. */
 void bisect_release(struct bisect_result *r);
 
 /*
@@ -134,6 +135,7 @@ void bisect_release(struct bisect_result *r);
  */
 int bisect_budget_check(unsigned max_runs, double max_hours, double duration_s, char *err);
 
+/* The names the result and the API use for a step's class and the outcome. */
 const char *bisect_class_name(enum bisect_class c);
 const char *bisect_outcome_name(enum bisect_outcome o);
 

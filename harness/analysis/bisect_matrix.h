@@ -62,6 +62,7 @@ json_t *bisect_matrix_json(const struct bisect_matrix *x, const struct bisect_re
 int64_t bisect_matrix_id(const struct bisect_matrix *x);
 const char *bisect_matrix_metric(const struct bisect_matrix *x);
 
+/* Close x's store and free it. */
 void bisect_matrix_close(struct bisect_matrix *x);
 
 #endif

@@ -62,6 +62,11 @@ unsigned calibrate_need_range(double sd, unsigned blocks, double least, double e
  * checks them first). Returns 0, or -1 with err naming m's file and the field. */
 int calibrate_verdict_keys(const struct matrix *m, char *err);
 
+/*
+ * What host's calibrations say of m: the blocks each cell needs for an effect
+ * of effect, the cells with none, through say (warnings flagged). Returns 0,
+ * or -1 with err (m's verdict keys, the store).
+ */
 int calibrate_advice(struct store *s, const struct matrix *m, const char *host, double effect,
 		     calibrate_say_fn say, void *arg, char *err);
 

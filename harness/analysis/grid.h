@@ -60,6 +60,7 @@ struct grid_pairs {
 	double *mean;          /* [per_block] arithmetic mean over the blocks, NAN if none */
 };
 
+/* Row row's per-block deltas of arm against the baseline into ret (release it); -1 with err. */
 int grid_pairs(const struct grid *g, const struct run_summary *v, size_t n, unsigned row,
 	       unsigned arm, struct grid_pairs *ret, char *err);
 void grid_pairs_release(struct grid_pairs *p);

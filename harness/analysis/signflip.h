@@ -41,6 +41,7 @@ struct signflip {
 	double w[2 * SIGNFLIP_BETS];        /* the product of the held factors */
 };
 
+/* An empty sequence: wealth 1 in every bet. */
 void signflip_init(struct signflip *s);
 
 /* One more block's statistic (NAN: ignored; 0: a tie, no bet). */

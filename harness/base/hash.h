@@ -16,6 +16,7 @@ struct hash_sha256 {
 	struct sha256_ctx ctx;
 };
 
+/* A fresh SHA-256; then data fed in any pieces. */
 void hash_sha256_init(struct hash_sha256 *s);
 void hash_sha256_update(struct hash_sha256 *s, const void *data, size_t len);
 /* The digest as 64 lowercase hex digits and a NUL; s is initialised again. */

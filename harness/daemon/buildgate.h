@@ -16,6 +16,7 @@ struct buildgate {
 	unsigned blocks;     /* ABBA blocks in flight */
 };
 
+/* Set up and tear down g's lock and condition (no compile, no block in flight). */
 void buildgate_init(struct buildgate *g);
 void buildgate_destroy(struct buildgate *g);
 

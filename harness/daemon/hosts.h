@@ -25,9 +25,9 @@ void hosts_close(struct hosts *hs);
 /* Connect this machine's hosts (the embedded driver) now: they fail the start, not a slot. */
 int hosts_connect_local(struct hosts *hs, char *err);
 
+/* How many hosts hs has; the i-th (NULL past the end); a host's harness.conf name. */
 unsigned hosts_count(const struct hosts *hs);
 struct host *hosts_at(struct hosts *hs, unsigned i);
-
 const char *host_name(const struct host *h);
 /* Guest slots: the host line's, or conf's guests for this machine. */
 unsigned host_slots(const struct host *h, const struct conf *c);

@@ -45,6 +45,7 @@ int series_read_confined(const char *path, const struct image_roots *roots, stru
 /* series_read_confined with roots NULL: patches below the series' directory. */
 int series_read(const char *path, struct series *s, char *err);
 
+/* Free what series_read put in s. */
 void series_free(struct series *s);
 
 #endif

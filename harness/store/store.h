@@ -46,6 +46,7 @@ struct run_ref {
 int store_queued_runs(struct store *s, int64_t matrix_id, struct run_ref **ret, size_t *ret_n,
 		      char *err);
 
+/* The run boots: its accel, host, arch and console log, started now. */
 int store_run_booting(struct store *s, int64_t run, const char *accel, const char *host,
 		      const char *arch, const char *console, char *err);
 /* What measured a run (schema 14), stored as it boots; strings as vm/hostinfo.h has them. */
@@ -57,6 +58,7 @@ struct store_machine {
 	const char *vcpu_pin;           /* "2,3" (vCPU i on the i-th) or "none" */
 };
 
+/* What measured it (versions, TCG threading, host kernel and CPUs); then the agent's hello (running); then its setup (lru_gen read back, residency, files). */
 int store_run_machine(struct store *s, int64_t run, const struct store_machine *m, char *err);
 int store_run_hello(struct store *s, int64_t run, const struct proto_hello *h,
 		    int64_t agent_ready_ms, char *err);
@@ -135,6 +137,7 @@ struct matrix_info {
 /* A cell's job as the store keeps it (cells.job): malloc'd JSON, NULL if out of memory. */
 char *store_job_text(const struct proto_job *job);
 
+/* A matrix's name, arms, cells and their done runs' lru_gen and arch, for the tables. */
 int store_matrix_info(struct store *s, int64_t matrix_id, struct matrix_info *mi, char *err);
 
 /* Summaries of the matrix's done runs, as written when each ended; *ret is malloc'd. */
@@ -154,6 +157,7 @@ struct cell_layout {
 	char report[1024];            /* the preset's "table" JSON, "" for none */
 };
 
+/* Cell cell's files, streams and report kind. */
 int store_cell_layout(struct store *s, int64_t matrix_id, unsigned cell, struct cell_layout *l,
 		      char *err);
 
@@ -223,6 +227,7 @@ int store_requeue(struct store *s, int64_t run, const char *status, const char *
 /* At daemon start: runs left booting or running become interrupted and re-queued. */
 int store_resume(struct store *s, unsigned *ret_interrupted, char *err);
 
+/* A matrix's state (active, paused, finished, cancelled); -1 with err if there is no such matrix. */
 int store_matrix_state(struct store *s, int64_t mid, char state[16], char *err);
 /* cancelled also cancels the matrix's queued runs. */
 int store_set_matrix_state(struct store *s, int64_t mid, const char *state, char *err);

@@ -39,6 +39,7 @@ struct bisection {
 	char created_at[32], ended_at[32];
 };
 
+/* Free b's heap fields (result, result_text). */
 void store_bisection_free(struct bisection *b);
 
 /*
@@ -65,6 +66,7 @@ int store_bisection_ids(struct store *s, int64_t before, size_t limit, int64_t *
 /* The oldest running bisection, 0 if none. */
 int store_bisection_next(struct store *s, int64_t *ret_id, char *err);
 
+/* The line status shows for a running bisection. */
 int store_bisection_progress(struct store *s, int64_t id, const char *line, char *err);
 
 /* Ended: done with its result (JSON text and table), or failed with why (result NULL). */

@@ -19,6 +19,7 @@ struct store_pressure {
 	double cpu_some, cpu_full, io_some, io_full, load;
 };
 
+/* One interval's host pressure totals and load beside the run's samples. */
 int store_host_pressure(struct store *s, int64_t run, const struct store_pressure *p, char *err);
 
 /* The gate before run: how long it waited, and whether it started busy anyway. */

@@ -44,6 +44,7 @@ struct report_run {
 	char console[PATH_MAX];
 };
 
+/* The report's facts of a matrix: name, dates, state, sizes, hosts, accels, arches, run counts. */
 int store_report_matrix(struct store *s, int64_t mid, struct report_matrix *ret, char *err);
 /* The arms in index order, at most SPEC_MAX_ARMS; *ret_n of them. */
 int store_report_arms(struct store *s, int64_t mid, struct report_arm *ret, unsigned *ret_n,

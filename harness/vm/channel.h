@@ -14,6 +14,7 @@ struct channel {
 	char buf[PROTO_LINE_MAX];
 };
 
+/* An unconnected channel (no fd, empty buffer). */
 void channel_init(struct channel *ch);
 
 /* Connect to QEMU's socket at path, retrying until deadline_ms (now_ms clock). */
@@ -22,6 +23,7 @@ int channel_unix_connect(const char *path, int64_t deadline_ms, int *fd, char *e
 /* Read and send over fd (a socket, made non-blocking), which ch owns from here. */
 int channel_attach(struct channel *ch, int fd, char *err);
 
+/* Close ch's socket; ch may be closed again. */
 void channel_close(struct channel *ch);
 
 enum channel_status { CH_MSG, CH_TIMEOUT, CH_EOF, CH_BAD };
@@ -38,6 +40,7 @@ enum channel_status channel_recv(struct channel *ch, struct proto_msg *msg, int6
  * line's length and sets *consumed, or -1 if no newline is buffered. */
 ssize_t channel_take_line(const char *buf, size_t len, size_t *consumed);
 
+/* msg as one line to the guest, waiting up to 5 s for room; -1 with err. */
 int channel_send(struct channel *ch, const struct proto_msg *msg, char *err);
 
 #endif
