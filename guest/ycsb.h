@@ -47,7 +47,8 @@ struct ycsb_zipf {
 	double theta, alpha, zetan, eta, zeta2;
 };
 
-/* YCSB's ZipfianGenerator: zeta from item from to item to, added to initial; a generator for items from base. */
+/* YCSB's ZipfianGenerator: initial + the sum of 1/i^theta for i in (from, to]; a generator of
+ * items values from base (zetan: their zeta, 0 to compute it). */
 double ycsb_zeta(uint64_t from, uint64_t to, double theta, double initial);
 void ycsb_zipf_init(struct ycsb_zipf *z, uint64_t base, uint64_t items, double theta,
 		    double zetan);
