@@ -79,6 +79,8 @@ static const struct field hello_fields[] = {
 static const struct field job_fields[] = {
 	U64(proto_job, run, "run", UINT64_C(1) << 53),
 	STR(proto_job, lru_gen, "lru_gen"),
+	STR(proto_job, seed, "seed"),
+	U64(proto_job, host_ms, "host_ms", UINT64_C(1) << 53),
 	{ "workload", F_JOB, 0, 0, 0 },
 	END,
 };
@@ -89,6 +91,9 @@ static const struct field setup_fields[] = {
 	U64S(proto_setup, file_pages, "file_pages", UINT64_C(1) << 40),
 	U64S(proto_setup, file_ino, "file_ino", UINT64_C(1) << 62),
 	STR(proto_setup, trace, "trace"),
+	U64(proto_setup, clock_behind_ms, "clock_behind_ms", UINT64_C(1) << 53),
+	U64(proto_setup, clock_ahead_ms, "clock_ahead_ms", UINT64_C(1) << 53),
+	STR(proto_setup, rng, "rng"),
 	END,
 };
 
@@ -305,17 +310,20 @@ static int u64_from_json(const char *key, json_t *v, uint64_t max, uint64_t *dst
 	return 0;
 }
 
-/* The workload of a job message; run and lru_gen, parsed before it, are kept. */
+/* The workload of a job message; the fields parsed before it (run, lru_gen, seed, host_ms) are kept. */
 static int job_field_from_json(json_t *v, struct proto_job *job, char *err, size_t errlen)
 {
-	uint64_t run = job->run;
-	char lru[sizeof(job->lru_gen)];
+	uint64_t run = job->run, host_ms = job->host_ms;
+	char lru[sizeof(job->lru_gen)], seed[sizeof(job->seed)];
 
 	memcpy(lru, job->lru_gen, sizeof(lru));
+	memcpy(seed, job->seed, sizeof(seed));
 	if (proto_job_from_json(v, job, "job", err, errlen) < 0)
 		return -1;
 	job->run = run;
+	job->host_ms = host_ms;
 	memcpy(job->lru_gen, lru, sizeof(lru));
+	memcpy(job->seed, seed, sizeof(seed));
 	return 0;
 }
 

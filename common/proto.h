@@ -17,7 +17,7 @@
 
 #include "common/lrugen.h"
 
-#define PROTO_VERSION     6      /* 6: sampled folio events, PROTO_TRACE; 5: PROTO_LRU */
+#define PROTO_VERSION     7      /* 7: the job's seed and host clock; 6: PROTO_TRACE; 5: PROTO_LRU */
 #define PROTO_PORT_NAME   "harness.0"
 #define PROTO_LINE_MAX    16384  /* longer lines are refused, never truncated */
 #define PROTO_STR_MAX     128    /* bound on short string fields */
@@ -347,9 +347,18 @@ struct proto_stream {
 	uint64_t set;                /* bit i: option i of the table was given */
 };
 
+/* The host's entropy in a job: 32 bytes as hex. */
+#define PROTO_SEED_HEX 64
+
 struct proto_job {
 	uint64_t run;
 	char lru_gen[8];             /* "y", "n" or "" to leave the kernel default */
+	/* what makes a guest restored from a save as fresh as a booted one: the
+	 * host's entropy, credited and reseeding the kernel's CRNG, and the host's
+	 * wall clock (ms since the epoch) as it sent the job, which the guest's
+	 * clock is stepped to */
+	char seed[PROTO_SEED_HEX + 1];
+	uint64_t host_ms;
 	uint64_t memcg_mib;          /* memory.max of the workload's cgroup */
 	uint64_t duration_s;         /* the workload's length; streams end by then */
 	uint64_t interval_ms;        /* sampling interval */
@@ -446,6 +455,10 @@ struct proto_setup {
 	struct proto_u64s file_pages;  /* per declared file */
 	struct proto_u64s file_ino;    /* per declared file, its inode (trace events name it) */
 	char trace[PROTO_STR_MAX];     /* "" untraced; "on: ..." or "off: why" */
+	/* how far the guest's wall clock was from the job's host_ms as it came
+	 * (one of the two is 0), before it was stepped to it */
+	uint64_t clock_behind_ms, clock_ahead_ms;
+	char rng[17];                  /* 8 bytes of getrandom(2) after the reseed, hex */
 };
 
 /* What an event marks; names as stored. */

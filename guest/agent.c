@@ -32,6 +32,7 @@
 
 #include "boot.h"
 #include "fault.h"
+#include "fresh.h"
 #include "fdio.h"
 #include "common/proto.h"
 #include "sampler.h"
@@ -583,6 +584,12 @@ static int setup(struct agent *a)
 	struct proto_setup *s = &m.u.setup;
 	char lru[64];
 
+	/* first: a guest restored from a save runs on from its saved clock and
+	 * random state, shared by every run restored from that save */
+	if (fresh_clock(a->job.host_ms, &s->clock_behind_ms, &s->clock_ahead_ms, errmsg,
+			sizeof(errmsg)) < 0 ||
+	    fresh_reseed(a->job.seed, s->rng, sizeof(s->rng), errmsg, sizeof(errmsg)) < 0)
+		return -1;
 	if (apply_lru_gen(a, lru, sizeof(lru)) < 0 || setup_memcg(a) < 0 ||
 	    check_files(a, &s->file_pages) < 0 || data_writable(a) < 0)
 		return -1;

@@ -360,7 +360,7 @@ static void test_schema3_refused(void **state)
 	sqlite3_close(db);
 	assert_int_equal(store_open(path, &s, err), -1);
 	assert_null(s);
-	assert_non_null(strstr(err, "has schema 3, this harness writes schema 15"));
+	assert_non_null(strstr(err, "has schema 3, this harness writes schema 16"));
 	assert_non_null(strstr(err, path));
 	assert_null(strchr(err, '\n'));
 	/* left as it was */
@@ -392,7 +392,11 @@ static int64_t count_at(const char *path, const char *sql)
  */
 /* Schema 12's to 15's additions taken back out (the fixtures are made by today's store). */
 #define DROP_SAMPLE_COLUMN(m, key, max) "ALTER TABLE samples DROP COLUMN \"" key "\";"
-#define DOWNGRADE_15 \
+#define DOWNGRADE_16 \
+	"ALTER TABLE runs DROP COLUMN start; ALTER TABLE runs DROP COLUMN save_key;" \
+	"ALTER TABLE runs DROP COLUMN clock_behind_ms; ALTER TABLE runs DROP COLUMN clock_ahead_ms;" \
+	"ALTER TABLE runs DROP COLUMN rng;"
+#define DOWNGRADE_15 DOWNGRADE_16 \
 	"ALTER TABLE runs DROP COLUMN quiet_wait_ms; ALTER TABLE runs DROP COLUMN started_busy;" \
 	"ALTER TABLE runs DROP COLUMN pressure_cpu_pct; ALTER TABLE runs DROP COLUMN pressure_io_pct;" \
 	"ALTER TABLE runs DROP COLUMN pressure_load_pct; ALTER TABLE runs DROP COLUMN contended;" \
@@ -464,7 +468,7 @@ static void test_schema5_upgraded(void **state)
 		fail_msg("schema 5 not upgraded: %s", err);
 	store_close(s);
 	/* nothing lost: three matrices, 4 runs each; the older live twin points at the newer */
-	assert_int_equal(count_at(path, "PRAGMA user_version"), 15);
+	assert_int_equal(count_at(path, "PRAGMA user_version"), 16);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM matrices"), 3);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs"), 12);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM matrices WHERE name = 'twin-a'"
@@ -788,7 +792,7 @@ static void test_schema4_upgraded(void **state)
 	assert_int_equal(nc, n);
 	assert_int_equal(store_unclaim(s, 0, err), 0);
 	store_close(s);
-	/* and it says schema 15 from now on (4 to 5 ... to 15), its arms with no build */
+	/* and it says schema 16 from now on (4 to 5 ... to 16), its arms with no build */
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "SELECT resolve_msg FROM matrices", NULL, NULL, NULL),
 			 SQLITE_OK);
@@ -798,10 +802,13 @@ static void test_schema4_upgraded(void **state)
 		assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL),
 				 SQLITE_OK);
 		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-		assert_int_equal(sqlite3_column_int(st, 0), 15);
+		assert_int_equal(sqlite3_column_int(st, 0), 16);
 		sqlite3_finalize(st);
 	}
 	sqlite3_close(db);
+	/* schema 16: no older run says how its guest started */
+	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs WHERE start IS NOT NULL"
+				  " OR save_key IS NOT NULL OR rng IS NOT NULL"), 0);
 	/* schema 14: no older run says what measured it */
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs WHERE qemu_version IS NOT NULL"
 				  " OR libvirt_version IS NOT NULL OR tcg_thread IS NOT NULL"

@@ -29,7 +29,7 @@ static const char *job_line(const char *workload)
 {
 	static char buf[PROTO_LINE_MAX * 2];
 	int n = snprintf(buf, sizeof(buf), "{\"type\":\"job\",\"run\":1,\"lru_gen\":\"y\","
-			 "\"workload\":%s}", jq(workload));
+			 "\"seed\":\"%064d\",\"host_ms\":1,\"workload\":%s}", 0, jq(workload));
 
 	assert_true(n > 0 && (size_t)n < sizeof(buf));
 	return buf;
@@ -572,12 +572,17 @@ static void test_parse_job_line(void **state)
 
 	(void)state;
 	snprintf(line, sizeof(line), "{\"workload\":%s,\"lru_gen\":\"n\",\"run\":5,"
-		 "\"type\":\"job\"}", jq(JOB_FULL));
+		 "\"seed\":\"%s\",\"host_ms\":1796400000123,\"type\":\"job\"}", jq(JOB_FULL),
+		 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
 	if (parse(line, m) < 0)
 		fail_msg("refused: %s", err);
 	assert_int_equal(m->type, PROTO_JOB);
 	assert_int_equal(m->u.job.run, 5);
 	assert_string_equal(m->u.job.lru_gen, "n");
+	/* parsed before the workload, kept through it */
+	assert_string_equal(m->u.job.seed,
+			    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+	assert_true(m->u.job.host_ms == UINT64_C(1796400000123));
 	assert_job_full(&m->u.job);
 	free(m);
 }

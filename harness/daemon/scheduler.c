@@ -223,6 +223,7 @@ static void runner_init(struct slot *sl, struct runner *r, struct vm_conn *vm,
 	/* this machine's cores only: another host's are not ours to count */
 	r->first_cpu = c->pin && vm_is_local(vm) && cpus > 0 && first + m->vcpus <= (uint64_t)cpus ?
 		(int)first : -1;
+	r->slot = (int)sl->nth;
 	r->should_stop = should_stop;
 	r->stop_arg = sl;
 	if (runner_check_images(c, m, err) < 0)

@@ -12,7 +12,9 @@
  * In order; each is stored as the host's wall clock (ms since the epoch) at
  * which the phase ended, so a phase lasts from the one before it to its own.
  * firmware, kernel and modules come from the guest's clock in its hello
- * (proto_hello.up_*_ms), placed on the host's by the hello's arrival.
+ * (proto_hello.up_*_ms), placed on the host's by the hello's arrival. A run
+ * restored from a saved guest has restore in place of define to agent; the
+ * run that made the save has both.
  */
 #define RUN_PHASES(X) \
 	X(PH_PICKED,   "picked",   "the run taken from the queue: the phases below count from here") \
@@ -22,6 +24,8 @@
 	X(PH_KERNEL,   "kernel",   "the kernel's boot, to /init") \
 	X(PH_MODULES,  "modules",  "virtio modules loaded, data disk mounted") \
 	X(PH_AGENT,    "agent",    "the agent started, to its hello on the host") \
+	X(PH_SAVE,     "save",     "the booted guest saved for the arm's later runs (start: restore)") \
+	X(PH_RESTORE,  "restore",  "QEMU started from the saved guest, its channel connected") \
 	X(PH_SETUP,    "setup",    "the job sent and set up: lru_gen, memcg, files") \
 	X(PH_WORKLOAD, "workload", "the workload, to its summary") \
 	X(PH_TEARDOWN, "teardown", "the domain destroyed, the run's files removed") \

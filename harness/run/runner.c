@@ -11,11 +11,13 @@
 #include "run/phases.h"
 #include "run/pressure.h"
 #include "run/quiet.h"
+#include "run/saved.h"
 #include "store/store_pressure.h"
 
 #include <errno.h>
 #include <math.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 /* The nodes a sample announced and what came of them; each node's newest seq. */
@@ -51,6 +53,8 @@ struct run_ctx {
 	struct proto_summary summary;
 	struct run_outcome *out;
 	struct run_phases ph;
+	struct proto_hello hello;                /* the agent's, from its boot */
+	struct saved save;                       /* start "restore": the arm's saved guest */
 	struct pressure_point *press;            /* the host's, as the job went and per sample */
 	size_t npress, cap_press;
 	int press_off;                           /* a pressure file could not be read: not judged */
@@ -100,32 +104,31 @@ static int prepare(struct run_ctx *c)
 
 /*
  * What measures the run, stored as it boots (store_run_machine): the host's
- * facts, and the TCG threading its guest gets, into cfg.
+ * facts into f, and the TCG threading its guest gets, into cfg.
  */
-static int record_machine(struct run_ctx *c, struct vm_config *cfg)
+static int record_machine(struct run_ctx *c, struct vm_config *cfg, struct vm_host_facts *f)
 {
-	struct vm_host_facts f;
 	char why[256], pin[256];
 	struct store_machine m;
 
-	vm_conn_facts(c->r->vm, cfg->arch, &f);
-	cfg->tcg_thread = vm_tcg_threading_on(&f, cfg->accel, cfg->vcpus, c->r->conf->tcg_thread,
+	vm_conn_facts(c->r->vm, cfg->arch, f);
+	cfg->tcg_thread = vm_tcg_threading_on(f, cfg->accel, cfg->vcpus, c->r->conf->tcg_thread,
 					      why, sizeof(why));
 	vm_pinning_str(vm_is_local(c->r->vm) ? cfg->first_cpu : -1, cfg->vcpus,
 		       !strcmp(cfg->tcg_thread, "single"), pin, sizeof(pin));
-	m = (struct store_machine){ .qemu = f.qemu, .libvirt = f.libvirt,
-				    .tcg_thread = cfg->tcg_thread, .kernel = f.kernel,
-				    .cpu_model = f.cpu_model, .cpus = f.cpus, .vcpu_pin = pin };
+	m = (struct store_machine){ .qemu = f->qemu, .libvirt = f->libvirt,
+				    .tcg_thread = cfg->tcg_thread, .kernel = f->kernel,
+				    .cpu_model = f->cpu_model, .cpus = f->cpus, .vcpu_pin = pin };
 	return store_run_machine(c->r->store, c->id, &m, c->dberr) < 0 ? -2 : 0;
 }
 
-static int boot(struct run_ctx *c)
+/* The run's domain: cfg points into name and cmdline (64 and 512 bytes). */
+static void run_config(struct run_ctx *c, struct vm_config *cfg, char *name, char *cmdline)
 {
-	char name[64], cmdline[512], err[ERR_MAX];
-	int fd;
 	/* a guest of another architecture than the host's runs under TCG */
 	const char *accel = vm_accel_for(c->cell->arch, vm_conn_arch(c->r->vm), c->r->accel);
-	struct vm_config cfg = {
+
+	*cfg = (struct vm_config){
 		.name = name, .arch = c->cell->arch, .accel = accel,
 		.memory_mib = c->m->memory_mib, .vcpus = c->m->vcpus,
 		.kernel = spec_files(c->arm, c->cell)->kernel, .initrd = c->initrd,
@@ -133,22 +136,22 @@ static int boot(struct run_ctx *c)
 		.backing = c->disk, .disk = c->overlay, .console = c->console, .channel = c->sock,
 		.first_cpu = c->r->first_cpu,
 	};
-
-	snprintf(name, sizeof(name), "harness-%d-run-%lld", (int)getpid(), (long long)c->id);
+	snprintf(name, 64, "harness-%d-run-%lld", (int)getpid(), (long long)c->id);
 	/* loglevel=6: the console keeps levels 0-5: every line of a panic,
 	 * oops, BUG or WARNING (their registers and traces are KERN_DEFAULT,
 	 * 4) and the notices (the kernel's banner); the boot's few hundred
 	 * info lines, each byte a trapped port write under TCG, stay in the
 	 * kernel's buffer. An arm's own loglevel= comes later and wins. */
-	snprintf(cmdline, sizeof(cmdline), "console=%s loglevel=6 panic=-1 %s",
+	snprintf(cmdline, 512, "console=%s loglevel=6 panic=-1 %s",
 		 vm_console_device(c->cell->arch), c->arm->cmdline);
-	if (store_run_booting(c->r->store, c->id, accel, c->r->host, c->cell->arch, c->console,
-			      c->dberr) < 0 || record_machine(c, &cfg) < 0)
-		return -2;
-	c->t_boot = now_ms();
-	if (vm_start(c->r->vm, &cfg, &c->dom, err) < 0)
-		return fail_infra(c, "%s", err);
-	phases_mark(&c->ph, PH_DEFINE);
+}
+
+/* The guest's channel, once its domain runs, attached to c->ch. */
+static int attach_channel(struct run_ctx *c)
+{
+	char err[ERR_MAX];
+	int fd;
+
 	if (vm_open_channel(c->dom, c->t_boot + 10000, &fd, err) < 0)
 		return fail_infra(c, "%s", err);
 	if (channel_attach(&c->ch, fd, err) < 0) {
@@ -156,6 +159,17 @@ static int boot(struct run_ctx *c)
 		return fail_infra(c, "%s", err);
 	}
 	return 0;
+}
+
+static int boot(struct run_ctx *c, const struct vm_config *cfg)
+{
+	char err[ERR_MAX];
+
+	c->t_boot = now_ms();
+	if (vm_start(c->r->vm, cfg, &c->dom, err) < 0)
+		return fail_infra(c, "%s", err);
+	phases_mark(&c->ph, PH_DEFINE);
+	return attach_channel(c);
 }
 
 static int next_msg(struct run_ctx *c, struct proto_msg *msg, int64_t deadline, const char *what);
@@ -171,18 +185,10 @@ static int expect(struct run_ctx *c, enum proto_type want, struct proto_msg *msg
 	return 0;
 }
 
-static int await_hello(struct run_ctx *c)
+/* The agent's hello h, from this boot or the save's: stored, then checked. */
+static int take_hello(struct run_ctx *c, const struct proto_hello *h)
 {
-	const struct proto_hello *h;
-	struct proto_msg msg;
-
-	if (expect(c, PROTO_HELLO, &msg, c->t_boot + (int64_t)c->r->conf->boot_timeout_s * 1000,
-		   "hello") < 0)
-		return -1;
-	h = &msg.u.hello;
-	c->out->agent_ready_ms = now_ms() - c->t_boot;
-	phases_mark(&c->ph, PH_AGENT);
-	phases_from_hello(&c->ph, h, c->ph.at[PH_AGENT]);
+	c->hello = *h;
 	if (store_run_hello(c->r->store, c->id, h, c->out->agent_ready_ms, c->dberr) < 0)
 		return -2;
 	c->page_size = h->page_size ? h->page_size : 4096;
@@ -196,6 +202,130 @@ static int await_hello(struct run_ctx *c)
 		return fail(c, "guest reports arch '%s', cell '%s' is for '%s'", h->arch,
 			    c->cell->name, c->cell->arch);
 	return 0;
+}
+
+static int await_hello(struct run_ctx *c)
+{
+	struct proto_msg msg;
+
+	if (expect(c, PROTO_HELLO, &msg, c->t_boot + (int64_t)c->r->conf->boot_timeout_s * 1000,
+		   "hello") < 0)
+		return -1;
+	c->out->agent_ready_ms = now_ms() - c->t_boot;
+	phases_mark(&c->ph, PH_AGENT);
+	phases_from_hello(&c->ph, &msg.u.hello, c->ph.at[PH_AGENT]);
+	return take_hello(c, &msg.u.hello);
+}
+
+/* Boot cfg's guest to its hello: a run's start "boot". */
+static int start_boot(struct run_ctx *c, const struct vm_config *cfg)
+{
+	int rc;
+
+	if (store_run_start(c->r->store, c->id, "boot", NULL, c->dberr) < 0)
+		return -2;
+	rc = boot(c, cfg);
+	return rc ? rc : await_hello(c);
+}
+
+/*
+ * The arm's guest booted to its hello, then saved into c->save for the
+ * arm's later runs (the overlay it booted on becomes the save's disk).
+ */
+static int make_save(struct run_ctx *c, const struct vm_config *cfg)
+{
+	struct proto_msg msg = { .type = PROTO_HELLO };
+	char line[PROTO_LINE_MAX], err[ERR_MAX];
+	int rc = boot(c, cfg);
+
+	if (rc || (rc = await_hello(c)))
+		return rc;
+	msg.u.hello = c->hello;
+	if (proto_format(&msg, line, sizeof(line)) < 0)
+		return fail_infra(c, "the agent's hello does not format again");
+	line[strcspn(line, "\n")] = '\0';
+	channel_close(&c->ch);
+	rc = saved_commit(&c->save, c->dom, c->overlay, line, err);
+	c->dom = NULL;
+	if (rc < 0)
+		return fail_infra(c, "%s", err);
+	phases_mark(&c->ph, PH_SAVE);
+	return 0;
+}
+
+/* The saved guest restored on a fresh overlay of its disk, its channel attached. */
+static int restore(struct run_ctx *c, struct vm_config *cfg)
+{
+	char err[ERR_MAX];
+
+	cfg->backing = c->save.disk;
+	cfg->backing_fmt = "qcow2";
+	c->t_boot = now_ms();
+	if (vm_restore(c->r->vm, cfg, c->save.state, &c->dom, err) < 0) {
+		saved_drop(&c->save);   /* the retry makes it anew */
+		return fail_infra(c, "restoring saved guest %.16s: %s", c->save.key, err);
+	}
+	if (attach_channel(c) < 0)
+		return -1;
+	c->out->agent_ready_ms = now_ms() - c->t_boot;
+	phases_mark(&c->ph, PH_RESTORE);
+	return 0;
+}
+
+/*
+ * A run's start "restore": the arm's saved guest (made by this run if
+ * there is none yet: start "save") restored; its hello is the one its
+ * agent sent as it booted.
+ */
+static int start_restore(struct run_ctx *c, struct vm_config *cfg, const struct vm_host_facts *f)
+{
+	struct proto_msg msg;
+	char cache[PATH_MAX], err[ERR_MAX];
+	int rc, made = 0;
+
+	if (pathf(cache, err, "%s/cache", c->r->conf->results) < 0 ||
+	    saved_open(cache, cfg, f, c->r->slot, &c->save, err) < 0)
+		return fail_infra(c, "%s", err);
+	cfg->name = c->save.name;
+	cfg->uuid = c->save.uuid;
+	if (!c->save.ready) {
+		made = 1;
+		if ((rc = make_save(c, cfg)))
+			return rc;
+		saved_prune(cache, c->r->conf->saves_max_mib << 20);
+	}
+	saved_share(&c->save);
+	if (store_run_start(c->r->store, c->id, made ? "save" : "restore", c->save.key,
+			    c->dberr) < 0)
+		return -2;
+	if ((rc = restore(c, cfg)))
+		return rc;
+	if (made)
+		return 0;
+	if (saved_hello(&c->save, &msg, err) < 0)
+		return fail_infra(c, "%s", err);
+	return take_hello(c, &msg.u.hello);
+}
+
+/* The run's guest, booted or restored as its matrix says, ready for its job. */
+static int start_guest(struct run_ctx *c)
+{
+	struct vm_config cfg;
+	struct vm_host_facts f;
+	char name[64], cmdline[512];
+
+	run_config(c, &cfg, name, cmdline);
+	if (store_run_booting(c->r->store, c->id, cfg.accel, c->r->host, c->cell->arch,
+			      c->console, c->dberr) < 0 || record_machine(c, &cfg, &f) < 0)
+		return -2;
+	if (strcmp(c->m->start, "restore"))
+		return start_boot(c, &cfg);
+	if (!vm_is_local(c->r->vm)) {
+		fprintf(stderr, "harness: run %lld: booted: guests on another host are not restored "
+			"yet\n", (long long)c->id);
+		return start_boot(c, &cfg);
+	}
+	return start_restore(c, &cfg, &f);
 }
 
 static int lru_gen_matches(const char *want, const char *got)
@@ -252,9 +382,19 @@ static int send_job(struct run_ctx *c)
 	struct proto_msg msg = { .type = PROTO_JOB };
 	char err[ERR_MAX];
 
+	unsigned char seed[PROTO_SEED_HEX / 2];
+	size_t i;
+
 	msg.u.job = c->cell->job;
 	msg.u.job.run = (uint64_t)c->id;
 	snprintf(msg.u.job.lru_gen, sizeof(msg.u.job.lru_gen), "%s", c->arm->lru_gen);
+	/* fresh entropy for every guest, booted or restored (a restored one's
+	 * CRNG is its save's) */
+	if (getrandom(seed, sizeof(seed), 0) != (ssize_t)sizeof(seed))
+		return fail_infra(c, "getrandom: %s", strerror(errno));
+	for (i = 0; i < sizeof(seed); i++)
+		snprintf(msg.u.job.seed + 2 * i, 3, "%02x", seed[i]);
+	msg.u.job.host_ms = (uint64_t)phases_now();
 	if (channel_send(&c->ch, &msg, err) < 0)
 		return fail(c, "%s", err);
 	if (expect(c, PROTO_SETUP, &msg, now_ms() + 120000, "setup") < 0)
@@ -666,6 +806,7 @@ static void teardown(struct run_ctx *c)
 	channel_close(&c->ch);
 	vm_destroy(c->dom);
 	c->dom = NULL;
+	saved_close(&c->save);
 	unlink(c->overlay);
 	unlink(c->sock);
 }
@@ -774,6 +915,7 @@ int runner_run(struct runner *r, const struct matrix *m, const struct run_ref *r
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	c.save.lock_fd = -1;
 	memset(c.lru.nid, 0xff, sizeof(c.lru.nid));   /* -1: no node seen yet */
 	channel_init(&c.ch);
 	phases_mark(&c.ph, PH_PICKED);
@@ -782,10 +924,8 @@ int runner_run(struct runner *r, const struct matrix *m, const struct run_ref *r
 		rc = gate(&c);
 	if (rc == 0) {
 		phases_mark(&c.ph, PH_PREPARE);
-		rc = boot(&c);
+		rc = start_guest(&c);
 	}
-	if (rc == 0)
-		rc = await_hello(&c);
 	if (rc == 0)
 		rc = send_job(&c);
 	if (rc == 0)

@@ -22,6 +22,7 @@ struct runner {
 	const char *accel;           /* "kvm" or "tcg" */
 	char host[64];
 	int first_cpu;               /* pin vCPUs from this host CPU on; -1: no pinning */
+	int slot;                    /* its guest slot on the host: saved guests are per slot */
 	/* asked to stop (daemon shutdown, matrix cancelled): the run ends interrupted */
 	int (*should_stop)(void *arg);
 	void *stop_arg;

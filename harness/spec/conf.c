@@ -47,6 +47,12 @@ static const struct ckey keys[] = {
 	  "TCG guests of more than one vCPU: auto (single-threaded on a QEMU before 8.1, whose "
 	  "multi-threaded TCG can run stale code after the kernel patches itself), single, or "
 	  "multi (on such a QEMU only to measure that race)", "auto single multi" },
+	{ "start", C_STR, COFF(start), 0, 7, "boot",
+	  "how a run's guest starts unless its matrix says: boot, or restore (from a guest saved "
+	  "once per arm as it was ready for its job; docs/restore.md)", "boot restore" },
+	{ "saves_max_mib", C_UINT, COFF(saves_max_mib), 64, UINT64_C(1) << 30, "4096",
+	  "saved guests kept in <results>/cache/saves, MiB; the least recently used go first",
+	  NULL },
 	{ "api_socket", C_STR, COFF(api_socket), 0, PATH_MAX - 1, "",
 	  "the daemon's HTTP API: a unix socket, mode 0600 (empty: <results>/harnessd.sock)", NULL },
 	{ "api_group", C_STR, COFF(api_group), 0, 63, "",

@@ -44,6 +44,8 @@ struct conf {
 	uint64_t slack_s;         /* beyond the workload's duration before a run times out */
 	char accel[8];            /* "auto", "kvm" or "tcg" */
 	char tcg_thread[8];       /* "auto", "single" or "multi" (vm_tcg_threading_on) */
+	char start[8];            /* a run's guest: "boot" or "restore" (from a saved guest) */
+	uint64_t saves_max_mib;   /* saved guests kept in the cache, MiB; the oldest go */
 	/* the daemon */
 	char api_socket[PATH_MAX];  /* unix socket of the HTTP API, mode 0600 */
 	char api_group[64];       /* if set: socket mode 0660, owned by this group */

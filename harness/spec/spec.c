@@ -15,7 +15,7 @@
 /* J_PKG: a Debian package name; J_URL: http(s)/file URL; J_SHA: SHA-256 hex (kept lowercase);
  * J_TAG: an arm's tag (a name that may also hold '/' and ':'); J_SRCPKG: a
  * linux-source-X.Y package; J_REV: a git revision; J_CONFIG: a base config name or path */
-enum jkind { J_NAME, J_TEXT, J_UINT, J_LRU, J_ANY, J_PKG, J_URL, J_SHA, J_TAG, J_SRCPKG, J_REV,
+enum jkind { J_NAME, J_TEXT, J_UINT, J_LRU, J_START, J_ANY, J_PKG, J_URL, J_SHA, J_TAG, J_SRCPKG, J_REV,
 	     J_CONFIG };
 
 struct jkey {
@@ -37,6 +37,7 @@ static const struct jkey matrix_keys[] = {
 	{ "reps", J_UINT, 1, MOFF(reps), 0, 1, SPEC_MAX_REPS },
 	{ "memory_mib", J_UINT, 0, MOFF(memory_mib), 0, 128, 1 << 20 },
 	{ "vcpus", J_UINT, 0, MOFF(vcpus), 0, 1, 256 },
+	{ "start", J_START, 0, MOFF(start), SZ(matrix, start), 0, 0 },
 	{ "arch", J_ANY, 0, 0, 0, 0, 0 },          /* parse_archs */
 	{ "arms", J_ANY, 1, 0, 0, 0, 0 },
 	{ "workloads", J_ANY, 1, 0, 0, 0, 0 },
@@ -179,6 +180,12 @@ static int set_value(const struct jkey *k, json_t *v, void *obj, const char *whe
 			dst[0] = '\0';
 		else
 			return errorf(err, "%s.%s: expected \"y\", \"n\" or \"default\"", where, k->name);
+		return 0;
+	case J_START:
+		s = json_is_string(v) ? json_string_value(v) : "";
+		if (strcmp(s, "boot") && strcmp(s, "restore"))
+			return errorf(err, "%s.%s: expected \"boot\" or \"restore\"", where, k->name);
+		strcpy(dst, s);
 		return 0;
 	}
 	return errorf(err, "%s.%s: no kind", where, k->name);
@@ -818,6 +825,7 @@ static int spec_from_json(struct matrix *m, json_t *root, const char *label,
 	snprintf(m->base_dir, sizeof(m->base_dir), "%s", base_dir);
 	m->memory_mib = conf->memory_mib;
 	m->vcpus = conf->vcpus;
+	snprintf(m->start, sizeof(m->start), "%s", conf->start[0] ? conf->start : "boot");
 	if (parse_root(m, root, conf, msg) < 0) {
 		spec_release(m);
 		return errorf(err, "%s: %s", label, msg);

@@ -101,6 +101,7 @@ struct matrix {
 	char archs[SPEC_MAX_ARCHS][SPEC_ARCH_MAX];  /* "arch": default { "x86_64" } */
 	unsigned n_archs;
 	uint64_t memory_mib, vcpus;
+	char start[8];              /* "boot" or "restore": how each run's guest starts */
 	uint64_t reps;
 	unsigned n_arms, n_cells;
 	struct arm arms[SPEC_MAX_ARMS];

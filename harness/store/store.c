@@ -95,6 +95,20 @@
 	"ALTER TABLE runs ADD COLUMN pressure_load_pct REAL;" \
 	"ALTER TABLE runs ADD COLUMN contended INTEGER;" \
 	"ALTER TABLE runs ADD COLUMN contended_why TEXT;" HOST_PRESSURE_TABLE
+/*
+ * How each run's guest started (schema 16): "boot", "restore" from a saved
+ * guest (save_key, its cache key), or "save" (booted, then saved for the
+ * arm's later runs and restored itself); and what made it fresh: its wall
+ * clock's step to the host's and 8 bytes of its CRNG after the host's reseed.
+ */
+#define START_RUN_COLUMNS \
+	" start TEXT, save_key TEXT, clock_behind_ms INTEGER, clock_ahead_ms INTEGER, rng TEXT"
+#define START_UPGRADE \
+	"ALTER TABLE runs ADD COLUMN start TEXT;" \
+	"ALTER TABLE runs ADD COLUMN save_key TEXT;" \
+	"ALTER TABLE runs ADD COLUMN clock_behind_ms INTEGER;" \
+	"ALTER TABLE runs ADD COLUMN clock_ahead_ms INTEGER;" \
+	"ALTER TABLE runs ADD COLUMN rng TEXT;"
 #define X(m, key, max) ", \"" key "\" INTEGER NOT NULL"
 static const char sample_columns[] = PROTO_SAMPLE_BASE_FIELDS(X) SAMPLE_LRU_COLUMNS;
 static const char stream_columns[] = PROTO_STREAM_FIELDS(X);
@@ -262,6 +276,7 @@ static const char schema[] =
 	TRACE_RUN_COLUMNS ","
 	MACHINE_RUN_COLUMNS ","
 	CONTENDED_RUN_COLUMNS ","
+	START_RUN_COLUMNS ","
 	" UNIQUE (matrix_id, seq, attempt));"
 	"CREATE INDEX IF NOT EXISTS runs_matrix ON runs (matrix_id, status);"
 	"CREATE TABLE IF NOT EXISTS run_files ("
@@ -364,7 +379,7 @@ static int prepare_inserts(struct store *s, char *err)
 	return 0;
 }
 
-#define STORE_SCHEMA 15
+#define STORE_SCHEMA 16
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define STORE_SCHEMA_STR STR(STORE_SCHEMA)
@@ -399,6 +414,7 @@ static const struct { int64_t from; const char *sql; } upgrades[] = {
 	{ 12, TRACE_UPGRADE "PRAGMA user_version = 13;" },
 	{ 13, MACHINE_UPGRADE "PRAGMA user_version = 14;" },
 	{ 14, CONTENDED_UPGRADE "PRAGMA user_version = 15;" },
+	{ 15, START_UPGRADE "PRAGMA user_version = 16;" },
 };
 
 struct upgrade_arg {

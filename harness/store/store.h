@@ -58,6 +58,13 @@ struct store_machine {
 	const char *vcpu_pin;           /* "2,3" (vCPU i on the i-th) or "none" */
 };
 
+/*
+ * How its guest started: "boot", "save" (booted, saved, restored) or
+ * "restore" from the save cached under save_key (NULL for boot).
+ */
+int store_run_start(struct store *s, int64_t run, const char *start, const char *save_key,
+		    char *err);
+
 /* What measured it (versions, TCG threading, host kernel and CPUs); then the agent's hello (running); then its setup (lru_gen read back, residency, files). */
 int store_run_machine(struct store *s, int64_t run, const struct store_machine *m, char *err);
 int store_run_hello(struct store *s, int64_t run, const struct proto_hello *h,

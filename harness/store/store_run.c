@@ -12,6 +12,13 @@ int store_run_booting(struct store *s, int64_t run, const char *accel, const cha
 		      "tttti", accel, host, arch, console, run);
 }
 
+int store_run_start(struct store *s, int64_t run, const char *start, const char *save_key,
+		    char *err)
+{
+	return db_run(s, err, "UPDATE runs SET start = ?, save_key = ? WHERE id = ?", "tti", start,
+		      save_key && *save_key ? save_key : NULL, run);
+}
+
 int store_run_machine(struct store *s, int64_t run, const struct store_machine *m, char *err)
 {
 	return db_run(s, err, "UPDATE runs SET qemu_version = ?, libvirt_version = ?,"
@@ -36,8 +43,10 @@ int store_run_setup(struct store *s, int64_t run, const struct proto_setup *st, 
 {
 	uint64_t i;
 
-	if (db_run(s, err, "UPDATE runs SET lru_gen_read = ?, residency = ?, trace = ? WHERE id = ?",
-		   "ttti", st->lru_gen, st->residency, st->trace[0] ? st->trace : NULL, run) < 0)
+	if (db_run(s, err, "UPDATE runs SET lru_gen_read = ?, residency = ?, trace = ?,"
+		   " clock_behind_ms = ?, clock_ahead_ms = ?, rng = ? WHERE id = ?",
+		   "tttiiti", st->lru_gen, st->residency, st->trace[0] ? st->trace : NULL,
+		   (int64_t)st->clock_behind_ms, (int64_t)st->clock_ahead_ms, st->rng, run) < 0)
 		return -1;
 	for (i = 0; i < st->file_pages.n; i++)
 		if (db_run(s, err, "INSERT OR REPLACE INTO run_files (run_id, idx, pages, ino)"

@@ -749,9 +749,9 @@ int image_data_disk(const char *cache_dir, const struct proto_job *job, char *pa
 	return build_data_disk(cache_dir, job, path, err);
 }
 
-int image_overlay(const char *disk, const char *overlay, char *err)
+int image_overlay(const char *disk, const char *fmt, const char *overlay, char *err)
 {
-	char *argv[] = { "qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw",
+	char *argv[] = { "qemu-img", "create", "-q", "-f", "qcow2", "-F", (char *)fmt,
 			 "-b", (char *)disk, (char *)overlay, NULL };
 	int status;
 

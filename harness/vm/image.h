@@ -139,7 +139,10 @@ uint64_t image_db_bytes(const struct proto_db *d);
  */
 int image_data_disk(const char *cache_dir, const struct proto_job *job, char *path, char *err);
 
-/* A fresh qcow2 overlay backed by disk, so no run sees another's writes. */
-int image_overlay(const char *disk, const char *overlay, char *err);
+/*
+ * A fresh qcow2 overlay backed by disk (fmt: "raw", the data disk, or
+ * "qcow2", a saved guest's disk), so no run sees another's writes.
+ */
+int image_overlay(const char *disk, const char *fmt, const char *overlay, char *err);
 
 #endif

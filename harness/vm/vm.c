@@ -375,7 +375,8 @@ static int start_local(struct vm_conn *c, struct vm_domain *d, const struct vm_c
 	if (vm_tcg_single(cfg) && vm_local_wrapper(cfg->arch, wrapper, sizeof(wrapper)) < 0)
 		return errorf(err, "no %s to run TCG single-threaded (make builds it)", wrapper);
 	lc.emulator = vm_tcg_single(cfg) ? wrapper : cfg->emulator;
-	if (image_overlay(cfg->backing, cfg->disk, err) < 0 ||
+	if (image_overlay(cfg->backing, cfg->backing_fmt ? cfg->backing_fmt : "raw", cfg->disk,
+			  err) < 0 ||
 	    vm_domain_xml(&lc, xml, sizeof(xml), err) < 0)
 		return -1;
 	snprintf(d->channel, sizeof(d->channel), "%s", cfg->channel);
@@ -441,31 +442,46 @@ static int start_remote(struct vm_conn *c, struct vm_domain *d, const struct vm_
 	return 0;
 }
 
+/*
+ * A domain called name, watched for its events, and a reference to c's
+ * connection (opened again first if it died) in *conn: the caller starts
+ * the guest on it, not under c->lock (starting QEMU needs the event
+ * thread, whose lifecycle callback takes it), then closes *conn.
+ */
+static struct vm_domain *domain_new(struct vm_conn *c, const char *name, virConnectPtr *conn,
+				    char *err)
+{
+	struct vm_domain *d = calloc(1, sizeof(*d));
+
+	if (!d) {
+		errorf(err, "out of memory");
+		return NULL;
+	}
+	d->conn = c;
+	d->chan_fd = -1;
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	pthread_mutex_lock(&c->lock);
+	if (watch_add(c, d, err) < 0 || vm_ensure_alive(c, err) < 0) {
+		watch_del(c, d);
+		pthread_mutex_unlock(&c->lock);
+		free(d);
+		return NULL;
+	}
+	*conn = c->conn;
+	virConnectRef(*conn);
+	d->gen = c->gen;
+	pthread_mutex_unlock(&c->lock);
+	return d;
+}
+
 int vm_start(struct vm_conn *c, const struct vm_config *cfg, struct vm_domain **ret, char *err)
 {
 	struct vm_domain *d;
 	virConnectPtr conn;
 	int rc;
 
-	d = calloc(1, sizeof(*d));
-	if (!d)
-		return errorf(err, "out of memory");
-	d->conn = c;
-	d->chan_fd = -1;
-	snprintf(d->name, sizeof(d->name), "%s", cfg->name);
-	pthread_mutex_lock(&c->lock);
-	if (watch_add(c, d, err) < 0 || vm_ensure_alive(c, err) < 0) {
-		watch_del(c, d);
-		pthread_mutex_unlock(&c->lock);
-		free(d);
+	if (!(d = domain_new(c, cfg->name, &conn, err)))
 		return -1;
-	}
-	/* not under the lock: starting QEMU needs the event thread, whose
-	 * lifecycle callback takes it */
-	conn = c->conn;
-	virConnectRef(conn);
-	d->gen = c->gen;
-	pthread_mutex_unlock(&c->lock);
 	rc = c->embedded ? start_local(c, d, cfg, conn, err) : start_remote(c, d, cfg, conn, err);
 	virConnectClose(conn);
 	if (rc < 0) {
@@ -474,6 +490,64 @@ int vm_start(struct vm_conn *c, const struct vm_config *cfg, struct vm_domain **
 	}
 	*ret = d;
 	return 0;
+}
+
+int vm_save(struct vm_domain *d, const char *path, char *err)
+{
+	int rc = 0;
+
+	if (d->remote)
+		rc = errorf(err, "a guest on another host is not saved (its host keeps no saves yet)");
+	else if (virDomainSaveFlags(d->dom, path, NULL, VIR_DOMAIN_SAVE_RUNNING) < 0)
+		rc = lverr(err, "cannot save domain", d->name);
+	/* the domain is gone: its STOPPED event must come before another of
+	 * its name (the restore) is watched, or the event would end that one */
+	if (rc == 0)
+		vm_stopped(d, 5000);
+	vm_destroy(d);
+	return rc;
+}
+
+int vm_restore(struct vm_conn *c, const struct vm_config *cfg, const char *save,
+	       struct vm_domain **ret, char *err)
+{
+	char xml[16384], wrapper[PATH_MAX];
+	struct vm_config lc = *cfg;
+	struct vm_domain *d;
+	virConnectPtr conn;
+	int rc = -1;
+
+	if (!c->embedded)
+		return errorf(err, "host %s: guests are restored on this machine only", c->host);
+	if (vm_tcg_single(cfg) && vm_local_wrapper(cfg->arch, wrapper, sizeof(wrapper)) < 0)
+		return errorf(err, "no %s to run TCG single-threaded (make builds it)", wrapper);
+	lc.emulator = vm_tcg_single(cfg) ? wrapper : cfg->emulator;
+	if (!(d = domain_new(c, cfg->name, &conn, err)))
+		return -1;
+	snprintf(d->channel, sizeof(d->channel), "%s", cfg->channel);
+	if (image_overlay(cfg->backing, cfg->backing_fmt ? cfg->backing_fmt : "raw", cfg->disk,
+			  err) < 0 ||
+	    vm_domain_xml(&lc, xml, sizeof(xml), err) < 0)
+		goto out;
+	if (virDomainRestoreFlags(conn, save, xml, VIR_DOMAIN_SAVE_RUNNING) < 0) {
+		lverr(err, "cannot restore domain", cfg->name);
+		goto out;
+	}
+	d->dom = virDomainLookupByName(conn, cfg->name);
+	if (!d->dom) {
+		lverr(err, "restored domain not found", cfg->name);
+		goto out;
+	}
+	if (c->subreaper)
+		d->pid = vm_emulator_child(c, d->name);
+	rc = 0;
+out:
+	virConnectClose(conn);
+	if (rc < 0)
+		vm_destroy(d);
+	else
+		*ret = d;
+	return rc;
 }
 
 int vm_open_channel(struct vm_domain *d, int64_t deadline_ms, int *fd, char *err)
@@ -569,8 +643,9 @@ void vm_destroy(struct vm_domain *d)
 	if (d->pid) {
 		vm_stop_emulator(d);
 		vm_stopped(d, 2000);
-	} else if (d->dom && vm_running(d))
-		virDomainDestroy(d->dom);
+	} else if (d->dom && vm_running(d) && virDomainDestroy(d->dom) == 0) {
+		vm_stopped(d, 2000);   /* its event, before another of its name is watched */
+	}
 	if (d->remote)
 		end_remote(d);
 	pthread_mutex_lock(&d->conn->lock);

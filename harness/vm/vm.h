@@ -25,7 +25,9 @@ struct vm_config {
 	const char *accel;       /* "kvm" or "tcg" */
 	uint64_t memory_mib, vcpus;
 	const char *kernel, *initrd, *cmdline;
-	const char *backing;     /* the raw data disk the run's overlay starts from */
+	const char *backing;     /* the data disk the run's overlay starts from */
+	const char *backing_fmt; /* its format: NULL "raw", or "qcow2" (a saved guest's disk) */
+	const char *uuid;        /* the domain's; NULL: libvirt's (a restore needs the save's) */
 	const char *disk;        /* qcow2 overlay (made by vm_start), virtio-blk cache=none */
 	const char *console;     /* serial console log file, here */
 	const char *channel;     /* unix socket QEMU binds for the agent's port; NULL: libvirt's */
@@ -104,6 +106,22 @@ int vm_domain_xml(const struct vm_config *cfg, char *buf, size_t len, char *err)
  * opened while the guest is still paused.
  */
 int vm_start(struct vm_conn *c, const struct vm_config *cfg, struct vm_domain **ret, char *err);
+
+/*
+ * Save d's whole state (memory, devices) into path on its host and end it:
+ * d is destroyed either way. The guest's disk must be kept as it is for a
+ * restore to see what the saved kernel believes is there.
+ */
+int vm_save(struct vm_domain *d, const char *path, char *err);
+
+/*
+ * Start cfg's guest from the state at save, saved by a domain of the same
+ * name, uuid and devices (cfg may change only host-side paths: overlay,
+ * console, channel), running on from where it was saved. This machine's
+ * embedded driver only, for now.
+ */
+int vm_restore(struct vm_conn *c, const struct vm_config *cfg, const char *save,
+	       struct vm_domain **ret, char *err);
 
 /*
  * The guest channel as a socket *fd (the caller closes it): QEMU's socket

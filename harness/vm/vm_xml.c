@@ -107,7 +107,7 @@ int vm_domain_xml(const struct vm_config *cfg, char *buf, size_t len, char *err)
 {
 	const struct vm_arch *va = vm_arch_of(cfg->arch);
 	int kvm = !strcmp(cfg->accel, "kvm");
-	char tune[2048], chan[PATH_MAX + 32];
+	char tune[2048], chan[PATH_MAX + 32], uuid[64] = "";
 	char e[7][PATH_MAX];
 	const char *src[7] = { cfg->name, cfg->kernel, cfg->initrd, cfg->cmdline, cfg->disk,
 			       cfg->console, cfg->channel ? cfg->channel : "" };
@@ -120,6 +120,10 @@ int vm_domain_xml(const struct vm_config *cfg, char *buf, size_t len, char *err)
 		return errorf(err, "channel socket path '%s' is longer than %zu bytes", cfg->channel,
 			      sizeof(sun.sun_path) - 1);
 	cputune(cfg, tune, sizeof(tune));
+	if (cfg->uuid && (strlen(cfg->uuid) != 36 || strspn(cfg->uuid, "0123456789abcdef-") != 36))
+		return errorf(err, "domain uuid '%.40s' is not a UUID", cfg->uuid);
+	if (cfg->uuid)
+		snprintf(uuid, sizeof(uuid), "  <uuid>%s</uuid>\n", cfg->uuid);
 	for (i = 0; i < 7; i++)
 		if (xml_escape(src[i], e[i], sizeof(e[i])) < 0)
 			return errorf(err, "path too long for the domain XML: '%.64s'", src[i]);
@@ -128,6 +132,7 @@ int vm_domain_xml(const struct vm_config *cfg, char *buf, size_t len, char *err)
 	n = snprintf(buf, len,
 		"<domain type='%s'>\n"
 		"  <name>%s</name>\n"
+		"%s"
 		"  <memory unit='MiB'>%llu</memory>\n"
 		"  <vcpu>%llu</vcpu>\n"
 		"%s"
@@ -149,8 +154,8 @@ int vm_domain_xml(const struct vm_config *cfg, char *buf, size_t len, char *err)
 		"      <source file='%s'/>\n"
 		"      <target dev='vda' bus='virtio'/>\n"
 		"    </disk>\n"
-		"    <serial type='file'><source path='%s'/><target port='0'/></serial>\n"
-		"    <console type='file'><source path='%s'/><target type='serial' port='0'/></console>\n"
+		"    <serial type='file'><source path='%s' append='on'/><target port='0'/></serial>\n"
+		"    <console type='file'><source path='%s' append='on'/><target type='serial' port='0'/></console>\n"
 		"    <channel type='unix'>\n"
 		"      <source mode='bind'%s/>\n"
 		"      <target type='virtio' name='harness.0'/>\n"
@@ -163,7 +168,7 @@ int vm_domain_xml(const struct vm_config *cfg, char *buf, size_t len, char *err)
 		"    <controller type='virtio-serial' index='0' ports='2'/>\n"
 		"  </devices>\n"
 		"</domain>\n",
-		kvm ? "kvm" : "qemu", e[0],
+		kvm ? "kvm" : "qemu", e[0], uuid,
 		(unsigned long long)cfg->memory_mib, (unsigned long long)cfg->vcpus, tune,
 		va->arch, va->machine, e[1], e[2], e[3], va->features,
 		kvm ? "  <cpu mode='host-passthrough'/>\n" : va->tcg_cpu,

@@ -1,0 +1,278 @@
+/* saved.c -- guests saved once per arm and restored for its later runs: the
+ * cache key and lock, making a save, reading it back, pruning (see saved.h). */
+#include "run/saved.h"
+#include "base/err.h"
+#include "base/proc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+/* One line "what=identity" of the key's text; a file's identity if path is one. */
+static void key_line(struct hash_sha256 *h, const char *what, const char *value)
+{
+	hash_sha256_update(h, what, strlen(what));
+	hash_sha256_update(h, "=", 1);
+	hash_sha256_update(h, value ? value : "", value ? strlen(value) : 0);
+	hash_sha256_update(h, "\n", 1);
+}
+
+static int key_file(struct hash_sha256 *h, const char *what, const char *path, char *err)
+{
+	char id[256];
+
+	if (file_identity(path, id, sizeof(id)) < 0)
+		return errorf(err, "saved guest: '%s': %s", path, strerror(errno));
+	key_line(h, what, path);
+	key_line(h, what, id);
+	return 0;
+}
+
+/* The key of cfg's save into s->key, its domain name and uuid from it. */
+static int make_key(const struct vm_config *cfg, const struct vm_host_facts *f, int slot,
+		    struct saved *s, char *err)
+{
+	struct hash_sha256 h;
+	struct utsname u;
+	char num[64];
+	const char *k = s->key;
+
+	hash_sha256_init(&h);
+	key_line(&h, "format", "1");
+	if (key_file(&h, "kernel", cfg->kernel, err) < 0 ||
+	    key_file(&h, "initrd", cfg->initrd, err) < 0 ||
+	    key_file(&h, "disk", cfg->backing, err) < 0)
+		return -1;
+	key_line(&h, "arch", cfg->arch);
+	key_line(&h, "accel", cfg->accel);
+	key_line(&h, "tcg_thread", cfg->tcg_thread);
+	key_line(&h, "emulator", cfg->emulator);
+	key_line(&h, "cmdline", cfg->cmdline);
+	snprintf(num, sizeof(num), "%llu %llu %d", (unsigned long long)cfg->memory_mib,
+		 (unsigned long long)cfg->vcpus, slot);
+	key_line(&h, "size slot", num);
+	key_line(&h, "qemu", f->qemu);
+	key_line(&h, "libvirt", f->libvirt);
+	if (uname(&u) == 0) {
+		key_line(&h, "host", u.nodename);
+		key_line(&h, "host kernel", u.release);
+	}
+	key_line(&h, "host cpu", f->cpu_model);
+	hash_sha256_final_hex(&h, s->key);
+	snprintf(s->name, sizeof(s->name), "harness-save-%.16s", k);
+	snprintf(s->uuid, sizeof(s->uuid), "%.8s-%.4s-%.4s-%.4s-%.12s", k, k + 8, k + 12, k + 16,
+		 k + 20);
+	return 0;
+}
+
+static int ready(const struct saved *s)
+{
+	return access(s->state, R_OK) == 0 && access(s->disk, R_OK) == 0 &&
+	       access(s->hello, R_OK) == 0;
+}
+
+int saved_open(const char *cache, const struct vm_config *cfg, const struct vm_host_facts *f,
+	       int slot, struct saved *s, char *err)
+{
+	char top[PATH_MAX], lock[PATH_MAX];
+
+	memset(s, 0, sizeof(*s));
+	s->lock_fd = -1;
+	if (make_key(cfg, f, slot, s, err) < 0 ||
+	    pathf(top, err, "%s/" SAVED_DIR, cache) < 0 || mkdir_p(top, err) < 0 ||
+	    pathf(lock, err, "%s/%s.lock", top, s->key) < 0 ||
+	    pathf(s->dir, err, "%s/%s", top, s->key) < 0 ||
+	    pathf(s->state, err, "%s/state", s->dir) < 0 ||
+	    pathf(s->disk, err, "%s/disk.qcow2", s->dir) < 0 ||
+	    pathf(s->hello, err, "%s/hello", s->dir) < 0)
+		return -1;
+	s->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (s->lock_fd < 0)
+		return errorf(err, "saved guest: cannot open '%s': %s", lock, strerror(errno));
+	while (flock(s->lock_fd, LOCK_EX) < 0) {
+		if (errno != EINTR) {
+			errorf(err, "saved guest: cannot lock '%s': %s", lock, strerror(errno));
+			saved_close(s);
+			return -1;
+		}
+	}
+	s->ready = ready(s);
+	return 0;
+}
+
+/* Every file of a save, and its directory. */
+static void remove_dir(const char *dir)
+{
+	const char *const names[] = { "state", "state.tmp", "disk.qcow2", "hello", "hello.tmp" };
+	char path[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		if (snprintf(path, sizeof(path), "%s/%s", dir, names[i]) < (int)sizeof(path))
+			unlink(path);
+	rmdir(dir);
+}
+
+int saved_commit(struct saved *s, struct vm_domain *d, const char *overlay, const char *hello,
+		 char *err)
+{
+	char tmp[PATH_MAX];
+
+	remove_dir(s->dir);
+	if (mkdir(s->dir, 0700) < 0 && errno != EEXIST) {
+		vm_destroy(d);
+		return errorf(err, "saved guest: cannot make '%s': %s", s->dir, strerror(errno));
+	}
+	if (pathf(tmp, err, "%s.tmp", s->state) < 0) {
+		vm_destroy(d);
+		goto fail;
+	}
+	if (vm_save(d, tmp, err) < 0)
+		goto fail;
+	if (rename(tmp, s->state) < 0 || rename(overlay, s->disk) < 0) {
+		errorf(err, "saved guest: cannot move it into '%s': %s", s->dir, strerror(errno));
+		goto fail;
+	}
+	if (write_file(s->hello, hello, strlen(hello), err) < 0)
+		goto fail;
+	s->ready = 1;
+	return 0;
+fail:
+	remove_dir(s->dir);
+	return -1;
+}
+
+void saved_share(struct saved *s)
+{
+	if (s->lock_fd >= 0)
+		flock(s->lock_fd, LOCK_SH);
+}
+
+int saved_hello(const struct saved *s, struct proto_msg *msg, char *err)
+{
+	char line[PROTO_LINE_MAX], perr[PROTO_ERR_MAX];
+	FILE *f = fopen(s->hello, "re");
+	size_t n = 0;
+
+	if (f) {
+		n = fread(line, 1, sizeof(line) - 1, f);
+		fclose(f);
+	}
+	if (!f || n == 0)
+		return errorf(err, "saved guest %.16s: no hello kept", s->key);
+	line[n] = '\0';
+	if (proto_parse(line, strcspn(line, "\n"), msg, perr, sizeof(perr)) < 0 ||
+	    msg->type != PROTO_HELLO)
+		return errorf(err, "saved guest %.16s: its kept hello: %s", s->key,
+			      msg->type != PROTO_HELLO ? "not a hello" : perr);
+	return 0;
+}
+
+void saved_drop(struct saved *s)
+{
+	remove_dir(s->dir);
+	s->ready = 0;
+}
+
+void saved_close(struct saved *s)
+{
+	if (s->ready)
+		utimensat(AT_FDCWD, s->hello, NULL, 0);   /* used now: the last to be pruned */
+	if (s->lock_fd >= 0)
+		close(s->lock_fd);
+	s->lock_fd = -1;
+}
+
+struct save_entry {
+	char key[HASH_SHA256_HEX];
+	uint64_t bytes;
+	int64_t used;                /* the hello's mtime: the save's last use */
+};
+
+static uint64_t file_bytes(const char *dir, const char *name, int64_t *mtime)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path) ||
+	    stat(path, &st) < 0)
+		return 0;
+	if (mtime)
+		*mtime = (int64_t)st.st_mtime;
+	return (uint64_t)st.st_blocks * 512;
+}
+
+static int by_use(const void *a, const void *b)
+{
+	const struct save_entry *x = a, *y = b;
+
+	return (x->used > y->used) - (x->used < y->used);
+}
+
+/* Remove the save e if nobody holds its lock. 1 if it went. */
+static int prune_one(const char *top, const struct save_entry *e)
+{
+	char lock[PATH_MAX], dir[PATH_MAX];
+	int fd, gone = 0;
+
+	if (snprintf(lock, sizeof(lock), "%s/%s.lock", top, e->key) >= (int)sizeof(lock) ||
+	    snprintf(dir, sizeof(dir), "%s/%s", top, e->key) >= (int)sizeof(dir))
+		return 0;
+	fd = open(lock, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0) {
+		remove_dir(dir);
+		unlink(lock);
+		gone = 1;
+	}
+	if (fd >= 0)
+		close(fd);
+	return gone;
+}
+
+int saved_prune(const char *cache, uint64_t max_bytes)
+{
+	char top[PATH_MAX], dir[PATH_MAX];
+	struct save_entry *v = NULL, *nv;
+	size_t n = 0, cap = 0, i;
+	uint64_t total = 0;
+	struct dirent *de;
+	DIR *d;
+	int gone = 0;
+
+	if (snprintf(top, sizeof(top), "%s/" SAVED_DIR, cache) >= (int)sizeof(top) ||
+	    !(d = opendir(top)))
+		return 0;
+	while ((de = readdir(d))) {
+		if (!hash_sha256_hex_ok(de->d_name) ||
+		    snprintf(dir, sizeof(dir), "%s/%s", top, de->d_name) >= (int)sizeof(dir))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			if (!(nv = realloc(v, cap * sizeof(*v))))
+				break;
+			v = nv;
+		}
+		memcpy(v[n].key, de->d_name, HASH_SHA256_HEX);
+		v[n].used = 0;
+		v[n].bytes = file_bytes(dir, "state", NULL) + file_bytes(dir, "disk.qcow2", NULL) +
+			     file_bytes(dir, "hello", &v[n].used);
+		total += v[n++].bytes;
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), by_use);
+	for (i = 0; i < n && total > max_bytes; i++)
+		if (prune_one(top, &v[i])) {
+			total -= v[i].bytes;
+			gone++;
+		}
+	free(v);
+	return gone;
+}
