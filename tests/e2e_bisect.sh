@@ -166,7 +166,7 @@ check "the check's runs each done once, the one killed run again" \
 	        WHERE m.name = 'series-bisect-k3' AND r.status = 'done'")
 console=$(q "SELECT r.console_path FROM runs r JOIN arms a ON a.id = r.arm_id JOIN matrices m
              ON m.id = r.matrix_id WHERE m.name = 'series-bisect-k3' AND a.name = 'p3'
-             AND r.status = 'done' LIMIT 1")
+             AND r.status = 'done' AND r.start IN ('boot', 'save') LIMIT 1")
 check "the culprit's guest booted the bisection's build (its uname carries the key)" \
 	bash -c "grep -q 'Linux version 6.12.*-h' '$console'"
 "$harness" --json bisect series --cell pread --metric ops/s good bad > daemon.json 2> daemon.err

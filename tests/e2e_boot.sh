@@ -6,7 +6,7 @@ set -u
 
 . "$(dirname "$0")/testlib.sh" boot "$@"
 
-e2e_conf
+e2e_conf "start = boot"   # it tests booting: every run boots
 
 cat > "$work/boot.json" <<'EOF'
 {

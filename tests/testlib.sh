@@ -27,6 +27,12 @@ e2e_conf() {
 			"$repo" "$repo"
 		printf 'memory_mib = 384\nvcpus = 2\nboot_timeout_s = 120\nslack_s = 60\n'
 		printf 'quiet_cpu_pct = 100\nquiet_io_pct = 100\n'
+		# runs restore a saved guest (docs/restore.md) unless the test says
+		# "start = boot" (it tests booting) or E2E_START does (make test-boot)
+		case " $* " in
+		*" start = "*) ;;
+		*) printf 'start = %s\n' "${E2E_START:-restore}" ;;
+		esac
 		[ $# -gt 0 ] && printf '%s\n' "$@"
 	} > "$work/harness.conf"
 }

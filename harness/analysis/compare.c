@@ -551,7 +551,7 @@ struct comparison {
 static const char *const machine_says[MACHINE_FACTS] = {
 	"measured with QEMU", "measured with libvirt", "accel differs:",
 	"TCG threading differs:", "host kernels differ:", "host CPUs differ:",
-	"host CPU counts differ:", "vCPU pinning differs:",
+	"host CPU counts differ:", "vCPU pinning differs:", "guests started by",
 };
 
 int compare_machine_line(const struct store_machines *b, const struct store_machines *nw,

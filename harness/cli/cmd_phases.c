@@ -16,7 +16,7 @@
 
 struct phased_run {
 	int64_t run, slot;
-	char status[16];
+	char status[16], start[8];
 	struct run_phases ph;
 	int64_t gap;           /* from the previous run's end (same slot) to this domain's start; -1 */
 };
@@ -48,6 +48,7 @@ static int add_row(const struct phase_row *row, void *arg)
 		r->slot = row->slot;
 		r->gap = -1;
 		snprintf(r->status, sizeof(r->status), "%s", row->status);
+		snprintf(r->start, sizeof(r->start), "%s", row->start);
 	}
 	if (k >= 0)
 		p->v[p->n - 1].ph.at[k] = row->at_ms;
@@ -135,19 +136,20 @@ static void print_text(const char *key, const struct phased *p, double *buf)
 	printf("%s: where each run's time went, in ms, runs as they started (each phase from "
 	       "the end of the one before; gap: from the previous run's end in its slot to this "
 	       "domain's start)\n", key);
-	printf("%-8s %-8s", "run", "status");
+	printf("%-8s %-8s %-8s", "run", "status", "start");
 	for (k = 1; k < PH_COUNT; k++)
 		printf(" %8s", phase_names[k]);
 	printf(" %8s %8s\n", "total", "gap");
 	for (i = 0; i < p->n; i++) {
-		printf("%-8lld %-8s", (long long)p->v[i].run, p->v[i].status);
+		printf("%-8lld %-8s %-8s", (long long)p->v[i].run, p->v[i].status,
+		       p->v[i].start[0] ? p->v[i].start : "-");
 		for (k = 1; k < PH_COUNT; k++)
 			print_cell((double)phase_ms(&p->v[i].ph, k));
 		print_cell((double)total_ms(&p->v[i].ph));
 		print_cell((double)p->v[i].gap);
 		printf("\n");
 	}
-	printf("%-8s %-8s", "median", "");
+	printf("%-8s %-8s %-8s", "median", "", "");
 	for (k = 1; k <= PH_COUNT + 1; k++)
 		print_cell(median_of(p, k, buf));
 	printf("\n");
@@ -175,8 +177,9 @@ static int print_json(const struct phased *p, double *buf)
 	if (!o || !runs || !med)
 		return -1;
 	for (i = 0; i < p->n; i++) {
-		json_t *r = json_pack("{s:I, s:s, s:o, s:I, s:I}", "run", (json_int_t)p->v[i].run,
-				      "status", p->v[i].status, "ms", phases_obj(&p->v[i].ph),
+		json_t *r = json_pack("{s:I, s:s, s:s, s:o, s:I, s:I}", "run",
+				      (json_int_t)p->v[i].run, "status", p->v[i].status,
+				      "start", p->v[i].start, "ms", phases_obj(&p->v[i].ph),
 				      "total_ms", (json_int_t)total_ms(&p->v[i].ph),
 				      "gap_ms", (json_int_t)p->v[i].gap);
 

@@ -612,7 +612,7 @@ int report_builds(FILE *f, struct store *s, int64_t matrix_id, const void *arg, 
 
 const char *const report_machine_labels[MACHINE_FACTS] = {
 	"QEMU", "libvirt", "accel", "TCG threading", "host kernel", "host CPU", "host CPUs",
-	"vCPU pinning",
+	"vCPU pinning", "start",
 };
 
 int report_machines(FILE *f, struct store *s, int64_t matrix_id, char *err)

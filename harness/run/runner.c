@@ -36,6 +36,7 @@ struct run_ctx {
 	const struct arm *arm;
 	const struct cell *cell;
 	int64_t id;
+	unsigned block;                          /* its ABBA block: which of the arm's saves */
 	char dir[PATH_MAX], console[PATH_MAX], overlay[PATH_MAX], initrd[PATH_MAX];
 	char sock[PATH_MAX], disk[PATH_MAX];
 	struct vm_domain *dom;
@@ -284,7 +285,8 @@ static int start_restore(struct run_ctx *c, struct vm_config *cfg, const struct 
 	int rc, made = 0;
 
 	if (pathf(cache, err, "%s/cache", c->r->conf->results) < 0 ||
-	    saved_open(cache, cfg, f, c->r->slot, &c->save, err) < 0)
+	    saved_open(cache, cfg, f, c->r->slot, c->block % (unsigned)c->r->conf->saves,
+		       &c->save, err) < 0)
 		return fail_infra(c, "%s", err);
 	cfg->name = c->save.name;
 	cfg->uuid = c->save.uuid;
@@ -910,7 +912,7 @@ int runner_run(struct runner *r, const struct matrix *m, const struct run_ref *r
 {
 	struct run_ctx c = {
 		.r = r, .m = m, .arm = &m->arms[ref->arm], .cell = &m->cells[ref->cell],
-		.id = ref->id, .out = out,
+		.id = ref->id, .block = ref->block, .out = out,
 	};
 	int rc;
 

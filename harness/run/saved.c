@@ -37,7 +37,7 @@ static int key_file(struct hash_sha256 *h, const char *what, const char *path, c
 
 /* The key of cfg's save into s->key, its domain name and uuid from it. */
 static int make_key(const struct vm_config *cfg, const struct vm_host_facts *f, int slot,
-		    struct saved *s, char *err)
+		    unsigned gen, struct saved *s, char *err)
 {
 	struct hash_sha256 h;
 	struct utsname u;
@@ -55,9 +55,9 @@ static int make_key(const struct vm_config *cfg, const struct vm_host_facts *f, 
 	key_line(&h, "tcg_thread", cfg->tcg_thread);
 	key_line(&h, "emulator", cfg->emulator);
 	key_line(&h, "cmdline", cfg->cmdline);
-	snprintf(num, sizeof(num), "%llu %llu %d", (unsigned long long)cfg->memory_mib,
-		 (unsigned long long)cfg->vcpus, slot);
-	key_line(&h, "size slot", num);
+	snprintf(num, sizeof(num), "%llu %llu %d %u", (unsigned long long)cfg->memory_mib,
+		 (unsigned long long)cfg->vcpus, slot, gen);
+	key_line(&h, "size slot gen", num);
 	key_line(&h, "qemu", f->qemu);
 	key_line(&h, "libvirt", f->libvirt);
 	if (uname(&u) == 0) {
@@ -79,13 +79,13 @@ static int ready(const struct saved *s)
 }
 
 int saved_open(const char *cache, const struct vm_config *cfg, const struct vm_host_facts *f,
-	       int slot, struct saved *s, char *err)
+	       int slot, unsigned gen, struct saved *s, char *err)
 {
 	char top[PATH_MAX], lock[PATH_MAX];
 
 	memset(s, 0, sizeof(*s));
 	s->lock_fd = -1;
-	if (make_key(cfg, f, slot, s, err) < 0 ||
+	if (make_key(cfg, f, slot, gen, s, err) < 0 ||
 	    pathf(top, err, "%s/" SAVED_DIR, cache) < 0 || mkdir_p(top, err) < 0 ||
 	    pathf(lock, err, "%s/%s.lock", top, s->key) < 0 ||
 	    pathf(s->dir, err, "%s/%s", top, s->key) < 0 ||

@@ -19,8 +19,10 @@
  * without it is incomplete). The key hashes everything the state depends
  * on: the arch, accelerator and TCG threading, guest size, kernel, initramfs
  * (the agent in it), data disk, command line, the slot (the domain's name and
- * uuid, which a restore must keep, are the key's), QEMU's and libvirt's
- * versions and this host.
+ * uuid, which a restore must keep, are the key's), the generation (one of
+ * the K saves of an arm, each from a boot of its own), QEMU's and libvirt's
+ * versions and this host. Arms that differ only in their job (lru_gen)
+ * share their saves: each block's runs of them start from the same image.
  */
 struct saved {
 	char key[HASH_SHA256_HEX];
@@ -31,13 +33,13 @@ struct saved {
 };
 
 /*
- * The save for cfg (kernel, initrd, backing, cmdline, size, accel,
+ * Save gen for cfg (kernel, initrd, backing, cmdline, size, accel,
  * tcg_thread, emulator) with the host's facts f, slot slot: its key and
  * paths, and its lock taken exclusive (waiting while another process makes
  * or uses it); s->ready says whether it exists. 0, or -1 with err.
  */
 int saved_open(const char *cache, const struct vm_config *cfg, const struct vm_host_facts *f,
-	       int slot, struct saved *s, char *err);
+	       int slot, unsigned gen, struct saved *s, char *err);
 
 /*
  * d, booted with overlay as its disk and its agent's hello line (without

@@ -50,6 +50,9 @@ static const struct ckey keys[] = {
 	{ "start", C_STR, COFF(start), 0, 7, "boot",
 	  "how a run's guest starts unless its matrix says: boot, or restore (from a guest saved "
 	  "once per arm as it was ready for its job; docs/restore.md)", "boot restore" },
+	{ "saves", C_UINT, COFF(saves), 1, 64, "4",
+	  "saved guests per arm and host, each from a boot of its own: block b restores save "
+	  "b mod saves, so one save's memory layout is not every block's", NULL },
 	{ "saves_max_mib", C_UINT, COFF(saves_max_mib), 64, UINT64_C(1) << 30, "4096",
 	  "saved guests kept in <results>/cache/saves, MiB; the least recently used go first",
 	  NULL },

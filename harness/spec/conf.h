@@ -45,6 +45,7 @@ struct conf {
 	char accel[8];            /* "auto", "kvm" or "tcg" */
 	char tcg_thread[8];       /* "auto", "single" or "multi" (vm_tcg_threading_on) */
 	char start[8];            /* a run's guest: "boot" or "restore" (from a saved guest) */
+	uint64_t saves;           /* saved guests per arm, each booted anew, rotated over blocks */
 	uint64_t saves_max_mib;   /* saved guests kept in the cache, MiB; the oldest go */
 	/* the daemon */
 	char api_socket[PATH_MAX];  /* unix socket of the HTTP API, mode 0600 */

@@ -82,7 +82,8 @@ static const char machines_sql[] =
 	" (?2 < 0 OR arm_id IN (SELECT id FROM arms WHERE matrix_id = ?1 AND idx = ?2)))"
 	" SELECT " MACHINE_FACT("qemu_version") ", " MACHINE_FACT("libvirt_version") ", "
 	MACHINE_FACT("accel") ", " MACHINE_FACT("tcg_thread") ", " MACHINE_FACT("host_kernel") ", "
-	MACHINE_FACT("host_cpu") ", " MACHINE_FACT("host_cpus") ", " MACHINE_FACT("vcpu_pin");
+	MACHINE_FACT("host_cpu") ", " MACHINE_FACT("host_cpus") ", " MACHINE_FACT("vcpu_pin") ", "
+	MACHINE_FACT("CASE start WHEN 'save' THEN 'restore' ELSE start END");
 
 static int machines_row(sqlite3_stmt *st, void *arg)
 {

@@ -29,10 +29,14 @@ int store_arm_identities(struct store *s, int64_t matrix_id, struct arm_identity
 int store_tag_matrices(struct store *s, const char *tag, const char *also, int64_t *ret_newest,
 		       unsigned *ret_n, char *err);
 
-/* What measured runs (schema 14), in this order in struct store_machines. */
+/*
+ * What measured runs (schema 14; how their guests started, schema 16: boot
+ * or restore, a save run counted as restore), in this order in struct
+ * store_machines.
+ */
 enum store_machine_fact {
 	MACHINE_QEMU, MACHINE_LIBVIRT, MACHINE_ACCEL, MACHINE_TCG_THREAD, MACHINE_HOST_KERNEL,
-	MACHINE_HOST_CPU, MACHINE_HOST_CPUS, MACHINE_VCPU_PIN, MACHINE_FACTS
+	MACHINE_HOST_CPU, MACHINE_HOST_CPUS, MACHINE_VCPU_PIN, MACHINE_START, MACHINE_FACTS
 };
 
 /* Each fact's distinct values over some runs, joined by " | " in order; "" if none recorded. */

@@ -48,6 +48,7 @@ static int phase_row(sqlite3_stmt *st, void *p)
 	db_text(st, 2, row.status, sizeof(row.status));
 	db_text(st, 3, row.phase, sizeof(row.phase));
 	row.at_ms = sqlite3_column_int64(st, 4);
+	db_text(st, 5, row.start, sizeof(row.start));
 	return a->fn(&row, a->arg);
 }
 
@@ -56,7 +57,7 @@ int store_matrix_phases(struct store *s, int64_t mid,
 {
 	struct rows_arg a = { fn, arg };
 
-	return db_rows(s, "SELECT r.id, r.slot, r.status, p.phase, p.at_ms FROM runs r"
+	return db_rows(s, "SELECT r.id, r.slot, r.status, p.phase, p.at_ms, r.start FROM runs r"
 		       " JOIN run_phases p ON p.run_id = r.id WHERE r.matrix_id = ?"
 		       " ORDER BY r.id", phase_row, &a, err, "i", mid);
 }

@@ -17,6 +17,7 @@ struct phase_row {
 	char status[16];
 	char phase[16];
 	int64_t at_ms;
+	char start[8];              /* boot, save or restore; "" where not recorded */
 };
 
 /* fn for each phase of each run of matrix mid, by run; fn's -1 stops (out of memory). */

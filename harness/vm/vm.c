@@ -365,6 +365,23 @@ int vm_local_wrapper(const char *arch, char *buf, size_t len)
 	return access(buf, X_OK);
 }
 
+/*
+ * A guest called name still running from a process that died (a saved
+ * guest's name is its save's, not the process's): the caller holds the
+ * save's lock, so no live run has it. Destroyed.
+ */
+static void drop_leftover(virConnectPtr conn, const char *name)
+{
+	virDomainPtr old = virDomainLookupByName(conn, name);
+
+	if (!old) {
+		virResetLastError();
+		return;
+	}
+	virDomainDestroy(old);
+	virDomainFree(old);
+}
+
 /* The embedded driver: the overlay made here, QEMU's socket for the channel. */
 static int start_local(struct vm_conn *c, struct vm_domain *d, const struct vm_config *cfg,
 		       virConnectPtr conn, char *err)
@@ -380,6 +397,8 @@ static int start_local(struct vm_conn *c, struct vm_domain *d, const struct vm_c
 	    vm_domain_xml(&lc, xml, sizeof(xml), err) < 0)
 		return -1;
 	snprintf(d->channel, sizeof(d->channel), "%s", cfg->channel);
+	if (cfg->uuid)
+		drop_leftover(conn, cfg->name);
 	/* libvirt 9 refuses AUTODESTROY on the embedded driver, whose domains
 	 * die with the connection anyway */
 	d->dom = virDomainCreateXML(conn, xml, 0);
@@ -529,6 +548,7 @@ int vm_restore(struct vm_conn *c, const struct vm_config *cfg, const char *save,
 			  err) < 0 ||
 	    vm_domain_xml(&lc, xml, sizeof(xml), err) < 0)
 		goto out;
+	drop_leftover(conn, cfg->name);
 	if (virDomainRestoreFlags(conn, save, xml, VIR_DOMAIN_SAVE_RUNNING) < 0) {
 		lverr(err, "cannot restore domain", cfg->name);
 		goto out;
