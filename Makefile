@@ -248,7 +248,18 @@ unit: deps $(UNIT_TESTS)
 lint:
 	python3 tests/lint.py
 
-test: build images unit
+# Packages first, alone (apt takes its locks one at a time); then the compiles
+# on every core; the images (apt downloads, fio's builds) in order between.
+JOBS ?= $(shell nproc)
+define build_all
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory -j$(JOBS) build
+	@$(MAKE) --no-print-directory images
+	@$(MAKE) --no-print-directory -j$(JOBS) unit
+endef
+
+test:
+	$(build_all)
 	tests/run.sh $(HARNESS) $(UNIT_TESTS)
 
 # The fault suite in full: 20 kill -9 rounds (tests/run.sh runs it with 5),
@@ -275,7 +286,8 @@ test-long: faults boot-stress
 # wherever a test does not test booting): the other start, for issue 32's
 # "every e2e test passes with both starts".
 .PHONY: test-boot
-test-boot: build images unit
+test-boot:
+	$(build_all)
 	E2E_START=boot tests/run.sh $(HARNESS) $(UNIT_TESTS)
 
 # Does a restored guest measure what a booted one does? A/A spread per block

@@ -33,25 +33,40 @@
  * key (the memory.stat name where there is one), upper bound accepted from a
  * guest. Counters are deltas over the interval; file, anon and the lru_gen
  * sequence numbers are levels.
+ *
+ * The fields read from memory.stat are rows of their own lists,
+ * S(X, member, JSON key, bound, memory.stat key, level): the guest's sampler
+ * builds its key table and count from them (guest/sampler.c), the store its
+ * columns (store/store.c), so adding a counter is one row here (plus its
+ * parse in common/lrugen.h's struct lrugen_stat, and a schema upgrade for
+ * the group it joins). PROTO_STAT_FIELD turns such a row into an X row.
  */
+#define PROTO_STAT_FIELD(X, m, key, max, stat, level) X(m, key, max)
 #define PROTO_SAMPLE_FIELDS(X) PROTO_SAMPLE_BASE_FIELDS(X) PROTO_SAMPLE_LRU_FIELDS(X)
 #define PROTO_SAMPLE_BASE_FIELDS(X)                                            \
 	X(seq,              "seq",                      UINT64_C(1) << 32)     \
 	X(t_ms,             "t_ms",                     UINT64_C(1) << 40)     \
 	X(ramp,             "ramp",                     1)                     \
-	X(pgmajfault,       "pgmajfault",               UINT64_C(1) << 48)     \
-	X(refault_file,     "workingset_refault_file",  UINT64_C(1) << 48)     \
-	X(refault_anon,     "workingset_refault_anon",  UINT64_C(1) << 48)     \
-	X(activate_file,    "workingset_activate_file", UINT64_C(1) << 48)     \
-	X(activate_anon,    "workingset_activate_anon", UINT64_C(1) << 48)     \
-	X(restore_file,     "workingset_restore_file",  UINT64_C(1) << 48)     \
-	X(pgscan,           "pgscan",                   UINT64_C(1) << 48)     \
-	X(pgsteal,          "pgsteal",                  UINT64_C(1) << 48)     \
-	X(file_bytes,       "file",                     UINT64_C(1) << 50)     \
-	X(anon_bytes,       "anon",                     UINT64_C(1) << 50)     \
+	PROTO_SAMPLE_BASE_STATS(PROTO_STAT_FIELD, X)                           \
 	X(gen_valid,        "lru_gen_valid",            1)                     \
 	X(min_seq,          "lru_gen_min_seq",          UINT64_C(1) << 62)     \
 	X(max_seq,          "lru_gen_max_seq",          UINT64_C(1) << 62)
+#define PROTO_SAMPLE_BASE_STATS(S, X)                                                      \
+	S(X, pgmajfault,    "pgmajfault",               UINT64_C(1) << 48, pgmajfault, 0) \
+	S(X, refault_file,  "workingset_refault_file",  UINT64_C(1) << 48,                 \
+	  workingset_refault_file, 0)                                                      \
+	S(X, refault_anon,  "workingset_refault_anon",  UINT64_C(1) << 48,                 \
+	  workingset_refault_anon, 0)                                                      \
+	S(X, activate_file, "workingset_activate_file", UINT64_C(1) << 48,                 \
+	  workingset_activate_file, 0)                                                     \
+	S(X, activate_anon, "workingset_activate_anon", UINT64_C(1) << 48,                 \
+	  workingset_activate_anon, 0)                                                     \
+	S(X, restore_file,  "workingset_restore_file",  UINT64_C(1) << 48,                 \
+	  workingset_restore_file, 0)                                                      \
+	S(X, pgscan,        "pgscan",                   UINT64_C(1) << 48, pgscan, 0)     \
+	S(X, pgsteal,       "pgsteal",                  UINT64_C(1) << 48, pgsteal, 0)    \
+	S(X, file_bytes,    "file",                     UINT64_C(1) << 50, file, 1)       \
+	S(X, anon_bytes,    "anon",                     UINT64_C(1) << 50, anon, 1)
 
 /*
  * The sample fields protocol 5 (schema 12) added, stored as nullable columns
@@ -61,21 +76,28 @@
  * interval's lru_gen text was not one the parser knows (none follow then).
  */
 #define PROTO_SAMPLE_LRU_FIELDS(X)                                             \
-	X(active_anon,      "active_anon",              UINT64_C(1) << 50)     \
-	X(inactive_anon,    "inactive_anon",            UINT64_C(1) << 50)     \
-	X(active_file,      "active_file",              UINT64_C(1) << 50)     \
-	X(inactive_file,    "inactive_file",            UINT64_C(1) << 50)     \
-	X(restore_anon,     "workingset_restore_anon",  UINT64_C(1) << 48)     \
-	X(nodereclaim,      "workingset_nodereclaim",   UINT64_C(1) << 48)     \
-	X(pgscan_kswapd,    "pgscan_kswapd",            UINT64_C(1) << 48)     \
-	X(pgscan_direct,    "pgscan_direct",            UINT64_C(1) << 48)     \
-	X(pgsteal_kswapd,   "pgsteal_kswapd",           UINT64_C(1) << 48)     \
-	X(pgsteal_direct,   "pgsteal_direct",           UINT64_C(1) << 48)     \
-	X(pgrefill,         "pgrefill",                 UINT64_C(1) << 48)     \
-	X(pgactivate,       "pgactivate",               UINT64_C(1) << 48)     \
-	X(pgdeactivate,     "pgdeactivate",             UINT64_C(1) << 48)     \
+	PROTO_SAMPLE_LRU_STATS(PROTO_STAT_FIELD, X)                            \
 	X(lru_nodes,        "lru_gen_nodes",            LRUGEN_MAX_NODES)      \
 	X(lru_refused,      "lru_gen_refused",          1)
+#define PROTO_SAMPLE_LRU_STATS(S, X)                                                       \
+	S(X, active_anon,    "active_anon",             UINT64_C(1) << 50, active_anon, 1) \
+	S(X, inactive_anon,  "inactive_anon",           UINT64_C(1) << 50, inactive_anon, 1) \
+	S(X, active_file,    "active_file",             UINT64_C(1) << 50, active_file, 1) \
+	S(X, inactive_file,  "inactive_file",           UINT64_C(1) << 50, inactive_file, 1) \
+	S(X, restore_anon,   "workingset_restore_anon", UINT64_C(1) << 48,                 \
+	  workingset_restore_anon, 0)                                                      \
+	S(X, nodereclaim,    "workingset_nodereclaim",  UINT64_C(1) << 48,                 \
+	  workingset_nodereclaim, 0)                                                       \
+	S(X, pgscan_kswapd,  "pgscan_kswapd",           UINT64_C(1) << 48, pgscan_kswapd, 0) \
+	S(X, pgscan_direct,  "pgscan_direct",           UINT64_C(1) << 48, pgscan_direct, 0) \
+	S(X, pgsteal_kswapd, "pgsteal_kswapd",          UINT64_C(1) << 48, pgsteal_kswapd, 0) \
+	S(X, pgsteal_direct, "pgsteal_direct",          UINT64_C(1) << 48, pgsteal_direct, 0) \
+	S(X, pgrefill,       "pgrefill",                UINT64_C(1) << 48, pgrefill, 0)   \
+	S(X, pgactivate,     "pgactivate",              UINT64_C(1) << 48, pgactivate, 0) \
+	S(X, pgdeactivate,   "pgdeactivate",            UINT64_C(1) << 48, pgdeactivate, 0)
+
+/* Every memory.stat row of a sample, base then LRU: S(X, m, key, max, stat, level). */
+#define PROTO_SAMPLE_STATS(S, X) PROTO_SAMPLE_BASE_STATS(S, X) PROTO_SAMPLE_LRU_STATS(S, X)
 
 /*
  * PROTO_LRU: one node of the memcg's multi-gen LRU at the end of interval

@@ -32,40 +32,18 @@ struct sampler_cachestat {
 };
 
 /*
- * The memory.stat keys a sample carries (lrugen.h's LRUGEN_STAT_KEYS, but
- * the khugepaged ones), in the order of sampler_reading.stat[]: where each
- * is in the parsed struct, where it lands in a sample, whether a level.
+ * The memory.stat keys a sample carries (common/proto.h's PROTO_SAMPLE_STATS
+ * rows), in the order of sampler_reading.stat[]: where each is in the parsed
+ * struct, where it lands in a sample, whether a level.
  */
 static const struct {
 	const char *key;
 	size_t from, off;
 	int level;
 } stat_keys[SAMPLER_NKEYS] = {
-#define K(key, m, lvl) { #key, offsetof(struct lrugen_stat, key), \
-			 offsetof(struct proto_sample, m), lvl }
-	K(pgmajfault, pgmajfault, 0),
-	K(workingset_refault_file, refault_file, 0),
-	K(workingset_refault_anon, refault_anon, 0),
-	K(workingset_activate_file, activate_file, 0),
-	K(workingset_activate_anon, activate_anon, 0),
-	K(workingset_restore_file, restore_file, 0),
-	K(pgscan, pgscan, 0),
-	K(pgsteal, pgsteal, 0),
-	K(file, file_bytes, 1),
-	K(anon, anon_bytes, 1),
-	K(active_anon, active_anon, 1),
-	K(inactive_anon, inactive_anon, 1),
-	K(active_file, active_file, 1),
-	K(inactive_file, inactive_file, 1),
-	K(workingset_restore_anon, restore_anon, 0),
-	K(workingset_nodereclaim, nodereclaim, 0),
-	K(pgscan_kswapd, pgscan_kswapd, 0),
-	K(pgscan_direct, pgscan_direct, 0),
-	K(pgsteal_kswapd, pgsteal_kswapd, 0),
-	K(pgsteal_direct, pgsteal_direct, 0),
-	K(pgrefill, pgrefill, 0),
-	K(pgactivate, pgactivate, 0),
-	K(pgdeactivate, pgdeactivate, 0),
+#define K(X_, m, json, max, key, lvl) { #key, offsetof(struct lrugen_stat, key), \
+					offsetof(struct proto_sample, m), lvl },
+	PROTO_SAMPLE_STATS(K, _)
 #undef K
 };
 #define NKEYS SAMPLER_NKEYS

@@ -11,7 +11,9 @@
 #define SAMPLER_STAT_MAX   (256 * 1024)         /* memory.stat bigger: refused */
 #define SAMPLER_GEN_MAX    (4 * 1024 * 1024)    /* lru_gen(_full) bigger: refused */
 #define SAMPLER_WINDOW     (64ULL << 20)        /* mincore maps at most this much at a time */
-#define SAMPLER_NKEYS      23                   /* memory.stat keys read */
+#define SAMPLER_ONE_(X, m, key, max, stat, level) + 1
+/* memory.stat keys read: a sample's rows of them (common/proto.h) */
+#define SAMPLER_NKEYS      (0 PROTO_SAMPLE_STATS(SAMPLER_ONE_, _))
 #define SAMPLER_LRU_GEN    "/sys/kernel/debug/lru_gen"
 #define SAMPLER_LRU_FULL   "/sys/kernel/debug/lru_gen_full"
 

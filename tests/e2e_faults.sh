@@ -3,12 +3,13 @@
 # again, guests that panic, fall silent or send garbage, a full results disk,
 # SIGTERM, QEMU killed on the host. Nothing committed is lost; every failure
 # stays inside its run. usage: tests/e2e_faults.sh HARNESS HARNESSD
-# FAULTS_KILLS (default 5; `make faults` says 20): kill -9 rounds.
+# FAULTS_KILLS (default 4: one round at each moment, 1, 2 and 3 samples into a
+# run and at boot; `make faults` says 20): kill -9 rounds.
 set -u
 
 . "$(dirname "$0")/testlib.sh" faults "$@"
 images=${FAULTS_IMAGES:-$repo/images/out}
-kills=${FAULTS_KILLS:-5}
+kills=${FAULTS_KILLS:-4}
 dpid= dconf=harness.conf
 declare -A injected survived lost
 

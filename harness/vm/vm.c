@@ -382,19 +382,31 @@ static void drop_leftover(virConnectPtr conn, const char *name)
 	virDomainFree(old);
 }
 
-/* The embedded driver: the overlay made here, QEMU's socket for the channel. */
-static int start_local(struct vm_conn *c, struct vm_domain *d, const struct vm_config *cfg,
-		       virConnectPtr conn, char *err)
+/*
+ * The embedded driver's domain XML for cfg, the TCG wrapper its emulator
+ * when asked; its overlay made.
+ */
+static int local_xml(const struct vm_config *cfg, char *xml, size_t len, char *err)
 {
-	char xml[16384], wrapper[PATH_MAX];
+	char wrapper[PATH_MAX];
 	struct vm_config lc = *cfg;
 
 	if (vm_tcg_single(cfg) && vm_local_wrapper(cfg->arch, wrapper, sizeof(wrapper)) < 0)
 		return errorf(err, "no %s to run TCG single-threaded (make builds it)", wrapper);
 	lc.emulator = vm_tcg_single(cfg) ? wrapper : cfg->emulator;
 	if (image_overlay(cfg->backing, cfg->backing_fmt ? cfg->backing_fmt : "raw", cfg->disk,
-			  err) < 0 ||
-	    vm_domain_xml(&lc, xml, sizeof(xml), err) < 0)
+			  err) < 0)
+		return -1;
+	return vm_domain_xml(&lc, xml, len, err);
+}
+
+/* The embedded driver: the overlay made here, QEMU's socket for the channel. */
+static int start_local(struct vm_conn *c, struct vm_domain *d, const struct vm_config *cfg,
+		       virConnectPtr conn, char *err)
+{
+	char xml[16384];
+
+	if (local_xml(cfg, xml, sizeof(xml), err) < 0)
 		return -1;
 	snprintf(d->channel, sizeof(d->channel), "%s", cfg->channel);
 	if (cfg->uuid)
@@ -530,23 +542,17 @@ int vm_save(struct vm_domain *d, const char *path, char *err)
 int vm_restore(struct vm_conn *c, const struct vm_config *cfg, const char *save,
 	       struct vm_domain **ret, char *err)
 {
-	char xml[16384], wrapper[PATH_MAX];
-	struct vm_config lc = *cfg;
+	char xml[16384];
 	struct vm_domain *d;
 	virConnectPtr conn;
 	int rc = -1;
 
 	if (!c->embedded)
 		return errorf(err, "host %s: guests are restored on this machine only", c->host);
-	if (vm_tcg_single(cfg) && vm_local_wrapper(cfg->arch, wrapper, sizeof(wrapper)) < 0)
-		return errorf(err, "no %s to run TCG single-threaded (make builds it)", wrapper);
-	lc.emulator = vm_tcg_single(cfg) ? wrapper : cfg->emulator;
 	if (!(d = domain_new(c, cfg->name, &conn, err)))
 		return -1;
 	snprintf(d->channel, sizeof(d->channel), "%s", cfg->channel);
-	if (image_overlay(cfg->backing, cfg->backing_fmt ? cfg->backing_fmt : "raw", cfg->disk,
-			  err) < 0 ||
-	    vm_domain_xml(&lc, xml, sizeof(xml), err) < 0)
+	if (local_xml(cfg, xml, sizeof(xml), err) < 0)
 		goto out;
 	drop_leftover(conn, cfg->name);
 	if (virDomainRestoreFlags(conn, save, xml, VIR_DOMAIN_SAVE_RUNNING) < 0) {
