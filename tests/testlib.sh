@@ -33,6 +33,9 @@ e2e_conf() {
 		*" start = "*) ;;
 		*) printf 'start = %s\n' "${E2E_START:-restore}" ;;
 		esac
+		# two saves per arm, not 4: the rotation exercised, half the saves'
+		# boots (the tests check mechanics and effects far above the spread)
+		printf 'saves = 2\n'
 		[ $# -gt 0 ] && printf '%s\n' "$@"
 	} > "$work/harness.conf"
 }
