@@ -141,22 +141,18 @@ print(f"| harnessd: submit to finished, minus the workload | {over_d:.0f} | "
 print(f"| harnessd: a run's end to the next run's domain start (4-run matrix) | "
       f"{st.median(gaps) if gaps else -1:.0f} | | < 200 ms |")
 print()
-print("Where a run's time goes (harness run, medians of each phase, ms):")
-print()
-phases = list(cli[0]["ms"].keys())
-print("| " + " | ".join(phases) + " | total |")
-print("|" + " --- |" * (len(phases) + 1))
-print("| " + " | ".join(f"{med(cli, (p,)):.0f}" for p in phases) +
-      f" | {st.median(r['total_ms'] for r in cli):.0f} |")
-print()
-print("The same run restored from a saved guest (medians, ms):")
-print()
-phases = list(rst[0]["ms"].keys())
-print("| " + " | ".join(phases) + " | total |")
-print("|" + " --- |" * (len(phases) + 1))
-print("| " + " | ".join(f"{med(rst, (p,)):.0f}" for p in phases) +
-      f" | {st.median(r['total_ms'] for r in rst):.0f} |")
-print()
+def phase_table(title, rs):
+    """The median of each phase of the runs rs, as a Markdown table under title."""
+    phases = list(rs[0]["ms"].keys())
+    print(title)
+    print()
+    print("| " + " | ".join(phases) + " | total |")
+    print("|" + " --- |" * (len(phases) + 1))
+    print("| " + " | ".join(f"{med(rs, (p,)):.0f}" for p in phases) +
+          f" | {st.median(r['total_ms'] for r in rs):.0f} |")
+    print()
+phase_table("Where a run's time goes (harness run, medians of each phase, ms):", cli)
+phase_table("The same run restored from a saved guest (medians, ms):", rst)
 print(f"harness run's own wall around its run (connect, probe, queue, table): "
       f"{st.median(w - r['total_ms'] for w, r in zip((x[2] for x in rows), cli)):.0f} ms; "
       f"harnessd's around its run (submit, schedule, status polls every 50 ms): "
