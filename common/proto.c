@@ -460,3 +460,42 @@ out:
 	json_decref(root);
 	return ret;
 }
+
+void proto_hex(const void *p, size_t n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+	const unsigned char *b = p;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+/* A lowercase hex digit's value, or -1. */
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+int proto_unhex(const char *s, void *p, size_t n)
+{
+	unsigned char *b = p;
+	size_t i;
+	int hi, lo;
+
+	if (strlen(s) != 2 * n)
+		return -1;
+	for (i = 0; i < n; i++) {
+		hi = hex_digit(s[2 * i]);
+		lo = hex_digit(s[2 * i + 1]);
+		if (hi < 0 || lo < 0)
+			return -1;
+		b[i] = (unsigned char)(hi << 4 | lo);
+	}
+	return 0;
+}

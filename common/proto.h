@@ -439,6 +439,12 @@ int proto_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((fo
 /* 1 if s holds printable ASCII only (no line breaks): string options and fields. */
 int proto_text_ok(const char *s);
 
+/* n bytes at p as 2n lowercase hex digits and a NUL into out (a job's seed, its probe). */
+void proto_hex(const void *p, size_t n, char *out);
+
+/* Exactly 2n lowercase hex digits s into the n bytes at p: 0, or -1 if s is not that. */
+int proto_unhex(const char *s, void *p, size_t n);
+
 /* ---- messages ---- */
 
 enum proto_type {

@@ -18,15 +18,6 @@
 #define RNDRESEEDCRNG _IO('R', 0x07)
 #endif
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
 int fresh_reseed(const char *hex, char *probe, size_t probe_len, char *err, size_t errlen)
 {
 	struct {
@@ -34,18 +25,11 @@ int fresh_reseed(const char *hex, char *probe, size_t probe_len, char *err, size
 		unsigned char buf[PROTO_SEED_HEX / 2];
 	} in;
 	unsigned char out[8];
-	size_t i;
 	int fd, rc = -1;
 
-	if (strlen(hex) != PROTO_SEED_HEX || probe_len < 2 * sizeof(out) + 1)
-		return proto_errf(err, errlen, "job: seed must be %d hex digits", PROTO_SEED_HEX);
-	for (i = 0; i < sizeof(in.buf); i++) {
-		int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
-
-		if (hi < 0 || lo < 0)
-			return proto_errf(err, errlen, "job: seed must be lower-case hex");
-		in.buf[i] = (unsigned char)(hi << 4 | lo);
-	}
+	if (probe_len < 2 * sizeof(out) + 1 || proto_unhex(hex, in.buf, sizeof(in.buf)) < 0)
+		return proto_errf(err, errlen, "job: seed must be %d lower-case hex digits",
+				  PROTO_SEED_HEX);
 	in.info.entropy_count = (int)sizeof(in.buf) * 8;
 	in.info.buf_size = (int)sizeof(in.buf);
 	fd = open("/dev/urandom", O_WRONLY | O_CLOEXEC);
@@ -60,12 +44,8 @@ int fresh_reseed(const char *hex, char *probe, size_t probe_len, char *err, size
 	else
 		rc = 0;
 	close(fd);
-	for (i = 0; rc == 0 && i < sizeof(out); i++) {
-		probe[2 * i] = "0123456789abcdef"[out[i] >> 4];
-		probe[2 * i + 1] = "0123456789abcdef"[out[i] & 15];
-	}
 	if (rc == 0)
-		probe[2 * sizeof(out)] = '\0';
+		proto_hex(out, sizeof(out), probe);
 	return rc;
 }
 

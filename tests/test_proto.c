@@ -587,6 +587,24 @@ static void test_parse_job_line(void **state)
 	free(m);
 }
 
+/* A job's seed: bytes to lowercase hex and back; anything else refused. */
+static void test_hex(void **state)
+{
+	const unsigned char in[4] = { 0x00, 0x9f, 0xa0, 0xff };
+	unsigned char out[4];
+	char hex[9];
+
+	(void)state;
+	proto_hex(in, sizeof(in), hex);
+	assert_string_equal(hex, "009fa0ff");
+	assert_int_equal(proto_unhex(hex, out, sizeof(out)), 0);
+	assert_memory_equal(in, out, sizeof(in));
+	assert_int_equal(proto_unhex("009FA0FF", out, sizeof(out)), -1);   /* upper case */
+	assert_int_equal(proto_unhex("009fa0f", out, sizeof(out)), -1);    /* one short */
+	assert_int_equal(proto_unhex("009fa0ff00", out, sizeof(out)), -1); /* one long */
+	assert_int_equal(proto_unhex("009fa0fg", out, sizeof(out)), -1);
+}
+
 /* ---- the job: defaults, to_json/from_json ---- */
 
 static void test_job_defaults(void **state)
@@ -1817,6 +1835,7 @@ int main(void)
 		cmocka_unit_test(test_refuse_ranges),
 		cmocka_unit_test(test_refuse_u64_arrays),
 		cmocka_unit_test(test_refuse_strings),
+		cmocka_unit_test(test_hex),
 		cmocka_unit_test(test_refuse_nul_in_line),
 		cmocka_unit_test(test_refuse_duplicates),
 		cmocka_unit_test(test_line_length),

@@ -27,12 +27,10 @@ e2e_conf() {
 			"$repo" "$repo"
 		printf 'memory_mib = 384\nvcpus = 2\nboot_timeout_s = 120\nslack_s = 60\n'
 		printf 'quiet_cpu_pct = 100\nquiet_io_pct = 100\n'
-		# runs restore a saved guest (docs/restore.md) unless the test says
-		# "start = boot" (it tests booting) or E2E_START does (make test-boot)
-		case " $* " in
-		*" start = "*) ;;
-		*) printf 'start = %s\n' "${E2E_START:-restore}" ;;
-		esac
+		# runs restore a saved guest (docs/restore.md) unless E2E_START says
+		# boot (make test-boot) or the test's own "start = boot" does (it
+		# tests booting)
+		printf 'start = %s\n' "${E2E_START:-restore}"
 		# two saves per arm, not 4: the rotation exercised, half the saves'
 		# boots (the tests check mechanics and effects far above the spread)
 		printf 'saves = 2\n'

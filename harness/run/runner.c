@@ -39,6 +39,7 @@ struct run_ctx {
 	unsigned block;                          /* its ABBA block: which of the arm's saves */
 	char dir[PATH_MAX], console[PATH_MAX], overlay[PATH_MAX], initrd[PATH_MAX];
 	char sock[PATH_MAX], disk[PATH_MAX];
+	char name[64], cmdline[512];             /* the domain's (booted), its command line */
 	struct vm_domain *dom;
 	struct channel ch;
 	int64_t t_boot;
@@ -123,27 +124,27 @@ static int record_machine(struct run_ctx *c, struct vm_config *cfg, struct vm_ho
 	return store_run_machine(c->r->store, c->id, &m, c->dberr) < 0 ? -2 : 0;
 }
 
-/* The run's domain: cfg points into name and cmdline (64 and 512 bytes). */
-static void run_config(struct run_ctx *c, struct vm_config *cfg, char *name, char *cmdline)
+/* The run's domain: cfg points into c (its name and command line). */
+static void run_config(struct run_ctx *c, struct vm_config *cfg)
 {
 	/* a guest of another architecture than the host's runs under TCG */
 	const char *accel = vm_accel_for(c->cell->arch, vm_conn_arch(c->r->vm), c->r->accel);
 
 	*cfg = (struct vm_config){
-		.name = name, .arch = c->cell->arch, .accel = accel,
+		.name = c->name, .arch = c->cell->arch, .accel = accel,
 		.memory_mib = c->m->memory_mib, .vcpus = c->m->vcpus,
 		.kernel = spec_files(c->arm, c->cell)->kernel, .initrd = c->initrd,
-		.cmdline = cmdline,
+		.cmdline = c->cmdline,
 		.backing = c->disk, .disk = c->overlay, .console = c->console, .channel = c->sock,
 		.first_cpu = c->r->first_cpu,
 	};
-	snprintf(name, 64, "harness-%d-run-%lld", (int)getpid(), (long long)c->id);
+	snprintf(c->name, sizeof(c->name), "harness-%d-run-%lld", (int)getpid(), (long long)c->id);
 	/* loglevel=6: the console keeps levels 0-5: every line of a panic,
 	 * oops, BUG or WARNING (their registers and traces are KERN_DEFAULT,
 	 * 4) and the notices (the kernel's banner); the boot's few hundred
 	 * info lines, each byte a trapped port write under TCG, stay in the
 	 * kernel's buffer. An arm's own loglevel= comes later and wins. */
-	snprintf(cmdline, 512, "console=%s loglevel=6 panic=-1 %s",
+	snprintf(c->cmdline, sizeof(c->cmdline), "console=%s loglevel=6 panic=-1 %s",
 		 vm_console_device(c->cell->arch), c->arm->cmdline);
 }
 
@@ -314,9 +315,8 @@ static int start_guest(struct run_ctx *c)
 {
 	struct vm_config cfg;
 	struct vm_host_facts f;
-	char name[64], cmdline[512];
 
-	run_config(c, &cfg, name, cmdline);
+	run_config(c, &cfg);
 	if (store_run_booting(c->r->store, c->id, cfg.accel, c->r->host, c->cell->arch,
 			      c->console, c->dberr) < 0 || record_machine(c, &cfg, &f) < 0)
 		return -2;
@@ -382,10 +382,8 @@ static int check_setup(struct run_ctx *c, const struct proto_setup *st)
 static int send_job(struct run_ctx *c)
 {
 	struct proto_msg msg = { .type = PROTO_JOB };
-	char err[ERR_MAX];
-
 	unsigned char seed[PROTO_SEED_HEX / 2];
-	size_t i;
+	char err[ERR_MAX];
 
 	msg.u.job = c->cell->job;
 	msg.u.job.run = (uint64_t)c->id;
@@ -394,8 +392,7 @@ static int send_job(struct run_ctx *c)
 	 * CRNG is its save's) */
 	if (getrandom(seed, sizeof(seed), 0) != (ssize_t)sizeof(seed))
 		return fail_infra(c, "getrandom: %s", strerror(errno));
-	for (i = 0; i < sizeof(seed); i++)
-		snprintf(msg.u.job.seed + 2 * i, 3, "%02x", seed[i]);
+	proto_hex(seed, sizeof(seed), msg.u.job.seed);
 	msg.u.job.host_ms = (uint64_t)phases_now();
 	if (channel_send(&c->ch, &msg, err) < 0)
 		return fail(c, "%s", err);
