@@ -128,11 +128,20 @@ void boot_init(struct boot_times *t, const char *data_dir)
 	t->ready_ms = boot_uptime_ms();
 }
 
+/*
+ * The domain ends either way (libvirt: on_poweroff and on_reboot destroy). An
+ * x86 kernel without ACPI cannot power off, it would only halt; it resets.
+ */
 void boot_poweroff(int status)
 {
+	int off = 1;
+
+#if defined(__x86_64__) || defined(__i386__)
+	off = access("/sys/firmware/acpi", F_OK) == 0;
+#endif
 	kmsg("harness: agent exited %d\n", status);
 	sync();
-	reboot(RB_POWER_OFF);
+	reboot(off ? RB_POWER_OFF : RB_AUTOBOOT);
 	/* PID 1 must not return: the kernel would panic on it */
 	for (;;)
 		pause();

@@ -106,10 +106,16 @@ done_on() { q "SELECT COUNT(*) FROM runs r JOIN matrices m ON m.id = r.matrix_id
 "$harness" submit spread.json > /dev/null 2>&1
 check "the matrix of 4 blocks finishes on two hosts" wait_finished spread 400
 check "both hosts ran blocks ($(done_on spread here) runs here, $(done_on spread there) there)" \
-	[ "$(done_on spread here)" -ge 4 ] && [ "$(done_on spread there)" -ge 4 ]
+	test "$(done_on spread here)" -ge 4 -a "$(done_on spread there)" -ge 4
 check "every run records its host, and no block mixes hosts" \
-	[ "$(q "SELECT COUNT(*) FROM runs WHERE status = 'done' AND host NOT IN ('here', 'there')")" = 0 ] &&
-	[ "$(mixed spread)" = 0 ]
+	test "$(q "SELECT COUNT(*) FROM runs WHERE status = 'done' AND host NOT IN ('here', 'there')")" = 0 \
+	-a "$(mixed spread)" = 0
+# a run that is not done says why here, and the daemon's lines about it
+not_done() {
+	q "SELECT 'run ' || id || ' (' || host || ', block ' || block || '): ' || status || ': ' || reason
+		FROM runs WHERE status != 'done'"
+	grep -E "failed|retrying|lost" daemon.log | head -20
+}
 # what measured them, per host: the second host's facts through its connection (CPU
 # model and count from libvirt; its kernel libvirt does not tell, and says so); the
 # wrapper installed there, so its TCG guests run with the same threading as here's
@@ -125,7 +131,8 @@ check "there: the wrapper installed, so the same TCG threading as here, recorded
 	[ "$(q "SELECT group_concat(DISTINCT tcg_thread) FROM runs WHERE host = 'there' AND status = 'done'")" = \
 	  "$(q "SELECT group_concat(DISTINCT tcg_thread) FROM runs WHERE host = 'here' AND status = 'done'")" ]
 check "16 runs done, each seq once: the table of a one-host run" \
-	[ "$(q "SELECT COUNT(*) || ' ' || COUNT(DISTINCT seq) FROM runs WHERE status = 'done'")" = "16 16" ]
+	[ "$(q "SELECT COUNT(*) || ' ' || COUNT(DISTINCT seq) FROM runs WHERE status = 'done'")" = "16 16" ] ||
+	not_done
 "$harness" table spread > table.out 2>&1
 check "its table has both arms over 8 runs each, paired in 4 blocks" \
 	bash -c "grep -qE '^mglru .* 8\$' table.out && grep -qE '^classic .* 8\$' table.out &&
@@ -192,8 +199,8 @@ check "the host came back and took blocks again" \
 		FROM runs WHERE status = 'interrupted' AND host = 'there')")" -ge 1 ]
 check "16 runs done, each seq once, no block mixing hosts" \
 	[ "$(q "SELECT COUNT(*) || ' ' || COUNT(DISTINCT r.seq) FROM runs r JOIN matrices m ON
-		m.id = r.matrix_id WHERE m.name = 'lose' AND r.status = 'done'")" = "16 16" ] &&
-	[ "$(mixed lose)" = 0 ]
+		m.id = r.matrix_id WHERE m.name = 'lose' AND r.status = 'done'")" = "16 16" -a \
+	"$(mixed lose)" = 0 ]
 check "the lost block's 4 runs done on the first host, none paired with the second's" \
 	[ "$(q "SELECT COUNT(*) || ' ' || GROUP_CONCAT(DISTINCT host) FROM runs WHERE status = 'done'
 		AND cell_id || '/' || block = ($lost)")" = "4 here" ]
@@ -235,7 +242,7 @@ check "harness host drain there" "$harness" host drain there
 matrix drained 2 1 > drained.json
 "$harness" submit drained.json > /dev/null 2>&1
 check "a drained host takes no block: all of them run here" wait_finished drained 300
-check "... none on the drained host" [ "$(done_on drained there)" = 0 ] && [ "$(done_on drained here)" = 4 ]
+check "... none on the drained host" [ "$(done_on drained there)" = 0 -a "$(done_on drained here)" = 4 ]
 check "a host name not in harness.conf is refused in one line" \
 	bash -c "! '$harness' host drain nosuch 2> drain.err && [ \$(wc -l < drain.err) = 1 ] &&
 		grep -q \"no host 'nosuch'\" drain.err"

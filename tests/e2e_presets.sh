@@ -38,7 +38,7 @@ check "004: a grid of cells x arms for ops/s and refaults per read" \
 # mean of the runs' ops/s (digits grouped by commas in the table).
 want=$(q "SELECT printf('%.0f', COUNT(*) / SUM(1.0 / ops_per_s)) FROM run_summary s JOIN cells c ON c.matrix_id = s.matrix_id AND c.idx = s.cell WHERE c.name = 'fd/0.8' AND s.arm = 1")
 got=$(awk '/^seeds: ops\/s/ { g = 1 } g && /^fd\/0.8 / { gsub(/,/, "", $4); print $4; exit }' table.out)
-check "004: grid value is the database's mean ($got = $want)" [ -n "$want" ] && [ "$got" = "$want" ]
+check "004: grid value is the database's mean ($got = $want)" [ -n "$want" -a "$got" = "$want" ]
 "$harness" table --format json --metric ops/s seeds > table.json 2>&1
 check "table --format json parses and has a row per grid cell" \
 	python3 -c 'import json,sys; t=json.load(open("table.json")); sys.exit(not (t[0]["metric"] == "ops/s" and len(t[0]["rows"]) == 3))'

@@ -31,7 +31,7 @@ json.dump(m, open(sys.argv[3], "w"), indent=1)' "$repo/workloads/examples/seed-$
 	"$harness" run "seed-$s.json" > "run-$s.out" 2>&1
 	rc=$?
 	check "seed-$s.json runs at its shipped scale, $reps run(s) per arm, every run done (exit $rc)" \
-		[ "$rc" -eq 0 ] && [ "$(q "SELECT COUNT(*) FROM runs r JOIN matrices m ON m.id = r.matrix_id WHERE m.name = 'seed-$s' AND r.status != 'done'")" = 0 ]
+		[ "$rc" -eq 0 -a "$(q "SELECT COUNT(*) FROM runs r JOIN matrices m ON m.id = r.matrix_id WHERE m.name = 'seed-$s' AND r.status != 'done'")" = 0 ]
 done
 python3 "$repo/tests/seeds_measure.py" results/harness.db > measures.txt
 cat measures.txt

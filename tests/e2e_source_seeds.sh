@@ -28,7 +28,7 @@ json.dump(m, open(sys.argv[3], "w"), indent=1)' \
 "$harness" run seed-000-patch.json > run.out 2>&1
 rc=$?
 check "seed-000-patch.json builds the RFC and runs, $reps run(s) per arm, every run done (exit $rc)" \
-	[ "$rc" -eq 0 ] && [ "$(q "SELECT COUNT(*) FROM runs WHERE status != 'done'")" = 0 ]
+	[ "$rc" -eq 0 -a "$(q "SELECT COUNT(*) FROM runs WHERE status != 'done'")" = 0 ]
 check "the RFC applied to 6.12 and was built: its subject is in the table's build lines" \
 	grep -qE '^  rfc +h[0-9a-f]{8} 6\.12\.[0-9]+, linux-source-6.12; tinyconfig .*1 patch: mm/mglru: age when the oldest generation is thrashing' run.out
 rel() { q "SELECT release FROM arms WHERE name = '$1'"; }

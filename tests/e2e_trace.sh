@@ -47,12 +47,12 @@ for a in y n; do
 	check "run $a: refused at most 1 % of $tot events ($(q "SELECT trace_refused FROM runs WHERE id = $r"))" \
 		[ "$(q "SELECT trace_refused * 100 <= $tot FROM runs WHERE id = $r")" = 1 ]
 	check "run $a: every event is a sampled page of the hot file (its inode, index a multiple of 64 below 10240)" \
-		[ "$(ev "$r" "(ino != (SELECT ino FROM run_files WHERE run_id = $r AND idx = 0) OR page % 64 != 0 OR page >= 10240)")" = 0 ] && [ "$tot" -gt 0 ]
+		[ "$(ev "$r" "(ino != (SELECT ino FROM run_files WHERE run_id = $r AND idx = 0) OR page % 64 != 0 OR page >= 10240)")" = 0 -a "$tot" -gt 0 ]
 	check "run $a: loads, adds and removes were traced" \
-		[ "$(ev "$r" "kind = 'load'")" -gt 0 ] && [ "$(ev "$r" "kind = 'add'")" -gt 0 ] && [ "$(ev "$r" "kind = 'remove'")" -gt 0 ]
+		[ "$(ev "$r" "kind = 'load'")" -gt 0 -a "$(ev "$r" "kind = 'add'")" -gt 0 -a "$(ev "$r" "kind = 'remove'")" -gt 0 ]
 done
 check "the untraced 6.1 run says why, and stores no event" \
-	[ "$(q "SELECT trace FROM runs WHERE id = $old")" = "off: the kernel took none of the probes (needs fprobe, tprobe, BTF)" ] && [ "$(ev "$old" 1)" = 0 ]
+	[ "$(q "SELECT trace FROM runs WHERE id = $old")" = "off: the kernel took none of the probes (needs fprobe, tprobe, BTF)" -a "$(ev "$old" 1)" = 0 ]
 
 # The science: under MGLRU a page read() into the cache enters one of the two
 # oldest generations (seed 001's "oldest" / "second-oldest"); the classic LRU
@@ -67,9 +67,9 @@ check "MGLRU: every add has a generation in its window" \
 nadds=$(ev "$n" "kind = 'add'")
 ninact=$(ev "$n" "kind = 'add' AND place = 'inactive'")
 check "classic: hot-file folios enter the inactive list ($ninact of $nadds adds, at least 90 %), none a generation" \
-	[ "$((ninact * 10))" -ge "$((nadds * 9))" ] && [ "$(ev "$n" "kind = 'add' AND place NOT IN ('inactive', 'active')")" = 0 ]
+	[ "$((ninact * 10))" -ge "$((nadds * 9))" -a "$(ev "$n" "kind = 'add' AND place NOT IN ('inactive', 'active')")" = 0 ]
 check "classic: the LRU activates hot-file folios; MGLRU's pread path never does" \
-	[ "$(ev "$n" "kind = 'activate'")" -gt 0 ] && [ "$(ev "$y" "kind = 'activate'")" = 0 ]
+	[ "$(ev "$n" "kind = 'activate'")" -gt 0 -a "$(ev "$y" "kind = 'activate'")" = 0 ]
 share() { q "SELECT ROUND(1.0 * SUM(kind = 'remove') / SUM(kind = 'load'), 3) FROM trace_events WHERE run_id = $1"; }
 sy=$(share "$y") sn=$(share "$n")
 check "seed 003: MGLRU removes more of the loaded hot-file folios ($sy of loads) than the classic LRU ($sn)" \

@@ -4,7 +4,7 @@
 # ("may call:"), no SQL outside harness/store/, no function-static state or
 # libc calls keeping static state, no circle of calls between files.
 # Prints "ok -"/"not ok -".
-import os, re, sys
+import glob, os, re, sys
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 os.chdir(root)
@@ -159,6 +159,26 @@ for f, t in texts.items():
             if g != f and len(defined[name]) == 1:
                 calls[f].add(g)
 check('no circle of calls between files', cycles_of(calls))
+
+
+def test_checks_split(path):
+    """check DESC [ A ] && [ B ]: the shell runs [ B ] after check, unasserted."""
+    lines, out, i = open(path).read().split('\n'), [], 0
+    while i < len(lines):
+        cmd, j = lines[i], i
+        if re.match(r'\s*check ', cmd):
+            while re.search(r'(\\|&&|\|\|)\s*$', cmd) and j + 1 < len(lines):
+                j += 1
+                cmd += '\n' + lines[j]
+            bare = re.sub(r"'[^']*'", "''", re.sub(r'"(\\.|[^"\\])*"', '""', cmd))
+            if re.search(r'\]\s*(\\\n\s*)?&&', bare):
+                out.append(f'{path}:{i + 1}: a test after check is not the check\'s (use -a)')
+        i = j + 1
+    return out
+
+
+check('every condition of a test\'s check is inside it',
+      [p for f in sorted(glob.glob('tests/*.sh')) for p in test_checks_split(f)])
 
 failed = 0
 for what, problems in results:

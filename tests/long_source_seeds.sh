@@ -19,7 +19,7 @@ for s in 002 004; do
 	"$harness" run "seed-$s-patch.json" > "run-$s.out" 2>&1
 	rc=$?
 	check "seed-$s-patch.json builds its patches and runs, every run done (exit $rc)" \
-		[ "$rc" -eq 0 ] && [ "$(q "SELECT COUNT(*) FROM runs r JOIN matrices m ON m.id = r.matrix_id WHERE m.name = 'seed-$s-patch' AND r.status != 'done'")" = 0 ]
+		[ "$rc" -eq 0 -a "$(q "SELECT COUNT(*) FROM runs r JOIN matrices m ON m.id = r.matrix_id WHERE m.name = 'seed-$s-patch' AND r.status != 'done'")" = 0 ]
 done
 check "002: every patch of the series applied to 6.12 (the backported 1/5-3/5 too)" \
 	grep -qE '^  v2 +h[0-9a-f]{8} 6\.12\.[0-9]+, .* 5 patches: ' run-002.out
