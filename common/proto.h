@@ -289,13 +289,25 @@ struct proto_op_sample {
 
 enum proto_opt_type { OPT_UINT, OPT_DOUBLE, OPT_ENUM, OPT_STR, OPT_TEXT /* multi-line */ };
 
-enum stream_kind { KIND_RANDOM, KIND_SCAN, KIND_FIO, KIND_YCSB, KIND_RECLAIM, KIND_COUNT };
-#define K_RANDOM  (1u << KIND_RANDOM)
-#define K_SCAN    (1u << KIND_SCAN)
-#define K_FIO     (1u << KIND_FIO)
-#define K_YCSB    (1u << KIND_YCSB)
-#define K_RECLAIM (1u << KIND_RECLAIM)
-#define K_ALL     (K_RANDOM | K_SCAN | K_FIO | K_YCSB | K_RECLAIM)
+/*
+ * Every stream kind, the one list of them: X(ENUM, id). A kind is a
+ * descriptor here (common/kind_<id>.c: its options, checks, threads) and a
+ * run function in the guest (guest/stream_<id>.c: stream_<id>_run); adding
+ * one is those two files and a row here.
+ */
+#define PROTO_STREAM_KINDS(X) \
+	X(RANDOM, random)     \
+	X(SCAN, scan)         \
+	X(FIO, fio)           \
+	X(YCSB, ycsb)         \
+	X(RECLAIM, reclaim)
+
+enum stream_kind {
+#define X(e, id) KIND_##e,
+	PROTO_STREAM_KINDS(X)
+#undef X
+	KIND_COUNT
+};
 
 struct proto_opt {
 	const char *name;            /* key in the matrix and in the job */
@@ -304,7 +316,6 @@ struct proto_opt {
 	double min, max;             /* inclusive range (numbers); max length (OPT_STR) */
 	const char *const *choices;  /* NULL-terminated (OPT_ENUM) */
 	const char *def;             /* default as text; NULL: required or empty */
-	unsigned kinds;              /* stream kinds the option belongs to */
 	const char *help;
 };
 
@@ -396,8 +407,49 @@ struct proto_job {
 extern const struct proto_opt proto_job_opts[];
 extern const struct proto_opt proto_file_opts[];
 extern const struct proto_opt proto_db_opts[];
-extern const struct proto_opt proto_stream_opts[];
+extern const struct proto_opt proto_stream_opts[];   /* every kind's: kind, name, file... */
 extern const char *const proto_kind_names[];
+extern const char *const proto_access_names[];       /* enum st_access: random's and scan's */
+
+/* A proto_stream option row's offset, and a string option's longest value. */
+#define PROTO_SOFF(m) offsetof(struct proto_stream, m)
+#define PROTO_SLEN(m) (sizeof(((struct proto_stream *)0)->m) - 1)
+#define PROTO_OPT_END { NULL, 0, 0, 0, 0, NULL, NULL, NULL }
+
+/* What a kind is, beside its options: the rules of struct proto_kind's flags. */
+#define PK_FILE   1u    /* reads a declared file ('file', required) */
+#define PK_TRACE  2u    /* may trace that file (a stream's "trace") */
+#define PK_STATUS 4u    /* its program writes its own status documents, which the agent
+			 * reads each interval: its intervals may be told late */
+
+/*
+ * A stream kind: its options (beside proto_stream_opts), what the option
+ * tables cannot say, and what the host and the agent need to know of it.
+ */
+struct proto_kind {
+	const char *name;
+	const struct proto_opt *opts;
+	unsigned flags;              /* PK_* */
+	const char *binary;          /* the program it runs from the image; NULL: none */
+	/* the stream's rules across options and the job; 0, or -1 with "w...: why" */
+	int (*check)(const struct proto_job *job, struct proto_stream *s, const char *w,
+		     char *err, size_t errlen);
+	/* the operations it reports one by one (bit i: enum proto_op i); NULL: none */
+	unsigned (*ops)(const struct proto_stream *s);
+	/* how many threads count its operations; NULL: one */
+	unsigned (*threads)(const struct proto_stream *s);
+	/* MiB of page cache it charges outside the workload's memcg; NULL: none */
+	uint64_t (*charge_mib)(const struct proto_stream *s);
+};
+
+#define X(e, id) extern const struct proto_kind proto_kind_##id;
+PROTO_STREAM_KINDS(X)
+#undef X
+extern const struct proto_kind *const proto_kinds[KIND_COUNT];
+
+/* A stream's threads (struct proto_kind's threads, or 1) and outside charge. */
+unsigned proto_stream_threads(const struct proto_stream *st);
+uint64_t proto_stream_charge_mib(const struct proto_stream *st);
 
 /*
  * The workload part of a job (every key but run and lru_gen) from a JSON

@@ -29,39 +29,41 @@ int proto_text_ok(const char *s)
 	return 1;
 }
 
-const char *const proto_kind_names[] = { "random", "scan", "fio", "ycsb", "reclaim", NULL };
+const char *const proto_kind_names[] = {
+#define X(e, id) #id,
+	PROTO_STREAM_KINDS(X)
+#undef X
+	NULL
+};
 
-static const char *const access_names[]  = { "pread", "read", "mmap", NULL };
-static const char *const dist_names[]    = { "uniform", "zipf", NULL };
-static const char *const advice_names[]  = { "normal", "random", "sequential", NULL };
-static const char *const mode_names[]    = { "normal", "dontcache", "dontneed", "fadv_random", NULL };
+const struct proto_kind *const proto_kinds[KIND_COUNT] = {
+#define X(e, id) [KIND_##e] = &proto_kind_##id,
+	PROTO_STREAM_KINDS(X)
+#undef X
+};
+
+const char *const proto_access_names[] = { "pread", "read", "mmap", NULL };
+
 static const char *const content_names[] = { "random", "zero", NULL };
-static const char *const ydist_names[]   = { "uniform", "zipfian", "latest", NULL };
-static const char *const yscan_names[]   = { "uniform", "zipfian", NULL };
 static const char *const yorder_names[]  = { "hashed", "ordered", NULL };
-static const char *const bool_names[]    = { "false", "true", NULL };
-static const char *const cgroup_names[]  = { "root", "parent", NULL };
-static const char *const fallback_names[] = { "refuse", "omit", NULL };
 
 #define JOFF(m) offsetof(struct proto_job, m)
 #define FOFF(m) offsetof(struct proto_file, m)
 #define DOFF(m) offsetof(struct proto_db, m)
-#define SOFF(m) offsetof(struct proto_stream, m)
-#define SSZ(m)  (sizeof(((struct proto_stream *)0)->m) - 1)
 
 const struct proto_opt proto_job_opts[] = {
-	{ "memcg_mib", OPT_UINT, JOFF(memcg_mib), 16, 1 << 24, NULL, "256", 0,
+	{ "memcg_mib", OPT_UINT, JOFF(memcg_mib), 16, 1 << 24, NULL, "256",
 	  "memory.max of the workload's cgroup, MiB (memory.swap.max is 0); below 16 MiB"
 	  " the workload process itself would not fit" },
-	{ "duration_s", OPT_UINT, JOFF(duration_s), 1, 7 * 86400, NULL, "10", 0,
+	{ "duration_s", OPT_UINT, JOFF(duration_s), 1, 7 * 86400, NULL, "10",
 	  "length of the workload, seconds" },
-	{ "interval_ms", OPT_UINT, JOFF(interval_ms), 100, 60000, NULL, "1000", 0,
+	{ "interval_ms", OPT_UINT, JOFF(interval_ms), 100, 60000, NULL, "1000",
 	  "sampling interval, milliseconds" },
-	{ "ramp_s", OPT_UINT, JOFF(ramp_s), 0, 7 * 86400, NULL, "0", 0,
+	{ "ramp_s", OPT_UINT, JOFF(ramp_s), 0, 7 * 86400, NULL, "0",
 	  "intervals that begin before this are stored flagged as ramp and left out of summaries" },
-	{ "disk_mib", OPT_UINT, JOFF(disk_mib), 0, 1 << 24, NULL, "0", 0,
+	{ "disk_mib", OPT_UINT, JOFF(disk_mib), 0, 1 << 24, NULL, "0",
 	  "size of the data disk, MiB; 0: what its files and databases need" },
-	{ NULL, 0, 0, 0, 0, NULL, NULL, 0, NULL },
+	PROTO_OPT_END,
 };
 
 /* trace: {...}, on a cell or on a stream that names its file. */
@@ -70,124 +72,51 @@ struct trace_opts {
 };
 
 static const struct proto_opt trace_opts[] = {
-	{ "sample", OPT_UINT, offsetof(struct trace_opts, sample), 0, 1 << 20, NULL, "0", 0,
+	{ "sample", OPT_UINT, offsetof(struct trace_opts, sample), 0, 1 << 20, NULL, "0",
 	  "one page index in this many (a power of two) of each traced file; 0: off" },
-	{ NULL, 0, 0, 0, 0, NULL, NULL, 0, NULL },
+	PROTO_OPT_END,
 };
 
 const struct proto_opt proto_file_opts[] = {
-	{ "name", OPT_STR, FOFF(name), 1, PROTO_NAME_MAX - 1, NULL, NULL, 0,
+	{ "name", OPT_STR, FOFF(name), 1, PROTO_NAME_MAX - 1, NULL, NULL,
 	  "file name on the data disk" },
-	{ "mib", OPT_UINT, FOFF(mib), 1, 1 << 24, NULL, NULL, 0, "size, MiB" },
-	{ "content", OPT_ENUM, FOFF(content), 0, 0, content_names, "random", 0,
+	{ "mib", OPT_UINT, FOFF(mib), 1, 1 << 24, NULL, NULL, "size, MiB" },
+	{ "content", OPT_ENUM, FOFF(content), 0, 0, content_names, "random",
 	  "random bytes (incompressible) or zeros" },
-	{ NULL, 0, 0, 0, 0, NULL, NULL, 0, NULL },
+	PROTO_OPT_END,
 };
 
 /* A database: YCSB's load-phase properties (fieldlengthdistribution constant). */
 const struct proto_opt proto_db_opts[] = {
-	{ "name", OPT_STR, DOFF(name), 1, PROTO_NAME_MAX - 1, NULL, "ycsb", 0,
+	{ "name", OPT_STR, DOFF(name), 1, PROTO_NAME_MAX - 1, NULL, "ycsb",
 	  "the database's directory on the data disk" },
-	{ "recordcount", OPT_UINT, DOFF(recordcount), 10, 1e12, NULL, NULL, 0,
+	{ "recordcount", OPT_UINT, DOFF(recordcount), 10, 1e12, NULL, NULL,
 	  "records loaded (YCSB recordcount)" },
-	{ "fieldcount", OPT_UINT, DOFF(fieldcount), 1, 1000, NULL, "10", 0, "fields per record" },
-	{ "fieldlength", OPT_UINT, DOFF(fieldlength), 1, 1 << 20, NULL, "100", 0,
+	{ "fieldcount", OPT_UINT, DOFF(fieldcount), 1, 1000, NULL, "10", "fields per record" },
+	{ "fieldlength", OPT_UINT, DOFF(fieldlength), 1, 1 << 20, NULL, "100",
 	  "bytes per field" },
-	{ "insertorder", OPT_ENUM, DOFF(insertorder), 0, 0, yorder_names, "hashed", 0,
+	{ "insertorder", OPT_ENUM, DOFF(insertorder), 0, 0, yorder_names, "hashed",
 	  "hashed: keys are user + FNV hash of the key number; ordered: user + the number" },
-	{ NULL, 0, 0, 0, 0, NULL, NULL, 0, NULL },
+	PROTO_OPT_END,
 };
 
+/* What every kind's stream says; each kind's own options are in its descriptor. */
 const struct proto_opt proto_stream_opts[] = {
-	{ "kind", OPT_ENUM, SOFF(kind), 0, 0, proto_kind_names, NULL, K_ALL,
-	  "random reader, sequential scanner, or fio as users write it" },
-	{ "name", OPT_STR, SOFF(name), 1, SSZ(name), NULL, NULL, K_ALL, "stream name" },
-	{ "file", OPT_STR, SOFF(file), 1, SSZ(file), NULL, NULL, K_RANDOM | K_SCAN | K_RECLAIM,
-	  "the declared file it reads" },
-	{ "start_s", OPT_DOUBLE, SOFF(start_s), 0, 7 * 86400, NULL, "0", K_ALL,
+	{ "kind", OPT_ENUM, PROTO_SOFF(kind), 0, 0, proto_kind_names, NULL,
+	  "what the stream is: a random reader, a sequential scanner, fio as users write it,"
+	  " a YCSB client, a memory.reclaim storm" },
+	{ "name", OPT_STR, PROTO_SOFF(name), 1, PROTO_SLEN(name), NULL, NULL, "stream name" },
+	{ "file", OPT_STR, PROTO_SOFF(file), 1, PROTO_SLEN(file), NULL, NULL,
+	  "the declared file it reads (the kinds that read one)" },
+	{ "start_s", OPT_DOUBLE, PROTO_SOFF(start_s), 0, 7 * 86400, NULL, "0",
 	  "start, seconds after the workload starts" },
-	{ "duration_s", OPT_DOUBLE, SOFF(duration_s), 0, 7 * 86400, NULL, "0", K_ALL,
+	{ "duration_s", OPT_DOUBLE, PROTO_SOFF(duration_s), 0, 7 * 86400, NULL, "0",
 	  "how long it runs; 0 until the workload ends (a scan also ends after its passes)" },
-	{ "threads", OPT_UINT, SOFF(threads), 1, 256, NULL, "1", K_RANDOM, "reader threads" },
-	{ "access", OPT_ENUM, SOFF(access), 0, 0, access_names, NULL, K_RANDOM | K_SCAN,
-	  "random: pread or mmap (default pread); scan: read or mmap (default read)" },
-	{ "distribution", OPT_ENUM, SOFF(dist), 0, 0, dist_names, "uniform", K_RANDOM,
-	  "which page each read picks" },
-	{ "theta", OPT_DOUBLE, SOFF(theta), 0, 5, NULL, "0.9", K_RANDOM,
-	  "zipf exponent (distribution zipf)" },
-	{ "rate", OPT_DOUBLE, SOFF(rate), 0, 1e9, NULL, "0", K_RANDOM,
-	  "reads per second over all threads; 0: as fast as possible" },
-	{ "advice", OPT_ENUM, SOFF(advice), 0, 0, advice_names, "normal", K_RANDOM,
-	  "madvise (mmap) or posix_fadvise (pread) on the file" },
-	{ "miss_us", OPT_DOUBLE, SOFF(miss_us), 0, 1e6, NULL, "0", K_RANDOM,
-	  "a read slower than this counts as a miss; 0: calibrate" },
-	{ "miss_factor", OPT_DOUBLE, SOFF(miss_factor), 1, 1000, NULL, "4", K_RANDOM,
-	  "calibrated threshold: this many times the median cached read" },
-	{ "chunk_kib", OPT_UINT, SOFF(chunk_kib), 4, 1 << 20, NULL, "1024", K_SCAN,
-	  "read size, KiB" },
-	{ "passes", OPT_UINT, SOFF(passes), 1, 100000, NULL, "1", K_SCAN, "passes over the file" },
-	{ "gap_s", OPT_DOUBLE, SOFF(gap_s), 0, 86400, NULL, "0", K_SCAN,
-	  "pause between passes, seconds" },
-	{ "rate_mibs", OPT_DOUBLE, SOFF(rate_mibs), 0, 1e6, NULL, "0", K_SCAN,
-	  "throttle, MiB/s; 0: full speed" },
-	{ "mode", OPT_ENUM, SOFF(mode), 0, 0, mode_names, "normal", K_SCAN,
-	  "dontcache: preadv2(RWF_DONTCACHE); dontneed: POSIX_FADV_DONTNEED per chunk;"
-	  " fadv_random: POSIX_FADV_RANDOM on the file" },
-	{ "memcgs", OPT_UINT, SOFF(memcgs), 1, 65535, NULL, "1500", K_RECLAIM,
-	  "memcgs made beside the workload's, each charged with its own slice of 'file'" },
-	{ "charge_mib", OPT_UINT, SOFF(charge_mib), 1, 1 << 24, NULL, "375", K_RECLAIM,
-	  "page cache read into the memcgs before the storm, in all: split evenly, whole pages"
-	  " each (the first charge_mib of 'file')" },
-	{ "workers", OPT_UINT, SOFF(workers), 1, 256, NULL, "8", K_RECLAIM,
-	  "threads writing to memory.reclaim, each its next request when the last returns" },
-	{ "request_mib", OPT_UINT, SOFF(request_mib), 1, 1 << 24, NULL, "1024", K_RECLAIM,
-	  "the size each request asks memory.reclaim for, MiB" },
-	{ "swappiness", OPT_STR, SOFF(swappiness), 0, SSZ(swappiness), NULL, "0", K_RECLAIM,
-	  "swappiness= argument of each request (0..200, or max); \"\" sends none" },
-	{ "fallback", OPT_ENUM, SOFF(fallback), 0, 0, fallback_names, "refuse", K_RECLAIM,
-	  "a kernel without swappiness= in memory.reclaim: refuse (the run is unsupported)"
-	  " or omit the argument (and say so in an event)" },
-	{ "cgroup", OPT_ENUM, SOFF(cgroup), 0, 0, cgroup_names, "root", K_RECLAIM,
-	  "whose memory.reclaim: the root cgroup's, or the parent of the storm's memcgs" },
-	{ "db", OPT_STR, SOFF(db), 1, SSZ(db), NULL, NULL, K_YCSB,
-	  "the declared database it runs on (default: the only one)" },
-	{ "operationcount", OPT_UINT, SOFF(operationcount), 0, 1e15, NULL, "0", K_YCSB,
-	  "operations over all threads, then the stream ends; 0: run for its duration" },
-	{ "threadcount", OPT_UINT, SOFF(threadcount), 1, 256, NULL, "1", K_YCSB,
-	  "client threads" },
-	{ "target", OPT_DOUBLE, SOFF(ops_target), 0, 1e9, NULL, "0", K_YCSB,
-	  "operations per second over all threads; 0: as fast as possible" },
-	{ "readproportion", OPT_DOUBLE, SOFF(readproportion), 0, 1, NULL, "0.95", K_YCSB,
-	  "share of reads" },
-	{ "updateproportion", OPT_DOUBLE, SOFF(updateproportion), 0, 1, NULL, "0.05", K_YCSB,
-	  "share of updates" },
-	{ "insertproportion", OPT_DOUBLE, SOFF(insertproportion), 0, 1, NULL, "0", K_YCSB,
-	  "share of inserts" },
-	{ "scanproportion", OPT_DOUBLE, SOFF(scanproportion), 0, 1, NULL, "0", K_YCSB,
-	  "share of scans" },
-	{ "readmodifywriteproportion", OPT_DOUBLE, SOFF(readmodifywriteproportion), 0, 1, NULL,
-	  "0", K_YCSB, "share of read-modify-writes" },
-	{ "requestdistribution", OPT_ENUM, SOFF(requestdistribution), 0, 0, ydist_names,
-	  "uniform", K_YCSB, "which keys: uniform, zipfian (scrambled, 0.99) or latest" },
-	{ "minscanlength", OPT_UINT, SOFF(minscanlength), 1, 1e9, NULL, "1", K_YCSB,
-	  "fewest records a scan asks for" },
-	{ "maxscanlength", OPT_UINT, SOFF(maxscanlength), 1, 1e9, NULL, "1000", K_YCSB,
-	  "most records a scan asks for" },
-	{ "scanlengthdistribution", OPT_ENUM, SOFF(scanlengthdistribution), 0, 0, yscan_names,
-	  "uniform", K_YCSB, "scan lengths between min and max: uniform or zipfian" },
-	{ "readallfields", OPT_ENUM, SOFF(readallfields), 0, 0, bool_names, "true", K_YCSB,
-	  "reads return every field (else one, chosen uniformly)" },
-	{ "writeallfields", OPT_ENUM, SOFF(writeallfields), 0, 0, bool_names, "false", K_YCSB,
-	  "updates write every field (else one, chosen uniformly)" },
-	{ "leveldb_cache_mib", OPT_UINT, SOFF(cache_mib), 0, 1 << 20, NULL, "8", K_YCSB,
-	  "LevelDB's block cache, MiB (not a YCSB property): small, so the page cache holds"
-	  " the working set" },
-	{ "args", OPT_STR, SOFF(args), 0, SSZ(args), NULL, NULL, K_FIO,
-	  "fio options as on its command line (--name=x --rw=randread ...)" },
-	{ "jobfile", OPT_TEXT, SOFF(jobfile), 0, SSZ(jobfile), NULL, NULL, K_FIO,
-	  "a fio job file's text" },
-	{ NULL, 0, 0, 0, 0, NULL, NULL, 0, NULL },
+	PROTO_OPT_END,
 };
+
+/* Bit of proto_stream.set for a kind's own option i (the common ones come first). */
+#define KIND_OPT_BIT 16
 
 static const struct proto_opt *opt_find(const struct proto_opt *table, const char *name)
 {
@@ -323,37 +252,28 @@ const char *proto_enum_name(const struct proto_opt *table, const void *obj, cons
 	return o->choices[*(const unsigned *)((const char *)obj + o->off)];
 }
 
-/* Fill every option of a table that has a default (kinds: only those). */
-static void opts_defaults(const struct proto_opt *table, void *obj, unsigned kind_mask)
+/* Fill every option of a table that has a default. */
+static void opts_defaults(const struct proto_opt *table, void *obj)
 {
 	const struct proto_opt *o;
 
 	for (o = table; o->name; o++)
-		if (o->def && (!kind_mask || (o->kinds & kind_mask)))
+		if (o->def)
 			opt_set_text(o, obj, o->def, "", NULL, 0);
 }
 
-/* Set every key of obj from table; kind_mask limits stream options. */
+/* Set every key of obj from table. */
 static int opts_from_json(const struct proto_opt *table, json_t *in, void *obj,
-			  unsigned kind_mask, uint64_t *set, const char *where,
-			  char *err, size_t errlen)
+			  const char *where, char *err, size_t errlen)
 {
-	const struct proto_opt *o;
 	const char *key;
 	json_t *v;
 
 	if (!json_is_object(in))
 		return proto_errf(err, errlen, "%s: expected an object", where);
-	json_object_foreach(in, key, v) {
-		o = opt_find(table, key);
-		if (o && kind_mask && !(o->kinds & kind_mask))
-			return proto_errf(err, errlen, "%s: '%s' is not an option of a %s stream", where,
-				    key, proto_kind_names[__builtin_ctz(kind_mask)]);
+	json_object_foreach(in, key, v)
 		if (proto_opt_set_json(table, obj, key, v, where, err, errlen) < 0)
 			return -1;
-		if (set)
-			*set |= UINT64_C(1) << (o - table);
-	}
 	return 0;
 }
 
@@ -365,8 +285,8 @@ static int trace_from_json(json_t *in, uint64_t *sample, const char *where, char
 	char w[80];
 
 	snprintf(w, sizeof(w), "%s.trace", where);
-	opts_defaults(trace_opts, &t, 0);
-	if (opts_from_json(trace_opts, in, &t, 0, NULL, w, err, errlen) < 0)
+	opts_defaults(trace_opts, &t);
+	if (opts_from_json(trace_opts, in, &t, w, err, errlen) < 0)
 		return -1;
 	if (t.sample & (t.sample - 1))
 		return proto_errf(err, errlen, "%s.sample: %llu is not a power of two (1, 2, 4 ... %u)",
@@ -378,13 +298,6 @@ static int trace_from_json(json_t *in, uint64_t *sample, const char *where, char
 static json_t *trace_to_json(uint64_t sample)
 {
 	return json_pack("{sI}", "sample", (json_int_t)sample);
-}
-
-static int opt_given(const struct proto_stream *s, const char *name)
-{
-	const struct proto_opt *o = opt_find(proto_stream_opts, name);
-
-	return o && (s->set & (UINT64_C(1) << (o - proto_stream_opts)));
 }
 
 int proto_job_db(const struct proto_job *job, const struct proto_stream *st)
@@ -427,8 +340,8 @@ static int file_from_json(json_t *in, struct proto_job *job, unsigned i, const c
 	char w[64];
 
 	snprintf(w, sizeof(w), "%s.files[%u]", where, i);
-	opts_defaults(proto_file_opts, f, 0);
-	if (opts_from_json(proto_file_opts, in, f, 0, NULL, w, err, errlen) < 0)
+	opts_defaults(proto_file_opts, f);
+	if (opts_from_json(proto_file_opts, in, f, w, err, errlen) < 0)
 		return -1;
 	if (!json_object_get(in, "name") || !json_object_get(in, "mib"))
 		return proto_errf(err, errlen, "%s: 'name' and 'mib' are required", w);
@@ -447,8 +360,8 @@ static int db_from_json(json_t *in, struct proto_job *job, unsigned i, const cha
 	unsigned j;
 
 	snprintf(w, sizeof(w), "%s.databases[%u]", where, i);
-	opts_defaults(proto_db_opts, d, 0);
-	if (opts_from_json(proto_db_opts, in, d, 0, NULL, w, err, errlen) < 0)
+	opts_defaults(proto_db_opts, d);
+	if (opts_from_json(proto_db_opts, in, d, w, err, errlen) < 0)
 		return -1;
 	if (!json_object_get(in, "recordcount"))
 		return proto_errf(err, errlen, "%s: 'recordcount' is required", w);
@@ -462,108 +375,68 @@ static int db_from_json(json_t *in, struct proto_job *job, unsigned i, const cha
 	return 0;
 }
 
-/*
- * YCSB's rules the option table cannot say: a database to run on, proportions
- * that add up to 1 (YCSB normalises silently; a typo should not), scan lengths.
- */
-static int ycsb_check(const struct proto_job *job, const struct proto_stream *s, const char *w,
-		      char *err, size_t errlen)
-{
-	double sum = s->readproportion + s->updateproportion + s->insertproportion +
-		     s->scanproportion + s->readmodifywriteproportion;
-
-	if (proto_job_db(job, s) < 0)
-		return s->db[0] ? proto_errf(err, errlen, "%s.db: '%s' is not a declared database", w,
-					     s->db)
-				: proto_errf(err, errlen, "%s.db: the job declares %u databases: name "
-					     "one", w, job->ndbs);
-	if (fabs(sum - 1.0) > 1e-9)
-		return proto_errf(err, errlen, "%s: readproportion + updateproportion + "
-				  "insertproportion + scanproportion + readmodifywriteproportion "
-				  "is %.10g, expected 1", w, sum);
-	if (s->minscanlength > s->maxscanlength)
-		return proto_errf(err, errlen, "%s.minscanlength: %llu is above maxscanlength %llu", w,
-				  (unsigned long long)s->minscanlength,
-				  (unsigned long long)s->maxscanlength);
-	return 0;
-}
-
-/* A reclaim storm: every memcg gets its own slice of the file; swappiness is a number. */
-static int reclaim_check(const struct proto_job *job, const struct proto_stream *s,
-			 const char *w, char *err, size_t errlen)
-{
-	const struct proto_file *f = &job->files[proto_job_file(job, s->file)];
-	const char *p = s->swappiness;
-	char *end;
-	long v;
-
-	if (s->charge_mib > f->mib)
-		return proto_errf(err, errlen, "%s.charge_mib: %llu MiB is more than file '%s' "
-				  "(%llu MiB): each memcg charges a slice of its own", w,
-				  (unsigned long long)s->charge_mib, f->name, (unsigned long long)f->mib);
-	if (s->charge_mib * 256 < s->memcgs)
-		return proto_errf(err, errlen, "%s.charge_mib: %llu MiB is less than a 4 KiB page "
-				  "for each of %llu memcgs", w, (unsigned long long)s->charge_mib,
-				  (unsigned long long)s->memcgs);
-	if (!*p || !strcmp(p, "max"))
-		return 0;
-	errno = 0;
-	v = strtol(p, &end, 10);
-	if (*end || errno || v < 0 || v > 200)
-		return proto_errf(err, errlen, "%s.swappiness: expected 0..200, max or \"\", got '%s'",
-				  w, p);
-	return 0;
-}
-
-/* Kind-specific rules the option table cannot say. */
+/* What every stream must say, then its kind's own rules. */
 static int stream_check(const struct proto_job *job, struct proto_stream *s, const char *w,
 			char *err, size_t errlen)
 {
-	if (s->kind == KIND_RANDOM || s->kind == KIND_SCAN || s->kind == KIND_RECLAIM) {
+	const struct proto_kind *k = proto_kinds[s->kind];
+
+	if (k->flags & PK_FILE) {
 		if (!s->file[0])
 			return proto_errf(err, errlen, "%s: 'file' is required for a %s stream", w,
-				    proto_kind_names[s->kind]);
+					  k->name);
 		if (proto_job_file(job, s->file) < 0)
 			return proto_errf(err, errlen, "%s.file: '%s' is not a declared file", w, s->file);
 	}
-	if (!opt_given(s, "access"))
-		s->access = s->kind == KIND_SCAN ? ACC_READ : ACC_PREAD;
-	if (s->kind == KIND_RANDOM && s->access == ACC_READ)
-		return proto_errf(err, errlen, "%s.access: a random stream reads by pread or mmap", w);
-	if (s->kind == KIND_SCAN && s->access == ACC_PREAD)
-		return proto_errf(err, errlen, "%s.access: a scan reads by read or mmap", w);
-	if (s->kind == KIND_SCAN && s->access == ACC_MMAP && s->mode != MODE_NORMAL &&
-	    s->mode != MODE_FADV_RANDOM)
-		return proto_errf(err, errlen, "%s.mode: %s needs access read", w, mode_names[s->mode]);
-	if (s->kind == KIND_RECLAIM && reclaim_check(job, s, w, err, errlen) < 0)
+	if (k->check && k->check(job, s, w, err, errlen) < 0)
 		return -1;
-	if (s->kind == KIND_YCSB && ycsb_check(job, s, w, err, errlen) < 0)
-		return -1;
-	if (s->kind == KIND_FIO && !s->args[0] && !s->jobfile[0])
-		return proto_errf(err, errlen, "%s: a fio stream needs 'args' or 'jobfile'", w);
 	if (s->start_s >= (double)job->duration_s)
 		return proto_errf(err, errlen, "%s.start_s: %g is not before the workload's end (%llu s)",
 			    w, s->start_s, (unsigned long long)job->duration_s);
 	return 0;
 }
 
-/* A stream's options from its table, and its "trace" object. */
+/*
+ * One key of a stream: a common option (bit i of set), its kind's own option i
+ * (bit KIND_OPT_BIT + i), or refused: another kind's option, or nobody's.
+ */
+static int stream_key(struct proto_stream *s, const char *key, json_t *v, const char *w,
+		      char *err, size_t errlen)
+{
+	const struct proto_kind *k = proto_kinds[s->kind];
+	const struct proto_opt *table = proto_stream_opts, *o = opt_find(table, key);
+	unsigned bit = 0, i;
+
+	if (!o || (!strcmp(key, "file") && !(k->flags & PK_FILE))) {
+		table = k->opts;
+		bit = KIND_OPT_BIT;
+		o = opt_find(table, key);
+	}
+	for (i = 0; !o && i < KIND_COUNT; i++)
+		if (opt_find(proto_kinds[i]->opts, key) || !strcmp(key, "file"))
+			return proto_errf(err, errlen, "%s: '%s' is not an option of a %s stream", w,
+					  key, k->name);
+	if (proto_opt_set_json(table, s, key, v, w, err, errlen) < 0)
+		return -1;
+	s->set |= UINT64_C(1) << (bit + (unsigned)(o - table));
+	return 0;
+}
+
+/* A stream's options from its kind's tables, and its "trace" object. */
 static int stream_opts_from_json(json_t *in, struct proto_stream *s, const char *w, char *err,
 				 size_t errlen)
 {
-	json_t *rest = json_copy(in), *tr = json_object_get(in, "trace");
-	int rc;
+	json_t *tr = json_object_get(in, "trace"), *v;
+	const char *key;
 
-	if (!rest)
-		return proto_errf(err, errlen, "%s: out of memory", w);
-	json_object_del(rest, "trace");
-	rc = opts_from_json(proto_stream_opts, rest, s, 1u << s->kind, &s->set, w, err, errlen);
-	json_decref(rest);
-	if (rc < 0 || !tr)
-		return rc;
-	if (s->kind != KIND_RANDOM && s->kind != KIND_SCAN)
-		return proto_errf(err, errlen, "%s.trace: only random and scan streams name their "
-				  "file; a cell's trace traces every file", w);
+	json_object_foreach(in, key, v)
+		if (strcmp(key, "trace") && stream_key(s, key, v, w, err, errlen) < 0)
+			return -1;
+	if (!tr)
+		return 0;
+	if (!(proto_kinds[s->kind]->flags & PK_TRACE))
+		return proto_errf(err, errlen, "%s.trace: a %s stream names no file to trace; a "
+				  "cell's trace traces every file", w, proto_kinds[s->kind]->name);
 	return trace_from_json(tr, &s->trace_sample, w, err, errlen);
 }
 
@@ -583,7 +456,8 @@ static int stream_from_json(json_t *in, struct proto_job *job, unsigned i, const
 		return proto_errf(err, errlen, "%s: 'kind' is required (random, scan or fio)", w);
 	if (proto_opt_set_json(proto_stream_opts, s, "kind", kind, w, err, errlen) < 0)
 		return -1;
-	opts_defaults(proto_stream_opts, s, 1u << s->kind);
+	opts_defaults(proto_stream_opts, s);
+	opts_defaults(proto_kinds[s->kind]->opts, s);
 	snprintf(s->name, sizeof(s->name), "s%u", i);
 	s->set = UINT64_C(1) << (ko - proto_stream_opts);
 	if (stream_opts_from_json(in, s, w, err, errlen) < 0)
@@ -668,7 +542,7 @@ int proto_job_from_json(json_t *obj, struct proto_job *job, const char *where,
 	memset(job, 0, sizeof(*job));
 	if (!json_is_object(obj))
 		return proto_errf(err, errlen, "%s: expected an object", where);
-	opts_defaults(proto_job_opts, job, 0);
+	opts_defaults(proto_job_opts, job);
 	top = json_deep_copy(obj);
 	if (!top)
 		return proto_errf(err, errlen, "%s: out of memory", where);
@@ -741,15 +615,14 @@ static json_t *opt_to_json(const struct proto_opt *o, const void *obj)
 	return NULL;
 }
 
-/* Every option of table (of kind_mask) that has a value worth sending. */
-static json_t *opts_to_json(const struct proto_opt *table, const void *obj, unsigned kind_mask)
+/* Every option of table that has a value worth sending, into out (a new object if NULL). */
+static json_t *opts_to_json(const struct proto_opt *table, const void *obj, json_t *out)
 {
 	const struct proto_opt *o;
-	json_t *out = json_object();
 
+	if (!out)
+		out = json_object();
 	for (o = table; out && o->name; o++) {
-		if (kind_mask && !(o->kinds & kind_mask))
-			continue;
 		if ((o->type == OPT_STR || o->type == OPT_TEXT) && !((const char *)obj + o->off)[0])
 			continue;
 		json_object_set_new(out, o->name, opt_to_json(o, obj));
@@ -759,7 +632,7 @@ static json_t *opts_to_json(const struct proto_opt *table, const void *obj, unsi
 
 json_t *proto_job_to_json(const struct proto_job *job)
 {
-	json_t *out = opts_to_json(proto_job_opts, job, 0);
+	json_t *out = opts_to_json(proto_job_opts, job, NULL);
 	json_t *files = json_array(), *streams = json_array();
 	unsigned i;
 
@@ -770,10 +643,13 @@ json_t *proto_job_to_json(const struct proto_job *job)
 		return NULL;
 	}
 	for (i = 0; i < job->nfiles; i++)
-		json_array_append_new(files, opts_to_json(proto_file_opts, &job->files[i], 0));
-	for (i = 0; i < job->nstreams; i++)
-		json_array_append_new(streams, opts_to_json(proto_stream_opts, &job->streams[i],
-							    1u << job->streams[i].kind));
+		json_array_append_new(files, opts_to_json(proto_file_opts, &job->files[i], NULL));
+	for (i = 0; i < job->nstreams; i++) {
+		const struct proto_stream *st = &job->streams[i];
+
+		json_array_append_new(streams, opts_to_json(proto_kinds[st->kind]->opts, st,
+							    opts_to_json(proto_stream_opts, st, NULL)));
+	}
 	for (i = 0; i < job->nstreams; i++)
 		if (job->streams[i].trace_sample)
 			json_object_set_new(json_array_get(streams, i), "trace",
@@ -786,41 +662,29 @@ json_t *proto_job_to_json(const struct proto_job *job)
 		json_t *dbs = json_array();
 
 		for (i = 0; dbs && i < job->ndbs; i++)
-			json_array_append_new(dbs, opts_to_json(proto_db_opts, &job->dbs[i], 0));
+			json_array_append_new(dbs, opts_to_json(proto_db_opts, &job->dbs[i], NULL));
 		json_object_set_new(out, "databases", dbs);
 	}
 	return out;
 }
 
-/* A reclaim storm reports its requests. */
-static unsigned reclaim_ops(const struct proto_stream *st)
-{
-	(void)st;
-	return 1u << OP_RECLAIM;
-}
-
-/* A YCSB stream reports every operation its proportions can choose. */
-static unsigned ycsb_ops(const struct proto_stream *st)
-{
-	unsigned mask = 0;
-
-	mask |= st->readproportion > 0 ? 1u << OP_READ : 0;
-	mask |= st->updateproportion > 0 ? 1u << OP_UPDATE : 0;
-	mask |= st->insertproportion > 0 ? 1u << OP_INSERT : 0;
-	mask |= st->scanproportion > 0 ? 1u << OP_SCAN : 0;
-	mask |= st->readmodifywriteproportion > 0 ? 1u << OP_RMW : 0;
-	return mask;
-}
-
-/* Per kind: which operations its streams report one by one (NULL: none). */
-static unsigned (*const kind_ops[KIND_COUNT])(const struct proto_stream *) = {
-	[KIND_RECLAIM] = reclaim_ops,
-	[KIND_YCSB] = ycsb_ops,
-};
-
 unsigned proto_stream_ops(const struct proto_stream *st)
 {
-	if (st->kind >= KIND_COUNT || !kind_ops[st->kind])
-		return 0;
-	return kind_ops[st->kind](st);
+	const struct proto_kind *k = st->kind < KIND_COUNT ? proto_kinds[st->kind] : NULL;
+
+	return k && k->ops ? k->ops(st) : 0;
+}
+
+unsigned proto_stream_threads(const struct proto_stream *st)
+{
+	const struct proto_kind *k = st->kind < KIND_COUNT ? proto_kinds[st->kind] : NULL;
+
+	return k && k->threads ? k->threads(st) : 1;
+}
+
+uint64_t proto_stream_charge_mib(const struct proto_stream *st)
+{
+	const struct proto_kind *k = st->kind < KIND_COUNT ? proto_kinds[st->kind] : NULL;
+
+	return k && k->charge_mib ? k->charge_mib(st) : 0;
 }

@@ -80,13 +80,19 @@ static void send_request(int fd, const uint8_t *data, size_t size)
 	shutdown(fd, SHUT_WR);
 }
 
-/* A chunked response (the sample stream) never ends by itself: its head is enough. */
+/*
+ * The sample stream never ends by itself while its run goes on: its head and
+ * a first line are enough. It is chunked to an HTTP/1.1 client and delimited
+ * by the connection's close to an HTTP/1.0 one (no chunks there): either way
+ * a body without a Content-Length.
+ */
 static int streaming(const char *reply, size_t len)
 {
 	const char *end = memmem(reply, len, "\r\n\r\n", 4);
+	size_t head = end ? (size_t)(end - reply) : 0;
 
-	return end && memmem(reply, (size_t)(end - reply), "chunked", 7) &&
-	       (size_t)(end - reply) + 4 < len;
+	return end && head + 4 < len && (memmem(reply, head, "chunked", 7) ||
+					 !memmem(reply, head, "Content-Length:", 15));
 }
 
 /* Read until the daemon closes (or streams); -1 if it hangs. */

@@ -161,12 +161,3 @@ void stream_op_done(struct stream_ctx *c, unsigned t, unsigned op, uint64_t ns, 
 	atomic_fetch_add_explicit(&th->ops, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&th->hist[b], 1, memory_order_relaxed);
 }
-
-unsigned stream_threads(const struct proto_stream *st)
-{
-	if (st->kind == KIND_RANDOM)
-		return (unsigned)st->threads;
-	if (st->kind == KIND_YCSB)
-		return (unsigned)st->threadcount;
-	return st->kind == KIND_RECLAIM ? (unsigned)st->workers : 1;
-}

@@ -126,11 +126,9 @@ double stream_elapsed_s(const struct stream_ctx *c);
  * end (its duration, its passes, or the agent's stop). Counters go to
  * c->sh->th[...]; returns 0, or -1 after stream_fail().
  */
-int stream_random_run(struct stream_ctx *c);
-int stream_scan_run(struct stream_ctx *c);
-int stream_fio_run(struct stream_ctx *c);
-int stream_reclaim_run(struct stream_ctx *c);
-int stream_ycsb_run(struct stream_ctx *c);
+#define X(e, id) int stream_##id##_run(struct stream_ctx *c);
+PROTO_STREAM_KINDS(X)
+#undef X
 
 /*
  * fio streams, in the agent: fio writes its cumulative status documents to a
@@ -160,8 +158,5 @@ void stream_fio_unwatch(struct fio_watch *fw);
 uint64_t stream_fio_total(const struct fio_watch *fw);
 /* The status file of stream index (the workload process writes, the agent reads). */
 void stream_fio_output(unsigned index, char *buf, size_t len);
-
-/* Threads a stream of this kind needs counters for. */
-unsigned stream_threads(const struct proto_stream *st);
 
 #endif

@@ -85,7 +85,7 @@ static uint64_t elapsed_ms(const struct wl *w)
 /* Bytes of shared counters stream st needs: per thread, and per operation. */
 static size_t stream_bytes(const struct proto_stream *st)
 {
-	size_t n = stream_threads(st);
+	size_t n = proto_stream_threads(st);
 
 	return n * sizeof(struct stream_thread) +
 	       (proto_stream_ops(st) ? n * OP_COUNT * sizeof(struct stream_opc) : 0);
@@ -110,7 +110,7 @@ static int region_new(struct wl *w)
 	w->reg->nstreams = w->job->nstreams;
 	for (i = 0; i < w->job->nstreams; i++) {
 		sh = &w->reg->s[i];
-		sh->nthreads = stream_threads(&w->job->streams[i]);
+		sh->nthreads = proto_stream_threads(&w->job->streams[i]);
 		sh->ops = proto_stream_ops(&w->job->streams[i]);
 		sh->th = (struct stream_thread *)(base + off);
 		if (sh->ops)
@@ -130,11 +130,9 @@ struct thread_arg {
 };
 
 static int (*const kind_run[KIND_COUNT])(struct stream_ctx *) = {
-	[KIND_RANDOM] = stream_random_run,
-	[KIND_SCAN] = stream_scan_run,
-	[KIND_FIO] = stream_fio_run,
-	[KIND_RECLAIM] = stream_reclaim_run,
-	[KIND_YCSB] = stream_ycsb_run,
+#define X(e, id) [KIND_##e] = stream_##id##_run,
+	PROTO_STREAM_KINDS(X)
+#undef X
 };
 
 static void *stream_main(void *p)
@@ -365,7 +363,7 @@ static int send_streams(struct wl *w, uint64_t t0_ms)
 	unsigned i;
 
 	for (i = 0; i < w->job->nstreams; i++) {
-		if (w->job->streams[i].kind == KIND_FIO) {
+		if (proto_kinds[w->job->streams[i].kind]->flags & PK_STATUS) {
 			if (send_fio(w, i, t0_ms) < 0)
 				return -1;
 			continue;
@@ -684,7 +682,7 @@ static int watch_fio(struct wl *w)
 	unsigned i;
 
 	for (i = 0; i < w->job->nstreams; i++)
-		if (w->job->streams[i].kind == KIND_FIO &&
+		if ((proto_kinds[w->job->streams[i].kind]->flags & PK_STATUS) &&
 		    stream_fio_watch(w->job, i, w->reg->t0_ns, &w->fio[i], w->err, w->errlen) < 0)
 			return -1;
 	return 0;

@@ -180,6 +180,31 @@ def test_checks_split(path):
 check('every condition of a test\'s check is inside it',
       [p for f in sorted(glob.glob('tests/*.sh')) for p in test_checks_split(f)])
 
+
+def stream_kinds():
+    """PROTO_STREAM_KINDS in common/proto.h: the one list of kinds; each kind its
+    descriptor file and its guest file, and no KIND_X used outside them."""
+    text = open('common/proto.h').read()
+    block = re.search(r'#define PROTO_STREAM_KINDS\(X\)((?:.*\\\n)*.*)', text).group(1)
+    kinds = re.findall(r'X\((\w+), (\w+)\)', block)
+    out = []
+    for enum, kid in kinds:
+        for f in (f'common/kind_{kid}.c', f'guest/stream_{kid}.c'):
+            if not os.path.exists(f):
+                out.append(f'kind {kid}: {f} missing')
+    for f in sources():
+        if not f.endswith(('.c', '.h')) or f.startswith('tests/'):
+            continue
+        for n, line in enumerate(open(f, encoding='utf-8', errors='replace'), 1):
+            for m in re.findall(r'\bKIND_([A-Z]+)\b', line):
+                if m not in ('COUNT', 'OPT_BIT'):
+                    out.append(f'{f}:{n}: KIND_{m}: ask the kind\'s descriptor (proto_kinds[])')
+    return out
+
+
+check('the stream kinds are listed once (PROTO_STREAM_KINDS), each a descriptor and a guest file',
+      stream_kinds())
+
 failed = 0
 for what, problems in results:
     if problems:

@@ -261,9 +261,9 @@ static void assert_job_full(const struct proto_job *j)
 	assert_int_equal(proto_job_file(j, "data"), 0);
 	assert_int_equal(proto_job_file(j, "scan.bin"), 1);
 	assert_int_equal(proto_job_file(j, "nope"), -1);
-	assert_string_equal(proto_enum_name(proto_stream_opts, r, "access"), "mmap");
-	assert_string_equal(proto_enum_name(proto_stream_opts, r, "distribution"), "zipf");
-	assert_string_equal(proto_enum_name(proto_stream_opts, s, "mode"), "fadv_random");
+	assert_string_equal(proto_enum_name(proto_kind_random.opts, r, "access"), "mmap");
+	assert_string_equal(proto_enum_name(proto_kind_random.opts, r, "distribution"), "zipf");
+	assert_string_equal(proto_enum_name(proto_kind_scan.opts, s, "mode"), "fadv_random");
 	assert_string_equal(proto_enum_name(proto_stream_opts, f, "kind"), "fio");
 	assert_string_equal(proto_enum_name(proto_file_opts, &j->files[0], "content"), "zero");
 }
@@ -1283,6 +1283,7 @@ static void test_job_limits(void **state)
 /* proto_opt_set_json and proto_enum_name directly. */
 static void test_opt_set_json(void **state)
 {
+	const struct proto_opt *ro = proto_kind_random.opts;
 	struct proto_stream s;
 	char e[PROTO_ERR_MAX];
 	json_t *v;
@@ -1290,50 +1291,63 @@ static void test_opt_set_json(void **state)
 	(void)state;
 	memset(&s, 0, sizeof(s));
 	v = json_integer(16);
-	assert_int_equal(proto_opt_set_json(proto_stream_opts, &s, "threads", v, "x", e, sizeof(e)), 0);
+	assert_int_equal(proto_opt_set_json(ro, &s, "threads", v, "x", e, sizeof(e)), 0);
 	assert_int_equal(s.threads, 16);
 	json_decref(v);
 	v = json_real(1.25);
-	assert_int_equal(proto_opt_set_json(proto_stream_opts, &s, "theta", v, "x", e, sizeof(e)), 0);
+	assert_int_equal(proto_opt_set_json(ro, &s, "theta", v, "x", e, sizeof(e)), 0);
 	assert_true(s.theta == 1.25);
 	json_decref(v);
 	v = json_real(4.0);   /* a whole real is a whole number */
-	assert_int_equal(proto_opt_set_json(proto_stream_opts, &s, "threads", v, "x", e, sizeof(e)), 0);
+	assert_int_equal(proto_opt_set_json(ro, &s, "threads", v, "x", e, sizeof(e)), 0);
 	assert_int_equal(s.threads, 4);
 	json_decref(v);
 	v = json_string("mmap");
-	assert_int_equal(proto_opt_set_json(proto_stream_opts, &s, "access", v, "x", e, sizeof(e)), 0);
+	assert_int_equal(proto_opt_set_json(ro, &s, "access", v, "x", e, sizeof(e)), 0);
 	assert_int_equal(s.access, ACC_MMAP);
 	json_decref(v);
 	v = json_integer(1);   /* an enum wants its name */
-	assert_int_equal(proto_opt_set_json(proto_stream_opts, &s, "access", v, "x", e, sizeof(e)), -1);
+	assert_int_equal(proto_opt_set_json(ro, &s, "access", v, "x", e, sizeof(e)), -1);
 	assert_non_null(strstr(e, "x.access: expected a string"));
 	assert_int_equal(s.access, ACC_MMAP);   /* unchanged on error */
 	json_decref(v);
 	v = json_integer(0);
-	assert_int_equal(proto_opt_set_json(proto_stream_opts, &s, "threads", v, "x", e, sizeof(e)), -1);
+	assert_int_equal(proto_opt_set_json(ro, &s, "threads", v, "x", e, sizeof(e)), -1);
 	assert_non_null(strstr(e, "x.threads: expected 1..256, got 0"));
 	assert_int_equal(s.threads, 4);
 	json_decref(v);
 	v = json_integer(1);
-	assert_int_equal(proto_opt_set_json(proto_stream_opts, &s, "speed", v, "x", e, sizeof(e)), -1);
+	assert_int_equal(proto_opt_set_json(ro, &s, "speed", v, "x", e, sizeof(e)), -1);
 	assert_non_null(strstr(e, "x: unknown key 'speed'"));
 	/* a NULL err is allowed */
-	assert_int_equal(proto_opt_set_json(proto_stream_opts, &s, "speed", v, "x", NULL, 0), -1);
+	assert_int_equal(proto_opt_set_json(ro, &s, "speed", v, "x", NULL, 0), -1);
 	json_decref(v);
 	v = json_real(1e300);
-	assert_int_equal(proto_opt_set_json(proto_stream_opts, &s, "rate", v, "x", e, sizeof(e)), -1);
+	assert_int_equal(proto_opt_set_json(ro, &s, "rate", v, "x", e, sizeof(e)), -1);
 	json_decref(v);
-	assert_string_equal(proto_enum_name(proto_stream_opts, &s, "access"), "mmap");
-	assert_string_equal(proto_enum_name(proto_stream_opts, &s, "threads"), "?");
-	assert_string_equal(proto_enum_name(proto_stream_opts, &s, "nope"), "?");
+	assert_string_equal(proto_enum_name(ro, &s, "access"), "mmap");
+	assert_string_equal(proto_enum_name(ro, &s, "threads"), "?");
+	assert_string_equal(proto_enum_name(ro, &s, "nope"), "?");
 
-	/* every option has a name, a type, a help text, and (streams) a kind */
+	/* every option has a name, a type, a help text; an enum its choices */
 	for (const struct proto_opt *o = proto_stream_opts; o->name; o++) {
 		assert_non_null(o->help);
-		assert_true(o->kinds != 0 && (o->kinds & ~K_ALL) == 0);
 		if (o->type == OPT_ENUM)
 			assert_non_null(o->choices);
+	}
+	/* each kind: its name in the list, its options none of the common ones,
+	 * and an option two kinds share is the same field */
+	for (unsigned k = 0; k < KIND_COUNT; k++) {
+		assert_string_equal(proto_kinds[k]->name, proto_kind_names[k]);
+		for (const struct proto_opt *o = proto_kinds[k]->opts; o->name; o++) {
+			assert_non_null(o->help);
+			assert_true(o->type != OPT_ENUM || o->choices);
+			for (const struct proto_opt *c = proto_stream_opts; c->name; c++)
+				assert_string_not_equal(o->name, c->name);
+			for (unsigned j = 0; j < KIND_COUNT; j++)
+				for (const struct proto_opt *p = proto_kinds[j]->opts; p->name; p++)
+					assert_true(strcmp(o->name, p->name) || o->off == p->off);
+		}
 	}
 	for (const struct proto_opt *o = proto_job_opts; o->name; o++)
 		assert_non_null(o->def);
@@ -1802,7 +1816,7 @@ static void test_refuse_job_trace(void **state)
 		   "job.streams[0].trace: expected an object");
 	/* only streams that name their file */
 	refuse_job("{" TR1 ",'streams':[{'kind':'fio','args':'--name=x','trace':{'sample':64}}]}",
-		   "job.streams[0].trace: only random and scan streams name their file");
+		   "job.streams[0].trace: a fio stream names no file to trace");
 	/* one sample a cell: the kernel filters by one index mask */
 	refuse_job("{'files':[{'name':'a','mib':8},{'name':'b','mib':16}],'streams':["
 		   "{'kind':'random','file':'a','trace':{'sample':64}},"

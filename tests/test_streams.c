@@ -106,7 +106,7 @@ static struct fix *fix_new(const struct proto_stream *st)
 	f->job.files[0].mib = FILE_MIB;
 	f->job.streams[0] = *st;
 
-	n = stream_threads(&f->job.streams[0]);
+	n = proto_stream_threads(&f->job.streams[0]);
 	f->reg = calloc(1, sizeof(*f->reg));
 	f->th = aligned_alloc(64, n * sizeof(*f->th));
 	assert_non_null(f->reg);

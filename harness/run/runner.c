@@ -540,7 +540,7 @@ static int check_stream(struct run_ctx *c, const struct proto_stream_sample *s)
 	if (s->stream >= c->cell->job.nstreams)
 		return fail(c, "guest stream sample for stream %llu is unexpected",
 			    (unsigned long long)s->stream);
-	late_ok = c->cell->job.streams[s->stream].kind == KIND_FIO;
+	late_ok = proto_kinds[c->cell->job.streams[s->stream].kind]->flags & PK_STATUS;
 	if (s->seq >= c->next_seq || s->seq < c->stream_next[s->stream] ||
 	    (!late_ok && s->seq + 1 != c->next_seq))
 		return fail(c, "guest stream sample for interval %llu arrived out of turn",

@@ -132,13 +132,14 @@ static int check_free_space(const struct resolving *r, const struct cell *c, con
 	return 0;
 }
 
-/* Did a cell before c hold a fio stream of the same text (already checked)? */
-static int fio_checked_before(const struct matrix *m, const struct cell *c,
-			      const struct proto_stream *st)
+/* Did a cell before c hold a stream of the same program and text (already checked)? */
+static int args_checked_before(const struct matrix *m, const struct cell *c,
+			       const struct proto_stream *st)
 {
 	for (const struct cell *p = m->cells; p < c; p++)
 		for (unsigned i = 0; i < p->job.nstreams; i++)
-			if (p->job.streams[i].kind == KIND_FIO &&
+			if (proto_kinds[p->job.streams[i].kind]->binary ==
+			    proto_kinds[st->kind]->binary &&
 			    !strcmp(p->job.streams[i].args, st->args) &&
 			    !strcmp(p->job.streams[i].jobfile, st->jobfile))
 				return 1;
@@ -146,35 +147,61 @@ static int fio_checked_before(const struct matrix *m, const struct cell *c,
 }
 
 /*
- * fio streams: fio --parse-only on the harness's rules already checked (once
- * per distinct text: cells expanded from one workload share it). The
- * guest's fio for the cell's arch must be built; the check runs the host's
- * own (the same fio source), as a foreign binary cannot run here.
+ * fio's arguments: fio --parse-only on the harness's rules (once per distinct
+ * text: cells expanded from one workload share it), with the host's own fio
+ * (the same source as the guest's, as a foreign binary cannot run here).
  */
-static int check_fio(const struct resolving *r, const struct cell *c, const char *where,
-		     char *err)
+static int check_fio_args(const struct resolving *r, const struct cell *c,
+			  const struct proto_stream *st, const char *where, unsigned i, char *err)
+{
+	char host_fio[PATH_MAX], msg[ERR_MAX];
+
+	if (pathf(host_fio, err, "%s/%s/fio", r->conf->images, vm_host_arch()) < 0)
+		return -1;
+	if (access(host_fio, X_OK) < 0)
+		return errorf(err, "%s.streams[%u]: checking fio arguments needs the host's "
+			      "fio: %s missing (run make images)", where, i, host_fio);
+	if (!args_checked_before(r->m, c, st) &&
+	    fiocheck_args(host_fio, st->args, st->jobfile, (unsigned)r->m->vcpus, st->name,
+			  msg) < 0)
+		return errorf(err, "%s.streams[%u]: %s", where, i, msg);
+	return 0;
+}
+
+/* The programs streams run from the image whose arguments the host checks first. */
+static const struct {
+	const char *binary;
+	int (*check)(const struct resolving *r, const struct cell *c,
+		     const struct proto_stream *st, const char *where, unsigned i, char *err);
+} arg_checks[] = {
+	{ "fio", check_fio_args },
+};
+
+/*
+ * Streams that run a program from the image (struct proto_kind's binary): it
+ * must be built for the cell's arch, and its arguments pass its own check.
+ */
+static int check_binaries(const struct resolving *r, const struct cell *c, const char *where,
+			  char *err)
 {
 	const struct proto_stream *st;
-	char fio[PATH_MAX], host_fio[PATH_MAX], msg[ERR_MAX];
+	const char *bin;
+	char path[PATH_MAX];
 	unsigned i;
 
 	for (i = 0; i < c->job.nstreams; i++) {
 		st = &c->job.streams[i];
-		if (st->kind != KIND_FIO)
+		if (!(bin = proto_kinds[st->kind]->binary))
 			continue;
-		if (pathf(fio, err, "%s/%s/fio", r->conf->images, c->arch) < 0 ||
-		    pathf(host_fio, err, "%s/%s/fio", r->conf->images, vm_host_arch()) < 0)
+		if (pathf(path, err, "%s/%s/%s", r->conf->images, c->arch, bin) < 0)
 			return -1;
-		if (access(fio, X_OK) < 0)
-			return errorf(err, "%s.streams[%u]: fio is not built: %s missing (run make "
-				      "images)", where, i, fio);
-		if (access(host_fio, X_OK) < 0)
-			return errorf(err, "%s.streams[%u]: checking fio arguments needs the host's "
-				      "fio: %s missing (run make images)", where, i, host_fio);
-		if (!fio_checked_before(r->m, c, st) &&
-		    fiocheck_args(host_fio, st->args, st->jobfile, (unsigned)r->m->vcpus, st->name,
-				  msg) < 0)
-			return errorf(err, "%s.streams[%u]: %s", where, i, msg);
+		if (access(path, X_OK) < 0)
+			return errorf(err, "%s.streams[%u]: %s is not built: %s missing (run make "
+				      "images)", where, i, bin, path);
+		for (size_t j = 0; j < ARRAY_SIZE(arg_checks); j++)
+			if (!strcmp(arg_checks[j].binary, bin) &&
+			    arg_checks[j].check(r, c, st, where, i, err) < 0)
+				return -1;
 	}
 	return 0;
 }
@@ -185,7 +212,7 @@ static int resolve_cell(const struct resolving *r, const struct cell *c, char *e
 	char where[32];
 
 	snprintf(where, sizeof(where), "workloads[%u]", c->workload);
-	if (check_free_space(r, c, where, err) < 0 || check_fio(r, c, where, err) < 0)
+	if (check_free_space(r, c, where, err) < 0 || check_binaries(r, c, where, err) < 0)
 		return -1;
 	return 0;
 }

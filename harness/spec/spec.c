@@ -497,15 +497,11 @@ static int job_line_len(const struct proto_job *job)
 static int check_reclaim(const struct matrix *m, const struct cell *c, const char *where,
 			 char *err)
 {
-	const struct proto_stream *st;
 	uint64_t mib = 0;
 	unsigned i;
 
-	for (i = 0; i < c->job.nstreams; i++) {
-		st = &c->job.streams[i];
-		if (st->kind == KIND_RECLAIM)
-			mib += st->charge_mib;
-	}
+	for (i = 0; i < c->job.nstreams; i++)
+		mib += proto_stream_charge_mib(&c->job.streams[i]);
 	if (mib && mib + c->job.memcg_mib + GUEST_RESERVE_MIB > m->memory_mib)
 		return errorf(err, "%s.streams: reclaim storms charge %llu MiB of page cache, which "
 			      "with memcg_mib %llu does not fit a %llu MiB guest (a "
