@@ -396,6 +396,15 @@ static int stream_check(const struct proto_job *job, struct proto_stream *s, con
 	return 0;
 }
 
+/* Is key an option of some kind's own table? */
+static int any_kind_has(const char *key)
+{
+	for (unsigned i = 0; i < KIND_COUNT; i++)
+		if (opt_find(proto_kinds[i]->opts, key))
+			return 1;
+	return 0;
+}
+
 /*
  * One key of a stream: a common option (bit i of set), its kind's own option i
  * (bit KIND_OPT_BIT + i), or refused: another kind's option, or nobody's.
@@ -405,17 +414,16 @@ static int stream_key(struct proto_stream *s, const char *key, json_t *v, const 
 {
 	const struct proto_kind *k = proto_kinds[s->kind];
 	const struct proto_opt *table = proto_stream_opts, *o = opt_find(table, key);
-	unsigned bit = 0, i;
+	unsigned bit = 0;
 
 	if (!o || (!strcmp(key, "file") && !(k->flags & PK_FILE))) {
 		table = k->opts;
 		bit = KIND_OPT_BIT;
 		o = opt_find(table, key);
 	}
-	for (i = 0; !o && i < KIND_COUNT; i++)
-		if (opt_find(proto_kinds[i]->opts, key) || !strcmp(key, "file"))
-			return proto_errf(err, errlen, "%s: '%s' is not an option of a %s stream", w,
-					  key, k->name);
+	if (!o && (!strcmp(key, "file") || any_kind_has(key)))
+		return proto_errf(err, errlen, "%s: '%s' is not an option of a %s stream", w, key,
+				  k->name);
 	if (proto_opt_set_json(table, s, key, v, w, err, errlen) < 0)
 		return -1;
 	s->set |= UINT64_C(1) << (bit + (unsigned)(o - table));
@@ -668,23 +676,29 @@ json_t *proto_job_to_json(const struct proto_job *job)
 	return out;
 }
 
+/* A stream's descriptor; NULL for a kind out of range (never parsed from JSON). */
+static const struct proto_kind *kind_of(const struct proto_stream *st)
+{
+	return st->kind < KIND_COUNT ? proto_kinds[st->kind] : NULL;
+}
+
 unsigned proto_stream_ops(const struct proto_stream *st)
 {
-	const struct proto_kind *k = st->kind < KIND_COUNT ? proto_kinds[st->kind] : NULL;
+	const struct proto_kind *k = kind_of(st);
 
 	return k && k->ops ? k->ops(st) : 0;
 }
 
 unsigned proto_stream_threads(const struct proto_stream *st)
 {
-	const struct proto_kind *k = st->kind < KIND_COUNT ? proto_kinds[st->kind] : NULL;
+	const struct proto_kind *k = kind_of(st);
 
 	return k && k->threads ? k->threads(st) : 1;
 }
 
 uint64_t proto_stream_charge_mib(const struct proto_stream *st)
 {
-	const struct proto_kind *k = st->kind < KIND_COUNT ? proto_kinds[st->kind] : NULL;
+	const struct proto_kind *k = kind_of(st);
 
 	return k && k->charge_mib ? k->charge_mib(st) : 0;
 }

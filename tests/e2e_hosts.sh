@@ -130,13 +130,12 @@ check "runs there record QEMU and libvirt through the connection, a CPU model, i
 check "there: the wrapper installed, so the same TCG threading as here, recorded" \
 	[ "$(q "SELECT group_concat(DISTINCT tcg_thread) FROM runs WHERE host = 'there' AND status = 'done'")" = \
 	  "$(q "SELECT group_concat(DISTINCT tcg_thread) FROM runs WHERE host = 'here' AND status = 'done'")" ]
-check "16 runs done, each seq once: the table of a one-host run" \
-	[ "$(q "SELECT COUNT(*) || ' ' || COUNT(DISTINCT seq) FROM runs WHERE status = 'done'")" = "16 16" ] ||
-	not_done
+check "16 runs done, each seq once: the table of a one-host run" explain not_done \
+	[ "$(q "SELECT COUNT(*) || ' ' || COUNT(DISTINCT seq) FROM runs WHERE status = 'done'")" = "16 16" ]
 "$harness" table spread > table.out 2>&1
-check "its table has both arms over 8 runs each, paired in 4 blocks" \
+check "its table has both arms over 8 runs each, paired in 4 blocks" explain "cat table.out" \
 	bash -c "grep -qE '^mglru .* 8\$' table.out && grep -qE '^classic .* 8\$' table.out &&
-		grep -qE '^rand +[-0-9.%]+ +4 ' table.out" || cat table.out
+		grep -qE '^rand +[-0-9.%]+ +4 ' table.out"
 there_run=$(q "SELECT id FROM runs WHERE host = 'there' AND status = 'done' LIMIT 1")
 check "a remote guest's console log came home through the connection" \
 	grep -q "Linux version" "results/runs/$there_run/console.log"
@@ -152,16 +151,16 @@ uploads=$(grep -c "host there: uploaded" daemon.log)
 check "each file was uploaded once ($uploads uploads)" [ "$uploads" -eq 3 ]
 "$harness" compare --by-host spread mglru classic > byhost.out 2>&1
 check "compare --by-host adds each host's verdict of the cell, over its own 2 blocks" \
+	explain "cat byhost.out" \
 	bash -c "grep -qE '^rand +ops/s +4 ' byhost.out && grep -qE '^rand @here +ops/s +2 ' byhost.out &&
-		grep -qE '^rand @there +ops/s +2 ' byhost.out" || cat byhost.out
+		grep -qE '^rand @there +ops/s +2 ' byhost.out"
 "$harness" hosts > hosts.out 2>&1
-check "harness hosts lists both, up, with their runs" \
-	bash -c "grep -qE '^here +up .* 8 +0 ' hosts.out && grep -qE '^there +up .* 8 +0 ' hosts.out" ||
-	cat hosts.out
+check "harness hosts lists both, up, with their runs" explain "cat hosts.out" \
+	bash -c "grep -qE '^here +up .* 8 +0 ' hosts.out && grep -qE '^there +up .* 8 +0 ' hosts.out"
 
 "$harness" status spread > status.out 2>&1
-check "status says what each host did of the matrix" \
-	bash -c "grep -qE '^on here: 8 done; on there: 8 done' status.out" || cat status.out
+check "status says what each host did of the matrix" explain "cat status.out" \
+	grep -qE '^on here: 8 done; on there: 8 done' status.out
 
 # a volume is trusted by its hash, not its name: one byte of the kernel's changed
 # behind the daemon's back, and the next daemon finds it out and uploads it again
@@ -180,8 +179,8 @@ kill_remote
 check "its block's runs end interrupted, as the host's loss" wait_sql 60 "SELECT COUNT(*) FROM runs
 	WHERE host = 'there' AND status = 'interrupted' AND reason LIKE 'host there lost during its block%'"
 "$harness" hosts > hosts2.out 2>&1
-check "harness hosts says the host is down and why" grep -qE '^there +down .*: libvirt: ' hosts2.out ||
-	cat hosts2.out
+check "harness hosts says the host is down and why" explain "cat hosts2.out" \
+	grep -qE '^there +down .*: libvirt: ' hosts2.out
 lost="SELECT cell_id || '/' || block FROM runs WHERE host = 'there' AND status = 'interrupted'
 	AND reason LIKE 'host there lost%'"
 check "the changed kernel volume was found out by its hash and uploaded again" \

@@ -162,7 +162,8 @@ check('no circle of calls between files', cycles_of(calls))
 
 
 def test_checks_split(path):
-    """check DESC [ A ] && [ B ]: the shell runs [ B ] after check, unasserted."""
+    """check DESC [ A ] && [ B ]: the shell runs [ B ] after check, unasserted;
+    check DESC CMD || cat out: check returns 0, so cat never runs."""
     lines, out, i = open(path).read().split('\n'), [], 0
     while i < len(lines):
         cmd, j = lines[i], i
@@ -173,11 +174,14 @@ def test_checks_split(path):
             bare = re.sub(r"'[^']*'", "''", re.sub(r'"(\\.|[^"\\])*"', '""', cmd))
             if re.search(r'\]\s*(\\\n\s*)?&&', bare):
                 out.append(f'{path}:{i + 1}: a test after check is not the check\'s (use -a)')
+            # check returns 0 whatever its command did: "|| cat out" after it never runs
+            if re.search(r'\|\|\s*$|\|\|\s*\w+(\s+[\w.$/-]+)?\s*$', bare, re.M):
+                out.append(f'{path}:{i + 1}: what follows check\'s "||" never runs (use explain)')
         i = j + 1
     return out
 
 
-check('every condition of a test\'s check is inside it',
+check('every condition and explanation of a test\'s check is inside it',
       [p for f in sorted(glob.glob('tests/*.sh')) for p in test_checks_split(f)])
 
 

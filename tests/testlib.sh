@@ -16,6 +16,10 @@ check() { # check DESCRIPTION COMMAND...
 	if "$@"; then ok "$what"; else not_ok "$what"; fi
 }
 q() { sqlite3 "$work/results/harness.db" "$1"; }
+# explain WHY COMMAND...: COMMAND's status, and when it fails WHY (a command,
+# split on spaces: "cat out.txt", a function) says why. For check's
+# argument: check returns 0 either way, so a "|| WHY" after it never runs.
+explain() { local why=$1; shift; "$@" && return 0; $why; return 1; }
 
 # e2e_conf [LINE...]: $work/harness.conf for small TCG guests, then LINEs (a
 # key given again wins). The quiet-host gate is off: the suite runs tests side

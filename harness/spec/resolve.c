@@ -132,14 +132,13 @@ static int check_free_space(const struct resolving *r, const struct cell *c, con
 	return 0;
 }
 
-/* Did a cell before c hold a stream of the same program and text (already checked)? */
+/* Did a cell before c hold a stream of the same kind and text (already checked)? */
 static int args_checked_before(const struct matrix *m, const struct cell *c,
 			       const struct proto_stream *st)
 {
 	for (const struct cell *p = m->cells; p < c; p++)
 		for (unsigned i = 0; i < p->job.nstreams; i++)
-			if (proto_kinds[p->job.streams[i].kind]->binary ==
-			    proto_kinds[st->kind]->binary &&
+			if (p->job.streams[i].kind == st->kind &&
 			    !strcmp(p->job.streams[i].args, st->args) &&
 			    !strcmp(p->job.streams[i].jobfile, st->jobfile))
 				return 1;
