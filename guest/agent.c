@@ -260,6 +260,11 @@ static int send_msg(struct agent *a, const struct proto_msg *m)
 	rc = fault_filter(&a->fault, a->fd, m, line, (size_t)n, errmsg, sizeof(errmsg));
 	if (rc != 0)
 		return rc < 0 ? -1 : 0;
+	/* the host ends the guest on a summary or an error: what the console
+	 * was told before must have left the UART by then, or its last lines
+	 * (a sent sample, the error's own) are lost with the guest */
+	if (m->type == PROTO_SUMMARY || m->type == PROTO_ERROR)
+		tcdrain(STDERR_FILENO);
 	if (write_all(a->fd, line, (size_t)n) < 0)
 		return error_errno("write to the channel");
 	/* the console's own record of what was sent, for tests to compare */
