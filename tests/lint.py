@@ -2,7 +2,8 @@
 # lint.py -- the layout's rules checked from the code: no include cycle between
 # modules, each stage folder includes only the folders its main header allows
 # ("may call:"), no SQL outside harness/store/, no function-static state or
-# libc calls keeping static state, no circle of calls between files.
+# libc calls keeping static state, no circle of calls between files, no
+# snprintf whose result (its sign of a cut) is dropped.
 # Prints "ok -"/"not ok -".
 import glob, os, re, sys
 
@@ -208,6 +209,22 @@ def stream_kinds():
 
 check('the stream kinds are listed once (PROTO_STREAM_KINDS), each a descriptor and a guest file',
       stream_kinds())
+
+def unchecked_snprintf():
+    """snprintf's result is its only sign of a cut: a statement that drops it
+    (or casts it away) cuts silently. common/fmt.c judges it; the rest call
+    fmtbuf (checked) or fmtcut (a cut marked "...")."""
+    out = []
+    for f in cfiles:
+        if f == 'common/fmt.c':
+            continue
+        for n, line in enumerate(texts[f].split('\n'), 1):
+            if re.match(r'\s*(\(void\)\s*)?v?snprintf\s*\(', line):
+                out.append(f'{f}:{n}: snprintf\'s result dropped (fmtbuf or fmtcut, common/fmt.h)')
+    return out
+
+
+check('no snprintf into a fixed buffer unchecked (common/fmt.h)', unchecked_snprintf())
 
 failed = 0
 for what, problems in results:

@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "vm/channel.h"
+#include "common/fmt.h"
 #include "common/proto.h"
 #include "testlib.h"
 
@@ -1827,6 +1828,26 @@ static void test_refuse_job_trace(void **state)
 		   "job.streams[0].trace.sample: 64, but 16 is traced already");
 }
 
+/* fmtbuf fails on a cut and keeps what fit; fmtcut cuts and marks the cut. */
+static void test_fmt(void **state)
+{
+	char b[8];
+
+	(void)state;
+	assert_int_equal(fmtbuf(b, sizeof(b), "%s", "1234567"), 0);
+	assert_string_equal(b, "1234567");
+	assert_int_equal(fmtbuf(b, sizeof(b), "%s/%d", "run", 12345), -1);
+	assert_string_equal(b, "run/123");
+	fmtcut(b, sizeof(b), "%s", "short");
+	assert_string_equal(b, "short");
+	fmtcut(b, sizeof(b), "%s", "12345678");
+	assert_string_equal(b, "1234...");
+	fmtcut(b, 3, "%s", "abcdef");
+	assert_string_equal(b, "..");
+	fmtcut(b, 1, "%s", "abcdef");
+	assert_string_equal(b, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1864,6 +1885,7 @@ int main(void)
 		cmocka_unit_test(test_refuse_trace),
 		cmocka_unit_test(test_job_trace),
 		cmocka_unit_test(test_refuse_job_trace),
+		cmocka_unit_test(test_fmt),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
