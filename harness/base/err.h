@@ -4,7 +4,7 @@
  * Folder base/: what every stage uses: this error convention, processes with deadlines
  * and small file helpers (proc.c), hashes (hash.c), the results directory's lock
  * (lock.c) and modes (results.c), one escaped line for a terminal or a log (textline.c).
- * It may call: nothing.
+ * It may call: common/.
  */
 #ifndef ERR_H
 #define ERR_H

@@ -5,7 +5,7 @@
  * Folder kbuild/: kernels made from source: patch series read (series.c),
  * the config merged and checked (kconfig.c), trees prepared and builds run
  * and cached (kbuild.c).
- * It may call: base/ vm/.
+ * It may call: base/ common/ vm/.
  */
 #ifndef KBUILD_H
 #define KBUILD_H
