@@ -1,6 +1,7 @@
 /* bench_report.c -- what `harness table` and `harness compare` cost over a big
  * database: 10 000 runs x 300 intervals built through the store API, then timed.
  * BENCH_DB=PATH keeps the database there and reuses it the next time. */
+#include "analysis/summary.h"
 #include "spec/abba.h"
 #include "analysis/compare.h"
 #include "spec/conf.h"
@@ -139,7 +140,7 @@ static double one_run(struct store *s, const struct run_ref *r, unsigned interva
 	if (store_batch(s, run_intervals, &iv, err) < 0)
 		die("sample", err);
 	t0 = now_s();
-	if (store_run_finish(s, r->id, "done", NULL, &sum, err) < 0)
+	if (summary_finish_run(s, r->id, "done", NULL, &sum, err) < 0)
 		die("finish", err);
 	return now_s() - t0;
 }

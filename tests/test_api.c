@@ -27,6 +27,7 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
+#include "analysis/summary.h"
 #include "daemon/api.h"
 #include "daemon/buildgate.h"
 #include "daemon/resolver.h"
@@ -615,8 +616,8 @@ static void test_samples_and_stream(void **state)
 	assert_int_equal(json_integer_value(json_object_get(line, "ops")), 5);
 	resp_release(&r);
 
-	if (store_run_finish(s, run, "failed", "test", NULL, err) < 0)
-		fail_msg("store_run_finish: %s", err);
+	if (summary_finish_run(s, run, "failed", "test", NULL, err) < 0)
+		fail_msg("summary_finish_run: %s", err);
 	store_close(s);
 	sfmt(path, sizeof(path), "/runs/%lld/stream", (long long)run);
 	assert_int_equal(req("GET", path, NULL, 0, NULL, &r), CURLE_OK);
@@ -1151,7 +1152,7 @@ static void *finish_later(void *arg)
 	sfmt(db, sizeof(db), "%s/harness.db", conf.results);
 	f->rc = store_open(db, &s, err);
 	if (f->rc == 0) {
-		f->rc = store_run_finish(s, f->run, "failed", "test", NULL, err);
+		f->rc = summary_finish_run(s, f->run, "failed", "test", NULL, err);
 		store_close(s);
 	}
 	return NULL;

@@ -18,6 +18,7 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
+#include "analysis/summary.h"
 #include "cli/commands.h"
 #include "daemon/api.h"
 #include "cli/client.h"
@@ -154,7 +155,7 @@ static void run_end(int64_t run, const char *status, const struct shape *sh)
 				     .duration_ms = 1000 * (sh->ramp + sh->intervals) };
 	char err[ERR_MAX];
 
-	if (store_run_finish(store, run, status, strcmp(status, "done") ? "why" : NULL, &sum,
+	if (summary_finish_run(store, run, status, strcmp(status, "done") ? "why" : NULL, &sum,
 			     err) < 0)
 		fail_msg("finish: %s", err);
 }

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "analysis/summary.h"
 #include "spec/conf.h"
 #include "base/err.h"
 #include "base/textline.h"
@@ -153,7 +154,7 @@ static void done_run(int64_t run, double ops, int missing)
 	event(run, 2, 5010, 1, "pass_start", 1);
 	event(run, 3, 7000, 1, "pass_end", 1);
 	event(run, 4, 11000, 0, "end", 0);
-	if (store_run_finish(store, run, "done", NULL, &sum, err) < 0)
+	if (summary_finish_run(store, run, "done", NULL, &sum, err) < 0)
 		fail_msg("finish: %s", err);
 }
 
@@ -173,7 +174,7 @@ static void crashed_run(int64_t run)
 	fprintf(f, "Kernel panic - not syncing: <script>alert(1)</script> \x01\xff\r\nEND-OF-LOG\r\n");
 	assert_int_equal(fclose(f), 0);
 	boot(run, console);
-	if (store_run_finish(store, run, "crashed", "kernel panic & <oops>", NULL, err) < 0 ||
+	if (summary_finish_run(store, run, "crashed", "kernel panic & <oops>", NULL, err) < 0 ||
 	    store_run_console(store, run, "Kernel panic - not syncing: <x>", 2, err) < 0)
 		fail_msg("crash: %s", err);
 }
@@ -233,7 +234,7 @@ static void lru_done_run(int64_t run, int mglru)
 	for (i = 0; i <= 10; i++)
 		lru_interval(run, i, mglru);
 	event(run, 0, 5000, 1, "pass_end", 1);
-	if (store_run_finish(store, run, "done", NULL, &sum, err) < 0)
+	if (summary_finish_run(store, run, "done", NULL, &sum, err) < 0)
 		fail_msg("finish: %s", err);
 }
 
@@ -474,6 +475,40 @@ static void test_metric_svg(void **state)
 	assert_null(strstr(svg, "<b>"));
 	assert_null(strstr(svg, "<i>"));
 	free(svg);
+}
+
+/*
+ * A run's figures by hand: a ramp interval, stream 0 silent in one measured
+ * interval (its rate over the 3 s it told, scaled to the 4 s measured),
+ * stream 1 told throughout; residency at the last interval.
+ */
+static void test_summary_figures(void **state)
+{
+	struct series_point p[4] = {
+		{ .seq = 0, .t_ms = 1000, .ramp = 1, .refault = 99, .ops = { 500, 500 } },
+		{ .seq = 1, .t_ms = 2000, .refault = 10, .majflt = 4, .activate = 2,
+		  .ops = { 100, 50 }, .reads = { 80, 50 }, .misses = { 8, 0 } },
+		{ .seq = 2, .t_ms = 3000, .refault = 20, .ops = { NAN, 50 }, .reads = { NAN, 50 },
+		  .misses = { NAN, 5 } },
+		{ .seq = 3, .t_ms = 5000, .refault = 30, .ops = { 200, 100 },
+		  .reads = { 160, 100 }, .misses = { 16, 10 }, .resident = { 300, 100 } },
+	};
+	struct run_summary r;
+
+	(void)state;
+	summary_figures(p, 4, 2, 800, &r);
+	assert_float_equal(r.seconds, 4, 1e-12);
+	assert_float_equal(r.refault_per_s, 15, 1e-12);
+	assert_float_equal(r.majflt_per_s, 1, 1e-12);
+	assert_float_equal(r.activate_per_s, 0.5, 1e-12);
+	assert_float_equal(r.ops_per_s, (300.0 * 4 / 3 + 200) / 4, 1e-9);
+	assert_float_equal(r.refaults_per_read, 60 / (240.0 * 4 / 3 + 200), 1e-12);
+	assert_float_equal(r.miss_share, 39.0 / 440, 1e-12);
+	assert_float_equal(r.resident_share, 0.5, 1e-12);
+	/* no stream told a measured interval, no files: no rate, no share */
+	summary_figures(p, 1, 2, 0, &r);
+	assert_true(isnan(r.ops_per_s) && isnan(r.refault_per_s) && isnan(r.miss_share));
+	assert_true(isnan(r.refaults_per_read) && isnan(r.resident_share));
 }
 
 /* An interval a stream never told is missing in the series, never 0; the others are there. */
@@ -777,6 +812,7 @@ int main(void)
 		cmocka_unit_test(test_escape_line),
 		cmocka_unit_test(test_metric_at),
 		cmocka_unit_test(test_metric_svg),
+		cmocka_unit_test(test_summary_figures),
 		cmocka_unit_test(test_missing_interval_series),
 		cmocka_unit_test(test_missing_interval_plot),
 		cmocka_unit_test(test_missing_interval_rates),

@@ -1,6 +1,7 @@
 /* testlib.c -- the fixtures behind testlib.h; each fails the running cmocka
  * test on error instead of returning one. */
 #define _GNU_SOURCE
+#include "analysis/summary.h"
 #include "testlib.h"
 
 #include <setjmp.h>
@@ -310,6 +311,6 @@ void fixture_run(struct store *s, int64_t run, const struct fixture_rates *r)
 		fixture_interval(s, run, i, r);
 	if (r->pass_resident)
 		fixture_event(s, run, r);
-	if (store_run_finish(s, run, "done", NULL, &sum, err) < 0)
+	if (summary_finish_run(s, run, "done", NULL, &sum, err) < 0)
 		fail_msg("run %lld finish: %s", (long long)run, err);
 }

@@ -1,6 +1,7 @@
 /* runner.c -- the life of one run: prepare the disk and initrd, boot, hand
  * the agent its job, check and store every message, tear the guest down. */
 #include "run/runner.h"
+#include "analysis/summary.h"
 #include "vm/channel.h"
 #include "vm/console.h"
 #include "base/err.h"
@@ -938,7 +939,7 @@ int runner_run(struct runner *r, const struct matrix *m, const struct run_ref *r
 	conclude(&c, rc);
 	if (store_run_console(r->store, c.id, out->crash[0] ? out->crash : NULL, out->warnings,
 			      err) < 0 ||
-	    store_run_finish(r->store, c.id, out->status, out->ok ? NULL : out->reason,
+	    summary_finish_run(r->store, c.id, out->status, out->ok ? NULL : out->reason,
 			     out->ok ? &c.summary : NULL, err) < 0)
 		return -1;
 	out->host_load = host_load();

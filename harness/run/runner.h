@@ -2,7 +2,7 @@
  * boot, job over the channel, samples into the store as they arrive.
  *
  * Folder run/: the life of one run: boot, job, samples into the store, verdict.
- * It may call: base/ common/ vm/ spec/ store/.
+ * It may call: base/ common/ vm/ spec/ store/ analysis/.
  */
 #ifndef RUNNER_H
 #define RUNNER_H

@@ -297,7 +297,8 @@ static const char schema[] =
 
 /*
  * Per done run, written once in the transaction that marks it done
- * (store_run_finish): rates over the measured (non-ramp) intervals, refaults
+ * (store_run_finish), as analysis/summary.c computes them from the run's
+ * intervals: rates over the measured (non-ramp) intervals, refaults
  * per read, and residency at the end as a share of the declared files.
  * Reports read these rows and never aggregate samples. NULL where a rate has
  * no denominator.

@@ -94,11 +94,18 @@ int store_event(struct store *s, int64_t run, unsigned idx, const struct proto_e
 int store_batch(struct store *s, int (*fn)(struct store *s, void *arg, char *err), void *arg,
 		char *err);
 /*
- * status is "done", "failed" or "unsupported"; reason and summary may be NULL.
- * A done run's summary (table run_summary) is written in the same transaction.
+ * status is "done", "failed" or "unsupported"; reason and sum (the guest's
+ * summary) may be NULL. A done run's figures (seconds, rates and shares of
+ * fig, from analysis/summary.c; NAN stored as NULL) become its run_summary
+ * row in the same transaction; fig NULL: none (a run without intervals).
  */
+struct run_summary;
 int store_run_finish(struct store *s, int64_t run, const char *status, const char *reason,
-		     const struct proto_summary *sum, char *err);
+		     const struct proto_summary *sum, const struct run_summary *fig, char *err);
+
+/* How many streams run's cell declares, and its declared files' pages (0: none). */
+int store_run_shape(struct store *s, int64_t run, unsigned *ret_nstreams, double *ret_file_pages,
+		    char *err);
 
 /* Find a matrix by id or by name (the newest of that name). */
 int store_find_matrix(struct store *s, const char *key, int64_t *ret_id, char *err);

@@ -38,6 +38,7 @@ int db_prepare(struct store *s, const char *sql, sqlite3_stmt **ret, char *err)
 static int bind_args(sqlite3_stmt *st, const char *fmt, va_list ap)
 {
 	const char *t;
+	double d;
 	int i, rc = SQLITE_OK;
 
 	for (i = 1; *fmt && rc == SQLITE_OK; fmt++, i++) {
@@ -45,8 +46,9 @@ static int bind_args(sqlite3_stmt *st, const char *fmt, va_list ap)
 		case 'i':
 			rc = sqlite3_bind_int64(st, i, va_arg(ap, int64_t));
 			break;
-		case 'd':
-			rc = sqlite3_bind_double(st, i, va_arg(ap, double));
+		case 'd':   /* NAN (no value) is NULL */
+			d = va_arg(ap, double);
+			rc = isnan(d) ? sqlite3_bind_null(st, i) : sqlite3_bind_double(st, i, d);
 			break;
 		case 't':
 			t = va_arg(ap, const char *);

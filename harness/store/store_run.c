@@ -255,71 +255,57 @@ struct finish_arg {
 	int64_t run;
 	const char *status, *reason;
 	const struct proto_summary *sum;
+	const struct run_summary *fig;
 };
 
-/*
- * The summary row of run ?1 if it is done (a run without samples has none).
- * A stream's interval the guest never told (no row: missing) is left out of
- * that stream's time as well as its ops: each stream's ops and reads count
- * at the stream's rate over its told measured intervals times the measured
- * time (exactly its sums when none is missing).
- */
+/* The summary row of run ?1 if it is done, its figures bound as computed. */
 static const char summary_insert[] =
-	"WITH w AS (SELECT run_id,"
-	"   COALESCE(MAX(CASE WHEN ramp THEN t_ms END), 0) AS ramp_ms, MAX(t_ms) AS end_ms,"
-	"   MAX(seq) AS last_seq,"
-	"   SUM(CASE WHEN ramp THEN 0 ELSE workingset_refault_file END) AS refaults,"
-	"   SUM(CASE WHEN ramp THEN 0 ELSE pgmajfault END) AS majflt,"
-	"   SUM(CASE WHEN ramp THEN 0 ELSE workingset_activate_file END) AS activ"
-	"   FROM samples WHERE run_id = ?1 GROUP BY run_id),"
-	" iv AS (SELECT seq, ramp, t_ms - COALESCE(LAG(t_ms) OVER (ORDER BY seq), 0) AS ms"
-	"   FROM samples WHERE run_id = ?1),"
-	" k AS (SELECT SUM(t.read_ops + t.write_ops) AS ops, SUM(t.read_ops) AS reads,"
-	"   SUM(t.misses) AS misses, SUM(iv.ms) AS ms"
-	"   FROM stream_samples t JOIN iv ON iv.seq = t.seq"
-	"   WHERE t.run_id = ?1 AND iv.ramp = 0 GROUP BY t.stream),"
-	" o AS (SELECT ?1 AS run_id, SUM(k.ops * (w.end_ms - w.ramp_ms) * 1.0 / NULLIF(k.ms, 0)) AS ops,"
-	"   SUM(k.reads * (w.end_ms - w.ramp_ms) * 1.0 / NULLIF(k.ms, 0)) AS reads,"
-	"   SUM(k.misses) AS misses, SUM(k.reads) AS told_reads FROM k, w),"
-	" p AS (SELECT run_id, SUM(pages) AS pages FROM run_files WHERE run_id = ?1"
-	"   GROUP BY run_id)"
-	" INSERT OR REPLACE INTO run_summary (run_id, matrix_id, arm, cell, block, position,"
-	"  seconds, ops_per_s, refault_per_s, majflt_per_s, activate_per_s, refaults_per_read,"
-	"  miss_share, resident_share)"
-	" SELECT r.id, r.matrix_id, a.idx, c.idx, r.block, r.position,"
-	"  (w.end_ms - w.ramp_ms) / 1000.0,"
-	"  o.ops * 1000.0 / NULLIF(w.end_ms - w.ramp_ms, 0),"
-	"  w.refaults * 1000.0 / NULLIF(w.end_ms - w.ramp_ms, 0),"
-	"  w.majflt * 1000.0 / NULLIF(w.end_ms - w.ramp_ms, 0),"
-	"  w.activ * 1000.0 / NULLIF(w.end_ms - w.ramp_ms, 0),"
-	"  w.refaults * 1.0 / NULLIF(o.reads, 0),"
-	"  o.misses * 1.0 / NULLIF(o.told_reads, 0),"
-	"  (SELECT SUM(f.resident_pages) FROM file_samples f"
-	"   WHERE f.run_id = r.id AND f.seq = w.last_seq) * 1.0 / NULLIF(p.pages, 0)"
+	"INSERT OR REPLACE INTO run_summary (run_id, matrix_id, arm, cell, block, position,"
+	" seconds, ops_per_s, refault_per_s, majflt_per_s, activate_per_s, refaults_per_read,"
+	" miss_share, resident_share)"
+	" SELECT r.id, r.matrix_id, a.idx, c.idx, r.block, r.position, ?, ?, ?, ?, ?, ?, ?, ?"
 	" FROM runs r JOIN arms a ON a.id = r.arm_id JOIN cells c ON c.id = r.cell_id"
-	"  JOIN w ON w.run_id = r.id LEFT JOIN o ON o.run_id = r.id LEFT JOIN p ON p.run_id = r.id"
-	" WHERE r.id = ?1 AND r.status = 'done'";
+	" WHERE r.id = ? AND r.status = 'done'";
 
-/* The run's end and, if it is done, its summary: both or neither. */
+/* The run's end and, if it is done with figures, its summary: both or neither. */
 static int run_end_rows(struct store *s, void *p, char *err)
 {
 	struct finish_arg *a = p;
+	const struct run_summary *f = a->fig;
 
 	if (db_run(s, err, "UPDATE runs SET status = ?, reason = ?, finished_at = " NOW ","
 		   " duration_ms = ?, samples = ? WHERE id = ?", "ttiii", a->status, a->reason,
-		   (int64_t)a->sum->duration_ms, (int64_t)a->sum->samples, a->run) < 0 ||
-	    db_run(s, err, summary_insert, "i", a->run) < 0)
+		   (int64_t)a->sum->duration_ms, (int64_t)a->sum->samples, a->run) < 0)
+		return -1;
+	if (f && db_run(s, err, summary_insert, "ddddddddi", f->seconds, f->ops_per_s,
+			f->refault_per_s, f->majflt_per_s, f->activate_per_s,
+			f->refaults_per_read, f->miss_share, f->resident_share, a->run) < 0)
 		return -1;
 	return 0;
 }
 
 int store_run_finish(struct store *s, int64_t run, const char *status, const char *reason,
-		     const struct proto_summary *sum, char *err)
+		     const struct proto_summary *sum, const struct run_summary *fig, char *err)
 {
 	struct proto_summary none = { 0 };
-	struct finish_arg a = { run, status, reason, sum ? sum : &none };
+	struct finish_arg a = { run, status, reason, sum ? sum : &none, fig };
 
 	return db_transaction(s, run_end_rows, &a, err);
+}
+
+int store_run_shape(struct store *s, int64_t run, unsigned *ret_nstreams, double *ret_file_pages,
+		    char *err)
+{
+	int64_t nstreams = 0, pages = 0;
+
+	if (db_rows(s, "SELECT COUNT(*) FROM cell_streams t JOIN runs r ON r.cell_id = t.cell_id"
+		    " WHERE r.id = ?", db_int, &nstreams, err, "i", run) < 0 ||
+	    db_rows(s, "SELECT COALESCE(SUM(pages), 0) FROM run_files WHERE run_id = ?", db_int,
+		    &pages, err, "i", run) < 0)
+		return -1;
+	*ret_nstreams = nstreams > 0 ? (unsigned)nstreams : 0;
+	*ret_file_pages = (double)pages;
+	return 0;
 }
 
 int store_run_console(struct store *s, int64_t run, const char *crash, int64_t warnings,
