@@ -2,7 +2,8 @@
 # docs_examples.py -- the examples of README.md and docs/*.md, checked so none
 # goes stale (tests/e2e_docs.sh runs it; no guest boots):
 #   - every whole matrix in a code block passes `harness check --parse-only`;
-#   - every `harness/build/harness CMD` line names a command harness has;
+#   - every `harness/build/harness CMD` line names a command harness has, and
+#     a test runs it (README's main lines as written: tests/e2e_readme.sh);
 #   - every file under workloads/, tests/, tools/ or images/ a page names exists;
 #   - every `key = value` line of a harness.conf block is a key harness.conf has;
 #   - every link to a page (and its #anchor) leads somewhere;
@@ -149,6 +150,45 @@ for page, text in texts.items():
         if anchor and anchor not in anchors(texts[dest]):
             report(False, f"{page}: link to '{target}#{anchor}': no such heading")
 
+
+
+def run_by_tests():
+    """Each `harness/build/harness CMD ...` line of a page is run by a test:
+    README's "Running one matrix" and "Comparing arms and versions" as
+    written (tests/e2e_readme.sh), any other where an e2e test runs its
+    command with every option it shows (a|b|c: each of them)."""
+    as_written = set()
+    for sec in ("Running one matrix", "Comparing arms and versions"):
+        m = re.search(r"^#{2,3} " + re.escape(sec) + r"\n(.*?)(?=^#{2,3} |\Z)",
+                      texts["README.md"], re.M | re.S)
+        as_written |= {re.sub(r"\s+#.*", "", l).strip() for l in m.group(1).split("\n")
+                       if l.startswith("    harness/build/harness") and "--tags" not in l}
+    runs = [l for f in sorted(os.listdir(os.path.join(repo, "tests")))
+            if f.startswith(("e2e_", "long_")) and f.endswith(".sh")
+            for l in open(os.path.join(repo, "tests", f)) if re.search(r'\$harness"?\s', l)]
+    n, missing = 0, []
+    for page, text in texts.items():
+        for line in text.split("\n"):
+            m = re.match(r"\s*harness/build/harness\s+(.*)", line)
+            if not m:
+                continue
+            n += 1
+            if re.sub(r"\s+#.*", "", line).strip() in as_written:
+                continue   # README's, or a page showing it again
+            words = re.sub(r"\s+#.*", "", m.group(1)).split()
+            opts = [w.split("=")[0] for w in words if w.startswith("-")]
+            cmd = next((w for w in words if not w.startswith("-")), "")
+            for c in cmd.split("|"):
+                if not any(re.search(r"\s" + re.escape(c) + r"\b", r) and
+                           all(o in r for o in opts) for r in runs):
+                    missing.append(f"{page}: '{line.strip()[:70]}'")
+                    break
+    return n, missing
+
+
+n_run, not_run = run_by_tests()
+report(not not_run, f"{n_run} harness command lines of the pages are run by a test"
+       + "".join(f"\n#   not run: {m}" for m in not_run))
 report(matrices >= 10, f"{matrices} matrices the pages show or name checked")
 report(checked_cmds >= 40, f"{checked_cmds} harness command lines name commands harness has")
 report(paths >= 20, f"{paths} file names in the pages exist")

@@ -146,7 +146,16 @@ done
 subs=()
 for i in $(seq 20); do "$harness" submit "burst$i.json" > "burst$i.out" 2>&1 & subs+=($!); done
 wait "${subs[@]}"
-for i in $(seq 20); do "$harness" cancel "burst$i" > /dev/null 2>&1; done
+# README's pause|resume|cancel: each a matrix's state, as the database keeps it
+st() { q "SELECT state FROM matrices WHERE name = 'burst1'"; }
+"$harness" pause burst1 > pause.out 2>&1
+s1=$(st)
+"$harness" resume burst1 > resume.out 2>&1
+s2=$(st)
+"$harness" cancel burst1 > cancel.out 2>&1
+check "pause, resume, cancel burst1: paused, active, cancelled ($s1 $s2 $(st))" \
+	[ "$s1 $s2 $(st)" = "paused active cancelled" ]
+for i in $(seq 2 20); do "$harness" cancel "burst$i" > /dev/null 2>&1; done
 check "20 concurrent submissions, each queued exactly once" [ "$(q "SELECT COUNT(DISTINCT name) || ' ' || COUNT(*) FROM matrices WHERE name LIKE 'burst%'")" = "20 20" ]
 
 # A kernel from a URL with a wrong sha256 leaves the matrix unresolved, both hashes shown.

@@ -73,6 +73,12 @@ check "the cold read is marked on the ops/s chart" \
 check "ramp_s 2 flags the first two 1 s intervals of each run" \
 	[ "$(q "SELECT COUNT(*) FROM samples s JOIN runs r ON r.id = s.run_id WHERE r.status = 'done' AND s.ramp = 1")" = 4 ]
 check "the ramp is shaded" grep -q '<g class="ramp">' plots/c00-cold-read-ops_s.svg
+# docs/reports.md's example: the metrics named, one chart each (and the file's)
+"$harness" plot e2e-report -o plots2 --metric refault/s --metric majflt/s > plot2.out 2>&1
+check "plot --metric refault/s --metric majflt/s: those two charts, then each file's (2)" \
+	explain "cat plot2.out" bash -c '[ "$(ls plots2/*.svg | wc -l)" = 4 ] &&
+		[ "$(ls plots2 | grep -c -e -refault_s.svg -e -majflt_s.svg)" = 2 ] &&
+		[ "$(ls plots2 | grep -c -e -file-)" = 2 ]'
 "$harness" plot e2e-report --metric bogus > /dev/null 2> bogus.err
 rc=$?
 check "an unknown --metric is refused, naming the known ones (exit $rc)" \

@@ -68,5 +68,10 @@ fi
 "$harness" compare seed-000-patch rfc-off rfc > compare.out 2>&1
 check "compare rfc-off -> rfc: ops/s up, refaults down (the deltas' signs)" \
 	bash -c 'grep -qE "^random +ops/s +[0-9]+ +\+" compare.out && grep -qE "^random +refault/s +[0-9]+ +-" compare.out'
+# the same two arms by their tags (README's "compare --tags", docs/verdicts.md)
+"$harness" compare --tags seed-000/rfc-off seed-000/rfc > tags.out 2>&1
+check "compare --tags seed-000/rfc-off seed-000/rfc: the same arms, the same deltas' signs" \
+	explain "cat tags.out" bash -c 'grep -qE "^random +ops/s +[0-9]+ +\+" tags.out &&
+		grep -qE "^random +refault/s +[0-9]+ +-" tags.out'
 
 e2e_end
