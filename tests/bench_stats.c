@@ -569,7 +569,7 @@ static void stored_table(const char *db, const char *matrix, const char *arm_a, 
 		return;
 	}
 	if (store_open(db, &s, err) < 0 || store_find_matrix(s, matrix, &mid, err) < 0 ||
-	    store_matrix_info(s, mid, &st.mi, err) < 0 || store_summaries(s, mid, &st.v, &st.n, err) < 0)
+	    store_matrix_info(s, mid, &st.mi, err) < 0 || store_summaries(s, mid, 0, &st.v, &st.n, err) < 0)
 		die(err);
 	if ((st.a = arm_of(&st.mi, arm_a)) < 0 || (st.b = arm_of(&st.mi, arm_b)) < 0)
 		die("no such arm");

@@ -123,6 +123,17 @@ check "harness watch $wrun replays the run: its header, its $wn intervals, 'done
 		 grep -qE '^ +t .* refault/s ' watch.out &&
 		 [ \$(grep -cE '^ +[0-9]+(\.[0-9])? ' watch.out) -eq $wn ] && [ $wn -gt 0 ] &&
 		 [ \"\$(tail -1 watch.out)\" = 'run $wrun: done' ]"
+# its closing figures: analysis/summary.c's over the intervals it was sent,
+# the very function that wrote the run's summary row (to their printed digits)
+check "harness watch's measured figures are the stored summary's" \
+	explain "grep ^measured watch.out" python3 -c 'import re, sys
+m = re.search(r"^measured ([\d.]+) s: ops/s (\d+), refault/s (\d+), majflt/s (\d+),",
+              open(sys.argv[1]).read(), re.M)
+db = [float(x or "nan") for x in sys.argv[2].split("|")]
+seen = [float(x) for x in m.groups()] if m else []
+sys.exit(not (seen and abs(seen[0] - db[0]) <= 0.051 and
+              all(abs(a - b) <= 0.501 for a, b in zip(seen[1:], db[1:]))))' watch.out \
+	"$(q "SELECT seconds, ops_per_s, refault_per_s, majflt_per_s FROM run_summary WHERE run_id = ${wrun:-0}")"
 timeout 60 "$harness" --json watch "$wrun" > watch.json 2>&1
 check "harness --json watch: every line a JSON object, the last one finished" \
 	python3 -c 'import json, sys; l = [json.loads(x) for x in open(sys.argv[1]) if x.strip()]

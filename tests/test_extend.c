@@ -296,7 +296,7 @@ static void test_summary_written_at_finish(void **state)
 	fake_run(runs[1].id, "failed", &sh);
 	fake_run(runs[2].id, "unsupported", &sh);
 	assert_int_equal(count("SELECT COUNT(*) FROM run_summary WHERE matrix_id = ?", mid), 1);
-	assert_int_equal(store_summaries(store, mid, &v, &nv, err), 0);
+	assert_int_equal(store_summaries(store, mid, 0, &v, &nv, err), 0);
 	assert_int_equal(nv, 1);
 	assert_int_equal(v[0].run, runs[0].id);
 	assert_true(fabs(v[0].seconds - 4.0) < 1e-9 || fabs(v[0].seconds - 4.037) < 1e-9);

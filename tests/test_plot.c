@@ -27,7 +27,6 @@
 #include "output/report.h"
 #include "store/store.h"
 #include "store/store_lru.h"
-#include "store/store_table.h"
 #include "testlib.h"
 
 #define HOSTILE_CELL   "<b>\"x'&y</b>"
@@ -560,7 +559,7 @@ static void test_missing_interval_rates(void **state)
 	FILE *f = open_memstream(&buf, &len);
 
 	(void)state;
-	if (store_summaries(store, gap_mid, &v, &n, err) < 0)
+	if (store_summaries(store, gap_mid, 0, &v, &n, err) < 0)
 		fail_msg("summaries: %s", err);
 	for (i = 0; i < n; i++)
 		if (v[i].arm == 0)
@@ -787,8 +786,7 @@ static void test_lru_metrics(void **state)
 	size_t n, i;
 
 	(void)state;
-	if (store_summaries(store, lru_mid, &v, &n, err) < 0 ||
-	    store_table_extras(store, lru_mid, v, n, err) < 0)
+	if (store_summaries(store, lru_mid, SUMMARY_TABLE, &v, &n, err) < 0)
 		fail_msg("summaries: %s", err);
 	assert_int_equal(n, 2);
 	for (i = 0; i < n; i++) {

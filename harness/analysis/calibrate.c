@@ -11,7 +11,6 @@
 #include "base/err.h"
 #include "spec/abba.h"
 #include "store/store_noise.h"
-#include "store/store_ops.h"
 
 #include <limits.h>
 #include <math.h>
@@ -228,8 +227,7 @@ static int load_aa(struct store *s, int64_t mid, struct aa_data *a, char *err)
 
 	a->aa[0] = a->aa[1] = -1;
 	if (store_matrix_info(s, mid, &a->mi, err) < 0 ||
-	    store_summaries(s, mid, &a->v, &a->n, err) < 0 ||
-	    store_op_rates(s, mid, a->v, a->n, err) < 0)
+	    store_summaries(s, mid, SUMMARY_OPS, &a->v, &a->n, err) < 0)
 		return -1;
 	for (i = 0; i < a->mi.n_arms && a->aa[1] < 0; i++)
 		if (has_aa_suffix(a->mi.arm_names[i]))

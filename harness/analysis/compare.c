@@ -10,7 +10,6 @@
 #include "analysis/stats.h"
 #include "store/store_noise.h"
 #include "store/store_compare.h"
-#include "store/store_ops.h"
 #include "spec/abba.h"
 
 #include <getopt.h>
@@ -154,8 +153,7 @@ static struct side *side_load_id(struct store *s, int64_t mid, char *err)
 	sd->mid = mid;
 	sd->aa[0] = sd->aa[1] = -1;
 	if (store_matrix_info(s, sd->mid, &sd->mi, err) < 0 ||
-	    store_summaries(s, sd->mid, &sd->v, &sd->n, err) < 0 ||
-	    store_op_rates(s, sd->mid, sd->v, sd->n, err) < 0 ||
+	    store_summaries(s, sd->mid, SUMMARY_OPS, &sd->v, &sd->n, err) < 0 ||
 	    store_calibrations(s, sd->mid, NULL, &sd->cal, &sd->n_cal, err) < 0 ||
 	    side_margins(s, sd, err) < 0) {
 		side_free(sd);

@@ -8,7 +8,6 @@
 #include "base/textline.h"
 #include "analysis/stats.h"
 #include "store/store_compare.h"
-#include "store/store_ops.h"
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>

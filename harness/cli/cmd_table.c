@@ -8,7 +8,6 @@
 #include "base/proc.h"
 #include "base/textline.h"
 #include "output/report.h"
-#include "store/store_table.h"
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>

@@ -2,9 +2,12 @@
  * drawn as they come, one line an interval (ops/s, refaults, residency). */
 #include "cli/client.h"
 #include "cli/commands.h"
+#include "analysis/metric.h"
+#include "analysis/summary.h"
 #include "base/err.h"
 #include "base/proc.h"
 #include "base/textline.h"
+#include "common/fmt.h"
 #include "common/proto.h"
 
 #include <errno.h>
@@ -14,16 +17,21 @@
 
 #include <jansson.h>
 
-/* What watch knows of its run: the names in the header, the last sample's time. */
+/*
+ * What watch knows of its run: the names in the header and its intervals so
+ * far, as the series the store reads back (for analysis/'s arithmetic).
+ */
 struct watch {
 	int json;
 	char files[PROTO_MAX_FILES][PROTO_NAME_MAX];
 	char streams[PROTO_MAX_STREAMS][PROTO_NAME_MAX];
 	unsigned nfiles, nstreams;
-	int64_t prev_t_ms;
+	struct series_point *p;
+	size_t n, cap;
 	char status[32];
 	int finished;
 	int bad;                  /* a line we could not use */
+	int oom;
 };
 
 static unsigned names(const json_t *arr, char (*out)[PROTO_NAME_MAX], unsigned max)
@@ -34,7 +42,7 @@ static unsigned names(const json_t *arr, char (*out)[PROTO_NAME_MAX], unsigned m
 
 	json_array_foreach(arr, i, v)
 		if (n < max)
-			snprintf(out[n++], PROTO_NAME_MAX, "%s", json_string_value(v) ?: "?");
+			fmtcut(out[n++], PROTO_NAME_MAX, "%s", json_string_value(v) ?: "?");
 	return n;
 }
 
@@ -55,60 +63,120 @@ static void watch_header(struct watch *w, const json_t *j)
 	printf("run %lld: %s\n", (long long)reply_int(j, "run"), reply_str(j, "status", "?"));
 	printf("%6s", "t");
 	for (i = 0; i < w->nstreams; i++) {
-		snprintf(head, sizeof(head), "%s/s", w->streams[i]);
+		fmtcut(head, sizeof(head), "%s/s", w->streams[i]);
 		printf(" %*s", col_w(head, 0, 9), head);
 	}
 	printf(" %9s %9s %9s", "majflt/s", "refault/s", "activ/s");
 	for (i = 0; i < w->nfiles; i++) {
-		snprintf(head, sizeof(head), "%s_MB", w->files[i]);
+		fmtcut(head, sizeof(head), "%s_MB", w->files[i]);
 		printf(" %*s", col_w(head, 0, 7), head);
 	}
 	printf("\n");
 }
 
-static void watch_sample(struct watch *w, const json_t *j)
+/* A JSON number (integer or real), or NAN. */
+static double num(const json_t *j, const char *key)
 {
-	int64_t t_ms = reply_int(j, "t_ms");
-	double dt = (double)(t_ms - w->prev_t_ms) / 1000.0, ops[PROTO_MAX_STREAMS] = { 0 };
-	int told[PROTO_MAX_STREAMS] = { 0 };   /* a stream's interval can be missing */
-	char head[PROTO_NAME_MAX + 4];
+	const json_t *v = json_object_get(j, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/*
+ * Sample j as the store's series point: the memcg's counters, each stream's
+ * ops, reads and misses (NAN: the stream did not tell this interval), each
+ * file's resident pages. Returns 0, or -1 out of memory.
+ */
+static int add_point(struct watch *w, const json_t *j)
+{
+	struct series_point *p, *grown;
 	const json_t *s, *res;
 	json_int_t k;
 	size_t i;
 	unsigned f;
 
-	w->prev_t_ms = t_ms;
+	if (w->n == w->cap) {
+		grown = realloc(w->p, (w->cap * 2 + 64) * sizeof(*grown));
+		if (!grown)
+			return -1;
+		w->p = grown;
+		w->cap = w->cap * 2 + 64;
+	}
+	p = memset(&w->p[w->n++], 0, sizeof(*p));
+	p->seq = (uint64_t)reply_int(j, "seq");
+	p->t_ms = (uint64_t)reply_int(j, "t_ms");
+	res = json_object_get(j, "ramp");   /* 0/1 from the database, or a boolean */
+	p->ramp = json_is_true(res) || json_integer_value(res);
+	p->majflt = (double)reply_int(j, "pgmajfault");
+	p->refault = (double)reply_int(j, "workingset_refault_file");
+	p->activate = (double)reply_int(j, "workingset_activate_file");
+	for (f = 0; f < w->nstreams; f++)
+		p->ops[f] = p->reads[f] = p->misses[f] = NAN;
 	json_array_foreach(json_object_get(j, "streams"), i, s) {
 		k = json_is_integer(json_object_get(s, "stream")) ? reply_int(s, "stream") : (json_int_t)i;
-		if (k < 0 || k >= PROTO_MAX_STREAMS)
+		if (k < 0 || k >= (json_int_t)w->nstreams)
 			continue;
-		told[k] = 1;
-		if (json_object_get(s, "ops"))   /* read_ops + write_ops, summed by the queue */
-			ops[k] += json_number_value(json_object_get(s, "ops"));
-		else
-			ops[k] += (double)(reply_int(s, "read_ops") + reply_int(s, "write_ops"));
+		p->ops[k] = num(s, "ops");
+		p->reads[k] = num(s, "reads");
+		p->misses[k] = num(s, "misses");
 	}
-	printf("%6.*f", t_ms % 1000 ? 1 : 0, (double)t_ms / 1000.0);
-	if (dt <= 0)
-		dt = NAN;
+	res = json_object_get(j, "resident");
+	for (f = 0; f < w->nfiles && f < PROTO_MAX_FILES; f++)
+		p->resident[f] = (double)json_integer_value(json_array_get(res, f));
+	return 0;
+}
+
+/* The metric called name over one interval (analysis/metric.c's own rule). */
+static double at(const char *name, const struct series_point *p, double seconds)
+{
+	const struct metric *m = metric_find(name);
+	struct metric_interval iv = { p, seconds, 0 };
+
+	return m && m->at ? m->at(&iv) : NAN;
+}
+
+/* One interval's line: each stream's ops/s, the memcg's rates, each file's MB. */
+static int watch_sample(struct watch *w, const json_t *j)
+{
+	const struct series_point *p;
+	struct series_point one;
+	char head[PROTO_NAME_MAX + 4];
+	double dt;
+	unsigned f;
+
+	if (add_point(w, j) < 0)
+		return -1;
+	p = &w->p[w->n - 1];
+	dt = ((double)p->t_ms - (w->n > 1 ? (double)p[-1].t_ms : 0)) / 1000.0;
+	printf("%6.*f", p->t_ms % 1000 ? 1 : 0, (double)p->t_ms / 1000.0);
 	for (f = 0; f < w->nstreams; f++) {
-		snprintf(head, sizeof(head), "%s/s", w->streams[f]);
-		if (told[f])
-			printf(" %*.0f", col_w(head, 0, 9), ops[f] / dt);
+		fmtcut(head, sizeof(head), "%s/s", w->streams[f]);
+		memset(&one, 0, sizeof(one));
+		one.ops[f] = p->ops[f];   /* ops/s of this stream alone */
+		if (!isnan(p->ops[f]))
+			printf(" %*.0f", col_w(head, 0, 9), at("ops/s", &one, dt));
 		else
 			printf(" %*s", col_w(head, 0, 9), "-");
 	}
-	printf(" %9.0f %9.0f %9.0f", (double)reply_int(j, "pgmajfault") / dt,
-	       (double)reply_int(j, "workingset_refault_file") / dt,
-	       (double)reply_int(j, "workingset_activate_file") / dt);
-	res = json_object_get(j, "resident");
+	printf(" %9.0f %9.0f %9.0f", at("majflt/s", p, dt), at("refault/s", p, dt),
+	       at("activ/s", p, dt));
 	for (f = 0; f < w->nfiles; f++) {
-		snprintf(head, sizeof(head), "%s_MB", w->files[f]);
-		printf(" %*.0f", col_w(head, 0, 7),
-		       (double)json_integer_value(json_array_get(res, f)) * 4096.0 / (1 << 20));
+		fmtcut(head, sizeof(head), "%s_MB", w->files[f]);
+		printf(" %*.0f", col_w(head, 0, 7), p->resident[f] * 4096.0 / (1 << 20));
 	}
-	res = json_object_get(j, "ramp");   /* 0/1 from the database, or a boolean */
-	printf("%s\n", json_is_true(res) || json_integer_value(res) ? "  ramp" : "");
+	printf("%s\n", p->ramp ? "  ramp" : "");
+	return 0;
+}
+
+/* The run's figures from the intervals watched, as the store computed its own. */
+static void watch_figures(const struct watch *w)
+{
+	struct run_summary r;
+
+	summary_figures(w->p, w->n, w->nstreams, 0, &r);
+	printf("measured %.1f s: ops/s %.0f, refault/s %.0f, majflt/s %.0f, activ/s %.0f,"
+	       " rf/read %.4f\n", r.seconds, r.ops_per_s, r.refault_per_s, r.majflt_per_s,
+	       r.activate_per_s, r.refaults_per_read);
 }
 
 /* One line of the stream: the header, a sample or the end; -1 stops at a bad one. */
@@ -127,19 +195,21 @@ static int watch_line(void *cls, const char *line, size_t len)
 	if (!json_is_object(j)) {
 		w->bad = 1;
 	} else if (json_is_true(json_object_get(j, "finished"))) {
-		snprintf(w->status, sizeof(w->status), "%s", reply_str(j, "status", "?"));
+		fmtcut(w->status, sizeof(w->status), "%s", reply_str(j, "status", "?"));
 		w->finished = 1;
+		if (!w->json && w->n)
+			watch_figures(w);
 	} else if (json_object_get(j, "seq")) {
-		if (!w->json)
-			watch_sample(w, j);
+		if (!w->json && watch_sample(w, j) < 0)
+			w->oom = 1;
 	} else {
-		snprintf(w->status, sizeof(w->status), "%s", reply_str(j, "status", "?"));
+		fmtcut(w->status, sizeof(w->status), "%s", reply_str(j, "status", "?"));
 		if (!w->json)
 			watch_header(w, j);
 	}
 	json_decref(j);
 	fflush(stdout);
-	return w->bad ? -1 : 0;
+	return w->bad || w->oom ? -1 : 0;
 }
 
 /* watch RUN: the run's samples as they come, one line an interval; 1 unless it ended done. */
@@ -161,10 +231,13 @@ int cmd_watch(const struct conf *c, int argc, char **argv, int json)
 		escape_line(stderr, "harness: out of memory");
 		return 1;
 	}
-	snprintf(path, sizeof(path), "/runs/%lld/stream", run);
+	fmtcut(path, sizeof(path), "/runs/%lld/stream", run);   /* 29 bytes at most */
 	w->json = json;
 	ret = client_stream(c, path, json, watch_line, w, err);
-	if (ret == 0 && w->bad)
+	free(w->p);
+	if (ret == 0 && w->oom)
+		ret = errorf(err, "run %lld: out of memory for its intervals", run);
+	else if (ret == 0 && w->bad)
 		ret = errorf(err, "run %lld: the daemon sent a line that is not a JSON object", run);
 	else if (ret == 0 && !w->finished)
 		ret = errorf(err, "run %lld: the stream ended before the run did", run);

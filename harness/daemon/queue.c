@@ -333,8 +333,9 @@ static int attach(struct store *s, int64_t run, json_t *samples, char *err)
 			json_array_append(json_object_get(smp, "resident"), json_object_get(x, "v"));
 		else
 			json_array_append_new(json_object_get(smp, "streams"),
-					      json_pack("{s:O, s:O, s:O}", "stream", json_object_get(x, "i"),
-							"ops", json_object_get(x, "v"),
+					      json_pack("{s:O, s:O, s:O, s:O}", "stream",
+							json_object_get(x, "i"), "ops", json_object_get(x, "v"),
+							"reads", json_object_get(x, "r"),
 							"misses", json_object_get(x, "o")));
 	}
 	json_decref(rows);

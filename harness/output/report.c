@@ -5,7 +5,6 @@
 #include "analysis/metric.h"
 #include "store/store_compare.h"
 #include "store/store_report.h"
-#include "store/store_table.h"
 #include "output/noise.h"
 #include "output/table.h"
 
@@ -655,8 +654,7 @@ int report_table(FILE *f, struct store *s, int64_t matrix_id, char *err)
 	size_t n;
 
 	if (store_matrix_info(s, matrix_id, &mi, err) < 0 ||
-	    store_summaries(s, matrix_id, &v, &n, err) < 0 ||
-	    store_table_extras(s, matrix_id, v, n, err) < 0)
+	    store_summaries(s, matrix_id, SUMMARY_TABLE, &v, &n, err) < 0)
 		return -1;
 	for (cell = 0; cell < mi.n_cells; cell++)
 		abba_block(f, &mi, v, n, cell);

@@ -5,7 +5,6 @@
 #include "analysis/grid.h"
 #include "output/sheet.h"
 #include "base/proc.h"
-#include "store/store_table.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -615,8 +614,7 @@ int table_print(FILE *f, struct store *s, int64_t matrix_id, const struct table_
 	if (!mi || !g || n_metrics > 32)
 		return errorf(err, "out of memory");
 	if (store_matrix_info(s, matrix_id, mi, err) < 0 ||
-	    store_summaries(s, matrix_id, &v, &n, err) < 0 ||
-	    store_table_extras(s, matrix_id, v, n, err) < 0 ||
+	    store_summaries(s, matrix_id, SUMMARY_TABLE, &v, &n, err) < 0 ||
 	    base_index(mi, o->baseline, &g->base, err) < 0)
 		return -1;
 	g->mi = mi;

@@ -120,10 +120,10 @@ struct run_summary {
 	double resident_share;       /* NAN: the cell tracks no file */
 	char host[32];               /* the host that ran it ("" before hosts were recorded) */
 	int contended;               /* runs.contended: its measured window saw host pressure */
-	/* filled by store_table_extras() only (harness table); 0 otherwise */
+	/* filled with SUMMARY_TABLE only (harness table, report); 0 otherwise */
 	double lat_p99_us, pass_resident_share;
 	double evict_refault_share, gens_per_min, oldest_age_s;   /* MGLRU's, NAN without */
-	/* filled by store_op_rates() (harness table): per operation of streams
+	/* filled with SUMMARY_OPS or SUMMARY_TABLE: per operation of streams
 	 * that report them (ycsb), over every stream; NAN where none ran */
 	double op_per_s[OP_COUNT], op_p99_us[OP_COUNT];
 	double op_mean_us[OP_COUNT], op_max_us[OP_COUNT];   /* over the measured run */
@@ -154,8 +154,20 @@ char *store_job_text(const struct proto_job *job);
 /* A matrix's name, arms, cells and their done runs' lru_gen and arch, for the tables. */
 int store_matrix_info(struct store *s, int64_t matrix_id, struct matrix_info *mi, char *err);
 
-/* Summaries of the matrix's done runs, as written when each ended; *ret is malloc'd. */
-int store_summaries(struct store *s, int64_t matrix_id, struct run_summary **ret,
+/* What store_summaries fills beyond the stored figures. */
+enum {
+	SUMMARY_OPS = 1,     /* op_per_s and the operations' latencies (ycsb, reclaim) */
+	SUMMARY_TABLE = 2,   /* the table's extras (lat_p99_us, pass_resident_share, the
+			      * MGLRU figures), and SUMMARY_OPS's */
+};
+
+/*
+ * Summaries of the matrix's done runs, in run id order, as written when each
+ * ended, and what with asks beyond them (NAN where a run has none; 0 where
+ * not asked); *ret is malloc'd. The one filler of struct run_summary
+ * (store_summary.c).
+ */
+int store_summaries(struct store *s, int64_t matrix_id, unsigned with, struct run_summary **ret,
 		    size_t *ret_n, char *err);
 
 /* Done runs of a matrix, in order. *ret is malloc'd. */

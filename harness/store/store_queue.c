@@ -47,9 +47,10 @@ static const struct { const char *fmt, *sql; } listings[] = {
 				 " GROUP BY stream)))"
 				 " ORDER BY seq LIMIT ?3" },
 	[STORE_LIST_SAMPLE_PARTS] = { "i", "SELECT seq, 'f' AS k, file AS i, resident_pages AS v,"
-				      " NULL AS o FROM file_samples WHERE run_id = ?1 UNION ALL"
-				      " SELECT seq, 's', stream, read_ops + write_ops, misses FROM"
-				      " stream_samples WHERE run_id = ?1 ORDER BY 1, 2, 3" },
+				      " NULL AS o, NULL AS r FROM file_samples WHERE run_id = ?1"
+				      " UNION ALL SELECT seq, 's', stream, read_ops + write_ops,"
+				      " misses, read_ops FROM stream_samples WHERE run_id = ?1"
+				      " ORDER BY 1, 2, 3" },
 	[STORE_LIST_FILE_NAMES] = { "i", "SELECT f.name FROM cell_files f JOIN runs r ON"
 				    " r.cell_id = f.cell_id WHERE r.id = ?1 ORDER BY f.idx" },
 	[STORE_LIST_STREAM_NAMES] = { "i", "SELECT t.name FROM cell_streams t JOIN runs r ON"

@@ -1,5 +1,5 @@
 /* store_read.c -- what the reports read of a matrix: its arms, cells and runs,
- * each run's summary, a cell's layout, a run's series and events. */
+ * a cell's layout, a run's series and events (summaries: store_summary.c). */
 #include "store/store.h"
 #include "base/err.h"
 #include "store/store_db.h"
@@ -112,44 +112,6 @@ int store_matrix_info(struct store *s, int64_t matrix_id, struct matrix_info *mi
 		    " FROM runs WHERE matrix_id = ?", info_runs, mi, err, "i", matrix_id) < 0)
 		return -1;
 	return 0;
-}
-
-static int summary_row(sqlite3_stmt *st, void *arg)
-{
-	struct run_summary *r = rows_push(arg);
-
-	if (!r)
-		return -1;
-	r->run = sqlite3_column_int64(st, 0);
-	r->arm = (unsigned)sqlite3_column_int(st, 1);
-	r->cell = (unsigned)sqlite3_column_int(st, 2);
-	r->block = (unsigned)sqlite3_column_int(st, 3);
-	r->position = (unsigned)sqlite3_column_int(st, 4);
-	r->seconds = sqlite3_column_double(st, 5);
-	r->ops_per_s = sqlite3_column_double(st, 6);
-	r->refault_per_s = sqlite3_column_double(st, 7);
-	r->majflt_per_s = sqlite3_column_double(st, 8);
-	r->activate_per_s = sqlite3_column_double(st, 9);
-	r->refaults_per_read = sqlite3_column_double(st, 10);
-	r->miss_share = sqlite3_column_double(st, 11);
-	r->resident_share = db_real_or_nan(st, 12);   /* NULL: the cell tracks no file */
-	db_text(st, 13, r->host, sizeof(r->host));
-	r->contended = sqlite3_column_int(st, 14) != 0;
-	return 0;
-}
-
-int store_summaries(struct store *s, int64_t matrix_id, struct run_summary **ret,
-		    size_t *ret_n, char *err)
-{
-	struct rows acc = ROWS(struct run_summary);
-
-	return rows_take(&acc, db_rows(s, "SELECT s.run_id, s.arm, s.cell, s.block, s.position,"
-					 " s.seconds, s.ops_per_s, s.refault_per_s, s.majflt_per_s,"
-					 " s.activate_per_s, s.refaults_per_read, s.miss_share,"
-					 " s.resident_share, r.host, COALESCE(r.contended, 0)"
-					 " FROM run_summary s JOIN runs r"
-					 " ON r.id = s.run_id WHERE s.matrix_id = ? ORDER BY s.run_id",
-					summary_row, &acc, err, "i", matrix_id), ret, ret_n);
 }
 
 struct layout_arg {
