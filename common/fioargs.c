@@ -1,6 +1,7 @@
 /* fioargs.c -- split, check and complete fio command lines and job files, the
  * same rules on the host (before any guest boots) and in the guest agent. */
 #include "common/fioargs.h"
+#include "common/fmt.h"
 #include "common/proto.h"
 
 #include <stdarg.h>
@@ -615,7 +616,7 @@ int fioargs_build(char *const user[], const char *dir, const char *output,
 	argv = calloc(n + 6, sizeof(*argv));
 	if (!argv)
 		return -1;
-	snprintf(interval, sizeof(interval), "%ums", interval_ms);
+	fmtcut(interval, sizeof(interval), "%ums", interval_ms);
 	argv[i++] = strdup("fio");
 	/* before the first job: a global option; after a --filename it would not apply */
 	argv[i++] = concat("--directory=", dir);

@@ -1,5 +1,6 @@
 /* lrugen.c -- lru_gen and lru_gen_full read strictly, line by line at each field's
  * width, as mm/vmscan.c prints them; memory.stat's LRU counters from one table. */
+#include "common/fmt.h"
 #include "common/lrugen.h"
 
 #include <stdarg.h>
@@ -79,7 +80,7 @@ static int failv(struct parser *ps, int rc, const char *fmt, va_list ap)
 			 ps->lineno);
 
 	if (n >= 0 && (size_t)n < ps->errlen)
-		vsnprintf(ps->err + n, ps->errlen - (size_t)n, fmt, ap);
+		vfmtcut(ps->err + n, ps->errlen - (size_t)n, fmt, ap);
 	return rc;
 }
 
@@ -676,9 +677,9 @@ static int parse(struct parser *ps)
 	ps->out->stats = ps->stats > 0;
 	ps->out->mm_lines = ps->has_mm > 0;
 	if (!ps->found && ps->want_path)
-		snprintf(ps->err, ps->errlen, "no memcg '%s' in the text", ps->want_path);
+		fmtcut(ps->err, ps->errlen, "no memcg '%s' in the text", ps->want_path);
 	else if (!ps->found)
-		snprintf(ps->err, ps->errlen, "no memcg %u in the text", ps->want_id);
+		fmtcut(ps->err, ps->errlen, "no memcg %u in the text", ps->want_id);
 	return ps->found ? 0 : LRUGEN_ENOMEMCG;
 	return 0;
 }
@@ -728,7 +729,7 @@ static const struct {
 
 static int stat_err(char *err, size_t errlen, unsigned lineno, const char *what)
 {
-	snprintf(err, errlen, "memory.stat line %u: %s", lineno, what);
+	fmtcut(err, errlen, "memory.stat line %u: %s", lineno, what);
 	return -1;
 }
 
@@ -802,7 +803,7 @@ int lrugen_parse_stat(const char *buf, size_t len, struct lrugen_stat *ret,
 		goto fail;
 	for (k = 0; k < LRUGEN_NSTAT; k++)
 		if (!stat_keys[k].optional && !(ret->have & (UINT32_C(1) << k))) {
-			snprintf(err, errlen, "memory.stat: no '%s' line", stat_keys[k].key);
+			fmtcut(err, errlen, "memory.stat: no '%s' line", stat_keys[k].key);
 			goto fail;
 		}
 	return 0;

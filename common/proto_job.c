@@ -1,5 +1,6 @@
 /* proto_job.c -- the job's option tables (files, databases, every stream kind) and
  * their strict checks: a job from JSON, validated, and back to JSON. */
+#include "common/fmt.h"
 #include "common/proto.h"
 
 #include <errno.h>
@@ -15,7 +16,7 @@ int proto_errf(char *err, size_t errlen, const char *fmt, ...)
 
 	if (err && errlen) {
 		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
+		vfmtcut(err, errlen, fmt, ap);
 		va_end(ap);
 	}
 	return -1;
@@ -161,9 +162,9 @@ static int lines_ok(const char *s)
 static const char *num_text(double d, char *buf, size_t len)
 {
 	if (d == floor(d) && fabs(d) < 1e15)
-		snprintf(buf, len, "%.0f", d);
+		fmtcut(buf, len, "%.0f", d);
 	else
-		snprintf(buf, len, "%g", d);
+		fmtcut(buf, len, "%g", d);
 	return buf;
 }
 
@@ -236,7 +237,7 @@ int proto_opt_set_json(const struct proto_opt *table, void *obj, const char *key
 	if (json_is_number(v)) {
 		if (o->type != OPT_UINT && o->type != OPT_DOUBLE)
 			return proto_errf(err, errlen, "%s.%s: expected a string", where, key);
-		snprintf(num, sizeof(num), "%.17g", json_number_value(v));
+		fmtcut(num, sizeof(num), "%.17g", json_number_value(v));
 		return opt_set_text(o, obj, num, where, err, errlen);
 	}
 	return proto_errf(err, errlen, "%s.%s: expected a %s", where, key,
@@ -284,7 +285,7 @@ static int trace_from_json(json_t *in, uint64_t *sample, const char *where, char
 	struct trace_opts t;
 	char w[80];
 
-	snprintf(w, sizeof(w), "%s.trace", where);
+	fmtcut(w, sizeof(w), "%s.trace", where);
 	opts_defaults(trace_opts, &t);
 	if (opts_from_json(trace_opts, in, &t, w, err, errlen) < 0)
 		return -1;
@@ -339,7 +340,7 @@ static int file_from_json(json_t *in, struct proto_job *job, unsigned i, const c
 	struct proto_file *f = &job->files[i];
 	char w[64];
 
-	snprintf(w, sizeof(w), "%s.files[%u]", where, i);
+	fmtcut(w, sizeof(w), "%s.files[%u]", where, i);
 	opts_defaults(proto_file_opts, f);
 	if (opts_from_json(proto_file_opts, in, f, w, err, errlen) < 0)
 		return -1;
@@ -359,7 +360,7 @@ static int db_from_json(json_t *in, struct proto_job *job, unsigned i, const cha
 	char w[64];
 	unsigned j;
 
-	snprintf(w, sizeof(w), "%s.databases[%u]", where, i);
+	fmtcut(w, sizeof(w), "%s.databases[%u]", where, i);
 	opts_defaults(proto_db_opts, d);
 	if (opts_from_json(proto_db_opts, in, d, w, err, errlen) < 0)
 		return -1;
@@ -457,7 +458,7 @@ static int stream_from_json(json_t *in, struct proto_job *job, unsigned i, const
 	char w[64];
 	unsigned j;
 
-	snprintf(w, sizeof(w), "%s.streams[%u]", where, i);
+	fmtcut(w, sizeof(w), "%s.streams[%u]", where, i);
 	if (!json_is_object(in))
 		return proto_errf(err, errlen, "%s: expected an object", w);
 	if (!kind)
@@ -466,7 +467,7 @@ static int stream_from_json(json_t *in, struct proto_job *job, unsigned i, const
 		return -1;
 	opts_defaults(proto_stream_opts, s);
 	opts_defaults(proto_kinds[s->kind]->opts, s);
-	snprintf(s->name, sizeof(s->name), "s%u", i);
+	fmtcut(s->name, sizeof(s->name), "s%u", i);
 	s->set = UINT64_C(1) << (ko - proto_stream_opts);
 	if (stream_opts_from_json(in, s, w, err, errlen) < 0)
 		return -1;

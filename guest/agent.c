@@ -34,6 +34,7 @@
 #include "fault.h"
 #include "fresh.h"
 #include "fdio.h"
+#include "common/fmt.h"
 #include "common/proto.h"
 #include "sampler.h"
 #include "stream.h"
@@ -75,7 +76,7 @@ static int error(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(errmsg, sizeof(errmsg), fmt, ap);
+	vfmtcut(errmsg, sizeof(errmsg), fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -88,7 +89,7 @@ static int error_errno(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vfmtcut(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	return error("%s: %s", msg, strerror(e));
 }
@@ -176,10 +177,10 @@ static int find_port(char *path, size_t len)
 	while (found < 0 && (de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
-		snprintf(name_path, sizeof(name_path), VIRTIO_PORTS "/%s/name", de->d_name);
+		fmtcut(name_path, sizeof(name_path), VIRTIO_PORTS "/%s/name", de->d_name);
 		if (read_file_trim(name_path, name, sizeof(name)) == 0 &&
 		    !strcmp(name, PROTO_PORT_NAME)) {
-			snprintf(path, len, "/dev/%s", de->d_name);
+			fmtcut(path, len, "/dev/%s", de->d_name);
 			found = 0;
 		}
 	}
@@ -358,7 +359,7 @@ static int open_any_data_file(const struct agent *a)
 	int fd = -1;
 
 	while (d && fd < 0 && (de = readdir(d))) {
-		snprintf(path, sizeof(path), "%s/%s", a->data_dir, de->d_name);
+		fmtcut(path, sizeof(path), "%s/%s", a->data_dir, de->d_name);
 		if (de->d_name[0] != '.' && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
 		    st.st_size > 0)
 			fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -499,17 +500,17 @@ static int setup_memcg(struct agent *a)
 
 	if (mount_cgroup2(a->cg_dir) < 0)
 		return -1;
-	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", a->cg_dir);
+	fmtcut(path, sizeof(path), "%s/cgroup.subtree_control", a->cg_dir);
 	if (write_file(path, "+memory") < 0)
 		return -1;
-	snprintf(a->memcg, sizeof(a->memcg), "%s/" MEMCG_NAME, a->cg_dir);
+	fmtcut(a->memcg, sizeof(a->memcg), "%s/" MEMCG_NAME, a->cg_dir);
 	if (mkdir(a->memcg, 0755) < 0 && errno != EEXIST)
 		return error_errno("mkdir '%s'", a->memcg);
-	snprintf(path, sizeof(path), "%s/memory.max", a->memcg);
-	snprintf(val, sizeof(val), "%llu", (unsigned long long)(a->job.memcg_mib << 20));
+	fmtcut(path, sizeof(path), "%s/memory.max", a->memcg);
+	fmtcut(val, sizeof(val), "%llu", (unsigned long long)(a->job.memcg_mib << 20));
 	if (write_file(path, val) < 0)
 		return -1;
-	snprintf(path, sizeof(path), "%s/memory.swap.max", a->memcg);
+	fmtcut(path, sizeof(path), "%s/memory.swap.max", a->memcg);
 	if (access(path, F_OK) < 0 && errno == ENOENT)
 		return 0;   /* no swap accounting in this kernel */
 	return write_file(path, "0");
@@ -526,7 +527,7 @@ static int check_files(struct agent *a, struct proto_u64s *pages)
 	pages->n = a->job.nfiles;
 	for (i = 0; i < a->job.nfiles; i++) {
 		f = &a->job.files[i];
-		snprintf(path, sizeof(path), "%s/%s", a->data_dir, f->name);
+		fmtcut(path, sizeof(path), "%s/%s", a->data_dir, f->name);
 		if (stat(path, &st) < 0)
 			return error_errno("file '%s'", path);
 		if (!S_ISREG(st.st_mode))

@@ -1,6 +1,7 @@
 /* fiostat.c -- an incremental reader of fio's concatenated json+ status
  * documents, keeping cumulative totals and handing out per-interval deltas. */
 #include "fiostat.h"
+#include "common/fmt.h"
 #include "common/proto.h"
 
 #include <stdarg.h>
@@ -162,7 +163,7 @@ static int add_dir(struct fiostat_dir *d, uint64_t *io_ms, json_t *job, int dir,
 	char where[32];
 	uint64_t ios, bytes, ms;
 
-	snprintf(where, sizeof(where), "jobs[].%s", dir_key[dir]);
+	fmtcut(where, sizeof(where), "jobs[].%s", dir_key[dir]);
 	if (!json_is_object(ddir))
 		return proto_errf(err, errlen, "fio output: %s: an object is expected", where);
 	if (get_count(ddir, "total_ios", false, &ios, where, err, errlen) < 0 ||

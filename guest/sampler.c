@@ -2,6 +2,7 @@
  * page-cache residency (cachestat(2), else windowed mincore(2)), and the
  * memcg's generations from lru_gen_full or lru_gen (common/lrugen.c). */
 #include "sampler.h"
+#include "common/fmt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -163,7 +164,7 @@ int sampler_open(struct sampler *s, const char *memcg_dir, const char *memcg_pat
 		s->file_fd[f] = -1;
 	if (nfiles > PROTO_MAX_FILES)
 		return proto_errf(err, errlen, "%u files, at most %d", nfiles, PROTO_MAX_FILES);
-	snprintf(path, sizeof(path), "%s/memory.stat", memcg_dir);
+	fmtcut(path, sizeof(path), "%s/memory.stat", memcg_dir);
 	s->stat_fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (s->stat_fd < 0)
 		return proto_errf(err, errlen, "open '%s': %s", path, strerror(errno));
@@ -175,7 +176,7 @@ int sampler_open(struct sampler *s, const char *memcg_dir, const char *memcg_pat
 			return proto_errf(err, errlen, "open '%s': %s", files[f], strerror(errno));
 		s->file_size[f] = (uint64_t)st.st_size;
 	}
-	snprintf(s->memcg_path, sizeof(s->memcg_path), "%s", memcg_path);
+	fmtcut(s->memcg_path, sizeof(s->memcg_path), "%s", memcg_path);
 	s->buf = malloc(SAMPLER_STAT_MAX + 1);
 	s->vec = malloc(SAMPLER_WINDOW / page_size());
 	if (!s->buf || !s->vec)
@@ -352,7 +353,7 @@ static void read_lru_gen(struct sampler *s, struct sampler_reading *out)
 		return;
 	if (read_gen_text(s, &len) < 0) {
 		out->lru_refused = 1;
-		snprintf(why, sizeof(why), "unreadable or larger than %d bytes", SAMPLER_GEN_MAX);
+		fmtcut(why, sizeof(why), "unreadable or larger than %d bytes", SAMPLER_GEN_MAX);
 	} else if (sampler_parse_lru(s->gen_buf, len, s->gen_full, s->memcg_path, s->lru, out,
 				     why, sizeof(why)) == 0) {
 		return;

@@ -1,6 +1,7 @@
 /* stream.c -- what every stream kind shares: the latency histogram, events,
  * failure reporting and the stream's clock against the agent's stop flag. */
 #include "stream.h"
+#include "common/fmt.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -133,7 +134,7 @@ int stream_fail(struct stream_ctx *c, const char *fmt, ...)
 	    (expected = ST_WAITING,
 	     atomic_compare_exchange_strong(&c->sh->state, &expected, ST_FAILED))) {
 		va_start(ap, fmt);
-		vsnprintf(c->sh->err, sizeof(c->sh->err), fmt, ap);
+		vfmtcut(c->sh->err, sizeof(c->sh->err), fmt, ap);
 		va_end(ap);
 		atomic_store_explicit(&c->sh->err_set, 1, memory_order_release);
 	}

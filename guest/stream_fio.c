@@ -4,6 +4,7 @@
 #include "stream.h"
 #include "common/fioargs.h"
 #include "fiostat.h"
+#include "common/fmt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -37,17 +38,17 @@ struct fio_watch {
 
 void stream_fio_output(unsigned index, char *buf, size_t len)
 {
-	snprintf(buf, len, "/tmp/fio-%u.json", index);
+	fmtcut(buf, len, "/tmp/fio-%u.json", index);
 }
 
 static void fio_stderr_path(unsigned index, char *buf, size_t len)
 {
-	snprintf(buf, len, "/tmp/fio-%u.err", index);
+	fmtcut(buf, len, "/tmp/fio-%u.err", index);
 }
 
 static void fio_jobfile_path(unsigned index, char *buf, size_t len)
 {
-	snprintf(buf, len, "/tmp/fio-%u.job", index);
+	fmtcut(buf, len, "/tmp/fio-%u.job", index);
 }
 
 /* This guest's vCPUs, which bound fio's numjobs (1 if unknown). */
@@ -219,7 +220,7 @@ int stream_fio_watch(const struct proto_job *job, unsigned index, uint64_t t0_ns
 
 	(void)job;
 	if (!fw) {
-		snprintf(err, errlen, "fio stream %u: out of memory", index);
+		fmtcut(err, errlen, "fio stream %u: out of memory", index);
 		return -1;
 	}
 	fw->index = index;
@@ -289,7 +290,7 @@ int stream_fio_next(struct fio_watch *fw, const struct stream_shared *sh,
 	if (started)
 		fiostat_start(&fw->fs, (int64_t)((started - fw->t0_ns) / 1000000));
 	if (fio_read_new(fw, msg, sizeof(msg)) < 0) {
-		snprintf(err, errlen, "fio stream %u: status output: %s", fw->index, msg);
+		fmtcut(err, errlen, "fio stream %u: status output: %s", fw->index, msg);
 		return -1;
 	}
 	if (state == ST_DONE || state == ST_FAILED)

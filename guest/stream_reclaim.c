@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "stream.h"
 #include "fdio.h"
+#include "common/fmt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -46,11 +47,11 @@ static int make_memcgs(struct storm *s)
 	if (mkdir(s->parent, 0755) < 0 && errno != EEXIST)
 		return stream_fail(s->c, "stream '%s': mkdir %s: %s", st->name, s->parent,
 				   strerror(errno));
-	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", s->parent);
+	fmtcut(path, sizeof(path), "%s/cgroup.subtree_control", s->parent);
 	if ((e = write_text(path, "+memory")))
 		return stream_fail(s->c, "stream '%s': %s: +memory: %s", st->name, path, strerror(e));
 	for (i = 0; i < st->memcgs; i++) {
-		snprintf(path, sizeof(path), "%s/m%llu", s->parent, (unsigned long long)i);
+		fmtcut(path, sizeof(path), "%s/m%llu", s->parent, (unsigned long long)i);
 		if (mkdir(path, 0755) < 0 && errno != EEXIST)
 			return stream_fail(s->c, "stream '%s': made %llu of %llu memcgs: %s", st->name,
 					   (unsigned long long)i, (unsigned long long)st->memcgs,
@@ -73,7 +74,7 @@ static void __attribute__((noreturn)) charge_child(struct storm *s, int fd)
 	ssize_t n;
 
 	for (i = 0; i < st->memcgs; i++) {
-		snprintf(path, sizeof(path), "%s/m%llu/cgroup.procs", s->parent,
+		fmtcut(path, sizeof(path), "%s/m%llu/cgroup.procs", s->parent,
 			 (unsigned long long)i);
 		if (write_text(path, "0"))
 			_exit(2);
@@ -123,7 +124,7 @@ static uint64_t charged_kib(const struct storm *s)
 	int fd;
 
 	for (i = 0; i < s->c->st->memcgs; i++) {
-		snprintf(path, sizeof(path), "%s/m%llu/memory.current", s->parent,
+		fmtcut(path, sizeof(path), "%s/m%llu/memory.current", s->parent,
 			 (unsigned long long)i);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
@@ -143,9 +144,9 @@ static void format_request(struct storm *s, const char *size, int with_swappines
 	const char *sw = s->c->st->swappiness;
 
 	if (with_swappiness && *sw)
-		snprintf(s->request, sizeof(s->request), "%s swappiness=%s", size, sw);
+		fmtcut(s->request, sizeof(s->request), "%s swappiness=%s", size, sw);
 	else
-		snprintf(s->request, sizeof(s->request), "%s", size);
+		fmtcut(s->request, sizeof(s->request), "%s", size);
 	s->request_len = strlen(s->request);
 }
 
@@ -173,7 +174,7 @@ static int probe(struct storm *s)
 	if (e && e != EAGAIN)
 		return stream_fail(s->c, "stream '%s': %s: '%s': %s", st->name, s->reclaim,
 				   s->request, strerror(e));
-	snprintf(size, sizeof(size), "%lluM", (unsigned long long)st->request_mib);
+	fmtcut(size, sizeof(size), "%lluM", (unsigned long long)st->request_mib);
 	format_request(s, size, strstr(s->request, "swappiness=") != NULL);
 	return 0;
 }
@@ -277,10 +278,10 @@ static void paths(struct storm *s)
 {
 	char memcg[sizeof(s->root)];
 
-	snprintf(memcg, sizeof(memcg), "%s", s->c->memcg);
-	snprintf(s->root, sizeof(s->root), "%s", dirname(memcg));
-	snprintf(s->parent, sizeof(s->parent), "%s/harness-storm-%u", s->root, s->c->index);
-	snprintf(s->reclaim, sizeof(s->reclaim), "%s/memory.reclaim",
+	fmtcut(memcg, sizeof(memcg), "%s", s->c->memcg);
+	fmtcut(s->root, sizeof(s->root), "%s", dirname(memcg));
+	fmtcut(s->parent, sizeof(s->parent), "%s/harness-storm-%u", s->root, s->c->index);
+	fmtcut(s->reclaim, sizeof(s->reclaim), "%s/memory.reclaim",
 		 s->c->st->cgroup == RECLAIM_PARENT ? s->parent : s->root);
 }
 

@@ -2,6 +2,7 @@
  * threads choose operations and keys as YCSB does and time each operation. */
 #include "stream.h"
 #include "ycsb.h"
+#include "common/fmt.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -71,7 +72,7 @@ static int ydb_open(struct stream_ctx *c, unsigned i, struct ydb **ret)
 	char path[PATH_MAX], *err = NULL;
 	int rc = 0;
 
-	snprintf(path, sizeof(path), "%s/%s", c->data_dir, d->name);
+	fmtcut(path, sizeof(path), "%s/%s", c->data_dir, d->name);
 	pthread_mutex_lock(&ydbs_lock);
 	if (!y->refs) {
 		y->opt = leveldb_options_create();

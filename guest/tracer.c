@@ -2,6 +2,7 @@
  * table, their filter, the harness instance's bounded buffer, and trace_pipe's lines. */
 #define _GNU_SOURCE
 #include "tracer.h"
+#include "common/fmt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -319,10 +320,10 @@ static int probe_start(const struct tracer_conf *c, size_t i, const char *filter
 	if (probe_def(i, c->layout, def, sizeof(def)) < 0 ||
 	    write_str(TRACEFS "/dynamic_events", def, 1) < 0)
 		return -1;
-	snprintf(path, sizeof(path), INSTANCE "/events/" GROUP "/%s/filter", probes[i].name);
+	fmtcut(path, sizeof(path), INSTANCE "/events/" GROUP "/%s/filter", probes[i].name);
 	if (write_str(path, filter, 0) < 0)
 		return -1;
-	snprintf(path, sizeof(path), INSTANCE "/events/" GROUP "/%s/enable", probes[i].name);
+	fmtcut(path, sizeof(path), INSTANCE "/events/" GROUP "/%s/enable", probes[i].name);
 	return write_str(path, "1", 0);
 }
 
@@ -353,10 +354,10 @@ static void probes_start(struct tracer *t, const char *filter)
 			n = sizeof(refused) - 1;
 	}
 	if (!took)
-		snprintf(t->status, sizeof(t->status), "off: the kernel took none of the probes "
+		fmtcut(t->status, sizeof(t->status), "off: the kernel took none of the probes "
 			 "(needs fprobe, tprobe, BTF)");
 	else
-		snprintf(t->status, sizeof(t->status), "on: 1/%" PRIu64 ", %zu probes%s%s",
+		fmtcut(t->status, sizeof(t->status), "on: 1/%" PRIu64 ", %zu probes%s%s",
 			 t->conf.sample, took, refused[0] ? "; without" : "", refused);
 }
 
@@ -370,7 +371,7 @@ int tracer_open(struct tracer *t, const struct tracer_conf *c, char *err, size_t
 	if (filter_text(c, filter, sizeof(filter)) < 0)
 		return snprintf(err, errlen, "trace: filter too long"), -1;
 	if (mount_tracefs() < 0 || instance_make() < 0) {
-		snprintf(t->status, sizeof(t->status), "off: no tracefs instance (%s)", strerror(errno));
+		fmtcut(t->status, sizeof(t->status), "off: no tracefs instance (%s)", strerror(errno));
 		return 0;
 	}
 	probes_start(t, filter);
@@ -397,7 +398,7 @@ static uint64_t lost_events(void)
 	int cpu, fd;
 
 	for (cpu = 0; cpu < 1024; cpu++) {
-		snprintf(path, sizeof(path), INSTANCE "/per_cpu/cpu%d/stats", cpu);
+		fmtcut(path, sizeof(path), INSTANCE "/per_cpu/cpu%d/stats", cpu);
 		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 			break;
 		n = read(fd, buf, sizeof(buf) - 1);

@@ -7,6 +7,7 @@
 #include "stream.h"
 #include "tracer.h"
 #include "fdio.h"
+#include "common/fmt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -70,7 +71,7 @@ static int fail(struct wl *w, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(w->err, w->errlen, fmt, ap);
+	vfmtcut(w->err, w->errlen, fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -164,7 +165,7 @@ static void ctx_init(struct wl *w, unsigned i, struct stream_ctx *c)
 	c->event_fd = w->ev_wr;
 	c->interval_ms = (unsigned)w->job->interval_ms;
 	if (f >= 0) {
-		snprintf(c->path, sizeof(c->path), "%s", w->path[f]);
+		fmtcut(c->path, sizeof(c->path), "%s", w->path[f]);
 		c->file_bytes = w->job->files[f].mib << 20;
 	}
 }
@@ -177,8 +178,8 @@ static void __attribute__((noreturn)) child_main(struct wl *w, int ready_fd)
 	char path[600], pid[32];
 	unsigned i;
 
-	snprintf(path, sizeof(path), "%s/cgroup.procs", w->env->memcg);
-	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	fmtcut(path, sizeof(path), "%s/cgroup.procs", w->env->memcg);
+	fmtcut(pid, sizeof(pid), "%d", (int)getpid());
 	if (write_text(path, pid))
 		_exit(3);
 	for (i = 0; i < w->job->nstreams; i++) {
@@ -197,9 +198,9 @@ static void __attribute__((noreturn)) child_main(struct wl *w, int ready_fd)
 static void describe_status(int st, char *buf, size_t len)
 {
 	if (WIFSIGNALED(st))
-		snprintf(buf, len, "killed by signal %d", WTERMSIG(st));
+		fmtcut(buf, len, "killed by signal %d", WTERMSIG(st));
 	else
-		snprintf(buf, len, "exit status %d", WEXITSTATUS(st));
+		fmtcut(buf, len, "exit status %d", WEXITSTATUS(st));
 }
 
 static int wait_ready(struct wl *w, int fd)
@@ -445,7 +446,7 @@ static int send_op(struct wl *w, unsigned i, unsigned op, const struct op_acc *d
 	m.u.op.stream = i;
 	m.u.op.total = (uint64_t)total;
 	m.u.op.span_ms = span_ms;
-	snprintf(m.u.op.op, sizeof(m.u.op.op), "%s", proto_op_names[op]);
+	fmtcut(m.u.op.op, sizeof(m.u.op.op), "%s", proto_op_names[op]);
 	if (w->env->send(w->env->send_arg, &m) < 0)
 		return fail(w, "channel: cannot send an operation sample");
 	return 0;
@@ -557,7 +558,7 @@ static int drain_events(struct wl *w)
 		memset(e, 0, sizeof(*e));
 		e->t_ms = ev.t_ns > w->reg->t0_ns ? (ev.t_ns - w->reg->t0_ns) / 1000000u : 0;
 		e->stream = ev.stream;
-		snprintf(e->kind, sizeof(e->kind), "%s", proto_event_names[ev.kind]);
+		fmtcut(e->kind, sizeof(e->kind), "%s", proto_event_names[ev.kind]);
 		e->pass = ev.pass;
 		e->value = ev.value;
 		if (sampler_residency(&w->smp, &e->resident, w->err, w->errlen) < 0)
@@ -582,7 +583,7 @@ static int send_fio_totals(struct wl *w)
 		memset(&m.u.event, 0, sizeof(m.u.event));
 		m.u.event.t_ms = elapsed_ms(w);
 		m.u.event.stream = i;
-		snprintf(m.u.event.kind, sizeof(m.u.event.kind), "%s", proto_event_names[EV_TOTAL]);
+		fmtcut(m.u.event.kind, sizeof(m.u.event.kind), "%s", proto_event_names[EV_TOTAL]);
 		m.u.event.value = stream_fio_total(w->fio[i]);
 		if (sampler_residency(&w->smp, &m.u.event.resident, w->err, w->errlen) < 0)
 			return -1;
@@ -658,7 +659,7 @@ static int start_sampling(struct wl *w)
 	int p[2];
 
 	for (f = 0; f < w->job->nfiles; f++) {
-		snprintf(w->path[f], sizeof(w->path[f]), "%s/%s", w->env->data_dir,
+		fmtcut(w->path[f], sizeof(w->path[f]), "%s/%s", w->env->data_dir,
 			 w->job->files[f].name);
 		paths[f] = w->path[f];
 	}

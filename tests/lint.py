@@ -143,7 +143,9 @@ CALL = re.compile(r'\b([A-Za-z_]\w*)\s*\(')
 
 
 def code(path):
-    return STRING.sub('""', COMMENT.sub(' ', open(path, encoding='utf-8', errors='replace').read()))
+    """path's text without comments and string contents, its lines where they were."""
+    text = open(path, encoding='utf-8', errors='replace').read()
+    return STRING.sub('""', COMMENT.sub(lambda m: ' ' + '\n' * m.group(0).count('\n'), text))
 
 
 cfiles = [f for f in files if f.endswith('.c')]
@@ -211,15 +213,22 @@ check('the stream kinds are listed once (PROTO_STREAM_KINDS), each a descriptor 
       stream_kinds())
 
 def unchecked_snprintf():
-    """snprintf's result is its only sign of a cut: a statement that drops it
-    (or casts it away) cuts silently. common/fmt.c judges it; the rest call
-    fmtbuf (checked) or fmtcut (a cut marked "...")."""
+    """snprintf's result is its only sign of a cut: a statement that is just
+    the call (or casts it away) cuts silently. common/fmt.c judges it; the rest
+    call fmtbuf (checked) or fmtcut (a cut marked "...")."""
+    call = re.compile(r'(?:^|[;{}]|\belse\b|\)\s*\n)\s*(\(void\)\s*)?v?snprintf\s*\(', re.M)
     out = []
     for f in cfiles:
         if f == 'common/fmt.c':
             continue
-        for n, line in enumerate(texts[f].split('\n'), 1):
-            if re.match(r'\s*(\(void\)\s*)?v?snprintf\s*\(', line):
+        t = texts[f]
+        for m in call.finditer(t):
+            depth, i = 1, m.end()
+            while i < len(t) and depth:
+                depth += {'(': 1, ')': -1}.get(t[i], 0)
+                i += 1
+            if t[i:].lstrip().startswith(';'):
+                n = t.count('\n', 0, m.end()) + 1
                 out.append(f'{f}:{n}: snprintf\'s result dropped (fmtbuf or fmtcut, common/fmt.h)')
     return out
 

@@ -2,6 +2,7 @@
  * every prefix built, a binary search with a verdict per step, the culprit checked. */
 #include "analysis/bisect.h"
 #include "analysis/stats.h"
+#include "common/fmt.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -70,7 +71,7 @@ static void say(const struct bisect_ops *ops, const char *fmt, ...)
 	if (!ops->tell)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	vfmtcut(line, sizeof(line), fmt, ap);
 	va_end(ap);
 	ops->tell(ops->arg, line);
 }
@@ -144,7 +145,7 @@ static int measure_step(const struct bisect_opts *o, const struct bisect_ops *op
 	double wall0 = 0;
 
 	memset(st, 0, sizeof(*st));
-	snprintf(st->what, sizeof(st->what), "%s", what);
+	fmtcut(st->what, sizeof(st->what), "%s", what);
 	st->base = base;
 	st->prefix = k;
 	*ret_budget = 0;
@@ -157,13 +158,13 @@ static int measure_step(const struct bisect_opts *o, const struct bisect_ops *op
 			st->measured = 1;
 			st->v = lk.v;
 			st->cls = step_class(what, &lk.v, r->effect);
-			snprintf(st->note, sizeof(st->note), "measured before: %.400s", lk.why);
+			fmtcut(st->note, sizeof(st->note), "measured before: %.400s", lk.why);
 			return 0;
 		}
 	}
 	if (grow_spent(o, r, 0, blocks)) {
 		st->cls = BISECT_UNDECIDED;
-		snprintf(st->note, sizeof(st->note), "not started: its first %u blocks would "
+		fmtcut(st->note, sizeof(st->note), "not started: its first %u blocks would "
 			 "spend the budget", blocks);
 		*ret_budget = 1;
 		return 0;
@@ -180,7 +181,7 @@ static int measure_step(const struct bisect_opts *o, const struct bisect_ops *op
 		st->wall_s = lk.wall_s;
 		if (lk.skip) {
 			st->cls = BISECT_SKIP;
-			snprintf(st->note, sizeof(st->note), "%s", lk.why);
+			fmtcut(st->note, sizeof(st->note), "%s", lk.why);
 			return 0;
 		}
 		st->measured = 1;
@@ -188,12 +189,12 @@ static int measure_step(const struct bisect_opts *o, const struct bisect_ops *op
 		if ((st->cls = step_class(what, &lk.v, r->effect)) != BISECT_UNDECIDED)
 			return 0;
 		if (!(next = grow_to(blocks, &lk.v, o->max_blocks))) {
-			snprintf(st->note, sizeof(st->note), "undecided at %zu blocks (--max-blocks %u)",
+			fmtcut(st->note, sizeof(st->note), "undecided at %zu blocks (--max-blocks %u)",
 				 lk.v.blocks, o->max_blocks);
 			return 0;
 		}
 		if (grow_spent(o, r, blocks, next)) {
-			snprintf(st->note, sizeof(st->note), "undecided at %zu blocks when the budget "
+			fmtcut(st->note, sizeof(st->note), "undecided at %zu blocks when the budget "
 				 "ran out", lk.v.blocks);
 			*ret_budget = 1;
 			return 0;
@@ -216,11 +217,11 @@ static int same_kernel(struct bisect_result *r, unsigned k, const struct bisect_
 		r->cls[j] = r->cls[k];
 		r->same_kernel++;
 		memset(&st, 0, sizeof(st));
-		snprintf(st.what, sizeof(st.what), "same");
+		fmtcut(st.what, sizeof(st.what), "same");
 		st.base = k;
 		st.prefix = j;
 		st.cls = r->cls[k];
-		snprintf(st.note, sizeof(st.note), "the same kernel as p%u (build key %.8s): "
+		fmtcut(st.note, sizeof(st.note), "the same kernel as p%u (build key %.8s): "
 			 "its measurement reused", k, r->keys[k]);
 		if (push_step(r, &st, err) < 0)
 			return -1;
@@ -248,7 +249,7 @@ static int build_all(const struct bisect_opts *o, const struct bisect_ops *ops,
 				      k == o->good ? "GOOD" : "BAD", st.note);
 		r->cls[k] = BISECT_SKIP;
 		r->build_failed++;
-		snprintf(st.what, sizeof(st.what), "build");
+		fmtcut(st.what, sizeof(st.what), "build");
 		st.base = st.prefix = k;
 		st.cls = BISECT_SKIP;
 		if (push_step(r, &st, err) < 0)
@@ -343,10 +344,10 @@ static int builds_up(const struct bisect_result *r)
 static void range_why(struct bisect_result *r, const char *how)
 {
 	if (r->hi == r->lo + 1)
-		snprintf(r->why, sizeof(r->why), "%sthe first bad patch is %u, not checked against "
+		fmtcut(r->why, sizeof(r->why), "%sthe first bad patch is %u, not checked against "
 			 "its parent", how, r->hi);
 	else
-		snprintf(r->why, sizeof(r->why), "%sthe first bad patch is one of %u..%u (prefixes "
+		fmtcut(r->why, sizeof(r->why), "%sthe first bad patch is one of %u..%u (prefixes "
 			 "between skipped or undecided)", how, r->lo + 1, r->hi);
 }
 
@@ -363,7 +364,7 @@ static int check(const struct bisect_opts *o, const struct bisect_ops *ops,
 		return -1;
 	if (st.cls == BISECT_BAD) {
 		r->outcome = BISECT_FOUND;
-		snprintf(r->why, sizeof(r->why), "patch %u is the first bad one: %+.2f%% against "
+		fmtcut(r->why, sizeof(r->why), "patch %u is the first bad one: %+.2f%% against "
 			 "its parent over %zu blocks (BAD against GOOD: %+.2f%%)", r->hi,
 			 100 * st.v.delta, st.v.blocks, 100 * r->effect);
 		return 0;
@@ -374,7 +375,7 @@ static int check(const struct bisect_opts *o, const struct bisect_ops *ops,
 		return 0;
 	}
 	r->outcome = budget ? BISECT_BUDGET : BISECT_UNCONFIRMED;
-	snprintf(r->why, sizeof(r->why), "patch %u looked like the first bad one, but against its "
+	fmtcut(r->why, sizeof(r->why), "patch %u looked like the first bad one, but against its "
 		 "parent p%u it is %s after %zu blocks%s", r->hi, r->lo,
 		 st.cls == BISECT_UNDECIDED ? "undecided" : verdict_name(st.v.kind), st.v.blocks,
 		 budget ? " (the budget ran out)" : "");
@@ -401,7 +402,7 @@ int bisect_run(const struct bisect_opts *o, const struct bisect_ops *ops, struct
 		return -1;
 	if (st.cls != BISECT_BAD) {
 		r->outcome = budget ? BISECT_BUDGET : BISECT_NOT_DIFFERENT;
-		snprintf(r->why, sizeof(r->why), "BAD against GOOD is %s after %zu blocks: nothing "
+		fmtcut(r->why, sizeof(r->why), "BAD against GOOD is %s after %zu blocks: nothing "
 			 "to bisect%s%.400s", st.cls == BISECT_SKIP ? "not measured" :
 			 st.cls == BISECT_UNDECIDED ? "undecided" : verdict_name(st.v.kind),
 			 st.v.blocks, st.note[0] ? "; " : "", st.note);
@@ -412,7 +413,7 @@ int bisect_run(const struct bisect_opts *o, const struct bisect_ops *ops, struct
 		return -1;
 	if (!strcmp(r->keys[o->good], r->keys[o->bad])) {
 		r->outcome = BISECT_NOT_DIFFERENT;
-		snprintf(r->why, sizeof(r->why), "GOOD and BAD are the same kernel (build key %.8s): "
+		fmtcut(r->why, sizeof(r->why), "GOOD and BAD are the same kernel (build key %.8s): "
 			 "what differs is not in the series", r->keys[o->good]);
 		return 0;
 	}
@@ -456,9 +457,9 @@ static void print_interval(FILE *f, const struct verdict *v)
 	char buf[48];
 
 	if (isfinite(v->lo) && isfinite(v->hi))
-		snprintf(buf, sizeof(buf), "[%+.1f%%, %+.1f%%]", 100 * v->lo, 100 * v->hi);
+		fmtcut(buf, sizeof(buf), "[%+.1f%%, %+.1f%%]", 100 * v->lo, 100 * v->hi);
 	else
-		snprintf(buf, sizeof(buf), "(unbounded)");
+		fmtcut(buf, sizeof(buf), "(unbounded)");
 	fprintf(f, " %19s", buf);
 }
 

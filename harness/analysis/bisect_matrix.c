@@ -6,6 +6,7 @@
 #include "base/err.h"
 #include "store/store.h"
 #include "store/store_bisect.h"
+#include "common/fmt.h"
 
 #include <limits.h>
 #include <math.h>
@@ -45,7 +46,7 @@ static void tell(const struct bisect_matrix *x, const char *fmt, ...)
 	if (!x->h.tell)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	vfmtcut(line, sizeof(line), fmt, ap);
 	va_end(ap);
 	x->h.tell(x->h.arg, line);
 }
@@ -177,13 +178,13 @@ static int load_matrix(struct bisect_matrix *x, struct store *s, struct matrix *
 		return -1;
 	/* a matrix harness run queued before its directory was kept absolute: from here */
 	if (x->base_dir[0] != '/' && realpath(x->base_dir, real))
-		snprintf(x->base_dir, sizeof(x->base_dir), "%s", real);
-	snprintf(label, sizeof(label), "matrix %lld", (long long)x->mid);
-	snprintf(x->id, sizeof(x->id), "%lld", (long long)x->mid);
+		fmtcut(x->base_dir, sizeof(x->base_dir), "%s", real);
+	fmtcut(label, sizeof(label), "matrix %lld", (long long)x->mid);
+	fmtcut(x->id, sizeof(x->id), "%lld", (long long)x->mid);
 	if (spec_parse(m, x->spec, label, x->base_dir, x->c, err) < 0 ||
 	    store_arm_builds(s, x->mid, m, NULL, err) < 0)
 		return -1;
-	snprintf(x->name, sizeof(x->name), "%s", m->name);
+	fmtcut(x->name, sizeof(x->name), "%s", m->name);
 	if ((g = arm_index(m, x->good)) < 0 || (b = arm_index(m, x->bad)) < 0)
 		return errorf(err, "bisect: matrix '%s' has no arm '%s' (its arms as tables name "
 			      "them)", m->name, g < 0 ? x->good : x->bad);
@@ -219,7 +220,7 @@ static json_t *prefix_arm(const struct bisect_matrix *x, unsigned k)
 	json_t *a = json_deep_copy(x->bad_arm);
 	char name[16];
 
-	snprintf(name, sizeof(name), "p%u", k);
+	fmtcut(name, sizeof(name), "p%u", k);
 	if (!a || json_object_set_new(a, "name", json_string(name)) < 0 ||
 	    json_object_set_new(a, "apply", json_integer(k)) < 0) {
 		json_decref(a);
@@ -239,7 +240,7 @@ static void step_name(const struct bisect_matrix *x, const char *what, unsigned 
 	for (size_t i = 0; i < ARRAY_SIZE(letters); i++)
 		if (!strcmp(letters[i].what, what))
 			l = letters[i].letter;
-	snprintf(name, SPEC_NAME_MAX, "%.20s-bisect-%s%u", x->name, l, k);
+	fmtcut(name, SPEC_NAME_MAX, "%.20s-bisect-%s%u", x->name, l, k);
 }
 
 /* The step's matrix: the user's, named for the step, with the two prefixes' arms
@@ -253,7 +254,7 @@ static char *step_text(const struct bisect_matrix *x, const char *what, unsigned
 	int rc = !root || !arms;
 
 	step_name(x, what, k, name);
-	snprintf(desc, sizeof(desc), "harness bisect of matrix %s ('%s'), cell %s: p%u against "
+	fmtcut(desc, sizeof(desc), "harness bisect of matrix %s ('%s'), cell %s: p%u against "
 		 "p%u (%s)", x->id, x->name, x->cell, k, base, what);
 	if (strcmp(what, "build"))
 		rc |= json_array_append_new(arms, prefix_arm(x, base));
@@ -270,7 +271,7 @@ static char *step_text(const struct bisect_matrix *x, const char *what, unsigned
 static void step_label(const struct bisect_matrix *x, const char *what, unsigned k, char *label,
 		       size_t len)
 {
-	snprintf(label, len, "matrix %s (bisect %s of p%u)", x->id, what, k);
+	fmtcut(label, len, "matrix %s (bisect %s of p%u)", x->id, what, k);
 }
 
 static int step_parse(const struct bisect_matrix *x, const char *what, unsigned base, unsigned k,
@@ -321,7 +322,7 @@ static int do_build(void *arg, unsigned k, char *key, char *why, char *err)
 	held = 1;
 	if (spec_resolve_gated(m, x->c, x->h.progress, x->h.gate, x->h.arg, err) < 0) {
 		if (m->arms[0].failed[0]) {
-			snprintf(why, ERR_MAX, "%s", m->arms[0].failed);
+			fmtcut(why, ERR_MAX, "%s", m->arms[0].failed);
 			rc = 1;
 		}
 		goto out;
@@ -369,7 +370,7 @@ static int confirmed_before(const struct bisect_matrix *x, struct bisect_look *o
 	store_close(s);
 	if (ok) {
 		out->reused = 1;
-		snprintf(out->why, sizeof(out->why), "matrix %s's own %zu blocks of %s and %s",
+		fmtcut(out->why, sizeof(out->why), "matrix %s's own %zu blocks of %s and %s",
 			 x->id, out->v.blocks, x->good, x->bad);
 	}
 	return ok;
@@ -384,9 +385,9 @@ static int look(const struct bisect_matrix *x, int64_t smid, unsigned base, unsi
 	char id[24], bn[16], kn[16];
 	int rc = -1, i;
 
-	snprintf(id, sizeof(id), "%lld", (long long)smid);
-	snprintf(bn, sizeof(bn), "p%u", base);
-	snprintf(kn, sizeof(kn), "p%u", k);
+	fmtcut(id, sizeof(id), "%lld", (long long)smid);
+	fmtcut(bn, sizeof(bn), "p%u", base);
+	fmtcut(kn, sizeof(kn), "p%u", k);
 	if (store_open_results(x->c->results, &s, err) < 0)
 		return -1;
 	if (store_step_runs(s, smid, 0, x->cell, &sr[0], err) < 0 ||
@@ -397,7 +398,7 @@ static int look(const struct bisect_matrix *x, int64_t smid, unsigned base, unsi
 	for (i = 1; i >= 0; i--)
 		if (!sr[i].done && sr[i].not_done) {
 			out->skip = 1;
-			snprintf(out->why, sizeof(out->why), "p%u did not run: %.400s", i ? k : base,
+			fmtcut(out->why, sizeof(out->why), "p%u did not run: %.400s", i ? k : base,
 				 sr[i].reason);
 			rc = 0;
 			goto out;

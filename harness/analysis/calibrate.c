@@ -11,6 +11,7 @@
 #include "base/err.h"
 #include "spec/abba.h"
 #include "store/store_noise.h"
+#include "common/fmt.h"
 
 #include <limits.h>
 #include <math.h>
@@ -53,7 +54,7 @@ static json_t *aa_arm(json_t *arm, unsigned k)
 
 	if (has_aa_suffix(base))      /* an A/A arm already: not "x-aa-1-aa" */
 		len -= 3;
-	snprintf(name, sizeof(name), "%.*s-%u-aa", len < SPEC_NAME_MAX - 6 ? len : SPEC_NAME_MAX - 6,
+	fmtcut(name, sizeof(name), "%.*s-%u-aa", len < SPEC_NAME_MAX - 6 ? len : SPEC_NAME_MAX - 6,
 		 base, k);
 	if (c && json_object_set_new(c, "name", json_string(name)) < 0) {
 		json_decref(c);
@@ -70,9 +71,9 @@ static int aa_root(json_t *root, json_t *arm, const char *label, const char *con
 	size_t i;
 	int rc = 0;
 
-	snprintf(name, sizeof(name), "%.*s-aa", SPEC_NAME_MAX - 4,
+	fmtcut(name, sizeof(name), "%.*s-aa", SPEC_NAME_MAX - 4,
 		 json_string_value(json_object_get(root, "name")));
-	snprintf(desc, sizeof(desc), "A/A calibration (harness calibrate) of arm '%s' of %s",
+	fmtcut(desc, sizeof(desc), "A/A calibration (harness calibrate) of arm '%s' of %s",
 		 json_string_value(json_object_get(arm, "name")), label);
 	for (i = 0; names && i < n_cells; i++)
 		rc |= json_array_append_new(names, json_string(cells[i]));
@@ -151,9 +152,9 @@ static int spread_of(const struct run_summary *v, size_t n, unsigned cell, const
 static void pct(char *buf, size_t size, double x)
 {
 	if (isfinite(x))
-		snprintf(buf, size, "%.1f%%", 100 * x);
+		fmtcut(buf, size, "%.1f%%", 100 * x);
 	else
-		snprintf(buf, size, "-");
+		fmtcut(buf, size, "-");
 }
 
 /* m's declared minimum effect (the metric table's: a calibration never sets it). */
@@ -189,11 +190,11 @@ unsigned calibrate_need_range(double sd, unsigned blocks, double least, double e
 static const char *need_text(unsigned need, unsigned lo, unsigned hi, char *buf, size_t size)
 {
 	if (!need)
-		snprintf(buf, size, "never");
+		fmtcut(buf, size, "never");
 	else if (!hi)
-		snprintf(buf, size, "%u (%u to never)", need, lo);
+		fmtcut(buf, size, "%u (%u to never)", need, lo);
 	else
-		snprintf(buf, size, "%u (%u to %u)", need, lo, hi);
+		fmtcut(buf, size, "%u (%u to %u)", need, lo, hi);
 	return buf;
 }
 
@@ -295,9 +296,9 @@ fail:
 static const char *least_text(double least, char buf[32])
 {
 	if (isinf(least) || isnan(least))
-		snprintf(buf, 32, "nothing");
+		fmtcut(buf, 32, "nothing");
 	else
-		snprintf(buf, 32, "from %.1f%%", 100 * least);
+		fmtcut(buf, 32, "from %.1f%%", 100 * least);
 	return buf;
 }
 
@@ -391,7 +392,7 @@ static void advise_plan(const struct matrix *m, calibrate_say_fn say, void *arg)
 
 	if (m->n_arms < 2)     /* no pair of arms, no compare to plan for */
 		return;
-	snprintf(line, sizeof(line), "plan: reps %llu give %u unit%s a cell (a unit: %u reps, a"
+	fmtcut(line, sizeof(line), "plan: reps %llu give %u unit%s a cell (a unit: %u reps, a"
 		 " Williams row and its mirror, balanced for every pair of the %u arms; %u reps a"
 		 " block); a compare of two arms adjusts %zu verdicts (%u cells x %d metrics), which"
 		 " decide nothing before %zu units and call nothing DIFFERENT before %zu",
@@ -401,13 +402,13 @@ static void advise_plan(const struct matrix *m, calibrate_say_fn say, void *arg)
 	if (have >= diff)
 		return;
 	if (have < least)
-		snprintf(line, sizeof(line), "%s: reps %llu give %u unit%s a cell: a compare of two"
+		fmtcut(line, sizeof(line), "%s: reps %llu give %u unit%s a cell: a compare of two"
 			 " arms (%zu verdicts) can call nothing DIFFERENT or SAME before %zu units"
 			 " (DIFFERENT before %zu), whatever the noise: reps %zu would", m->path,
 			 (unsigned long long)m->reps, have, have == 1 ? "" : "s", family, least,
 			 diff, diff * per);
 	else
-		snprintf(line, sizeof(line), "%s: reps %llu give %u units a cell: a compare of two"
+		fmtcut(line, sizeof(line), "%s: reps %llu give %u units a cell: a compare of two"
 			 " arms (%zu verdicts) can show SAME but call nothing DIFFERENT before %zu"
 			 " units, whatever the noise: reps %zu would", m->path,
 			 (unsigned long long)m->reps, have, family, diff, diff * per);
@@ -440,14 +441,14 @@ static void advise_cell(const struct matrix *m, const double *margins,
 	}
 	say(arg, 0, line);
 	if (!worst)
-		snprintf(line, sizeof(line), "%s: cell %s: no number of blocks detects %.0f %% in %s"
+		fmtcut(line, sizeof(line), "%s: cell %s: no number of blocks detects %.0f %% in %s"
 			 " with %.0f %% power (A/A sd %.1f %% from %u blocks, minimum effect %.1f %%):"
 			 " plan for a larger effect, declare a smaller margin (\"margins\"), calibrate"
 			 " with more blocks, or remove noise", m->path, m->cells[k->cell].name,
 			 100 * effect, wk->metric, 100 * VERDICT_POWER, 100 * wk->sd, wk->blocks,
 			 100 * k_rule(wk, margins).min_effect);
 	else if (worst > have)
-		snprintf(line, sizeof(line), "%s: cell %s: reps %llu give %u units; %s needs up"
+		fmtcut(line, sizeof(line), "%s: cell %s: reps %llu give %u units; %s needs up"
 			 " to %u to detect %.0f %% with %.0f %% power (A/A sd %.1f %% per unit on %s):"
 			 " reps %u would", m->path, m->cells[k->cell].name,
 			 (unsigned long long)m->reps, have, wk->metric, worst, 100 * effect,
@@ -496,7 +497,7 @@ int calibrate_advice(struct store *s, const struct matrix *m, const char *host, 
 	if (missing) {
 		char line[2048];
 
-		snprintf(line, sizeof(line), "no calibration on %s for %zu of %u cells (%s): harness"
+		fmtcut(line, sizeof(line), "no calibration on %s for %zu of %u cells (%s): harness"
 			 " calibrate of the matrix file measures their noise", host, missing,
 			 m->n_cells, none);
 		say(arg, 0, line);

@@ -11,6 +11,7 @@
 #include "store/store_noise.h"
 #include "store/store_compare.h"
 #include "spec/abba.h"
+#include "common/fmt.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -138,7 +139,7 @@ static int side_margins(struct store *s, struct side *sd, char *err)
 
 	if (store_matrix_spec(s, sd->mid, &text, dir, err) < 0)
 		return -1;
-	snprintf(label, sizeof(label), "matrix '%s'", sd->mi.name);
+	fmtcut(label, sizeof(label), "matrix '%s'", sd->mi.name);
 	return metric_verdict_keys(text, label, sd->margins, &sd->primary, err);
 }
 
@@ -403,7 +404,7 @@ static int push_verdict(const struct side *b, const struct side *nw, unsigned cb
 {
 	size_t k = both_arms(b, cb, ab, nw, cn, an, r->m, sc);
 
-	snprintf(r->host, sizeof(r->host), "%s", sc->host ? sc->host : "");
+	fmtcut(r->host, sizeof(r->host), "%s", sc->host ? sc->host : "");
 	if (verdict_of_runs(sc->obs, k, rule, sc->d, sc->blocks, sc->cap, &r->v) < 0 ||
 	    push_row(res, r) < 0)
 		return errorf(err, "out of memory");
@@ -478,8 +479,8 @@ static int compare_one(const struct side *b, const struct side *nw, unsigned cb,
 		if (!m->compared || (!measured(b, cb, m) && !measured(nw, cn, m)))
 			continue;
 		memset(&r, 0, sizeof(r));
-		snprintf(r.cell, sizeof(r.cell), "%s", b->mi.cell_names[cb]);
-		snprintf(r.arm, sizeof(r.arm), "%s", nw->mi.arm_names[an]);
+		fmtcut(r.cell, sizeof(r.cell), "%s", b->mi.cell_names[cb]);
+		fmtcut(r.arm, sizeof(r.arm), "%s", nw->mi.arm_names[an]);
 		r.m = m;
 		r.primary = m == b->primary;
 		r.left_out = b->dropped ? b->contended[cb] + (nw != b ? nw->contended[cn] : 0) : 0;
@@ -563,7 +564,7 @@ int compare_machine_line(const struct store_machines *b, const struct store_mach
 	for (i = 0; i < MACHINE_FACTS && n < len; i++) {
 		if (!strcmp(b->v[i], nw->v[i]) && !strstr(b->v[i], " | "))
 			continue;
-		snprintf(part, sizeof(part), "%s %s and %s", machine_says[i],
+		fmtcut(part, sizeof(part), "%s %s and %s", machine_says[i],
 			 b->v[i][0] ? b->v[i] : "unrecorded",
 			 nw->v[i][0] ? nw->v[i] : "unrecorded");
 		n += (size_t)snprintf(buf + n, len - n, "%s%s", any ? "; " : "", part);
@@ -601,11 +602,11 @@ static double adjusted_alpha(const struct result *res, int primary)
 static const char *row_label(const struct compare_row *r, int two, char *buf, size_t len)
 {
 	if (two && r->host[0])
-		snprintf(buf, len, "%s [%.63s] @%s", r->cell, r->arm, r->host);
+		fmtcut(buf, len, "%s [%.63s] @%s", r->cell, r->arm, r->host);
 	else if (two)
-		snprintf(buf, len, "%s [%s]", r->cell, r->arm);
+		fmtcut(buf, len, "%s [%s]", r->cell, r->arm);
 	else
-		snprintf(buf, len, "%s%s%s", r->cell, r->host[0] ? " @" : "", r->host);
+		fmtcut(buf, len, "%s%s%s", r->cell, r->host[0] ? " @" : "", r->host);
 	return buf;
 }
 
@@ -994,14 +995,14 @@ static int tags_load(struct store *s, const struct compare_opts *o, struct compa
 	    (x->an = tag_index(x->nw, o->new_tag, err)) < 0)
 		return -1;
 	if (nboth > 1)
-		snprintf(which, sizeof(which), "the newest of %u matrices", nboth);
+		fmtcut(which, sizeof(which), "the newest of %u matrices", nboth);
 	else
-		snprintf(which, sizeof(which), "the only matrix");
+		fmtcut(which, sizeof(which), "the only matrix");
 	if (nboth)
-		snprintf(x->how, sizeof(x->how), "tags '%s' -> '%s': both in '%s' (id %lld), %s with"
+		fmtcut(x->how, sizeof(x->how), "tags '%s' -> '%s': both in '%s' (id %lld), %s with"
 			 " both", o->base_tag, o->new_tag, x->b->mi.name, (long long)mb, which);
 	else
-		snprintf(x->how, sizeof(x->how), "tags '%s' -> '%s': in no matrix together; '%s' "
+		fmtcut(x->how, sizeof(x->how), "tags '%s' -> '%s': in no matrix together; '%s' "
 			 "(id %lld, newest of %u with '%s') -> '%s' (id %lld, newest of %u with '%s')",
 			 o->base_tag, o->new_tag, x->b->mi.name, (long long)mb, nb, o->base_tag,
 			 x->nw->mi.name, (long long)mn, nn, o->new_tag);

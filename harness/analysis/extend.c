@@ -9,6 +9,7 @@
 #include "spec/spec.h"
 #include "analysis/stats.h"
 #include "store/store_extend.h"
+#include "common/fmt.h"
 
 #include <getopt.h>
 #include <string.h>
@@ -62,7 +63,7 @@ static int add_pair(struct store *s, const struct plan *p, const char *base, con
 	struct compare_row *grown;
 	size_t n;
 
-	snprintf(key, sizeof(key), "%lld", (long long)p->mid);
+	fmtcut(key, sizeof(key), "%lld", (long long)p->mid);
 	co.base_matrix = co.new_matrix = key;
 	if (compare_rows(s, &co, &rows, &n, err) < 0)
 		return -1;
@@ -312,7 +313,7 @@ static void print_cell(FILE *f, const json_t *cl, int arms, json_int_t max)
 	fprintf(f, "UNKNOWN (");
 	print_unknown(f, json_object_get(cl, "unknown"), arms);
 	if (lo)
-		snprintf(repl, sizeof(repl), " (%lld contended, replaced)", (long long)lo);
+		fmtcut(repl, sizeof(repl), " (%lld contended, replaced)", (long long)lo);
 	if (q)
 		fprintf(f, "): %lld blocks%s, queued %lld more (%lld runs)\n", (long long)before,
 			repl, (long long)q, (long long)json_integer_value(json_object_get(cl, "runs")));

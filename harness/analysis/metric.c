@@ -3,6 +3,7 @@
 #include "analysis/metric.h"
 #include "analysis/stats.h"
 #include "base/err.h"
+#include "common/fmt.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -236,7 +237,7 @@ int metric_verdict_keys(const char *text, const char *label, double margins[METR
 	if (rc == 0 && ret_primary)
 		*ret_primary = primary;
 	o = json_object_get(root, "margins");
-	snprintf(what, sizeof(what), "%s: margins", label);
+	fmtcut(what, sizeof(what), "%s: margins", label);
 	if (rc == 0 && o && !json_is_object(o))
 		rc = errorf(err, "%s: expected an object of metric: percentage", what);
 	json_object_foreach(json_is_object(o) ? o : NULL, k, v)

@@ -2,6 +2,7 @@
  * file's digest read in 64 KiB pieces, and FNV-1a 64 for short keys. */
 #include "base/hash.h"
 #include "base/err.h"
+#include "common/fmt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -76,6 +77,6 @@ uint64_t hash_fnv1a(uint64_t h, const void *p, size_t n)
 
 void hash_fnv1a_hex(const char *s, char out[HASH_FNV1A_HEX])
 {
-	snprintf(out, HASH_FNV1A_HEX, "%016llx",
+	fmtcut(out, HASH_FNV1A_HEX, "%016llx",
 		 (unsigned long long)hash_fnv1a(HASH_FNV1A_INIT, s, strlen(s)));
 }

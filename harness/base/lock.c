@@ -3,6 +3,7 @@
 #include "base/lock.h"
 #include "base/err.h"
 #include "base/proc.h"
+#include "common/fmt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -118,7 +119,7 @@ int buildlock_open(struct buildlock *l, const char *results, const char *who, ch
 
 	l->lock = l->turn = -1;
 	l->held = 0;
-	snprintf(l->who, sizeof(l->who), "%s", who);
+	fmtcut(l->who, sizeof(l->who), "%s", who);
 	if ((l->lock = gate_file(results, BUILDLOCK_FILE, l->path, err)) < 0 ||
 	    (l->turn = gate_file(results, BUILDLOCK_TURN, turn, err)) < 0) {
 		buildlock_close(l);
@@ -147,12 +148,12 @@ static void wait_line(const struct buildlock *l, enum buildlock_as as, enum gate
 	long pid;
 
 	if (read_holder(l->turn, &pid, who) == 0)
-		snprintf(holder, sizeof(holder), "pid %ld, %s", pid, who);
+		fmtcut(holder, sizeof(holder), "pid %ld, %s", pid, who);
 	if (w == WAIT_BLOCKS)
-		snprintf(line, len, "build gate: measured blocks are in flight (%s); the compile "
+		fmtcut(line, len, "build gate: measured blocks are in flight (%s); the compile "
 			 "waits for them to end, and no block starts meanwhile", l->path);
 	else
-		snprintf(line, len, "build gate: a kernel compile holds %s (%s); the %s waits for "
+		fmtcut(line, len, "build gate: a kernel compile holds %s (%s); the %s waits for "
 			 "it to end", l->path, holder, as == BUILDLOCK_BUILDING ? "compile" : "block");
 }
 

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE             /* mkostemp */
 #include "base/proc.h"
 #include "base/err.h"
+#include "common/fmt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,7 +22,7 @@ int errorf(char *err, const char *fmt, ...)
 
 	if (err) {
 		va_start(ap, fmt);
-		vsnprintf(err, ERR_MAX, fmt, ap);
+		vfmtcut(err, ERR_MAX, fmt, ap);
 		va_end(ap);
 	}
 	return -1;
@@ -263,7 +264,7 @@ int file_identity(const char *path, char *out, size_t len)
 
 	if (stat(path, &st) < 0)
 		return -1;
-	snprintf(out, len, "%llx:%llx:%llx:%lld.%09ld:%llx", (unsigned long long)st.st_dev,
+	fmtcut(out, len, "%llx:%llx:%llx:%lld.%09ld:%llx", (unsigned long long)st.st_dev,
 		 (unsigned long long)st.st_ino, (unsigned long long)st.st_size,
 		 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (unsigned long long)st.st_rdev);
 	return 0;
@@ -301,7 +302,7 @@ static int open_parent(const char *path, const char **ret_name, char *err)
 	}
 	if ((size_t)(slash - path) >= sizeof(dir))
 		return errorf(err, "path too long: '%.64s...'", path);
-	snprintf(dir, sizeof(dir), "%.*s", (int)(slash == path ? 1 : slash - path), path);
+	fmtcut(dir, sizeof(dir), "%.*s", (int)(slash == path ? 1 : slash - path), path);
 	*ret_name = slash + 1;
 	fd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)

@@ -2,6 +2,7 @@
  * fixed keys in their order, averages in range, totals without overflow. */
 #include "base/psi.h"
 #include "base/err.h"
+#include "common/fmt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -132,7 +133,7 @@ int psi_read(const char *path, struct psi *ret, char *err)
 	if (psi_parse(buf, n, ret, err) < 0) {
 		char msg[ERR_MAX];
 
-		snprintf(msg, sizeof(msg), "%s", err);
+		fmtcut(msg, sizeof(msg), "%s", err);
 		return errorf(err, "%s: %s", path, msg);
 	}
 	return 0;

@@ -4,6 +4,7 @@
 #include "base/sandbox.h"
 #include "base/err.h"
 #include "base/proc.h"
+#include "common/fmt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -299,7 +300,7 @@ static int bind_at(const char *path, int fd, int dev, int writable)
 			return -1;
 		close(tfd);
 	}
-	snprintf(src, sizeof(src), "/proc/self/fd/%d", fd);
+	fmtcut(src, sizeof(src), "/proc/self/fd/%d", fd);
 	if (mount(src, dst, NULL, MS_BIND | MS_REC, NULL) < 0)
 		return -1;
 	if (dev)
@@ -322,15 +323,15 @@ static void show_toolchain(const struct jail *j)
 		if (fd[i] >= 0 && bind_at(toolchain[i].path, fd[i], toolchain[i].dev, 0) < 0)
 			fail(j, STEP_SYSTEM);
 	for (size_t i = 0; i < ARRAY_SIZE(usr_links); i++) {
-		snprintf(dst, sizeof(dst), "%s%s", JAIL_MNT, usr_links[i]);
+		fmtcut(dst, sizeof(dst), "%s%s", JAIL_MNT, usr_links[i]);
 		if (j->links[i][0] && symlink(j->links[i], dst) < 0)
 			fail(j, STEP_SYSTEM);
 	}
-	snprintf(dst, sizeof(dst), "%s/proc", JAIL_MNT);
+	fmtcut(dst, sizeof(dst), "%s/proc", JAIL_MNT);
 	if (mkdir(dst, 0555) < 0)
 		fail(j, STEP_SYSTEM);
 	/* mounted now, not after pivoting: a bind below /tmp is then made inside it */
-	snprintf(dst, sizeof(dst), "%s/tmp", JAIL_MNT);
+	fmtcut(dst, sizeof(dst), "%s/tmp", JAIL_MNT);
 	if (mkdir(dst, 01777) < 0 ||
 	    mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV, "size=1g,mode=1777") < 0)
 		fail(j, STEP_SYSTEM);
@@ -354,12 +355,12 @@ static void enter_view(const struct jail *j)
 	for (size_t i = 0; i < v->nbinds; i++)
 		if (bind_at(v->binds[i].path, fd[i], 0, v->binds[i].writable) < 0)
 			fail_bind(j, STEP_BIND, (int)i);
-	snprintf(dst, sizeof(dst), "%s%s", JAIL_MNT, v->hide ? v->hide : "");
+	fmtcut(dst, sizeof(dst), "%s%s", JAIL_MNT, v->hide ? v->hide : "");
 	if (v->hide && access(dst, F_OK) == 0 &&
 	    mount("tmpfs", dst, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k") < 0)
 		fail(j, STEP_MOUNT);
 	/* before pivoting: in a user namespace, proc mounts only while the host's is visible */
-	snprintf(dst, sizeof(dst), "%s/proc", JAIL_MNT);
+	fmtcut(dst, sizeof(dst), "%s/proc", JAIL_MNT);
 	if (mount("proc", dst, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 		fail(j, STEP_SYSTEM);
 	pivot(j);
@@ -455,7 +456,7 @@ static int prepare_file(struct jail *j, size_t i, struct sandbox_file *f, char *
 	if (!f->name[0] || strlen(f->name) > SANDBOX_NAME_MAX || strchr(f->name, '/') ||
 	    !strcmp(f->name, ".") || !strcmp(f->name, ".."))
 		return errorf(err, "sandbox: bad file name '%s'", f->name);
-	snprintf(j->dst[i], sizeof(j->dst[i]), "%s/%s", JAIL_MNT, f->name);
+	fmtcut(j->dst[i], sizeof(j->dst[i]), "%s/%s", JAIL_MNT, f->name);
 	if (!f->src)
 		return 0;
 	j->src_fd[i] = open(f->src, O_RDONLY | O_CLOEXEC);
@@ -477,8 +478,8 @@ static void close_sources(struct jail *j)
 static void prepare_ids(struct jail *j)
 {
 	j->userns = geteuid() != 0;
-	snprintf(j->uid_map, sizeof(j->uid_map), "%d %u 1\n", SANDBOX_UID, (unsigned)geteuid());
-	snprintf(j->gid_map, sizeof(j->gid_map), "%d %u 1\n", SANDBOX_UID, (unsigned)getegid());
+	fmtcut(j->uid_map, sizeof(j->uid_map), "%d %u 1\n", SANDBOX_UID, (unsigned)geteuid());
+	fmtcut(j->gid_map, sizeof(j->gid_map), "%d %u 1\n", SANDBOX_UID, (unsigned)getegid());
 }
 
 /* Names checked, sources opened (their lengths into FILES, a copy), strings built. */
@@ -497,8 +498,8 @@ static int prepare(struct jail *j, struct sandbox_file *files, char *err)
 	}
 	if (!exe)
 		return errorf(err, "sandbox: '%s' is not one of its executable files", j->argv[0]);
-	snprintf(j->exe, sizeof(j->exe), "/%s", j->argv[0]);
-	snprintf(j->tmpfs_opts, sizeof(j->tmpfs_opts), "size=%zuk,nr_inodes=%zu,mode=0755",
+	fmtcut(j->exe, sizeof(j->exe), "/%s", j->argv[0]);
+	fmtcut(j->tmpfs_opts, sizeof(j->tmpfs_opts), "size=%zuk,nr_inodes=%zu,mode=0755",
 		 size >> 10, j->nfiles + 16);
 	prepare_ids(j);
 	return 0;

@@ -7,6 +7,7 @@
 #include "base/textline.h"
 #include "cli/client.h"
 #include "spec/spec.h"
+#include "common/fmt.h"
 
 #include <getopt.h>
 #include <limits.h>
@@ -180,7 +181,7 @@ static int follow(const struct conf *c, json_int_t id, int json, char *err)
 	const char *p, *state;
 	int rc;
 
-	snprintf(path, sizeof(path), "/bisections/%lld", (long long)id);
+	fmtcut(path, sizeof(path), "/bisections/%lld", (long long)id);
 	for (;;) {
 		if ((rc = client_get(c, path, &b, err)) != 0)
 			return errorf(err, "bisection %lld: harnessd stopped answering (%s); it goes on "
@@ -188,7 +189,7 @@ static int follow(const struct conf *c, json_int_t id, int json, char *err)
 				      rc == 1 ? "no socket" : err);
 		p = json_string_value(json_object_get(b, "progress"));
 		if (p && strcmp(p, last)) {
-			snprintf(last, sizeof(last), "%s", p);
+			fmtcut(last, sizeof(last), "%s", p);
 			escape_line(f, "bisection %lld: %s", (long long)id, p);
 		}
 		state = json_string_value(json_object_get(b, "state"));
@@ -216,7 +217,7 @@ static int through_daemon(const struct conf *c, const struct bisect_request *rq,
 		return errorf(err, "out of memory");
 	if (!spec_key_ok(rq->matrix))
 		return errorf(err, "bisect: matrix '%s': expected an id or a name", rq->matrix);
-	snprintf(path, sizeof(path), "/matrices/%s/bisect", rq->matrix);
+	fmtcut(path, sizeof(path), "/matrices/%s/bisect", rq->matrix);
 	if ((rc = client_post(c, path, body, &res, err)) != 0)
 		return rc;
 	id = json_integer_value(json_object_get(res, "bisection"));

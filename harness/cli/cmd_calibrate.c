@@ -7,6 +7,7 @@
 #include "base/textline.h"
 #include "spec/spec.h"
 #include "store/store.h"
+#include "common/fmt.h"
 
 #include <getopt.h>
 #include <limits.h>
@@ -120,13 +121,13 @@ static int run_aa(const struct conf *c, const struct cal_opts *o, const char *te
 	int64_t mid = 0;
 	int rc;
 
-	snprintf(base_dir, sizeof(base_dir), "%s", o->file);
+	fmtcut(base_dir, sizeof(base_dir), "%s", o->file);
 	slash = strrchr(base_dir, '/');
 	if (slash)
 		*slash = '\0';
 	else
 		strcpy(base_dir, ".");
-	snprintf(label, sizeof(label), "%s (A/A calibration)", o->file);
+	fmtcut(label, sizeof(label), "%s (A/A calibration)", o->file);
 	if (!m)
 		return errorf(err, "out of memory");
 	if (spec_parse(m, text, label, base_dir, c, err) < 0)

@@ -7,6 +7,7 @@
 #include "base/proc.h"
 #include "base/textline.h"
 #include "spec/spec.h"
+#include "common/fmt.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -26,16 +27,16 @@ static void fmt_dur(const json_t *v, char *buf, size_t len)
 	long long t;
 
 	if (!json_is_number(v) || s < 0 || !isfinite(s)) {
-		snprintf(buf, len, "-");
+		fmtcut(buf, len, "-");
 		return;
 	}
 	t = llround(s);
 	if (t >= 3600)
-		snprintf(buf, len, "%lldh%02lldm", t / 3600, t % 3600 / 60);
+		fmtcut(buf, len, "%lldh%02lldm", t / 3600, t % 3600 / 60);
 	else if (t >= 60)
-		snprintf(buf, len, "%lldm%02llds", t / 60, t % 60);
+		fmtcut(buf, len, "%lldm%02llds", t / 60, t % 60);
 	else
-		snprintf(buf, len, "%llds", t);
+		fmtcut(buf, len, "%llds", t);
 }
 
 /* Runs that have ended one way or another. */
@@ -86,7 +87,7 @@ static int wait_resolved(const struct conf *c, const char *file, json_int_t id, 
 	json_t *m;
 	int rc;
 
-	snprintf(path, sizeof(path), "/matrices/%lld", (long long)id);
+	fmtcut(path, sizeof(path), "/matrices/%lld", (long long)id);
 	for (;;) {
 		if (client_call(c, "GET", path, NULL, 0, &m, err) < 0)
 			return -1;
@@ -96,7 +97,7 @@ static int wait_resolved(const struct conf *c, const char *file, json_int_t id, 
 			break;
 		if (msg[0] && strcmp(msg, last)) {
 			printf("resolving %s\n", msg);
-			snprintf(last, sizeof(last), "%s", msg);
+			fmtcut(last, sizeof(last), "%s", msg);
 		}
 		json_decref(m);
 		usleep(WAIT_POLL_MS * 1000);
@@ -213,7 +214,7 @@ static void print_matrices(const json_t *list)
 	       "failed", "crashed", "timeout", "ETA");
 	json_array_foreach(list, i, m) {
 		runs = json_object_get(m, "runs");
-		snprintf(done, sizeof(done), "%lld/%lld", (long long)runs_ended(runs),
+		fmtcut(done, sizeof(done), "%lld/%lld", (long long)runs_ended(runs),
 			 (long long)reply_int(runs, "total"));
 		fmt_dur(json_object_get(m, "eta_s"), eta, sizeof(eta));
 		printf("%5lld %-24.24s %-10.10s %11s %6lld %7lld %7lld %8s\n",
@@ -289,14 +290,14 @@ static void print_matrix(const json_t *m)
 	if (!json_is_array(runs))
 		runs = json_object_get(m, "runs");
 	json_array_foreach(runs, i, r) {
-		snprintf(pos, sizeof(pos), "%lld/%lld", (long long)reply_int(r, "block"),
+		fmtcut(pos, sizeof(pos), "%lld/%lld", (long long)reply_int(r, "block"),
 			 (long long)reply_int(r, "position"));
 		reason = json_object_get(r, "reason");
 		if (reply_int(r, "contended") == 1) {   /* a done run: its contended_why instead */
 			reason = json_object_get(r, "contended_why");
 			contended++;
 		}
-		snprintf(why, sizeof(why), "%s", json_is_string(reason) ? json_string_value(reason) : "");
+		fmtcut(why, sizeof(why), "%s", json_is_string(reason) ? json_string_value(reason) : "");
 		if (json_string_length(reason) > REASON_W)
 			memcpy(why + REASON_W - 3, "...", 4);
 		printf("%6lld %-16.16s %-16.16s %7s %-11.11s%s%s\n", (long long)reply_int(r, "id"),
@@ -356,7 +357,7 @@ static int status(const struct conf *c, char **argv, int json, char *err)
 
 	if (argv[1] && !spec_key_ok(argv[1]))
 		return errorf(err, "matrix '%s': expected an id or a name", argv[1]);
-	snprintf(path, sizeof(path), "/matrices%s%s", argv[1] ? "/" : "", argv[1] ? argv[1] : "");
+	fmtcut(path, sizeof(path), "/matrices%s%s", argv[1] ? "/" : "", argv[1] ? argv[1] : "");
 	if (client_call(c, "GET", path, NULL, json, &res, err) < 0)
 		return -1;
 	if (json)
@@ -379,7 +380,7 @@ static int control(const struct conf *c, char **argv, int json, char *err)
 
 	if (!spec_key_ok(argv[1]))
 		return errorf(err, "matrix '%s': expected an id or a name", argv[1]);
-	snprintf(path, sizeof(path), "/matrices/%s/%s", argv[1], argv[0]);
+	fmtcut(path, sizeof(path), "/matrices/%s/%s", argv[1], argv[0]);
 	if (client_call(c, "POST", path, "", json, &res, err) < 0)
 		return -1;
 	if (!json)
@@ -454,7 +455,7 @@ static int host(const struct conf *c, char **argv, int json, char *err)
 		return errorf(err, "host: expected drain or resume, got '%.32s'", argv[1]);
 	if (!conf_host_name_ok(argv[2]))
 		return errorf(err, "host '%.64s': expected a name from harness.conf", argv[2]);
-	snprintf(path, sizeof(path), "/hosts/%s/%s", argv[2], argv[1]);
+	fmtcut(path, sizeof(path), "/hosts/%s/%s", argv[2], argv[1]);
 	if (client_call(c, "POST", path, "", json, &res, err) < 0)
 		return -1;
 	if (!json)

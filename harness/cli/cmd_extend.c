@@ -13,6 +13,7 @@
 #include "spec/spec.h"
 #include "analysis/stats.h"
 #include "store/store_extend.h"
+#include "common/fmt.h"
 #include <getopt.h>
 #include <string.h>
 
@@ -57,7 +58,7 @@ static int extend_daemon(const struct conf *c, const struct extend_opts *o, json
 	json_decref(body);
 	if (!text)
 		return errorf(err, "out of memory");
-	snprintf(path, sizeof(path), "/matrices/%s/extend", o->matrix);
+	fmtcut(path, sizeof(path), "/matrices/%s/extend", o->matrix);
 	rc = client_post(c, path, text, ret, err);
 	free(text);
 	return rc;

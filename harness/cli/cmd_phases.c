@@ -7,6 +7,7 @@
 #include "run/phases.h"
 #include "store/store.h"
 #include "store/store_phases.h"
+#include "common/fmt.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -47,8 +48,8 @@ static int add_row(const struct phase_row *row, void *arg)
 		r->run = row->run;
 		r->slot = row->slot;
 		r->gap = -1;
-		snprintf(r->status, sizeof(r->status), "%s", row->status);
-		snprintf(r->start, sizeof(r->start), "%s", row->start);
+		fmtcut(r->status, sizeof(r->status), "%s", row->status);
+		fmtcut(r->start, sizeof(r->start), "%s", row->start);
 	}
 	if (k >= 0)
 		p->v[p->n - 1].ph.at[k] = row->at_ms;

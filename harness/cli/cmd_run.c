@@ -13,6 +13,7 @@
 #include "store/store.h"
 #include "store/store_extend.h"
 #include "vm/vm.h"
+#include "common/fmt.h"
 
 #include <errno.h>
 #include <string.h>
@@ -267,7 +268,7 @@ static int load_stored(const struct conf *c, struct store *s, const char *key,
 	if (store_find_matrix(s, key, mid, err) < 0)
 		return errorf(err, "'%s': no such matrix file, nor a stored matrix of that id or name",
 			      key);
-	snprintf(label, sizeof(label), "matrix %lld", (long long)*mid);
+	fmtcut(label, sizeof(label), "matrix %lld", (long long)*mid);
 	if (store_matrix_spec(s, *mid, &text, base_dir, err) < 0 ||
 	    load_text(c, s, *mid, m, text, label, base_dir, bl, err) < 0 ||
 	    store_queued_runs(s, *mid, &refs, &n, err) < 0)
@@ -297,7 +298,7 @@ static int queue_file(const struct conf *c, struct store *s, struct matrix *m, i
 	}
 	printf("matrix %lld '%s': this spec was queued before; %zu runs added\n", (long long)*mid,
 	       m->name, n);
-	snprintf(key, sizeof(key), "%lld", (long long)*mid);
+	fmtcut(key, sizeof(key), "%lld", (long long)*mid);
 	spec_release(m);
 	return load_stored(c, s, key, m, mid, bl, err) < 0 ? -1 : runner_check_images(c, m, err);
 }
@@ -362,7 +363,7 @@ int cli_run(const struct conf *c, const char *file, struct matrix *m, int parsed
 	say_failed_arms(m);
 	/* the first host of harness.conf's (this machine without host lines); harnessd uses all */
 	conf_hosts(c, &one, &hosts);
-	snprintf(r.host, sizeof(r.host), "%s", hosts[0].name);
+	fmtcut(r.host, sizeof(r.host), "%s", hosts[0].name);
 	conf_host_uri(c, &hosts[0], uri, sizeof(uri));
 	if (pathf(log, err, "%s/libvirt.log", c->results) < 0 ||
 	    vm_connect(uri, log, &r.vm, err) < 0)

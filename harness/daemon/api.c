@@ -10,6 +10,7 @@
 #include "daemon/scheduler.h"
 #include "daemon/wake.h"
 #include "store/store.h"
+#include "common/fmt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -178,7 +179,7 @@ static enum MHD_Result reply_errh(struct MHD_Connection *conn, unsigned code, co
 	size_t len;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vfmtcut(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	for (p = msg; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
@@ -224,7 +225,7 @@ static enum MHD_Result h_submit(struct call *x)
 				 je.column, je.text);
 	json_object_foreach(body, k, v)
 		if (strcmp(k, "spec") && strcmp(k, "base_dir")) {
-			snprintf(err, sizeof(err), "unknown key '%.64s' (expected base_dir, spec)", k);
+			fmtcut(err, sizeof(err), "unknown key '%.64s' (expected base_dir, spec)", k);
 			json_decref(body);
 			return reply_err(x->conn, 400, "%s", err);
 		}
@@ -659,7 +660,7 @@ static int shape_matches(const char *pattern, char (*seg)[SPEC_KEY_MAX + 1], uns
 	char pat[64], *save = NULL, *t;
 	unsigned i = 0;
 
-	snprintf(pat, sizeof(pat), "%s", pattern);
+	fmtcut(pat, sizeof(pat), "%s", pattern);
 	for (t = strtok_r(pat, "/", &save); t; t = strtok_r(NULL, "/", &save), i++)
 		if (i == n || (t[0] != '{' && strcmp(t, seg[i])))
 			return 0;
@@ -672,7 +673,7 @@ static int bind_params(struct req *r, char *err)
 	char pat[64], *save = NULL, *t;
 	unsigned i = 0;
 
-	snprintf(pat, sizeof(pat), "%s", r->route->pattern);
+	fmtcut(pat, sizeof(pat), "%s", r->route->pattern);
 	for (t = strtok_r(pat, "/", &save); t; t = strtok_r(NULL, "/", &save), i++) {
 		if (!strcmp(t, "{key}")) {
 			if (!spec_key_ok(r->seg[i]))
@@ -802,7 +803,7 @@ static enum MHD_Result begin(struct listener *l, struct MHD_Connection *conn, co
 			break;
 		}
 		if (!strstr(allow, routes[i].method))
-			snprintf(allow + strlen(allow), sizeof(allow) - strlen(allow), "%s%s",
+			fmtcut(allow + strlen(allow), sizeof(allow) - strlen(allow), "%s%s",
 				 allow[0] ? ", " : "", routes[i].method);
 	}
 	if (!r->route && allow[0])
@@ -1049,7 +1050,7 @@ static int tcp_check(const char *spec, struct sockaddr_storage *ss, socklen_t *l
 		h++;
 		hl -= 2;
 	}
-	snprintf(host, sizeof(host), "%.*s", (int)hl, h);
+	fmtcut(host, sizeof(host), "%.*s", (int)hl, h);
 	rc = getaddrinfo(host, colon + 1, &hints, &ai);
 	if (rc)
 		return errorf(err, "api_tcp '%s': %s", spec, gai_strerror(rc));

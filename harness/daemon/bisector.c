@@ -9,6 +9,7 @@
 #include "daemon/worker.h"
 #include "store/store.h"
 #include "store/store_bisect.h"
+#include "common/fmt.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +45,7 @@ static void progress(void *arg, const char *line)
 	struct job *j = arg;
 	char msg[ERR_MAX];
 
-	snprintf(msg, sizeof(msg), "building: %s", line);
+	fmtcut(msg, sizeof(msg), "building: %s", line);
 	tell(j, msg);
 }
 
@@ -68,7 +69,7 @@ static int wait_finished(struct job *j, int64_t mid, const char *label, char *er
 	const char *state, *resolve;
 	int rc;
 
-	snprintf(key, sizeof(key), "%lld", (long long)mid);
+	fmtcut(key, sizeof(key), "%lld", (long long)mid);
 	for (;;) {
 		if (atomic_load(&j->b->w.stop))
 			return errorf(err, "harnessd is stopping");
@@ -136,7 +137,7 @@ static int bisect_one(struct bisector *b, int64_t id, char *err)
 
 	if (!r || store_bisection_get(b->w.store, id, &row, err) < 0)
 		return r ? -1 : errorf(err, "out of memory");
-	snprintf(key, sizeof(key), "%lld", (long long)row.matrix_id);
+	fmtcut(key, sizeof(key), "%lld", (long long)row.matrix_id);
 	struct bisect_request rq = { .matrix = key, .cell = row.cell, .metric = row.metric,
 				     .good = row.good, .bad = row.bad, .max_blocks = row.max_blocks,
 				     .max_runs = row.max_runs, .max_hours = row.max_hours };

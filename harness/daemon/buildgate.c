@@ -2,6 +2,7 @@
  * slots' blocks, and each holder's build.lock beneath for other processes. */
 #include "daemon/buildgate.h"
 #include "base/err.h"
+#include "common/fmt.h"
 
 #include <stdio.h>
 #include <time.h>
@@ -95,7 +96,7 @@ int buildgate_block_begin(struct buildgate *g, struct buildlock *l, atomic_int *
 	if (buildlock_take(l, BUILDLOCK_MEASURING, tell, arg, stop, err) == 0)
 		return 0;
 	if (!atomic_load(stop) && tell) {
-		snprintf(line, sizeof(line), "build gate: %s; the block does not start", err);
+		fmtcut(line, sizeof(line), "build gate: %s; the block does not start", err);
 		tell(arg, line);
 	}
 	block_leave(g);

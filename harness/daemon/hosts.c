@@ -7,6 +7,7 @@
 #include "daemon/queue.h"
 #include "run/runner.h"
 #include "store/store_hosts.h"
+#include "common/fmt.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -117,7 +118,7 @@ static void set_down(struct host *h, const char *why)
 	h->retry_at_ms = now_ms() + (int64_t)h->backoff_s * 1000;
 	if (!was_down || strcmp(h->error, why))
 		hlog("host %s: down: %s; asking again in %u s", h->conf.name, why, h->backoff_s);
-	snprintf(h->error, sizeof(h->error), "%s", why);
+	fmtcut(h->error, sizeof(h->error), "%s", why);
 	h->state = HOST_DOWN;
 }
 
@@ -169,7 +170,7 @@ static void destroy_ours(struct host *h)
 	char prefix[32], err[ERR_MAX];
 	int n;
 
-	snprintf(prefix, sizeof(prefix), "harness-%d-", (int)getpid());
+	fmtcut(prefix, sizeof(prefix), "harness-%d-", (int)getpid());
 	n = vm_destroy_leftovers(h->vm, prefix, err);
 	if (n > 0)
 		hlog("host %s: destroyed %d guest%s left from before the loss", h->conf.name, n,
@@ -216,9 +217,9 @@ struct vm_conn *host_acquire(struct host *h)
 void host_archs(struct host *h, char *buf, size_t len)
 {
 	if (h->conf.archs[0])
-		snprintf(buf, len, "%s", h->conf.archs);
+		fmtcut(buf, len, "%s", h->conf.archs);
 	else
-		snprintf(buf, len, "%s", h->vm ? vm_conn_arch(h->vm) : vm_host_arch());
+		fmtcut(buf, len, "%s", h->vm ? vm_conn_arch(h->vm) : vm_host_arch());
 }
 
 void host_lost(struct host *h, const char *why)
@@ -268,7 +269,7 @@ static void log_threading(struct host *h, const struct matrix *m, const char *ac
 
 	pthread_mutex_lock(&h->lock);
 	say = strcmp(h->threading_for, m->name) != 0;
-	snprintf(h->threading_for, sizeof(h->threading_for), "%s", m->name);
+	fmtcut(h->threading_for, sizeof(h->threading_for), "%s", m->name);
 	pthread_mutex_unlock(&h->lock);
 	for (i = 0; say && i < m->n_archs; i++)
 		if (!strcmp(vm_accel_for(m->archs[i], arch, accel), "tcg")) {
@@ -297,8 +298,8 @@ static const char *decide_accel(struct host *h, const struct conf *c, const stru
 	/* decided with a host-arch guest in the matrix; else asked again by the next */
 	if (!h->accel[0] && (strcmp(c->accel, "auto") ||
 			     spec_arch_index(m, vm_conn_arch(h->vm)) >= 0)) {
-		snprintf(h->accel, sizeof(h->accel), "%s", accel);
-		snprintf(h->accel_why, sizeof(h->accel_why), "%s", why);
+		fmtcut(h->accel, sizeof(h->accel), "%s", accel);
+		fmtcut(h->accel_why, sizeof(h->accel_why), "%s", why);
 		hlog("host %s: accel %s%s%s%s", h->conf.name, accel, why[0] ? " (kvm: " : "", why,
 		     why[0] ? ")" : "");
 	}
@@ -327,7 +328,7 @@ static json_t *accel_json(struct host *h, const char *archs)
 
 	for (; o && *archs; archs += n + (archs[n] == ' ')) {
 		n = strcspn(archs, " ");
-		snprintf(a, sizeof(a), "%.*s", (int)n, archs);
+		fmtcut(a, sizeof(a), "%.*s", (int)n, archs);
 		json_object_set_new(o, a, json_string(strcmp(a, own) ? "tcg" : h->accel));
 	}
 	return o;

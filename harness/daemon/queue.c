@@ -10,6 +10,7 @@
 #include "store/store_bisect.h"
 #include "store/store_extend.h"
 #include "store/store_queue.h"
+#include "common/fmt.h"
 
 #include <string.h>
 #include <unistd.h>
@@ -474,10 +475,10 @@ int queue_bisect(struct store *s, const struct conf *c, const char *key, json_t 
 		return -1;
 	}
 	b.matrix_id = bisect_matrix_id(x);
-	snprintf(b.cell, sizeof(b.cell), "%s", rq.cell);
-	snprintf(b.metric, sizeof(b.metric), "%s", bisect_matrix_metric(x));
-	snprintf(b.good, sizeof(b.good), "%s", rq.good);
-	snprintf(b.bad, sizeof(b.bad), "%s", rq.bad);
+	fmtcut(b.cell, sizeof(b.cell), "%s", rq.cell);
+	fmtcut(b.metric, sizeof(b.metric), "%s", bisect_matrix_metric(x));
+	fmtcut(b.good, sizeof(b.good), "%s", rq.good);
+	fmtcut(b.bad, sizeof(b.bad), "%s", rq.bad);
 	b.max_blocks = rq.max_blocks;
 	b.max_runs = rq.max_runs;
 	b.max_hours = rq.max_hours;

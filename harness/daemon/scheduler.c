@@ -12,6 +12,7 @@
 #include "run/runner.h"
 #include "spec/spec.h"
 #include "store/store.h"
+#include "common/fmt.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -84,7 +85,7 @@ static void finish_matrices(struct slot *sl)
 	for (i = 0; i < n; i++) {
 		char key[32];
 
-		snprintf(key, sizeof(key), "%lld", (long long)ids[i]);
+		fmtcut(key, sizeof(key), "%lld", (long long)ids[i]);
 		hlog("matrix %lld finished", (long long)ids[i]);
 		if (queue_matrix(sl->store, sl->sc->c, key, &mx, err) < 0) {
 			hlog("%s", err);
@@ -113,7 +114,7 @@ static void report(struct slot *sl, const struct matrix *m, const struct run_ref
 void sched_pause_reason(struct sched *sc, char *buf, size_t len)
 {
 	pthread_mutex_lock(&sc->pause_lock);
-	snprintf(buf, len, "%s", sc->pause_why);
+	fmtcut(buf, len, "%s", sc->pause_why);
 	pthread_mutex_unlock(&sc->pause_lock);
 }
 
@@ -131,7 +132,7 @@ static int queue_paused(struct sched *sc)
 static void pause_queue(struct slot *sl, int64_t run, const char *why)
 {
 	pthread_mutex_lock(&sl->sc->pause_lock);
-	snprintf(sl->sc->pause_why, sizeof(sl->sc->pause_why), "the database refused a write (%s)",
+	fmtcut(sl->sc->pause_why, sizeof(sl->sc->pause_why), "the database refused a write (%s)",
 		 why);
 	pthread_mutex_unlock(&sl->sc->pause_lock);
 	sl->stuck = run;
@@ -193,7 +194,7 @@ static int load_matrix(struct slot *sl, struct matrix *m, char *err)
 	_cleanup_free_ char *text = NULL;
 	char base_dir[PATH_MAX], label[64];
 
-	snprintf(label, sizeof(label), "matrix %lld", (long long)sl->matrix);
+	fmtcut(label, sizeof(label), "matrix %lld", (long long)sl->matrix);
 	if (store_matrix_spec(sl->store, sl->matrix, &text, base_dir, err) < 0 ||
 	    spec_parse(m, text, label, base_dir, sl->sc->c, err) < 0)
 		return -1;
@@ -219,7 +220,7 @@ static void runner_init(struct slot *sl, struct runner *r, struct vm_conn *vm,
 	r->store = sl->store;
 	r->vm = vm;
 	r->accel = host_accel(sl->h, c, m);
-	snprintf(r->host, sizeof(r->host), "%s", host_name(sl->h));
+	fmtcut(r->host, sizeof(r->host), "%s", host_name(sl->h));
 	/* this machine's cores only: another host's are not ours to count */
 	r->first_cpu = c->pin && vm_is_local(vm) && cpus > 0 && first + m->vcpus <= (uint64_t)cpus ?
 		(int)first : -1;
@@ -240,7 +241,7 @@ static void block_lost(struct slot *sl, const struct run_ref *ref, const char *w
 	char err[ERR_MAX], reason[ERR_MAX + 96];
 	unsigned n = 0;
 
-	snprintf(reason, sizeof(reason), "host %s lost during its block (%s); the block runs "
+	fmtcut(reason, sizeof(reason), "host %s lost during its block (%s); the block runs "
 		 "again whole", host_name(sl->h), why);
 	host_lost(sl->h, why);
 	if (store_requeue_block(sl->store, ref->id, host_name(sl->h), reason, &n, err) < 0) {

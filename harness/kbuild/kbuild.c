@@ -26,6 +26,7 @@
 #include "base/sandbox.h"
 #include "base/textline.h"
 #include "kbuild/kconfig.h"
+#include "common/fmt.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -77,7 +78,7 @@ static void tell(const struct build *b, const char *fmt, ...)
 	if (!b->req->tell)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	vfmtcut(line, sizeof(line), fmt, ap);
 	va_end(ap);
 	b->req->tell(b->req->arg, line);
 }
@@ -248,8 +249,8 @@ static int jail_run(struct build *b, char *const *argv, const char *cwd, int tim
 		return -1;
 	for (; n < ARRAY_SIZE(jail_env); n++)
 		env[n] = (char *)jail_env[n];
-	snprintf(ccdir, sizeof(ccdir), "CCACHE_DIR=%s", b->ccache);
-	snprintf(base, sizeof(base), "CCACHE_BASEDIR=%s/trees", b->top);
+	fmtcut(ccdir, sizeof(ccdir), "CCACHE_DIR=%s", b->ccache);
+	fmtcut(base, sizeof(base), "CCACHE_BASEDIR=%s/trees", b->top);
 	env[n++] = ccdir;
 	env[n++] = base;
 	env[n] = NULL;
@@ -316,12 +317,12 @@ static int tree_dirs(struct build *b, char *err)
 	struct hash_sha256 s;
 
 	if (r->source_package[0]) {
-		snprintf(name, sizeof(name), "pkg-%s", r->source_package);
+		fmtcut(name, sizeof(name), "pkg-%s", r->source_package);
 	} else {
 		hash_sha256_init(&s);
 		hash_sha256_update(&s, r->source, strlen(r->source));
 		hash_sha256_final_hex(&s, h);
-		snprintf(name, sizeof(name), "tree-%.16s", h);
+		fmtcut(name, sizeof(name), "tree-%.16s", h);
 	}
 	if (pathf(b->tdir, err, "%s/trees/%s", b->top, name) < 0 ||
 	    pathf(b->src, err, "%s/src", b->tdir) < 0 ||
@@ -361,7 +362,7 @@ static int prepare_git(struct build *b, char *err)
 	if (run(b, NULL, SHORT_MS, "git init", err, "git", "init", "-q", b->src, NULL) < 0 ||
 	    pathf(alt, err, "%s/.git/objects/info/alternates", b->src) < 0)
 		return -1;
-	snprintf(objects, sizeof(objects), "%s/objects\n", common);
+	fmtcut(objects, sizeof(objects), "%s/objects\n", common);
 	return write_file(alt, objects, strlen(objects), err);
 }
 
@@ -372,7 +373,7 @@ static int import_tree(struct build *b, const char *from, int all, char *err)
 
 	if (pathf(gitdir, err, "%s/.git", b->src) < 0)
 		return -1;
-	snprintf(wt, sizeof(wt), "--work-tree=%s", from);
+	fmtcut(wt, sizeof(wt), "--work-tree=%s", from);
 	tell(b, "import %s into the build cache (git add)", from);
 	if (run(b, NULL, GIT_MS, "git add (import)", err, "git", "--git-dir", gitdir, wt,
 		"-c", "core.autocrlf=false", "add", "-A", all ? "-f" : "-A", ".", NULL) < 0 ||
@@ -444,7 +445,7 @@ static int prepare_package(struct build *b, char *err)
 	if (pathf(path, err, "%s/commit", b->tdir) < 0)
 		return -1;
 	if (read_regular_file(path, 63, &text, &len, NULL) == 0) {
-		snprintf(b->commit, sizeof(b->commit), "%.*s", (int)strcspn(text, "\n"), text);
+		fmtcut(b->commit, sizeof(b->commit), "%.*s", (int)strcspn(text, "\n"), text);
 		free(text);
 		return 0;
 	}
@@ -488,13 +489,13 @@ static int filters_off(struct build *b, char vars[][PATH_MAX], char **env, char 
 		if (n == FILTERS_MAX)
 			return errorf(err, "%s sets more than %d git filter commands", b->req->source,
 				      FILTERS_MAX);
-		snprintf(vars[v], PATH_MAX, "GIT_CONFIG_KEY_%zu=%.200s", n, line);
+		fmtcut(vars[v], PATH_MAX, "GIT_CONFIG_KEY_%zu=%.200s", n, line);
 		env[v] = vars[v], v++;
-		snprintf(vars[v], PATH_MAX, "GIT_CONFIG_VALUE_%zu=%s", n, process ? "" : "cat");
+		fmtcut(vars[v], PATH_MAX, "GIT_CONFIG_VALUE_%zu=%s", n, process ? "" : "cat");
 		env[v] = vars[v], v++;
 		n++;
 	}
-	snprintf(vars[v], PATH_MAX, "GIT_CONFIG_COUNT=%zu", n);
+	fmtcut(vars[v], PATH_MAX, "GIT_CONFIG_COUNT=%zu", n);
 	env[v] = vars[v], v++;
 	env[v] = NULL;
 	return 0;
@@ -524,7 +525,7 @@ static int git_identity(struct build *b, char *err)
 	char rev[KBUILD_REV_MAX + 16], diff[PATH_MAX];
 	struct stat st;
 
-	snprintf(rev, sizeof(rev), "%s^{commit}", base);
+	fmtcut(rev, sizeof(rev), "%s^{commit}", base);
 	if (output(NULL, b->commit, sizeof(b->commit), NULL, USER_GIT(b),
 		   "rev-parse", "--verify", "-q", rev, NULL) < 0 || !b->commit[0])
 		return errorf(err, "revision '%s' does not exist in %s", base, b->req->source);
@@ -667,11 +668,11 @@ static void first_hunk(const char *text, const char *file, char *out, size_t siz
 	const char *p, *h;
 
 	out[0] = '\0';
-	snprintf(head, sizeof(head), "+++ b/%s\n", file);
+	fmtcut(head, sizeof(head), "+++ b/%s\n", file);
 	p = strstr(text, head);
 	if (!p || !(h = strstr(p, "\n@@ ")))
 		return;
-	snprintf(out, size, "%.*s", (int)strcspn(h + 1, "\n"), h + 1);
+	fmtcut(out, size, "%.*s", (int)strcspn(h + 1, "\n"), h + 1);
 }
 
 /* Why git apply refused patch i: "FILE: hunk @@ ... @@" from its log lines. */
@@ -683,7 +684,7 @@ static void apply_failure(const struct build *b, const struct series_patch *p, c
 	const char *e = NULL;
 	size_t len;
 
-	snprintf(why, size, "see %.400s", b->log);
+	fmtcut(why, size, "see %.400s", b->log);
 	if (read_regular_file(b->log, 16 << 20, &log, &len, NULL) < 0)
 		return;
 	/* the last failure in the log is this patch's */
@@ -692,13 +693,13 @@ static void apply_failure(const struct build *b, const struct series_patch *p, c
 	if (!e) {
 		e = strstr(log, "error: ");
 		if (e)
-			snprintf(why, size, "%.*s", (int)strcspn(e, "\n"), e);
+			fmtcut(why, size, "%.*s", (int)strcspn(e, "\n"), e);
 		return;
 	}
 	e += strlen("error: patch failed: ");
-	snprintf(file, sizeof(file), "%.*s", (int)strcspn(e, ":\n"), e);
+	fmtcut(file, sizeof(file), "%.*s", (int)strcspn(e, ":\n"), e);
 	first_hunk(p->text, file, hunk, sizeof(hunk));
-	snprintf(why, size, "%.120s: first rejected hunk %s (patch failed at %.*s)", file,
+	fmtcut(why, size, "%.120s: first rejected hunk %s (patch failed at %.*s)", file,
 		 hunk[0] ? hunk : "?", (int)strcspn(e, "\n"), e);
 }
 
@@ -735,17 +736,17 @@ static void make_argv(const struct build *b, char vars[MAKE_VARS][PATH_MAX + 32]
 	int ccache = access("/usr/bin/ccache", X_OK) == 0;
 
 	argv[n++] = "make";
-	snprintf(vars[v], sizeof(vars[v]), "-C%s", b->src);
+	fmtcut(vars[v], sizeof(vars[v]), "-C%s", b->src);
 	argv[n++] = vars[v++];
-	snprintf(vars[v], sizeof(vars[v]), "O=%s", b->obj);
+	fmtcut(vars[v], sizeof(vars[v]), "O=%s", b->obj);
 	argv[n++] = vars[v++];
-	snprintf(vars[v], sizeof(vars[v]), "ARCH=%s", x86 ? "x86_64" : "arm64");
+	fmtcut(vars[v], sizeof(vars[v]), "ARCH=%s", x86 ? "x86_64" : "arm64");
 	argv[n++] = vars[v++];
 	if (!x86)
 		argv[n++] = "CROSS_COMPILE=aarch64-linux-gnu-";
-	snprintf(vars[v], sizeof(vars[v]), "CC=%s%s", ccache ? "ccache " : "", b->cc);
+	fmtcut(vars[v], sizeof(vars[v]), "CC=%s%s", ccache ? "ccache " : "", b->cc);
 	argv[n++] = vars[v++];
-	snprintf(vars[v], sizeof(vars[v]), "HOSTCC=%sgcc", ccache ? "ccache " : "");
+	fmtcut(vars[v], sizeof(vars[v]), "HOSTCC=%sgcc", ccache ? "ccache " : "");
 	argv[n++] = vars[v++];
 	for (; extra && *extra && n < ARGS_MAX - 1; extra++)
 		argv[n++] = (char *)*extra;
@@ -757,7 +758,7 @@ static int make(struct build *b, const char *what, const char *const *extra, cha
 	char vars[MAKE_VARS][PATH_MAX + 32], *argv[ARGS_MAX], label[64];
 
 	make_argv(b, vars, argv, extra);
-	snprintf(label, sizeof(label), "make %s", what);
+	fmtcut(label, sizeof(label), "make %s", what);
 	return jailed(b, label, argv, err);
 }
 
@@ -769,8 +770,8 @@ static int debian_config(struct build *b, const char *series, const char *dst, c
 
 	if (strlen(series) > 16)
 		return errorf(err, "config debian: no kernel series in this tree's Makefile");
-	snprintf(pkg, sizeof(pkg), "linux-config-%s", series);
-	snprintf(name, sizeof(name), "config.%s_none_cloud-%s.xz", darch, darch);
+	fmtcut(pkg, sizeof(pkg), "linux-config-%s", series);
+	fmtcut(name, sizeof(name), "config.%s_none_cloud-%s.xz", darch, darch);
 	if (pathf(dl, err, "%s/debian-config", b->tdir) < 0)
 		return -1;
 	tell(b, "config: apt-get download %s", pkg);
@@ -821,7 +822,7 @@ static int symbol_defined(void *arg, const char *sym)
 	struct proc_opts o = { .timeout_ms = SHORT_MS };
 	int status;
 
-	snprintf(pattern, sizeof(pattern), "^(menu)?config %s$", sym);
+	fmtcut(pattern, sizeof(pattern), "^(menu)?config %s$", sym);
 	return proc_run_opts(argv, &o, &status, NULL) < 0 || status != 1;
 }
 
@@ -842,7 +843,7 @@ static int base_config(struct build *b, const char *base, char *err)
 
 	if (!strcmp(r->config, "debian")) {
 		tree_version(b, ver, sizeof(ver));
-		snprintf(series, sizeof(series), "%s", ver);
+		fmtcut(series, sizeof(series), "%s", ver);
 		if (strchr(series, '.') && strchr(strchr(series, '.') + 1, '.'))
 			*strchr(strchr(series, '.') + 1, '.') = '\0';   /* 6.12.57 -> 6.12 */
 		return debian_config(b, series, base, err);
@@ -1028,8 +1029,8 @@ static int compile(struct build *b, char *err)
 				!strcmp(r->arch, "x86_64") ? "bzImage" : "Image", NULL };
 	int status, rc;
 
-	snprintf(lv, sizeof(lv), "LOCALVERSION=-h%.8s", b->out->key);
-	snprintf(jobs, sizeof(jobs), "-j%d", r->jobs > 0 ? r->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN));
+	fmtcut(lv, sizeof(lv), "LOCALVERSION=-h%.8s", b->out->key);
+	fmtcut(jobs, sizeof(jobs), "-j%d", r->jobs > 0 ? r->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN));
 	make_argv(b, vars, argv, extra);
 	b->phase = "compile";
 	b->phase_start = now_ms();
@@ -1079,7 +1080,7 @@ static void info_value(const char *text, const char *name, char *out, size_t siz
 	out[0] = '\0';
 	for (p = text; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] == '\n'))
 		if (!strncmp(p, name, n) && p[n] == ' ') {
-			snprintf(out, size, "%.*s", (int)strcspn(p + n + 1, "\n"), p + n + 1);
+			fmtcut(out, size, "%.*s", (int)strcspn(p + n + 1, "\n"), p + n + 1);
 			return;
 		}
 }
@@ -1143,7 +1144,7 @@ static int store_entry(struct build *b, char *err)
 	    image_kernel_release(file, b->req->arch, o->files.release, sizeof(o->files.release),
 				 err) < 0)
 		return -1;
-	snprintf(suffix, sizeof(suffix), "-h%.8s", o->key);
+	fmtcut(suffix, sizeof(suffix), "-h%.8s", o->key);
 	if (strlen(o->files.release) < strlen(suffix) ||
 	    strcmp(o->files.release + strlen(o->files.release) - strlen(suffix), suffix))
 		return errorf(err, "the built kernel's release '%s' does not end in %s (is "
@@ -1176,7 +1177,7 @@ static int find_compiler(struct build *b, char *err)
 
 	if (!x86 && strcmp(b->req->arch, "aarch64"))
 		return errorf(err, "cannot build for arch '%s' (x86_64 or aarch64)", b->req->arch);
-	snprintf(b->cc, sizeof(b->cc), "%s", x86 ? "gcc" : "aarch64-linux-gnu-gcc");
+	fmtcut(b->cc, sizeof(b->cc), "%s", x86 ? "gcc" : "aarch64-linux-gnu-gcc");
 	if (output(NULL, b->cc_version, sizeof(b->cc_version), NULL, b->cc, "--version",
 		   NULL) < 0)
 		return errorf(err, "%s builds need %s, which does not run here (apt-get install "
@@ -1193,11 +1194,11 @@ static void describe_tree(struct build *b)
 
 	tree_version(b, ver, sizeof(ver));
 	if (r->source_package[0])
-		snprintf(b->out->tree, sizeof(b->out->tree), "%s, %s", ver, r->source_package);
+		fmtcut(b->out->tree, sizeof(b->out->tree), "%s, %s", ver, r->source_package);
 	else if (b->content[0])
-		snprintf(b->out->tree, sizeof(b->out->tree), "%s, tree %.12s", ver, b->content);
+		fmtcut(b->out->tree, sizeof(b->out->tree), "%s, tree %.12s", ver, b->content);
 	else
-		snprintf(b->out->tree, sizeof(b->out->tree), "%s, git %.12s%s%.8s", ver, b->commit,
+		fmtcut(b->out->tree, sizeof(b->out->tree), "%s, git %.12s%s%.8s", ver, b->commit,
 			 b->dirty[0] ? " + uncommitted " : "", b->dirty);
 }
 

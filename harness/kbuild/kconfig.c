@@ -3,6 +3,7 @@
 #include "kbuild/kconfig.h"
 #include "base/err.h"
 #include "base/proc.h"
+#include "common/fmt.h"
 
 #include <ctype.h>
 #include <limits.h>
@@ -255,7 +256,7 @@ static void setting_of(const char *config, const char *sym, size_t n, char *line
 	for (; *p; p += len + (p[len] == '\n')) {
 		len = strcspn(p, "\n");
 		if (len > n && !strncmp(p, sym, n) && p[n] == '=') {
-			snprintf(line, size, "%.*s", (int)len, p);
+			fmtcut(line, size, "%.*s", (int)len, p);
 			return;
 		}
 	}
@@ -289,7 +290,7 @@ static int missing_symbol(const char *have, const char *line,
 	setting_of(have, line, n, set, sizeof(set));
 	if (set[0])
 		return 0;
-	snprintf(sym, sizeof(sym), "%.*s", (int)(n - 7), line + 7);
+	fmtcut(sym, sizeof(sym), "%.*s", (int)(n - 7), line + 7);
 	return !defined(arg, sym);
 }
 

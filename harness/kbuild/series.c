@@ -4,6 +4,7 @@
 #include "base/err.h"
 #include "base/proc.h"
 #include "vm/image.h"
+#include "common/fmt.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -164,7 +165,7 @@ static int add_patch(struct series *s, const char *text, size_t len, const char 
 	clean_subject(p->subject);
 	clean_msgid(p->msgid);
 	if (!p->subject[0])
-		snprintf(p->subject, sizeof(p->subject), "%s", fallback);
+		fmtcut(p->subject, sizeof(p->subject), "%s", fallback);
 	p->text = malloc(len + 1);
 	if (!p->text)
 		return errorf(err, "out of memory");
@@ -389,7 +390,7 @@ static int read_quilt(struct series *s, const struct reading *rd, const char *pa
 			*next++ = '\0';
 		lineno++;
 		r = series_entry(line, path, lineno, &name, err);
-		snprintf(label, sizeof(label), "%s:%u", path, lineno);
+		fmtcut(label, sizeof(label), "%s:%u", path, lineno);
 		if (r < 0 || (r == 1 && read_entry(s, rd, name, label, err) < 0))
 			return -1;
 	}
@@ -412,7 +413,7 @@ int series_read_confined(const char *path, const struct image_roots *roots, stru
 		return errorf(err, "%s: expected an absolute path", path);
 	if (!realpath(path, real) || stat(real, &st) < 0)
 		return errorf(err, "%s: %s", path, strerror(errno));
-	snprintf(rd.dir, sizeof(rd.dir), "%s", real);
+	fmtcut(rd.dir, sizeof(rd.dir), "%s", real);
 	if (!S_ISDIR(st.st_mode))
 		*strrchr(rd.dir, '/') = '\0';   /* its directory ("" for one in "/") */
 	if (S_ISDIR(st.st_mode))

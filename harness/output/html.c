@@ -13,6 +13,7 @@
 #include "store/store_lru.h"
 #include "store/store_report.h"
 #include "output/table.h"
+#include "common/fmt.h"
 
 #include <string.h>
 
@@ -52,10 +53,10 @@ static void head(FILE *f, int64_t mid, const struct report_matrix *rm)
 	fact(f, "queued", rm->created_at);
 	fact(f, "state", rm->state);
 	fact(f, "matrix file", rm->spec_path);
-	snprintf(buf, sizeof(buf), "%llu MiB, %llu vCPUs", (unsigned long long)rm->memory_mib,
+	fmtcut(buf, sizeof(buf), "%llu MiB, %llu vCPUs", (unsigned long long)rm->memory_mib,
 		 (unsigned long long)rm->vcpus);
 	fact(f, "guest", buf);
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)rm->reps);
+	fmtcut(buf, sizeof(buf), "%llu", (unsigned long long)rm->reps);
 	fact(f, "reps", buf);
 	fact(f, "host", rm->hosts);
 	fact(f, "accel", rm->accels);
@@ -202,7 +203,7 @@ static int compare_text(FILE *out, struct store *s, int64_t mid, const void *arg
 		.base_arm = a->mi->arm_names[0], .new_arm = a->mi->arm_names[a->arm],
 	};
 
-	snprintf(key, sizeof(key), "%lld", (long long)mid);
+	fmtcut(key, sizeof(key), "%lld", (long long)mid);
 	return compare_run(s, &o, out, out, err);
 }
 

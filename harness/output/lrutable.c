@@ -3,6 +3,7 @@
 #include "output/lrutable.h"
 #include "base/err.h"
 #include "store/store_lru.h"
+#include "common/fmt.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -72,9 +73,9 @@ static int arm_run(FILE *f, struct store *s, const struct matrix_info *mi, unsig
 static const char *share(char *buf, size_t len, uint64_t n, uint64_t total)
 {
 	if (!total)
-		snprintf(buf, len, "-");
+		fmtcut(buf, len, "-");
 	else
-		snprintf(buf, len, "%llu (%.1f%%)", (unsigned long long)n, pct(n, total));
+		fmtcut(buf, len, "%llu (%.1f%%)", (unsigned long long)n, pct(n, total));
 	return buf;
 }
 

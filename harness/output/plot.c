@@ -6,6 +6,7 @@
 #include "base/proc.h"
 #include "store/store_lru.h"
 #include "store/store_report.h"
+#include "common/fmt.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -100,7 +101,7 @@ static void add_marker(struct plot_cell *pc, const struct event_row *e)
 		m = &pc->markers[pc->nmarkers++];
 		m->stream = e->stream;
 		m->pass = e->pass;
-		snprintf(m->kind, sizeof(m->kind), "%s", e->kind);
+		fmtcut(m->kind, sizeof(m->kind), "%s", e->kind);
 	}
 	pc->markers[i].t_sum_ms += (double)e->t_ms;
 	pc->markers[i].n++;
@@ -338,7 +339,7 @@ static void tick_label(char *buf, size_t len, double v, double step, double max)
 	double div = max >= 1e6 ? 1e6 : max >= 1e4 ? 1e3 : 1;
 	int dec = (int)fmax(0, ceil(-log10(step / div) - 1e-9));
 
-	snprintf(buf, len, "%.*f%s", dec > 6 ? 6 : dec, v / div, v == 0 ? "" : unit);
+	fmtcut(buf, len, "%.*f%s", dec > 6 ? 6 : dec, v / div, v == 0 ? "" : unit);
 }
 
 /* "matrix / cell: what", escaped: the chart's title and its heading. */
@@ -466,11 +467,11 @@ static void marker_label(const struct plot_cell *pc, const struct marker *m, cha
 	const char *stream = m->stream < pc->l.nstreams ? pc->l.streams[m->stream] : "?";
 
 	if (!strcmp(m->kind, "pass_start"))
-		snprintf(buf, len, "%s pass %llu", stream, (unsigned long long)m->pass);
+		fmtcut(buf, len, "%s pass %llu", stream, (unsigned long long)m->pass);
 	else if (!strcmp(m->kind, "pass_end"))
-		snprintf(buf, len, "%s pass %llu end", stream, (unsigned long long)m->pass);
+		fmtcut(buf, len, "%s pass %llu end", stream, (unsigned long long)m->pass);
 	else
-		snprintf(buf, len, "%s %s", stream, m->kind);
+		fmtcut(buf, len, "%s %s", stream, m->kind);
 }
 
 /* A marker on the time axis: its mean time and label. */
@@ -623,15 +624,15 @@ int plot_file_svg(FILE *f, const struct plot_cell *pc, unsigned file, char *err)
 	mib = pc->l.file_mib[file];
 	if (mib) {
 		refs[nrefs].y = (double)mib;
-		snprintf(refs[nrefs++].label, sizeof(refs[0].label), "file size %llu MiB",
+		fmtcut(refs[nrefs++].label, sizeof(refs[0].label), "file size %llu MiB",
 			 (unsigned long long)mib);
 	}
 	if (pc->memcg_mib && pc->memcg_mib < mib) {
 		refs[nrefs].y = (double)pc->memcg_mib;
-		snprintf(refs[nrefs++].label, sizeof(refs[0].label), "memcg limit %llu MiB",
+		fmtcut(refs[nrefs++].label, sizeof(refs[0].label), "memcg limit %llu MiB",
 			 (unsigned long long)pc->memcg_mib);
 	}
-	snprintf(what, sizeof(what), "page cache of '%s' (%llu MiB; memcg %llu MiB)",
+	fmtcut(what, sizeof(what), "page cache of '%s' (%llu MiB; memcg %llu MiB)",
 		 pc->l.files[file], (unsigned long long)mib, (unsigned long long)pc->memcg_mib);
 	return draw(f, pc, what, "resident MiB", file_value, &file, refs, nrefs, err);
 }
@@ -745,7 +746,7 @@ static void lru_draw(FILE *f, const struct plot_cell *pc, unsigned arm, int64_t 
 	unsigned nl = gens ? LRU_RANKS : ARRAY_SIZE(list_layers), k, made;
 	char what[160];
 
-	snprintf(what, sizeof(what), "%s of run %lld (%s)",
+	fmtcut(what, sizeof(what), "%s of run %lld (%s)",
 		 gens ? "file pages by generation" : "file pages by LRU list", (long long)run,
 		 pc->mi.arm_names[arm]);
 	lru_scale(&c, p, n, gens, nl);

@@ -7,6 +7,7 @@
 #include "store/store_report.h"
 #include "output/noise.h"
 #include "output/table.h"
+#include "common/fmt.h"
 
 #include <math.h>
 #include <string.h>
@@ -161,11 +162,11 @@ static int parse_col(const char *text, const struct cell_layout *l, struct col *
 		if (c->idx < 0)
 			return errorf(err, "table column '%s': no such %s", text,
 				      col_names[i].arg == 1 ? "stream" : "file");
-		snprintf(c->full, sizeof(c->full), "%s", text);
+		fmtcut(c->full, sizeof(c->full), "%s", text);
 		if (strlen(text) <= COL_HEAD_MAX)
-			snprintf(c->head, sizeof(c->head), "%s", text);
+			fmtcut(c->head, sizeof(c->head), "%s", text);
 		else
-			snprintf(c->head, sizeof(c->head), "%s#%d", col_names[i].prefix, c->idx + 1);
+			fmtcut(c->head, sizeof(c->head), "%s#%d", col_names[i].prefix, c->idx + 1);
 		c->width = (int)strlen(c->head) > COL_MIN ? (int)strlen(c->head) : COL_MIN;
 		return 0;
 	}
@@ -368,7 +369,7 @@ static int series_arm(struct view *w, uint64_t step_ms, char *err)
 	fprintf(w->f, "per %llu s:\n", (unsigned long long)(step_ms / 1000));
 	print_head(w->f, "t", w->cols, w->ncols);
 	for (b = 0; b < nbins; b++) {
-		snprintf(label, sizeof(label), "%llu", (unsigned long long)((b + 1) * step_ms / 1000));
+		fmtcut(label, sizeof(label), "%llu", (unsigned long long)((b + 1) * step_ms / 1000));
 		print_row(w->f, label, bn->acc[b], bn->cnt[b], w->cols, w->ncols);
 	}
 	return 0;
@@ -455,7 +456,7 @@ static int events_arm(struct view *w, int stream, const char *kind, char *err)
 	fprintf(w->f, "at each %s of '%s':\n", kind, w->l->streams[stream]);
 	print_head(w->f, "#", w->cols, w->ncols);
 	for (r = 0; r < rows; r++) {
-		snprintf(label, sizeof(label), "%zu", r + 1);
+		fmtcut(label, sizeof(label), "%zu", r + 1);
 		print_row(w->f, label, bn->acc[r], bn->cnt[r], w->cols, w->ncols);
 	}
 	return 0;

@@ -5,6 +5,7 @@
 #include "analysis/grid.h"
 #include "output/sheet.h"
 #include "base/proc.h"
+#include "common/fmt.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -28,7 +29,7 @@ static void fmt_grouped(char *buf, size_t len, double x, int decimals)
 	size_t i, k = 0, digits;
 	const char *p = raw;
 
-	snprintf(raw, sizeof(raw), "%.*f", decimals, x);
+	fmtcut(raw, sizeof(raw), "%.*f", decimals, x);
 	if (*p == '-')
 		out[k++] = *p++;
 	digits = strcspn(p, ".");
@@ -37,7 +38,7 @@ static void fmt_grouped(char *buf, size_t len, double x, int decimals)
 		if (i + 1 < digits && (digits - i - 1) % 3 == 0)
 			out[k++] = ',';
 	}
-	snprintf(buf, len, "%.*s%s", (int)k, out, p + digits);
+	fmtcut(buf, len, "%.*s%s", (int)k, out, p + digits);
 }
 
 static const struct {
@@ -57,7 +58,7 @@ static void col_value(const struct grid *g, unsigned row, unsigned arm, char *bu
 	const struct grid_entry *e = &g->e[row][arm];
 
 	if (isnan(e->value))
-		snprintf(buf, len, "-");
+		fmtcut(buf, len, "-");
 	else
 		fmt_grouped(buf, len, e->value, g->m->decimals);
 }
@@ -67,14 +68,14 @@ static void col_delta(const struct grid *g, unsigned row, unsigned arm, char *bu
 	const struct grid_entry *e = &g->e[row][arm];
 
 	if (isnan(e->delta))
-		snprintf(buf, len, "- ");
+		fmtcut(buf, len, "- ");
 	else
-		snprintf(buf, len, "%+.1f%%%c", 100 * e->delta, verdicts[e->v.kind].mark);
+		fmtcut(buf, len, "%+.1f%%%c", 100 * e->delta, verdicts[e->v.kind].mark);
 }
 
 static void col_n(const struct grid *g, unsigned row, unsigned arm, char *buf, size_t len)
 {
-	snprintf(buf, len, "%u%s", g->e[row][arm].n, g->e[row][arm].contended ? "*" : "");
+	fmtcut(buf, len, "%u%s", g->e[row][arm].n, g->e[row][arm].contended ? "*" : "");
 }
 
 static const struct grid_col {
@@ -103,9 +104,9 @@ static int grid_sheet(const struct grid *g, struct sheet *s, char *err)
 			ncols += grid_cols[k].on_base || i;
 	if (sheet_init(s, g->n_rows + 1, ncols, err) < 0)
 		return -1;
-	snprintf(sheet_at(s, 0, 0), SHEET_CELL, "cell");
+	fmtcut(sheet_at(s, 0, 0), SHEET_CELL, "cell");
 	for (row = 0; row < g->n_rows; row++)
-		snprintf(sheet_at(s, row + 1, 0), SHEET_CELL, "%s", g->mi->cell_names[g->cells[row]]);
+		fmtcut(sheet_at(s, row + 1, 0), SHEET_CELL, "%s", g->mi->cell_names[g->cells[row]]);
 	for (i = 0; i < g->mi->n_arms; i++) {
 		arm = arm_at(g, i);
 		for (k = 0; k < ARRAY_SIZE(grid_cols); k++, c++) {
@@ -115,7 +116,7 @@ static int grid_sheet(const struct grid *g, struct sheet *s, char *err)
 			}
 			s->group[c] = i + 1;
 			s->cap[c] = grid_cols[k].cap;
-			snprintf(sheet_at(s, 0, c), SHEET_CELL, "%s",
+			fmtcut(sheet_at(s, 0, c), SHEET_CELL, "%s",
 				 grid_cols[k].head ? grid_cols[k].head : g->mi->arm_names[arm]);
 			for (row = 0; row < g->n_rows; row++)
 				grid_cols[k].text(g, row, arm, sheet_at(s, row + 1, c), SHEET_CELL);
@@ -223,7 +224,7 @@ static void line(FILE *f, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	vfmtcut(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	fprintf(f, "%s\n", buf);
 }
@@ -372,9 +373,9 @@ struct pairs_of {
 static void fmt_pct(char *buf, size_t len, double x)
 {
 	if (isnan(x))
-		snprintf(buf, len, "-");
+		fmtcut(buf, len, "-");
 	else
-		snprintf(buf, len, "%+.2f%%", 100 * x);
+		fmtcut(buf, len, "%+.2f%%", 100 * x);
 }
 
 static int pairs_sheet(const struct pairs_of *q, struct sheet *s, char *err)
@@ -384,18 +385,18 @@ static int pairs_sheet(const struct pairs_of *q, struct sheet *s, char *err)
 
 	if (sheet_init(s, (unsigned)p->n_blocks + 2, p->per_block + 1, err) < 0)
 		return -1;
-	snprintf(sheet_at(s, 0, 0), SHEET_CELL, "block");
-	snprintf(sheet_at(s, s->nrows - 1, 0), SHEET_CELL, "mean");
+	fmtcut(sheet_at(s, 0, 0), SHEET_CELL, "block");
+	fmtcut(sheet_at(s, s->nrows - 1, 0), SHEET_CELL, "mean");
 	for (c = 1; c <= p->per_block; c++) {
 		s->group[c] = c;
 		s->cap[c] = 10;
-		snprintf(sheet_at(s, 0, c), SHEET_CELL, "pair %u", c);
+		fmtcut(sheet_at(s, 0, c), SHEET_CELL, "pair %u", c);
 		fmt_pct(sheet_at(s, s->nrows - 1, c), SHEET_CELL, p->mean[c - 1]);
 		for (r = 0; r < p->n_blocks; r++)
 			fmt_pct(sheet_at(s, r + 1, c), SHEET_CELL, p->d[r * p->per_block + c - 1]);
 	}
 	for (r = 0; r < p->n_blocks; r++)
-		snprintf(sheet_at(s, r + 1, 0), SHEET_CELL, "%u", p->block[r]);
+		fmtcut(sheet_at(s, r + 1, 0), SHEET_CELL, "%u", p->block[r]);
 	return 0;
 }
 

@@ -3,6 +3,7 @@
 #include "run/pressure.h"
 #include "base/err.h"
 #include "base/psi.h"
+#include "common/fmt.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -34,7 +35,7 @@ static double read_load(const char *proc)
 	double load = NAN;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/loadavg", proc);
+	fmtcut(path, sizeof(path), "%s/loadavg", proc);
 	if (!(f = fopen(path, "re")))
 		return NAN;
 	if (!fgets(buf, sizeof(buf), f) || sscanf(buf, "%lf", &load) != 1 || load < 0)
@@ -60,7 +61,7 @@ static int read_busy(const char *proc, uint64_t *ret)
 	FILE *f;
 	int n;
 
-	snprintf(path, sizeof(path), "%s/stat", proc);
+	fmtcut(path, sizeof(path), "%s/stat", proc);
 	if (hz <= 0 || !(f = fopen(path, "re")))
 		return -1;
 	n = fgets(buf, sizeof(buf), f) ? sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu",
@@ -82,7 +83,7 @@ static int read_proc_cpu(const char *proc, pid_t pid, uint64_t *ret)
 	size_t len;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%d/stat", proc, (int)pid);
+	fmtcut(path, sizeof(path), "%s/%d/stat", proc, (int)pid);
 	if (hz <= 0 || !(f = fopen(path, "re")))
 		return -1;
 	len = fread(buf, 1, sizeof(buf) - 1, f);
@@ -103,11 +104,11 @@ int pressure_read(const char *proc, pid_t qemu, struct pressure_point *ret, char
 	struct psi cpu, io;
 	int rc;
 
-	snprintf(path, sizeof(path), "%s/pressure/cpu", proc);
+	fmtcut(path, sizeof(path), "%s/pressure/cpu", proc);
 	if ((rc = psi_read(path, &cpu, err)) < 0)
 		return -1;
 	if (rc == 0) {
-		snprintf(path, sizeof(path), "%s/pressure/io", proc);
+		fmtcut(path, sizeof(path), "%s/pressure/io", proc);
 		if ((rc = psi_read(path, &io, err)) < 0)
 			return -1;
 	}
@@ -146,14 +147,14 @@ static void judge(struct pressure_share *r, const struct pressure_limits *lim, d
 	if (pressure_gate_off(lim))
 		;
 	else if (stall && known && r->others_pct > lim->others_pct)
-		snprintf(r->why, sizeof(r->why), "cpu some %.1f%% > %.0f%%, others used %.0f%% of a"
+		fmtcut(r->why, sizeof(r->why), "cpu some %.1f%% > %.0f%%, others used %.0f%% of a"
 			 " CPU > %.0f%%", r->cpu_pct, cpu, r->others_pct, lim->others_pct);
 	else if (stall && !known)
-		snprintf(r->why, sizeof(r->why), "cpu some %.1f%% > %.0f%%", r->cpu_pct, cpu);
+		fmtcut(r->why, sizeof(r->why), "cpu some %.1f%% > %.0f%%", r->cpu_pct, cpu);
 	else if (r->psi && r->io_pct > lim->io_pct)
-		snprintf(r->why, sizeof(r->why), "io some %.1f%% > %.0f%%", r->io_pct, lim->io_pct);
+		fmtcut(r->why, sizeof(r->why), "io some %.1f%% > %.0f%%", r->io_pct, lim->io_pct);
 	else if (!r->psi && r->load_pct > lim->load_pct)
-		snprintf(r->why, sizeof(r->why), "load %.2f per core (%.0f%%) > %.0f%% (no PSI)",
+		fmtcut(r->why, sizeof(r->why), "load %.2f per core (%.0f%%) > %.0f%% (no PSI)",
 			 r->load_pct / 100, r->load_pct, lim->load_pct);
 	r->contended = r->why[0] != '\0';
 }

@@ -14,6 +14,7 @@
 #include "run/quiet.h"
 #include "run/saved.h"
 #include "store/store_pressure.h"
+#include "common/fmt.h"
 
 #include <errno.h>
 #include <math.h>
@@ -73,9 +74,9 @@ static int fail_as(struct run_ctx *c, const char *status, int infra, const char 
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(c->out->reason, sizeof(c->out->reason), fmt, ap);
+	vfmtcut(c->out->reason, sizeof(c->out->reason), fmt, ap);
 	va_end(ap);
-	snprintf(c->out->status, sizeof(c->out->status), "%s", status);
+	fmtcut(c->out->status, sizeof(c->out->status), "%s", status);
 	c->out->infra = infra;
 	return -1;
 }
@@ -139,13 +140,13 @@ static void run_config(struct run_ctx *c, struct vm_config *cfg)
 		.backing = c->disk, .disk = c->overlay, .console = c->console, .channel = c->sock,
 		.first_cpu = c->r->first_cpu,
 	};
-	snprintf(c->name, sizeof(c->name), "harness-%d-run-%lld", (int)getpid(), (long long)c->id);
+	fmtcut(c->name, sizeof(c->name), "harness-%d-run-%lld", (int)getpid(), (long long)c->id);
 	/* loglevel=6: the console keeps levels 0-5: every line of a panic,
 	 * oops, BUG or WARNING (their registers and traces are KERN_DEFAULT,
 	 * 4) and the notices (the kernel's banner); the boot's few hundred
 	 * info lines, each byte a trapped port write under TCG, stay in the
 	 * kernel's buffer. An arm's own loglevel= comes later and wins. */
-	snprintf(c->cmdline, sizeof(c->cmdline), "console=%s loglevel=6 panic=-1 %s",
+	fmtcut(c->cmdline, sizeof(c->cmdline), "console=%s loglevel=6 panic=-1 %s",
 		 vm_console_device(c->cell->arch), c->arm->cmdline);
 }
 
@@ -388,7 +389,7 @@ static int send_job(struct run_ctx *c)
 
 	msg.u.job = c->cell->job;
 	msg.u.job.run = (uint64_t)c->id;
-	snprintf(msg.u.job.lru_gen, sizeof(msg.u.job.lru_gen), "%s", c->arm->lru_gen);
+	fmtcut(msg.u.job.lru_gen, sizeof(msg.u.job.lru_gen), "%s", c->arm->lru_gen);
 	/* fresh entropy for every guest, booted or restored (a restored one's
 	 * CRNG is its save's) */
 	if (getrandom(seed, sizeof(seed), 0) != (ssize_t)sizeof(seed))
@@ -713,7 +714,7 @@ static int judge_pressure(struct run_ctx *c)
 	if (c->press_off || pressure_window(c->press, c->npress, &lim, &sh) < 0)
 		return 0;
 	c->out->contended = sh.contended;
-	snprintf(c->out->contended_why, sizeof(c->out->contended_why), "%s", sh.why);
+	fmtcut(c->out->contended_why, sizeof(c->out->contended_why), "%s", sh.why);
 	return store_run_contended(c->r->store, c->id, sh.cpu_pct, sh.io_pct, sh.load_pct,
 				   sh.contended, sh.contended ? sh.why : NULL, c->dberr);
 }
@@ -821,15 +822,15 @@ static void conclude(struct run_ctx *c, int rc)
 	struct console_report rep;
 
 	if (rc == 0)
-		snprintf(out->status, sizeof(out->status), "done");
+		fmtcut(out->status, sizeof(out->status), "done");
 	else if (strstr(out->reason, "guest: unsupported: ") == out->reason)
-		snprintf(out->status, sizeof(out->status), "unsupported");
+		fmtcut(out->status, sizeof(out->status), "unsupported");
 	console_scan(c->console, &rep);
 	out->warnings = rep.warnings;
 	if (rep.crashed) {
-		snprintf(out->crash, sizeof(out->crash), "%s", rep.first);
-		snprintf(out->status, sizeof(out->status), "crashed");
-		snprintf(out->reason, sizeof(out->reason), "kernel crashed: %.*s",
+		fmtcut(out->crash, sizeof(out->crash), "%s", rep.first);
+		fmtcut(out->status, sizeof(out->status), "crashed");
+		fmtcut(out->reason, sizeof(out->reason), "kernel crashed: %.*s",
 			 (int)strcspn(rep.first, "\n"), rep.first);
 		out->infra = 0;
 	}
@@ -857,7 +858,7 @@ const char *runner_pick_accel(const struct conf *conf, struct vm_conn *vm,
 	if (strcmp(conf->accel, "auto"))
 		return conf->accel;
 	if (h < 0) {
-		snprintf(why, len, "no cell runs on the host's arch (%s)", vm_conn_arch(vm));
+		fmtcut(why, len, "no cell runs on the host's arch (%s)", vm_conn_arch(vm));
 		return "tcg";
 	}
 	if (pathf(cache, why, "%s/cache", conf->results) < 0)

@@ -3,6 +3,7 @@
 #include "run/saved.h"
 #include "base/err.h"
 #include "base/proc.h"
+#include "common/fmt.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -55,7 +56,7 @@ static int make_key(const struct vm_config *cfg, const struct vm_host_facts *f, 
 	key_line(&h, "tcg_thread", cfg->tcg_thread);
 	key_line(&h, "emulator", cfg->emulator);
 	key_line(&h, "cmdline", cfg->cmdline);
-	snprintf(num, sizeof(num), "%llu %llu %d %u", (unsigned long long)cfg->memory_mib,
+	fmtcut(num, sizeof(num), "%llu %llu %d %u", (unsigned long long)cfg->memory_mib,
 		 (unsigned long long)cfg->vcpus, slot, gen);
 	key_line(&h, "size slot gen", num);
 	key_line(&h, "qemu", f->qemu);
@@ -66,8 +67,8 @@ static int make_key(const struct vm_config *cfg, const struct vm_host_facts *f, 
 	}
 	key_line(&h, "host cpu", f->cpu_model);
 	hash_sha256_final_hex(&h, s->key);
-	snprintf(s->name, sizeof(s->name), "harness-save-%.16s", k);
-	snprintf(s->uuid, sizeof(s->uuid), "%.8s-%.4s-%.4s-%.4s-%.12s", k, k + 8, k + 12, k + 16,
+	fmtcut(s->name, sizeof(s->name), "harness-save-%.16s", k);
+	fmtcut(s->uuid, sizeof(s->uuid), "%.8s-%.4s-%.4s-%.4s-%.12s", k, k + 8, k + 12, k + 16,
 		 k + 20);
 	return 0;
 }

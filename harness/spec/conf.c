@@ -6,6 +6,7 @@
 #include "base/proc.h"
 #include "base/results.h"
 #include "base/textline.h"
+#include "common/fmt.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -159,7 +160,7 @@ static int archs_set(struct conf_host *h, const char *val, char *err)
 		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%.*s", n ? " " : "",
 				      (int)len, val);
 	}
-	snprintf(h->archs, sizeof(h->archs), "%s", list);
+	fmtcut(h->archs, sizeof(h->archs), "%s", list);
 	return 0;
 }
 
@@ -185,7 +186,7 @@ static int host_option(struct conf_host *h, const char *opt, char *err)
 		if (!storage_ok(opt + 8))
 			return errorf(err, "host '%s': storage: expected an absolute directory of "
 				      "letters, digits and ._/-, got '%.64s'", h->name, opt + 8);
-		snprintf(h->storage, sizeof(h->storage), "%s", opt + 8);
+		fmtcut(h->storage, sizeof(h->storage), "%s", opt + 8);
 		return 0;
 	}
 	return errorf(err, "host '%s': '%.32s': expected slots=N, arch=A[,B] or storage=/DIR",
@@ -225,15 +226,15 @@ static int host_line(struct conf *c, char *val, int lineno, char *err)
 			return errorf(err, "'host': '%s' is named twice", w[0]);
 	h = &c->hosts[c->nhosts];
 	memset(h, 0, sizeof(*h));
-	snprintf(h->name, sizeof(h->name), "%s", w[0]);
+	fmtcut(h->name, sizeof(h->name), "%s", w[0]);
 	if (strcmp(w[1], "embedded")) {
 		if (strlen(w[1]) >= sizeof(h->uri))
 			return errorf(err, "host '%s': URI longer than %zu characters", h->name,
 				      sizeof(h->uri) - 1);
 		if (conf_uri_check(w[1], msg) < 0)
 			return errorf(err, "host '%s': %s", h->name, msg);
-		snprintf(h->uri, sizeof(h->uri), "%s", w[1]);
-		snprintf(h->storage, sizeof(h->storage), "/var/lib/mglru-harness/pool");
+		fmtcut(h->uri, sizeof(h->uri), "%s", w[1]);
+		fmtcut(h->storage, sizeof(h->storage), "/var/lib/mglru-harness/pool");
 		h->slots = 1;
 	}
 	for (i = 2; i < n; i++)
@@ -382,7 +383,7 @@ static int conf_text_line(struct conf *c, const char *text, size_t len, const ch
 static void conf_report(const char *label, int lineno, const char *msg, int bad, char *first)
 {
 	if (bad == 1) {
-		snprintf(first, ERR_MAX, "%s:%d: %.400s", label, lineno, msg);
+		fmtcut(first, ERR_MAX, "%s:%d: %.400s", label, lineno, msg);
 		return;
 	}
 	if (bad == 2)
@@ -402,12 +403,12 @@ static void confine_uris(const struct conf *c, const char *label, int *bad, char
 
 	if (c->uri[0] && conf_uri_check(c->uri, why) == 0 &&
 	    conf_uri_confine(c->uri, c->key_dirs, why) < 0) {
-		snprintf(msg, sizeof(msg), "'uri': %s", why);
+		fmtcut(msg, sizeof(msg), "'uri': %s", why);
 		conf_report(label, c->uri_line, msg, ++*bad, first);
 	}
 	for (i = 0; i < c->nhosts; i++)
 		if (c->hosts[i].uri[0] && conf_uri_confine(c->hosts[i].uri, c->key_dirs, why) < 0) {
-			snprintf(msg, sizeof(msg), "host '%s': %s", c->hosts[i].name, why);
+			fmtcut(msg, sizeof(msg), "host '%s': %s", c->hosts[i].name, why);
 			conf_report(label, c->hosts[i].line, msg, ++*bad, first);
 		}
 }
@@ -448,7 +449,7 @@ int conf_load(struct conf *c, const char *path, char *err)
 
 	if (read_regular_file(path, CONF_FILE_MAX, &text, &len, err) < 0)
 		return -1;
-	snprintf(dir, sizeof(dir), "%s", path);
+	fmtcut(dir, sizeof(dir), "%s", path);
 	slash = strrchr(dir, '/');
 	if (slash)
 		*slash = '\0';
@@ -479,8 +480,8 @@ unsigned conf_hosts(const struct conf *c, struct conf_host *one, const struct co
 	}
 	memset(one, 0, sizeof(*one));
 	if (gethostname(one->name, sizeof(one->name) - 1) < 0 || !one->name[0])
-		snprintf(one->name, sizeof(one->name), "localhost");
-	snprintf(one->uri, sizeof(one->uri), "%.*s", (int)sizeof(one->uri) - 1, c->uri);
+		fmtcut(one->name, sizeof(one->name), "localhost");
+	fmtcut(one->uri, sizeof(one->uri), "%.*s", (int)sizeof(one->uri) - 1, c->uri);
 	*ret = one;
 	return 1;
 }
@@ -488,7 +489,7 @@ unsigned conf_hosts(const struct conf *c, struct conf_host *one, const struct co
 void conf_host_uri(const struct conf *c, const struct conf_host *h, char *buf, size_t len)
 {
 	if (h->uri[0])
-		snprintf(buf, len, "%s", h->uri);
+		fmtcut(buf, len, "%s", h->uri);
 	else
 		snprintf(buf, len, "qemu:///embed?root=%s/libvirt", c->results);
 }
@@ -496,7 +497,7 @@ void conf_host_uri(const struct conf *c, const struct conf_host *h, char *buf, s
 void conf_uri(const struct conf *c, char *buf, size_t len)
 {
 	if (c->uri[0])
-		snprintf(buf, len, "%s", c->uri);
+		fmtcut(buf, len, "%s", c->uri);
 	else
 		snprintf(buf, len, "qemu:///embed?root=%s/libvirt", c->results);
 }
@@ -506,7 +507,7 @@ static void absolute(char *path)
 	char real[PATH_MAX];
 
 	if (realpath(path, real))
-		snprintf(path, PATH_MAX, "%s", real);
+		fmtcut(path, PATH_MAX, "%s", real);
 }
 
 int conf_setup(struct conf *c, const char *path, char *err)
@@ -531,7 +532,7 @@ int conf_setup(struct conf *c, const char *path, char *err)
 		return -1;
 	absolute(c->results);
 	if (!c->api_socket[0])
-		snprintf(c->api_socket, sizeof(c->api_socket), "%.*s/harnessd.sock",
+		fmtcut(c->api_socket, sizeof(c->api_socket), "%.*s/harnessd.sock",
 			 PATH_MAX - 20, c->results);
 	absolute(c->images);
 	absolute(c->presets);

@@ -5,6 +5,7 @@
 #include "base/err.h"
 #include "base/sandbox.h"
 #include "common/fioargs.h"
+#include "common/fmt.h"
 
 #include <errno.h>
 #include <string.h>
@@ -62,7 +63,7 @@ static void fio_message(char *log, char *out, size_t outlen)
 		lines++;
 	}
 	if (!out[0])
-		snprintf(out, outlen, "fio --parse-only failed and printed nothing");
+		fmtcut(out, outlen, "fio --parse-only failed and printed nothing");
 }
 
 /* fio --parse-only USER [job.fio] in a sandbox holding only fio and the job file. */

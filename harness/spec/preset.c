@@ -3,6 +3,7 @@
 #include "spec/preset.h"
 #include "base/err.h"
 #include "base/proc.h"
+#include "common/fmt.h"
 #include "common/proto.h"
 
 #include <ctype.h>
@@ -149,7 +150,7 @@ static void lift(json_t *obj, const char *key, const char *name, json_t *lifted)
 	char ref[96];
 
 	json_object_set(lifted, name, json_object_get(obj, key));
-	snprintf(ref, sizeof(ref), "${%s}", name);
+	fmtcut(ref, sizeof(ref), "${%s}", name);
 	json_object_set_new(obj, key, json_string(ref));
 }
 
@@ -173,7 +174,7 @@ static void lift_arrays(json_t *job, json_t *lifted)
 	json_array_foreach(json_object_get(job, "files"), i, x) {
 		y = json_object_get(x, "mib");
 		if (json_is_array(y) && json_is_string(json_object_get(x, "name"))) {
-			snprintf(name, sizeof(name), "%s_mib", json_string_value(json_object_get(x, "name")));
+			fmtcut(name, sizeof(name), "%s_mib", json_string_value(json_object_get(x, "name")));
 			lift(x, "mib", name, lifted);
 		}
 	}
@@ -182,9 +183,9 @@ static void lift_arrays(json_t *job, json_t *lifted)
 			if (!json_is_array(y))
 				continue;
 			if (json_object_get(lifted, k2))
-				snprintf(name, sizeof(name), "s%zu_%s", i, k2);
+				fmtcut(name, sizeof(name), "s%zu_%s", i, k2);
 			else
-				snprintf(name, sizeof(name), "%s", k2);
+				fmtcut(name, sizeof(name), "%s", k2);
 			lift(x, k2, name, lifted);
 		}
 	}
@@ -268,11 +269,11 @@ static void scale_job(json_t *job, const struct scaling *sc)
 static void value_text(json_t *v, char *buf, size_t len)
 {
 	if (json_is_string(v))
-		snprintf(buf, len, "%s", json_string_value(v));
+		fmtcut(buf, len, "%s", json_string_value(v));
 	else if (json_is_integer(v))
-		snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+		fmtcut(buf, len, "%lld", (long long)json_integer_value(v));
 	else
-		snprintf(buf, len, "%g", json_number_value(v));
+		fmtcut(buf, len, "%g", json_number_value(v));
 }
 
 /* A param's number, or a literal number. */
@@ -478,7 +479,7 @@ static int expand(json_t *entry, json_t *preset, json_t *job, json_t *params,
 			json_decref(j);
 			return -1;
 		}
-		snprintf(full, sizeof(full), "%s%s", name, suffix);
+		fmtcut(full, sizeof(full), "%s%s", name, suffix);
 		cell = json_pack("{s:s, s:s, s:s, s:O*, s:o}", "name", full, "preset",
 				 pname ? json_string_value(pname) : "", "params", text, "table",
 				 json_object_get(preset, "table"), "job", j);

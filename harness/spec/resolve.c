@@ -7,6 +7,7 @@
 #include "spec/fiocheck.h"
 #include "spec/source.h"
 #include "vm/vm.h"
+#include "common/fmt.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -34,7 +35,7 @@ static void tell(const struct resolving *r, const char *fmt, ...)
 	if (!r->progress)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	vfmtcut(line, sizeof(line), fmt, ap);
 	va_end(ap);
 	r->progress(r->arg, line);
 }
@@ -100,7 +101,7 @@ static int resolve_arm(const struct resolving *r, struct arm *a, unsigned i, cha
 {
 	char cache[PATH_MAX], where[32];
 
-	snprintf(where, sizeof(where), "arms[%u]", i);
+	fmtcut(where, sizeof(where), "arms[%u]", i);
 	memset(a->files, 0, sizeof(a->files));
 	if (spec_arm_built(a)) {
 		struct source_hooks h = { r->progress, r->gate, r->arg };
@@ -210,7 +211,7 @@ static int resolve_cell(const struct resolving *r, const struct cell *c, char *e
 {
 	char where[32];
 
-	snprintf(where, sizeof(where), "workloads[%u]", c->workload);
+	fmtcut(where, sizeof(where), "workloads[%u]", c->workload);
 	if (check_free_space(r, c, where, err) < 0 || check_binaries(r, c, where, err) < 0)
 		return -1;
 	return 0;

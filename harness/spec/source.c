@@ -5,6 +5,7 @@
 #include "base/proc.h"
 #include "kbuild/kconfig.h"
 #include "spec/gitconfine.h"
+#include "common/fmt.h"
 
 #include <jansson.h>
 #include <string.h>
@@ -40,7 +41,7 @@ static int confine_paths(const struct matrix *m, const struct arm *a, const stru
 					   msg) < 0)
 		return errorf(err, "%s.patches: %s", where, msg);
 	if (kbuild_config_builtin(a->config))
-		snprintf(p->config, sizeof(p->config), "%s", a->config);
+		fmtcut(p->config, sizeof(p->config), "%s", a->config);
 	else if (image_confine(&roots, a->config, "config file", 0, p->config, msg) < 0 ||
 		 kconfig_file_check(p->config, msg) < 0)
 		return errorf(err, "%s.config: %s", where, msg);
@@ -108,7 +109,7 @@ static void tell_arm(void *arg, const char *line)
 	struct telling *t = arg;
 	char full[ERR_MAX];
 
-	snprintf(full, sizeof(full), "%s: %s", t->who, line);
+	fmtcut(full, sizeof(full), "%s: %s", t->who, line);
 	t->h->progress(t->h->arg, full);
 }
 
@@ -132,7 +133,7 @@ static int build_all(const struct matrix *m, struct arm *a, const char *where,
 	if (!list)
 		return errorf(err, "out of memory");
 	for (unsigned i = 0; i < m->n_archs; i++) {
-		snprintf(t.who, sizeof(t.who), "%s (%s) %s", where, a->name, m->archs[i]);
+		fmtcut(t.who, sizeof(t.who), "%s (%s) %s", where, a->name, m->archs[i]);
 		struct kbuild_req q = {
 			.arch = m->archs[i], .source = p->source, .source_package = a->source_package,
 			.base = a->base, .series = s, .n_apply = s ? s->n : 0, .config = p->config,
@@ -141,7 +142,7 @@ static int build_all(const struct matrix *m, struct arm *a, const char *where,
 			.arg = &t,
 		};
 		if (kbuild_build(&q, &r, msg) < 0) {
-			snprintf(a->failed, sizeof(a->failed), "%s (%s): %s%s%.400s", where, a->name,
+			fmtcut(a->failed, sizeof(a->failed), "%s (%s): %s%s%.400s", where, a->name,
 				 m->n_archs > 1 ? m->archs[i] : "", m->n_archs > 1 ? ": " : "", msg);
 			return 0;
 		}
@@ -175,7 +176,7 @@ static int stored_builds(const struct matrix *m, struct arm *a, const char *wher
 			  KBUILD_CACHE, key) < 0 ||
 		    image_kernel_release(a->files[i].kernel, m->archs[i], a->files[i].release,
 					 sizeof(a->files[i].release), msg) < 0) {
-			snprintf(a->failed, sizeof(a->failed), "%s (%s): its %s build is gone from "
+			fmtcut(a->failed, sizeof(a->failed), "%s (%s): its %s build is gone from "
 				 "the cache (%s): queue it as a new matrix", where, a->name,
 				 m->archs[i], key ? key : "no key stored");
 			return 0;
@@ -191,7 +192,7 @@ int source_check(const struct matrix *m, const struct arm *a, unsigned idx,
 	struct series s;
 	char where[32];
 
-	snprintf(where, sizeof(where), "arms[%u]", idx);
+	fmtcut(where, sizeof(where), "arms[%u]", idx);
 	if (!spec_arm_built(a) || a->build_json || a->failed[0])
 		return 0;
 	if (confine_paths(m, a, conf, where, &p, err) < 0 ||
@@ -210,7 +211,7 @@ int source_resolve(const struct matrix *m, struct arm *a, unsigned idx, const st
 	unsigned n;
 	int rc;
 
-	snprintf(where, sizeof(where), "arms[%u]", idx);
+	fmtcut(where, sizeof(where), "arms[%u]", idx);
 	if (a->build_json)
 		return stored_builds(m, a, where, conf);
 	if (a->failed[0])

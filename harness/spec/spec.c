@@ -6,6 +6,7 @@
 #include "base/proc.h"
 #include "kbuild/kconfig.h"
 #include "spec/preset.h"
+#include "common/fmt.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -259,7 +260,7 @@ static int parse_archs(struct matrix *m, json_t *root, char *err)
 	size_t i;
 
 	if (!v) {
-		snprintf(m->archs[0], sizeof(m->archs[0]), "x86_64");
+		fmtcut(m->archs[0], sizeof(m->archs[0]), "x86_64");
 		m->n_archs = 1;
 		return 0;
 	}
@@ -285,7 +286,7 @@ static int parse_archs(struct matrix *m, json_t *root, char *err)
 			json_decref(x);
 			return errorf(err, "arch[%zu]: '%s' is listed twice", i, s);
 		}
-		snprintf(m->archs[m->n_archs++], sizeof(m->archs[0]), "%s", s);
+		fmtcut(m->archs[m->n_archs++], sizeof(m->archs[0]), "%s", s);
 	}
 	json_decref(x);
 	return 0;
@@ -339,7 +340,7 @@ static int parse_kernel(const struct matrix *m, struct arm *a, json_t *obj, cons
 		if (!arch_known(key))
 			return errorf(err, "%s.kernel: unknown arch '%.32s' (x86_64 or aarch64)",
 				      where, key);
-		snprintf(sub, sizeof(sub), "kernel.%s", key);
+		fmtcut(sub, sizeof(sub), "kernel.%s", key);
 		if (spec_arch_index(m, key) >= 0 &&
 		    kernel_text(x, a->kernels[spec_arch_index(m, key)], where, sub, err) < 0)
 			return -1;
@@ -350,7 +351,7 @@ static int parse_kernel(const struct matrix *m, struct arm *a, json_t *obj, cons
 	text = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
 	if (!text)
 		return errorf(err, "out of memory");
-	snprintf(a->kernel, sizeof(a->kernel), "%s", text);
+	fmtcut(a->kernel, sizeof(a->kernel), "%s", text);
 	free(text);
 	return 0;
 }
@@ -441,14 +442,14 @@ static int parse_arm(struct matrix *m, json_t *obj, unsigned i, char *err)
 	char where[64];
 	unsigned j;
 
-	snprintf(where, sizeof(where), "arms[%u]", i);
+	fmtcut(where, sizeof(where), "arms[%u]", i);
 	if (parse_object(obj, arm_keys, a, where, err) < 0 ||
 	    check_arm_source(obj, where, err) < 0 || parse_kernel(m, a, obj, where, err) < 0 ||
 	    parse_fragment(a, obj, where, err) < 0)
 		return -1;
 	a->apply_set = json_object_get(obj, "apply") != NULL;
 	if (spec_arm_built(a) && !a->config[0])
-		snprintf(a->config, sizeof(a->config), "defconfig");
+		fmtcut(a->config, sizeof(a->config), "defconfig");
 	if (a->modules[0] && m->n_archs > 1)
 		return errorf(err, "%s.modules: a modules cpio fits one architecture; not with "
 			      "several in 'arch'", where);
@@ -485,7 +486,7 @@ static int job_line_len(const struct proto_job *job)
 		return -2;
 	msg->type = PROTO_JOB;
 	msg->u.job = *job;
-	snprintf(msg->u.job.lru_gen, sizeof(msg->u.job.lru_gen), "y");
+	fmtcut(msg->u.job.lru_gen, sizeof(msg->u.job.lru_gen), "y");
 	msg->u.job.run = UINT64_C(1) << 40;
 	return proto_format(msg, line, PROTO_LINE_MAX);
 }
@@ -578,8 +579,8 @@ static int add_cell(struct matrix *m, json_t *x, unsigned w, unsigned a, const c
 	memcpy(c->arch, m->archs[a], sizeof(c->arch));
 	c->arch_idx = a;
 	c->workload = w;
-	snprintf(c->preset, sizeof(c->preset), "%s", json_string_value(json_object_get(x, "preset")));
-	snprintf(c->params, sizeof(c->params), "%s", json_string_value(json_object_get(x, "params")));
+	fmtcut(c->preset, sizeof(c->preset), "%s", json_string_value(json_object_get(x, "preset")));
+	fmtcut(c->params, sizeof(c->params), "%s", json_string_value(json_object_get(x, "params")));
 	for (j = 0; j < m->n_cells; j++)
 		if (!strcmp(m->cells[j].name, c->name))
 			return errorf(err, "%s.name: '%s' is used by another workload too", where,
@@ -602,7 +603,7 @@ static int parse_cells(struct matrix *m, json_t *entry, unsigned i, unsigned a,
 	size_t k;
 	int rc = 0;
 
-	snprintf(where, sizeof(where), "workloads[%u]", i);
+	fmtcut(where, sizeof(where), "workloads[%u]", i);
 	if (preset_expand(entry, conf->presets, where, &cells, err) < 0)
 		return -1;
 	json_array_foreach(cells, k, x)
@@ -636,7 +637,7 @@ static void expanded_name(char *name, size_t size, const char *base, const char 
 	size_t o, n;
 
 	if (!v || !strcmp(key, "cmdline")) {
-		snprintf(name, size, "%s-%zu", base ? base : "arm", j);
+		fmtcut(name, size, "%s-%zu", base ? base : "arm", j);
 		return;
 	}
 	if (strcmp(key, "lru_gen") && strcmp(key, "base") && (slash = strrchr(v, '/')) && slash[1])
@@ -817,11 +818,11 @@ static int spec_from_json(struct matrix *m, json_t *root, const char *label,
 	char msg[ERR_MAX];
 
 	memset(m, 0, sizeof(*m));
-	snprintf(m->path, sizeof(m->path), "%s", label);
-	snprintf(m->base_dir, sizeof(m->base_dir), "%s", base_dir);
+	fmtcut(m->path, sizeof(m->path), "%s", label);
+	fmtcut(m->base_dir, sizeof(m->base_dir), "%s", base_dir);
 	m->memory_mib = conf->memory_mib;
 	m->vcpus = conf->vcpus;
-	snprintf(m->start, sizeof(m->start), "%s", conf->start[0] ? conf->start : "boot");
+	fmtcut(m->start, sizeof(m->start), "%s", conf->start[0] ? conf->start : "boot");
 	if (parse_root(m, root, conf, msg) < 0) {
 		spec_release(m);
 		return errorf(err, "%s: %s", label, msg);
@@ -845,7 +846,7 @@ int spec_parse_file(struct matrix *m, const char *path, const struct conf *conf,
 	if (!root)
 		return errorf(err, "%s:%d:%d: malformed JSON: %s", path, jerr.line, jerr.column,
 			      jerr.text);
-	snprintf(base_dir, sizeof(base_dir), "%s", path);
+	fmtcut(base_dir, sizeof(base_dir), "%s", path);
 	slash = strrchr(base_dir, '/');
 	if (slash)
 		*slash = '\0';
@@ -854,7 +855,7 @@ int spec_parse_file(struct matrix *m, const char *path, const struct conf *conf,
 	/* absolute, as the store keeps it: a stored matrix is run (and bisected) from
 	 * anywhere, by the daemon too */
 	if (realpath(base_dir, real))
-		snprintf(base_dir, sizeof(base_dir), "%s", real);
+		fmtcut(base_dir, sizeof(base_dir), "%s", real);
 	ret = spec_from_json(m, root, path, base_dir, conf, err);
 	json_decref(root);
 	return ret;

@@ -3,6 +3,7 @@
 #include "spec/uri.h"
 #include "base/err.h"
 #include "base/proc.h"
+#include "common/fmt.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -161,16 +162,16 @@ static void expected(const struct uri_param *p, char *buf, size_t len)
 	case V_PATH:
 	case V_FILE:
 	case V_DIR:
-		snprintf(buf, len, "an absolute path of A-Za-z0-9._/- without '..'");
+		fmtcut(buf, len, "an absolute path of A-Za-z0-9._/- without '..'");
 		return;
 	case V_WORD:
-		snprintf(buf, len, "one of %s", p->words);
+		fmtcut(buf, len, "one of %s", p->words);
 		return;
 	case V_WORDS:
-		snprintf(buf, len, "a comma-separated list of %s", p->words);
+		fmtcut(buf, len, "a comma-separated list of %s", p->words);
 		return;
 	}
-	snprintf(buf, len, "?");
+	fmtcut(buf, len, "?");
 }
 
 /* Does pr's decoded value have its parameter's syntax? 0, or -1 with why. */
@@ -207,7 +208,7 @@ static void names_for(unsigned t, char *buf, size_t len)
 			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
 					      uri_params[i].name);
 	if (!n)
-		snprintf(buf, len, "none");
+		fmtcut(buf, len, "none");
 }
 
 /* pr's row from its name (n bytes): 0, or -1 if the table has none for t. */

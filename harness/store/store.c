@@ -6,6 +6,7 @@
 #include "base/err.h"
 #include "base/proc.h"
 #include "store/store_db.h"
+#include "common/fmt.h"
 
 #include <string.h>
 #include <errno.h>
@@ -322,7 +323,7 @@ static int create_schema(struct store *s, char *err)
 
 	if (db_exec(s, schema, err) < 0)
 		return -1;
-	snprintf(sql, sizeof(sql),
+	fmtcut(sql, sizeof(sql),
 		 "CREATE TABLE IF NOT EXISTS samples (run_id INTEGER NOT NULL REFERENCES runs(id)%s,"
 		 " PRIMARY KEY (run_id, seq)) WITHOUT ROWID;"
 		 "CREATE TABLE IF NOT EXISTS stream_samples (run_id INTEGER NOT NULL%s,"
@@ -348,7 +349,7 @@ static int prepare_insert(struct store *s, const char *table, const char *const 
 	n += (size_t)snprintf(sql + n, sizeof(sql) - n, ") VALUES (?");
 	for (i = 0; cols[i]; i++)
 		n += (size_t)snprintf(sql + n, sizeof(sql) - n, ", ?");
-	snprintf(sql + n, sizeof(sql) - n, ")");
+	fmtcut(sql + n, sizeof(sql) - n, ")");
 	return db_prepare(s, sql, st, err);
 }
 
@@ -503,14 +504,14 @@ static int db_file(const char *path, char out[PATH_MAX], char *err)
 		return errorf(err, "%s: cannot read the symlink: %s", path, strerror(errno));
 	target[n] = '\0';
 	if (target[0] != '/') {
-		snprintf(dir, sizeof(dir), "%s", path);
+		fmtcut(dir, sizeof(dir), "%s", path);
 		slash = strrchr(dir, '/');
 		if (pathf(real, err, "%s/%s", slash ? (*slash = '\0', dir) : ".", target) < 0)
 			return -1;
-		snprintf(target, sizeof(target), "%s", real);
+		fmtcut(target, sizeof(target), "%s", real);
 	}
 	slash = strrchr(target, '/');
-	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - target), target);
+	fmtcut(dir, sizeof(dir), "%.*s", (int)(slash - target), target);
 	if (!realpath(dir[0] ? dir : "/", real))
 		return errorf(err, "%s: its directory %s: %s", path, dir, strerror(errno));
 	return pathf(out, err, "%s/%s", real, slash + 1);

@@ -3,6 +3,7 @@
 #include "store/store.h"
 #include "base/err.h"
 #include "store/store_db.h"
+#include "common/fmt.h"
 
 #include <string.h>
 
@@ -46,7 +47,7 @@ static const char *arm_kernel(const struct arm *a, char *buf, size_t size)
 {
 	if (!spec_arm_built(a))
 		return a->kernel;
-	snprintf(buf, size, "%s%s%s%s%s", a->source[0] ? a->source : a->source_package,
+	fmtcut(buf, size, "%s%s%s%s%s", a->source[0] ? a->source : a->source_package,
 		 a->base[0] ? " @" : "", a->base, a->patches[0] ? " + " : "", a->patches);
 	return buf;
 }
@@ -253,8 +254,8 @@ int store_claim_block(struct store *s, int slot, const char *archs, int64_t *ret
 	struct claim_arg a = { .slot = slot, .refs = ROWS(struct run_ref) };
 	size_t n = strcspn(archs, " ");
 
-	snprintf(a.archs[0], sizeof(a.archs[0]), "%.*s", (int)n, archs);
-	snprintf(a.archs[1], sizeof(a.archs[1]), "%s", archs[n] ? archs + n + 1 : "");
+	fmtcut(a.archs[0], sizeof(a.archs[0]), "%.*s", (int)n, archs);
+	fmtcut(a.archs[1], sizeof(a.archs[1]), "%s", archs[n] ? archs + n + 1 : "");
 	*ret_matrix = 0;
 	if (rows_take(&a.refs, db_transaction(s, claim_rows, &a, err), ret, ret_n) < 0)
 		return -1;
@@ -440,7 +441,7 @@ static int build_row(sqlite3_stmt *st, void *arg)
 	a = &b->m->arms[idx];
 	if (!spec_arm_built(a))
 		return 0;
-	snprintf(a->failed, sizeof(a->failed), "%s", failed ? failed : "");
+	fmtcut(a->failed, sizeof(a->failed), "%s", failed ? failed : "");
 	if (!json)
 		return 0;
 	free(a->build_json);

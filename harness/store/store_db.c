@@ -3,6 +3,7 @@
 #include "store/store_db.h"
 #include "base/err.h"
 #include "spec/abba.h"
+#include "common/fmt.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -160,7 +161,7 @@ void db_text(sqlite3_stmt *st, int col, char *dst, size_t len)
 {
 	const unsigned char *t = sqlite3_column_text(st, col);
 
-	snprintf(dst, len, "%s", t ? (const char *)t : "");
+	fmtcut(dst, len, "%s", t ? (const char *)t : "");
 }
 
 void db_texts(sqlite3_stmt *st, void *row, const struct db_text_col *cols, size_t n)

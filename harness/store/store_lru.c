@@ -2,6 +2,7 @@
  * samples' list sizes) for the generations chart and the oldest generations' table. */
 #include "store/store_lru.h"
 #include "store/store_db.h"
+#include "common/fmt.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -142,7 +143,7 @@ static int trace_status_row(sqlite3_stmt *st, void *arg)
 {
 	struct trace_folios *t = arg;
 
-	snprintf(t->status, sizeof(t->status), "%s", (const char *)sqlite3_column_text(st, 0));
+	fmtcut(t->status, sizeof(t->status), "%s", (const char *)sqlite3_column_text(st, 0));
 	t->lost = (uint64_t)sqlite3_column_int64(st, 1);
 	t->refused = (uint64_t)sqlite3_column_int64(st, 2);
 	return 0;

@@ -1,6 +1,7 @@
 /* hostinfo.c -- versions in libvirt's encoding, the TCG threading a guest
  * gets for its QEMU, and this machine's kernel, CPU model and CPU count. */
 #include "vm/hostinfo.h"
+#include "common/fmt.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -12,9 +13,9 @@
 char *vm_version_str(unsigned long v, char *buf, size_t len)
 {
 	if (!v)
-		snprintf(buf, len, "unknown");
+		fmtcut(buf, len, "unknown");
 	else
-		snprintf(buf, len, "%lu.%lu.%lu", v / 1000000, v / 1000 % 1000, v % 1000);
+		fmtcut(buf, len, "%lu.%lu.%lu", v / 1000000, v / 1000 % 1000, v % 1000);
 	return buf;
 }
 
@@ -61,18 +62,18 @@ const char *vm_tcg_threading(unsigned long qemu_version, const char *accel, uint
 	}
 	vm_version_str(qemu_version, v, sizeof(v));
 	if (strcmp(accel, "tcg")) {
-		snprintf(why, len, "%s: not TCG", accel);
+		fmtcut(why, len, "%s: not TCG", accel);
 		return "";
 	}
 	if (vcpus <= 1) {
-		snprintf(why, len, "one vCPU: no other vCPU thread runs beside it");
+		fmtcut(why, len, "one vCPU: no other vCPU thread runs beside it");
 		return "multi";
 	}
 	if (qemu_version >= VM_QEMU_TCG_FIXED) {
-		snprintf(why, len, "QEMU %s >= 8.1: translation locks the pages it reads", v);
+		fmtcut(why, len, "QEMU %s >= 8.1: translation locks the pages it reads", v);
 		return "multi";
 	}
-	snprintf(why, len, "QEMU %s < 8.1: multi-threaded TCG can run stale code after the "
+	fmtcut(why, len, "QEMU %s < 8.1: multi-threaded TCG can run stale code after the "
 		 "kernel patches itself", v);
 	return "single";
 }
@@ -85,22 +86,22 @@ const char *vm_tcg_threading_on(const struct vm_host_facts *f, const char *accel
 
 	if (want && strcmp(want, "auto") && !strcmp(accel, "tcg") && vcpus > 1) {
 		if (!strcmp(want, "multi")) {
-			snprintf(why, len, "tcg_thread = multi in harness.conf%s", strcmp(t, "single") ?
+			fmtcut(why, len, "tcg_thread = multi in harness.conf%s", strcmp(t, "single") ?
 				 "" : "; on this QEMU before 8.1 it can run stale code after the "
 				 "kernel patches itself");
 			return "multi";
 		}
-		snprintf(why, len, "tcg_thread = single in harness.conf");
+		fmtcut(why, len, "tcg_thread = single in harness.conf");
 		t = "single";
 	}
 	if (strcmp(t, "single") || f->wrapper)
 		return t;
 	vm_version_str(f->qemu_version, v, sizeof(v));
 	if (f->qemu_version >= VM_QEMU_TCG_FIXED)
-		snprintf(why, len, "tcg_thread = single but %s: multi-threaded TCG (QEMU %s >= 8.1: "
+		fmtcut(why, len, "tcg_thread = single but %s: multi-threaded TCG (QEMU %s >= 8.1: "
 			 "no race)", f->wrapper_why[0] ? f->wrapper_why : "no wrapper", v);
 	else
-		snprintf(why, len, "QEMU %s < 8.1 but %s: multi-threaded TCG, which can run stale "
+		fmtcut(why, len, "QEMU %s < 8.1 but %s: multi-threaded TCG, which can run stale "
 			 "code after the kernel patches itself", v,
 			 f->wrapper_why[0] ? f->wrapper_why : "no wrapper");
 	return "multi";
@@ -120,7 +121,7 @@ static int cpuinfo_field(const char *text, const char *key, char *out, size_t le
 		for (colon++; *colon == ' ' || *colon == '\t'; colon++)
 			;
 		end = strchr(colon, '\n');
-		snprintf(out, len, "%.*s", (int)(end ? end - colon : (long)strlen(colon)), colon);
+		fmtcut(out, len, "%.*s", (int)(end ? end - colon : (long)strlen(colon)), colon);
 		return 1;
 	}
 	return 0;
@@ -134,10 +135,10 @@ void vm_cpuinfo_model(const char *cpuinfo, char *out, size_t len)
 		return;
 	if (cpuinfo_field(cpuinfo, "CPU implementer", impl, sizeof(impl)) &&
 	    cpuinfo_field(cpuinfo, "CPU part", part, sizeof(part))) {
-		snprintf(out, len, "implementer %s part %s", impl, part);
+		fmtcut(out, len, "implementer %s part %s", impl, part);
 		return;
 	}
-	snprintf(out, len, "unknown");
+	fmtcut(out, len, "unknown");
 }
 
 void vm_local_facts(struct vm_host_facts *f)
@@ -154,9 +155,9 @@ void vm_local_facts(struct vm_host_facts *f)
 	buf[n] = '\0';
 	vm_cpuinfo_model(buf, f->cpu_model, sizeof(f->cpu_model));
 	if (uname(&u) == 0)
-		snprintf(f->kernel, sizeof(f->kernel), "%s", u.release);
+		fmtcut(f->kernel, sizeof(f->kernel), "%s", u.release);
 	else
-		snprintf(f->kernel, sizeof(f->kernel), "unknown (uname failed)");
+		fmtcut(f->kernel, sizeof(f->kernel), "unknown (uname failed)");
 	f->cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (f->cpus < 0)
 		f->cpus = 0;
@@ -167,11 +168,11 @@ void vm_pinning_str(int first_cpu, uint64_t vcpus, int one_thread, char *buf, si
 	size_t n = 0;
 	uint64_t i;
 
-	snprintf(buf, len, "none");
+	fmtcut(buf, len, "none");
 	if (first_cpu < 0 || !vcpus)
 		return;
 	if (one_thread) {
-		snprintf(buf, len, "all on %d-%llu", first_cpu,
+		fmtcut(buf, len, "all on %d-%llu", first_cpu,
 			 (unsigned long long)first_cpu + vcpus - 1);
 		return;
 	}

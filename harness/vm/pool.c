@@ -4,6 +4,7 @@
 #include "base/err.h"
 #include "base/hash.h"
 #include "base/proc.h"
+#include "common/fmt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -45,8 +46,8 @@ struct vm_pool *vm_pool_new(const char *host, const char *dir, vm_note_fn note, 
 
 	if (!p)
 		return NULL;
-	snprintf(p->host, sizeof(p->host), "%s", host);
-	snprintf(p->dir, sizeof(p->dir), "%s", dir);
+	fmtcut(p->host, sizeof(p->host), "%s", host);
+	fmtcut(p->dir, sizeof(p->dir), "%s", dir);
 	p->note = note;
 	p->note_arg = arg;
 	pthread_mutex_init(&p->lock, NULL);
@@ -78,7 +79,7 @@ static void notef(struct vm_pool *p, const char *fmt, ...)
 	if (!p->note)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vfmtcut(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	p->note(p->note_arg, msg);
 }
@@ -103,7 +104,7 @@ static virStoragePoolPtr open_pool(struct vm_pool *p, virConnectPtr conn, char *
 		virStoragePoolFree(pool);
 		return NULL;
 	}
-	snprintf(xml, sizeof(xml), "<pool type='dir'><name>" POOL_NAME "</name>"
+	fmtcut(xml, sizeof(xml), "<pool type='dir'><name>" POOL_NAME "</name>"
 		 "<target><path>%s</path></target></pool>", p->dir);
 	pool = virStoragePoolCreateXML(conn, xml, VIR_STORAGE_POOL_CREATE_WITH_BUILD);
 	if (!pool)
@@ -129,7 +130,7 @@ static int local_hash(struct vm_pool *p, const char *path, char hex[HASH_SHA256_
 	if (hash_sha256_file(path, hex, err) < 0)
 		return -1;
 	i = p->next_hash++ % HASHES_MAX;
-	snprintf(p->hashes[i].identity, sizeof(p->hashes[i].identity), "%s", id);
+	fmtcut(p->hashes[i].identity, sizeof(p->hashes[i].identity), "%s", id);
 	memcpy(p->hashes[i].hex, hex, HASH_SHA256_HEX);
 	return 0;
 }
@@ -147,7 +148,7 @@ static int is_verified(struct vm_pool *p, const char *name)
 static void set_verified(struct vm_pool *p, const char *name)
 {
 	if (p->nverified < VERIFIED_MAX)
-		snprintf(p->verified[p->nverified++], sizeof(p->verified[0]), "%s", name);
+		fmtcut(p->verified[p->nverified++], sizeof(p->verified[0]), "%s", name);
 }
 
 struct xfer {
@@ -246,7 +247,7 @@ static int upload(struct vm_pool *p, virConnectPtr conn, virStoragePoolPtr pool,
 	int64_t t0 = now_ms();
 	int rc = -1;
 
-	snprintf(xml, sizeof(xml), "<volume><name>%s</name><capacity unit='bytes'>%llu</capacity>"
+	fmtcut(xml, sizeof(xml), "<volume><name>%s</name><capacity unit='bytes'>%llu</capacity>"
 		 "<target><format type='raw'/></target></volume>", name, (unsigned long long)size);
 	x.fd = open(local, O_RDONLY | O_CLOEXEC);
 	if (x.fd < 0)
@@ -310,7 +311,7 @@ static int stage_locked(struct vm_pool *p, virConnectPtr conn, const char *local
 		return errorf(err, "cannot stat '%s': %s", local, strerror(errno));
 	if (local_hash(p, local, hex, err) < 0 || !(pool = open_pool(p, conn, err)))
 		return -1;
-	snprintf(name, sizeof(name), "%s.%s", hex, kind);
+	fmtcut(name, sizeof(name), "%s.%s", hex, kind);
 	vol = virStorageVolLookupByName(pool, name);
 	if (vol && (ok = volume_matches(p, conn, vol, name, hex, (uint64_t)sb.st_size, err)) < 0)
 		goto out;
@@ -377,7 +378,7 @@ int vm_pool_overlay(struct vm_pool *p, virConnectPtr conn, const char *name,
 	virStorageVolFree(base);
 	if (!ok)
 		return lverr(err, p->host, "cannot read the data disk's size");
-	snprintf(xml, sizeof(xml), "<volume><name>%s.qcow2</name>"
+	fmtcut(xml, sizeof(xml), "<volume><name>%s.qcow2</name>"
 		 "<capacity unit='bytes'>%llu</capacity><target><format type='qcow2'/></target>"
 		 "<backingStore><path>%s</path><format type='raw'/></backingStore></volume>",
 		 name, (unsigned long long)info.capacity, backing);
@@ -389,7 +390,7 @@ int vm_pool_console(struct vm_pool *p, virConnectPtr conn, const char *name, cha
 {
 	char xml[256];
 
-	snprintf(xml, sizeof(xml), "<volume><name>%s.console</name><capacity unit='bytes'>0"
+	fmtcut(xml, sizeof(xml), "<volume><name>%s.console</name><capacity unit='bytes'>0"
 		 "</capacity><target><format type='raw'/></target></volume>", name);
 	return create_volume(p, conn, xml, out, err);
 }
@@ -402,7 +403,7 @@ static virStorageVolPtr run_volume(virConnectPtr conn, const char *name, const c
 
 	if (!pool)
 		return NULL;
-	snprintf(vname, sizeof(vname), "%s.%s", name, ext);
+	fmtcut(vname, sizeof(vname), "%s.%s", name, ext);
 	vol = virStorageVolLookupByName(pool, vname);
 	virStoragePoolFree(pool);
 	return vol;

@@ -6,6 +6,7 @@
 #include "vm/channel.h"
 #include "vm/image.h"
 #include "base/err.h"
+#include "common/fmt.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -118,7 +119,7 @@ static void *opener_main(void *arg)
 
 	pthread_mutex_lock(&o->lock);
 	if (!conn)
-		snprintf(o->err, sizeof(o->err), "%s", virGetLastErrorMessage());
+		fmtcut(o->err, sizeof(o->err), "%s", virGetLastErrorMessage());
 	o->conn = conn;
 	o->done = 1;
 	abandoned = o->abandoned;
@@ -145,7 +146,7 @@ static virConnectPtr open_bounded(const char *uri, char *err)
 	}
 	pthread_mutex_init(&o->lock, NULL);
 	pthread_cond_init(&o->cond, NULL);
-	snprintf(o->uri, sizeof(o->uri), "%s", uri);
+	fmtcut(o->uri, sizeof(o->uri), "%s", uri);
 	if (pthread_create(&th, NULL, opener_main, o) != 0) {
 		opener_free(o);
 		errorf(err, "cannot start a thread to connect");
@@ -257,7 +258,7 @@ int vm_is_local(const struct vm_conn *c)
 void vm_set_storage(struct vm_conn *c, const char *host, const char *dir, vm_note_fn note,
 		    void *arg)
 {
-	snprintf(c->host, sizeof(c->host), "%s", host);
+	fmtcut(c->host, sizeof(c->host), "%s", host);
 	if (!c->embedded && !c->pool)
 		c->pool = vm_pool_new(host, dir, note, arg);
 }
@@ -269,7 +270,7 @@ int vm_connect(const char *uri, const char *log_path, struct vm_conn **ret, char
 
 	/* libvirt logs to stderr unless told otherwise; keep our output clean */
 	if (log_path && !getenv("LIBVIRT_LOG_OUTPUTS")) {
-		snprintf(outputs, sizeof(outputs), "3:file:%s", log_path);
+		fmtcut(outputs, sizeof(outputs), "3:file:%s", log_path);
 		setenv("LIBVIRT_LOG_OUTPUTS", outputs, 1);
 	}
 	if (vm_setup_embedded(uri, err) < 0 || start_event_loop(err) < 0)
@@ -280,7 +281,7 @@ int vm_connect(const char *uri, const char *log_path, struct vm_conn **ret, char
 	c->embedded = vm_is_embedded(uri);
 	c->subreaper = c->embedded && vm_become_subreaper();
 	c->event_id = -1;
-	snprintf(c->uri, sizeof(c->uri), "%s", uri);
+	fmtcut(c->uri, sizeof(c->uri), "%s", uri);
 	pthread_mutex_init(&c->lock, NULL);
 	if (open_conn(c, err) < 0) {
 		pthread_mutex_destroy(&c->lock);
@@ -354,7 +355,7 @@ int vm_local_wrapper(const char *arch, char *buf, size_t len)
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	char *slash;
 
-	snprintf(buf, len, "qemu-tcg-single-%s", arch);
+	fmtcut(buf, len, "qemu-tcg-single-%s", arch);
 	if (n <= 0)
 		return -1;
 	self[n] = '\0';
@@ -408,7 +409,7 @@ static int start_local(struct vm_conn *c, struct vm_domain *d, const struct vm_c
 
 	if (local_xml(cfg, xml, sizeof(xml), err) < 0)
 		return -1;
-	snprintf(d->channel, sizeof(d->channel), "%s", cfg->channel);
+	fmtcut(d->channel, sizeof(d->channel), "%s", cfg->channel);
 	if (cfg->uuid)
 		drop_leftover(conn, cfg->name);
 	/* libvirt 9 refuses AUTODESTROY on the embedded driver, whose domains
@@ -435,7 +436,7 @@ static int start_remote(struct vm_conn *c, struct vm_domain *d, const struct vm_
 	virStreamPtr st;
 
 	d->remote = 1;
-	snprintf(d->console, sizeof(d->console), "%s", cfg->console);
+	fmtcut(d->console, sizeof(d->console), "%s", cfg->console);
 	if (!c->pool)
 		return errorf(err, "host %s: no storage pool set for it", c->host);
 	if (vm_pool_stage(c->pool, conn, cfg->kernel, "kernel", kernel, err) < 0 ||
@@ -450,7 +451,7 @@ static int start_remote(struct vm_conn *c, struct vm_domain *d, const struct vm_
 	rc.console = console;
 	rc.channel = NULL;
 	rc.first_cpu = -1;      /* its cores are not this machine's */
-	snprintf(wrapper, sizeof(wrapper), "%s%s", VM_REMOTE_TCG_SINGLE, cfg->arch);
+	fmtcut(wrapper, sizeof(wrapper), "%s%s", VM_REMOTE_TCG_SINGLE, cfg->arch);
 	rc.emulator = vm_tcg_single(cfg) ? wrapper : cfg->emulator;
 	if (vm_domain_xml(&rc, xml, sizeof(xml), err) < 0)
 		return -1;
@@ -490,7 +491,7 @@ static struct vm_domain *domain_new(struct vm_conn *c, const char *name, virConn
 	}
 	d->conn = c;
 	d->chan_fd = -1;
-	snprintf(d->name, sizeof(d->name), "%s", name);
+	fmtcut(d->name, sizeof(d->name), "%s", name);
 	pthread_mutex_lock(&c->lock);
 	if (watch_add(c, d, err) < 0 || vm_ensure_alive(c, err) < 0) {
 		watch_del(c, d);
@@ -551,7 +552,7 @@ int vm_restore(struct vm_conn *c, const struct vm_config *cfg, const char *save,
 		return errorf(err, "host %s: guests are restored on this machine only", c->host);
 	if (!(d = domain_new(c, cfg->name, &conn, err)))
 		return -1;
-	snprintf(d->channel, sizeof(d->channel), "%s", cfg->channel);
+	fmtcut(d->channel, sizeof(d->channel), "%s", cfg->channel);
 	if (local_xml(cfg, xml, sizeof(xml), err) < 0)
 		goto out;
 	drop_leftover(conn, cfg->name);
@@ -648,7 +649,7 @@ static void end_remote(struct vm_domain *d)
 		conn = c->conn;
 		virConnectRef(conn);
 	} else if (c->ndrops < VM_DROPS_MAX) {
-		snprintf(c->drops[c->ndrops++], sizeof(c->drops[0]), "%s", d->name);
+		fmtcut(c->drops[c->ndrops++], sizeof(c->drops[0]), "%s", d->name);
 	}
 	pthread_mutex_unlock(&c->lock);
 	if (!conn)

@@ -4,6 +4,7 @@
 #include "vm/vm_priv.h"
 #include "base/err.h"
 #include "base/proc.h"
+#include "common/fmt.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -79,7 +80,7 @@ static int write_embed_conf(const char *path, char *err)
 {
 	char text[sizeof(embed_conf_root) + sizeof(embed_conf)];
 
-	snprintf(text, sizeof(text), "%s%s", geteuid() == 0 ? embed_conf_root : "", embed_conf);
+	fmtcut(text, sizeof(text), "%s%s", geteuid() == 0 ? embed_conf_root : "", embed_conf);
 	return write_file(path, text, strlen(text), err);
 }
 
@@ -97,7 +98,7 @@ int vm_setup_embedded(const char *uri, char *err)
 
 	if (!vm_is_embedded(uri))
 		return 0;
-	snprintf(root, sizeof(root), "%s", uri + strlen(prefix));
+	fmtcut(root, sizeof(root), "%s", uri + strlen(prefix));
 	if (root[0] != '/')
 		return errorf(err, "embedded libvirt root must be an absolute path: '%s'", root);
 	if (strlen(root) > 60)
@@ -133,7 +134,7 @@ static int proc_stat(pid_t pid, char *state, pid_t *ppid, pid_t *sid, int *qemu)
 	FILE *f;
 	int n = 0;
 
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	fmtcut(path, sizeof(path), "/proc/%ld/stat", (long)pid);
 	f = fopen(path, "re");
 	if (!f)
 		return -1;

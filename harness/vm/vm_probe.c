@@ -5,6 +5,7 @@
 #include "base/err.h"
 #include "base/hash.h"
 #include "base/proc.h"
+#include "common/fmt.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -24,7 +25,7 @@ static void read_host_arch(void)
 	struct utsname u;
 
 	if (uname(&u) == 0)
-		snprintf(host_machine, sizeof(host_machine), "%s", u.machine);
+		fmtcut(host_machine, sizeof(host_machine), "%s", u.machine);
 }
 
 const char *vm_host_arch(void)
@@ -53,31 +54,31 @@ int vm_probe(const char *accel, const char *arch, const char *kernel, int timeou
 	int status;
 
 	if (!va) {
-		snprintf(why, len, "no QEMU for arch '%s'", arch);
+		fmtcut(why, len, "no QEMU for arch '%s'", arch);
 		return 0;
 	}
-	snprintf(accel_opt, sizeof(accel_opt), "%s", accel);
-	snprintf(kpath, sizeof(kpath), "%s", kernel);
-	snprintf(emu, sizeof(emu), "%s", va->emulator);
-	snprintf(machine, sizeof(machine), "%s", va->probe_machine);
-	snprintf(cpu, sizeof(cpu), "%s", strcmp(accel, "kvm") ? va->probe_cpu_tcg : va->probe_cpu_kvm);
+	fmtcut(accel_opt, sizeof(accel_opt), "%s", accel);
+	fmtcut(kpath, sizeof(kpath), "%s", kernel);
+	fmtcut(emu, sizeof(emu), "%s", va->emulator);
+	fmtcut(machine, sizeof(machine), "%s", va->probe_machine);
+	fmtcut(cpu, sizeof(cpu), "%s", strcmp(accel, "kvm") ? va->probe_cpu_tcg : va->probe_cpu_kvm);
 	char *argv[] = { emu, "-accel", accel_opt, "-M", machine, "-cpu", cpu, "-nodefaults",
 			 "-display", "none", "-m", "256", "-kernel", kpath,
 			 "-append", "panic=-1 quiet", "-no-reboot", NULL };
 	if (proc_run(argv, NULL, timeout_ms, &status, err) < 0) {
-		snprintf(why, len, "%s", err);
+		fmtcut(why, len, "%s", err);
 		return 0;
 	}
 	if (status == 0)
 		return 1;
 	if (status == -1 && now_ms() - t0 < timeout_ms)
-		snprintf(why, len, "qemu -accel %s died on a signal after %lld ms", accel,
+		fmtcut(why, len, "qemu -accel %s died on a signal after %lld ms", accel,
 			 (long long)(now_ms() - t0));
 	else if (status == -1)
-		snprintf(why, len, "a %s guest did not reach its kernel panic within %d ms",
+		fmtcut(why, len, "a %s guest did not reach its kernel panic within %d ms",
 			 accel, timeout_ms);
 	else
-		snprintf(why, len, "qemu -accel %s exited %d", accel, status);
+		fmtcut(why, len, "qemu -accel %s exited %d", accel, status);
 	return 0;
 }
 
@@ -86,7 +87,7 @@ static void stat_id(const char *path, char *out, size_t len)
 {
 	char id[128];
 
-	snprintf(out, len, "%s:%s", path, file_identity(path, id, sizeof(id)) < 0 ? "none" : id);
+	fmtcut(out, len, "%s:%s", path, file_identity(path, id, sizeof(id)) < 0 ? "none" : id);
 }
 
 /*
@@ -107,7 +108,7 @@ static void probe_key(const struct vm_arch *va, const char *kernel, char out[HAS
 	stat_id(va->emulator, emu, sizeof(emu));
 	stat_id(kernel, kern, sizeof(kern));
 	stat_id("/dev/kvm", dev, sizeof(dev));
-	snprintf(text, sizeof(text), "%s|%s|%s|%s|%s", va->arch, boot, emu, kern, dev);
+	fmtcut(text, sizeof(text), "%s|%s|%s|%s|%s", va->arch, boot, emu, kern, dev);
 	hash_fnv1a_hex(text, out);
 }
 
@@ -126,7 +127,7 @@ static int probe_cached(const char *path, int *kvm, char *why, size_t len)
 	if (!ok || (strcmp(buf, "kvm") && strncmp(buf, "tcg ", 4)))
 		return 0;
 	*kvm = !strcmp(buf, "kvm");
-	snprintf(why, len, "%s%s", *kvm ? "" : buf + 4, *kvm ? "" : " (cached)");
+	fmtcut(why, len, "%s%s", *kvm ? "" : buf + 4, *kvm ? "" : " (cached)");
 	return 1;
 }
 
@@ -134,7 +135,7 @@ static void probe_store(const char *dir, const char *path, int kvm, const char *
 {
 	char text[ERR_MAX + 8], err[ERR_MAX];
 
-	snprintf(text, sizeof(text), "%s%s\n", kvm ? "kvm" : "tcg ", kvm ? "" : why);
+	fmtcut(text, sizeof(text), "%s%s\n", kvm ? "kvm" : "tcg ", kvm ? "" : why);
 	if (mkdir_p(dir, err) == 0)
 		write_file(path, text, strlen(text), err);   /* a cache: unwritten, it probes again */
 }
@@ -147,11 +148,11 @@ const char *vm_pick_accel(const char *arch, const char *kernel, const char *cach
 	int kvm;
 
 	if (strcmp(arch, vm_host_arch()) || !va) {
-		snprintf(why, len, "an %s guest on an %s host: no KVM", arch, vm_host_arch());
+		fmtcut(why, len, "an %s guest on an %s host: no KVM", arch, vm_host_arch());
 		return "tcg";
 	}
 	if (access("/dev/kvm", R_OK | W_OK) < 0) {
-		snprintf(why, len, "no usable /dev/kvm");
+		fmtcut(why, len, "no usable /dev/kvm");
 		return "tcg";
 	}
 	probe_key(va, kernel, key);
@@ -173,7 +174,7 @@ static void caps_arch(const char *caps, char *out, size_t len)
 
 	if (!a || !(e = strstr(a, "</arch>")) || (size_t)(e - a - 6) >= len)
 		return;
-	snprintf(out, len, "%.*s", (int)(e - a - 6), a + 6);
+	fmtcut(out, len, "%.*s", (int)(e - a - 6), a + 6);
 }
 
 const char *vm_conn_arch(struct vm_conn *c)
@@ -200,10 +201,10 @@ static int remote_probe(struct vm_conn *c, virConnectPtr conn, const struct vm_a
 	int i, gone = 0;
 
 	if (!c->pool || vm_pool_stage(c->pool, conn, kernel, "kernel", path, err) < 0) {
-		snprintf(why, len, "%s", c->pool ? err : "no storage pool");
+		fmtcut(why, len, "%s", c->pool ? err : "no storage pool");
 		return 0;
 	}
-	snprintf(xml, sizeof(xml), "<domain type='kvm'><name>harness-probe-%d</name>"
+	fmtcut(xml, sizeof(xml), "<domain type='kvm'><name>harness-probe-%d</name>"
 		 "<memory unit='MiB'>256</memory><vcpu>1</vcpu><os><type arch='%s' machine='%s'>"
 		 "hvm</type><kernel>%s</kernel><cmdline>panic=-1 quiet</cmdline></os>%s"
 		 "<cpu mode='host-passthrough'/><on_reboot>destroy</on_reboot>"
@@ -211,7 +212,7 @@ static int remote_probe(struct vm_conn *c, virConnectPtr conn, const struct vm_a
 		 "</domain>", (int)getpid(), va->arch, va->machine, path, va->features);
 	dom = virDomainCreateXML(conn, xml, VIR_DOMAIN_START_AUTODESTROY);
 	if (!dom) {
-		snprintf(why, len, "a kvm guest does not start there: %s", virGetLastErrorMessage());
+		fmtcut(why, len, "a kvm guest does not start there: %s", virGetLastErrorMessage());
 		return 0;
 	}
 	for (i = 0; i < 60 && !gone; i++) {
@@ -220,7 +221,7 @@ static int remote_probe(struct vm_conn *c, virConnectPtr conn, const struct vm_a
 	}
 	if (!gone) {
 		virDomainDestroy(dom);
-		snprintf(why, len, "a kvm guest did not reach its kernel panic within 3 s");
+		fmtcut(why, len, "a kvm guest did not reach its kernel panic within 3 s");
 	}
 	virDomainFree(dom);
 	return gone;
@@ -234,12 +235,12 @@ static const char *remote_accel(struct vm_conn *c, virConnectPtr conn, const cha
 	char *caps;
 
 	if (!va) {
-		snprintf(why, len, "no QEMU for arch '%s'", arch);
+		fmtcut(why, len, "no QEMU for arch '%s'", arch);
 		return "tcg";
 	}
 	caps = virConnectGetDomainCapabilities(conn, NULL, arch, NULL, "kvm", 0);
 	if (!caps) {
-		snprintf(why, len, "host %s offers no KVM for %s: %s", c->host, arch,
+		fmtcut(why, len, "host %s offers no KVM for %s: %s", c->host, arch,
 			 virGetLastErrorMessage());
 		return "tcg";
 	}
@@ -264,7 +265,7 @@ const char *vm_conn_accel(struct vm_conn *c, const char *arch, const char *kerne
 	}
 	pthread_mutex_unlock(&c->lock);
 	if (!conn) {
-		snprintf(why, len, "%s", err);
+		fmtcut(why, len, "%s", err);
 		return "tcg";
 	}
 	/* not under the lock: a guest's start needs the event thread, whose callbacks take it */
@@ -280,12 +281,12 @@ static void xml_text(const char *xml, const char *from, const char *tag, char *o
 	const char *a = xml ? strstr(xml, from) : NULL, *e;
 
 	out[0] = '\0';
-	snprintf(open, sizeof(open), "<%s>", tag);
-	snprintf(close, sizeof(close), "</%s>", tag);
+	fmtcut(open, sizeof(open), "<%s>", tag);
+	fmtcut(close, sizeof(close), "</%s>", tag);
 	if (!a || !(a = strstr(a, open)) || !(e = strstr(a, close)))
 		return;
 	a += strlen(open);
-	snprintf(out, len, "%.*s", (int)(e - a), a);
+	fmtcut(out, len, "%.*s", (int)(e - a), a);
 }
 
 /* Another host's CPU (vendor and model from its capabilities) and count, its kernel unknown. */
@@ -299,17 +300,17 @@ static void remote_facts(struct vm_conn *c, virConnectPtr conn, const char *arch
 	xml_text(caps, "<host>", "model", model, sizeof(model));
 	free(caps);
 	if (model[0])
-		snprintf(f->cpu_model, sizeof(f->cpu_model), "%s%s%s", vendor, vendor[0] ? " " : "",
+		fmtcut(f->cpu_model, sizeof(f->cpu_model), "%s%s%s", vendor, vendor[0] ? " " : "",
 			 model);
 	if (virNodeGetInfo(conn, &ni) == 0)
 		f->cpus = (int)ni.cpus;
-	snprintf(f->kernel, sizeof(f->kernel), "unknown (libvirt does not tell host %.32s's)",
+	fmtcut(f->kernel, sizeof(f->kernel), "unknown (libvirt does not tell host %.32s's)",
 		 c->host);
-	snprintf(path, sizeof(path), "%s%s", VM_REMOTE_TCG_SINGLE, arch);
+	fmtcut(path, sizeof(path), "%s%s", VM_REMOTE_TCG_SINGLE, arch);
 	caps = virConnectGetDomainCapabilities(conn, path, arch, NULL, "qemu", 0);
 	f->wrapper = caps != NULL;
 	if (!caps)
-		snprintf(f->wrapper_why, sizeof(f->wrapper_why), "host %s has no %.80s", c->host,
+		fmtcut(f->wrapper_why, sizeof(f->wrapper_why), "host %s has no %.80s", c->host,
 			 path);
 	free(caps);
 }
@@ -321,8 +322,8 @@ void vm_conn_facts(struct vm_conn *c, const char *arch, struct vm_host_facts *f)
 	unsigned long v;
 
 	memset(f, 0, sizeof(*f));
-	snprintf(f->kernel, sizeof(f->kernel), "unknown");
-	snprintf(f->cpu_model, sizeof(f->cpu_model), "unknown");
+	fmtcut(f->kernel, sizeof(f->kernel), "unknown");
+	fmtcut(f->cpu_model, sizeof(f->cpu_model), "unknown");
 	pthread_mutex_lock(&c->lock);
 	if (vm_ensure_alive(c, err) >= 0) {
 		conn = c->conn;
@@ -339,12 +340,12 @@ void vm_conn_facts(struct vm_conn *c, const char *arch, struct vm_host_facts *f)
 		vm_local_facts(f);
 		f->wrapper = vm_local_wrapper(arch, path, sizeof(path)) == 0;
 		if (!f->wrapper)
-			snprintf(f->wrapper_why, sizeof(f->wrapper_why), "no %.120s (make builds it)",
+			fmtcut(f->wrapper_why, sizeof(f->wrapper_why), "no %.120s (make builds it)",
 				 path);
 	} else if (conn) {
 		remote_facts(c, conn, arch, f);
 	} else {
-		snprintf(f->wrapper_why, sizeof(f->wrapper_why), "%.150s", err);
+		fmtcut(f->wrapper_why, sizeof(f->wrapper_why), "%.150s", err);
 	}
 	if (conn)
 		virConnectClose(conn);

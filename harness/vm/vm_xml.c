@@ -3,6 +3,7 @@
 #include "vm/vm.h"
 #include "vm/vm_priv.h"
 #include "base/err.h"
+#include "common/fmt.h"
 
 #include <limits.h>
 #include <string.h>
@@ -67,7 +68,7 @@ static void cputune(const struct vm_config *cfg, char *buf, size_t len)
 				      cfg->first_cpu,
 				      (unsigned long long)(cfg->first_cpu + (int)cfg->vcpus - 1));
 	if (n < len)
-		snprintf(buf + n, len - n, "  </cputune>\n");
+		fmtcut(buf + n, len - n, "  </cputune>\n");
 }
 
 /*
@@ -123,12 +124,12 @@ int vm_domain_xml(const struct vm_config *cfg, char *buf, size_t len, char *err)
 	if (cfg->uuid && (strlen(cfg->uuid) != 36 || strspn(cfg->uuid, "0123456789abcdef-") != 36))
 		return errorf(err, "domain uuid '%.40s' is not a UUID", cfg->uuid);
 	if (cfg->uuid)
-		snprintf(uuid, sizeof(uuid), "  <uuid>%s</uuid>\n", cfg->uuid);
+		fmtcut(uuid, sizeof(uuid), "  <uuid>%s</uuid>\n", cfg->uuid);
 	for (i = 0; i < 7; i++)
 		if (xml_escape(src[i], e[i], sizeof(e[i])) < 0)
 			return errorf(err, "path too long for the domain XML: '%.64s'", src[i]);
 	/* no path: libvirt makes the socket where it keeps its own (another host's) */
-	snprintf(chan, sizeof(chan), "%s%s%s", e[6][0] ? " path='" : "", e[6], e[6][0] ? "'" : "");
+	fmtcut(chan, sizeof(chan), "%s%s%s", e[6][0] ? " path='" : "", e[6], e[6][0] ? "'" : "");
 	n = snprintf(buf, len,
 		"<domain type='%s'>\n"
 		"  <name>%s</name>\n"
