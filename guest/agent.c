@@ -527,7 +527,8 @@ static int check_files(struct agent *a, struct proto_u64s *pages)
 	pages->n = a->job.nfiles;
 	for (i = 0; i < a->job.nfiles; i++) {
 		f = &a->job.files[i];
-		fmtcut(path, sizeof(path), "%s/%s", a->data_dir, f->name);
+		if (fmtbuf(path, sizeof(path), "%s/%s", a->data_dir, f->name) < 0)
+			return error("file '%.64s...': its path is too long", f->name);
 		if (stat(path, &st) < 0)
 			return error_errno("file '%s'", path);
 		if (!S_ISREG(st.st_mode))

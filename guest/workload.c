@@ -659,8 +659,9 @@ static int start_sampling(struct wl *w)
 	int p[2];
 
 	for (f = 0; f < w->job->nfiles; f++) {
-		fmtcut(w->path[f], sizeof(w->path[f]), "%s/%s", w->env->data_dir,
-			 w->job->files[f].name);
+		if (fmtbuf(w->path[f], sizeof(w->path[f]), "%s/%s", w->env->data_dir,
+			   w->job->files[f].name) < 0)
+			return fail(w, "file '%.64s...': its path is too long", w->job->files[f].name);
 		paths[f] = w->path[f];
 	}
 	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)

@@ -142,10 +142,16 @@ DEF = re.compile(r'^(?!static\b)[A-Za-z_][\w \t\*]*?\b(\w+)\s*\([^;{]*\)\s*\{', 
 CALL = re.compile(r'\b([A-Za-z_]\w*)\s*\(')
 
 
+TOKENS = re.compile(r'("(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])\')|/\*.*?\*/|//[^\n]*', re.S)
+
+
 def code(path):
-    """path's text without comments and string contents, its lines where they were."""
+    """path's text without comments and string contents, its lines where they
+    were; one pass, so a "//" in a string is no comment and a quote in a
+    comment no string."""
     text = open(path, encoding='utf-8', errors='replace').read()
-    return STRING.sub('""', COMMENT.sub(lambda m: ' ' + '\n' * m.group(0).count('\n'), text))
+    return TOKENS.sub(lambda m: '""' if m.group(1) and m.group(1)[0] == '"' else
+                      "' '" if m.group(1) else ' ' + '\n' * m.group(0).count('\n'), text)
 
 
 cfiles = [f for f in files if f.endswith('.c')]

@@ -1724,8 +1724,11 @@ static void test_conf_good(void **state)
 	assert_string_equal(c.accel, "tcg");
 	assert_string_equal(c.tcg_thread, "multi");
 	assert_string_equal(c.uri, "");
-	conf_uri(&c, uri, sizeof(uri));
+	assert_int_equal(conf_uri(&c, uri, sizeof(uri), err), 0);
 	assert_string_equal(uri, "qemu:///embed?root=/var/tmp/results/libvirt");
+	/* a URI that does not fit is an error, never a cut URI to connect to */
+	assert_int_equal(conf_uri(&c, uri, 16, err), -1);
+	assert_non_null(strstr(err, "is 16 bytes or longer"));
 
 	/* kernel_dirs: absolute entries as they are, relative ones from the file's directory */
 	assert_int_equal(conf_run(&c, path, "kernel_dirs =  /srv/kernels\tk  /a/b \n", out,
@@ -1739,7 +1742,7 @@ static void test_conf_good(void **state)
 	assert_int_equal(conf_run(&c, path, "uri = qemu:///system\nvcpus = 3", out, sizeof(out)), 0);
 	assert_int_equal(c.vcpus, 3);
 	assert_string_equal(c.uri, "qemu:///system");
-	conf_uri(&c, uri, sizeof(uri));
+	assert_int_equal(conf_uri(&c, uri, sizeof(uri), err), 0);
 	assert_string_equal(uri, "qemu:///system");
 }
 
@@ -1787,7 +1790,7 @@ static void test_conf_hosts(void **state)
 	assert_string_equal(h[0].name, "here");
 	assert_string_equal(h[0].uri, "");
 	assert_int_equal(h[0].slots, 2);
-	conf_host_uri(&c, &h[0], uri, sizeof(uri));
+	assert_int_equal(conf_host_uri(&c, &h[0], uri, sizeof(uri), err), 0);
 	assert_non_null(strstr(uri, "qemu:///embed?root="));
 	sfmt(text, sizeof(text), "qemu+ssh://bench@box1.lab/system?keyfile=%s&no_tty=1", key);
 	assert_string_equal(h[1].uri, text);

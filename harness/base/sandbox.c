@@ -355,7 +355,9 @@ static void enter_view(const struct jail *j)
 	for (size_t i = 0; i < v->nbinds; i++)
 		if (bind_at(v->binds[i].path, fd[i], 0, v->binds[i].writable) < 0)
 			fail_bind(j, STEP_BIND, (int)i);
-	fmtcut(dst, sizeof(dst), "%s%s", JAIL_MNT, v->hide ? v->hide : "");
+	/* a directory to hide whose path does not fit is a failed jail, not a shown one */
+	if (v->hide && fmtbuf(dst, sizeof(dst), "%s%s", JAIL_MNT, v->hide) < 0)
+		fail(j, STEP_MOUNT);
 	if (v->hide && access(dst, F_OK) == 0 &&
 	    mount("tmpfs", dst, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k") < 0)
 		fail(j, STEP_MOUNT);

@@ -1,6 +1,7 @@
 /* client.c -- harnessd's API as seen from the `harness` command: one libcurl
  * request over the API's unix socket, JSON in and out, or a stream of lines. */
 #include "cli/client.h"
+#include "common/fmt.h"
 #include "daemon/api.h"
 #include "base/err.h"
 #include "base/proc.h"
@@ -62,7 +63,11 @@ static CURL *handle(const struct conf *c, const char *path, struct curl_slist **
 		errorf(err, "libcurl would not start");
 		return NULL;
 	}
-	snprintf(url, sizeof(url), "http://localhost%s", path);
+	if (fmtbuf(url, sizeof(url), "http://localhost%s", path) < 0) {
+		curl_easy_cleanup(cu);
+		errorf(err, "the API path %.64s... is over %zu bytes", path, sizeof(url) - 17);
+		return NULL;
+	}
 	*hdrs = curl_slist_append(NULL, "Content-Type: application/json");
 	*hdrs = curl_slist_append(*hdrs, "Expect:");
 	curl_easy_setopt(cu, CURLOPT_UNIX_SOCKET_PATH, c->api_socket);

@@ -217,7 +217,8 @@ static int through_daemon(const struct conf *c, const struct bisect_request *rq,
 		return errorf(err, "out of memory");
 	if (!spec_key_ok(rq->matrix))
 		return errorf(err, "bisect: matrix '%s': expected an id or a name", rq->matrix);
-	fmtcut(path, sizeof(path), "/matrices/%s/bisect", rq->matrix);
+	if (fmtbuf(path, sizeof(path), "/matrices/%s/bisect", rq->matrix) < 0)
+		return errorf(err, "bisect: matrix '%.64s...': too long a name", rq->matrix);
 	if ((rc = client_post(c, path, body, &res, err)) != 0)
 		return rc;
 	id = json_integer_value(json_object_get(res, "bisection"));

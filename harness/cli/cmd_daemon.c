@@ -357,7 +357,8 @@ static int status(const struct conf *c, char **argv, int json, char *err)
 
 	if (argv[1] && !spec_key_ok(argv[1]))
 		return errorf(err, "matrix '%s': expected an id or a name", argv[1]);
-	fmtcut(path, sizeof(path), "/matrices%s%s", argv[1] ? "/" : "", argv[1] ? argv[1] : "");
+	if (fmtbuf(path, sizeof(path), "/matrices%s%s", argv[1] ? "/" : "", argv[1] ? argv[1] : ""))
+		return errorf(err, "matrix '%.64s...': too long a name", argv[1]);
 	if (client_call(c, "GET", path, NULL, json, &res, err) < 0)
 		return -1;
 	if (json)
@@ -380,7 +381,8 @@ static int control(const struct conf *c, char **argv, int json, char *err)
 
 	if (!spec_key_ok(argv[1]))
 		return errorf(err, "matrix '%s': expected an id or a name", argv[1]);
-	fmtcut(path, sizeof(path), "/matrices/%s/%s", argv[1], argv[0]);
+	if (fmtbuf(path, sizeof(path), "/matrices/%s/%s", argv[1], argv[0]) < 0)
+		return errorf(err, "matrix '%.64s...': too long a name", argv[1]);
 	if (client_call(c, "POST", path, "", json, &res, err) < 0)
 		return -1;
 	if (!json)
@@ -455,7 +457,8 @@ static int host(const struct conf *c, char **argv, int json, char *err)
 		return errorf(err, "host: expected drain or resume, got '%.32s'", argv[1]);
 	if (!conf_host_name_ok(argv[2]))
 		return errorf(err, "host '%.64s': expected a name from harness.conf", argv[2]);
-	fmtcut(path, sizeof(path), "/hosts/%s/%s", argv[2], argv[1]);
+	if (fmtbuf(path, sizeof(path), "/hosts/%s/%s", argv[2], argv[1]) < 0)
+		return errorf(err, "host '%.64s...': too long a name", argv[2]);
 	if (client_call(c, "POST", path, "", json, &res, err) < 0)
 		return -1;
 	if (!json)

@@ -58,8 +58,10 @@ static int extend_daemon(const struct conf *c, const struct extend_opts *o, json
 	json_decref(body);
 	if (!text)
 		return errorf(err, "out of memory");
-	fmtcut(path, sizeof(path), "/matrices/%s/extend", o->matrix);
-	rc = client_post(c, path, text, ret, err);
+	if (fmtbuf(path, sizeof(path), "/matrices/%s/extend", o->matrix) < 0)
+		rc = errorf(err, "matrix '%.64s...': too long a name", o->matrix);
+	else
+		rc = client_post(c, path, text, ret, err);
 	free(text);
 	return rc;
 }

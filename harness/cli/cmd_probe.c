@@ -26,8 +26,8 @@ static void probe_versions(const struct conf *c, const char *accel)
 	_cleanup_close_ int lock = -1;
 
 	conf_hosts(c, &one, &hosts);
-	conf_host_uri(c, &hosts[0], uri, sizeof(uri));
-	if (lock_take(c->results, "harness probe", &lock, err) < 0 ||
+	if (conf_host_uri(c, &hosts[0], uri, sizeof(uri), err) < 0 ||
+	    lock_take(c->results, "harness probe", &lock, err) < 0 ||
 	    pathf(log, err, "%s/libvirt.log", c->results) < 0 || vm_connect(uri, log, &vm, err) < 0) {
 		escape_line(stdout, "qemu: unknown (%s)", err);
 		return;

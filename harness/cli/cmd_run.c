@@ -364,8 +364,8 @@ int cli_run(const struct conf *c, const char *file, struct matrix *m, int parsed
 	/* the first host of harness.conf's (this machine without host lines); harnessd uses all */
 	conf_hosts(c, &one, &hosts);
 	fmtcut(r.host, sizeof(r.host), "%s", hosts[0].name);
-	conf_host_uri(c, &hosts[0], uri, sizeof(uri));
-	if (pathf(log, err, "%s/libvirt.log", c->results) < 0 ||
+	if (conf_host_uri(c, &hosts[0], uri, sizeof(uri), err) < 0 ||
+	    pathf(log, err, "%s/libvirt.log", c->results) < 0 ||
 	    vm_connect(uri, log, &r.vm, err) < 0)
 		goto out;
 	vm_set_storage(r.vm, hosts[0].name, hosts[0].storage, NULL, NULL);

@@ -139,8 +139,8 @@ static int connect_host(struct host *h, const struct conf *c, struct vm_conn **r
 	char uri[PATH_MAX];
 	int n;
 
-	conf_host_uri(c, &h->conf, uri, sizeof(uri));
-	if (vm_connect(uri, h->log_path, ret, err) < 0)
+	if (conf_host_uri(c, &h->conf, uri, sizeof(uri), err) < 0 ||
+	    vm_connect(uri, h->log_path, ret, err) < 0)
 		return -1;
 	vm_set_storage(*ret, h->conf.name, h->conf.storage, note, NULL);
 	n = vm_destroy_leftovers(*ret, "harness-", err);

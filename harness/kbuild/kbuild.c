@@ -249,8 +249,9 @@ static int jail_run(struct build *b, char *const *argv, const char *cwd, int tim
 		return -1;
 	for (; n < ARRAY_SIZE(jail_env); n++)
 		env[n] = (char *)jail_env[n];
-	fmtcut(ccdir, sizeof(ccdir), "CCACHE_DIR=%s", b->ccache);
-	fmtcut(base, sizeof(base), "CCACHE_BASEDIR=%s/trees", b->top);
+	if (fmtbuf(ccdir, sizeof(ccdir), "CCACHE_DIR=%s", b->ccache) < 0 ||
+	    fmtbuf(base, sizeof(base), "CCACHE_BASEDIR=%s/trees", b->top) < 0)
+		return errorf(err, "the build cache's path %.64s... is too long", b->top);
 	env[n++] = ccdir;
 	env[n++] = base;
 	env[n] = NULL;
@@ -362,7 +363,8 @@ static int prepare_git(struct build *b, char *err)
 	if (run(b, NULL, SHORT_MS, "git init", err, "git", "init", "-q", b->src, NULL) < 0 ||
 	    pathf(alt, err, "%s/.git/objects/info/alternates", b->src) < 0)
 		return -1;
-	fmtcut(objects, sizeof(objects), "%s/objects\n", common);
+	if (fmtbuf(objects, sizeof(objects), "%s/objects\n", common) < 0)
+		return errorf(err, "%s: its git directory's path is too long", b->req->source);
 	return write_file(alt, objects, strlen(objects), err);
 }
 
@@ -489,13 +491,16 @@ static int filters_off(struct build *b, char vars[][PATH_MAX], char **env, char 
 		if (n == FILTERS_MAX)
 			return errorf(err, "%s sets more than %d git filter commands", b->req->source,
 				      FILTERS_MAX);
-		fmtcut(vars[v], PATH_MAX, "GIT_CONFIG_KEY_%zu=%.200s", n, line);
+		/* a cut key would leave that filter's command in force: refused */
+		if (fmtbuf(vars[v], PATH_MAX, "GIT_CONFIG_KEY_%zu=%s", n, line) < 0)
+			return errorf(err, "%s: a git filter key of over %d bytes: %.64s...",
+				      b->req->source, PATH_MAX - 32, line);
 		env[v] = vars[v], v++;
 		fmtcut(vars[v], PATH_MAX, "GIT_CONFIG_VALUE_%zu=%s", n, process ? "" : "cat");
 		env[v] = vars[v], v++;
 		n++;
 	}
-	fmtcut(vars[v], PATH_MAX, "GIT_CONFIG_COUNT=%zu", n);
+	fmtcut(vars[v], PATH_MAX, "GIT_CONFIG_COUNT=%zu", n);   /* under 32 bytes */
 	env[v] = vars[v], v++;
 	env[v] = NULL;
 	return 0;

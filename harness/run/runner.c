@@ -146,9 +146,13 @@ static void run_config(struct run_ctx *c, struct vm_config *cfg)
 	 * 4) and the notices (the kernel's banner); the boot's few hundred
 	 * info lines, each byte a trapped port write under TCG, stay in the
 	 * kernel's buffer. An arm's own loglevel= comes later and wins. */
-	fmtcut(c->cmdline, sizeof(c->cmdline), "console=%s loglevel=6 panic=-1 %s",
-		 vm_console_device(c->cell->arch), c->arm->cmdline);
+	if (fmtbuf(c->cmdline, sizeof(c->cmdline), "console=%s loglevel=6 panic=-1 %s",
+		   vm_console_device(c->cell->arch), c->arm->cmdline) < 0)
+		c->cmdline[0] = '\0';   /* cannot be: the assertion below */
 }
+/* the harness's options (under 64 bytes) and the arm's whole cmdline fit */
+_Static_assert(sizeof(((struct run_ctx *)0)->cmdline) >= 64 + sizeof(((struct arm *)0)->cmdline),
+	       "a run's command line holds its arm's");
 
 /* The guest's channel, once its domain runs, attached to c->ch. */
 static int attach_channel(struct run_ctx *c)

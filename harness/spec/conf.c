@@ -447,9 +447,9 @@ int conf_load(struct conf *c, const char *path, char *err)
 	char dir[PATH_MAX], *slash;
 	size_t len = 0;
 
-	if (read_regular_file(path, CONF_FILE_MAX, &text, &len, err) < 0)
+	if (read_regular_file(path, CONF_FILE_MAX, &text, &len, err) < 0 ||
+	    pathf(dir, err, "%s", path) < 0)
 		return -1;
-	fmtcut(dir, sizeof(dir), "%s", path);
 	slash = strrchr(dir, '/');
 	if (slash)
 		*slash = '\0';
@@ -486,20 +486,26 @@ unsigned conf_hosts(const struct conf *c, struct conf_host *one, const struct co
 	return 1;
 }
 
-void conf_host_uri(const struct conf *c, const struct conf_host *h, char *buf, size_t len)
+/* uri, or the embedded driver's under results when it is "", into buf. */
+static int uri_or_embedded(const struct conf *c, const char *uri, char *buf, size_t len,
+			   char *err)
 {
-	if (h->uri[0])
-		fmtcut(buf, len, "%s", h->uri);
-	else
-		snprintf(buf, len, "qemu:///embed?root=%s/libvirt", c->results);
+	if (uri[0] ? fmtbuf(buf, len, "%s", uri) :
+		     fmtbuf(buf, len, "qemu:///embed?root=%s/libvirt", c->results))
+		return errorf(err, "the libvirt URI for %.64s... is %zu bytes or longer",
+			      uri[0] ? uri : c->results, len);
+	return 0;
 }
 
-void conf_uri(const struct conf *c, char *buf, size_t len)
+int conf_host_uri(const struct conf *c, const struct conf_host *h, char *buf, size_t len,
+		  char *err)
 {
-	if (c->uri[0])
-		fmtcut(buf, len, "%s", c->uri);
-	else
-		snprintf(buf, len, "qemu:///embed?root=%s/libvirt", c->results);
+	return uri_or_embedded(c, h->uri, buf, len, err);
+}
+
+int conf_uri(const struct conf *c, char *buf, size_t len, char *err)
+{
+	return uri_or_embedded(c, c->uri, buf, len, err);
 }
 
 static void absolute(char *path)
@@ -507,7 +513,7 @@ static void absolute(char *path)
 	char real[PATH_MAX];
 
 	if (realpath(path, real))
-		fmtcut(path, PATH_MAX, "%s", real);
+		memcpy(path, real, strlen(real) + 1);   /* realpath: under PATH_MAX */
 }
 
 int conf_setup(struct conf *c, const char *path, char *err)

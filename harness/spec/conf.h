@@ -116,8 +116,9 @@ int conf_setup(struct conf *c, const char *path, char *err);
  */
 int conf_check_daemon(const struct conf *c, const char *path, char *err);
 
-/* The URI to connect to (the embedded driver's when uri is empty). */
-void conf_uri(const struct conf *c, char *buf, size_t len);
+/* The URI to connect to (the embedded driver's when uri is empty): 0, or -1 with err when
+ * it is len bytes or longer. */
+int conf_uri(const struct conf *c, char *buf, size_t len, char *err);
 
 /*
  * The hosts guests run on: conf's host lines, or, without any, this machine
@@ -129,7 +130,9 @@ unsigned conf_hosts(const struct conf *c, struct conf_host *one, const struct co
 /* 1 if s is a host's name: [a-z0-9][a-z0-9._-]*, shorter than CONF_HOST_NAME_MAX. */
 int conf_host_name_ok(const char *s);
 
-/* The URI to open for h: its own, or the embedded driver's under results. */
-void conf_host_uri(const struct conf *c, const struct conf_host *h, char *buf, size_t len);
+/* The URI to open for h: its own, or the embedded driver's under results: 0, or -1 with
+ * err when it is len bytes or longer. */
+int conf_host_uri(const struct conf *c, const struct conf_host *h, char *buf, size_t len,
+		  char *err);
 
 #endif

@@ -818,8 +818,10 @@ static int spec_from_json(struct matrix *m, json_t *root, const char *label,
 	char msg[ERR_MAX];
 
 	memset(m, 0, sizeof(*m));
-	fmtcut(m->path, sizeof(m->path), "%s", label);
-	fmtcut(m->base_dir, sizeof(m->base_dir), "%s", base_dir);
+	if (fmtbuf(m->path, sizeof(m->path), "%s", label) < 0 ||
+	    fmtbuf(m->base_dir, sizeof(m->base_dir), "%s", base_dir) < 0)
+		return errorf(err, "%.64s...: the matrix's path or its directory is too long "
+			      "(%zu bytes at most)", label, sizeof(m->base_dir) - 1);
 	m->memory_mib = conf->memory_mib;
 	m->vcpus = conf->vcpus;
 	fmtcut(m->start, sizeof(m->start), "%s", conf->start[0] ? conf->start : "boot");
@@ -840,13 +842,13 @@ int spec_parse_file(struct matrix *m, const char *path, const struct conf *conf,
 	size_t len;
 	int ret;
 
-	if (read_regular_file(path, SPEC_FILE_MAX, &text, &len, err) < 0)
+	if (read_regular_file(path, SPEC_FILE_MAX, &text, &len, err) < 0 ||
+	    pathf(base_dir, err, "%s", path) < 0)
 		return -1;
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root)
 		return errorf(err, "%s:%d:%d: malformed JSON: %s", path, jerr.line, jerr.column,
 			      jerr.text);
-	fmtcut(base_dir, sizeof(base_dir), "%s", path);
 	slash = strrchr(base_dir, '/');
 	if (slash)
 		*slash = '\0';
@@ -855,7 +857,7 @@ int spec_parse_file(struct matrix *m, const char *path, const struct conf *conf,
 	/* absolute, as the store keeps it: a stored matrix is run (and bisected) from
 	 * anywhere, by the daemon too */
 	if (realpath(base_dir, real))
-		fmtcut(base_dir, sizeof(base_dir), "%s", real);
+		memcpy(base_dir, real, sizeof(base_dir));   /* both PATH_MAX */
 	ret = spec_from_json(m, root, path, base_dir, conf, err);
 	json_decref(root);
 	return ret;

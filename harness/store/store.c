@@ -8,6 +8,7 @@
 #include "store/store_db.h"
 #include "common/fmt.h"
 
+#include <stdarg.h>
 #include <string.h>
 #include <errno.h>
 #include <sys/stat.h>
@@ -323,17 +324,36 @@ static int create_schema(struct store *s, char *err)
 
 	if (db_exec(s, schema, err) < 0)
 		return -1;
-	fmtcut(sql, sizeof(sql),
-		 "CREATE TABLE IF NOT EXISTS samples (run_id INTEGER NOT NULL REFERENCES runs(id)%s,"
-		 " PRIMARY KEY (run_id, seq)) WITHOUT ROWID;"
-		 "CREATE TABLE IF NOT EXISTS stream_samples (run_id INTEGER NOT NULL%s,"
-		 " PRIMARY KEY (run_id, seq, stream)) WITHOUT ROWID;"
-		 "CREATE TABLE IF NOT EXISTS op_samples (run_id INTEGER NOT NULL%s, op TEXT NOT NULL,"
-		 " PRIMARY KEY (run_id, total, seq, stream, op)) WITHOUT ROWID;",
-		 sample_columns, stream_columns, op_columns);
+	if (fmtbuf(sql, sizeof(sql),
+		   "CREATE TABLE IF NOT EXISTS samples (run_id INTEGER NOT NULL REFERENCES runs(id)%s,"
+		   " PRIMARY KEY (run_id, seq)) WITHOUT ROWID;"
+		   "CREATE TABLE IF NOT EXISTS stream_samples (run_id INTEGER NOT NULL%s,"
+		   " PRIMARY KEY (run_id, seq, stream)) WITHOUT ROWID;"
+		   "CREATE TABLE IF NOT EXISTS op_samples (run_id INTEGER NOT NULL%s, op TEXT NOT NULL,"
+		   " PRIMARY KEY (run_id, total, seq, stream, op)) WITHOUT ROWID;",
+		   sample_columns, stream_columns, op_columns) < 0)
+		return errorf(err, "database: the samples' schema is over %zu bytes", sizeof(sql));
 	if (db_exec(s, sql, err) < 0 || db_exec(s, LIVE_SPEC_INDEX, err) < 0)
 		return -1;
 	return db_exec(s, summary_table, err);
+}
+
+/* Append to sql[0..cap) at *n; -1 when it does not fit (and from then on). */
+static int sql_add(char *sql, size_t cap, size_t *n, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int sql_add(char *sql, size_t cap, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	if (*n + 1 >= cap)
+		return -1;   /* full: the last append did not fit */
+	va_start(ap, fmt);
+	rc = vfmtbuf(sql + *n, cap - *n, fmt, ap);
+	va_end(ap);
+	*n += strlen(sql + *n);
+	return rc;
 }
 
 /* INSERT INTO table (run_id, <columns of an X-macro>) VALUES (?, ...). */
@@ -342,14 +362,17 @@ static int prepare_insert(struct store *s, const char *table, const char *const 
 {
 	char sql[2048];
 	size_t n = 0, i;
+	int rc;
 
-	n += (size_t)snprintf(sql + n, sizeof(sql) - n, "INSERT INTO %s (run_id", table);
+	rc = sql_add(sql, sizeof(sql), &n, "INSERT INTO %s (run_id", table);
 	for (i = 0; cols[i]; i++)
-		n += (size_t)snprintf(sql + n, sizeof(sql) - n, ", \"%s\"", cols[i]);
-	n += (size_t)snprintf(sql + n, sizeof(sql) - n, ") VALUES (?");
+		rc |= sql_add(sql, sizeof(sql), &n, ", \"%s\"", cols[i]);
+	rc |= sql_add(sql, sizeof(sql), &n, ") VALUES (?");
 	for (i = 0; cols[i]; i++)
-		n += (size_t)snprintf(sql + n, sizeof(sql) - n, ", ?");
-	fmtcut(sql + n, sizeof(sql) - n, ")");
+		rc |= sql_add(sql, sizeof(sql), &n, ", ?");
+	rc |= sql_add(sql, sizeof(sql), &n, ")");
+	if (rc)
+		return errorf(err, "database: the insert into %s is over %zu bytes", table, sizeof(sql));
 	return db_prepare(s, sql, st, err);
 }
 
@@ -504,14 +527,16 @@ static int db_file(const char *path, char out[PATH_MAX], char *err)
 		return errorf(err, "%s: cannot read the symlink: %s", path, strerror(errno));
 	target[n] = '\0';
 	if (target[0] != '/') {
-		fmtcut(dir, sizeof(dir), "%s", path);
-		slash = strrchr(dir, '/');
-		if (pathf(real, err, "%s/%s", slash ? (*slash = '\0', dir) : ".", target) < 0)
+		if (pathf(dir, err, "%s", path) < 0)
 			return -1;
-		fmtcut(target, sizeof(target), "%s", real);
+		slash = strrchr(dir, '/');
+		if (pathf(real, err, "%s/%s", slash ? (*slash = '\0', dir) : ".", target) < 0 ||
+		    pathf(target, err, "%s", real) < 0)
+			return -1;
 	}
 	slash = strrchr(target, '/');
-	fmtcut(dir, sizeof(dir), "%.*s", (int)(slash - target), target);
+	if (pathf(dir, err, "%.*s", (int)(slash - target), target) < 0)
+		return -1;
 	if (!realpath(dir[0] ? dir : "/", real))
 		return errorf(err, "%s: its directory %s: %s", path, dir, strerror(errno));
 	return pathf(out, err, "%s/%s", real, slash + 1);

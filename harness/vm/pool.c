@@ -104,8 +104,11 @@ static virStoragePoolPtr open_pool(struct vm_pool *p, virConnectPtr conn, char *
 		virStoragePoolFree(pool);
 		return NULL;
 	}
-	fmtcut(xml, sizeof(xml), "<pool type='dir'><name>" POOL_NAME "</name>"
-		 "<target><path>%s</path></target></pool>", p->dir);
+	if (fmtbuf(xml, sizeof(xml), "<pool type='dir'><name>" POOL_NAME "</name>"
+		   "<target><path>%s</path></target></pool>", p->dir) < 0) {
+		errorf(err, "host %s: the storage directory's path is too long", p->host);
+		return NULL;
+	}
 	pool = virStoragePoolCreateXML(conn, xml, VIR_STORAGE_POOL_CREATE_WITH_BUILD);
 	if (!pool)
 		lverr(err, p->host, "cannot create storage pool " POOL_NAME " at its storage "
@@ -247,8 +250,10 @@ static int upload(struct vm_pool *p, virConnectPtr conn, virStoragePoolPtr pool,
 	int64_t t0 = now_ms();
 	int rc = -1;
 
-	fmtcut(xml, sizeof(xml), "<volume><name>%s</name><capacity unit='bytes'>%llu</capacity>"
-		 "<target><format type='raw'/></target></volume>", name, (unsigned long long)size);
+	if (fmtbuf(xml, sizeof(xml), "<volume><name>%s</name><capacity unit='bytes'>%llu"
+		   "</capacity><target><format type='raw'/></target></volume>", name,
+		   (unsigned long long)size) < 0)
+		return errorf(err, "host %s: volume name %.64s... too long", p->host, name);
 	x.fd = open(local, O_RDONLY | O_CLOEXEC);
 	if (x.fd < 0)
 		return errorf(err, "cannot open '%s': %s", local, strerror(errno));
@@ -378,10 +383,12 @@ int vm_pool_overlay(struct vm_pool *p, virConnectPtr conn, const char *name,
 	virStorageVolFree(base);
 	if (!ok)
 		return lverr(err, p->host, "cannot read the data disk's size");
-	fmtcut(xml, sizeof(xml), "<volume><name>%s.qcow2</name>"
-		 "<capacity unit='bytes'>%llu</capacity><target><format type='qcow2'/></target>"
-		 "<backingStore><path>%s</path><format type='raw'/></backingStore></volume>",
-		 name, (unsigned long long)info.capacity, backing);
+	if (fmtbuf(xml, sizeof(xml), "<volume><name>%s.qcow2</name>"
+		   "<capacity unit='bytes'>%llu</capacity><target><format type='qcow2'/></target>"
+		   "<backingStore><path>%s</path><format type='raw'/></backingStore></volume>",
+		   name, (unsigned long long)info.capacity, backing) < 0)
+		return errorf(err, "host %s: overlay %.64s...: its name or backing path is too long",
+			      p->host, name);
 	return create_volume(p, conn, xml, out, err);
 }
 
@@ -390,8 +397,9 @@ int vm_pool_console(struct vm_pool *p, virConnectPtr conn, const char *name, cha
 {
 	char xml[256];
 
-	fmtcut(xml, sizeof(xml), "<volume><name>%s.console</name><capacity unit='bytes'>0"
-		 "</capacity><target><format type='raw'/></target></volume>", name);
+	if (fmtbuf(xml, sizeof(xml), "<volume><name>%s.console</name><capacity unit='bytes'>0"
+		   "</capacity><target><format type='raw'/></target></volume>", name) < 0)
+		return errorf(err, "host %s: console volume %.64s...: name too long", p->host, name);
 	return create_volume(p, conn, xml, out, err);
 }
 

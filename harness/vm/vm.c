@@ -281,7 +281,10 @@ int vm_connect(const char *uri, const char *log_path, struct vm_conn **ret, char
 	c->embedded = vm_is_embedded(uri);
 	c->subreaper = c->embedded && vm_become_subreaper();
 	c->event_id = -1;
-	fmtcut(c->uri, sizeof(c->uri), "%s", uri);
+	if (fmtbuf(c->uri, sizeof(c->uri), "%s", uri) < 0) {
+		free(c);
+		return errorf(err, "libvirt URI %.64s... is too long", uri);
+	}
 	pthread_mutex_init(&c->lock, NULL);
 	if (open_conn(c, err) < 0) {
 		pthread_mutex_destroy(&c->lock);
