@@ -280,20 +280,20 @@ static size_t path_keyword(const char *p)
 static int check_path(const char *opt, const char *val, char *err, size_t errlen)
 {
 	if (strstr(val, ".."))
-		return proto_errf(err, errlen, "option '--%s': path '%s' must not contain '..'", opt, val);
+		return errorfn(err, errlen, "option '--%s': path '%s' must not contain '..'", opt, val);
 	for (const char *p = val; *p; p++) {
 		size_t k = *p == '$' ? path_keyword(p) : 0;
 
 		if (*p == '$' && k == 0)
-			return proto_errf(err, errlen, "option '--%s': path '%s': '$' only in $jobname, "
+			return errorfn(err, errlen, "option '--%s': path '%s': '$' only in $jobname, "
 					  "$jobnum, $filenum or $clientuid", opt, val);
 		if (k)
 			p += k - 1;
 		else if (!is_alnum(*p) && !strchr(VALUE_PUNCT, *p))
-			return proto_errf(err, errlen, "option '--%s': path '%s' may hold only letters, "
+			return errorfn(err, errlen, "option '--%s': path '%s' may hold only letters, "
 					  "digits and %s", opt, val, VALUE_PUNCT);
 		else if (*p == '/' && (p == val || p[-1] == ':'))
-			return proto_errf(err, errlen, "option '--%s': path '%s' must be relative",
+			return errorfn(err, errlen, "option '--%s': path '%s' must be relative",
 					  opt, val);
 	}
 	return 0;
@@ -303,7 +303,7 @@ static int check_path(const char *opt, const char *val, char *err, size_t errlen
 static int check_name(const char *val, char *err, size_t errlen)
 {
 	if (!*val || !only(val, NAME_PUNCT))
-		return proto_errf(err, errlen, "job name '%s': only letters, digits and %s",
+		return errorfn(err, errlen, "job name '%s': only letters, digits and %s",
 				  val, NAME_PUNCT);
 	return 0;
 }
@@ -315,24 +315,24 @@ static int check_value(const struct fioargs_opt *o, const char *name, size_t nle
 	if (o->kind == FA_FLAG && (!val || is_number(val)))
 		return 0;
 	if (o->kind == FA_FLAG)
-		return proto_errf(err, errlen, "option '--%.*s': no value or a number expected",
+		return errorfn(err, errlen, "option '--%.*s': no value or a number expected",
 				  (int)nlen, name);
 	if (!val || !*val)
-		return proto_errf(err, errlen, "option '--%.*s': '=VALUE' expected", (int)nlen, name);
+		return errorfn(err, errlen, "option '--%.*s': '=VALUE' expected", (int)nlen, name);
 	switch (o->kind) {
 	case FA_VALUE:
 		if (!only(val, VALUE_PUNCT))
-			return proto_errf(err, errlen, "option '--%.*s': value '%s' may hold only "
+			return errorfn(err, errlen, "option '--%.*s': value '%s' may hold only "
 					  "letters, digits and %s", (int)nlen, name, val, VALUE_PUNCT);
 		return 0;
 	case FA_TEXT:
 		if (strchr(val, '$'))
-			return proto_errf(err, errlen, "option '--%.*s': '$' is not allowed", (int)nlen,
+			return errorfn(err, errlen, "option '--%.*s': '$' is not allowed", (int)nlen,
 					  name);
 		return 0;
 	case FA_CHOICE:
 		if (!one_of(val, o->choices))
-			return proto_errf(err, errlen, "option '--%.*s': '%s' is not one of: %s",
+			return errorfn(err, errlen, "option '--%.*s': '%s' is not one of: %s",
 					  (int)nlen, name, val, o->choices);
 		return 0;
 	case FA_PATH:
@@ -340,7 +340,7 @@ static int check_value(const struct fioargs_opt *o, const char *name, size_t nle
 	case FA_NAME:
 		return check_name(val, err, errlen);
 	default:
-		return proto_errf(err, errlen, "option '--%.*s': no rule", (int)nlen, name);
+		return errorfn(err, errlen, "option '--%.*s': no rule", (int)nlen, name);
 	}
 }
 
@@ -364,13 +364,13 @@ static int check_opt(const char *name, size_t nlen, const char *val, char *err, 
 	const char *why = NOT_ALLOWED;
 
 	if (nlen == 0)
-		return proto_errf(err, errlen, "option '--': an option name is expected");
+		return errorfn(err, errlen, "option '--': an option name is expected");
 	if (o)
 		return check_value(o, name, nlen, val, err, errlen);
 	for (size_t i = 0; i < ARRAY_LEN(refused); i++)
 		if (strlen(refused[i].name) == nlen && !strncmp(name, refused[i].name, nlen))
 			why = refused[i].why;
-	return proto_errf(err, errlen, "option '--%.*s' is not allowed: %s", (int)nlen, name, why);
+	return errorfn(err, errlen, "option '--%.*s' is not allowed: %s", (int)nlen, name, why);
 }
 
 void fioargs_free(char **argv)
@@ -387,11 +387,11 @@ static int check_text(const char *text, size_t max, const char *what, char *err,
 	size_t n = strnlen(text, max + 1);
 
 	if (n > max)
-		return proto_errf(err, errlen, "%s: longer than %zu bytes", what, max);
+		return errorfn(err, errlen, "%s: longer than %zu bytes", what, max);
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)text[i];
 		if (!is_space((char)c) && (c < 0x20 || c > 0x7e))
-			return proto_errf(err, errlen, "%s: byte %zu is not printable ASCII", what, i);
+			return errorfn(err, errlen, "%s: byte %zu is not printable ASCII", what, i);
 	}
 	return 0;
 }
@@ -405,7 +405,7 @@ int fioargs_split(const char *text, char ***ret_argv, int *ret_argc, char *err, 
 		return -1;
 	argv = calloc(FIOARGS_MAX + 1, sizeof(*argv));
 	if (!argv)
-		return proto_errf(err, errlen, "fio arguments: out of memory");
+		return errorfn(err, errlen, "fio arguments: out of memory");
 	for (const char *p = text; *p;) {
 		size_t n = 0;
 
@@ -417,14 +417,14 @@ int fioargs_split(const char *text, char ***ret_argv, int *ret_argc, char *err, 
 			break;
 		if (argc == FIOARGS_MAX || n > FIOARGS_ARG_MAX) {
 			fioargs_free(argv);
-			return proto_errf(err, errlen, argc == FIOARGS_MAX ? "fio arguments: more than %d"
+			return errorfn(err, errlen, argc == FIOARGS_MAX ? "fio arguments: more than %d"
 				    : "fio arguments: argument %d longer than 256 bytes",
 				    argc == FIOARGS_MAX ? FIOARGS_MAX : argc + 1);
 		}
 		argv[argc] = strndup(p, n);
 		if (!argv[argc++]) {
 			fioargs_free(argv);
-			return proto_errf(err, errlen, "fio arguments: out of memory");
+			return errorfn(err, errlen, "fio arguments: out of memory");
 		}
 		p += n;
 	}
@@ -439,7 +439,7 @@ int fioargs_check(char *const argv[], char *err, size_t errlen)
 		const char *a = *argv, *eq;
 
 		if (strncmp(a, "--", 2) != 0)
-			return proto_errf(err, errlen, "argument '%s': fio options must start with '--'", a);
+			return errorfn(err, errlen, "argument '%s': fio options must start with '--'", a);
 		eq = strchr(a + 2, '=');
 		if (check_opt(a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2), eq ? eq + 1 : NULL,
 			      err, errlen) < 0)
@@ -463,7 +463,7 @@ static int check_section(const char *line, size_t len, char *err, size_t errlen)
 	char name[FIOARGS_LINE_MAX + 1];
 
 	if (len < 3 || line[len - 1] != ']')
-		return proto_errf(err, errlen, "section header: '[NAME]' expected");
+		return errorfn(err, errlen, "section header: '[NAME]' expected");
 	memcpy(name, line + 1, len - 2);
 	name[len - 2] = '\0';
 	return check_name(name, err, errlen);
@@ -493,7 +493,7 @@ static int check_line(const char *line, size_t len, char *err, size_t errlen)
 	if (len == 0)
 		return 0;
 	if (len >= 7 && !strncmp(line, "include", 7))
-		return proto_errf(err, errlen, "'include' is not allowed: the job file must be "
+		return errorfn(err, errlen, "'include' is not allowed: the job file must be "
 				  "self-contained");
 	if (line[0] == '[')
 		return check_section(line, len, err, errlen);
@@ -523,10 +523,10 @@ int fioargs_check_jobfile(const char *text, char *err, size_t errlen)
 
 		lineno++;
 		if (len > FIOARGS_LINE_MAX)
-			return proto_errf(err, errlen, "job file line %u: longer than %d bytes", lineno,
+			return errorfn(err, errlen, "job file line %u: longer than %d bytes", lineno,
 				    FIOARGS_LINE_MAX);
 		if (check_line(p, len, why, sizeof(why)) < 0)
-			return proto_errf(err, errlen, "job file line %u: %s", lineno, why);
+			return errorfn(err, errlen, "job file line %u: %s", lineno, why);
 		p += len + (nl != NULL);
 	}
 	return 0;
@@ -539,15 +539,15 @@ static int add_numjobs(const char *val, size_t len, unsigned vcpus, unsigned lon
 	unsigned long long max = (unsigned long long)vcpus * FIOARGS_JOBS_PER_VCPU, n = 0;
 
 	if (len == 0 || len > 9 || strspn(val, "0123456789") < len)
-		return proto_errf(err, errlen, "numjobs: expected a whole number from 1, got '%.*s'",
+		return errorfn(err, errlen, "numjobs: expected a whole number from 1, got '%.*s'",
 				  (int)(len > 32 ? 32 : len), val);
 	for (size_t i = 0; i < len; i++)
 		n = n * 10 + (unsigned long long)(val[i] - '0');
 	if (n == 0)
-		return proto_errf(err, errlen, "numjobs: expected a whole number from 1, got 0");
+		return errorfn(err, errlen, "numjobs: expected a whole number from 1, got 0");
 	*total += n;
 	if (*total > max)
-		return proto_errf(err, errlen, "numjobs: %llu jobs in all, expected at most %llu (the "
+		return errorfn(err, errlen, "numjobs: %llu jobs in all, expected at most %llu (the "
 				  "guest's %u vCPUs x %d)", *total, max, vcpus, FIOARGS_JOBS_PER_VCPU);
 	return 0;
 }

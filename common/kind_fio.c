@@ -16,7 +16,7 @@ static int fio_check(const struct proto_job *job, struct proto_stream *s, const 
 {
 	(void)job;
 	if (!s->args[0] && !s->jobfile[0])
-		return proto_errf(err, errlen, "%s: a fio stream needs 'args' or 'jobfile'", w);
+		return errorfn(err, errlen, "%s: a fio stream needs 'args' or 'jobfile'", w);
 	return 0;
 }
 

@@ -29,7 +29,7 @@ static int random_check(const struct proto_job *job, struct proto_stream *s, con
 {
 	(void)job;
 	if (s->access == ACC_READ)
-		return proto_errf(err, errlen, "%s.access: a random stream reads by pread or mmap", w);
+		return errorfn(err, errlen, "%s.access: a random stream reads by pread or mmap", w);
 	return 0;
 }
 

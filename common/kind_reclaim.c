@@ -39,11 +39,11 @@ static int reclaim_check(const struct proto_job *job, struct proto_stream *s, co
 	long v;
 
 	if (s->charge_mib > f->mib)
-		return proto_errf(err, errlen, "%s.charge_mib: %llu MiB is more than file '%s' "
+		return errorfn(err, errlen, "%s.charge_mib: %llu MiB is more than file '%s' "
 				  "(%llu MiB): each memcg charges a slice of its own", w,
 				  (unsigned long long)s->charge_mib, f->name, (unsigned long long)f->mib);
 	if (s->charge_mib * 256 < s->memcgs)
-		return proto_errf(err, errlen, "%s.charge_mib: %llu MiB is less than a 4 KiB page "
+		return errorfn(err, errlen, "%s.charge_mib: %llu MiB is less than a 4 KiB page "
 				  "for each of %llu memcgs", w, (unsigned long long)s->charge_mib,
 				  (unsigned long long)s->memcgs);
 	if (!*p || !strcmp(p, "max"))
@@ -51,7 +51,7 @@ static int reclaim_check(const struct proto_job *job, struct proto_stream *s, co
 	errno = 0;
 	v = strtol(p, &end, 10);
 	if (*end || errno || v < 0 || v > 200)
-		return proto_errf(err, errlen, "%s.swappiness: expected 0..200, max or \"\", got '%s'",
+		return errorfn(err, errlen, "%s.swappiness: expected 0..200, max or \"\", got '%s'",
 				  w, p);
 	return 0;
 }

@@ -26,9 +26,9 @@ static int scan_check(const struct proto_job *job, struct proto_stream *s, const
 {
 	(void)job;
 	if (s->access == ACC_PREAD)
-		return proto_errf(err, errlen, "%s.access: a scan reads by read or mmap", w);
+		return errorfn(err, errlen, "%s.access: a scan reads by read or mmap", w);
 	if (s->access == ACC_MMAP && s->mode != MODE_NORMAL && s->mode != MODE_FADV_RANDOM)
-		return proto_errf(err, errlen, "%s.mode: %s needs access read", w,
+		return errorfn(err, errlen, "%s.mode: %s needs access read", w,
 				  mode_names[s->mode]);
 	return 0;
 }

@@ -56,16 +56,16 @@ static int ycsb_check(const struct proto_job *job, struct proto_stream *s, const
 		     s->scanproportion + s->readmodifywriteproportion;
 
 	if (proto_job_db(job, s) < 0)
-		return s->db[0] ? proto_errf(err, errlen, "%s.db: '%s' is not a declared database", w,
+		return s->db[0] ? errorfn(err, errlen, "%s.db: '%s' is not a declared database", w,
 					     s->db)
-				: proto_errf(err, errlen, "%s.db: the job declares %u databases: name "
+				: errorfn(err, errlen, "%s.db: the job declares %u databases: name "
 					     "one", w, job->ndbs);
 	if (fabs(sum - 1.0) > 1e-9)
-		return proto_errf(err, errlen, "%s: readproportion + updateproportion + "
+		return errorfn(err, errlen, "%s: readproportion + updateproportion + "
 				  "insertproportion + scanproportion + readmodifywriteproportion "
 				  "is %.10g, expected 1", w, sum);
 	if (s->minscanlength > s->maxscanlength)
-		return proto_errf(err, errlen, "%s.minscanlength: %llu is above maxscanlength %llu", w,
+		return errorfn(err, errlen, "%s.minscanlength: %llu is above maxscanlength %llu", w,
 				  (unsigned long long)s->minscanlength,
 				  (unsigned long long)s->maxscanlength);
 	return 0;

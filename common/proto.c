@@ -181,32 +181,32 @@ static int lru_check(const void *msg, char *err, size_t errlen)
 	uint64_t n = l->gen.n, ntiers = l->anon_refaulted.n, g, t, k;
 
 	if (n == 0)
-		return proto_errf(err, errlen, "lru: no generations");
+		return errorfn(err, errlen, "lru: no generations");
 #define X(m, key, mx) \
 	if (l->m.n != n) \
-		return proto_errf(err, errlen, "lru: %llu values of '" key "' for %llu generations", \
+		return errorfn(err, errlen, "lru: %llu values of '" key "' for %llu generations", \
 				  (unsigned long long)l->m.n, (unsigned long long)n);
 	PROTO_LRU_GEN_FIELDS(X)
 #undef X
 	if (ntiers && (n > LRUGEN_FULL_GENS || ntiers != n * LRUGEN_TIERS))
-		return proto_errf(err, errlen, "lru: %llu tier values for %llu generations",
+		return errorfn(err, errlen, "lru: %llu tier values for %llu generations",
 				  (unsigned long long)ntiers, (unsigned long long)n);
 #define X(m, key, mx) \
 	if (l->m.n != ntiers) \
-		return proto_errf(err, errlen, "lru: '" key "' has %llu values, not %llu", \
+		return errorfn(err, errlen, "lru: '" key "' has %llu values, not %llu", \
 				  (unsigned long long)l->m.n, (unsigned long long)ntiers);
 	PROTO_LRU_TIER_FIELDS(X)
 #undef X
 	for (g = 1; g < n; g++)
 		if (l->gen.v[g] <= l->gen.v[g - 1])
-			return proto_errf(err, errlen, "lru: generation %llu after %llu",
+			return errorfn(err, errlen, "lru: generation %llu after %llu",
 					  (unsigned long long)l->gen.v[g],
 					  (unsigned long long)l->gen.v[g - 1]);
 	for (g = 0; ntiers && g < n; g++)
 		for (t = 0; t < LRUGEN_NTYPES; t++)
 			for (k = 0; k < LRUGEN_TIERS; k++)
 				if (!lru_tier_ok(l, (unsigned)g, (unsigned)t, (unsigned)k))
-					return proto_errf(err, errlen, "lru: generation %llu "
+					return errorfn(err, errlen, "lru: generation %llu "
 							  "tier %llu: counters the kernel "
 							  "does not print",
 							  (unsigned long long)l->gen.v[g],
@@ -236,7 +236,7 @@ static int trace_msg_check(const void *msg, char *err, size_t errlen)
 
 #define X(m, key, mx) \
 	if (t->m.n != n) \
-		return proto_errf(err, errlen, "trace: %llu values of '" key "' for %llu events", \
+		return errorfn(err, errlen, "trace: %llu values of '" key "' for %llu events", \
 				  (unsigned long long)t->m.n, (unsigned long long)n);
 	PROTO_TRACE_EVENT_FIELDS(X)
 #undef X
@@ -245,16 +245,16 @@ static int trace_msg_check(const void *msg, char *err, size_t errlen)
 		int mglru = pl == PL_OLDEST || pl == PL_SECOND || pl == PL_YOUNGER;
 
 		if (i && t->t_ms.v[i] < t->t_ms.v[i - 1])
-			return proto_errf(err, errlen, "trace: event %llu goes back in time",
+			return errorfn(err, errlen, "trace: event %llu goes back in time",
 					  (unsigned long long)i);
 		if ((t->kind.v[i] == TR_ADD) != (pl != PL_NONE))
-			return proto_errf(err, errlen, "trace: event %llu: a place only on an add",
+			return errorfn(err, errlen, "trace: event %llu: a place only on an add",
 					  (unsigned long long)i);
 		if (mglru ? t->min_seq.v[i] > g || g > t->max_seq.v[i] ||
 			    (pl == PL_OLDEST) != (g == t->min_seq.v[i]) ||
 			    (pl == PL_SECOND) != (g == t->min_seq.v[i] + 1)
 			  : g || t->min_seq.v[i] || t->max_seq.v[i])
-			return proto_errf(err, errlen, "trace: event %llu: generation %llu is not "
+			return errorfn(err, errlen, "trace: event %llu: generation %llu is not "
 					  "its place in %llu..%llu", (unsigned long long)i,
 					  (unsigned long long)g, (unsigned long long)t->min_seq.v[i],
 					  (unsigned long long)t->max_seq.v[i]);
@@ -302,10 +302,10 @@ static int u64_from_json(const char *key, json_t *v, uint64_t max, uint64_t *dst
 	json_int_t i;
 
 	if (!json_is_integer(v))
-		return proto_errf(err, errlen, "field '%s' must be an integer", key);
+		return errorfn(err, errlen, "field '%s' must be an integer", key);
 	i = json_integer_value(v);
 	if (i < 0 || (uint64_t)i > max)
-		return proto_errf(err, errlen, "field '%s' out of range: %lld", key, (long long)i);
+		return errorfn(err, errlen, "field '%s' out of range: %lld", key, (long long)i);
 	*dst = (uint64_t)i;
 	return 0;
 }
@@ -340,7 +340,7 @@ static int field_from_json(const struct field *f, json_t *v, char *base, char *e
 	case F_U64S:
 		arr = (struct proto_u64s *)(base + f->off);
 		if (!json_is_array(v) || json_array_size(v) > f->cap)
-			return proto_errf(err, errlen, "field '%s' must be an array of at most %zu",
+			return errorfn(err, errlen, "field '%s' must be an array of at most %zu",
 				    f->key, f->cap);
 		arr->n = json_array_size(v);
 		for (i = 0; i < arr->n; i++)
@@ -350,18 +350,18 @@ static int field_from_json(const struct field *f, json_t *v, char *base, char *e
 		return 0;
 	case F_STR:
 		if (!json_is_string(v))
-			return proto_errf(err, errlen, "field '%s' must be a string", f->key);
+			return errorfn(err, errlen, "field '%s' must be a string", f->key);
 		s = json_string_value(v);
 		if (json_string_length(v) >= f->max || strlen(s) != json_string_length(v))
-			return proto_errf(err, errlen, "field '%s' too long or has NUL", f->key);
+			return errorfn(err, errlen, "field '%s' too long or has NUL", f->key);
 		if (!proto_text_ok(s))
-			return proto_errf(err, errlen, "field '%s' has non-printable characters", f->key);
+			return errorfn(err, errlen, "field '%s' has non-printable characters", f->key);
 		memcpy(base + f->off, s, strlen(s) + 1);
 		return 0;
 	case F_JOB:
 		return job_field_from_json(v, (struct proto_job *)base, err, errlen);
 	}
-	return proto_errf(err, errlen, "field '%s' has no kind", f->key);
+	return errorfn(err, errlen, "field '%s' has no kind", f->key);
 }
 
 int proto_parse(const char *line, size_t len, struct proto_msg *out, char *err, size_t errlen)
@@ -374,17 +374,17 @@ int proto_parse(const char *line, size_t len, struct proto_msg *out, char *err, 
 	int ret = -1;
 
 	if (len >= PROTO_LINE_MAX)
-		return proto_errf(err, errlen, "line of %zu bytes exceeds %d", len, PROTO_LINE_MAX);
+		return errorfn(err, errlen, "line of %zu bytes exceeds %d", len, PROTO_LINE_MAX);
 	root = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root)
-		return proto_errf(err, errlen, "not JSON: %s", jerr.text);
+		return errorfn(err, errlen, "not JSON: %s", jerr.text);
 	if (!json_is_object(root)) {
-		proto_errf(err, errlen, "not a JSON object");
+		errorfn(err, errlen, "not a JSON object");
 		goto out;
 	}
 	t = json_object_get(root, "type");
 	if (!json_is_string(t) || !(d = desc_by_name(json_string_value(t)))) {
-		proto_errf(err, errlen, "missing or unknown message type");
+		errorfn(err, errlen, "missing or unknown message type");
 		goto out;
 	}
 	memset(out, 0, sizeof(*out));
@@ -392,14 +392,14 @@ int proto_parse(const char *line, size_t len, struct proto_msg *out, char *err, 
 	for (f = d->fields; f->key; f++, nfields++) {
 		v = json_object_get(root, f->key);
 		if (!v) {
-			proto_errf(err, errlen, "%s: field '%s' missing", d->name, f->key);
+			errorfn(err, errlen, "%s: field '%s' missing", d->name, f->key);
 			goto out;
 		}
 		if (field_from_json(f, v, (char *)&out->u, err, errlen) < 0)
 			goto out;
 	}
 	if (json_object_size(root) != nfields + 1) {
-		proto_errf(err, errlen, "%s: unexpected fields", d->name);
+		errorfn(err, errlen, "%s: unexpected fields", d->name);
 		goto out;
 	}
 	if (d->check && d->check(&out->u, err, errlen) < 0)

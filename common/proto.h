@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 
+#include "common/err.h"
 #include "common/lrugen.h"
 
 #define PROTO_VERSION     7      /* 7: the job's seed and host clock; 6: PROTO_TRACE; 5: PROTO_LRU */
@@ -485,8 +486,6 @@ unsigned proto_stream_ops(const struct proto_stream *st);
 /* Name of an enum option's value, for tables and logs. */
 const char *proto_enum_name(const struct proto_opt *table, const void *obj, const char *opt);
 
-/* Format a one-line message into err (if not NULL) and return -1. */
-int proto_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* 1 if s holds printable ASCII only (no line breaks): string options and fields. */
 int proto_text_ok(const char *s);

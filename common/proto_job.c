@@ -10,18 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int proto_errf(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vfmtcut(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
-
 int proto_text_ok(const char *s)
 {
 	for (; *s; s++)
@@ -181,7 +169,7 @@ static int opt_set_text(const struct proto_opt *o, void *obj, const char *val,
 		idx = enum_index(o->choices, val);
 		if (idx < 0) {
 			choices_text(o->choices, buf, sizeof(buf));
-			return proto_errf(err, errlen, "%s.%s: expected one of %s, got '%.64s'", where,
+			return errorfn(err, errlen, "%s.%s: expected one of %s, got '%.64s'", where,
 				    o->name, buf, val);
 		}
 		*(unsigned *)dst = (unsigned)idx;
@@ -189,11 +177,11 @@ static int opt_set_text(const struct proto_opt *o, void *obj, const char *val,
 	case OPT_STR:
 	case OPT_TEXT:
 		if (strlen(val) < (size_t)o->min || strlen(val) > (size_t)o->max)
-			return proto_errf(err, errlen, "%s.%s: expected %s to %s characters", where,
+			return errorfn(err, errlen, "%s.%s: expected %s to %s characters", where,
 				    o->name, num_text(o->min, lo, sizeof(lo)),
 				    num_text(o->max, hi, sizeof(hi)));
 		if (o->type == OPT_STR ? !proto_text_ok(val) : !lines_ok(val))
-			return proto_errf(err, errlen, "%s.%s: expected printable ASCII%s", where, o->name,
+			return errorfn(err, errlen, "%s.%s: expected printable ASCII%s", where, o->name,
 				    o->type == OPT_TEXT ? " lines" : "");
 		memcpy(dst, val, strlen(val) + 1);
 		return 0;
@@ -202,10 +190,10 @@ static int opt_set_text(const struct proto_opt *o, void *obj, const char *val,
 		errno = 0;
 		d = strtod(val, &end);
 		if (errno || end == val || *end || !isfinite(d))
-			return proto_errf(err, errlen, "%s.%s: expected a number, got '%.64s'", where,
+			return errorfn(err, errlen, "%s.%s: expected a number, got '%.64s'", where,
 				    o->name, val);
 		if (d < o->min || d > o->max)
-			return proto_errf(err, errlen, "%s.%s: expected %s..%s, got %s", where, o->name,
+			return errorfn(err, errlen, "%s.%s: expected %s..%s, got %s", where, o->name,
 				    num_text(o->min, lo, sizeof(lo)), num_text(o->max, hi, sizeof(hi)),
 				    val);
 		if (o->type == OPT_DOUBLE) {
@@ -213,12 +201,12 @@ static int opt_set_text(const struct proto_opt *o, void *obj, const char *val,
 			return 0;
 		}
 		if (d != floor(d))
-			return proto_errf(err, errlen, "%s.%s: expected a whole number, got %s", where,
+			return errorfn(err, errlen, "%s.%s: expected a whole number, got %s", where,
 				    o->name, val);
 		*(uint64_t *)dst = (uint64_t)d;
 		return 0;
 	}
-	return proto_errf(err, errlen, "%s.%s: option has no type", where, o->name);
+	return errorfn(err, errlen, "%s.%s: option has no type", where, o->name);
 }
 
 int proto_opt_set_json(const struct proto_opt *table, void *obj, const char *key, json_t *v,
@@ -228,19 +216,19 @@ int proto_opt_set_json(const struct proto_opt *table, void *obj, const char *key
 	char num[64];
 
 	if (!o)
-		return proto_errf(err, errlen, "%s: unknown key '%s'", where, key);
+		return errorfn(err, errlen, "%s: unknown key '%s'", where, key);
 	if (json_is_string(v)) {
 		if (o->type == OPT_UINT || o->type == OPT_DOUBLE)
-			return proto_errf(err, errlen, "%s.%s: expected a number", where, key);
+			return errorfn(err, errlen, "%s.%s: expected a number", where, key);
 		return opt_set_text(o, obj, json_string_value(v), where, err, errlen);
 	}
 	if (json_is_number(v)) {
 		if (o->type != OPT_UINT && o->type != OPT_DOUBLE)
-			return proto_errf(err, errlen, "%s.%s: expected a string", where, key);
+			return errorfn(err, errlen, "%s.%s: expected a string", where, key);
 		fmtcut(num, sizeof(num), "%.17g", json_number_value(v));
 		return opt_set_text(o, obj, num, where, err, errlen);
 	}
-	return proto_errf(err, errlen, "%s.%s: expected a %s", where, key,
+	return errorfn(err, errlen, "%s.%s: expected a %s", where, key,
 		    o->type == OPT_UINT || o->type == OPT_DOUBLE ? "number" : "string");
 }
 
@@ -271,7 +259,7 @@ static int opts_from_json(const struct proto_opt *table, json_t *in, void *obj,
 	json_t *v;
 
 	if (!json_is_object(in))
-		return proto_errf(err, errlen, "%s: expected an object", where);
+		return errorfn(err, errlen, "%s: expected an object", where);
 	json_object_foreach(in, key, v)
 		if (proto_opt_set_json(table, obj, key, v, where, err, errlen) < 0)
 			return -1;
@@ -290,7 +278,7 @@ static int trace_from_json(json_t *in, uint64_t *sample, const char *where, char
 	if (opts_from_json(trace_opts, in, &t, w, err, errlen) < 0)
 		return -1;
 	if (t.sample & (t.sample - 1))
-		return proto_errf(err, errlen, "%s.sample: %llu is not a power of two (1, 2, 4 ... %u)",
+		return errorfn(err, errlen, "%s.sample: %llu is not a power of two (1, 2, 4 ... %u)",
 				  w, (unsigned long long)t.sample, 1u << 20);
 	*sample = t.sample;
 	return 0;
@@ -345,11 +333,11 @@ static int file_from_json(json_t *in, struct proto_job *job, unsigned i, const c
 	if (opts_from_json(proto_file_opts, in, f, w, err, errlen) < 0)
 		return -1;
 	if (!json_object_get(in, "name") || !json_object_get(in, "mib"))
-		return proto_errf(err, errlen, "%s: 'name' and 'mib' are required", w);
+		return errorfn(err, errlen, "%s: 'name' and 'mib' are required", w);
 	if (!name_ok(f->name))
-		return proto_errf(err, errlen, "%s.name: expected letters, digits, '.', '_' or '-'", w);
+		return errorfn(err, errlen, "%s.name: expected letters, digits, '.', '_' or '-'", w);
 	if (proto_job_file(job, f->name) >= 0)   /* job->nfiles counts files before this one */
-		return proto_errf(err, errlen, "%s.name: '%s' is declared twice", w, f->name);
+		return errorfn(err, errlen, "%s.name: '%s' is declared twice", w, f->name);
 	return 0;
 }
 
@@ -365,14 +353,14 @@ static int db_from_json(json_t *in, struct proto_job *job, unsigned i, const cha
 	if (opts_from_json(proto_db_opts, in, d, w, err, errlen) < 0)
 		return -1;
 	if (!json_object_get(in, "recordcount"))
-		return proto_errf(err, errlen, "%s: 'recordcount' is required", w);
+		return errorfn(err, errlen, "%s: 'recordcount' is required", w);
 	if (!name_ok(d->name))
-		return proto_errf(err, errlen, "%s.name: expected letters, digits, '.', '_' or '-'", w);
+		return errorfn(err, errlen, "%s.name: expected letters, digits, '.', '_' or '-'", w);
 	if (proto_job_file(job, d->name) >= 0)
-		return proto_errf(err, errlen, "%s.name: '%s' is a declared file too", w, d->name);
+		return errorfn(err, errlen, "%s.name: '%s' is a declared file too", w, d->name);
 	for (j = 0; j < i; j++)
 		if (!strcmp(job->dbs[j].name, d->name))
-			return proto_errf(err, errlen, "%s.name: '%s' is declared twice", w, d->name);
+			return errorfn(err, errlen, "%s.name: '%s' is declared twice", w, d->name);
 	return 0;
 }
 
@@ -384,15 +372,15 @@ static int stream_check(const struct proto_job *job, struct proto_stream *s, con
 
 	if (k->flags & PK_FILE) {
 		if (!s->file[0])
-			return proto_errf(err, errlen, "%s: 'file' is required for a %s stream", w,
+			return errorfn(err, errlen, "%s: 'file' is required for a %s stream", w,
 					  k->name);
 		if (proto_job_file(job, s->file) < 0)
-			return proto_errf(err, errlen, "%s.file: '%s' is not a declared file", w, s->file);
+			return errorfn(err, errlen, "%s.file: '%s' is not a declared file", w, s->file);
 	}
 	if (k->check && k->check(job, s, w, err, errlen) < 0)
 		return -1;
 	if (s->start_s >= (double)job->duration_s)
-		return proto_errf(err, errlen, "%s.start_s: %g is not before the workload's end (%llu s)",
+		return errorfn(err, errlen, "%s.start_s: %g is not before the workload's end (%llu s)",
 			    w, s->start_s, (unsigned long long)job->duration_s);
 	return 0;
 }
@@ -423,7 +411,7 @@ static int stream_key(struct proto_stream *s, const char *key, json_t *v, const 
 		o = opt_find(table, key);
 	}
 	if (!o && (!strcmp(key, "file") || any_kind_has(key)))
-		return proto_errf(err, errlen, "%s: '%s' is not an option of a %s stream", w, key,
+		return errorfn(err, errlen, "%s: '%s' is not an option of a %s stream", w, key,
 				  k->name);
 	if (proto_opt_set_json(table, s, key, v, w, err, errlen) < 0)
 		return -1;
@@ -444,7 +432,7 @@ static int stream_opts_from_json(json_t *in, struct proto_stream *s, const char 
 	if (!tr)
 		return 0;
 	if (!(proto_kinds[s->kind]->flags & PK_TRACE))
-		return proto_errf(err, errlen, "%s.trace: a %s stream names no file to trace; a "
+		return errorfn(err, errlen, "%s.trace: a %s stream names no file to trace; a "
 				  "cell's trace traces every file", w, proto_kinds[s->kind]->name);
 	return trace_from_json(tr, &s->trace_sample, w, err, errlen);
 }
@@ -460,9 +448,9 @@ static int stream_from_json(json_t *in, struct proto_job *job, unsigned i, const
 
 	fmtcut(w, sizeof(w), "%s.streams[%u]", where, i);
 	if (!json_is_object(in))
-		return proto_errf(err, errlen, "%s: expected an object", w);
+		return errorfn(err, errlen, "%s: expected an object", w);
 	if (!kind)
-		return proto_errf(err, errlen, "%s: 'kind' is required (random, scan or fio)", w);
+		return errorfn(err, errlen, "%s: 'kind' is required (random, scan or fio)", w);
 	if (proto_opt_set_json(proto_stream_opts, s, "kind", kind, w, err, errlen) < 0)
 		return -1;
 	opts_defaults(proto_stream_opts, s);
@@ -473,7 +461,7 @@ static int stream_from_json(json_t *in, struct proto_job *job, unsigned i, const
 		return -1;
 	for (j = 0; j < i; j++)
 		if (!strcmp(job->streams[j].name, s->name))
-			return proto_errf(err, errlen, "%s.name: '%s' is used by streams[%u] too", w,
+			return errorfn(err, errlen, "%s.name: '%s' is used by streams[%u] too", w,
 				    s->name, j);
 	return stream_check(job, s, w, err, errlen);
 }
@@ -484,9 +472,9 @@ static int array_of(json_t *in, const char *key, size_t max, const char *where, 
 	json_t *a = json_object_get(in, key);
 
 	if (!json_is_array(a) || json_array_size(a) == 0)
-		return proto_errf(err, errlen, "%s.%s: expected a non-empty array", where, key);
+		return errorfn(err, errlen, "%s.%s: expected a non-empty array", where, key);
 	if (json_array_size(a) > max)
-		return proto_errf(err, errlen, "%s.%s: at most %zu entries", where, key, max);
+		return errorfn(err, errlen, "%s.%s: at most %zu entries", where, key, max);
 	*ret = a;
 	return 0;
 }
@@ -503,7 +491,7 @@ static int trace_check(const struct proto_job *job, const char *where, char *err
 		if (!s->trace_sample)
 			continue;
 		if (sample && s->trace_sample != sample)
-			return proto_errf(err, errlen, "%s.streams[%u].trace.sample: %llu, but %llu is "
+			return errorfn(err, errlen, "%s.streams[%u].trace.sample: %llu, but %llu is "
 					  "traced already (one sample a cell)", where, i,
 					  (unsigned long long)s->trace_sample,
 					  (unsigned long long)sample);
@@ -535,7 +523,7 @@ static int ramp_check(const struct proto_job *job, const char *where, char *err,
 {
 	if (job->ramp_s < job->duration_s)
 		return 0;
-	return proto_errf(err, errlen, "%s.ramp_s: expected less than duration_s (%llu), got %llu",
+	return errorfn(err, errlen, "%s.ramp_s: expected less than duration_s (%llu), got %llu",
 			  where, (unsigned long long)job->duration_s,
 			  (unsigned long long)job->ramp_s);
 }
@@ -550,11 +538,11 @@ int proto_job_from_json(json_t *obj, struct proto_job *job, const char *where,
 
 	memset(job, 0, sizeof(*job));
 	if (!json_is_object(obj))
-		return proto_errf(err, errlen, "%s: expected an object", where);
+		return errorfn(err, errlen, "%s: expected an object", where);
 	opts_defaults(proto_job_opts, job);
 	top = json_deep_copy(obj);
 	if (!top)
-		return proto_errf(err, errlen, "%s: out of memory", where);
+		return errorfn(err, errlen, "%s: out of memory", where);
 	if (json_object_get(top, "databases") &&
 	    array_of(top, "databases", PROTO_MAX_DBS, where, err, errlen, &dbs) < 0)
 		goto out;

@@ -63,26 +63,26 @@ struct agent {
 	struct tracer tracer;        /* trace: {sample: N}; off otherwise */
 	uint64_t data_dev;           /* the data disk's st_dev */
 	uint64_t file_ino[PROTO_MAX_FILES];
+	char err[PROTO_ERR_MAX];     /* the last error: what the host and the console see */
 };
 
-static char errmsg[PROTO_ERR_MAX];
+static int error(struct agent *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int error_errno(struct agent *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
-static int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int error_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* Fill errmsg (what the host and the console will see); returns -1. */
-static int error(const char *fmt, ...)
+/* Fill a->err (what the host and the console will see); returns -1. */
+static int error(struct agent *a, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vfmtcut(errmsg, sizeof(errmsg), fmt, ap);
+	vfmtcut(a->err, sizeof(a->err), fmt, ap);
 	va_end(ap);
 	return -1;
 }
 
 /* Same, with ": <strerror(errno)>" appended. */
-static int error_errno(const char *fmt, ...)
+static int error_errno(struct agent *a, const char *fmt, ...)
 {
 	char msg[PROTO_ERR_MAX];
 	int e = errno;
@@ -91,7 +91,7 @@ static int error_errno(const char *fmt, ...)
 	va_start(ap, fmt);
 	vfmtcut(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return error("%s: %s", msg, strerror(e));
+	return error(a, "%s: %s", msg, strerror(e));
 }
 
 static uint64_t now_ms_since(const struct timespec *t0)
@@ -122,19 +122,19 @@ static void copy_field(char *dst, size_t cap, const char *src)
 /* ---- files ---- */
 
 /* Read at most len - 1 bytes of path, trailing whitespace trimmed. */
-static int read_file_trim(const char *path, char *buf, size_t len)
+static int read_file_trim(struct agent *a, const char *path, char *buf, size_t len)
 {
 	ssize_t n;
 	int fd;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return error_errno("open '%s'", path);
+		return error_errno(a, "open '%s'", path);
 	do
 		n = read(fd, buf, len - 1);
 	while (n < 0 && errno == EINTR);
 	if (n < 0) {
-		error_errno("read '%s'", path);
+		error_errno(a, "read '%s'", path);
 		close(fd);
 		return -1;
 	}
@@ -146,25 +146,25 @@ static int read_file_trim(const char *path, char *buf, size_t len)
 }
 
 /* Write text to a sysfs/procfs/cgroupfs file in one write, as the kernel wants. */
-static int write_file(const char *path, const char *text)
+static int write_file(struct agent *a, const char *path, const char *text)
 {
 	int fd, rc;
 
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
-		return error_errno("open '%s'", path);
+		return error_errno(a, "open '%s'", path);
 	rc = write_all(fd, text, strlen(text));
 	if (rc < 0)
-		error_errno("write '%s' to '%s'", text, path);
+		error_errno(a, "write '%s' to '%s'", text, path);
 	if (close(fd) < 0 && rc == 0)
-		rc = error_errno("write '%s' to '%s'", text, path);
+		rc = error_errno(a, "write '%s' to '%s'", text, path);
 	return rc;
 }
 
 /* ---- channel ---- */
 
 /* The /dev node of the virtio port named PROTO_PORT_NAME, if one exists yet. */
-static int find_port(char *path, size_t len)
+static int find_port(struct agent *a, char *path, size_t len)
 {
 	char name_path[PATH_MAX], name[64];
 	struct dirent *de;
@@ -178,7 +178,7 @@ static int find_port(char *path, size_t len)
 		if (de->d_name[0] == '.')
 			continue;
 		fmtcut(name_path, sizeof(name_path), VIRTIO_PORTS "/%s/name", de->d_name);
-		if (read_file_trim(name_path, name, sizeof(name)) == 0 &&
+		if (read_file_trim(a, name_path, name, sizeof(name)) == 0 &&
 		    !strcmp(name, PROTO_PORT_NAME)) {
 			fmtcut(path, len, "/dev/%s", de->d_name);
 			found = 0;
@@ -188,19 +188,19 @@ static int find_port(char *path, size_t len)
 	return found;
 }
 
-static int connect_unix(const char *path)
+static int connect_unix(struct agent *a, const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int fd;
 
 	if (strlen(path) >= sizeof(sa.sun_path))
-		return error("socket path '%s' too long", path);
+		return error(a, "socket path '%s' too long", path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return error_errno("socket for '%s'", path);
+		return error_errno(a, "socket for '%s'", path);
 	memcpy(sa.sun_path, path, strlen(path) + 1);
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		error_errno("connect '%s'", path);
+		error_errno(a, "connect '%s'", path);
 		close(fd);
 		return -1;
 	}
@@ -208,17 +208,17 @@ static int connect_unix(const char *path)
 }
 
 /* -p PATH: a unix socket is connected to, anything else opened (a tty made raw). */
-static int open_given_port(const char *path)
+static int open_given_port(struct agent *a, const char *path)
 {
 	struct termios tio;
 	struct stat st;
 	int fd;
 
 	if (stat(path, &st) == 0 && S_ISSOCK(st.st_mode))
-		return connect_unix(path);
+		return connect_unix(a, path);
 	fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
-		return error_errno("open '%s'", path);
+		return error_errno(a, "open '%s'", path);
 	if (isatty(fd) && tcgetattr(fd, &tio) == 0) {
 		cfmakeraw(&tio);
 		tcsetattr(fd, TCSANOW, &tio);
@@ -234,15 +234,15 @@ static int open_channel(struct agent *a)
 	int fd;
 
 	if (a->port_path)
-		return open_given_port(a->port_path);
+		return open_given_port(a, a->port_path);
 	for (;;) {
-		if (find_port(path, sizeof(path)) == 0) {
+		if (find_port(a, path, sizeof(path)) == 0) {
 			fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
 			if (fd >= 0)
 				return fd;
-			error_errno("open '%s'", path);
+			error_errno(a, "open '%s'", path);
 		} else {
-			error("no virtio port named '%s' under " VIRTIO_PORTS, PROTO_PORT_NAME);
+			error(a, "no virtio port named '%s' under " VIRTIO_PORTS, PROTO_PORT_NAME);
 		}
 		if (mono_ms() >= deadline)
 			return -1;
@@ -257,8 +257,8 @@ static int send_msg(struct agent *a, const struct proto_msg *m)
 
 	n = proto_format(m, line, sizeof(line));
 	if (n < 0)
-		return error("cannot format message of type %d", m->type);
-	rc = fault_filter(&a->fault, a->fd, m, line, (size_t)n, errmsg, sizeof(errmsg));
+		return error(a, "cannot format message of type %d", m->type);
+	rc = fault_filter(&a->fault, a->fd, m, line, (size_t)n, a->err, sizeof(a->err));
 	if (rc != 0)
 		return rc < 0 ? -1 : 0;
 	/* the host ends the guest on a summary or an error: what the console
@@ -267,7 +267,7 @@ static int send_msg(struct agent *a, const struct proto_msg *m)
 	if (m->type == PROTO_SUMMARY || m->type == PROTO_ERROR)
 		tcdrain(STDERR_FILENO);
 	if (write_all(a->fd, line, (size_t)n) < 0)
-		return error_errno("write to the channel");
+		return error_errno(a, "write to the channel");
 	/* the console's own record of what was sent, for tests to compare */
 	if (m->type == PROTO_SAMPLE)
 		fprintf(stderr, "harness: sent sample seq=%llu\n",
@@ -275,24 +275,24 @@ static int send_msg(struct agent *a, const struct proto_msg *m)
 	return 0;
 }
 
-/* Report errmsg to the console and, if the channel is open, to the host. */
+/* Report a->err to the console and, if the channel is open, to the host. */
 static void send_error(struct agent *a)
 {
 	struct proto_msg m = { .type = PROTO_ERROR };
 
-	fprintf(stderr, "agent: %s\n", errmsg);
+	fprintf(stderr, "agent: %s\n", a->err);
 	if (a->fd < 0)
 		return;
-	copy_field(m.u.error, sizeof(m.u.error), errmsg);
+	copy_field(m.u.error, sizeof(m.u.error), a->err);
 	if (send_msg(a, &m) < 0)
-		fprintf(stderr, "agent: %s\n", errmsg);
+		fprintf(stderr, "agent: %s\n", a->err);
 }
 
 /*
  * One line (without its newline) within timeout_ms. A closed channel is waited
  * out: a virtio port reads EOF until the host side connects.
  */
-static int read_line(int fd, char *buf, size_t cap, int timeout_ms, size_t *ret_len)
+static int read_line(struct agent *a, int fd, char *buf, size_t cap, int timeout_ms, size_t *ret_len)
 {
 	uint64_t deadline = mono_ms() + (uint64_t)timeout_ms, now;
 	struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -308,24 +308,24 @@ static int read_line(int fd, char *buf, size_t cap, int timeout_ms, size_t *ret_
 			return 0;
 		}
 		if (len == cap)
-			return error("channel: line longer than %zu bytes", cap - 1);
+			return error(a, "channel: line longer than %zu bytes", cap - 1);
 		now = mono_ms();
 		if (now >= deadline)
-			return error("channel: no job line within %d s%s", timeout_ms / 1000,
+			return error(a, "channel: no job line within %d s%s", timeout_ms / 1000,
 				     eof ? " (channel closed)" : "");
 		if (eof) {
 			usleep(100 * 1000);
 			eof = 0;
 		}
 		if (poll(&p, 1, (int)(deadline - now)) < 0 && errno != EINTR)
-			return error_errno("poll on the channel");
+			return error_errno(a, "poll on the channel");
 		if (!(p.revents & (POLLIN | POLLHUP | POLLERR)))
 			continue;
 		n = read(fd, buf + len, cap - len);
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n < 0)
-			return error_errno("read from the channel");
+			return error_errno(a, "read from the channel");
 		eof = n == 0;
 		len += (size_t)n;
 	}
@@ -350,7 +350,7 @@ static uint64_t mem_total_kib(void)
 }
 
 /* The first regular file on the data disk, to probe what the kernel supports. */
-static int open_any_data_file(const struct agent *a)
+static int open_any_data_file(struct agent *a)
 {
 	char path[PATH_MAX];
 	struct dirent *de;
@@ -419,13 +419,13 @@ static int say_hello(struct agent *a)
 	int fd;
 
 	if (uname(&u) < 0)
-		return error_errno("uname");
+		return error_errno(a, "uname");
 	h->proto = PROTO_VERSION;
 	copy_field(h->release, sizeof(h->release), u.release);
 	copy_field(h->arch, sizeof(h->arch), u.machine);
 	h->page_size = ps > 0 ? (uint64_t)ps : 0;
 	h->mem_total_kib = mem_total_kib();
-	if (read_file_trim(LRU_GEN_PATH, caps, sizeof(caps)) < 0)
+	if (read_file_trim(a, LRU_GEN_PATH, caps, sizeof(caps)) < 0)
 		caps[0] = '\0';
 	copy_field(h->lru_gen_caps, sizeof(h->lru_gen_caps), caps);
 	fd = open_any_data_file(a);
@@ -449,12 +449,12 @@ static int recv_job(struct agent *a)
 	struct proto_msg m;
 	size_t len = 0;
 
-	if (read_line(a->fd, line, sizeof(line), JOB_WAIT_MS, &len) < 0)
+	if (read_line(a, a->fd, line, sizeof(line), JOB_WAIT_MS, &len) < 0)
 		return -1;
 	if (proto_parse(line, len, &m, err, sizeof(err)) < 0)
-		return error("channel: bad job line: %s", err);
+		return error(a, "channel: bad job line: %s", err);
 	if (m.type != PROTO_JOB)
-		return error("channel: expected a job, got message type %d", m.type);
+		return error(a, "channel: expected a job, got message type %d", m.type);
 	a->job = m.u.job;
 	return 0;
 }
@@ -467,30 +467,30 @@ static int apply_lru_gen(struct agent *a, char *out, size_t len)
 	const char *want = a->job.lru_gen;
 
 	if (*want && strcmp(want, "y") && strcmp(want, "n"))
-		return error("job: lru_gen must be \"y\", \"n\" or \"\", not '%s'", want);
+		return error(a, "job: lru_gen must be \"y\", \"n\" or \"\", not '%s'", want);
 	if (access(LRU_GEN_PATH, F_OK) < 0) {
 		if (errno != ENOENT)
-			return error_errno("access '%s'", LRU_GEN_PATH);
+			return error_errno(a, "access '%s'", LRU_GEN_PATH);
 		if (*want)
-			return error("lru_gen requested but " LRU_GEN_PATH " is missing");
+			return error(a, "lru_gen requested but " LRU_GEN_PATH " is missing");
 		out[0] = '\0';
 		return 0;
 	}
-	if (*want && write_file(LRU_GEN_PATH, want) < 0)
+	if (*want && write_file(a, LRU_GEN_PATH, want) < 0)
 		return -1;
-	return read_file_trim(LRU_GEN_PATH, out, len);
+	return read_file_trim(a, LRU_GEN_PATH, out, len);
 }
 
-static int mount_cgroup2(const char *dir)
+static int mount_cgroup2(struct agent *a, const char *dir)
 {
 	struct statfs sf;
 
 	if (statfs(dir, &sf) < 0)
-		return error_errno("statfs '%s'", dir);
+		return error_errno(a, "statfs '%s'", dir);
 	if (sf.f_type == CGROUP2_MAGIC)
 		return 0;
 	if (mount("cgroup2", dir, "cgroup2", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
-		return error_errno("mount cgroup2 on '%s'", dir);
+		return error_errno(a, "mount cgroup2 on '%s'", dir);
 	return 0;
 }
 
@@ -498,22 +498,22 @@ static int setup_memcg(struct agent *a)
 {
 	char path[PATH_MAX + 32], val[32];
 
-	if (mount_cgroup2(a->cg_dir) < 0)
+	if (mount_cgroup2(a, a->cg_dir) < 0)
 		return -1;
 	fmtcut(path, sizeof(path), "%s/cgroup.subtree_control", a->cg_dir);
-	if (write_file(path, "+memory") < 0)
+	if (write_file(a, path, "+memory") < 0)
 		return -1;
 	fmtcut(a->memcg, sizeof(a->memcg), "%s/" MEMCG_NAME, a->cg_dir);
 	if (mkdir(a->memcg, 0755) < 0 && errno != EEXIST)
-		return error_errno("mkdir '%s'", a->memcg);
+		return error_errno(a, "mkdir '%s'", a->memcg);
 	fmtcut(path, sizeof(path), "%s/memory.max", a->memcg);
 	fmtcut(val, sizeof(val), "%llu", (unsigned long long)(a->job.memcg_mib << 20));
-	if (write_file(path, val) < 0)
+	if (write_file(a, path, val) < 0)
 		return -1;
 	fmtcut(path, sizeof(path), "%s/memory.swap.max", a->memcg);
 	if (access(path, F_OK) < 0 && errno == ENOENT)
 		return 0;   /* no swap accounting in this kernel */
-	return write_file(path, "0");
+	return write_file(a, path, "0");
 }
 
 /* Every declared file on the data disk, at least as big as declared. */
@@ -528,13 +528,13 @@ static int check_files(struct agent *a, struct proto_u64s *pages)
 	for (i = 0; i < a->job.nfiles; i++) {
 		f = &a->job.files[i];
 		if (fmtbuf(path, sizeof(path), "%s/%s", a->data_dir, f->name) < 0)
-			return error("file '%.64s...': its path is too long", f->name);
+			return error(a, "file '%.64s...': its path is too long", f->name);
 		if (stat(path, &st) < 0)
-			return error_errno("file '%s'", path);
+			return error_errno(a, "file '%s'", path);
 		if (!S_ISREG(st.st_mode))
-			return error("file '%s' is not a regular file", path);
+			return error(a, "file '%s' is not a regular file", path);
 		if ((uint64_t)st.st_size < f->mib << 20)
-			return error("file '%s' is %lld bytes, the job declares %llu MiB", path,
+			return error(a, "file '%s' is %lld bytes, the job declares %llu MiB", path,
 				     (long long)st.st_size, (unsigned long long)f->mib);
 		pages->v[i] = (f->mib << 20) / 4096;
 		a->file_ino[i] = (uint64_t)st.st_ino;
@@ -558,7 +558,7 @@ static int trace_setup(struct agent *a, struct proto_setup *s)
 	if (!(c.sample = proto_job_trace(&a->job, &files, &all)))
 		return 0;
 	if (stat(a->data_dir, &st) < 0)
-		return error_errno("'%s'", a->data_dir);
+		return error_errno(a, "'%s'", a->data_dir);
 	/* the kernel's dev_t (MKDEV: major << 20 | minor), as the probes read s_dev */
 	c.dev = ((uint64_t)major(st.st_dev) << 20) | minor(st.st_dev);
 	c.nfiles = a->job.nfiles;
@@ -569,7 +569,7 @@ static int trace_setup(struct agent *a, struct proto_setup *s)
 	c.traced = all ? 0 : files;
 	if (uname(&u) == 0)
 		c.layout = tracer_layout_find(u.release, u.machine);
-	if (tracer_open(&a->tracer, &c, errmsg, sizeof(errmsg)) < 0)
+	if (tracer_open(&a->tracer, &c, a->err, sizeof(a->err)) < 0)
 		return -1;
 	copy_field(s->trace, sizeof(s->trace), a->tracer.status);
 	return 0;
@@ -581,7 +581,7 @@ static int data_writable(struct agent *a)
 	if (!a->job.ndbs)
 		return 0;
 	if (mount(NULL, a->data_dir, NULL, MS_REMOUNT | MS_NOATIME, NULL) < 0)
-		return error_errno("remount '%s' read-write for the databases", a->data_dir);
+		return error_errno(a, "remount '%s' read-write for the databases", a->data_dir);
 	return 0;
 }
 
@@ -593,15 +593,15 @@ static int setup(struct agent *a)
 
 	/* first: a guest restored from a save runs on from its saved clock and
 	 * random state, shared by every run restored from that save */
-	if (fresh_clock(a->job.host_ms, &s->clock_behind_ms, &s->clock_ahead_ms, errmsg,
-			sizeof(errmsg)) < 0 ||
-	    fresh_reseed(a->job.seed, s->rng, sizeof(s->rng), errmsg, sizeof(errmsg)) < 0)
+	if (fresh_clock(a->job.host_ms, &s->clock_behind_ms, &s->clock_ahead_ms, a->err,
+			sizeof(a->err)) < 0 ||
+	    fresh_reseed(a->job.seed, s->rng, sizeof(s->rng), a->err, sizeof(a->err)) < 0)
 		return -1;
 	if (apply_lru_gen(a, lru, sizeof(lru)) < 0 || setup_memcg(a) < 0 ||
 	    check_files(a, &s->file_pages) < 0 || data_writable(a) < 0)
 		return -1;
 	sync();
-	if (write_file("/proc/sys/vm/drop_caches", "3") < 0)
+	if (write_file(a, "/proc/sys/vm/drop_caches", "3") < 0)
 		return -1;
 	copy_field(s->lru_gen, sizeof(s->lru_gen), lru);
 	a->lru_gen_on = lru[0] && strcmp(lru, "0x0000");
@@ -627,7 +627,7 @@ static int run(struct agent *a)
 	char err[PROTO_ERR_MAX];
 
 	if (workload_run(&env, err, sizeof(err)) < 0)
-		return error("%s", err);
+		return error(a, "%s", err);
 	return 0;
 }
 
@@ -686,7 +686,7 @@ static int agent_main(struct agent *a)
 	/* A fixed hash seed: otherwise jansson's first object waits on the
 	 * guest's entropy pool, a second or more after boot under TCG. */
 	json_object_seed(1);
-	if (fault_load(&a->fault, "/proc/cmdline", errmsg, sizeof(errmsg)) < 0) {
+	if (fault_load(&a->fault, "/proc/cmdline", a->err, sizeof(a->err)) < 0) {
 		send_error(a);
 		return 1;
 	}

@@ -33,7 +33,7 @@ static int seconds(const char *text, const char *key, uint64_t *ms, char *err, s
 	errno = 0;
 	s = strtoull(text, &end, 10);
 	if (errno || end == text || *end || text[0] == '-' || s > 86400)
-		return proto_errf(err, errlen, "/proc/cmdline: %s: expected seconds (0..86400), "
+		return errorfn(err, errlen, "/proc/cmdline: %s: expected seconds (0..86400), "
 				  "got '%.32s'", key, text);
 	*ms = s * 1000;
 	return 0;
@@ -50,7 +50,7 @@ static int fault_option(struct fault *f, const char *word, char *err, size_t err
 				f->kind = (enum fault_kind)k;
 				return 0;
 			}
-		return proto_errf(err, errlen, "/proc/cmdline: harness.fault: unknown kind '%.32s'",
+		return errorfn(err, errlen, "/proc/cmdline: harness.fault: unknown kind '%.32s'",
 				  word + 14);
 	}
 	if (!strncmp(word, "harness.fault_after=", 20))
@@ -75,7 +75,7 @@ int fault_load(struct fault *f, const char *path, char *err, size_t errlen)
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n < 0)
-		return proto_errf(err, errlen, "read '%s': %s", path, strerror(errno));
+		return errorfn(err, errlen, "read '%s': %s", path, strerror(errno));
 	buf[n] = '\0';
 	for (word = strtok_r(buf, " \t\n", &save); word; word = strtok_r(NULL, " \t\n", &save))
 		if (fault_option(f, word, err, errlen) < 0)
@@ -194,7 +194,7 @@ int fault_filter(struct fault *f, int fd, const struct proto_msg *m, const char 
 		return 0;
 	f->fired = 1;
 	if (fire(f, fd, line, len) < 0)
-		return proto_errf(err, errlen,
+		return errorfn(err, errlen,
 				  "fault %s: could not inject it: %s", kind_names[f->kind],
 				  strerror(errno));
 	return 1;

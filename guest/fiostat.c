@@ -107,7 +107,7 @@ static int get_count(json_t *obj, const char *key, bool optional, uint64_t *ret,
 		return 0;
 	}
 	if (!json_is_integer(v) || json_integer_value(v) < 0)
-		return proto_errf(err, errlen, "fio output: %s.%s: a non-negative integer is expected",
+		return errorfn(err, errlen, "fio output: %s.%s: a non-negative integer is expected",
 			    where, key);
 	*ret = (uint64_t)json_integer_value(v);
 	return 0;
@@ -116,7 +116,7 @@ static int get_count(json_t *obj, const char *key, bool optional, uint64_t *ret,
 static int add(uint64_t *sum, uint64_t v, const char *what, char *err, size_t errlen)
 {
 	if (__builtin_add_overflow(*sum, v, sum))
-		return proto_errf(err, errlen, "fio output: %s overflows 64 bits", what);
+		return errorfn(err, errlen, "fio output: %s overflows 64 bits", what);
 	return 0;
 }
 
@@ -130,23 +130,23 @@ static int add_bins(struct fiostat_dir *d, json_t *ddir, const char *where,
 	if (!clat)
 		return 0;
 	if (!json_is_object(clat))
-		return proto_errf(err, errlen, "fio output: %s.clat_ns: an object is expected", where);
+		return errorfn(err, errlen, "fio output: %s.clat_ns: an object is expected", where);
 	bins = json_object_get(clat, "bins");
 	if (!bins)
 		return 0;
 	if (!json_is_object(bins))
-		return proto_errf(err, errlen, "fio output: %s.clat_ns.bins: an object is expected", where);
+		return errorfn(err, errlen, "fio output: %s.clat_ns.bins: an object is expected", where);
 	json_object_foreach(bins, key, v) {
 		char *end;
 		unsigned long long ns;
 		uint64_t n;
 
 		if (key[0] < '0' || key[0] > '9' || strlen(key) > 20)
-			return proto_errf(err, errlen, "fio output: %s.clat_ns.bins: key '%.32s' is not "
+			return errorfn(err, errlen, "fio output: %s.clat_ns.bins: key '%.32s' is not "
 				    "a latency in ns", where, key);
 		ns = strtoull(key, &end, 10);
 		if (*end)
-			return proto_errf(err, errlen, "fio output: %s.clat_ns.bins: key '%.32s' is not "
+			return errorfn(err, errlen, "fio output: %s.clat_ns.bins: key '%.32s' is not "
 				    "a latency in ns", where, key);
 		if (get_count(bins, key, false, &n, "clat_ns.bins", err, errlen) < 0 ||
 		    add(&d->bins[fiostat_bin_index(ns)], n, "clat_ns.bins", err, errlen) < 0)
@@ -165,7 +165,7 @@ static int add_dir(struct fiostat_dir *d, uint64_t *io_ms, json_t *job, int dir,
 
 	fmtcut(where, sizeof(where), "jobs[].%s", dir_key[dir]);
 	if (!json_is_object(ddir))
-		return proto_errf(err, errlen, "fio output: %s: an object is expected", where);
+		return errorfn(err, errlen, "fio output: %s: an object is expected", where);
 	if (get_count(ddir, "total_ios", false, &ios, where, err, errlen) < 0 ||
 	    get_count(ddir, "io_bytes", false, &bytes, where, err, errlen) < 0 ||
 	    get_count(ddir, "runtime", true, &ms, where, err, errlen) < 0 ||
@@ -185,13 +185,13 @@ static int sum_doc(struct fiostat *s, json_t *root, char *err, size_t errlen)
 	size_t i;
 
 	if (!json_is_object(root))
-		return proto_errf(err, errlen, "fio output: a JSON object is expected");
+		return errorfn(err, errlen, "fio output: a JSON object is expected");
 	if (!json_is_array(jobs))
-		return proto_errf(err, errlen, "fio output: \"jobs\": an array is expected");
+		return errorfn(err, errlen, "fio output: \"jobs\": an array is expected");
 	if (get_count(root, "timestamp_ms", false, &ms, "document", err, errlen) < 0)
 		return -1;
 	if (ms > INT64_MAX)
-		return proto_errf(err, errlen, "fio output: document.timestamp_ms out of range");
+		return errorfn(err, errlen, "fio output: document.timestamp_ms out of range");
 	if (__builtin_sub_overflow((int64_t)ms, s->epoch_ms, &s->doc_ms))
 		s->doc_ms = FIOSTAT_T_MAX;
 	s->doc_ms = clamp_ms(s->doc_ms);
@@ -199,7 +199,7 @@ static int sum_doc(struct fiostat *s, json_t *root, char *err, size_t errlen)
 	s->doc_io_ms = 0;
 	json_array_foreach(jobs, i, job) {
 		if (!json_is_object(job))
-			return proto_errf(err, errlen, "fio output: jobs[%zu]: an object is expected", i);
+			return errorfn(err, errlen, "fio output: jobs[%zu]: an object is expected", i);
 		for (int d = 0; d < 2; d++)
 			if (add_dir(&s->doc[d], &s->doc_io_ms, job, d, err, errlen) < 0)
 				return -1;
@@ -292,7 +292,7 @@ static int parse_doc(struct fiostat *s, char *err, size_t errlen)
 	int r;
 
 	if (!root)
-		return proto_errf(err, errlen, "fio output: invalid JSON at line %d column %d: %s",
+		return errorfn(err, errlen, "fio output: invalid JSON at line %d column %d: %s",
 			    jerr.line, jerr.column, jerr.text);
 	r = sum_doc(s, root, err, errlen);
 	json_decref(root);
@@ -347,11 +347,11 @@ static int doc_byte(struct fiostat *s, char c, char *err, size_t errlen)
 		s->len = 0;
 		if (scan(s, c))
 			s->state = ST_BETWEEN;
-		return proto_errf(err, errlen, "fio output: document larger than %u bytes refused",
+		return errorfn(err, errlen, "fio output: document larger than %u bytes refused",
 			    FIOSTAT_DOC_MAX);
 	}
 	if (!s->oversize && append(s, c) < 0)
-		return proto_errf(err, errlen, "fio output: out of memory");
+		return errorfn(err, errlen, "fio output: out of memory");
 	done = scan(s, c);
 	if (!done)
 		return 0;
@@ -409,7 +409,7 @@ int fiostat_feed(struct fiostat *s, const char *buf, size_t len, char *err, size
 int fiostat_finish(const struct fiostat *s, char *err, size_t errlen)
 {
 	if (s->state == ST_DOC)
-		return proto_errf(err, errlen, "fio output: truncated document (%zu bytes)", s->len);
+		return errorfn(err, errlen, "fio output: truncated document (%zu bytes)", s->len);
 	return 0;
 }
 

@@ -28,19 +28,19 @@ int fresh_reseed(const char *hex, char *probe, size_t probe_len, char *err, size
 	int fd, rc = -1;
 
 	if (probe_len < 2 * sizeof(out) + 1 || proto_unhex(hex, in.buf, sizeof(in.buf)) < 0)
-		return proto_errf(err, errlen, "job: seed must be %d lower-case hex digits",
+		return errorfn(err, errlen, "job: seed must be %d lower-case hex digits",
 				  PROTO_SEED_HEX);
 	in.info.entropy_count = (int)sizeof(in.buf) * 8;
 	in.info.buf_size = (int)sizeof(in.buf);
 	fd = open("/dev/urandom", O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
-		return proto_errf(err, errlen, "open /dev/urandom: %s", strerror(errno));
+		return errorfn(err, errlen, "open /dev/urandom: %s", strerror(errno));
 	if (ioctl(fd, RNDADDENTROPY, &in) < 0)
-		proto_errf(err, errlen, "RNDADDENTROPY: %s", strerror(errno));
+		errorfn(err, errlen, "RNDADDENTROPY: %s", strerror(errno));
 	else if (ioctl(fd, RNDRESEEDCRNG) < 0)
-		proto_errf(err, errlen, "RNDRESEEDCRNG: %s", strerror(errno));
+		errorfn(err, errlen, "RNDRESEEDCRNG: %s", strerror(errno));
 	else if (getrandom(out, sizeof(out), 0) != (ssize_t)sizeof(out))
-		proto_errf(err, errlen, "getrandom: %s", strerror(errno));
+		errorfn(err, errlen, "getrandom: %s", strerror(errno));
 	else
 		rc = 0;
 	close(fd);
@@ -57,7 +57,7 @@ int fresh_clock(uint64_t host_ms, uint64_t *behind_ms, uint64_t *ahead_ms, char 
 
 	*behind_ms = *ahead_ms = 0;
 	if (!host_ms)
-		return proto_errf(err, errlen, "job: no host_ms to set the clock to");
+		return errorfn(err, errlen, "job: no host_ms to set the clock to");
 	clock_gettime(CLOCK_REALTIME, &ts);
 	guest_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 	if (guest_ms < (int64_t)host_ms)
@@ -67,6 +67,6 @@ int fresh_clock(uint64_t host_ms, uint64_t *behind_ms, uint64_t *ahead_ms, char 
 	ts.tv_sec = (time_t)(host_ms / 1000);
 	ts.tv_nsec = (long)(host_ms % 1000) * 1000000;
 	if (clock_settime(CLOCK_REALTIME, &ts) < 0)
-		return proto_errf(err, errlen, "clock_settime: %s", strerror(errno));
+		return errorfn(err, errlen, "clock_settime: %s", strerror(errno));
 	return 0;
 }

@@ -94,12 +94,12 @@ static int read_stat(struct sampler *s, size_t *ret_len, char *err, size_t errle
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return proto_errf(err, errlen, "read memory.stat: %s", strerror(errno));
+			return errorfn(err, errlen, "read memory.stat: %s", strerror(errno));
 		if (n == 0)
 			break;
 		len += (size_t)n;
 		if (len > SAMPLER_STAT_MAX)
-			return proto_errf(err, errlen,
+			return errorfn(err, errlen,
 					  "memory.stat larger than %d bytes", SAMPLER_STAT_MAX);
 	}
 	*ret_len = len;
@@ -112,7 +112,7 @@ static int residency_cachestat(struct sampler *s, unsigned f, uint64_t *ret, cha
 	struct sampler_cachestat cs;
 
 	if (do_cachestat(s->file_fd[f], 0, s->file_size[f], &cs) < 0)
-		return proto_errf(err, errlen,
+		return errorfn(err, errlen,
 				  "cachestat on '%s': %s", s->file_name[f], strerror(errno));
 	*ret = cs.nr_cache;
 	return 0;
@@ -130,11 +130,11 @@ static int residency_mincore(struct sampler *s, unsigned f, uint64_t *ret, char 
 		len = s->file_size[f] - off < SAMPLER_WINDOW ? s->file_size[f] - off : SAMPLER_WINDOW;
 		map = mmap(NULL, (size_t)len, PROT_READ, MAP_SHARED, s->file_fd[f], (off_t)off);
 		if (map == MAP_FAILED)
-			return proto_errf(err, errlen, "mmap '%s' for mincore at %llu: %s",
+			return errorfn(err, errlen, "mmap '%s' for mincore at %llu: %s",
 					  s->file_name[f], (unsigned long long)off, strerror(errno));
 		rc = mincore(map, (size_t)len, s->vec);
 		if (rc < 0)
-			proto_errf(err, errlen, "mincore on '%s' at %llu: %s", s->file_name[f],
+			errorfn(err, errlen, "mincore on '%s' at %llu: %s", s->file_name[f],
 				   (unsigned long long)off, strerror(errno));
 		munmap(map, (size_t)len);
 		if (rc < 0)
@@ -163,24 +163,24 @@ int sampler_open(struct sampler *s, const char *memcg_dir, const char *memcg_pat
 	for (f = 0; f < PROTO_MAX_FILES; f++)
 		s->file_fd[f] = -1;
 	if (nfiles > PROTO_MAX_FILES)
-		return proto_errf(err, errlen, "%u files, at most %d", nfiles, PROTO_MAX_FILES);
+		return errorfn(err, errlen, "%u files, at most %d", nfiles, PROTO_MAX_FILES);
 	fmtcut(path, sizeof(path), "%s/memory.stat", memcg_dir);
 	s->stat_fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (s->stat_fd < 0)
-		return proto_errf(err, errlen, "open '%s': %s", path, strerror(errno));
+		return errorfn(err, errlen, "open '%s': %s", path, strerror(errno));
 	for (f = 0; f < nfiles; f++) {
 		s->file_name[f] = files[f];
 		s->file_fd[f] = open(files[f], O_RDONLY | O_CLOEXEC);
 		s->nfiles++;
 		if (s->file_fd[f] < 0 || fstat(s->file_fd[f], &st) < 0)
-			return proto_errf(err, errlen, "open '%s': %s", files[f], strerror(errno));
+			return errorfn(err, errlen, "open '%s': %s", files[f], strerror(errno));
 		s->file_size[f] = (uint64_t)st.st_size;
 	}
 	fmtcut(s->memcg_path, sizeof(s->memcg_path), "%s", memcg_path);
 	s->buf = malloc(SAMPLER_STAT_MAX + 1);
 	s->vec = malloc(SAMPLER_WINDOW / page_size());
 	if (!s->buf || !s->vec)
-		return proto_errf(err, errlen, "sampler buffers: %s", strerror(ENOMEM));
+		return errorfn(err, errlen, "sampler buffers: %s", strerror(ENOMEM));
 	return open_lru_gen(s, err, errlen);
 }
 
@@ -198,7 +198,7 @@ static int open_lru_gen(struct sampler *s, char *err, size_t errlen)
 	s->gen_buf = malloc(SAMPLER_GEN_MAX + 1);
 	s->lru = calloc(1, sizeof(*s->lru));
 	if (!s->gen_buf || !s->lru)
-		return proto_errf(err, errlen, "lru_gen buffers: %s", strerror(ENOMEM));
+		return errorfn(err, errlen, "lru_gen buffers: %s", strerror(ENOMEM));
 	return 0;
 }
 
@@ -388,7 +388,7 @@ int sampler_fill(const struct sampler_reading *now, const struct sampler_reading
 			continue;
 		}
 		if (now->stat[i] < prev->stat[i])
-			return proto_errf(err, errlen,
+			return errorfn(err, errlen,
 					  "memory.stat '%s' went backwards: %llu after %llu",
 					  stat_keys[i].key, (unsigned long long)now->stat[i],
 					  (unsigned long long)prev->stat[i]);

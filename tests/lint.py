@@ -241,6 +241,25 @@ def unchecked_snprintf():
 
 check('no snprintf into a fixed buffer unchecked (common/fmt.h)', unchecked_snprintf())
 
+def error_convention():
+    """common/err.h's convention only: a caller's buffer, -1, one line. No
+    formatter of another name (proto_errf was one), no file-scope buffer a
+    function leaves its error in (the agent's errmsg was one)."""
+    out = []
+    shared = re.compile(r'^static\s+char\s+\w*(err|msg)\w*\s*\[', re.M | re.I)
+    for f in cfiles + [h for h in files if h.endswith('.h')]:
+        t = code(f) if f.endswith('.c') else open(f, encoding='utf-8', errors='replace').read()
+        for m in re.finditer(r'\bproto_errf\b', t):
+            out.append(f'{f}:{t.count(chr(10), 0, m.start()) + 1}: proto_errf: errorfn (common/err.h)')
+        for m in shared.finditer(t):
+            out.append(f'{f}:{t.count(chr(10), 0, m.start()) + 1}: a file-scope error buffer: '
+                       'the caller\'s, passed in')
+    return out
+
+
+check('one error convention (common/err.h): no other formatter, no shared error buffer',
+      error_convention())
+
 failed = 0
 for what, problems in results:
     if problems:

@@ -1,4 +1,4 @@
-/* err.h -- the harness's one error convention and its cleanup helpers:
+/* err.h -- the harness's error convention (common/err.h's) and its cleanup helpers:
  * functions return -1 and leave a one-line message in a caller's char[ERR_MAX].
  *
  * Folder base/: what every stage uses: this error convention, processes with deadlines
@@ -14,10 +14,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#define ERR_MAX 512
-
-/* Format a message into err (ERR_MAX bytes) and return -1. */
-int errorf(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#include "common/err.h"   /* ERR_MAX, errorf: the convention host, shared and guest code share */
 
 #define _cleanup_(f) __attribute__((cleanup(f)))
 

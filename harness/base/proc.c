@@ -16,18 +16,6 @@
 #include <sys/wait.h>
 #include <time.h>
 
-int errorf(char *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err) {
-		va_start(ap, fmt);
-		vfmtcut(err, ERR_MAX, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
-
 int pathf(char *buf, char *err, const char *fmt, ...)
 {
 	va_list ap;
