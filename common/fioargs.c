@@ -382,6 +382,10 @@ void fioargs_free(char **argv)
 	free(argv);
 }
 
+/*
+ * text is at most max bytes of printable ASCII or white space; -1 with err
+ * naming what and the first bad byte.
+ */
 static int check_text(const char *text, size_t max, const char *what, char *err, size_t errlen)
 {
 	size_t n = strnlen(text, max + 1);

@@ -11,6 +11,7 @@ static const struct proto_opt fio_opts[] = {
 	PROTO_OPT_END,
 };
 
+/* A fio stream's rule the option table cannot say: args or a jobfile. */
 static int fio_check(const struct proto_job *job, struct proto_stream *s, const char *w,
 		     char *err, size_t errlen)
 {

@@ -24,6 +24,7 @@ static const struct proto_opt random_opts[] = {
 	PROTO_OPT_END,
 };
 
+/* A random stream's rule beyond its table: it reads by pread or mmap. */
 static int random_check(const struct proto_job *job, struct proto_stream *s, const char *w,
 			char *err, size_t errlen)
 {

@@ -74,6 +74,10 @@ struct parser {
 	struct lrugen_memcg *out;
 };
 
+/*
+ * The parser's error: "lru_gen[_full] line N: " and the message, into its
+ * buffer; rc, for "return failv(...)".
+ */
 static int failv(struct parser *ps, int rc, const char *fmt, va_list ap)
 {
 	int n = snprintf(ps->err, ps->errlen, "%s line %u: ", ps->full ? "lru_gen_full" : "lru_gen",
@@ -240,6 +244,7 @@ static enum line_kind classify(const char *l, size_t n)
 	return L_BAD;
 }
 
+/* 1 if a line of kind k may come where the parser is (what it wants). */
 static int accepts(enum want w, enum line_kind k)
 {
 	switch (k) {
@@ -511,6 +516,10 @@ static int tier_kind(struct parser *ps, const char *s, const uint64_t *v, enum l
 	return set_filler(ps, s[0]);
 }
 
+/*
+ * A tier line's numbers into tr by the file's kind: refaulted, evicted and
+ * protected (lru_gen_full's history), or the averages.
+ */
 static void store_tier(struct lrugen_tier *tr, enum lrugen_kind k, const uint64_t *v)
 {
 	if (k == LRUGEN_HIST) {
@@ -631,6 +640,7 @@ static int next_line(struct parser *ps)
 	return 1;
 }
 
+/* One line handed to its kind's handler, if it may come here. */
 static int on_line(struct parser *ps)
 {
 	enum line_kind k = classify(ps->line, (size_t)(ps->eol - ps->line));
@@ -664,6 +674,10 @@ static int on_end(struct parser *ps)
 	return 0;
 }
 
+/*
+ * The whole text, then its end: what the file showed (its format, stats,
+ * mm lines) into out; LRUGEN_ENOMEMCG when the memcg asked for is not in it.
+ */
 static int parse(struct parser *ps)
 {
 	int rc;
@@ -775,6 +789,10 @@ static int stat_keep(struct lrugen_stat *st, const char *key, size_t klen, uint6
 	return 0;
 }
 
+/*
+ * memory.stat's lines, each "key value" and the LRU keys kept; -1 with err
+ * naming the line (a text without its final newline was cut short).
+ */
 static int stat_lines(const char *buf, size_t len, struct lrugen_stat *st, char *err, size_t errlen)
 {
 	const char *p = buf, *end = buf + len, *nl;
@@ -793,7 +811,7 @@ static int stat_lines(const char *buf, size_t len, struct lrugen_stat *st, char 
 	return 0;
 }
 
-int lrugen_parse_stat(const char *buf, size_t len, struct lrugen_stat *ret,
+int lrugen_parse_memory_stat(const char *buf, size_t len, struct lrugen_stat *ret,
 		      char *err, size_t errlen)
 {
 	unsigned k;

@@ -174,7 +174,7 @@ struct lrugen_stat {
  * keys above kept, others skipped. Each key at most once; every key not
  * optional required. Returns 0, or -1 naming the line; *ret zeroed on failure.
  */
-int lrugen_parse_stat(const char *buf, size_t len, struct lrugen_stat *ret,
+int lrugen_parse_memory_stat(const char *buf, size_t len, struct lrugen_stat *ret,
 		      char *err, size_t errlen);
 
 #endif

@@ -276,6 +276,7 @@ static const struct msg_desc msgs[] = {
 	{ PROTO_TRACE,   "trace",   trace_fields, trace_msg_check },
 };
 
+/* The message description whose type is name on the wire, or NULL. */
 static const struct msg_desc *desc_by_name(const char *name)
 {
 	size_t i;
@@ -286,6 +287,7 @@ static const struct msg_desc *desc_by_name(const char *name)
 	return NULL;
 }
 
+/* The message description of type t, or NULL. */
 static const struct msg_desc *desc_by_type(enum proto_type t)
 {
 	size_t i;
@@ -296,6 +298,10 @@ static const struct msg_desc *desc_by_type(enum proto_type t)
 	return NULL;
 }
 
+/*
+ * A wire field's value: a whole number from 0 to max into *dst; -1 with err
+ * naming the key.
+ */
 static int u64_from_json(const char *key, json_t *v, uint64_t max, uint64_t *dst,
 			 char *err, size_t errlen)
 {
@@ -327,6 +333,10 @@ static int job_field_from_json(json_t *v, struct proto_job *job, char *err, size
 	return 0;
 }
 
+/*
+ * One wire field into the message at base by its kind: a number, an array
+ * of at most cap numbers, a printable string shorter than max, or the job.
+ */
 static int field_from_json(const struct field *f, json_t *v, char *base, char *err,
 			   size_t errlen)
 {
@@ -410,6 +420,7 @@ out:
 	return ret;
 }
 
+/* One field of the message at base as JSON, as field_from_json reads it. */
 static json_t *field_to_json(const struct field *f, const char *base)
 {
 	const struct proto_u64s *arr;

@@ -107,6 +107,7 @@ const struct proto_opt proto_stream_opts[] = {
 /* Bit of proto_stream.set for a kind's own option i (the common ones come first). */
 #define KIND_OPT_BIT 16
 
+/* The option called name in table, or NULL. */
 static const struct proto_opt *opt_find(const struct proto_opt *table, const char *name)
 {
 	const struct proto_opt *o;
@@ -117,6 +118,7 @@ static const struct proto_opt *opt_find(const struct proto_opt *table, const cha
 	return NULL;
 }
 
+/* The index of val among the NULL-ended choices, or -1. */
 static int enum_index(const char *const *choices, const char *val)
 {
 	int i;
@@ -127,6 +129,7 @@ static int enum_index(const char *const *choices, const char *val)
 	return -1;
 }
 
+/* The choices as "a, b, c" into buf (cut to fit: a message's). */
 static void choices_text(const char *const *choices, char *buf, size_t len)
 {
 	size_t used = 0;
@@ -311,6 +314,10 @@ int proto_job_file(const struct proto_job *job, const char *name)
 	return -1;
 }
 
+/*
+ * 1 if s names a file or database: letters, digits and ._-, not starting
+ * with '.'.
+ */
 static int name_ok(const char *s)
 {
 	if (!*s || *s == '.')
@@ -322,6 +329,10 @@ static int name_ok(const char *s)
 	return 1;
 }
 
+/*
+ * files[i]: its options, a name and size given, the name unique; -1 with
+ * err naming the field.
+ */
 static int file_from_json(json_t *in, struct proto_job *job, unsigned i, const char *where,
 			  char *err, size_t errlen)
 {
@@ -341,6 +352,10 @@ static int file_from_json(json_t *in, struct proto_job *job, unsigned i, const c
 	return 0;
 }
 
+/*
+ * databases[i]: its options, a record count given, a name no file or other
+ * database has; -1 with err naming the field.
+ */
 static int db_from_json(json_t *in, struct proto_job *job, unsigned i, const char *where,
 			char *err, size_t errlen)
 {
@@ -437,20 +452,26 @@ static int stream_opts_from_json(json_t *in, struct proto_stream *s, const char 
 	return trace_from_json(tr, &s->trace_sample, w, err, errlen);
 }
 
+/*
+ * streams[i]: its kind first (its defaults and its options then apply), a
+ * name of its own (s<i> by default), then its kind's checks; -1 with err.
+ */
 static int stream_from_json(json_t *in, struct proto_job *job, unsigned i, const char *where,
 			    char *err, size_t errlen)
 {
 	struct proto_stream *s = &job->streams[i];
 	const struct proto_opt *ko = opt_find(proto_stream_opts, "kind");
 	json_t *kind = json_object_get(in, "kind");
-	char w[64];
+	char w[64], kinds[128];
 	unsigned j;
 
 	fmtcut(w, sizeof(w), "%s.streams[%u]", where, i);
 	if (!json_is_object(in))
 		return errorfn(err, errlen, "%s: expected an object", w);
-	if (!kind)
-		return errorfn(err, errlen, "%s: 'kind' is required (random, scan or fio)", w);
+	if (!kind) {
+		choices_text(proto_kind_names, kinds, sizeof(kinds));
+		return errorfn(err, errlen, "%s: 'kind' is required (%s)", w, kinds);
+	}
 	if (proto_opt_set_json(proto_stream_opts, s, "kind", kind, w, err, errlen) < 0)
 		return -1;
 	opts_defaults(proto_stream_opts, s);
@@ -466,6 +487,7 @@ static int stream_from_json(json_t *in, struct proto_job *job, unsigned i, const
 	return stream_check(job, s, w, err, errlen);
 }
 
+/* in's key as a non-empty array of at most max entries into *ret; -1 with err. */
 static int array_of(json_t *in, const char *key, size_t max, const char *where, char *err,
 		    size_t errlen, json_t **ret)
 {
@@ -594,6 +616,7 @@ out:
 	return ret;
 }
 
+/* One option's value in obj as JSON, by its type. */
 static json_t *opt_to_json(const struct proto_opt *o, const void *obj)
 {
 	const char *p = (const char *)obj + o->off;

@@ -94,6 +94,7 @@ static int error_errno(struct agent *a, const char *fmt, ...)
 	return error(a, "%s: %s", msg, strerror(e));
 }
 
+/* ms of CLOCK_MONOTONIC since t0. */
 static uint64_t now_ms_since(const struct timespec *t0)
 {
 	struct timespec t;
@@ -188,6 +189,7 @@ static int find_port(struct agent *a, char *path, size_t len)
 	return found;
 }
 
+/* A connected unix stream socket to path (the tests' channel); -1 with a->err. */
 static int connect_unix(struct agent *a, const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -250,6 +252,11 @@ static int open_channel(struct agent *a)
 	}
 }
 
+/*
+ * One message on the channel, through the fault filter (tests only), its
+ * sample's seq on the console for the tests to compare; before a summary or
+ * an error the console is drained, as the host ends the guest on either.
+ */
 static int send_msg(struct agent *a, const struct proto_msg *m)
 {
 	char line[PROTO_LINE_MAX];
@@ -373,6 +380,7 @@ static int open_any_data_file(struct agent *a)
 #define RWF_DONTCACHE 0x00000080
 #endif
 
+/* 1 if this kernel takes RWF_DONTCACHE reads (on fd, a data file). */
 static int dontcache_works(int fd)
 {
 	char buf[4096] __attribute__((aligned(4096)));
@@ -409,6 +417,10 @@ static void fio_version(char *out, size_t len)
 	copy_field(out, len, buf);
 }
 
+/*
+ * The hello: the kernel's release and arch, page size, memory, lru_gen's
+ * caps, cachestat and dontcache, fio's version, and as PID 1 its boot times.
+ */
 static int say_hello(struct agent *a)
 {
 	struct proto_msg m = { .type = PROTO_HELLO };
@@ -443,6 +455,10 @@ static int say_hello(struct agent *a)
 	return send_msg(a, &m);
 }
 
+/*
+ * The job, the line that follows hello, within JOB_WAIT_MS; -1 with a->err
+ * for anything else.
+ */
 static int recv_job(struct agent *a)
 {
 	char line[PROTO_LINE_MAX], err[PROTO_ERR_MAX];
@@ -481,6 +497,7 @@ static int apply_lru_gen(struct agent *a, char *out, size_t len)
 	return read_file_trim(a, LRU_GEN_PATH, out, len);
 }
 
+/* cgroup2 mounted on dir unless it is already. */
 static int mount_cgroup2(struct agent *a, const char *dir)
 {
 	struct statfs sf;
@@ -494,6 +511,10 @@ static int mount_cgroup2(struct agent *a, const char *dir)
 	return 0;
 }
 
+/*
+ * The workload's memcg: the memory controller on, its directory, memory.max
+ * the job's memcg_mib, and no swap where the kernel accounts it.
+ */
 static int setup_memcg(struct agent *a)
 {
 	char path[PATH_MAX + 32], val[32];
@@ -585,6 +606,12 @@ static int data_writable(struct agent *a)
 	return 0;
 }
 
+/*
+ * Everything before the workload, then the setup message: the clock and
+ * random state made fresh (a restored guest's are its save's), lru_gen
+ * applied and read back, the memcg, the files checked, caches dropped, the
+ * residency method and the trace.
+ */
 static int setup(struct agent *a)
 {
 	struct proto_msg m = { .type = PROTO_SETUP };
@@ -616,6 +643,7 @@ static int send_cb(void *arg, const struct proto_msg *m)
 	return send_msg(arg, m);
 }
 
+/* The workload in its memcg, its messages sent as they come; -1 with a->err. */
 static int run(struct agent *a)
 {
 	struct workload_env env = {
@@ -657,6 +685,10 @@ static int print_probes(const char *release)
 	return 0;
 }
 
+/*
+ * The agent's options (-P prints the trace probes and exits), its paths
+ * checked against PATH_MAX; usage and exit 2 otherwise.
+ */
 static void parse_args(struct agent *a, int argc, char **argv)
 {
 	int c;

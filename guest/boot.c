@@ -64,6 +64,10 @@ static const struct boot_mount {
 	{ "debugfs", "/sys/kernel/debug", "debugfs", 0 },
 };
 
+/*
+ * proc, sys, dev and debugfs mounted (the ones already there kept); a
+ * required one that fails is said in the kernel's log.
+ */
 static void mount_all(void)
 {
 	size_t i;
@@ -100,6 +104,10 @@ static void load_modules(void)
 	fclose(f);
 }
 
+/*
+ * The data disk mounted read-only on dir, waited for up to DISK_WAIT_MS (its
+ * driver may still be probing); its absence said in the kernel's log.
+ */
 static void mount_data(const char *dir)
 {
 	struct timespec pause = { 0, 5 * 1000000 };

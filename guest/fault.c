@@ -140,6 +140,11 @@ static int send_badjson(int fd, const char *line, size_t len)
 	return write_all(fd, rest, len - (size_t)(rest - line));
 }
 
+/*
+ * The test-only fault of the kernel command line, at its moment: a panic by
+ * sysrq, silence, garbage, bad UTF-8, an overlong or broken JSON line; the
+ * rest are the caller's (the line not written, fio stalled).
+ */
 static int fire(struct fault *f, int fd, const char *line, size_t len)
 {
 	int fd2;

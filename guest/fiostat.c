@@ -207,6 +207,10 @@ static int sum_doc(struct fiostat *s, json_t *root, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * 1 if a direction's counters are lower than in the document before (fio's
+ * counts only grow: such a document is not trusted).
+ */
 static bool went_back(const struct fiostat_dir *now, const struct fiostat_dir *before)
 {
 	if (now->ios < before->ios || now->bytes < before->bytes)
@@ -285,6 +289,7 @@ static void commit_doc(struct fiostat *s)
 	s->docs++;
 }
 
+/* The buffered document parsed and summed; committed only when whole. */
 static int parse_doc(struct fiostat *s, char *err, size_t errlen)
 {
 	json_error_t jerr;
@@ -301,6 +306,7 @@ static int parse_doc(struct fiostat *s, char *err, size_t errlen)
 	return r;
 }
 
+/* One byte onto the document being read (the buffer doubling from 64 KiB). */
 static int append(struct fiostat *s, char c)
 {
 	if (s->len == s->cap) {

@@ -76,7 +76,7 @@ int sampler_parse_stat(const char *buf, size_t len, struct sampler_reading *out,
 	struct lrugen_stat st;
 	size_t i;
 
-	if (lrugen_parse_stat(buf, len, &st, err, errlen) < 0)
+	if (lrugen_parse_memory_stat(buf, len, &st, err, errlen) < 0)
 		return -1;
 	for (i = 0; i < NKEYS; i++)
 		out->stat[i] = *(const uint64_t *)((const char *)&st + stat_keys[i].from);
@@ -106,6 +106,7 @@ static int read_stat(struct sampler *s, size_t *ret_len, char *err, size_t errle
 	return 0;
 }
 
+/* File f's pages in the page cache, by cachestat(2) over its whole length. */
 static int residency_cachestat(struct sampler *s, unsigned f, uint64_t *ret, char *err,
 			       size_t errlen)
 {
@@ -266,6 +267,10 @@ int sampler_parse_lru(const char *buf, size_t len, int full, const char *memcg_p
 	return 0;
 }
 
+/*
+ * A generation's tiers into the message, per type: refaulted, evicted and
+ * protected where lru_gen_full gave history (0 where it gave averages).
+ */
 static void lru_tiers(const struct lrugen_gen *g, struct proto_lru *out)
 {
 	struct proto_u64s *c[LRUGEN_NTYPES][3] = {

@@ -69,7 +69,7 @@ int sampler_fill(const struct sampler_reading *now, const struct sampler_reading
 void sampler_close(struct sampler *s);
 
 /*
- * Strict memory.stat parse (lrugen_parse_stat): every line "key value\n", key
+ * Strict memory.stat parse (lrugen_parse_memory_stat): every line "key value\n", key
  * [a-z0-9_]+, value a decimal that fits 64 bits; each key we use present
  * exactly once.
  */

@@ -18,6 +18,7 @@
 #define LAT_SUB_BITS 3
 #define LAT_BUCKETS  ((64 - LAT_SUB_BITS + 1) << LAT_SUB_BITS)   /* 496: all of uint64 */
 
+/* The bucket of a latency of ns. */
 unsigned lat_bucket(uint64_t ns);
 /* The lower bound of bucket b, in ns. */
 uint64_t lat_bucket_floor(unsigned b);

@@ -74,6 +74,10 @@ static uint64_t pick_page(const struct rnd *r, struct rng *rng)
 	return rng_below(rng, r->pages);
 }
 
+/*
+ * One read counted in the thread's counters: ops, bytes, its latency's
+ * bucket, and a miss when slower than the threshold.
+ */
 static void count_op(struct stream_thread *th, uint64_t lat_ns, uint64_t miss_ns)
 {
 	atomic_fetch_add_explicit(&th->ops, 1, memory_order_relaxed);
@@ -83,6 +87,11 @@ static void count_op(struct stream_thread *th, uint64_t lat_ns, uint64_t miss_ns
 		atomic_fetch_add_explicit(&th->misses, 1, memory_order_relaxed);
 }
 
+/*
+ * A reader thread: pages picked (uniform or zipf) and read at the stream's
+ * rate on an absolute schedule (a late thread does not sleep, so the mean
+ * rate holds), the threads a fraction of a period apart, until the end.
+ */
 static void *rnd_thread_main(void *arg)
 {
 	struct rnd_thread *t = arg;
@@ -171,6 +180,10 @@ static int calibrate(const struct rnd *r, uint64_t *ret_median)
 	return 0;
 }
 
+/*
+ * The stream's file opened (and mapped for mmap access), checked to be at
+ * least as big as declared.
+ */
 static int open_file(struct rnd *r)
 {
 	struct stream_ctx *c = r->c;
@@ -196,6 +209,10 @@ static int open_file(struct rnd *r)
 	return 0;
 }
 
+/*
+ * The stream's advice on its file: posix_fadvise for pread, madvise for a
+ * mapping; nothing for normal.
+ */
 static int advise(struct rnd *r)
 {
 	static const int fadv[] = {
@@ -249,6 +266,10 @@ static int miss_threshold(struct rnd *r)
 	return 0;
 }
 
+/*
+ * Everything before the readers start: its threads checked, its rate as a
+ * period, the file opened and advised, the miss threshold, the zipf table.
+ */
 static int setup(struct rnd *r)
 {
 	struct stream_ctx *c = r->c;

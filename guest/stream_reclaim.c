@@ -37,6 +37,7 @@ struct worker {
 	_Atomic int done;
 };
 
+/* The storm's parent memcg (memory controller on) and its memcgs under it. */
 static int make_memcgs(struct storm *s)
 {
 	const struct proto_stream *st = s->c->st;
@@ -88,6 +89,11 @@ static void __attribute__((noreturn)) charge_child(struct storm *s, int fd)
 	_exit(0);
 }
 
+/*
+ * The file read into the storm's memcgs, a slice each, by a child process
+ * that moves from one to the next; its page cache dropped first, so no page
+ * stays charged to another reader.
+ */
 static int charge(struct storm *s)
 {
 	const char *name = s->c->st->name;
@@ -139,6 +145,10 @@ static uint64_t charged_kib(const struct storm *s)
 	return kib;
 }
 
+/*
+ * The memory.reclaim request: its size, and swappiness= when asked and this
+ * kernel takes it.
+ */
 static void format_request(struct storm *s, const char *size, int with_swappiness)
 {
 	const char *sw = s->c->st->swappiness;
@@ -179,6 +189,10 @@ static int probe(struct storm *s)
 	return 0;
 }
 
+/*
+ * A worker: the request written to memory.reclaim again and again until the
+ * stop, each counted with its latency and result (EAGAIN: reclaimed less).
+ */
 static void *worker_main(void *p)
 {
 	struct worker *wk = p;
@@ -239,6 +253,11 @@ static void wait_storm(struct storm *s)
 		nanosleep(&slice, NULL);
 }
 
+/*
+ * The storm: its workers started, the stream's time waited out, the workers
+ * interrupted out of a pending request and joined, between its start and
+ * end events; -1 when a worker failed.
+ */
 static int storm(struct storm *s)
 {
 	unsigned n = (unsigned)s->c->st->workers, i, started;
@@ -274,6 +293,10 @@ static int storm(struct storm *s)
 	return atomic_load(&s->quit) ? -1 : 0;
 }
 
+/*
+ * The storm's cgroup paths: the root above the workload's memcg, its own
+ * parent there, and memory.reclaim of the parent or of the root.
+ */
 static void paths(struct storm *s)
 {
 	char memcg[sizeof(s->root)];

@@ -39,6 +39,10 @@ static int sleep_until(const struct scan *s, uint64_t t_ns)
 	return stream_should_stop(s->c);
 }
 
+/*
+ * A failed read said with its offset (a short read too), and the scan asked
+ * to quit.
+ */
 static int read_fail(struct scan *s, uint64_t off, int err)
 {
 	const struct stream_ctx *c = s->c;
@@ -140,6 +144,10 @@ static int passes(struct scan *s)
 	return r < 0 ? -1 : 0;
 }
 
+/*
+ * Everything before the passes: its threads, its buffer (aligned for
+ * O_DIRECT), and its file opened by its access, cache mode and advice.
+ */
 static int setup(struct scan *s)
 {
 	struct stream_ctx *c = s->c;

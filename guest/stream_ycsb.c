@@ -48,6 +48,7 @@ struct ys_thread {
 	char *rec;                      /* rec_bytes */
 };
 
+/* A database's LevelDB handle and options closed, its state cleared. */
 static void ydb_close(struct ydb *y)
 {
 	if (y->db)
@@ -100,6 +101,7 @@ static int ydb_open(struct stream_ctx *c, unsigned i, struct ydb **ret)
 	return rc;
 }
 
+/* One stream's hold on its database let go; the last one closes it. */
 static void ydb_release(struct ydb *y)
 {
 	pthread_mutex_lock(&ydbs_lock);
@@ -131,6 +133,7 @@ static int db_get(struct ys_thread *t, const char *key, size_t klen)
 	return rc;
 }
 
+/* The thread's record written under key; 0 or EIO. */
 static int db_put(struct ys_thread *t, const char *key, size_t klen)
 {
 	struct ydb *db = t->y->db;
@@ -160,6 +163,7 @@ static int op_update(struct ys_thread *t, const char *key, size_t klen)
 	return db_put(t, key, klen);
 }
 
+/* YCSB's insert: the next key of the sequence, a new record written under it. */
 static int op_insert(struct ys_thread *t)
 {
 	const struct proto_db *d = t->y->d;
@@ -251,6 +255,10 @@ static int pace(struct ys_thread *t, uint64_t k)
 	return 0;
 }
 
+/*
+ * A YCSB client thread: paced operations picked by the workload's mix, each
+ * timed and counted, until the stop, a failure or operationcount.
+ */
 static void *ys_thread_main(void *arg)
 {
 	struct ys_thread *t = arg;
@@ -274,6 +282,10 @@ static void *ys_thread_main(void *arg)
 	return NULL;
 }
 
+/*
+ * threadcount client threads between the stream's start and end events;
+ * one that cannot start ends the rest, and is said.
+ */
 static int run_threads(struct ys *y)
 {
 	struct stream_ctx *c = y->c;

@@ -62,6 +62,10 @@ const struct tracer_layout *tracer_layout_find(const char *release, const char *
 	return NULL;
 }
 
+/*
+ * Probe i's definition for dynamic_events, with this kernel's min_seq offset
+ * where it reads one; its length, or -1 when it does not fit buf.
+ */
 static int probe_def(size_t i, const struct tracer_layout *l, char *buf, size_t len)
 {
 	int n = probes[i].layout ? snprintf(buf, len, "%s min_seq=+%u($arg1):u64", probes[i].def,
@@ -152,6 +156,7 @@ static int field(const char *p, const char *end, const char *key, uint64_t *out)
 	return hit ? number(&hit, end, out) : -1;
 }
 
+/* The event kind of the probe called name (n bytes), or -1. */
 static int line_kind(const char *name, size_t n)
 {
 	size_t i;
@@ -284,6 +289,7 @@ static int write_str(const char *path, const char *text, int append)
 	return n == (ssize_t)strlen(text) ? 0 : -1;
 }
 
+/* tracefs mounted unless its dynamic_events is writable already; 0 once it is. */
 static int mount_tracefs(void)
 {
 	if (access(TRACEFS "/dynamic_events", W_OK) == 0)
@@ -327,6 +333,7 @@ static int probe_start(const struct tracer_conf *c, size_t i, const char *filter
 	return write_str(path, "1", 0);
 }
 
+/* The agent's own trace instance: its buffer size and the monotonic clock. */
 static int instance_make(void)
 {
 	if (mkdir(INSTANCE, 0700) < 0 && errno != EEXIST)
@@ -419,6 +426,10 @@ struct batch {
 	void *arg;
 };
 
+/*
+ * The batch of trace events sent with the lost and refused counts, then
+ * emptied.
+ */
 static int batch_flush(struct batch *b)
 {
 	int rc;

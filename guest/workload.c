@@ -66,6 +66,7 @@ struct wl {
 
 static int fail(struct wl *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The workload's error into the caller's buffer; -1. */
 static int fail(struct wl *w, const char *fmt, ...)
 {
 	va_list ap;
@@ -92,6 +93,10 @@ static size_t stream_bytes(const struct proto_stream *st)
 	       (proto_stream_ops(st) ? n * OP_COUNT * sizeof(struct stream_opc) : 0);
 }
 
+/*
+ * The counters the workload process shares with the sampler: a region of
+ * its header, then per stream its threads' counters and its operations'.
+ */
 static int region_new(struct wl *w)
 {
 	size_t len = sizeof(struct stream_region), off;
@@ -136,6 +141,10 @@ static int (*const kind_run[KIND_COUNT])(struct stream_ctx *) = {
 #undef X
 };
 
+/*
+ * A stream's thread in the workload process: its kind's run, then the
+ * stream marked done whatever state it reached.
+ */
 static void *stream_main(void *p)
 {
 	struct stream_ctx *c = &((struct thread_arg *)p)->ctx;
@@ -149,6 +158,10 @@ static void *stream_main(void *p)
 	return NULL;
 }
 
+/*
+ * Stream i's context: its job, region, event pipe, interval, and its file's
+ * path and size when it reads one.
+ */
 static void ctx_init(struct wl *w, unsigned i, struct stream_ctx *c)
 {
 	const struct proto_stream *st = &w->job->streams[i];
@@ -178,9 +191,10 @@ static void __attribute__((noreturn)) child_main(struct wl *w, int ready_fd)
 	char path[600], pid[32];
 	unsigned i;
 
-	fmtcut(path, sizeof(path), "%s/cgroup.procs", w->env->memcg);
 	fmtcut(pid, sizeof(pid), "%d", (int)getpid());
-	if (write_text(path, pid))
+	/* outside the memcg nothing it measures holds: a path that does not fit is a failure */
+	if (fmtbuf(path, sizeof(path), "%s/cgroup.procs", w->env->memcg) < 0 ||
+	    write_text(path, pid))
 		_exit(3);
 	for (i = 0; i < w->job->nstreams; i++) {
 		ctx_init(w, i, &args[i].ctx);
@@ -195,6 +209,7 @@ static void __attribute__((noreturn)) child_main(struct wl *w, int ready_fd)
 	_exit(0);
 }
 
+/* A child's wait status in words. */
 static void describe_status(int st, char *buf, size_t len)
 {
 	if (WIFSIGNALED(st))
@@ -203,6 +218,10 @@ static void describe_status(int st, char *buf, size_t len)
 		fmtcut(buf, len, "exit status %d", WEXITSTATUS(st));
 }
 
+/*
+ * The workload process's "ready" (in its memcg, its streams started) within
+ * READY_WAIT_MS; -1 with why.
+ */
 static int wait_ready(struct wl *w, int fd)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -219,6 +238,10 @@ static int wait_ready(struct wl *w, int fd)
 	return fail(w, "workload process could not join the memcg or start its streams");
 }
 
+/*
+ * The workload process forked (it joins the memcg, then runs the streams)
+ * and awaited until it is ready.
+ */
 static int start_process(struct wl *w)
 {
 	int p[2];
@@ -412,6 +435,7 @@ static void op_delta(const struct op_acc *now, const struct op_acc *prev, struct
 #undef SUB
 }
 
+/* Operation counters d added into to. */
 static void op_add(struct op_acc *to, const struct op_acc *d)
 {
 	unsigned b;
@@ -422,6 +446,7 @@ static void op_add(struct op_acc *to, const struct op_acc *d)
 		to->hist[b] += d->hist[b];
 }
 
+/* An operation's counters as a message: counts, mean, p50, p99 and max latency. */
 static void op_fill(const struct op_acc *d, struct proto_op_sample *o)
 {
 	uint64_t n = d->ops;
@@ -436,6 +461,7 @@ static void op_fill(const struct op_acc *d, struct proto_op_sample *o)
 	o->lat_max_ns = lat_max(d->hist);
 }
 
+/* One operation's sample of stream i (its interval's, or the run's total). */
 static int send_op(struct wl *w, unsigned i, unsigned op, const struct op_acc *d,
 		   uint64_t seq, uint64_t span_ms, int total)
 {
@@ -516,6 +542,11 @@ static int send_lru(struct wl *w, const struct sampler_reading *now)
 	return 0;
 }
 
+/*
+ * One interval's sample: the memcg and files read, their deltas sent, then
+ * its generations, trace events, streams and operations; the ramp flags the
+ * intervals that began inside ramp_s.
+ */
 static int take_sample(struct wl *w)
 {
 	struct proto_msg m = { .type = PROTO_SAMPLE };
@@ -593,6 +624,7 @@ static int send_fio_totals(struct wl *w)
 	return 0;
 }
 
+/* The interval timer, on CLOCK_MONOTONIC from the workload's start. */
 static int start_timer(struct wl *w)
 {
 	uint64_t iv = w->job->interval_ms * 1000000u, first = w->reg->t0_ns + iv;
@@ -642,6 +674,7 @@ static int sample_loop(struct wl *w)
 	       send_op_totals(w) < 0 ? -1 : 0;
 }
 
+/* The summary: the measured time and how many samples were sent. */
 static int send_summary(struct wl *w)
 {
 	struct proto_msg m = { .type = PROTO_SUMMARY };
@@ -679,6 +712,7 @@ static int start_sampling(struct wl *w)
 	return start_timer(w);
 }
 
+/* fio's status documents watched, for the streams whose program writes them. */
 static int watch_fio(struct wl *w)
 {
 	unsigned i;

@@ -31,6 +31,7 @@ size_t ycsb_key(uint64_t keynum, int ordered, char *buf, size_t len)
 	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
 }
 
+/* v as 4 bytes, most significant first (a record's field lengths). */
 static void put_be32(char *p, uint32_t v)
 {
 	p[0] = (char)(v >> 24);
@@ -62,6 +63,10 @@ size_t ycsb_record_bytes(unsigned fieldcount, unsigned fieldlength)
 	return n;
 }
 
+/*
+ * n printable bytes from r, 5 bits each (12 to a 64-bit draw), as YCSB's
+ * RandomByteIterator makes field values.
+ */
 static void random_bytes(struct rng *r, char *p, unsigned n)
 {
 	uint64_t x = 0;
@@ -321,6 +326,11 @@ void ycsb_gen_init(struct ycsb_gen *g, const struct ycsb_mix *m, struct ycsb_key
 			       YCSB_ZIPF_CONSTANT, 0);
 }
 
+/*
+ * The next key number by the request distribution, before the keys not yet
+ * inserted are skipped: zipfian (scrambled), latest (the newest hottest),
+ * or uniform.
+ */
 static uint64_t key_candidate(struct ycsb_gen *g)
 {
 	const struct ycsb_mix *m = g->mix;

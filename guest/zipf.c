@@ -127,6 +127,7 @@ uint64_t zipf_next(const struct zipf *z, struct rng *r)
 	return lo;
 }
 
+/* The greatest common divisor of a and b (Euclid). */
 static uint64_t gcd(uint64_t a, uint64_t b)
 {
 	uint64_t t;

@@ -137,7 +137,7 @@ static double one_run(struct store *s, const struct run_ref *r, unsigned interva
 	    store_run_hello(s, r->id, &h, 4000, err) < 0 || store_run_setup(s, r->id, &st, err) < 0)
 		die("run", err);
 	/* the runner commits each interval; batched per run here, or the build takes hours */
-	if (store_batch(s, run_intervals, &iv, err) < 0)
+	if (store_transaction(s, run_intervals, &iv, err) < 0)
 		die("sample", err);
 	t0 = now_s();
 	if (summary_finish_run(s, r->id, "done", NULL, &sum, err) < 0)

@@ -3,7 +3,8 @@
 # modules, each stage folder includes only the folders its main header allows
 # ("may call:"), no SQL outside harness/store/, no function-static state or
 # libc calls keeping static state, no circle of calls between files, no
-# snprintf whose result (its sign of a cut) is dropped.
+# snprintf whose result (its sign of a cut) is dropped, one error
+# convention, a comment on every function a header declares.
 # Prints "ok -"/"not ok -".
 import glob, os, re, sys
 
@@ -259,6 +260,38 @@ def error_convention():
 
 check('one error convention (common/err.h): no other formatter, no shared error buffer',
       error_convention())
+
+DECL = re.compile(r'^(?!static|typedef|extern\s+const|struct\s+\w+\s*\{|enum|union)'
+                  r'[A-Za-z_][\w \*]*?\b(\w+)\s*\(')
+
+
+def header_comments():
+    """Every function a header declares says what it is for: a comment ends
+    directly above it, or above the group of declarations (and #defines) it
+    belongs to, no blank line between."""
+    out = []
+    for f in files:
+        if not f.endswith('.h'):
+            continue
+        lines = open(f, encoding='utf-8', errors='replace').read().split('\n')
+        i = 0
+        while i < len(lines):
+            m = DECL.match(lines[i])
+            if not m or m.group(1) == '__attribute__':
+                i += 1
+                continue
+            j = i - 1
+            while j >= 0 and lines[j].strip() and not lines[j].rstrip().endswith('*/'):
+                j -= 1
+            if not (j >= 0 and lines[j].rstrip().endswith('*/')):
+                out.append(f'{f}:{i + 1}: {m.group(1)}: no comment says what it is for')
+            while i < len(lines) and not lines[i].rstrip().endswith((';', '{')):
+                i += 1
+            i += 1
+    return out
+
+
+check('every function a header declares has its comment', header_comments())
 
 failed = 0
 for what, problems in results:

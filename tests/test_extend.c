@@ -326,7 +326,7 @@ static int two_samples(struct store *s, void *arg, char *err)
 	return b->fail ? errorf(err, "stopped on purpose") : 0;
 }
 
-/* A bulk load (store_batch) keeps all of its writes or, if it fails, none. */
+/* A bulk load (store_transaction) keeps all of its writes or, if it fails, none. */
 static void test_batch_all_or_nothing(void **state)
 {
 	struct batch_arg b = { 0, 1 };
@@ -338,11 +338,11 @@ static void test_batch_all_or_nothing(void **state)
 	queue_matrix("batch", 2, 1, 1, &runs, &n);
 	b.run = runs[0].id;
 	free(runs);
-	assert_int_equal(store_batch(store, two_samples, &b, err), -1);
+	assert_int_equal(store_transaction(store, two_samples, &b, err), -1);
 	assert_string_equal(err, "stopped on purpose");
 	assert_int_equal(count("SELECT COUNT(*) FROM samples WHERE run_id = ?", b.run), 0);
 	b.fail = 0;
-	assert_int_equal(store_batch(store, two_samples, &b, err), 0);
+	assert_int_equal(store_transaction(store, two_samples, &b, err), 0);
 	assert_int_equal(count("SELECT COUNT(*) FROM samples WHERE run_id = ?", b.run), 2);
 }
 

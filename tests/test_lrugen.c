@@ -360,7 +360,7 @@ static struct lrugen_stat parse_stat_capture(const char *name)
 	size_t len;
 	char *buf = slurp(name, &len);
 
-	if (lrugen_parse_stat(buf, len, &st, err, sizeof(err)) < 0)
+	if (lrugen_parse_memory_stat(buf, len, &st, err, sizeof(err)) < 0)
 		fail_msg("%s: %s", name, err);
 	free(buf);
 	return st;
@@ -451,7 +451,7 @@ static void stat_refuse(const char *text, const char *want)
 {
 	struct lrugen_stat st;
 
-	assert_int_equal(lrugen_parse_stat(text, strlen(text), &st, err, sizeof(err)), -1);
+	assert_int_equal(lrugen_parse_memory_stat(text, strlen(text), &st, err, sizeof(err)), -1);
 	if (!strstr(err, want))
 		fail_msg("message '%s', want '%s'", err, want);
 	assert_int_equal(st.have, 0);
@@ -505,7 +505,7 @@ static void test_stat_refusals(void **state)
 	/* the largest value, keys in any order and unknown keys are fine */
 	text = stat_with("pgscan", "18446744073709551615");
 	strcat(text, "some_future_key 5\n");
-	assert_int_equal(lrugen_parse_stat(text, strlen(text), &st, err, sizeof(err)), 0);
+	assert_int_equal(lrugen_parse_memory_stat(text, strlen(text), &st, err, sizeof(err)), 0);
 	assert_true(st.pgscan == UINT64_MAX);
 	free(text);
 	/* twice, and cut before the last newline */
@@ -513,7 +513,7 @@ static void test_stat_refusals(void **state)
 	memcpy(text, buf, len);
 	memcpy(text + len, "pgsteal 1\n", 11);
 	stat_refuse(text, "line 48: a key given twice");
-	assert_int_equal(lrugen_parse_stat(text, len - 1, &st, err, sizeof(err)), -1);
+	assert_int_equal(lrugen_parse_memory_stat(text, len - 1, &st, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "no newline at the end"));
 	free(text);
 	free(buf);

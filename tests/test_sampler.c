@@ -1,5 +1,5 @@
 /* test_sampler.c -- unit tests for guest/sampler.c's parsers, run on the host:
- * sampler_parse_stat (lrugen_parse_stat underneath) on a memory.stat as a 6.12
+ * sampler_parse_stat (lrugen_parse_memory_stat underneath) on a memory.stat as a 6.12
  * kernel writes it (and on every way it can be malformed), sampler_fill's deltas and levels, and
  * sampler_parse_lru / sampler_lru_msg on Debian 6.1's and 6.12's lru_gen and
  * lru_gen_full captures (tests/data/): what the agent sends, parsed as the host does. */
@@ -232,7 +232,7 @@ static void test_stat_refusals(void **state)
 	unsigned i;
 
 	(void)state;
-	/* each key missing, and each twice (lrugen_parse_stat's messages) */
+	/* each key missing, and each twice (lrugen_parse_memory_stat's messages) */
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		snprintf(want, sizeof(want), "no '%s' line", keys[i]);
 		refuse_with(keys[i], NULL, want);

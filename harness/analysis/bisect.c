@@ -61,6 +61,7 @@ static enum bisect_class step_class(const char *what, const struct verdict *v, d
 	return bisect_classify(v, effect);
 }
 
+/* A line of progress to ops->tell, if set. */
 static void say(const struct bisect_ops *ops, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static void say(const struct bisect_ops *ops, const char *fmt, ...)
@@ -76,6 +77,10 @@ static void say(const struct bisect_ops *ops, const char *fmt, ...)
 	ops->tell(ops->arg, line);
 }
 
+/*
+ * A step appended to the result (grown by doubling); -1 with err out of
+ * memory.
+ */
 static int push_step(struct bisect_result *r, const struct bisect_step *st, char *err)
 {
 	struct bisect_step *n;
@@ -341,6 +346,10 @@ static int builds_up(const struct bisect_result *r)
 	return 0;
 }
 
+/*
+ * Why the search ends at a range, not a patch: how it got there, and which
+ * patch (or prefixes) it could not tell apart.
+ */
 static void range_why(struct bisect_result *r, const char *how)
 {
 	if (r->hi == r->lo + 1)
@@ -452,6 +461,7 @@ static void print_time(FILE *f, double s)
 		fprintf(f, "%2.0fh%02.0fm", floor(s / 3600), floor(fmod(s, 3600) / 60));
 }
 
+/* A verdict's interval in %, or "(unbounded)" while too few blocks. */
 static void print_interval(FILE *f, const struct verdict *v)
 {
 	char buf[48];
@@ -463,6 +473,10 @@ static void print_interval(FILE *f, const struct verdict *v)
 	fprintf(f, " %19s", buf);
 }
 
+/*
+ * One step of the bisection's table: what, prefix and base, its class, and
+ * if it was measured its verdict, blocks, delta, interval, runs and time.
+ */
 static void print_step(FILE *f, const struct bisect_step *st)
 {
 	fprintf(f, "%-8s p%-5u p%-6u %-10s", st->what, st->prefix, st->base,
@@ -518,11 +532,13 @@ void bisect_print(FILE *f, const struct bisect_result *r, const struct bisect_pa
 		r->builds, r->build_failed, r->same_kernel);
 }
 
+/* A number as JSON; null when not finite. */
 static json_t *num(double x)
 {
 	return isfinite(x) ? json_real(x) : json_null();
 }
 
+/* One step as JSON (null for what was not measured). */
 static json_t *step_json(const struct bisect_step *st)
 {
 	return json_pack("{s:s, s:I, s:I, s:s, s:s?, s:o, s:o, s:o, s:I, s:I, s:f, s:s}",

@@ -36,6 +36,7 @@ static void release(struct bisect_matrix *x)
 	json_decref(x->patches);
 }
 
+/* A line of progress to the caller's tell hook, if it has one. */
 static void tell(const struct bisect_matrix *x, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static void tell(const struct bisect_matrix *x, const char *fmt, ...)
@@ -87,6 +88,7 @@ static const char *differs(json_t *a, json_t *b)
 	return NULL;
 }
 
+/* The index of the arm called name in m, or -1. */
 static int arm_index(const struct matrix *m, const char *name)
 {
 	for (unsigned i = 0; i < m->n_arms; i++)
@@ -150,6 +152,11 @@ static int arms_ok(struct bisect_matrix *x, const struct matrix *m, const struct
 	return 0;
 }
 
+/*
+ * GOOD and BAD as the stored spec has them: the same tree, base, config and
+ * boot (only their patches may differ); BAD's arm kept, without its tag, as
+ * the model of every step's arm.
+ */
 static int arms_same(struct bisect_matrix *x, char *err)
 {
 	json_auto_t *g = arm_json(x->spec, x->good);
@@ -167,6 +174,10 @@ static int arms_same(struct bisect_matrix *x, char *err)
 	return 0;
 }
 
+/*
+ * The stored matrix the bisection searches: its spec parsed again, its
+ * builds, its GOOD and BAD arms and the cell checked, the budget checked.
+ */
 static int load_matrix(struct bisect_matrix *x, struct store *s, struct matrix *m, char *err)
 {
 	char label[64], real[PATH_MAX];
@@ -197,6 +208,7 @@ static int load_matrix(struct bisect_matrix *x, struct store *s, struct matrix *
 	return arms_ok(x, m, &m->arms[g], &m->arms[b], err) < 0 ? -1 : arms_same(x, err);
 }
 
+/* load_matrix on the results directory's database, opened for it alone. */
 static int load(struct bisect_matrix *x, char *err)
 {
 	_cleanup_free_ struct matrix *m = calloc(1, sizeof(*m));
@@ -274,6 +286,10 @@ static void step_label(const struct bisect_matrix *x, const char *what, unsigned
 	fmtcut(label, len, "matrix %s (bisect %s of p%u)", x->id, what, k);
 }
 
+/*
+ * A step's matrix (what: "build", "search", "confirm"; prefix k against
+ * base) parsed, and the label its errors name it by.
+ */
 static int step_parse(const struct bisect_matrix *x, const char *what, unsigned base, unsigned k,
 		      unsigned blocks, struct matrix *m, char *label, size_t len, char *err)
 {
@@ -306,6 +322,10 @@ static int build_identity(const struct arm *a, char *key, char *err)
 	return key[0] ? 0 : errorf(err, "bisect: a prefix built nothing");
 }
 
+/*
+ * The bisection's build hook: prefix k's kernel built (under the build gate
+ * when the caller holds one), its key into key, or why it failed into why.
+ */
 static int do_build(void *arg, unsigned k, char *key, char *why, char *err)
 {
 	struct bisect_matrix *x = arg;
@@ -409,6 +429,11 @@ out:
 	return rc;
 }
 
+/*
+ * The bisection's measure hook: prefix k against base over blocks more
+ * blocks, run as a step matrix, then judged; with 0 blocks only what is
+ * known already.
+ */
 static int do_measure(void *arg, const char *what, unsigned base, unsigned k, unsigned blocks,
 		      struct bisect_look *out, char *err)
 {
@@ -437,6 +462,10 @@ static int do_measure(void *arg, const char *what, unsigned base, unsigned k, un
 
 /* ---- the bisection ---- */
 
+/*
+ * A request's name into dst (len bytes); -1 with err naming what when it is
+ * empty or too long.
+ */
 static int copy(char *dst, size_t len, const char *src, const char *what, char *err)
 {
 	if (!src || !*src || strlen(src) >= len)
@@ -446,6 +475,10 @@ static int copy(char *dst, size_t len, const char *src, const char *what, char *
 	return 0;
 }
 
+/*
+ * The bisection's request checked into x: names, metric (one compare decides
+ * on), blocks, runs and hours; -1 with err naming the field.
+ */
 static int request(struct bisect_matrix *x, const struct bisect_request *rq, char *err)
 {
 	if (copy(x->key, sizeof(x->key), rq->matrix, "matrix", err) < 0 ||

@@ -45,6 +45,10 @@ static json_t *pick_arm(json_t *root, const char *name)
 	return ret;
 }
 
+/*
+ * A copy of arm named "NAME-K-aa" (an A/A arm's own suffix dropped first),
+ * the name cut to fit; NULL out of memory.
+ */
 static json_t *aa_arm(json_t *arm, unsigned k)
 {
 	const char *base = json_string_value(json_object_get(arm, "name"));
@@ -63,6 +67,11 @@ static json_t *aa_arm(json_t *arm, unsigned k)
 	return c;
 }
 
+/*
+ * The matrix root turned into its A/A calibration: two copies of arm, the
+ * cells asked for, 2 x blocks reps, its name and description; -1 out of
+ * memory.
+ */
 static int aa_root(json_t *root, json_t *arm, const char *label, const char *const *cells,
 		   size_t n_cells, unsigned blocks)
 {
@@ -149,6 +158,7 @@ static int spread_of(const struct run_summary *v, size_t n, unsigned cell, const
 	return 0;
 }
 
+/* A share as a percentage with one decimal; "-" when not finite. */
 static void pct(char *buf, size_t size, double x)
 {
 	if (isfinite(x))
@@ -198,6 +208,11 @@ static const char *need_text(unsigned need, unsigned lo, unsigned hi, char *buf,
 	return buf;
 }
 
+/*
+ * A cell and metric's row of calibrate's table: blocks, mean and sd of the
+ * A/A deltas, CV, the noise floor, the least effect it detects, and the
+ * blocks a matrix needs.
+ */
 static void print_spread(FILE *out, const char *cell, const struct metric *m,
 			 const struct spread *sp)
 {
@@ -222,6 +237,10 @@ struct aa_data {
 	double *x, *d;
 };
 
+/*
+ * An A/A matrix's summaries and its two -aa arms, with scratch for them;
+ * -1 with err when it has no such pair.
+ */
 static int load_aa(struct store *s, int64_t mid, struct aa_data *a, char *err)
 {
 	unsigned i;
@@ -242,6 +261,7 @@ static int load_aa(struct store *s, int64_t mid, struct aa_data *a, char *err)
 	return a->o && a->x && a->d ? 0 : errorf(err, "out of memory");
 }
 
+/* What load_aa allocated. */
 static void free_aa(struct aa_data *a)
 {
 	free(a->v);

@@ -45,6 +45,7 @@ struct side {
 	char *left_out;                        /* per run of v: its block is left out */
 };
 
+/* A side and everything it holds; NULL is fine. */
 static void side_free(struct side *sd)
 {
 	if (!sd)
@@ -143,6 +144,10 @@ static int side_margins(struct store *s, struct side *sd, char *err)
 	return metric_verdict_keys(text, label, sd->margins, &sd->primary, err);
 }
 
+/*
+ * Matrix mid as a side of a comparison: its info, summaries (with the
+ * operations'), calibrations and declared margins; NULL with err.
+ */
 static struct side *side_load_id(struct store *s, int64_t mid, char *err)
 {
 	struct side *sd = calloc(1, sizeof(*sd));
@@ -173,6 +178,7 @@ static struct side *side_load(struct store *s, const char *key, char *err)
 	return side_load_id(s, mid, err);
 }
 
+/* The index of arm name in sd's matrix; -1 with err naming both. */
 static int arm_index(const struct side *sd, const char *name, char *err)
 {
 	unsigned i;
@@ -204,6 +210,7 @@ static int tag_index(const struct side *sd, const char *tag, char *err)
 	return found;
 }
 
+/* The index of the cell called name in sd's matrix, or -1. */
 static int cell_index(const struct side *sd, const char *name)
 {
 	unsigned i;
@@ -223,6 +230,11 @@ struct scratch {
 	size_t cap;
 };
 
+/*
+ * The observations of one arm in one cell for stats_block_deltas (as arm
+ * which, 0 base or 1 new, by ABBA unit): runs of left-out blocks and, with
+ * host, other hosts' runs are skipped. o has room for them; returns how many.
+ */
 static size_t add_obs(struct stats_obs *o, const struct side *sd, unsigned cell, unsigned arm,
 		      int which, const struct metric *m, const char *host)
 {
@@ -317,6 +329,7 @@ struct result {
 	size_t n_primary;                  /* rows of the primary metric (its own family) */
 };
 
+/* A row appended to res (grown by doubling); -1 out of memory. */
 static int push_row(struct result *res, const struct compare_row *r)
 {
 	struct compare_row *nv;
@@ -467,6 +480,10 @@ static int row_noise(const struct side *b, const struct side *nw, const struct v
 	return 0;
 }
 
+/*
+ * Every compared metric that either arm measured in a cell: its rule, noise
+ * and verdict rows (and per host with --by-host).
+ */
 static int compare_one(const struct side *b, const struct side *nw, unsigned cb, unsigned cn,
 		       unsigned ab, unsigned an, const struct compare_opts *o, struct scratch *sc,
 		       struct result *res, char *err)
@@ -493,6 +510,11 @@ static int compare_one(const struct side *b, const struct side *nw, unsigned cb,
 	return 0;
 }
 
+/*
+ * Every cell the two sides share, for the arms asked (or each arm by
+ * position): all rows, then adjusted by family; -1 with err when no cell is
+ * in common or out of memory.
+ */
 static int compare_all(const struct side *b, const struct side *nw, int ab, int an,
 		       const struct compare_opts *o, struct result *res, char *err)
 {
@@ -599,6 +621,10 @@ static double adjusted_alpha(const struct result *res, int primary)
 	return COMPARE_ALPHA;
 }
 
+/*
+ * A row's label into buf: "CELL [ARM] @HOST", the arm only when two matrices
+ * are compared, the host only when per host.
+ */
 static const char *row_label(const struct compare_row *r, int two, char *buf, size_t len)
 {
 	if (two && r->host[0])
@@ -624,6 +650,10 @@ static void print_more(FILE *f, const struct verdict *v)
 	fputc(')', f);
 }
 
+/*
+ * The verdict's word, with which way it went, the blocks an UNKNOWN still
+ * needs, or why it is NOT MEASURED.
+ */
 static void print_verdict(FILE *f, const struct verdict *v)
 {
 	fputs(verdict_name(v->kind), f);
@@ -636,6 +666,7 @@ static void print_verdict(FILE *f, const struct verdict *v)
 	fputc('\n', f);
 }
 
+/* A p or q value at four decimals; "-" for none. */
 static void print_p(FILE *f, double p)
 {
 	if (isnan(p))
@@ -688,6 +719,10 @@ static int first_of_matrix(const struct side *sd, size_t i)
 	return 1;
 }
 
+/*
+ * The line saying where sd's noise comes from: its A/A arms, or each A/A
+ * matrix it was calibrated on.
+ */
 static void print_noise(FILE *f, const struct side *sd)
 {
 	size_t i;
@@ -708,6 +743,7 @@ static void print_noise(FILE *f, const struct side *sd)
 				100 * (1 - COMPARE_ALPHA));
 }
 
+/* What is compared with what, and on which machines. */
 static void print_head(FILE *f, const struct comparison *x)
 {
 	const struct side *b = x->b, *nw = x->nw;
@@ -742,6 +778,10 @@ static void print_contended(FILE *f, const struct comparison *x)
 			n == 1 ? "" : "s");
 }
 
+/*
+ * The comparison as text: its head, contended blocks, noise, the margins'
+ * line, then a row per cell and metric and the summary lines.
+ */
 static void print_text(FILE *f, const struct comparison *x, const struct compare_opts *o)
 {
 	const struct side *b = x->b, *nw = x->nw;
@@ -794,11 +834,13 @@ static void print_text(FILE *f, const struct comparison *x, const struct compare
 			res->counts[VERDICT_UNKNOWN], res->counts[VERDICT_UNMEASURED], res->raw);
 }
 
+/* A number as JSON; null for NAN and infinities. */
 static json_t *num(double x)
 {
 	return isnan(x) || isinf(x) ? json_null() : json_real(x);
 }
 
+/* A side as JSON: its name and id, and its A/A arms if it has them. */
 static json_t *side_json(const struct side *sd)
 {
 	json_t *j = json_pack("{s:s, s:I}", "name", sd->mi.name, "id", (json_int_t)sd->mid);
@@ -815,6 +857,10 @@ static json_int_t more_of(const struct verdict *v, unsigned x)
 	return v->kind == VERDICT_UNKNOWN ? (json_int_t)x : 0;
 }
 
+/*
+ * A row as JSON: its verdict with delta, interval, margin and its source,
+ * p, q, noise and, for UNKNOWN, the blocks it still needs.
+ */
 static json_t *row_json(const struct compare_row *r)
 {
 	const struct verdict *v = &r->v;
@@ -852,6 +898,7 @@ static json_t *row_json(const struct compare_row *r)
 	return j;
 }
 
+/* The comparison as one JSON document; -1 with err. */
 static int print_json(FILE *f, const struct comparison *x, const struct compare_opts *o,
 		      char *err)
 {
@@ -899,6 +946,7 @@ oom:
 	return errorf(err, "out of memory");
 }
 
+/* A warning per row whose paired delta drifts with the block index. */
 static void warn_drift(FILE *warn, const struct result *res, int two)
 {
 	char label[CELL_NAME_MAX + 104];   /* "CELL [ARM] @HOST" */
@@ -954,6 +1002,7 @@ static void warn_margin(FILE *warn, const struct result *res, int two)
 	}
 }
 
+/* The rows and both sides of a comparison. */
 static void comparison_release(struct comparison *x)
 {
 	free(x->res.rows);
@@ -1030,6 +1079,10 @@ static int sides_load(struct store *s, const struct compare_opts *o, struct comp
 	return 0;
 }
 
+/*
+ * Compare as o asks: the sides loaded, contended blocks found (and left out
+ * unless --keep-contended), A/A noise found, every verdict made.
+ */
 static int comparison_run(struct store *s, const struct compare_opts *o, struct comparison *x,
 			  char *err)
 {

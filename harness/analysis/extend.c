@@ -29,6 +29,7 @@ struct plan {
 	unsigned have[SPEC_MAX_CELLS], want[SPEC_MAX_CELLS], added[SPEC_MAX_CELLS];
 };
 
+/* The JSON each cell's plan holds. */
 static void plan_release(struct plan *p)
 {
 	unsigned c;
@@ -37,6 +38,7 @@ static void plan_release(struct plan *p)
 		json_decref(p->cells[c].unknown);
 }
 
+/* The index of the cell called name in mi, or -1. */
 static int cell_of(const struct matrix_info *mi, const char *name)
 {
 	unsigned c;
@@ -109,6 +111,7 @@ static int fold(struct plan *p, struct family *f, unsigned max_blocks, char *err
 	return 0;
 }
 
+/* 1 if mi has an arm called name. */
 static int arm_known(const struct matrix_info *mi, const char *name)
 {
 	unsigned a;
@@ -159,6 +162,10 @@ static unsigned blocks_of(unsigned reps, unsigned R)
 	return (reps + R - 1) / R;
 }
 
+/*
+ * A cell's plan as JSON: decided or not, its blocks, its target, the blocks
+ * and runs queued, its contended blocks and the verdicts still UNKNOWN.
+ */
 static json_t *cell_json(const struct plan *p, unsigned c)
 {
 	const struct cell_plan *cp = &p->cells[c];
@@ -172,6 +179,7 @@ static json_t *cell_json(const struct plan *p, unsigned c)
 			 "contended_blocks", (json_int_t)cp->left_out, "unknown", cp->unknown);
 }
 
+/* What extend did, as JSON: per cell its plan, the runs queued in all. */
 static int result_json(const struct plan *p, const struct extend_opts *o, json_t **ret,
 		       char *err)
 {
@@ -207,6 +215,7 @@ static int grow(struct store *s, struct plan *p, char *err)
 	return store_grow_cells(s, p->mid, p->mi.n_arms, p->mi.n_cells, p->want, 0, p->added, err);
 }
 
+/* The matrix's state (active, paused, ...) into res. */
 static int add_state(struct store *s, struct plan *p, json_t *res, char *err)
 {
 	char state[16];
@@ -298,6 +307,10 @@ static int several_arms(const json_t *cells)
 	return 0;
 }
 
+/*
+ * A cell's line of extend's text: decided, or UNKNOWN with why and what was
+ * queued (or why nothing was).
+ */
 static void print_cell(FILE *f, const json_t *cl, int arms, json_int_t max)
 {
 	json_int_t before = json_integer_value(json_object_get(cl, "blocks"));

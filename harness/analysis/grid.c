@@ -75,6 +75,11 @@ struct verdict_rule grid_rule(const struct grid *g)
 	return r;
 }
 
+/*
+ * One entry of the grid: the arm's mean over its runs, whether any was
+ * contended, its Delta against the baseline and, for a non-baseline arm,
+ * its verdict from the paired blocks; -1 with err out of memory.
+ */
 static int fill_entry(struct grid *g, const struct run_summary *v, size_t n, unsigned row,
 		      unsigned arm, double *x, struct stats_obs *o, unsigned *blocks, char *err)
 {

@@ -275,6 +275,7 @@ struct ranked {
 	size_t i;
 };
 
+/* By p, then by index: the order Benjamini-Hochberg ranks in, ties stable. */
 static int cmp_ranked(const void *a, const void *b)
 {
 	const struct ranked *x = a, *y = b;

@@ -54,6 +54,10 @@ static int read_holder(int fd, long *ret_pid, char who[WHO_MAX])
 	return 0;
 }
 
+/*
+ * The error for a results directory another process holds, naming it when
+ * the lock file says who.
+ */
 static int held(int fd, const char *results, const char *path, char *err)
 {
 	char who[WHO_MAX];
@@ -141,6 +145,10 @@ void buildlock_close(struct buildlock *l)
 /* What a waiter waits for: the line it says once. */
 enum gate_wait { WAIT_COMPILE, WAIT_BLOCKS };
 
+/*
+ * The line a waiter at the build gate says once: for what it waits, and who
+ * holds the gate when the lock file says.
+ */
 static void wait_line(const struct buildlock *l, enum buildlock_as as, enum gate_wait w,
 		      char *line, size_t len)
 {

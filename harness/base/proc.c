@@ -54,6 +54,11 @@ static int open_log(const struct proc_opts *o, char *err)
 	return fd;
 }
 
+/*
+ * In the child: stdin from /dev/null, stdout (and stderr unless stdout_only)
+ * to log, o's directory, umask and environment, its own process group, then
+ * argv; exits 126 when a step fails, 127 when argv cannot run.
+ */
 static void child_exec(char *const argv[], const struct proc_opts *o, int log)
 {
 	int in = open("/dev/null", O_RDONLY);

@@ -112,6 +112,7 @@ static __attribute__((noreturn)) void fail(const struct jail *j, enum step s)
 	_exit(126);
 }
 
+/* text written whole to a /proc file; -1 otherwise. */
 static int write_proc(const char *path, const char *text)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -137,6 +138,10 @@ static int map_ids(const struct jail *j)
 	return 0;
 }
 
+/*
+ * The jail's file i into its tmpfs at its mode (from its descriptor, or its
+ * bytes); -1 when any step fails.
+ */
 static int copy_in(const struct jail *j, size_t i)
 {
 	const struct sandbox_file *f = &j->files[i];

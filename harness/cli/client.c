@@ -33,6 +33,10 @@ static void http_release(struct http *h)
 	h->len = 0;
 }
 
+/*
+ * curl's write callback for a reply: its body gathered (NUL-ended), refused
+ * (0: curl stops) past REPLY_MAX or out of memory.
+ */
 static size_t collect(char *data, size_t size, size_t n, void *cls)
 {
 	struct http *h = cls;
@@ -218,6 +222,11 @@ struct stream {
 	struct http errbody;      /* a reply other than 200 */
 };
 
+/*
+ * curl's write callback for a stream: a reply other than 200 gathered as an
+ * error body; else each line handed to the caller's fn, stopping at a line
+ * over CLIENT_LINE_MAX or when fn says so.
+ */
 static size_t stream_data(char *data, size_t size, size_t n, void *cls)
 {
 	struct stream *s = cls;

@@ -47,6 +47,10 @@ static int gate(void *arg, int busy, char *err)
 	return cli_build_gate(&h->gate_lock, busy, err);
 }
 
+/*
+ * The results directory's lock for a bisection run here, taken while it
+ * builds and runs (on) and given back between (off).
+ */
 static int hold(void *arg, int on, char *err)
 {
 	struct here *h = arg;
@@ -60,6 +64,10 @@ static int hold(void *arg, int on, char *err)
 	return lock_take(h->c->results, "harness bisect", &h->lock, err);
 }
 
+/*
+ * A step matrix run here as harness run would, its id in *ret_mid; -1 with
+ * err when its runs could not be run.
+ */
 static int run_step(void *arg, const char *text, const char *label, const char *base_dir,
 		    int64_t *ret_mid, char *err)
 {
@@ -90,6 +98,11 @@ static void tell(void *arg, const char *line)
 	escape_line(stdout, "bisect: %s", line);
 }
 
+/*
+ * A bisection in this process (no daemon): the build gate and the search,
+ * the table or (--json) the JSON on stdout and the runs' output on stderr;
+ * 0 when a culprit was found, 2 when not, -1 with err.
+ */
 static int here(const struct conf *c, const struct bisect_request *rq, int json, char *err)
 {
 	struct here h = { .c = c, .lock = -1, .gate_lock = { .lock = -1, .turn = -1 } };
@@ -244,6 +257,10 @@ static int number(const char *s, unsigned long min, unsigned long max, unsigned 
 	return 0;
 }
 
+/*
+ * harness bisect's options and MATRIX GOOD BAD into rq; -1 with err (or
+ * with nothing said: the caller prints the usage).
+ */
 static int parse_args(int argc, char **argv, struct bisect_request *rq, int *no_wait,
 		      char *err)
 {

@@ -31,6 +31,7 @@ struct cal_opts {
 	int print;
 };
 
+/* --blocks as a count from 4 to half the most reps; -1 otherwise. */
 static int parse_blocks(const char *s, unsigned *ret)
 {
 	char *end;
@@ -114,6 +115,10 @@ static int aa_text(const struct conf *c, const struct cal_opts *o, char **ret, c
 			      o->blocks ? o->blocks : CALIBRATE_BLOCKS, ret, err);
 }
 
+/*
+ * The A/A calibration matrix run here (its paths from the matrix file's
+ * directory), then its noise stored; 1 when its runs could not run.
+ */
 static int run_aa(const struct conf *c, const struct cal_opts *o, const char *text, char *err)
 {
 	_cleanup_free_ struct matrix *m = calloc(1, sizeof(*m));
@@ -121,7 +126,8 @@ static int run_aa(const struct conf *c, const struct cal_opts *o, const char *te
 	int64_t mid = 0;
 	int rc;
 
-	fmtcut(base_dir, sizeof(base_dir), "%s", o->file);
+	if (pathf(base_dir, err, "%s", o->file) < 0)
+		return -1;
 	slash = strrchr(base_dir, '/');
 	if (slash)
 		*slash = '\0';

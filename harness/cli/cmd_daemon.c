@@ -204,6 +204,10 @@ static void print_queue_eta(const json_t *list)
 	printf("queue: %zu active matrices, ETA %s\n", n, eta);
 }
 
+/*
+ * harness status: a line per matrix (its runs ended of all, failures,
+ * crashes, timeouts, ETA, why one is not ready), then the queue's ETA.
+ */
 static void print_matrices(const json_t *list)
 {
 	const json_t *m, *runs;
@@ -269,6 +273,10 @@ static void print_progress(const json_t *m)
 	print_hosts_of(m);
 }
 
+/*
+ * harness status MATRIX: its state and progress, then a line per run (a
+ * contended run's reason is why it was contended), reasons cut to REASON_W.
+ */
 static void print_matrix(const json_t *m)
 {
 	const json_t *r, *reason, *runs;
@@ -350,6 +358,7 @@ static void print_bisections(const struct conf *c)
 	json_decref(res);
 }
 
+/* harness status [MATRIX]: every matrix, or one with its runs. */
 static int status(const struct conf *c, char **argv, int json, char *err)
 {
 	char path[128];
@@ -374,6 +383,7 @@ static int status(const struct conf *c, char **argv, int json, char *err)
 	return 0;
 }
 
+/* harness cancel|pause|resume MATRIX. */
 static int control(const struct conf *c, char **argv, int json, char *err)
 {
 	char path[128];
@@ -409,6 +419,10 @@ static void accel_text(const json_t *accel, char *buf, size_t len)
 					      json_string_length(v) ? json_string_value(v) : "?");
 }
 
+/*
+ * A host's line of harness hosts: state (* drained), slots, busy, accel per
+ * arch, runs done and otherwise, URI and last error.
+ */
 static void print_host(json_t *h)
 {
 	const char *error = json_string_value(json_object_get(h, "error"));
@@ -428,6 +442,7 @@ static void print_host(json_t *h)
 	       error ? error : "");
 }
 
+/* harness hosts: every host of harness.conf as the daemon sees it. */
 static int hosts(const struct conf *c, char **argv, int json, char *err)
 {
 	json_t *res, *h;
@@ -448,6 +463,7 @@ static int hosts(const struct conf *c, char **argv, int json, char *err)
 	return 0;
 }
 
+/* harness host drain|resume NAME. */
 static int host(const struct conf *c, char **argv, int json, char *err)
 {
 	char path[128];

@@ -66,6 +66,10 @@ static int extend_daemon(const struct conf *c, const struct extend_opts *o, json
 	return rc;
 }
 
+/*
+ * harness extend's options and MATRIX [BASE NEW] into o; -1 with err, or
+ * with nothing said for the usage.
+ */
 static int parse_args(int argc, char **argv, struct extend_opts *o, char *err)
 {
 	static const struct option longopts[] = {

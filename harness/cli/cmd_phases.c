@@ -27,6 +27,10 @@ struct phased {
 	size_t n, cap;
 };
 
+/*
+ * A phase row into its run's entry (a new run starts one, up to
+ * PHASES_MAX_RUNS); -1 out of memory or past that.
+ */
 static int add_row(const struct phase_row *row, void *arg)
 {
 	struct phased *p = arg;
@@ -68,6 +72,7 @@ static int64_t phase_ms(const struct run_phases *ph, int k)
 	return j < 0 ? -1 : ph->at[k] - ph->at[j];
 }
 
+/* A run's ms from its first phase's end to its last one's; -1 without both. */
 static int64_t total_ms(const struct run_phases *ph)
 {
 	int last;
@@ -121,6 +126,7 @@ static double median_of(const struct phased *p, int k, double *buf)
 	return n ? stats_median(buf, n) : -1;
 }
 
+/* A ms column; "-" for none (below 0). */
 static void print_cell(double v)
 {
 	if (v < 0)
@@ -129,6 +135,10 @@ static void print_cell(double v)
 		printf(" %8.0f", v);
 }
 
+/*
+ * The phases table: a row per run (each phase's ms, total, gap), the medians,
+ * and what each phase is.
+ */
 static void print_text(const char *key, const struct phased *p, double *buf)
 {
 	size_t i;
@@ -158,6 +168,7 @@ static void print_text(const char *key, const struct phased *p, double *buf)
 		printf("  %-9s %s\n", phase_names[k], phase_descs[k]);
 }
 
+/* A run's phases as a JSON object of ms, the ones it has. */
 static json_t *phases_obj(const struct run_phases *ph)
 {
 	json_t *o = json_object();
@@ -169,6 +180,7 @@ static json_t *phases_obj(const struct run_phases *ph)
 	return o;
 }
 
+/* The phases as JSON: each run's and the medians. */
 static int print_json(const struct phased *p, double *buf)
 {
 	json_auto_t *o = json_object(), *runs = json_array(), *med = json_object();

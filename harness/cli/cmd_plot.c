@@ -19,6 +19,7 @@ static const char plot_usage[] =
 	"  -o DIR     where to write them (default RESULTS/plots/MATRIX-ID)\n"
 	"  --metric   a metric with a per-interval value (a wrong name lists them); repeatable\n";
 
+/* Every cell's SVGs of matrix key into dir_opt, or RESULTS/plots/NAME-ID. */
 static int plot_matrix(const struct conf *c, const char *key, const char *dir_opt,
 		       const struct metric *const *ms, unsigned nms, char *err)
 {

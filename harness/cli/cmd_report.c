@@ -21,6 +21,7 @@ static const char html_usage[] =
 	"  page cache), kernels and guests, failed runs with their console logs' end\n"
 	"  -o FILE    default RESULTS/reports/MATRIX-ID.html\n";
 
+/* The HTML report built in memory, then written to path whole. */
 static int write_report(struct store *s, int64_t mid, const char *path,
 			const struct html_opts *o, char *err)
 {
@@ -37,6 +38,10 @@ static int write_report(struct store *s, int64_t mid, const char *path,
 	return rc < 0 ? -1 : write_file(path, buf, len, err);
 }
 
+/*
+ * RESULTS/reports/NAME-ID.html (the name's other characters as '_'), its
+ * directory made.
+ */
 static int default_path(const struct conf *c, struct store *s, int64_t mid, char *path,
 			char *err)
 {
@@ -55,6 +60,10 @@ static int default_path(const struct conf *c, struct store *s, int64_t mid, char
 	return pathf(path, err, "%s/%s-%lld.html", dir, rm.name, (long long)mid);
 }
 
+/*
+ * harness report: the matrix's page at out or its default path, which is
+ * printed.
+ */
 static int report_matrix(const struct conf *c, const char *key, const char *out,
 			 const struct html_opts *o, char *err)
 {

@@ -56,6 +56,7 @@ static void say_failed_arms(const struct matrix *m)
 			escape_line(stdout, "arm failed, its runs are skipped: %s", m->arms[i].failed);
 }
 
+/* 1 if an arm of m failed (its build or its resolution). */
 static int any_failed(const struct matrix *m)
 {
 	for (unsigned i = 0; i < m->n_arms; i++)

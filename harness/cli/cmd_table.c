@@ -22,6 +22,7 @@ static const char table_usage[] =
 	"  metric, cells down and arms across (value, Delta, mark, n)\n"
 	"  --metric    (repeatable; default ops/s and rf/read):\n";
 
+/* harness table's help, with every metric of the table and its meaning. */
 static void usage(FILE *f)
 {
 	size_t k;
@@ -35,6 +36,7 @@ static void usage(FILE *f)
 	      "  --pairs     per block, the paired delta of each ABBA position pair\n", f);
 }
 
+/* --format's value; -1 after saying what was expected. */
 static int parse_format(const char *s, enum table_format *ret)
 {
 	if (table_format_find(s, ret) == 0)
@@ -43,6 +45,7 @@ static int parse_format(const char *s, enum table_format *ret)
 	return -1;
 }
 
+/* One --metric into o (at most TABLE_MAX_METRICS); -1 after saying why. */
 static int parse_metric(const char *s, struct table_opts *o)
 {
 	const struct metric *m = metric_find(s);
@@ -59,6 +62,7 @@ static int parse_metric(const char *s, struct table_opts *o)
 	return 0;
 }
 
+/* --margin as a share above 0 and at most 1; -1 after saying why. */
 static int parse_margin(const char *s, double *ret)
 {
 	if (cli_percent(s, ret) < 0 || *ret == 0) {

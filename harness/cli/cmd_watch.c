@@ -34,6 +34,7 @@ struct watch {
 	int oom;
 };
 
+/* The strings of a JSON array into out, at most max (a non-string as "?"). */
 static unsigned names(const json_t *arr, char (*out)[PROTO_NAME_MAX], unsigned max)
 {
 	const json_t *v;
@@ -53,6 +54,7 @@ static int col_w(const char *name, int extra, int min)
 	return w > min ? w : min;
 }
 
+/* The stream's header line: its run and status, then the table's columns. */
 static void watch_header(struct watch *w, const json_t *j)
 {
 	char head[PROTO_NAME_MAX + 4];

@@ -114,6 +114,10 @@ static void usage_of(FILE *f, const struct command *cmd)
 	fprintf(f, "%s\n", p);
 }
 
+/*
+ * harness's usage, made from the command table (daemon commands last, under
+ * their heading).
+ */
 static void usage(FILE *f)
 {
 	size_t i;
@@ -126,6 +130,7 @@ static void usage(FILE *f)
 	}
 }
 
+/* The command called name, or NULL. */
 static const struct command *find(const char *name)
 {
 	size_t i;

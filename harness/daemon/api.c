@@ -129,6 +129,10 @@ static char *json_line(const json_t *j, size_t *len)
 /* send_text's flags: a 401's WWW-Authenticate; no further request on the connection. */
 enum { R_BEARER = 1, R_CLOSE = 2 };
 
+/*
+ * Queue a response of JSON text (len bytes, freed by MHD) with code: an
+ * Allow header when allow is set, flags' WWW-Authenticate and close.
+ */
 static enum MHD_Result send_text(struct MHD_Connection *conn, unsigned code, char *text,
 				 size_t len, const char *allow, unsigned flags)
 {
@@ -255,6 +259,7 @@ static enum MHD_Result h_submit(struct call *x)
 	return reply(x->conn, 201, res);
 }
 
+/* GET /matrices: every matrix and its progress. */
 static enum MHD_Result h_list(struct call *x)
 {
 	char err[ERR_MAX];
@@ -271,6 +276,7 @@ static unsigned not_found_or_500(const char *err)
 	return !strncmp(err, "no matrix", 9) || !strncmp(err, "no run", 6) ? 404 : 500;
 }
 
+/* GET /matrices/KEY: one matrix and its runs; 404 if there is none. */
 static enum MHD_Result h_matrix(struct call *x)
 {
 	char err[ERR_MAX];
@@ -281,6 +287,7 @@ static enum MHD_Result h_matrix(struct call *x)
 	return reply(x->conn, 200, j);
 }
 
+/* POST /matrices/KEY/ACTION (cancel, pause, resume). */
 static enum MHD_Result h_control(struct call *x)
 {
 	const char *action = x->r->seg[2];
@@ -358,6 +365,7 @@ static int extend_body(json_t *body, struct extend_opts *o, char *err)
 	return 0;
 }
 
+/* POST /matrices/KEY/extend: more blocks where verdicts are UNKNOWN. */
 static enum MHD_Result h_extend(struct call *x)
 {
 	struct extend_opts o = { .matrix = x->r->key };
@@ -377,6 +385,7 @@ static enum MHD_Result h_extend(struct call *x)
 	return reply(x->conn, 200, res);
 }
 
+/* POST /matrices/KEY/bisect: a bisection queued (or the same one found). */
 static enum MHD_Result h_bisect(struct call *x)
 {
 	char err[ERR_MAX];
@@ -393,6 +402,7 @@ static enum MHD_Result h_bisect(struct call *x)
 	return reply(x->conn, (unsigned)http, res);
 }
 
+/* GET /bisections/ID: its state, progress and result. */
 static enum MHD_Result h_bisection(struct call *x)
 {
 	char err[ERR_MAX];
@@ -403,6 +413,7 @@ static enum MHD_Result h_bisection(struct call *x)
 	return reply(x->conn, 200, j);
 }
 
+/* GET /bisections: the newest ones, paged by ?before= and ?limit=. */
 static enum MHD_Result h_bisections(struct call *x)
 {
 	char err[ERR_MAX];
@@ -413,6 +424,7 @@ static enum MHD_Result h_bisections(struct call *x)
 	return reply(x->conn, 200, j);
 }
 
+/* GET /runs/ID/samples: a page of the run's intervals after ?after=. */
 static enum MHD_Result h_samples(struct call *x)
 {
 	char err[ERR_MAX];
@@ -436,6 +448,7 @@ struct stream {
 	int64_t quiet_ms;         /* since something was last sent */
 };
 
+/* j as one line appended to the stream's buffer; -1 out of memory. */
 static int stream_put(struct stream *st, const json_t *j)
 {
 	size_t n;
@@ -511,6 +524,7 @@ out:
 	return ret;
 }
 
+/* Sleep ms, through signals. */
 static void sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
@@ -556,6 +570,7 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *out, size_t max)
 	}
 }
 
+/* The stream's buffer and the stream (MHD's free callback). */
 static void stream_free(void *cls)
 {
 	struct stream *st = cls;
@@ -564,6 +579,10 @@ static void stream_free(void *cls)
 	free(st);
 }
 
+/*
+ * GET /runs/ID/stream: the header, every interval as it is stored, and a
+ * last line once the run has ended; newline keep-alives while it is quiet.
+ */
 static enum MHD_Result h_stream(struct call *x)
 {
 	struct MHD_Response *resp;
@@ -711,6 +730,11 @@ struct qwalk {
 	unsigned allowed;
 };
 
+/*
+ * One query parameter (MHD's iterator): known and allowed for the route,
+ * given once, a whole number in its range into the query; MHD_NO with q->err
+ * otherwise, which ends the walk.
+ */
 static enum MHD_Result query_one(void *cls, enum MHD_ValueKind kind, const char *key,
 				 const char *value)
 {
@@ -739,6 +763,10 @@ static enum MHD_Result query_one(void *cls, enum MHD_ValueKind kind, const char 
 	return MHD_NO;
 }
 
+/*
+ * The request's query parameters into q, the route's allowed ones only (the
+ * rest at their defaults); -1 with q->err.
+ */
 static int parse_query(struct MHD_Connection *conn, unsigned allowed, struct query *q)
 {
 	struct qwalk w = { q, allowed };
@@ -861,6 +889,10 @@ static enum MHD_Result take_body(struct MHD_Connection *conn, struct req *r, con
 	return MHD_YES;
 }
 
+/*
+ * The connection's own database handle, opened on its first request; NULL
+ * with err.
+ */
 static struct store *conn_store(struct listener *l, struct MHD_Connection *conn, char *err)
 {
 	const union MHD_ConnectionInfo *ci =
@@ -876,6 +908,11 @@ static struct store *conn_store(struct listener *l, struct MHD_Connection *conn,
 	return cc->store;
 }
 
+/*
+ * MHD's request callback: the route chosen on the first call, the body
+ * gathered on the next ones, then answered once on the connection's store;
+ * a POST wakes the idle threads.
+ */
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
 				  const char *method, const char *version, const char *upload,
 				  size_t *upload_size, void **req_cls)
@@ -918,6 +955,7 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 	return r;
 }
 
+/* A request's end: its body and state freed. */
 static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
@@ -1125,6 +1163,10 @@ static int unix_perms(const struct conf *c, char *err)
 	return 0;
 }
 
+/*
+ * The API's unix socket: a stale one replaced (one that answers is another
+ * daemon's: refused), bound, given its owner and mode, listening.
+ */
 static int unix_listen(struct api *a, char *err)
 {
 	const char *path = a->conf.api_socket;
@@ -1158,6 +1200,10 @@ static int unix_listen(struct api *a, char *err)
 	return 0;
 }
 
+/*
+ * The API's TCP socket, bound and listening; the port it got (0 asks for
+ * any) kept for the log.
+ */
 static int tcp_listen(struct api *a, char *err)
 {
 	struct sockaddr_storage ss;
@@ -1177,6 +1223,10 @@ static int tcp_listen(struct api *a, char *err)
 	return 0;
 }
 
+/*
+ * libmicrohttpd on the listener's socket, a thread per connection; TCP's
+ * connections first wait at the gate for their token.
+ */
 static int serve(struct listener *l, char *err)
 {
 	l->d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |

@@ -30,6 +30,7 @@ struct job {
 	int64_t id;
 };
 
+/* A bisection's line of progress: to the log and as its stored progress. */
 static void tell(void *arg, const char *line)
 {
 	struct job *j = arg;
@@ -40,6 +41,7 @@ static void tell(void *arg, const char *line)
 		hlog("bisection %lld: %s", (long long)j->id, err);
 }
 
+/* A build's line, told as the bisection's progress. */
 static void progress(void *arg, const char *line)
 {
 	struct job *j = arg;
@@ -90,6 +92,10 @@ static int wait_finished(struct job *j, int64_t mid, const char *label, char *er
 	}
 }
 
+/*
+ * The bisection's step matrix queued like any submission, then waited for
+ * until it finishes; its id in *ret_mid.
+ */
 static int run_step(void *arg, const char *text, const char *label, const char *base_dir,
 		    int64_t *ret_mid, char *err)
 {
@@ -124,6 +130,10 @@ static int keep(struct job *j, struct bisect_matrix *x, const struct bisect_resu
 	return store_bisection_end(j->b->w.store, j->id, "done", r->why, json, table, err);
 }
 
+/*
+ * Bisection id run to its end: done with its result, or failed with why; a
+ * daemon stopping leaves it running, to go on at the next start.
+ */
 static int bisect_one(struct bisector *b, int64_t id, char *err)
 {
 	struct job j = { b, id };

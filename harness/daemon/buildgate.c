@@ -78,6 +78,7 @@ static int block_enter(struct buildgate *g, atomic_int *stop)
 	return 0;
 }
 
+/* A measured block ends: one fewer, and a compile waiting for none may go. */
 static void block_leave(struct buildgate *g)
 {
 	pthread_mutex_lock(&g->mu);

@@ -34,6 +34,10 @@ struct gate {
 	int stop;
 };
 
+/*
+ * Who a connection is from, for the per-peer limit: an IPv4 address (a
+ * mapped one too), or an IPv6 /64 (one host hands out a whole /64).
+ */
 static struct peer peer_of(const struct sockaddr *sa)
 {
 	const struct sockaddr_in *s4 = (const struct sockaddr_in *)sa;
@@ -79,6 +83,7 @@ static unsigned count_waiting(const struct gate *g, const struct peer *p, struct
 	return n;
 }
 
+/* The gate's entry of connection key, or NULL. */
 static struct wait *find(const struct gate *g, const void *key)
 {
 	unsigned i;
@@ -109,6 +114,10 @@ static int64_t cut_late(struct gate *g, int64_t now)
 	return next;
 }
 
+/*
+ * The gate's watchdog thread: sleeps until the next deadline (or a new
+ * entry), then cuts every connection past it, until stop.
+ */
 static void *watch(void *arg)
 {
 	struct gate *g = arg;
@@ -130,6 +139,7 @@ static void *watch(void *arg)
 	return NULL;
 }
 
+/* The gate's mutex and a condition on CLOCK_MONOTONIC (now_ms's); -1 with err. */
 static int sync_init(struct gate *g, char *err)
 {
 	pthread_condattr_t ca;

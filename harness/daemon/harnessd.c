@@ -99,6 +99,11 @@ static void block_signals(sigset_t *set)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+/*
+ * The daemon's life: the queue resumed, then the API, the scheduler, the
+ * resolver and the bisector started; it waits for SIGTERM or SIGINT (SIGHUP
+ * is logged) and stops them in the order their dependencies need.
+ */
 static int serve(const struct conf *c, char *err)
 {
 	struct api *api = NULL;

@@ -122,6 +122,7 @@ static void set_down(struct host *h, const char *why)
 	h->state = HOST_DOWN;
 }
 
+/* The host up: said in the log when it was not, its backoff and error reset. */
 static void set_up(struct host *h)
 {
 	if (h->state != HOST_UP)
@@ -334,6 +335,10 @@ static json_t *accel_json(struct host *h, const char *archs)
 	return o;
 }
 
+/*
+ * A host as GET /hosts shows it: state, slots and how busy, archs and accel,
+ * its runs done and otherwise, its last error.
+ */
 static json_t *host_json(struct host *h, struct store *s, const struct conf *c)
 {
 	int64_t done = 0, other = 0;

@@ -493,6 +493,7 @@ int queue_bisect(struct store *s, const struct conf *c, const char *key, json_t 
 	return *ret ? 0 : errorf(err, "out of memory");
 }
 
+/* A bisection as the API shows it, its result parsed back to JSON. */
 static json_t *bisection_json(const struct bisection *b)
 {
 	json_t *res = b->result ? json_loads(b->result, 0, NULL) : NULL;

@@ -26,6 +26,7 @@ struct job {
 	int64_t mid;
 };
 
+/* A resolving step's line: to the log and as the matrix's resolve_msg. */
 static void progress(void *arg, const char *line)
 {
 	struct job *j = arg;

@@ -61,6 +61,10 @@ static int should_stop(void *arg)
 	       !strcmp(state, "cancelled");
 }
 
+/*
+ * Post body to harness.conf's webhook, if one is set (a failure is logged);
+ * body is consumed.
+ */
 static void webhook(struct sched *sc, json_t *body)
 {
 	char err[ERR_MAX];
@@ -96,6 +100,7 @@ static void finish_matrices(struct slot *sl)
 	}
 }
 
+/* A run's end in the log; a crash posted to the webhook too. */
 static void report(struct slot *sl, const struct matrix *m, const struct run_ref *ref,
 		   const struct run_outcome *out)
 {
@@ -118,6 +123,7 @@ void sched_pause_reason(struct sched *sc, char *buf, size_t len)
 	pthread_mutex_unlock(&sc->pause_lock);
 }
 
+/* 1 while the scheduler holds the queue (pause_why set). */
 static int queue_paused(struct sched *sc)
 {
 	int paused;
@@ -189,6 +195,10 @@ static int run_one(struct slot *sl, struct runner *r, const struct matrix *m,
 	}
 }
 
+/*
+ * The slot's matrix from its stored spec, with the kernels its source arms
+ * were built to when it was resolved (never a new build), resolved again.
+ */
 static int load_matrix(struct slot *sl, struct matrix *m, char *err)
 {
 	_cleanup_free_ char *text = NULL;
@@ -207,6 +217,10 @@ static int load_matrix(struct slot *sl, struct matrix *m, char *err)
 	return 0;
 }
 
+/*
+ * A runner for the slot's block: its store, host, accel, and vCPUs pinned
+ * from the slot's own first CPU when pinning is on and this host has them.
+ */
 static void runner_init(struct slot *sl, struct runner *r, struct vm_conn *vm,
 			const struct matrix *m)
 {
@@ -294,6 +308,11 @@ static void slot_tell(void *arg, const char *line)
 	hlog("slot %u: %s", sl->index, line);
 }
 
+/*
+ * A slot's thread: until stop, claim a block of this host's archs (unless
+ * the queue is paused or the host drained or down), run it between the
+ * build gate's begin and end, then release the claim.
+ */
 static void *slot_main(void *arg)
 {
 	struct slot *sl = arg;

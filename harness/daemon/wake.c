@@ -10,6 +10,7 @@ static pthread_cond_t wake_cond;
 static pthread_once_t wake_once = PTHREAD_ONCE_INIT;
 static unsigned wake_gen;
 
+/* The wake condition on CLOCK_MONOTONIC, once (pthread_once). */
 static void wake_init(void)
 {
 	pthread_condattr_t a;

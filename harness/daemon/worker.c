@@ -7,6 +7,10 @@
 
 #include <unistd.h>
 
+/*
+ * A worker's thread: the next item handled alone, errors logged; after an
+ * item the slots are woken, without one it waits to be woken or idle_ms.
+ */
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;

@@ -562,6 +562,7 @@ static int prepare_tree(struct build *b, char *err)
 	return prepare_plain(b, err);
 }
 
+/* "name value" into the build key's hash, a line of its own. */
 static void hash_line(struct hash_sha256 *s, const char *name, const char *value)
 {
 	hash_sha256_update(s, name, strlen(name));
@@ -635,15 +636,20 @@ static int memo_read(struct build *b, char key[HASH_SHA256_HEX], char *err)
 	return 1;
 }
 
+/*
+ * "what text" remembered for this build's inputs (a key, or why it failed),
+ * so the same inputs are not built again for nothing.
+ */
 static int memo_write(struct build *b, const char *what, const char *text)
 {
 	char path[PATH_MAX], line[ERR_MAX + 16];
-	int n = snprintf(line, sizeof(line), "%s %s\n", what, text);
 
+	/* snprintf's count was the length written, past the buffer when it was cut */
+	fmtcut(line, sizeof(line), "%s %s\n", what, text);
 	if (pathf(path, NULL, "%s/inputs", b->top) < 0 || mkdir_p(path, NULL) < 0 ||
 	    pathf(path, NULL, "%s/inputs/%s", b->top, b->inputs) < 0)
 		return -1;
-	return write_file(path, line, (size_t)n, NULL);
+	return write_file(path, line, strlen(line), NULL);
 }
 
 /* ---- checkout, patches, config ---- */
@@ -708,6 +714,11 @@ static void apply_failure(const struct build *b, const struct series_patch *p, c
 		 hunk[0] ? hunk : "?", (int)strcspn(e, "\n"), e);
 }
 
+/*
+ * The arm's patches applied in order with git apply; the first that does not
+ * apply fails the arm, naming it and its first rejected hunk, and is
+ * remembered.
+ */
 static int apply_patches(struct build *b, char *err)
 {
 	const struct kbuild_req *r = b->req;
@@ -734,6 +745,10 @@ static int apply_patches(struct build *b, char *err)
 
 /* make -C src O=obj ARCH=... CROSS_COMPILE=... CC="ccache CC", then extra and NULL. */
 #define MAKE_VARS 8
+/*
+ * make's argv for the tree: its source and object directories, ARCH and the
+ * cross compiler, CC through ccache when there is one, then extra.
+ */
 static void make_argv(const struct build *b, char vars[MAKE_VARS][PATH_MAX + 32], char **argv,
 		      const char *const *extra)
 {
@@ -758,6 +773,7 @@ static void make_argv(const struct build *b, char vars[MAKE_VARS][PATH_MAX + 32]
 	argv[n] = NULL;
 }
 
+/* One make step of the build, run in the build jail. */
 static int make(struct build *b, const char *what, const char *const *extra, char *err)
 {
 	char vars[MAKE_VARS][PATH_MAX + 32], *argv[ARGS_MAX], label[64];
@@ -986,6 +1002,10 @@ static int linking(const char *log)
 	return strstr(buf, " vmlinux\n") != NULL;   /* "  LD      vmlinux" */
 }
 
+/*
+ * The compile's progress, every TICK_MS: its phase (compile, then link) and
+ * time, against the last build of this tree when there was one.
+ */
 static void compile_tick(void *arg)
 {
 	struct build *b = arg;
@@ -1024,6 +1044,11 @@ static void last_errors(const char *log, char *out, size_t size)
 	}
 }
 
+/*
+ * The kernel compiled in the jail (LOCALVERSION the key's, reproducible
+ * build stamps, the arch's image), its time kept for the next estimate; a
+ * failure names the log's last errors.
+ */
 static int compile(struct build *b, char *err)
 {
 	const struct kbuild_req *r = b->req;
@@ -1065,15 +1090,15 @@ static int write_info(const struct build *b, const char *dir, char *err)
 {
 	const struct kbuild_result *o = b->out;
 	char path[PATH_MAX], text[4096];
-	int n;
 
-	n = snprintf(text, sizeof(text),
-		     "key %s\narch %s\ntree %s\nrelease %s\nimage_sha256 %s\nconfig_sha256 %s\n"
-		     "build_s %.1f\n", o->key, b->req->arch, o->tree, o->files.release,
-		     o->image_sha256, o->config_sha256, o->build_s);
+	if (fmtbuf(text, sizeof(text),
+		   "key %s\narch %s\ntree %s\nrelease %s\nimage_sha256 %s\nconfig_sha256 %s\n"
+		   "build_s %.1f\n", o->key, b->req->arch, o->tree, o->files.release,
+		   o->image_sha256, o->config_sha256, o->build_s) < 0)
+		return errorf(err, "build %s: its info is over %zu bytes", o->key, sizeof(text));
 	if (pathf(path, err, "%s/info", dir) < 0)
 		return -1;
-	return write_file(path, text, (size_t)n, err);
+	return write_file(path, text, strlen(text), err);
 }
 
 /* The value of name in an info text, into out. */
@@ -1164,13 +1189,14 @@ static int store_entry(struct build *b, char *err)
 	return pathf(o->files.kernel, err, "%s/vmlinuz", o->dir);
 }
 
+/* This tree's compile time, for the next build's estimate (best effort). */
 static void save_compile_time(const struct build *b)
 {
 	char path[PATH_MAX], text[32];
-	int n = snprintf(text, sizeof(text), "%.0f\n", b->out->build_s);
 
+	fmtcut(text, sizeof(text), "%.0f\n", b->out->build_s);
 	if (pathf(path, NULL, "%s/last-%s", b->tdir, b->req->arch) == 0)
-		write_file(path, text, (size_t)n, NULL);
+		write_file(path, text, strlen(text), NULL);
 }
 
 /* ---- one build ---- */
@@ -1253,6 +1279,11 @@ static int lock_tree(const struct build *b, int *ret_fd, char *err)
 	return 0;
 }
 
+/*
+ * The whole build under the tree's lock: its inputs hashed into a key, a
+ * build remembered under that key (or a lasting failure) taken as is, else
+ * prepared, configured, compiled and kept in the cache.
+ */
 static int build_steps(struct build *b, char *err)
 {
 	char required[PATH_MAX], key[HASH_SHA256_HEX] = "";

@@ -211,6 +211,7 @@ int kconfig_file_check(const char *path, char *err)
 	return 0;
 }
 
+/* A config fragment file's text appended to out, and a newline. */
 static int append_file(FILE *out, const char *path, char *err)
 {
 	_cleanup_free_ char *text = NULL;

@@ -141,6 +141,11 @@ static void clean_msgid(char *s)
 	*o = '\0';
 }
 
+/*
+ * One message of len bytes as the series' next patch: its Subject (fallback
+ * when it has none) and Message-Id cleaned, its text copied; at most
+ * SERIES_MAX_PATCHES.
+ */
 static int add_patch(struct series *s, const char *text, size_t len, const char *fallback,
 		     const char *label, char *err)
 {
@@ -241,6 +246,7 @@ static int read_patch_file(const char *real, char **ret, size_t *ret_len, char *
 	return 0;
 }
 
+/* Every patch of an mbox (or a single patch file) at path. */
 static int read_mbox(struct series *s, const char *path, const char *fallback, char *err)
 {
 	_cleanup_free_ char *text = NULL;
@@ -288,6 +294,7 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* 1 if a directory entry is a patch: *.patch or *.diff, not hidden. */
 static int patch_name(const char *n)
 {
 	size_t len = strlen(n);
@@ -334,6 +341,7 @@ static int dir_names(const char *dir, char ***ret, size_t *ret_n, char *err)
 	return 0;
 }
 
+/* Every patch file of a directory, in name order; none is an error. */
 static int read_dir(struct series *s, const struct reading *rd, char *err)
 {
 	char **names = NULL;
@@ -374,6 +382,7 @@ static int series_entry(char *line, const char *path, unsigned lineno, char **na
 	return 1;
 }
 
+/* A quilt series file: each patch it names, from beside it, in its order. */
 static int read_quilt(struct series *s, const struct reading *rd, const char *path, char *err)
 {
 	_cleanup_free_ char *text = NULL;

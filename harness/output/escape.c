@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+/* The XML entity that stands for c, or NULL when c needs none. */
 static const char *entity(unsigned char c)
 {
 	switch (c) {

@@ -40,6 +40,10 @@ static void fact(FILE *f, const char *label, const char *value)
 	tag_text(f, "<td>", value && value[0] ? value : "-", "</td></tr>\n");
 }
 
+/*
+ * The page's head and the matrix's facts: name, when queued, state, file,
+ * guest size, reps, hosts, accels, architectures, runs by status.
+ */
 static void head(FILE *f, int64_t mid, const struct report_matrix *rm)
 {
 	char buf[128];
@@ -77,6 +81,7 @@ static void contended_note(FILE *f, const struct matrix_info *mi)
 		mi->runs_done, mi->runs_started_busy);
 }
 
+/* The page's links: its sections, each cell's plots, the failed runs. */
 static void contents(FILE *f, const struct matrix_info *mi, size_t nbad)
 {
 	unsigned c;
@@ -92,6 +97,10 @@ static void contents(FILE *f, const struct matrix_info *mi, size_t nbad)
 	fprintf(f, " &middot; <a href=\"#failed\">Failed runs (%zu)</a></p>\n", nbad);
 }
 
+/*
+ * The arms' table: kernel, image release, guest kernel, lru_gen asked and
+ * read back, cmdline; every text escaped.
+ */
 static void arms(FILE *f, const struct report_arm *a, unsigned n)
 {
 	unsigned i;
@@ -142,6 +151,10 @@ static int machines(FILE *f, struct store *s, int64_t mid, const struct report_a
 /* Text a function prints, captured and written escaped in a <pre>; its return value. */
 typedef int (*text_fn)(FILE *out, struct store *s, int64_t mid, const void *arg, char *err);
 
+/*
+ * What fn prints, captured in memory and written escaped in a <pre> (nothing
+ * when it prints nothing); fn's return value, or -1 with err.
+ */
 static int pre_of(FILE *f, text_fn fn, struct store *s, int64_t mid, const void *arg, char *err)
 {
 	_cleanup_free_ char *buf = NULL;
@@ -164,12 +177,14 @@ static int pre_of(FILE *f, text_fn fn, struct store *s, int64_t mid, const void 
 	return rc;
 }
 
+/* The ABBA tables as harness run prints them (a text_fn). */
 static int abba_text(FILE *out, struct store *s, int64_t mid, const void *arg, char *err)
 {
 	(void)arg;
 	return report_table(out, s, mid, err);
 }
 
+/* harness table's text grids (a text_fn). */
 static int grid_text(FILE *out, struct store *s, int64_t mid, const void *arg, char *err)
 {
 	struct table_opts o = { .format = TABLE_TEXT };
@@ -178,6 +193,7 @@ static int grid_text(FILE *out, struct store *s, int64_t mid, const void *arg, c
 	return table_print(out, s, mid, &o, err);
 }
 
+/* The Tables section: the ABBA tables, then the grids. */
 static int tables(FILE *f, struct store *s, int64_t mid, char *err)
 {
 	fputs("<h2 id=\"tables\">Tables</h2>\n<p class=\"note\">The ABBA blocks as <code>harness"
@@ -265,6 +281,10 @@ static int lru_plots(FILE *f, struct store *s, int64_t mid, const struct plot_ce
 	return 0;
 }
 
+/*
+ * A cell's charts: one per metric asked for, one per declared file's
+ * residency, then each arm's generations or lists.
+ */
 static int cell_plots(FILE *f, struct store *s, int64_t mid, unsigned cell,
 		      const struct html_opts *o, char *err)
 {
@@ -290,6 +310,7 @@ static int cell_plots(FILE *f, struct store *s, int64_t mid, unsigned cell,
 	return rc;
 }
 
+/* The Plots section: per cell its heading, preset and charts. */
 static int plots(FILE *f, struct store *s, int64_t mid, const struct matrix_info *mi,
 		 const struct html_opts *o, char *err)
 {
@@ -339,6 +360,10 @@ static void console_tail(FILE *f, const char *path, size_t max)
 	fputs("</pre>\n", f);
 }
 
+/*
+ * A run that failed, crashed or timed out: its reason, guest kernel,
+ * warnings, crash excerpt and its console log's end, all escaped.
+ */
 static void bad_run(FILE *f, const struct report_run *r, size_t console_bytes)
 {
 	fprintf(f, "<h3>run %lld", (long long)r->id);
@@ -360,6 +385,10 @@ static void bad_run(FILE *f, const struct report_run *r, size_t console_bytes)
 	console_tail(f, r->console, console_bytes);
 }
 
+/*
+ * The Failed runs section: the first HTML_MAX_FAILED such runs in full, a
+ * count of the rest.
+ */
 static void failed(FILE *f, int64_t mid, const struct report_run *bad, size_t n,
 		   const struct html_opts *o)
 {

@@ -18,6 +18,11 @@ static double pct(uint64_t a, uint64_t b)
 	return b ? 100.0 * (double)a / (double)b : 0;
 }
 
+/*
+ * The oldest generations' table of one run: per generation its time as the
+ * oldest, evicted, refaulted (and rf%) and protected file pages, each summed
+ * over tiers; then each in a sentence, and each tier summed over them.
+ */
 static void gen_rows(FILE *f, const struct lru_oldest *o, size_t n)
 {
 	uint64_t ev[LRU_TIERS] = { 0 }, rf[LRU_TIERS] = { 0 }, pr[LRU_TIERS] = { 0 };
@@ -48,6 +53,10 @@ static void gen_rows(FILE *f, const struct lru_oldest *o, size_t n)
 			(unsigned long long)ev[t], (unsigned long long)rf[t], (unsigned long long)pr[t]);
 }
 
+/*
+ * An arm's part of `harness lru`: its run's oldest generations, or why it has
+ * none.
+ */
 static int arm_run(FILE *f, struct store *s, const struct matrix_info *mi, unsigned cell,
 		   unsigned arm, int64_t run, char *err)
 {
@@ -113,6 +122,10 @@ static void trace_place_rows(FILE *f, const struct matrix_info *mi,
 	}
 }
 
+/*
+ * An arm's row of the fates table: loads, removed after one read, reloaded,
+ * promoted, activated.
+ */
 static void trace_fate_row(FILE *f, const char *arm, const struct trace_folios *t)
 {
 	char one[32], again[32];

@@ -40,6 +40,7 @@ static size_t pair_sd(const struct run_summary *v, size_t n, unsigned cell, cons
 	return nd > 0 ? (size_t)nd : 0;
 }
 
+/* The calibration of cell and metric m among k[0..nk), or NULL. */
 static const struct calibration *cal_of(const struct calibration *k, size_t nk, unsigned cell,
 					const struct metric *m)
 {
@@ -49,6 +50,7 @@ static const struct calibration *cal_of(const struct calibration *k, size_t nk, 
 	return NULL;
 }
 
+/* A share as a percentage in width columns; "-" when not finite. */
 static void pct(FILE *f, int width, double x)
 {
 	if (isfinite(x))
@@ -57,6 +59,12 @@ static void pct(FILE *f, int width, double x)
 		fprintf(f, " %*s", width, "-");
 }
 
+/*
+ * A cell's row of the noise section (ops/s): the largest arm CV, the blocks
+ * and sd of the paired deltas (a calibration's sd instead, when there is
+ * one), the calibration's noise floor, the least effect its blocks detect,
+ * and the host's load.
+ */
 static void cell_row(FILE *f, const struct matrix_info *mi, const struct run_summary *v, size_t n,
 		     unsigned cell, const struct calibration *k, double load, struct scratch *sc)
 {

@@ -85,6 +85,10 @@ static int marked_kind(const char *kind)
 	       !strcmp(kind, "pass_end");
 }
 
+/*
+ * An event into the cell's markers: the same stream, pass and kind add up
+ * (their mean time is drawn), a new one takes a slot while MAX_MARKERS last.
+ */
 static void add_marker(struct plot_cell *pc, const struct event_row *e)
 {
 	struct marker *m;
@@ -107,6 +111,7 @@ static void add_marker(struct plot_cell *pc, const struct event_row *e)
 	pc->markers[i].n++;
 }
 
+/* A run's stream and pass events as markers. */
 static int load_events(struct store *s, struct plot_cell *pc, int64_t run, char *err)
 {
 	_cleanup_free_ struct event_row *ev = NULL;
@@ -120,6 +125,10 @@ static int load_events(struct store *s, struct plot_cell *pc, int64_t run, char 
 	return 0;
 }
 
+/*
+ * A run's intervals into the cell's next slot, widening its time axis, ramp
+ * and step; then its events.
+ */
 static int load_run(struct store *s, struct plot_cell *pc, const struct run_ref *ref, char *err)
 {
 	struct run_series *r = &pc->runs[pc->nruns];
@@ -184,6 +193,7 @@ struct band {
 	double *t, *med, *lo, *hi;    /* t in seconds; NAN where no run has a value */
 };
 
+/* A band's arrays freed, the band zeroed. */
 static void band_free(struct band *b)
 {
 	free(b->t);
@@ -226,6 +236,10 @@ static void band_point(const struct plot_cell *pc, unsigned arm, value_fn fn, co
 	b->hi[i] = tmp[k - 1];
 }
 
+/*
+ * An arm's band: per interval, over its runs, the mean time and the median,
+ * least and largest of fn; -1 out of memory (b freed).
+ */
 static int band_make(const struct plot_cell *pc, unsigned arm, value_fn fn, const void *ctx,
 		     struct band *b)
 {
@@ -254,6 +268,10 @@ struct metric_ctx {
 	double file_pages;
 };
 
+/*
+ * The metric of ctx over interval i (a value_fn), by the metric table's own
+ * per-interval rule.
+ */
 static double metric_value(const struct series_point *p, size_t i, const void *ctx)
 {
 	const struct metric_ctx *c = ctx;
@@ -352,6 +370,7 @@ static void chart_title(const struct chart *c, const char *what)
 	escape_xml(c->f, what);
 }
 
+/* The SVG element, its title (the cell and what) and the subtitle sub. */
 static void svg_open(struct chart *c, const char *what, const char *sub)
 {
 	const struct plot_cell *pc = c->pc;
@@ -368,6 +387,7 @@ static void svg_open(struct chart *c, const char *what, const char *sub)
 	fprintf(c->f, "%s</text>\n", pc->ramp_s > 0 ? "; shaded: ramp" : "");
 }
 
+/* Grid lines and tick labels on both axes, the frame, and the axis labels. */
 static void axes(const struct chart *c, const char *ylabel)
 {
 	char label[32];
@@ -394,6 +414,7 @@ static void axes(const struct chart *c, const char *ylabel)
 	fputs("</text>\n</g>\n", c->f);
 }
 
+/* The ramp's shaded area, when the runs had one. */
 static void ramp(const struct chart *c)
 {
 	if (c->pc->ramp_s <= 0)
@@ -427,6 +448,7 @@ static void band_path(const struct chart *c, const struct band *b, const char *c
 	fputs("\"/>\n", c->f);
 }
 
+/* An arm's median line, lifted where an interval has no value. */
 static void median_path(const struct chart *c, const struct band *b, const char *color,
 			const char *arm)
 {
@@ -447,6 +469,7 @@ static void median_path(const struct chart *c, const struct band *b, const char 
 	fputs("\"/>\n", c->f);
 }
 
+/* Dashed horizontal reference lines, each labelled. */
 static void refs_draw(const struct chart *c, const struct ref *refs, unsigned n)
 {
 	unsigned k;
@@ -461,6 +484,7 @@ static void refs_draw(const struct chart *c, const struct ref *refs, unsigned n)
 	}
 }
 
+/* A marker's label: the stream's name and the event (and its pass). */
 static void marker_label(const struct plot_cell *pc, const struct marker *m, char *buf,
 			 size_t len)
 {
@@ -566,6 +590,10 @@ static void legend(const struct chart *c)
 	fputs("</g>\n", c->f);
 }
 
+/*
+ * One chart: each arm's band and median of fn over its runs, the references,
+ * markers and legend; -1 with err out of memory.
+ */
 static int draw(FILE *f, const struct plot_cell *pc, const char *what, const char *ylabel,
 		value_fn fn, const void *ctx, const struct ref *refs, unsigned nrefs, char *err)
 {
@@ -667,6 +695,10 @@ static double layer_top(const struct lru_point *p, int gens, unsigned k)
 	return y;
 }
 
+/*
+ * One stacked layer (a generation's rank or an LRU list) as a closed area
+ * over the intervals that have it.
+ */
 static void layer_path(const struct chart *c, const struct lru_point *p, size_t n, int gens,
 		       unsigned k, const char *name)
 {
@@ -709,6 +741,7 @@ static unsigned aging_ticks(const struct chart *c, const struct lru_point *p, si
 	return made;
 }
 
+/* The layers' legend, with the count of generations made for MGLRU's chart. */
 static void layer_legend(const struct chart *c, int gens, unsigned nl, unsigned made)
 {
 	const char *const *names = gens ? gen_layers : list_layers;
@@ -728,6 +761,7 @@ static void layer_legend(const struct chart *c, int gens, unsigned nl, unsigned 
 	fputs("</g>\n", c->f);
 }
 
+/* The vertical scale: the top of the highest stack. */
 static void lru_scale(struct chart *c, const struct lru_point *p, size_t n, int gens, unsigned nl)
 {
 	double ymax = 0;
@@ -739,6 +773,10 @@ static void lru_scale(struct chart *c, const struct lru_point *p, size_t n, int 
 	axes_to(c, ymax);
 }
 
+/*
+ * An arm's LRU chart of one run: file pages by generation (MGLRU) or by list
+ * (classic), stacked per interval, the generations made as ticks.
+ */
 static void lru_draw(FILE *f, const struct plot_cell *pc, unsigned arm, int64_t run,
 		     const struct lru_point *p, size_t n, int gens)
 {

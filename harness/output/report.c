@@ -35,6 +35,10 @@ static double arm_mean(const struct run_summary *v, size_t n, unsigned cell, uns
 	return metric_mean(m, x, k, ret_n);
 }
 
+/*
+ * A Delta column: the change of val from base in %; "-" for the first arm
+ * and where either is missing or base is 0.
+ */
 static void print_delta(FILE *f, double val, double base, int first)
 {
 	if (first || isnan(val) || isnan(base) || base == 0)
@@ -43,6 +47,7 @@ static void print_delta(FILE *f, double val, double base, int first)
 		fprintf(f, " %+6.1f%%", 100.0 * (val - base) / base);
 }
 
+/* A value column at the metric's width and decimals; "-" for NAN. */
 static void print_value(FILE *f, const struct metric *m, double v)
 {
 	if (isnan(v))
@@ -51,6 +56,10 @@ static void print_value(FILE *f, const struct metric *m, double v)
 		fprintf(f, " %*.*f", m->width, m->decimals, v);
 }
 
+/*
+ * A cell's table heading: matrix / cell (arch, accel), its preset and params,
+ * and the column heads of the ABBA metrics.
+ */
 static void abba_header(FILE *f, const struct matrix_info *mi, unsigned cell)
 {
 	size_t k;
@@ -83,6 +92,10 @@ static unsigned done_runs(const struct run_summary *v, size_t n, unsigned cell, 
 	return k;
 }
 
+/*
+ * A cell's ABBA table: per arm, the lru_gen read back, each ABBA metric's
+ * mean over its done runs (and Delta against the first arm), and n.
+ */
 static void abba_block(FILE *f, const struct matrix_info *mi, const struct run_summary *v,
 		       size_t n, unsigned cell)
 {
@@ -138,6 +151,7 @@ static const struct {
 	{ "resid%:", C_RESID, 2 }, { "miss%:", C_MISS, 1 },
 };
 
+/* The index of name among names[0..n), or -1. */
 static int name_index(const char (*names)[PROTO_NAME_MAX], unsigned n, const char *name)
 {
 	unsigned i;
@@ -148,6 +162,11 @@ static int name_index(const char (*names)[PROTO_NAME_MAX], unsigned n, const cha
 	return -1;
 }
 
+/*
+ * A column of a preset's table layout ("iops:STREAM", "MB:FILE", ...) into
+ * c, its head shortened to "PREFIX#N" when the name is too long; -1 with
+ * err naming the column when it is unknown or names no stream or file.
+ */
 static int parse_col(const char *text, const struct cell_layout *l, struct col *c, char *err)
 {
 	size_t i, plen;
@@ -174,6 +193,7 @@ static int parse_col(const char *text, const struct cell_layout *l, struct col *
 		      "activ/s MB:FILE resid%%:FILE miss%%:STREAM", text);
 }
 
+/* The layout's array of columns, at most MAX_COLS, into cols[0..*n). */
 static int parse_cols(json_t *arr, const struct cell_layout *l, struct col *cols, unsigned *n,
 		      char *err)
 {
@@ -286,6 +306,10 @@ static size_t bin_run(const struct series_point *p, size_t n, uint64_t step_ms,
 	return nbins;
 }
 
+/*
+ * A row of a series or events table: each column's mean over the runs that
+ * had a value, "-" where none had.
+ */
 static void print_row(FILE *f, const char *label, const double *acc, const unsigned *cnt,
 		      const struct col *cols, unsigned ncols)
 {
@@ -345,6 +369,10 @@ struct bins {
 	unsigned cnt[MAX_BINS][MAX_COLS];
 };
 
+/*
+ * An arm's series table: its runs' intervals binned into step_ms windows and
+ * averaged over the runs, one row per window.
+ */
 static int series_arm(struct view *w, uint64_t step_ms, char *err)
 {
 	_cleanup_free_ struct bins *bn = calloc(1, sizeof(*bn));
@@ -385,6 +413,10 @@ static void window(const struct series_point *p, size_t n, uint64_t t0, uint64_t
 		;
 }
 
+/*
+ * A column's value at event e: residency as the event saw it, a rate over the
+ * window since the matching start of the same stream and pass.
+ */
 static double event_col(const struct col *c, const struct event_row *e, const struct event_row *ev,
 			size_t nev, const struct series_point *p, size_t n, const struct cell_layout *l)
 {
@@ -404,6 +436,10 @@ static double event_col(const struct col *c, const struct event_row *e, const st
 	return col_value(c, p, a, b, (double)(e->t_ms - t0) / 1000.0, l);
 }
 
+/*
+ * One run's events of kind for stream: each a row of acc and cnt, the most
+ * rows seen in *rows.
+ */
 static int events_run(struct view *w, int64_t run, int stream, const char *kind,
 		      double (*acc)[MAX_COLS], unsigned (*cnt)[MAX_COLS], size_t *rows, char *err)
 {
@@ -436,6 +472,10 @@ static int events_run(struct view *w, int64_t run, int stream, const char *kind,
 	return 0;
 }
 
+/*
+ * An arm's events table: one row per occurrence of kind of the stream,
+ * averaged over the arm's runs.
+ */
 static int events_arm(struct view *w, int stream, const char *kind, char *err)
 {
 	_cleanup_free_ struct bins *bn = calloc(1, sizeof(*bn));
@@ -525,6 +565,7 @@ static int grids(FILE *f, struct store *s, int64_t mid, const struct matrix_info
 	return rc;
 }
 
+/* The preset tables of every cell whose preset has a layout. */
 static int cell_tables(FILE *f, struct store *s, int64_t mid, const struct matrix_info *mi,
 		       char *err)
 {
@@ -566,6 +607,10 @@ static const char *same_image(const struct report_arm *a, unsigned i)
 	return NULL;
 }
 
+/*
+ * A source arm's build line: key, tree, config, base, patches, time, cache,
+ * or its failure; the first arm whose image is the same is named.
+ */
 static void build_line(FILE *f, const struct report_arm *a, unsigned i)
 {
 	const struct report_arm *r = &a[i];

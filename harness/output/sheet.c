@@ -44,6 +44,7 @@ static void text_widths(const struct sheet *s, unsigned *w)
 		}
 }
 
+/* The column after the last of column c's group. */
 static unsigned group_end(const struct sheet *s, unsigned c)
 {
 	unsigned g = s->group[c];
@@ -63,6 +64,10 @@ static unsigned group_width(const unsigned *w, unsigned c0, unsigned c1)
 	return sum;
 }
 
+/*
+ * Every row of the sheet's columns [c0, c1) after its first column: a gap
+ * between groups, one space within; each cell at most its column's width.
+ */
 static void text_rows(FILE *f, const struct sheet *s, const unsigned *w, unsigned c0,
 		      unsigned c1)
 {

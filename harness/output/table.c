@@ -53,6 +53,7 @@ static const struct {
 
 /* ---- a grid's columns, described once: per arm, what the sheet shows ---- */
 
+/* An arm's mean, grouped by thousands at the metric's decimals; "-" for none. */
 static void col_value(const struct grid *g, unsigned row, unsigned arm, char *buf, size_t len)
 {
 	const struct grid_entry *e = &g->e[row][arm];
@@ -63,6 +64,7 @@ static void col_value(const struct grid *g, unsigned row, unsigned arm, char *bu
 		fmt_grouped(buf, len, e->value, g->m->decimals);
 }
 
+/* An arm's Delta against the baseline in %, with its verdict's mark. */
 static void col_delta(const struct grid *g, unsigned row, unsigned arm, char *buf, size_t len)
 {
 	const struct grid_entry *e = &g->e[row][arm];
@@ -73,6 +75,7 @@ static void col_delta(const struct grid *g, unsigned row, unsigned arm, char *bu
 		fmtcut(buf, len, "%+.1f%%%c", 100 * e->delta, verdicts[e->v.kind].mark);
 }
 
+/* An arm's done runs, "*" when some of them were contended. */
 static void col_n(const struct grid *g, unsigned row, unsigned arm, char *buf, size_t len)
 {
 	fmtcut(buf, len, "%u%s", g->e[row][arm].n, g->e[row][arm].contended ? "*" : "");
@@ -95,6 +98,10 @@ static unsigned arm_at(const struct grid *g, unsigned i)
 	return i == 0 ? g->base : i <= g->base ? i - 1 : i;
 }
 
+/*
+ * A grid as a sheet: the cell names, then per arm (the baseline first) its
+ * columns of grid_cols; its cells are SHEET_CELL texts.
+ */
 static int grid_sheet(const struct grid *g, struct sheet *s, char *err)
 {
 	unsigned i, arm, row, k, c = 1, ncols = 1;
@@ -156,11 +163,16 @@ static const struct grid_field {
 	{ "q",                F_REAL,    f_q },
 };
 
+/* A number as JSON; null for NAN and infinities (JSON has neither). */
 static json_t *json_num(double x)
 {
 	return isnan(x) || isinf(x) ? json_null() : json_real(x);
 }
 
+/*
+ * One field of an arm's grid entry as JSON: the verdict's name (null for the
+ * baseline), an integer, or a number.
+ */
 static json_t *field_json(const struct grid_field *fd, const struct grid *g, unsigned arm,
 			  const struct grid_entry *e)
 {
@@ -187,12 +199,14 @@ static void csv_text(FILE *f, const char *t)
 	fputc('"', f);
 }
 
+/* A number as CSV: empty for NAN and infinities. */
 static void csv_num(FILE *f, double x)
 {
 	if (!isnan(x) && !isinf(x))
 		fprintf(f, "%.10g", x);
 }
 
+/* One field of an arm's grid entry as CSV, as field_json for JSON. */
 static void field_csv(FILE *f, const struct grid_field *fd, const struct grid *g, unsigned arm,
 		      const struct grid_entry *e)
 {
@@ -229,6 +243,7 @@ static void line(FILE *f, const char *fmt, ...)
 	fprintf(f, "%s\n", buf);
 }
 
+/* The grid's title line: matrix, metric, which way is better, which mean. */
 static void grid_title(FILE *f, const struct grid *g, int md)
 {
 	line(f, "%s%.24s: %s%s (%s is better), %s mean of runs", md ? "**" : "", g->mi->name,
@@ -239,6 +254,7 @@ static void grid_title(FILE *f, const struct grid *g, int md)
 }
 
 /* Is any entry's run count marked (a contended run among them)? */
+/* 1 if any entry of the grid counts a contended run. */
 static int any_contended(const struct grid *g)
 {
 	for (unsigned r = 0; r < g->n_rows; r++)
@@ -248,6 +264,10 @@ static int any_contended(const struct grid *g)
 	return 0;
 }
 
+/*
+ * The lines under a grid: what Delta, n and the marks mean, the margin, and
+ * the family the verdicts were adjusted over.
+ */
 static void grid_legend(FILE *f, const struct grid *g, int md, size_t family)
 {
 	const char *q = md ? "`" : "";
@@ -264,6 +284,7 @@ static void grid_legend(FILE *f, const struct grid *g, int md, size_t family)
 	line(f, "adjusted over the %zu verdicts of these tables (Benjamini-Hochberg)", family);
 }
 
+/* A grid as a titled sheet with its legend, rendered as text or Markdown. */
 static int grid_sheet_out(struct out *w, const struct grid *g,
 			  void (*render)(FILE *, const struct sheet *), char *err)
 {
@@ -290,6 +311,7 @@ static int grid_markdown(struct out *w, const struct grid *g, char *err)
 	return grid_sheet_out(w, g, sheet_markdown, err);
 }
 
+/* The CSV header of grids: the identifying columns, then grid_fields' keys. */
 static void grid_csv_head(FILE *f)
 {
 	size_t k;
@@ -300,6 +322,7 @@ static void grid_csv_head(FILE *f)
 	fputs("\r\n", f);
 }
 
+/* A grid's rows as CSV, one per cell and arm. */
 static int grid_csv(struct out *w, const struct grid *g, char *err)
 {
 	const char *id[5];
@@ -327,6 +350,7 @@ static int grid_csv(struct out *w, const struct grid *g, char *err)
 	return 0;
 }
 
+/* A grid's row (a cell) as JSON: per arm its grid_fields. */
 static json_t *grid_row_json(const struct grid *g, unsigned row)
 {
 	json_t *arms = json_array(), *a;
@@ -343,6 +367,7 @@ static json_t *grid_row_json(const struct grid *g, unsigned row)
 	return json_pack("{s:s, s:o}", "cell", g->mi->cell_names[g->cells[row]], "arms", arms);
 }
 
+/* A grid as a JSON object, appended to the document w->all holds. */
 static int grid_json(struct out *w, const struct grid *g, char *err)
 {
 	json_t *t, *rows = json_array();
@@ -370,6 +395,7 @@ struct pairs_of {
 	const struct grid_pairs *p;
 };
 
+/* A share as a signed percentage with two decimals; "-" for NAN. */
 static void fmt_pct(char *buf, size_t len, double x)
 {
 	if (isnan(x))
@@ -378,6 +404,10 @@ static void fmt_pct(char *buf, size_t len, double x)
 		fmtcut(buf, len, "%+.2f%%", 100 * x);
 }
 
+/*
+ * The paired deltas of one arm against the baseline as a sheet: a row per
+ * block, a column per ABBA position pair, and their means last.
+ */
 static int pairs_sheet(const struct pairs_of *q, struct sheet *s, char *err)
 {
 	const struct grid_pairs *p = q->p;
@@ -400,6 +430,7 @@ static int pairs_sheet(const struct pairs_of *q, struct sheet *s, char *err)
 	return 0;
 }
 
+/* A position pairs' table, titled and explained, as text or Markdown. */
 static int pairs_sheet_out(struct out *w, const struct pairs_of *q,
 			   void (*render)(FILE *, const struct sheet *), char *err)
 {
@@ -437,6 +468,7 @@ static void pairs_csv_head(FILE *f)
 	fputs("matrix,metric,cell,arm,baseline,block,pair,delta_pct\r\n", f);
 }
 
+/* The paired deltas as CSV, one row per block and pair. */
 static int pairs_csv(struct out *w, const struct pairs_of *q, char *err)
 {
 	const struct grid *g = q->g;
@@ -459,6 +491,7 @@ static int pairs_csv(struct out *w, const struct pairs_of *q, char *err)
 	return 0;
 }
 
+/* x[0..n) as a JSON array of percentages (null for NAN). */
 static json_t *pct_array(const double *x, size_t n)
 {
 	json_t *a = json_array();
@@ -469,6 +502,7 @@ static json_t *pct_array(const double *x, size_t n)
 	return a;
 }
 
+/* The paired deltas as a JSON object, appended to the document w->all holds. */
 static int pairs_json(struct out *w, const struct pairs_of *q, char *err)
 {
 	const struct grid *g = q->g;
@@ -534,6 +568,10 @@ static int emit_pairs(struct out *w, const struct grid *g, const struct run_summ
 	return rc;
 }
 
+/*
+ * The index of the --baseline arm called name (NULL: the first arm) into
+ * *ret; -1 with err when the matrix has no such arm.
+ */
 static int base_index(const struct matrix_info *mi, const char *name, unsigned *ret, char *err)
 {
 	unsigned i;
@@ -592,6 +630,7 @@ static int emit_all(struct out *w, const struct grid *proto, const struct metric
 	return 0;
 }
 
+/* The JSON document of every table written, then a newline. */
 static int finish_json(struct out *w, char *err)
 {
 	int rc = json_dumpf(w->all, w->f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

@@ -44,6 +44,7 @@ static double read_load(const char *proc)
 	return load;
 }
 
+/* CLOCK_MONOTONIC in ms. */
 static int64_t mono_ms(void)
 {
 	struct timespec ts;

@@ -84,6 +84,10 @@ static int fail_as(struct run_ctx *c, const char *status, int infra, const char 
 #define fail(c, ...)       fail_as(c, "failed", 0, __VA_ARGS__)
 #define fail_infra(c, ...) fail_as(c, "failed", 1, __VA_ARGS__)
 
+/*
+ * The run's directory and the paths in it, the base initramfs, the data disk
+ * and this kernel's initramfs (cached); a failure is the host's.
+ */
 static int prepare(struct run_ctx *c)
 {
 	const struct conf *conf = c->r->conf;
@@ -169,6 +173,7 @@ static int attach_channel(struct run_ctx *c)
 	return 0;
 }
 
+/* The domain defined and started, then its channel attached. */
 static int boot(struct run_ctx *c, const struct vm_config *cfg)
 {
 	char err[ERR_MAX];
@@ -212,6 +217,10 @@ static int take_hello(struct run_ctx *c, const struct proto_hello *h)
 	return 0;
 }
 
+/*
+ * The agent's hello within boot_timeout_s of the start: its time and the
+ * guest's boot phases recorded, then taken.
+ */
 static int await_hello(struct run_ctx *c)
 {
 	struct proto_msg msg;
@@ -336,6 +345,10 @@ static int start_guest(struct run_ctx *c)
 	return start_restore(c, &cfg, &f);
 }
 
+/*
+ * 1 if lru_gen read back as the arm asked: anything for no ask, 0x0000 for
+ * "n", any other 0x value for on.
+ */
 static int lru_gen_matches(const char *want, const char *got)
 {
 	if (!want[0])
@@ -385,6 +398,10 @@ static int check_setup(struct run_ctx *c, const struct proto_setup *st)
 	return check_trace_setup(c, st);
 }
 
+/*
+ * The job sent with fresh entropy and the host's clock, then its setup
+ * awaited, stored and checked.
+ */
 static int send_job(struct run_ctx *c)
 {
 	struct proto_msg msg = { .type = PROTO_JOB };
@@ -585,6 +602,10 @@ static int check_op(struct run_ctx *c, const struct proto_op_sample *o)
 	return 0;
 }
 
+/*
+ * A guest event checked: a known kind, a declared stream, residency of the
+ * declared files.
+ */
 static int check_event(struct run_ctx *c, const struct proto_event *e)
 {
 	unsigned k;
@@ -770,7 +791,12 @@ static int handle(struct run_ctx *c, const struct proto_msg *msg)
 	}
 }
 
-static int stream(struct run_ctx *c)
+/*
+ * The workload: every message handled until the summary, the deadline
+ * (duration and slack) or watchdog_intervals of silence; then the summary's
+ * count checked, the host's pressure judged, the run's ops/s set.
+ */
+static int workload_loop(struct run_ctx *c)
 {
 	const struct proto_job *w = &c->cell->job;
 	int64_t end = now_ms() + (int64_t)(w->duration_s + c->r->conf->slack_s) * 1000;
@@ -806,6 +832,7 @@ static int stream(struct run_ctx *c)
 	return 0;
 }
 
+/* The run's guest and channel gone, its overlay and socket removed. */
 static void teardown(struct run_ctx *c)
 {
 	channel_close(&c->ch);
@@ -934,7 +961,7 @@ int runner_run(struct runner *r, const struct matrix *m, const struct run_ref *r
 	if (rc == 0)
 		rc = send_job(&c);
 	if (rc == 0)
-		rc = stream(&c);
+		rc = workload_loop(&c);
 	teardown(&c);
 	free(c.press);
 	phases_mark(&c.ph, PH_TEARDOWN);

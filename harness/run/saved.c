@@ -25,6 +25,10 @@ static void key_line(struct hash_sha256 *h, const char *what, const char *value)
 	hash_sha256_update(h, "\n", 1);
 }
 
+/*
+ * A file into the save's key: its path and its identity (device, inode,
+ * size, mtime), so a changed kernel or image makes another save.
+ */
 static int key_file(struct hash_sha256 *h, const char *what, const char *path, char *err)
 {
 	char id[256];
@@ -197,6 +201,7 @@ struct save_entry {
 	int64_t used;                /* the hello's mtime: the save's last use */
 };
 
+/* The blocks a save's file takes on disk (0 if it has none), and its mtime. */
 static uint64_t file_bytes(const char *dir, const char *name, int64_t *mtime)
 {
 	char path[PATH_MAX];

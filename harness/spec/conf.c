@@ -134,6 +134,10 @@ int conf_host_name_ok(const char *s)
 	return 1;
 }
 
+/*
+ * 1 if s is a storage directory for another host's pool: absolute, of
+ * A-Za-z0-9._/- without "/.." or "/./", shorter than CONF_HOST_DIR_MAX.
+ */
 static int storage_ok(const char *s)
 {
 	size_t i;
@@ -146,6 +150,10 @@ static int storage_ok(const char *s)
 	return 1;
 }
 
+/*
+ * A host's archs= (comma-separated x86_64 and aarch64) as a space-separated
+ * list; -1 with err naming the host.
+ */
 static int archs_set(struct conf_host *h, const char *val, char *err)
 {
 	char list[sizeof(h->archs)];
@@ -157,8 +165,11 @@ static int archs_set(struct conf_host *h, const char *val, char *err)
 		      (len == 7 && !strncmp(val, "aarch64", 7))))
 			return errorf(err, "host '%s': arch '%.*s': expected x86_64 or aarch64",
 				      h->name, (int)len, val);
-		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%.*s", n ? " " : "",
-				      (int)len, val);
+		/* a cut list is refused: n past the buffer made the next size wrap */
+		if (fmtbuf(list + n, sizeof(list) - n, "%s%.*s", n ? " " : "", (int)len, val) < 0)
+			return errorf(err, "host '%s': archs: at most %zu characters", h->name,
+				      sizeof(list) - 1);
+		n += strlen(list + n);
 	}
 	fmtcut(h->archs, sizeof(h->archs), "%s", list);
 	return 0;
@@ -207,6 +218,10 @@ static int words(char *val, char **w, int max)
 	return *val ? max + 1 : n;
 }
 
+/*
+ * A "host = NAME URI [options]" line: a name no other host has, "embedded"
+ * or a URI libvirt may open, and its options (slots=, arch=, storage=).
+ */
 static int host_line(struct conf *c, char *val, int lineno, char *err)
 {
 	struct conf_host *h;
@@ -265,6 +280,10 @@ static int set_paths(char *dst, size_t size, const char *name, const char *val,
 	return 0;
 }
 
+/*
+ * A harness.conf key's value by its kind (a path relative to the file's
+ * directory, paths, a string, a number in range, a choice); -1 with err.
+ */
 static int set_key(struct conf *c, const struct ckey *k, const char *val, const char *dir,
 		   char *err)
 {
@@ -323,6 +342,7 @@ void conf_defaults(struct conf *c, const char *dir)
 			set_key(c, k, k->def, dir, NULL);
 }
 
+/* s without its leading and trailing white space (the end cut in place). */
 static char *trim(char *s)
 {
 	char *e;
@@ -335,6 +355,7 @@ static char *trim(char *s)
 	return s;
 }
 
+/* One line of harness.conf: blank or a comment, a host line, or key = value. */
 static int conf_line(struct conf *c, char *line, const char *dir, int lineno, char *err)
 {
 	const struct ckey *k;

@@ -26,6 +26,7 @@ struct scaling {
 	double size, time;
 };
 
+/* 1 if key is one of the NULL-ended list. */
 static int in_list(const char *const *list, const char *key)
 {
 	for (; *list; list++)
@@ -34,6 +35,10 @@ static int in_list(const char *const *list, const char *key)
 	return 0;
 }
 
+/*
+ * Preset name's JSON object from dir ("NAME.json"; the name of A-Za-z0-9_-
+ * only); -1 with err naming where.preset and the file.
+ */
 static int load_preset(const char *dir, const char *name, const char *where, json_t **ret,
 		       char *err)
 {
@@ -247,6 +252,10 @@ static void scale_key(json_t *obj, const char *key, double f, int whole, double 
 		json_object_set_new(obj, key, json_real(d));
 }
 
+/*
+ * The job's sizes (memcg, files, record counts) scaled by sc->size and its
+ * times (duration, ramp, streams' start, duration and gap) by sc->time.
+ */
 static void scale_job(json_t *job, const struct scaling *sc)
 {
 	json_t *v;
@@ -266,6 +275,7 @@ static void scale_job(json_t *job, const struct scaling *sc)
 	}
 }
 
+/* A param's value as text: a string as is, a number as written. */
 static void value_text(json_t *v, char *buf, size_t len)
 {
 	if (json_is_string(v))
@@ -378,6 +388,10 @@ too_long:
 	return NULL;
 }
 
+/*
+ * Every string under node with its params' values substituted, in place;
+ * -1 with err when one grows too long.
+ */
 static int subst(json_t *node, json_t *vals, const char *where, char *err)
 {
 	const char *key;
@@ -435,6 +449,10 @@ static json_t *pick(json_t *params, size_t combo, const struct scaling *sc, char
 	return vals;
 }
 
+/*
+ * How many cells the params make: the product of their arrays' lengths
+ * (stopping once past MAX_COMBOS).
+ */
 static size_t combos(json_t *params)
 {
 	const char *key;
@@ -447,6 +465,7 @@ static size_t combos(json_t *params)
 	return n;
 }
 
+/* The entry's scale and time_scale (1 without), each in (0, 1000]. */
 static int read_scaling(json_t *entry, const char *where, struct scaling *sc, char *err)
 {
 	json_t *s = json_object_get(entry, "scale"), *t = json_object_get(entry, "time_scale");
@@ -460,6 +479,10 @@ static int read_scaling(json_t *entry, const char *where, struct scaling *sc, ch
 	return 0;
 }
 
+/*
+ * One cell per combination of the params: its scaled values substituted into
+ * a copy of the job, named NAME/v1/v2..., with its params as text.
+ */
 static int expand(json_t *entry, json_t *preset, json_t *job, json_t *params,
 		  const struct scaling *sc, const char *where, json_t *out, char *err)
 {
@@ -479,7 +502,13 @@ static int expand(json_t *entry, json_t *preset, json_t *job, json_t *params,
 			json_decref(j);
 			return -1;
 		}
-		fmtcut(full, sizeof(full), "%s%s", name, suffix);
+		/* the cell's name is a key: cut, two cells could share it */
+		if (fmtbuf(full, sizeof(full), "%s%s", name, suffix) < 0) {
+			json_decref(vals);
+			json_decref(j);
+			return errorf(err, "%s: cell name '%.64s...' over %zu characters", where,
+				      name, sizeof(full) - 1);
+		}
 		cell = json_pack("{s:s, s:s, s:s, s:O*, s:o}", "name", full, "preset",
 				 pname ? json_string_value(pname) : "", "params", text, "table",
 				 json_object_get(preset, "table"), "job", j);

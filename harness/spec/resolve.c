@@ -24,6 +24,7 @@ struct resolving {
 	void *arg;
 };
 
+/* A line of the resolution's progress, to the caller's hook if it has one. */
 static void tell(const struct resolving *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

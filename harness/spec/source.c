@@ -71,6 +71,7 @@ static int read_series(const struct matrix *m, const struct arm *a, const struct
 	return 0;
 }
 
+/* The series' patches as JSON: each one's subject and message id. */
 static json_t *patches_json(const struct series *s)
 {
 	json_t *list = json_array();
@@ -104,6 +105,7 @@ struct telling {
 	char who[96];
 };
 
+/* A build's line of progress, prefixed with which arm and arch it is. */
 static void tell_arm(void *arg, const char *line)
 {
 	struct telling *t = arg;

@@ -88,6 +88,10 @@ static int name_ok(const char *s)
 	return chars_ok(s, "._-");
 }
 
+/*
+ * 1 if s is printable ASCII without quotes or <>& (text that reaches HTML,
+ * XML and logs).
+ */
 static int text_ok(const char *s)
 {
 	for (; *s; s++)
@@ -96,6 +100,7 @@ static int text_ok(const char *s)
 	return 1;
 }
 
+/* s with its letters made lowercase, in place; s. */
 static char *lowercase(char *s)
 {
 	char *p;
@@ -105,6 +110,10 @@ static char *lowercase(char *s)
 	return s;
 }
 
+/*
+ * A string key's value checked by its kind's allow-list and length, then
+ * copied into dst; -1 with err naming where.key and what was expected.
+ */
 static int set_string(const struct jkey *k, json_t *v, char *dst, const char *where, char *err)
 {
 	const char *s;
@@ -144,6 +153,10 @@ static int set_string(const struct jkey *k, json_t *v, char *dst, const char *wh
 	return 0;
 }
 
+/*
+ * One key's value into obj by its kind: a string, a bounded whole number,
+ * lru_gen's y/n/default, start's boot/restore; -1 with err.
+ */
 static int set_value(const struct jkey *k, json_t *v, void *obj, const char *where, char *err)
 {
 	char *dst = (char *)obj + k->off;
@@ -242,6 +255,7 @@ int spec_arch_index(const struct matrix *m, const char *arch)
 	return -1;
 }
 
+/* 1 if s names a guest architecture the harness boots. */
 static int arch_known(const char *s)
 {
 	unsigned i;
@@ -292,6 +306,10 @@ static int parse_archs(struct matrix *m, json_t *root, char *err)
 	return 0;
 }
 
+/*
+ * A kernel's alias or path (a string under PATH_MAX, printable, no quotes
+ * or <>&) into dst; -1 with err naming where.key.
+ */
 static int kernel_text(json_t *v, char *dst, const char *where, const char *key, char *err)
 {
 	if (!json_is_string(v))
@@ -436,6 +454,11 @@ static int parse_fragment(struct arm *a, json_t *obj, const char *where, char *e
 	return 0;
 }
 
+/*
+ * arms[i]: its keys, source keys, kernel and config fragment, then the rules
+ * across them (one arch for a modules cpio, a package or a URL) and a name
+ * no earlier arm has; -1 with err naming the field.
+ */
 static int parse_arm(struct matrix *m, json_t *obj, unsigned i, char *err)
 {
 	struct arm *a = &m->arms[i];
@@ -463,6 +486,10 @@ static int parse_arm(struct matrix *m, json_t *obj, unsigned i, char *err)
 	return 0;
 }
 
+/*
+ * 1 if s is a cell name: letters, digits and ._-/, shorter than
+ * CELL_NAME_MAX.
+ */
 static int cell_name_ok(const char *s)
 {
 	if (!*s || strlen(s) >= CELL_NAME_MAX)
@@ -595,6 +622,7 @@ static int add_cell(struct matrix *m, json_t *x, unsigned w, unsigned a, const c
 	return 0;
 }
 
+/* workloads[i] on arch a: its preset expanded into cells, each added. */
 static int parse_cells(struct matrix *m, json_t *entry, unsigned i, unsigned a,
 		       const struct conf *conf, char *err)
 {
@@ -613,6 +641,7 @@ static int parse_cells(struct matrix *m, json_t *entry, unsigned i, unsigned a,
 	return rc;
 }
 
+/* root's key is a non-empty array of at most max entries; -1 with err. */
 static int parse_array(json_t *root, const char *key, size_t max, char *err)
 {
 	json_t *a = json_object_get(root, key);
@@ -769,6 +798,10 @@ static int verdict_keys(json_t *root, char *err)
 	return 0;
 }
 
+/*
+ * The matrix: its keys, archs and verdict keys, then its arms (expanded) and
+ * every workload on each arch.
+ */
 static int parse_root(struct matrix *m, json_t *root, const struct conf *conf, char *err)
 {
 	json_t *v, *arms;

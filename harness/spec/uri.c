@@ -87,6 +87,7 @@ static const struct transport *transport_of(const char *uri)
 	return NULL;
 }
 
+/* A hex digit's value, or -1. */
 static int hexval(int c)
 {
 	if (c >= '0' && c <= '9')

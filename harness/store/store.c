@@ -318,6 +318,10 @@ static const char summary_table[] =
 	"CREATE INDEX IF NOT EXISTS runs_arm ON runs (arm_id, status);"
 	"CREATE INDEX IF NOT EXISTS runs_cell ON runs (cell_id, status);";
 
+/*
+ * A new database's tables: the fixed schema, the sample tables whose columns
+ * come from the protocol's X-macros, and the summaries.
+ */
 static int create_schema(struct store *s, char *err)
 {
 	char sql[4096];
@@ -391,6 +395,7 @@ static const char *const lru_tier_keys[] = { "seq", "node", "gen", "tier",
 					     PROTO_LRU_TIER_FIELDS(X) NULL };
 #undef X
 
+/* The cached inserts of one interval's samples, stream samples and operations. */
 static int prepare_inserts(struct store *s, char *err)
 {
 	if (prepare_insert(s, "samples", sample_keys, &s->ins_sample, err) < 0 ||

@@ -91,8 +91,8 @@ int store_event(struct store *s, int64_t run, unsigned idx, const struct proto_e
  * all of them or, if fn fails, none. fn may call only store functions that
  * make no transaction of their own (store_sample and the like above).
  */
-int store_batch(struct store *s, int (*fn)(struct store *s, void *arg, char *err), void *arg,
-		char *err);
+int store_transaction(struct store *s, int (*fn)(struct store *s, void *arg, char *err),
+		      void *arg, char *err);
 /*
  * status is "done", "failed" or "unsupported"; reason and sum (the guest's
  * summary) may be NULL. A done run's figures (seconds, rates and shares of

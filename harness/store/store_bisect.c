@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* How many runs of a step's matrix started, and their wall time in seconds. */
 static int total_row(sqlite3_stmt *st, void *arg)
 {
 	struct step_runs *r = arg;
@@ -15,6 +16,10 @@ static int total_row(sqlite3_stmt *st, void *arg)
 	return 0;
 }
 
+/*
+ * An arm's runs in a cell: done, not done (failed, crashed, timed out,
+ * unsupported), and the latest not-done run's reason.
+ */
 static int arm_row(sqlite3_stmt *st, void *arg)
 {
 	struct step_runs *r = arg;
@@ -57,6 +62,7 @@ void store_bisection_free(struct bisection *b)
 	b->result = b->result_text = NULL;
 }
 
+/* Column col as a strdup'd string; NULL for SQL NULL (and out of memory). */
 static char *text_or_null(sqlite3_stmt *st, int col)
 {
 	const unsigned char *t = sqlite3_column_text(st, col);
@@ -64,6 +70,10 @@ static char *text_or_null(sqlite3_stmt *st, int col)
 	return t ? strdup((const char *)t) : NULL;
 }
 
+/*
+ * A bisections row into *b (its JSON texts strdup'd, the previous ones freed);
+ * -1 when a text could not be copied.
+ */
 static int bisection_row(sqlite3_stmt *st, void *arg)
 {
 	struct bisection *b = arg;
@@ -97,6 +107,10 @@ struct add_arg {
 	int full;
 };
 
+/*
+ * A bisection asked for: the same one not failed is reused (a->existing); a
+ * new one is refused when max_open are running (a->full), else inserted.
+ */
 static int add_tx(struct store *s, void *p, char *err)
 {
 	struct add_arg *a = p;
@@ -178,6 +192,7 @@ struct ids {
 	size_t n, max;
 };
 
+/* One id into a->v, up to a->max (the caller's limit: more rows are ignored). */
 static int id_row(sqlite3_stmt *st, void *arg)
 {
 	struct ids *a = arg;

@@ -16,6 +16,7 @@ char *store_job_text(const struct proto_job *job)
 	return text;
 }
 
+/* Cell idx of matrix mid, with its job as JSON, its files and its streams. */
 static int add_cell(struct store *s, const struct cell *c, int64_t mid, unsigned idx,
 		    char *err)
 {
@@ -52,6 +53,7 @@ static const char *arm_kernel(const struct arm *a, char *buf, size_t size)
 	return buf;
 }
 
+/* Every arm and every cell of m, under matrix mid. */
 static int add_arms_cells(struct store *s, const struct matrix *m, int64_t mid, char *err)
 {
 	char kernel[3 * PATH_MAX];
@@ -73,6 +75,10 @@ static int add_arms_cells(struct store *s, const struct matrix *m, int64_t mid, 
 	return 0;
 }
 
+/*
+ * The matrix row of m (resolving or resolved), its arms, cells and the runs
+ * of slots[0..n) in ABBA order; *ret_id is the new matrix.
+ */
 static int add_matrix_rows(struct store *s, const struct matrix *m, const struct abba_slot *slots,
 			   size_t n, int64_t *ret_id, char *err)
 {
@@ -132,6 +138,7 @@ int store_add_matrix(struct store *s, const struct matrix *m, const struct abba_
 	return 0;
 }
 
+/* One run_ref from RUN_REF_SQL's row. */
 static int ref_row(sqlite3_stmt *st, void *arg)
 {
 	struct run_ref *r = rows_push(arg);
@@ -180,6 +187,7 @@ struct spec_arg {
 	int found;
 };
 
+/* The stored spec (strdup'd; NULL if none) and base directory of a matrix. */
 static int spec_row(sqlite3_stmt *st, void *arg)
 {
 	struct spec_arg *a = arg;
@@ -276,6 +284,10 @@ struct requeue_arg {
 	int64_t new_id;
 };
 
+/*
+ * End run a->run as a->status and queue its seq again as the next attempt
+ * (a retry_of it, in its slot if a->keep_slot); the new run's id in a->new_id.
+ */
 static int requeue_rows(struct store *s, void *p, char *err)
 {
 	struct requeue_arg *a = p;
@@ -312,6 +324,7 @@ struct block_arg {
 	unsigned n;
 };
 
+/* One run id into a growing array. */
 static int block_id_row(sqlite3_stmt *st, void *arg)
 {
 	int64_t *id = rows_push(arg);
@@ -365,6 +378,7 @@ struct resume_acc {
 	size_t n;
 };
 
+/* One id of a run in flight when the daemon stopped. */
 static int resume_row(sqlite3_stmt *st, void *arg)
 {
 	struct resume_acc *a = arg;
@@ -374,6 +388,10 @@ static int resume_row(sqlite3_stmt *st, void *arg)
 	return 0;
 }
 
+/*
+ * Every run a stopped daemon left booting or running re-queued as a fresh
+ * attempt, and every queued run's slot released: the restart's transaction.
+ */
 static int resume_rows(struct store *s, void *p, char *err)
 {
 	struct resume_acc *a = p;
@@ -428,6 +446,10 @@ struct builds_arg {
 	int oom;
 };
 
+/*
+ * A source arm's stored build (JSON) or failure back into its struct arm;
+ * b->oom set when the copy cannot be made.
+ */
 static int build_row(sqlite3_stmt *st, void *arg)
 {
 	struct builds_arg *b = arg;

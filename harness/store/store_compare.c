@@ -17,6 +17,7 @@ struct identities {
 	unsigned n;
 };
 
+/* An arm's identity (name, kernel, modules, lru_gen, cmdline), in index order. */
 static int identity_row(sqlite3_stmt *st, void *arg)
 {
 	struct identities *a = arg;
@@ -47,6 +48,7 @@ struct tagged {
 	unsigned n;
 };
 
+/* How many matrices hold both tags, and the newest of them. */
 static int tagged_row(sqlite3_stmt *st, void *arg)
 {
 	struct tagged *t = arg;
@@ -85,6 +87,7 @@ static const char machines_sql[] =
 	MACHINE_FACT("host_cpu") ", " MACHINE_FACT("host_cpus") ", " MACHINE_FACT("vcpu_pin") ", "
 	MACHINE_FACT("CASE start WHEN 'save' THEN 'restore' ELSE start END");
 
+/* Each machine fact's distinct values, in enum store_machine_fact's order. */
 static int machines_row(sqlite3_stmt *st, void *arg)
 {
 	struct store_machines *m = arg;

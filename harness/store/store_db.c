@@ -136,6 +136,7 @@ struct found_id {
 	int found;
 };
 
+/* The first row's id; the rest only say there was one. */
 static int found_row(sqlite3_stmt *st, void *arg)
 {
 	struct found_id *f = arg;
@@ -192,6 +193,7 @@ struct by_id {
 	void (*fill)(void *elem, sqlite3_stmt *st);
 };
 
+/* A row handed to fill with the element of its id (column 0), if any. */
 static int by_id_row(sqlite3_stmt *st, void *arg)
 {
 	struct by_id *b = arg;

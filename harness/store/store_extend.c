@@ -12,6 +12,7 @@ struct cell_reps {
 	unsigned *reps, n_cells;
 };
 
+/* A cell's reps so far (its done blocks), at the cell's index. */
 static int reps_row(sqlite3_stmt *st, void *arg)
 {
 	struct cell_reps *r = arg;

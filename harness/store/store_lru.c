@@ -28,6 +28,11 @@ struct points_read {
 	unsigned rank;
 };
 
+/*
+ * A row of points_sql: an interval's first row starts its lru_point (time,
+ * max_seq, list sizes); each generation's file MiB goes to the next rank,
+ * youngest first, the oldest ranks summed into the last.
+ */
 static int point_row(sqlite3_stmt *st, void *arg)
 {
 	struct points_read *pr = arg;
@@ -77,6 +82,11 @@ static const char oldest_sql[] =
 
 static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
+/*
+ * A row of oldest_sql into the oldest generation it is about: a new
+ * lru_oldest for a new gen, and per tier the largest counts seen while it
+ * was the oldest (its counters only grow until it stops being so).
+ */
 static int oldest_row(sqlite3_stmt *st, void *arg)
 {
 	struct rows *r = arg;
@@ -114,6 +124,7 @@ static const char cell_runs_sql[] =
 	" JOIN cells c ON c.id = r.cell_id"
 	" WHERE r.matrix_id = ? AND c.idx = ? AND r.status = 'done' GROUP BY a.idx";
 
+/* The first done run of an arm, at the arm's index. */
 static int cell_run_row(sqlite3_stmt *st, void *arg)
 {
 	int64_t *run = arg;
@@ -139,6 +150,7 @@ static const char trace_status_sql[] =
 static const char trace_events_sql[] =
 	"SELECT ino, page, kind, place FROM trace_events WHERE run_id = ? ORDER BY ino, page, idx";
 
+/* A run's trace setting and its lost and refused event counts. */
 static int trace_status_row(sqlite3_stmt *st, void *arg)
 {
 	struct trace_folios *t = arg;
@@ -157,6 +169,7 @@ struct folio_walk {
 	unsigned accesses;
 };
 
+/* The index of s in the NULL-ended names, or -1. */
 static int name_index(const char *const *names, const char *s)
 {
 	int i;
@@ -167,6 +180,7 @@ static int name_index(const char *const *names, const char *s)
 	return -1;
 }
 
+/* A load of the walked page: a new life, a reload if the last one was removed. */
 static void walk_load(struct folio_walk *w)
 {
 	w->t->lives++;
@@ -176,6 +190,10 @@ static void walk_load(struct folio_walk *w)
 	w->accesses = 0;
 }
 
+/*
+ * The walked page's removal, counted once per life, and whether it was read
+ * once at most before it went.
+ */
 static void walk_remove(struct folio_walk *w)
 {
 	if (!w->live)
@@ -186,6 +204,10 @@ static void walk_remove(struct folio_walk *w)
 	w->removed = 1;
 }
 
+/*
+ * One trace event, in (inode, page, order) order: a new page resets the walk,
+ * and each kind moves the page's life and the counts of out.
+ */
 static int folio_row(sqlite3_stmt *st, void *arg)
 {
 	struct folio_walk *w = arg;

@@ -101,6 +101,7 @@ int store_run_host_load(struct store *s, int64_t run, double load, char *err)
 	return db_run(s, err, "UPDATE runs SET host_load = ? WHERE id = ?", "di", load, run);
 }
 
+/* A cell's host load (NAN: none recorded), at the cell's index. */
 static int load_row(sqlite3_stmt *st, void *arg)
 {
 	double *load = arg;

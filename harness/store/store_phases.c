@@ -12,6 +12,7 @@ struct phases_arg {
 	size_t n;
 };
 
+/* Each phase the run reached (at[i] not 0: its ms), one row each. */
 static int write_phases(struct store *s, void *p, char *err)
 {
 	struct phases_arg *a = p;
@@ -37,6 +38,7 @@ struct rows_arg {
 	void *arg;
 };
 
+/* A run's phase row as a struct phase_row, handed to the caller's fn. */
 static int phase_row(sqlite3_stmt *st, void *p)
 {
 	struct rows_arg *a = p;

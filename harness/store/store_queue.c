@@ -57,6 +57,7 @@ static const struct { const char *fmt, *sql; } listings[] = {
 				      " r.cell_id = t.cell_id WHERE r.id = ?1 ORDER BY t.idx" },
 };
 
+/* Column i as JSON of its SQLite type (NULL as null; NULL out of memory). */
 static json_t *col_json(sqlite3_stmt *st, int i)
 {
 	switch (sqlite3_column_type(st, i)) {

@@ -25,6 +25,10 @@ static int info_matrix(sqlite3_stmt *st, void *arg)
 	return 0;
 }
 
+/*
+ * An arm's name, release, lru_gen its done runs read back (all of them,
+ * comma-separated) and tag, at its index; n_arms grows to cover it.
+ */
 static int info_arm(sqlite3_stmt *st, void *arg)
 {
 	struct matrix_info *mi = arg;
@@ -41,6 +45,7 @@ static int info_arm(sqlite3_stmt *st, void *arg)
 	return 0;
 }
 
+/* A cell's name, params and preset at its index; n_cells grows to cover it. */
 static int info_cell(sqlite3_stmt *st, void *arg)
 {
 	struct matrix_info *mi = arg;
@@ -70,6 +75,7 @@ static int info_cell_runs(sqlite3_stmt *st, void *arg)
 	return 0;
 }
 
+/* The matrix's run counts by status, and the accels and archs its runs had. */
 static int info_runs(sqlite3_stmt *st, void *arg)
 {
 	struct matrix_info *mi = arg;
@@ -119,6 +125,10 @@ struct layout_arg {
 	unsigned cell;
 };
 
+/*
+ * A row of the cell layout's union (kind 0: a file and its MiB, 1: a stream,
+ * 2: the preset's table layout) into la->l, if it is la->cell's.
+ */
 static int layout_row(sqlite3_stmt *st, void *arg)
 {
 	struct layout_arg *la = arg;
@@ -191,6 +201,7 @@ static struct series_point *point_of(struct series_arg *sa, sqlite3_stmt *st)
 	return seq >= 0 && (size_t)seq < sa->a.n && v[seq].seq == (uint64_t)seq ? &v[seq] : NULL;
 }
 
+/* A stream's ops, reads and misses in the interval its row names. */
 static int series_stream_row(sqlite3_stmt *st, void *arg)
 {
 	struct series_point *p = point_of(arg, st);
@@ -204,6 +215,7 @@ static int series_stream_row(sqlite3_stmt *st, void *arg)
 	return 0;
 }
 
+/* A file's resident pages in the interval its row names. */
 static int series_file_row(sqlite3_stmt *st, void *arg)
 {
 	struct series_point *p = point_of(arg, st);
@@ -238,6 +250,10 @@ int store_run_series(struct store *s, int64_t run, struct series_point **ret, si
 	return rows_take(&sa.a, rc, ret, ret_n);
 }
 
+/*
+ * An event's row: the first of its files starts a new event_row, each file's
+ * residency lands in the event it belongs to.
+ */
 static int event_row_fn(sqlite3_stmt *st, void *arg)
 {
 	struct rows *a = arg;

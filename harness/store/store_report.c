@@ -32,6 +32,7 @@ static const struct db_text_col bad_run_text[] = {
 	DB_TEXT(9, struct report_run, console),
 };
 
+/* The report's matrix: its texts by matrix_text's table, then its sizes. */
 static int matrix_row(sqlite3_stmt *st, void *arg)
 {
 	struct report_matrix *m = arg;
@@ -63,6 +64,10 @@ struct arm_acc {
 	unsigned n;
 };
 
+/*
+ * An arm of the report, in index order (a gap ends the list), its texts by
+ * arm_text's table and its build's time, patches and cache hit.
+ */
 static int arm_row(sqlite3_stmt *st, void *arg)
 {
 	struct arm_acc *a = arg;
@@ -102,6 +107,7 @@ int store_report_arms(struct store *s, int64_t mid, struct report_arm *ret, unsi
 	return 0;
 }
 
+/* A run that did not end well (failed, crashed, timed out), for the report. */
 static int bad_row(sqlite3_stmt *st, void *arg)
 {
 	struct report_run *r = rows_push(arg);
@@ -129,6 +135,7 @@ int store_report_bad_runs(struct store *s, int64_t mid, struct report_run **ret,
 	return rows_take(&a, rc, ret, ret_n);
 }
 
+/* A cell's memcg MiB, at the cell's index. */
 static int memcg_row(sqlite3_stmt *st, void *arg)
 {
 	uint64_t *mib = arg;

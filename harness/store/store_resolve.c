@@ -28,6 +28,11 @@ struct resolved_arg {
 	const struct matrix *m;
 };
 
+/*
+ * What resolving found, per arm (kernel, modules, release, build or failure),
+ * the runs of failed arms failed with their reason, and the matrix resolved:
+ * one transaction.
+ */
 static int resolved_rows(struct store *s, void *p, char *err)
 {
 	struct resolved_arg *a = p;
@@ -69,6 +74,7 @@ struct id_acc {
 	size_t n;
 };
 
+/* One matrix id, up to 256 (the rest wait for the next call). */
 static int id_row(sqlite3_stmt *st, void *arg)
 {
 	struct id_acc *a = arg;
@@ -78,6 +84,7 @@ static int id_row(sqlite3_stmt *st, void *arg)
 	return 0;
 }
 
+/* Every active matrix with no run left to do marked finished; their ids in a. */
 static int finish_rows(struct store *s, void *p, char *err)
 {
 	struct id_acc *a = p;

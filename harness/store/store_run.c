@@ -245,8 +245,8 @@ int store_event(struct store *s, int64_t run, unsigned idx, const struct proto_e
 	return 0;
 }
 
-int store_batch(struct store *s, int (*fn)(struct store *s, void *arg, char *err), void *arg,
-		char *err)
+int store_transaction(struct store *s, int (*fn)(struct store *s, void *arg, char *err),
+		      void *arg, char *err)
 {
 	return db_transaction(s, fn, arg, err);
 }

@@ -49,6 +49,7 @@ static const char extras_sql[] =
 	LRU_EXTRAS
 	" FROM runs r WHERE r.matrix_id = ? AND r.status = 'done' ORDER BY r.id";
 
+/* A run's table extras from extras_sql's row (NAN where it has none). */
 static void fill_extras(void *elem, sqlite3_stmt *st)
 {
 	struct run_summary *r = elem;
@@ -82,6 +83,7 @@ static const char ops_sql[] =
 	" WHERE r.matrix_id = ? AND r.status = 'done' AND o.total = 1"
 	" GROUP BY o.run_id, o.op ORDER BY o.run_id";
 
+/* The index of an operation's name in proto_op_names, or -1. */
 static int op_index(const char *name)
 {
 	int i;
@@ -92,6 +94,7 @@ static int op_index(const char *name)
 	return -1;
 }
 
+/* One operation's rate and latencies of a run, from ops_sql's row. */
 static void fill_op(void *elem, sqlite3_stmt *st)
 {
 	struct run_summary *r = elem;
@@ -120,6 +123,10 @@ static int op_rates(struct store *s, int64_t matrix_id, struct run_summary *v, s
 			     err);
 }
 
+/*
+ * One stored summary row as a struct run_summary (NULL rates read as 0, a
+ * missing residency as NAN, as the tables have always read them).
+ */
 static int summary_row(sqlite3_stmt *st, void *arg)
 {
 	struct run_summary *r = rows_push(arg);

@@ -71,6 +71,11 @@ static int to_stream(struct vm_bridge *b)
 	return 0;
 }
 
+/*
+ * The bridge's thread: libvirt's stream to the socket, and the socket's
+ * bytes back to the stream while its writer is open, until stop; then the
+ * caller's end sees EOF.
+ */
 static void *bridge_main(void *arg)
 {
 	struct vm_bridge *b = arg;

@@ -70,6 +70,10 @@ ssize_t channel_take_line(const char *buf, size_t len, size_t *consumed)
 	return nl - buf;
 }
 
+/*
+ * The line of n bytes at the buffer's start parsed into msg, and used bytes
+ * (the line and its newline) dropped from the buffer.
+ */
 static enum channel_status parse_line(struct channel *ch, size_t n, size_t used,
 				      struct proto_msg *msg, char *err)
 {

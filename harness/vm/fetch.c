@@ -60,6 +60,10 @@ int fetch_url_ok(const char *url)
 	return 1;
 }
 
+/*
+ * curl's write callback: the body into the .part file and the hash, refused
+ * (0: curl stops) past FETCH_MAX_BYTES or on a write error, each noted.
+ */
 static size_t sink_write(char *data, size_t size, size_t n, void *arg)
 {
 	struct sink *s = arg;

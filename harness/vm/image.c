@@ -390,6 +390,11 @@ int image_beside(const char *images, const char *name, char *path, char *err)
 	return pathf(path, err, "%s%s", parent, name);
 }
 
+/*
+ * A Debian kernel package made into a guest kernel in dir by images/build.sh
+ * (downloaded, never installed); -1 with err carrying the log's last lines,
+ * as an API client cannot read the log.
+ */
 static int build_package(const char *images, const char *arch, const char *pkg,
 			 const char *dir, const char *log, char *err)
 {
@@ -442,12 +447,14 @@ int image_resolve_package(const char *images, const char *arch, const char *cach
 
 int image_base(const char *images, const char *arch, char *path, char *err)
 {
-	fmtcut(path, PATH_MAX, "%s/%s/base.cpio", images, arch);
+	if (pathf(path, err, "%s/%s/base.cpio", images, arch) < 0)
+		return -1;
 	if (!file_exists(path))
 		return errorf(err, "base initramfs %s missing (run make images)", path);
 	return 0;
 }
 
+/* src's bytes appended to the open file out; -1 with err. */
 static int copy_into(int out, const char *src, char *err)
 {
 	_cleanup_close_ int in = -1;
@@ -579,6 +586,7 @@ static int write_data_file(const char *path, const struct proto_file *f, char *e
 	return 0;
 }
 
+/* The job's declared files, filled as they declare, into the stage directory. */
 static int write_files(const char *stage, const struct proto_job *job, char *err)
 {
 	char path[PATH_MAX];
@@ -663,6 +671,10 @@ static void remove_files(const char *stage, const struct proto_job *job)
 	remove_tree(stage);
 }
 
+/*
+ * What the data disk holds, hashed: its files, its databases and its size;
+ * the cached disk's name.
+ */
 static uint64_t files_hash(const struct proto_job *job)
 {
 	uint64_t h = HASH_FNV1A_INIT;
@@ -687,6 +699,11 @@ static uint64_t files_hash(const struct proto_job *job)
 	return h;
 }
 
+/*
+ * The job's data disk in the cache (disk-HASH.img), built when missing: its
+ * files and databases staged, then an ext4 image made from them by
+ * mkfs.ext4 -d into a temporary name and renamed into place.
+ */
 static int build_data_disk(const char *cache_dir, const struct proto_job *job, char *path,
 			   char *err)
 {

@@ -71,6 +71,7 @@ void vm_pool_forget(struct vm_pool *p)
 
 static void notef(struct vm_pool *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* A line for the caller's note hook (progress, volumes made again), if set. */
 static void notef(struct vm_pool *p, const char *fmt, ...)
 {
 	char msg[ERR_MAX];
@@ -138,6 +139,7 @@ static int local_hash(struct vm_pool *p, const char *path, char hex[HASH_SHA256_
 	return 0;
 }
 
+/* 1 if volume name was hashed and found right on this connection already. */
 static int is_verified(struct vm_pool *p, const char *name)
 {
 	unsigned i;
@@ -164,6 +166,10 @@ struct xfer {
 	int hashing;
 };
 
+/*
+ * libvirt's upload source: the next bytes of the local file, progress noted
+ * at each quarter.
+ */
 static int send_chunk(virStreamPtr st, char *data, size_t n, void *arg)
 {
 	struct xfer *x = arg;
@@ -180,6 +186,10 @@ static int send_chunk(virStreamPtr st, char *data, size_t n, void *arg)
 	return (int)got;
 }
 
+/*
+ * libvirt's download sink: hashed when asked, and written to fd up to
+ * CONSOLE_MAX bytes (a console volume's copy is bounded).
+ */
 static int recv_chunk(virStreamPtr st, const char *data, size_t n, void *arg)
 {
 	struct xfer *x = arg;
@@ -240,6 +250,10 @@ static int volume_matches(struct vm_pool *p, virConnectPtr conn, virStorageVolPt
 	return 1;
 }
 
+/*
+ * local as a new raw volume called name in the pool (its size declared),
+ * streamed; -1 with err, and a half-made volume deleted.
+ */
 static int upload(struct vm_pool *p, virConnectPtr conn, virStoragePoolPtr pool,
 		  const char *local, const char *name, uint64_t size, char *err)
 {
@@ -290,6 +304,7 @@ out:
 	return rc;
 }
 
+/* A volume's path on its host into out (PATH_MAX); -1 with err. */
 static int vol_path(struct vm_pool *p, virStorageVolPtr vol, char *out, char *err)
 {
 	char *path = virStorageVolGetPath(vol);
@@ -303,6 +318,11 @@ static int vol_path(struct vm_pool *p, virStorageVolPtr vol, char *out, char *er
 	return rc;
 }
 
+/*
+ * local in the pool as "SHA256.kind", uploaded only when no volume of that
+ * name holds those bytes (one that does not is made again); its path on the
+ * host into remote. Called with the pool's lock held.
+ */
 static int stage_locked(struct vm_pool *p, virConnectPtr conn, const char *local,
 			const char *kind, char *remote, char *err)
 {
@@ -403,6 +423,7 @@ int vm_pool_console(struct vm_pool *p, virConnectPtr conn, const char *name, cha
 	return create_volume(p, conn, xml, out, err);
 }
 
+/* A run's volume called "name.ext" in the pool, or NULL. */
 static virStorageVolPtr run_volume(virConnectPtr conn, const char *name, const char *ext)
 {
 	char vname[160];

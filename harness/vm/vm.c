@@ -22,6 +22,7 @@
 static pthread_t loop_thread;
 static atomic_int loop_started;
 
+/* libvirt's default event loop, run by its own thread for the process's life. */
 static void *event_loop(void *arg)
 {
 	(void)arg;
@@ -36,6 +37,10 @@ static void quiet_errors(void *data, virErrorPtr e)
 	(void)e;
 }
 
+/*
+ * libvirt initialised and its event loop thread started, once per process;
+ * its errors kept quiet (each call's message is read where it fails).
+ */
 static int start_event_loop(char *err)
 {
 	if (atomic_exchange(&loop_started, 1))
@@ -78,6 +83,7 @@ static int on_lifecycle(virConnectPtr conn, virDomainPtr dom, int event, int det
 	return 0;
 }
 
+/* A remote connection closed under us (keepalive, network): marked lost. */
 static void on_close(virConnectPtr conn, int reason, void *arg)
 {
 	struct vm_conn *c = arg;
@@ -111,6 +117,10 @@ static void opener_free(struct opener *o)
 	free(o);
 }
 
+/*
+ * The thread that opens a connection for open_bounded; when its caller gave
+ * up waiting, it closes what it opened and frees the opener itself.
+ */
 static void *opener_main(void *arg)
 {
 	struct opener *o = arg;
@@ -133,6 +143,10 @@ static void *opener_main(void *arg)
 	return NULL;
 }
 
+/*
+ * A remote connection opened in a thread of its own, waited for VM_OPEN_MS
+ * at most (virConnectOpen has no timeout of its own); NULL with err.
+ */
 static virConnectPtr open_bounded(const char *uri, char *err)
 {
 	struct opener *o = calloc(1, sizeof(*o));
@@ -146,7 +160,7 @@ static virConnectPtr open_bounded(const char *uri, char *err)
 	}
 	pthread_mutex_init(&o->lock, NULL);
 	pthread_cond_init(&o->cond, NULL);
-	fmtcut(o->uri, sizeof(o->uri), "%s", uri);
+	memcpy(o->uri, uri, strlen(uri) + 1);   /* c->uri's, PATH_MAX as this one */
 	if (pthread_create(&th, NULL, opener_main, o) != 0) {
 		opener_free(o);
 		errorf(err, "cannot start a thread to connect");
@@ -197,6 +211,7 @@ static int open_conn(struct vm_conn *c, char *err)
 	return 0;
 }
 
+/* c's connection closed, its callbacks deregistered first. */
 static void close_conn(struct vm_conn *c)
 {
 	if (!c->conn)
@@ -337,6 +352,7 @@ static int watch_add(struct vm_conn *c, struct vm_domain *d, char *err)
 	return errorf(err, "more than %d guests at once", VM_WATCH_MAX);
 }
 
+/* d no longer watched for lifecycle events; called with c->lock held. */
 static void watch_del(struct vm_conn *c, struct vm_domain *d)
 {
 	size_t i;

@@ -33,6 +33,7 @@ static const char embed_conf[] =
 	"security_driver = \"none\"\n"
 	"dynamic_ownership = 0\n";
 
+/* 1 if the system has a user called name. */
 static int user_exists(const char *name)
 {
 	struct passwd pw, *found = NULL;
@@ -41,6 +42,10 @@ static int user_exists(const char *name)
 	return getpwnam_r(name, &pw, buf, sizeof(buf), &found) == 0 && found;
 }
 
+/*
+ * As root, the libvirt-qemu user the embedded driver runs QEMU as, made
+ * when missing (a minimal Debian has none); nothing to do otherwise.
+ */
 static int ensure_qemu_user(char *err)
 {
 	char *argv[] = { "useradd", "--system", "--no-create-home", "--shell",
@@ -76,6 +81,10 @@ static int unprivileged_cache(const char *root, char *err)
 	return 0;
 }
 
+/*
+ * The embedded driver's qemu.conf: root's lines (the QEMU user) as root,
+ * then what every user's needs.
+ */
 static int write_embed_conf(const char *path, char *err)
 {
 	char text[sizeof(embed_conf_root) + sizeof(embed_conf)];
@@ -158,6 +167,11 @@ static int orphaned_qemu(pid_t pid)
 	       ppid == getpid() && sid != getsid(0);
 }
 
+/*
+ * The subreaper's thread: every 20 ms, reaps the QEMUs that were daemonized
+ * by libvirt and re-parented to us once they exit (their zombies would stay
+ * otherwise); other children are left to whoever waits for them.
+ */
 static void *reaper(void *arg)
 {
 	siginfo_t si;
@@ -175,6 +189,10 @@ static void *reaper(void *arg)
 	return NULL;
 }
 
+/*
+ * The process made the child subreaper of the QEMUs libvirt daemonizes, and
+ * their reaper started; nothing when either cannot be done.
+ */
 static void start_reaper(void)
 {
 	pthread_t th;

@@ -20,6 +20,7 @@
 static pthread_once_t host_once = PTHREAD_ONCE_INIT;
 static char host_machine[sizeof(((struct utsname *)0)->machine)];
 
+/* The host's uname -m, once (pthread_once). */
 static void read_host_arch(void)
 {
 	struct utsname u;
@@ -131,6 +132,10 @@ static int probe_cached(const char *path, int *kvm, char *why, size_t len)
 	return 1;
 }
 
+/*
+ * The KVM probe's answer cached in path ("kvm", or "tcg WHY"); a cache, so
+ * a failed write only means probing again next time.
+ */
 static void probe_store(const char *dir, const char *path, int kvm, const char *why)
 {
 	char text[ERR_MAX + 8], err[ERR_MAX];
