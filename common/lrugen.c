@@ -79,6 +79,9 @@ struct parser {
  * buffer; rc, for "return failv(...)".
  */
 static int failv(struct parser *ps, int rc, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
+static int failv(struct parser *ps, int rc, const char *fmt, va_list ap)
 {
 	int n = snprintf(ps->err, ps->errlen, "%s line %u: ", ps->full ? "lru_gen_full" : "lru_gen",
 			 ps->lineno);
