@@ -22,18 +22,19 @@
 #include "daemon/api.h"
 #include "spec/conf.h"
 #include "base/err.h"
+#include "common/fmt.h"
 #include "spec/spec.h"
 #include "store/store.h"
 
 void sfmt(char *buf, size_t len, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
+	int rc;
 
 	va_start(ap, fmt);
-	n = vsnprintf(buf, len, fmt, ap);
+	rc = vfmtbuf(buf, len, fmt, ap);
 	va_end(ap);
-	assert_true(n >= 0 && (size_t)n < len);
+	assert_int_equal(rc, 0);
 }
 
 void assert_err_has(const char *err, va_list ap)
