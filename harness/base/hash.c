@@ -77,6 +77,8 @@ uint64_t hash_fnv1a(uint64_t h, const void *p, size_t n)
 
 void hash_fnv1a_hex(const char *s, char out[HASH_FNV1A_HEX])
 {
-	fmtcut(out, HASH_FNV1A_HEX, "%016llx",
-		 (unsigned long long)hash_fnv1a(HASH_FNV1A_INIT, s, strlen(s)));
+	/* cannot be cut: 16 hex digits and the NUL are HASH_FNV1A_HEX */
+	if (fmtbuf(out, HASH_FNV1A_HEX, "%016llx",
+		   (unsigned long long)hash_fnv1a(HASH_FNV1A_INIT, s, strlen(s))) < 0)
+		out[0] = '\0';
 }

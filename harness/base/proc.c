@@ -257,9 +257,12 @@ int file_identity(const char *path, char *out, size_t len)
 
 	if (stat(path, &st) < 0)
 		return -1;
-	fmtcut(out, len, "%llx:%llx:%llx:%lld.%09ld:%llx", (unsigned long long)st.st_dev,
-		 (unsigned long long)st.st_ino, (unsigned long long)st.st_size,
-		 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (unsigned long long)st.st_rdev);
+	/* a cut identity could be another file's */
+	if (fmtbuf(out, len, "%llx:%llx:%llx:%lld.%09ld:%llx", (unsigned long long)st.st_dev,
+		   (unsigned long long)st.st_ino, (unsigned long long)st.st_size,
+		   (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+		   (unsigned long long)st.st_rdev) < 0)
+		return errno = ERANGE, -1;
 	return 0;
 }
 
@@ -293,9 +296,9 @@ static int open_parent(const char *path, const char **ret_name, char *err)
 		*ret_name = path;
 		return open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	}
-	if ((size_t)(slash - path) >= sizeof(dir))
+	if ((size_t)(slash - path) >= sizeof(dir) ||
+	    fmtbuf(dir, sizeof(dir), "%.*s", (int)(slash == path ? 1 : slash - path), path) < 0)
 		return errorf(err, "path too long: '%.64s...'", path);
-	fmtcut(dir, sizeof(dir), "%.*s", (int)(slash == path ? 1 : slash - path), path);
 	*ret_name = slash + 1;
 	fd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)

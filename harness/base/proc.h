@@ -68,7 +68,7 @@ int64_t now_ms(void);
 /*
  * A file's identity as text (device, inode, size, mtime, rdev): a file
  * replaced or rewritten reads differently. -1 (errno set) if it cannot be
- * stat'ed.
+ * stat'ed, or (ERANGE) if it does not fit len bytes.
  */
 int file_identity(const char *path, char *out, size_t len);
 

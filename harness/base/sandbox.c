@@ -305,7 +305,8 @@ static int bind_at(const char *path, int fd, int dev, int writable)
 			return -1;
 		close(tfd);
 	}
-	fmtcut(src, sizeof(src), "/proc/self/fd/%d", fd);
+	if (fmtbuf(src, sizeof(src), "/proc/self/fd/%d", fd) < 0)
+		return errno = ENAMETOOLONG, -1;
 	if (mount(src, dst, NULL, MS_BIND | MS_REC, NULL) < 0)
 		return -1;
 	if (dev)
@@ -327,17 +328,15 @@ static void show_toolchain(const struct jail *j)
 	for (size_t i = 0; i < ARRAY_SIZE(toolchain); i++)
 		if (fd[i] >= 0 && bind_at(toolchain[i].path, fd[i], toolchain[i].dev, 0) < 0)
 			fail(j, STEP_SYSTEM);
-	for (size_t i = 0; i < ARRAY_SIZE(usr_links); i++) {
-		fmtcut(dst, sizeof(dst), "%s%s", JAIL_MNT, usr_links[i]);
-		if (j->links[i][0] && symlink(j->links[i], dst) < 0)
+	/* the names below are constants, far under PATH_MAX */
+	for (size_t i = 0; i < ARRAY_SIZE(usr_links); i++)
+		if (fmtbuf(dst, sizeof(dst), "%s%s", JAIL_MNT, usr_links[i]) < 0 ||
+		    (j->links[i][0] && symlink(j->links[i], dst) < 0))
 			fail(j, STEP_SYSTEM);
-	}
-	fmtcut(dst, sizeof(dst), "%s/proc", JAIL_MNT);
-	if (mkdir(dst, 0555) < 0)
+	if (fmtbuf(dst, sizeof(dst), "%s/proc", JAIL_MNT) < 0 || mkdir(dst, 0555) < 0)
 		fail(j, STEP_SYSTEM);
 	/* mounted now, not after pivoting: a bind below /tmp is then made inside it */
-	fmtcut(dst, sizeof(dst), "%s/tmp", JAIL_MNT);
-	if (mkdir(dst, 01777) < 0 ||
+	if (fmtbuf(dst, sizeof(dst), "%s/tmp", JAIL_MNT) < 0 || mkdir(dst, 01777) < 0 ||
 	    mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV, "size=1g,mode=1777") < 0)
 		fail(j, STEP_SYSTEM);
 }
@@ -367,8 +366,8 @@ static void enter_view(const struct jail *j)
 	    mount("tmpfs", dst, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k") < 0)
 		fail(j, STEP_MOUNT);
 	/* before pivoting: in a user namespace, proc mounts only while the host's is visible */
-	fmtcut(dst, sizeof(dst), "%s/proc", JAIL_MNT);
-	if (mount("proc", dst, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+	if (fmtbuf(dst, sizeof(dst), "%s/proc", JAIL_MNT) < 0 ||
+	    mount("proc", dst, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 		fail(j, STEP_SYSTEM);
 	pivot(j);
 }
@@ -463,7 +462,8 @@ static int prepare_file(struct jail *j, size_t i, struct sandbox_file *f, char *
 	if (!f->name[0] || strlen(f->name) > SANDBOX_NAME_MAX || strchr(f->name, '/') ||
 	    !strcmp(f->name, ".") || !strcmp(f->name, ".."))
 		return errorf(err, "sandbox: bad file name '%s'", f->name);
-	fmtcut(j->dst[i], sizeof(j->dst[i]), "%s/%s", JAIL_MNT, f->name);
+	if (fmtbuf(j->dst[i], sizeof(j->dst[i]), "%s/%s", JAIL_MNT, f->name) < 0)
+		return errorf(err, "sandbox: file name '%.64s' too long", f->name);
 	if (!f->src)
 		return 0;
 	j->src_fd[i] = open(f->src, O_RDONLY | O_CLOEXEC);
@@ -482,11 +482,16 @@ static void close_sources(struct jail *j)
 }
 
 /* Not root: a user namespace maps the jail's 65534 to the caller's ids. */
-static void prepare_ids(struct jail *j)
+static int prepare_ids(struct jail *j, char *err)
 {
 	j->userns = geteuid() != 0;
-	fmtcut(j->uid_map, sizeof(j->uid_map), "%d %u 1\n", SANDBOX_UID, (unsigned)geteuid());
-	fmtcut(j->gid_map, sizeof(j->gid_map), "%d %u 1\n", SANDBOX_UID, (unsigned)getegid());
+	if (fmtbuf(j->uid_map, sizeof(j->uid_map), "%d %u 1\n", SANDBOX_UID,
+		   (unsigned)geteuid()) < 0 ||
+	    fmtbuf(j->gid_map, sizeof(j->gid_map), "%d %u 1\n", SANDBOX_UID,
+		   (unsigned)getegid()) < 0)
+		return errorf(err, "sandbox: uid or gid map over %zu bytes",
+			      sizeof(j->uid_map) - 1);
+	return 0;
 }
 
 /* Names checked, sources opened (their lengths into FILES, a copy), strings built. */
@@ -505,11 +510,13 @@ static int prepare(struct jail *j, struct sandbox_file *files, char *err)
 	}
 	if (!exe)
 		return errorf(err, "sandbox: '%s' is not one of its executable files", j->argv[0]);
-	fmtcut(j->exe, sizeof(j->exe), "/%s", j->argv[0]);
-	fmtcut(j->tmpfs_opts, sizeof(j->tmpfs_opts), "size=%zuk,nr_inodes=%zu,mode=0755",
-		 size >> 10, j->nfiles + 16);
-	prepare_ids(j);
-	return 0;
+	if (fmtbuf(j->exe, sizeof(j->exe), "/%s", j->argv[0]) < 0)
+		return errorf(err, "sandbox: program name '%.64s' too long", j->argv[0]);
+	if (fmtbuf(j->tmpfs_opts, sizeof(j->tmpfs_opts), "size=%zuk,nr_inodes=%zu,mode=0755",
+		   size >> 10, j->nfiles + 16) < 0)
+		return errorf(err, "sandbox: its tmpfs options over %zu bytes",
+			      sizeof(j->tmpfs_opts) - 1);
+	return prepare_ids(j, err);
 }
 
 /* The child's report: 1 and a message if the jail failed, 0 once the program runs. */
@@ -642,8 +649,7 @@ static int prepare_view(struct jail *j, const struct sandbox_view *v, char *err)
 	if (j->out_fd < 0)
 		return errorf(err, "sandbox: cannot open the log '%s': %s", v->log_path,
 			      errno == ELOOP ? "it is a symlink" : strerror(errno));
-	prepare_ids(j);
-	return 0;
+	return prepare_ids(j, err);
 }
 
 int sandbox_exec(char *const argv[], const struct sandbox_view *v, int *ret_status, char *err)

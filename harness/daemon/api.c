@@ -679,7 +679,9 @@ static int shape_matches(const char *pattern, char (*seg)[SPEC_KEY_MAX + 1], uns
 	char pat[64], *save = NULL, *t;
 	unsigned i = 0;
 
-	fmtcut(pat, sizeof(pat), "%s", pattern);
+	/* the routes' patterns are under 64 bytes; a cut one would match other paths */
+	if (fmtbuf(pat, sizeof(pat), "%s", pattern) < 0)
+		return 0;
 	for (t = strtok_r(pat, "/", &save); t; t = strtok_r(NULL, "/", &save), i++)
 		if (i == n || (t[0] != '{' && strcmp(t, seg[i])))
 			return 0;
@@ -692,7 +694,9 @@ static int bind_params(struct req *r, char *err)
 	char pat[64], *save = NULL, *t;
 	unsigned i = 0;
 
-	fmtcut(pat, sizeof(pat), "%s", r->route->pattern);
+	if (fmtbuf(pat, sizeof(pat), "%s", r->route->pattern) < 0)
+		return errorf(err, "route %.64s: its pattern over %zu bytes", r->route->pattern,
+			      sizeof(pat) - 1);
 	for (t = strtok_r(pat, "/", &save); t; t = strtok_r(NULL, "/", &save), i++) {
 		if (!strcmp(t, "{key}")) {
 			if (!spec_key_ok(r->seg[i]))
@@ -830,9 +834,11 @@ static enum MHD_Result begin(struct listener *l, struct MHD_Connection *conn, co
 			r->route = &routes[i];
 			break;
 		}
-		if (!strstr(allow, routes[i].method))
-			fmtcut(allow + strlen(allow), sizeof(allow) - strlen(allow), "%s%s",
-				 allow[0] ? ", " : "", routes[i].method);
+		if (!strstr(allow, routes[i].method) &&
+		    fmtbuf(allow + strlen(allow), sizeof(allow) - strlen(allow), "%s%s",
+			   allow[0] ? ", " : "", routes[i].method) < 0)
+			return reply_err(conn, 500, "the Allow header over %zu bytes",
+					 sizeof(allow) - 1);
 	}
 	if (!r->route && allow[0])
 		return reply_errh(conn, 405, allow, 0, "method %.16s not allowed here (allowed: %s)",
@@ -1088,7 +1094,8 @@ static int tcp_check(const char *spec, struct sockaddr_storage *ss, socklen_t *l
 		h++;
 		hl -= 2;
 	}
-	fmtcut(host, sizeof(host), "%.*s", (int)hl, h);
+	if (fmtbuf(host, sizeof(host), "%.*s", (int)hl, h) < 0)
+		return errorf(err, "api_tcp '%s': host over %zu bytes", spec, sizeof(host) - 1);
 	rc = getaddrinfo(host, colon + 1, &hints, &ai);
 	if (rc)
 		return errorf(err, "api_tcp '%s': %s", spec, gai_strerror(rc));

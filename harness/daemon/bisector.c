@@ -71,7 +71,9 @@ static int wait_finished(struct job *j, int64_t mid, const char *label, char *er
 	const char *state, *resolve;
 	int rc;
 
-	fmtcut(key, sizeof(key), "%lld", (long long)mid);
+	if (fmtbuf(key, sizeof(key), "%lld", (long long)mid) < 0)
+		return errorf(err, "matrix %lld: its key over %zu bytes", (long long)mid,
+			      sizeof(key) - 1);
 	for (;;) {
 		if (atomic_load(&j->b->w.stop))
 			return errorf(err, "harnessd is stopping");
@@ -147,7 +149,9 @@ static int bisect_one(struct bisector *b, int64_t id, char *err)
 
 	if (!r || store_bisection_get(b->w.store, id, &row, err) < 0)
 		return r ? -1 : errorf(err, "out of memory");
-	fmtcut(key, sizeof(key), "%lld", (long long)row.matrix_id);
+	if (fmtbuf(key, sizeof(key), "%lld", (long long)row.matrix_id) < 0)
+		return errorf(err, "bisection %lld: its matrix's key over %zu bytes",
+			      (long long)id, sizeof(key) - 1);
 	struct bisect_request rq = { .matrix = key, .cell = row.cell, .metric = row.metric,
 				     .good = row.good, .bad = row.bad, .max_blocks = row.max_blocks,
 				     .max_runs = row.max_runs, .max_hours = row.max_hours };

@@ -171,7 +171,9 @@ static void destroy_ours(struct host *h)
 	char prefix[32], err[ERR_MAX];
 	int n;
 
-	fmtcut(prefix, sizeof(prefix), "harness-%d-", (int)getpid());
+	/* a cut prefix would take other daemons' guests too: none then (an int fits) */
+	if (fmtbuf(prefix, sizeof(prefix), "harness-%d-", (int)getpid()) < 0)
+		return;
 	n = vm_destroy_leftovers(h->vm, prefix, err);
 	if (n > 0)
 		hlog("host %s: destroyed %d guest%s left from before the loss", h->conf.name, n,
@@ -217,10 +219,14 @@ struct vm_conn *host_acquire(struct host *h)
 
 void host_archs(struct host *h, char *buf, size_t len)
 {
+	int rc;
+
 	if (h->conf.archs[0])
-		fmtcut(buf, len, "%s", h->conf.archs);
+		rc = fmtbuf(buf, len, "%s", h->conf.archs);
 	else
-		fmtcut(buf, len, "%s", h->vm ? vm_conn_arch(h->vm) : vm_host_arch());
+		rc = fmtbuf(buf, len, "%s", h->vm ? vm_conn_arch(h->vm) : vm_host_arch());
+	if (rc < 0)
+		buf[0] = '\0';         /* matches no block's arch */
 }
 
 void host_lost(struct host *h, const char *why)
@@ -270,7 +276,9 @@ static void log_threading(struct host *h, const struct matrix *m, const char *ac
 
 	pthread_mutex_lock(&h->lock);
 	say = strcmp(h->threading_for, m->name) != 0;
-	fmtcut(h->threading_for, sizeof(h->threading_for), "%s", m->name);
+	/* as long as a matrix's name: it fits */
+	if (fmtbuf(h->threading_for, sizeof(h->threading_for), "%s", m->name) < 0)
+		h->threading_for[0] = '\0';
 	pthread_mutex_unlock(&h->lock);
 	for (i = 0; say && i < m->n_archs; i++)
 		if (!strcmp(vm_accel_for(m->archs[i], arch, accel), "tcg")) {
@@ -299,7 +307,9 @@ static const char *decide_accel(struct host *h, const struct conf *c, const stru
 	/* decided with a host-arch guest in the matrix; else asked again by the next */
 	if (!h->accel[0] && (strcmp(c->accel, "auto") ||
 			     spec_arch_index(m, vm_conn_arch(h->vm)) >= 0)) {
-		fmtcut(h->accel, sizeof(h->accel), "%s", accel);
+		/* "kvm" or "tcg"; one that did not fit is decided again */
+		if (fmtbuf(h->accel, sizeof(h->accel), "%s", accel) < 0)
+			h->accel[0] = '\0';
 		fmtcut(h->accel_why, sizeof(h->accel_why), "%s", why);
 		hlog("host %s: accel %s%s%s%s", h->conf.name, accel, why[0] ? " (kvm: " : "", why,
 		     why[0] ? ")" : "");
@@ -329,7 +339,8 @@ static json_t *accel_json(struct host *h, const char *archs)
 
 	for (; o && *archs; archs += n + (archs[n] == ' ')) {
 		n = strcspn(archs, " ");
-		fmtcut(a, sizeof(a), "%.*s", (int)n, archs);
+		if (fmtbuf(a, sizeof(a), "%.*s", (int)n, archs) < 0)
+			continue;       /* no arch's name is that long: a cut one is none */
 		json_object_set_new(o, a, json_string(strcmp(a, own) ? "tcg" : h->accel));
 	}
 	return o;

@@ -38,7 +38,10 @@ unsigned host_slots(const struct host *h, const struct conf *c);
  */
 struct vm_conn *host_acquire(struct host *h);
 
-/* The archs whose cells the host runs, space-separated (conf's, else its own). */
+/*
+ * The archs whose cells the host runs, space-separated (conf's, else its
+ * own); "", which claims no block, if they do not fit buf.
+ */
 void host_archs(struct host *h, char *buf, size_t len);
 
 /* The connection died under a run: down now, retried with backoff. */

@@ -475,10 +475,14 @@ int queue_bisect(struct store *s, const struct conf *c, const char *key, json_t 
 		return -1;
 	}
 	b.matrix_id = bisect_matrix_id(x);
-	fmtcut(b.cell, sizeof(b.cell), "%s", rq.cell);
-	fmtcut(b.metric, sizeof(b.metric), "%s", bisect_matrix_metric(x));
-	fmtcut(b.good, sizeof(b.good), "%s", rq.good);
-	fmtcut(b.bad, sizeof(b.bad), "%s", rq.bad);
+	if (fmtbuf(b.cell, sizeof(b.cell), "%s", rq.cell) < 0 ||
+	    fmtbuf(b.metric, sizeof(b.metric), "%s", bisect_matrix_metric(x)) < 0 ||
+	    fmtbuf(b.good, sizeof(b.good), "%s", rq.good) < 0 ||
+	    fmtbuf(b.bad, sizeof(b.bad), "%s", rq.bad) < 0) {
+		bisect_matrix_close(x);
+		return errorf(err, "cell '%.64s', metric or arms '%.40s' -> '%.40s': a name too "
+			      "long to keep", rq.cell, rq.good, rq.bad);
+	}
 	b.max_blocks = rq.max_blocks;
 	b.max_runs = rq.max_runs;
 	b.max_hours = rq.max_hours;

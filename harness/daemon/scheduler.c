@@ -89,8 +89,12 @@ static void finish_matrices(struct slot *sl)
 	for (i = 0; i < n; i++) {
 		char key[32];
 
-		fmtcut(key, sizeof(key), "%lld", (long long)ids[i]);
 		hlog("matrix %lld finished", (long long)ids[i]);
+		if (fmtbuf(key, sizeof(key), "%lld", (long long)ids[i]) < 0) {
+			hlog("matrix %lld: its key over %zu bytes", (long long)ids[i],
+			     sizeof(key) - 1);
+			continue;
+		}
 		if (queue_matrix(sl->store, sl->sc->c, key, &mx, err) < 0) {
 			hlog("%s", err);
 			continue;
@@ -234,7 +238,8 @@ static void runner_init(struct slot *sl, struct runner *r, struct vm_conn *vm,
 	r->store = sl->store;
 	r->vm = vm;
 	r->accel = host_accel(sl->h, c, m);
-	fmtcut(r->host, sizeof(r->host), "%s", host_name(sl->h));
+	if (fmtbuf(r->host, sizeof(r->host), "%s", host_name(sl->h)) < 0)
+		r->host[0] = '\0';     /* cannot be: the assertion below */
 	/* this machine's cores only: another host's are not ours to count */
 	r->first_cpu = c->pin && vm_is_local(vm) && cpus > 0 && first + m->vcpus <= (uint64_t)cpus ?
 		(int)first : -1;
@@ -244,6 +249,9 @@ static void runner_init(struct slot *sl, struct runner *r, struct vm_conn *vm,
 	if (runner_check_images(c, m, err) < 0)
 		hlog("slot %u: %s", sl->index, err);
 }
+/* a host's name (under CONF_HOST_NAME_MAX bytes) fits its runs' records */
+_Static_assert(sizeof(((struct runner *)0)->host) >= CONF_HOST_NAME_MAX,
+	       "a run's host holds a host's name");
 
 /*
  * The host went away during a block: the runs it did and was doing end

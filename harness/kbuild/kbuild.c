@@ -318,12 +318,14 @@ static int tree_dirs(struct build *b, char *err)
 	struct hash_sha256 s;
 
 	if (r->source_package[0]) {
-		fmtcut(name, sizeof(name), "pkg-%s", r->source_package);
+		if (fmtbuf(name, sizeof(name), "pkg-%s", r->source_package) < 0)
+			return errorf(err, "package name '%.64s' too long", r->source_package);
 	} else {
 		hash_sha256_init(&s);
 		hash_sha256_update(&s, r->source, strlen(r->source));
 		hash_sha256_final_hex(&s, h);
-		fmtcut(name, sizeof(name), "tree-%.16s", h);
+		if (fmtbuf(name, sizeof(name), "tree-%.16s", h) < 0)
+			return errorf(err, "tree directory name over %zu bytes", sizeof(name) - 1);
 	}
 	if (pathf(b->tdir, err, "%s/trees/%s", b->top, name) < 0 ||
 	    pathf(b->src, err, "%s/src", b->tdir) < 0 ||
@@ -375,7 +377,8 @@ static int import_tree(struct build *b, const char *from, int all, char *err)
 
 	if (pathf(gitdir, err, "%s/.git", b->src) < 0)
 		return -1;
-	fmtcut(wt, sizeof(wt), "--work-tree=%s", from);
+	if (fmtbuf(wt, sizeof(wt), "--work-tree=%s", from) < 0)
+		return errorf(err, "git add: work tree path %.64s... too long", from);
 	tell(b, "import %s into the build cache (git add)", from);
 	if (run(b, NULL, GIT_MS, "git add (import)", err, "git", "--git-dir", gitdir, wt,
 		"-c", "core.autocrlf=false", "add", "-A", all ? "-f" : "-A", ".", NULL) < 0 ||
@@ -443,13 +446,16 @@ static int prepare_package(struct build *b, char *err)
 {
 	char path[PATH_MAX], *text = NULL;
 	size_t len;
+	int rc;
 
 	if (pathf(path, err, "%s/commit", b->tdir) < 0)
 		return -1;
 	if (read_regular_file(path, 63, &text, &len, NULL) == 0) {
-		fmtcut(b->commit, sizeof(b->commit), "%.*s", (int)strcspn(text, "\n"), text);
+		/* at most 63 bytes read: they fit */
+		rc = fmtbuf(b->commit, sizeof(b->commit), "%.*s", (int)strcspn(text, "\n"), text);
 		free(text);
-		return 0;
+		return rc < 0 ? errorf(err, "%s: a commit id over %zu bytes", path,
+				       sizeof(b->commit) - 1) : 0;
 	}
 	if (is_dir(b->src) && run(b, NULL, GIT_MS, "rm", err, "rm", "-rf", b->src, NULL) < 0)
 		return -1;
@@ -496,11 +502,14 @@ static int filters_off(struct build *b, char vars[][PATH_MAX], char **env, char 
 			return errorf(err, "%s: a git filter key of over %d bytes: %.64s...",
 				      b->req->source, PATH_MAX - 32, line);
 		env[v] = vars[v], v++;
-		fmtcut(vars[v], PATH_MAX, "GIT_CONFIG_VALUE_%zu=%s", n, process ? "" : "cat");
+		if (fmtbuf(vars[v], PATH_MAX, "GIT_CONFIG_VALUE_%zu=%s", n,
+			   process ? "" : "cat") < 0)   /* under 32 bytes */
+			return errorf(err, "GIT_CONFIG_VALUE_%zu: over %d bytes", n, PATH_MAX);
 		env[v] = vars[v], v++;
 		n++;
 	}
-	fmtcut(vars[v], PATH_MAX, "GIT_CONFIG_COUNT=%zu", n);   /* under 32 bytes */
+	if (fmtbuf(vars[v], PATH_MAX, "GIT_CONFIG_COUNT=%zu", n) < 0)   /* under 32 bytes */
+		return errorf(err, "GIT_CONFIG_COUNT: over %d bytes", PATH_MAX);
 	env[v] = vars[v], v++;
 	env[v] = NULL;
 	return 0;
@@ -530,7 +539,8 @@ static int git_identity(struct build *b, char *err)
 	char rev[KBUILD_REV_MAX + 16], diff[PATH_MAX];
 	struct stat st;
 
-	fmtcut(rev, sizeof(rev), "%s^{commit}", base);
+	if (fmtbuf(rev, sizeof(rev), "%s^{commit}", base) < 0)
+		return errorf(err, "revision '%.64s' too long", base);
 	if (output(NULL, b->commit, sizeof(b->commit), NULL, USER_GIT(b),
 		   "rev-parse", "--verify", "-q", rev, NULL) < 0 || !b->commit[0])
 		return errorf(err, "revision '%s' does not exist in %s", base, b->req->source);
@@ -644,9 +654,9 @@ static int memo_write(struct build *b, const char *what, const char *text)
 {
 	char path[PATH_MAX], line[ERR_MAX + 16];
 
-	/* snprintf's count was the length written, past the buffer when it was cut */
-	fmtcut(line, sizeof(line), "%s %s\n", what, text);
-	if (pathf(path, NULL, "%s/inputs", b->top) < 0 || mkdir_p(path, NULL) < 0 ||
+	/* a memo that does not fit is not written: the next build tries again */
+	if (fmtbuf(line, sizeof(line), "%s %s\n", what, text) < 0 ||
+	    pathf(path, NULL, "%s/inputs", b->top) < 0 || mkdir_p(path, NULL) < 0 ||
 	    pathf(path, NULL, "%s/inputs/%s", b->top, b->inputs) < 0)
 		return -1;
 	return write_file(path, line, strlen(line), NULL);
@@ -679,7 +689,8 @@ static void first_hunk(const char *text, const char *file, char *out, size_t siz
 	const char *p, *h;
 
 	out[0] = '\0';
-	fmtcut(head, sizeof(head), "+++ b/%s\n", file);
+	if (fmtbuf(head, sizeof(head), "+++ b/%s\n", file) < 0)
+		return;         /* a cut header could find another file's diff */
 	p = strstr(text, head);
 	if (!p || !(h = strstr(p, "\n@@ ")))
 		return;
@@ -708,8 +719,10 @@ static void apply_failure(const struct build *b, const struct series_patch *p, c
 		return;
 	}
 	e += strlen("error: patch failed: ");
-	fmtcut(file, sizeof(file), "%.*s", (int)strcspn(e, ":\n"), e);
-	first_hunk(p->text, file, hunk, sizeof(hunk));
+	hunk[0] = '\0';
+	/* looked up only whole: a cut name could find another file's hunk */
+	if (fmtbuf(file, sizeof(file), "%.*s", (int)strcspn(e, ":\n"), e) == 0)
+		first_hunk(p->text, file, hunk, sizeof(hunk));
 	fmtcut(why, size, "%.120s: first rejected hunk %s (patch failed at %.*s)", file,
 		 hunk[0] ? hunk : "?", (int)strcspn(e, "\n"), e);
 }
@@ -743,34 +756,37 @@ static int apply_patches(struct build *b, char *err)
 	return 0;
 }
 
-/* make -C src O=obj ARCH=... CROSS_COMPILE=... CC="ccache CC", then extra and NULL. */
-#define MAKE_VARS 8
 /*
- * make's argv for the tree: its source and object directories, ARCH and the
- * cross compiler, CC through ccache when there is one, then extra.
+ * make -C src O=obj ARCH=... CROSS_COMPILE=... CC="ccache CC", then extra and
+ * NULL; -1 with err if an argument does not fit.
  */
-static void make_argv(const struct build *b, char vars[MAKE_VARS][PATH_MAX + 32], char **argv,
-		      const char *const *extra)
+#define MAKE_VARS 8
+static int make_argv(const struct build *b, char vars[MAKE_VARS][PATH_MAX + 32], char **argv,
+		     const char *const *extra, char *err)
 {
-	int x86 = !strcmp(b->req->arch, "x86_64"), n = 0, v = 0;
+	int x86 = !strcmp(b->req->arch, "x86_64"), n = 0, v = 0, cut = 0;
 	int ccache = access("/usr/bin/ccache", X_OK) == 0;
 
 	argv[n++] = "make";
-	fmtcut(vars[v], sizeof(vars[v]), "-C%s", b->src);
+	cut |= fmtbuf(vars[v], sizeof(vars[v]), "-C%s", b->src);
 	argv[n++] = vars[v++];
-	fmtcut(vars[v], sizeof(vars[v]), "O=%s", b->obj);
+	cut |= fmtbuf(vars[v], sizeof(vars[v]), "O=%s", b->obj);
 	argv[n++] = vars[v++];
-	fmtcut(vars[v], sizeof(vars[v]), "ARCH=%s", x86 ? "x86_64" : "arm64");
+	cut |= fmtbuf(vars[v], sizeof(vars[v]), "ARCH=%s", x86 ? "x86_64" : "arm64");
 	argv[n++] = vars[v++];
 	if (!x86)
 		argv[n++] = "CROSS_COMPILE=aarch64-linux-gnu-";
-	fmtcut(vars[v], sizeof(vars[v]), "CC=%s%s", ccache ? "ccache " : "", b->cc);
+	cut |= fmtbuf(vars[v], sizeof(vars[v]), "CC=%s%s", ccache ? "ccache " : "", b->cc);
 	argv[n++] = vars[v++];
-	fmtcut(vars[v], sizeof(vars[v]), "HOSTCC=%sgcc", ccache ? "ccache " : "");
+	cut |= fmtbuf(vars[v], sizeof(vars[v]), "HOSTCC=%sgcc", ccache ? "ccache " : "");
 	argv[n++] = vars[v++];
+	if (cut)
+		return errorf(err, "make -C %.64s...: its source or object directory too long",
+			      b->src);
 	for (; extra && *extra && n < ARGS_MAX - 1; extra++)
 		argv[n++] = (char *)*extra;
 	argv[n] = NULL;
+	return 0;
 }
 
 /* One make step of the build, run in the build jail. */
@@ -778,7 +794,8 @@ static int make(struct build *b, const char *what, const char *const *extra, cha
 {
 	char vars[MAKE_VARS][PATH_MAX + 32], *argv[ARGS_MAX], label[64];
 
-	make_argv(b, vars, argv, extra);
+	if (make_argv(b, vars, argv, extra, err) < 0)
+		return -1;
 	fmtcut(label, sizeof(label), "make %s", what);
 	return jailed(b, label, argv, err);
 }
@@ -791,8 +808,10 @@ static int debian_config(struct build *b, const char *series, const char *dst, c
 
 	if (strlen(series) > 16)
 		return errorf(err, "config debian: no kernel series in this tree's Makefile");
-	fmtcut(pkg, sizeof(pkg), "linux-config-%s", series);
-	fmtcut(name, sizeof(name), "config.%s_none_cloud-%s.xz", darch, darch);
+	if (fmtbuf(pkg, sizeof(pkg), "linux-config-%s", series) < 0 ||
+	    fmtbuf(name, sizeof(name), "config.%s_none_cloud-%s.xz", darch, darch) < 0)
+		return errorf(err, "config debian: package or file name for series %s too long",
+			      series);
 	if (pathf(dl, err, "%s/debian-config", b->tdir) < 0)
 		return -1;
 	tell(b, "config: apt-get download %s", pkg);
@@ -843,7 +862,9 @@ static int symbol_defined(void *arg, const char *sym)
 	struct proc_opts o = { .timeout_ms = SHORT_MS };
 	int status;
 
-	fmtcut(pattern, sizeof(pattern), "^(menu)?config %s$", sym);
+	/* sym is under 128 bytes (missing_symbol); cut, it counts as defined, as on an error */
+	if (fmtbuf(pattern, sizeof(pattern), "^(menu)?config %s$", sym) < 0)
+		return 1;
 	return proc_run_opts(argv, &o, &status, NULL) < 0 || status != 1;
 }
 
@@ -864,7 +885,8 @@ static int base_config(struct build *b, const char *base, char *err)
 
 	if (!strcmp(r->config, "debian")) {
 		tree_version(b, ver, sizeof(ver));
-		fmtcut(series, sizeof(series), "%s", ver);
+		if (fmtbuf(series, sizeof(series), "%s", ver) < 0)
+			return errorf(err, "config debian: version '%s' too long", ver);
 		if (strchr(series, '.') && strchr(strchr(series, '.') + 1, '.'))
 			*strchr(strchr(series, '.') + 1, '.') = '\0';   /* 6.12.57 -> 6.12 */
 		return debian_config(b, series, base, err);
@@ -1059,9 +1081,13 @@ static int compile(struct build *b, char *err)
 				!strcmp(r->arch, "x86_64") ? "bzImage" : "Image", NULL };
 	int status, rc;
 
-	fmtcut(lv, sizeof(lv), "LOCALVERSION=-h%.8s", b->out->key);
-	fmtcut(jobs, sizeof(jobs), "-j%d", r->jobs > 0 ? r->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN));
-	make_argv(b, vars, argv, extra);
+	if (fmtbuf(lv, sizeof(lv), "LOCALVERSION=-h%.8s", b->out->key) < 0 ||
+	    fmtbuf(jobs, sizeof(jobs), "-j%d",
+		   r->jobs > 0 ? r->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN)) < 0)
+		return errorf(err, "make's LOCALVERSION= or -j does not fit %zu or %zu bytes",
+			      sizeof(lv), sizeof(jobs));
+	if (make_argv(b, vars, argv, extra, err) < 0)
+		return -1;
 	b->phase = "compile";
 	b->phase_start = now_ms();
 	b->compile_est_s = last_compile_s(b);
@@ -1101,18 +1127,17 @@ static int write_info(const struct build *b, const char *dir, char *err)
 	return write_file(path, text, strlen(text), err);
 }
 
-/* The value of name in an info text, into out. */
-static void info_value(const char *text, const char *name, char *out, size_t size)
+/* The value of name in an info text, into out ("" if none); -1 if it does not fit. */
+static int info_value(const char *text, const char *name, char *out, size_t size)
 {
 	size_t n = strlen(name);
 	const char *p;
 
 	out[0] = '\0';
 	for (p = text; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] == '\n'))
-		if (!strncmp(p, name, n) && p[n] == ' ') {
-			fmtcut(out, size, "%.*s", (int)strcspn(p + n + 1, "\n"), p + n + 1);
-			return;
-		}
+		if (!strncmp(p, name, n) && p[n] == ' ')
+			return fmtbuf(out, size, "%.*s", (int)strcspn(p + n + 1, "\n"), p + n + 1);
+	return 0;
 }
 
 /* out from the entry of out->key. */
@@ -1128,10 +1153,12 @@ static int read_entry(struct build *b, char *err)
 	    read_regular_file(path, 4096, &text, &len, err) < 0 ||
 	    pathf(o->files.kernel, err, "%s/vmlinuz", o->dir) < 0)
 		return -1;
-	info_value(text, "tree", o->tree, sizeof(o->tree));
-	info_value(text, "image_sha256", o->image_sha256, sizeof(o->image_sha256));
-	info_value(text, "config_sha256", o->config_sha256, sizeof(o->config_sha256));
-	info_value(text, "build_s", num, sizeof(num));
+	if (info_value(text, "tree", o->tree, sizeof(o->tree)) < 0 ||
+	    info_value(text, "image_sha256", o->image_sha256, sizeof(o->image_sha256)) < 0 ||
+	    info_value(text, "config_sha256", o->config_sha256, sizeof(o->config_sha256)) < 0 ||
+	    info_value(text, "build_s", num, sizeof(num)) < 0)
+		return errorf(err, "%s: its tree, image_sha256, config_sha256 or build_s is "
+			      "longer than the harness keeps", path);
 	o->build_s = strtod(num, NULL);
 	o->files.modules[0] = '\0';
 	return image_kernel_release(o->files.kernel, b->req->arch, o->files.release,
@@ -1174,7 +1201,8 @@ static int store_entry(struct build *b, char *err)
 	    image_kernel_release(file, b->req->arch, o->files.release, sizeof(o->files.release),
 				 err) < 0)
 		return -1;
-	fmtcut(suffix, sizeof(suffix), "-h%.8s", o->key);
+	if (fmtbuf(suffix, sizeof(suffix), "-h%.8s", o->key) < 0)
+		return errorf(err, "release suffix over %zu bytes", sizeof(suffix) - 1);
 	if (strlen(o->files.release) < strlen(suffix) ||
 	    strcmp(o->files.release + strlen(o->files.release) - strlen(suffix), suffix))
 		return errorf(err, "the built kernel's release '%s' does not end in %s (is "
@@ -1194,8 +1222,8 @@ static void save_compile_time(const struct build *b)
 {
 	char path[PATH_MAX], text[32];
 
-	fmtcut(text, sizeof(text), "%.0f\n", b->out->build_s);
-	if (pathf(path, NULL, "%s/last-%s", b->tdir, b->req->arch) == 0)
+	if (fmtbuf(text, sizeof(text), "%.0f\n", b->out->build_s) == 0 &&
+	    pathf(path, NULL, "%s/last-%s", b->tdir, b->req->arch) == 0)
 		write_file(path, text, strlen(text), NULL);
 }
 
@@ -1208,7 +1236,8 @@ static int find_compiler(struct build *b, char *err)
 
 	if (!x86 && strcmp(b->req->arch, "aarch64"))
 		return errorf(err, "cannot build for arch '%s' (x86_64 or aarch64)", b->req->arch);
-	fmtcut(b->cc, sizeof(b->cc), "%s", x86 ? "gcc" : "aarch64-linux-gnu-gcc");
+	if (fmtbuf(b->cc, sizeof(b->cc), "%s", x86 ? "gcc" : "aarch64-linux-gnu-gcc") < 0)
+		return errorf(err, "compiler name over %zu bytes", sizeof(b->cc) - 1);
 	if (output(NULL, b->cc_version, sizeof(b->cc_version), NULL, b->cc, "--version",
 		   NULL) < 0)
 		return errorf(err, "%s builds need %s, which does not run here (apt-get install "

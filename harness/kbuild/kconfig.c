@@ -247,8 +247,11 @@ int kconfig_write_fragment(const char *kconfig_dir, const char *arch, const char
 	return write_file(dst, text, len, err);
 }
 
-/* The line of config that sets sym (n bytes: "CONFIG_X"), into line; "" if unset. */
-static void setting_of(const char *config, const char *sym, size_t n, char *line, size_t size)
+/*
+ * The line of config that sets sym (n bytes: "CONFIG_X"), into line; "" if
+ * unset. -1 if the line does not fit (line then holds what did).
+ */
+static int setting_of(const char *config, const char *sym, size_t n, char *line, size_t size)
 {
 	const char *p = config;
 	size_t len;
@@ -256,11 +259,10 @@ static void setting_of(const char *config, const char *sym, size_t n, char *line
 	line[0] = '\0';
 	for (; *p; p += len + (p[len] == '\n')) {
 		len = strcspn(p, "\n");
-		if (len > n && !strncmp(p, sym, n) && p[n] == '=') {
-			fmtcut(line, size, "%.*s", (int)len, p);
-			return;
-		}
+		if (len > n && !strncmp(p, sym, n) && p[n] == '=')
+			return fmtbuf(line, size, "%.*s", (int)len, p);
 	}
+	return 0;
 }
 
 /* One fragment line against the .config's text; -1 with why. */
@@ -271,7 +273,9 @@ static int check_line(const char *config, const char *want, char *err)
 	const char *sym = want + (unset ? 2 : 0);
 	size_t n = strcspn(sym, unset ? " " : "=");
 
-	setting_of(config, sym, n, have, sizeof(have));
+	if (setting_of(config, sym, n, have, sizeof(have)) < 0)
+		return errorf(err, "%.100s: the .config's line for it is over %zu bytes", want,
+			      sizeof(have) - 1);
 	if (unset ? (!have[0] || !strcmp(have + n, "=n")) : !strcmp(have, want))
 		return 0;
 	return errorf(err, "%.100s did not survive olddefconfig (the .config has %.*s%s%.100s): "
@@ -288,10 +292,11 @@ static int missing_symbol(const char *have, const char *line,
 
 	if (!defined || line[0] == '#' || n >= sizeof(sym) || n <= 7)
 		return 0;
-	setting_of(have, line, n, set, sizeof(set));
-	if (set[0])
+	/* a line too long to hold is still set */
+	if (setting_of(have, line, n, set, sizeof(set)) < 0 || set[0])
 		return 0;
-	fmtcut(sym, sizeof(sym), "%.*s", (int)(n - 7), line + 7);
+	if (fmtbuf(sym, sizeof(sym), "%.*s", (int)(n - 7), line + 7) < 0)
+		return 0;       /* cannot be: n < sizeof(sym) */
 	return !defined(arg, sym);
 }
 

@@ -422,7 +422,9 @@ int series_read_confined(const char *path, const struct image_roots *roots, stru
 		return errorf(err, "%s: expected an absolute path", path);
 	if (!realpath(path, real) || stat(real, &st) < 0)
 		return errorf(err, "%s: %s", path, strerror(errno));
-	fmtcut(rd.dir, sizeof(rd.dir), "%s", real);
+	if (fmtbuf(rd.dir, sizeof(rd.dir), "%s", real) < 0)
+		return errorf(err, "%s: its real path is over %zu bytes", path,
+			      sizeof(rd.dir) - 1);
 	if (!S_ISDIR(st.st_mode))
 		*strrchr(rd.dir, '/') = '\0';   /* its directory ("" for one in "/") */
 	if (S_ISDIR(st.st_mode))

@@ -35,8 +35,7 @@ static double read_load(const char *proc)
 	double load = NAN;
 	FILE *f;
 
-	fmtcut(path, sizeof(path), "%s/loadavg", proc);
-	if (!(f = fopen(path, "re")))
+	if (fmtbuf(path, sizeof(path), "%s/loadavg", proc) < 0 || !(f = fopen(path, "re")))
 		return NAN;
 	if (!fgets(buf, sizeof(buf), f) || sscanf(buf, "%lf", &load) != 1 || load < 0)
 		load = NAN;
@@ -62,8 +61,8 @@ static int read_busy(const char *proc, uint64_t *ret)
 	FILE *f;
 	int n;
 
-	fmtcut(path, sizeof(path), "%s/stat", proc);
-	if (hz <= 0 || !(f = fopen(path, "re")))
+	if (fmtbuf(path, sizeof(path), "%s/stat", proc) < 0 || hz <= 0 ||
+	    !(f = fopen(path, "re")))
 		return -1;
 	n = fgets(buf, sizeof(buf), f) ? sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu",
 						 &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
@@ -84,8 +83,8 @@ static int read_proc_cpu(const char *proc, pid_t pid, uint64_t *ret)
 	size_t len;
 	FILE *f;
 
-	fmtcut(path, sizeof(path), "%s/%d/stat", proc, (int)pid);
-	if (hz <= 0 || !(f = fopen(path, "re")))
+	if (fmtbuf(path, sizeof(path), "%s/%d/stat", proc, (int)pid) < 0 || hz <= 0 ||
+	    !(f = fopen(path, "re")))
 		return -1;
 	len = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
@@ -105,11 +104,14 @@ int pressure_read(const char *proc, pid_t qemu, struct pressure_point *ret, char
 	struct psi cpu, io;
 	int rc;
 
-	fmtcut(path, sizeof(path), "%s/pressure/cpu", proc);
+	if (fmtbuf(path, sizeof(path), "%s/pressure/cpu", proc) < 0)
+		return errorf(err, "%.64s...: path over %zu bytes", proc, sizeof(path) - 1);
 	if ((rc = psi_read(path, &cpu, err)) < 0)
 		return -1;
 	if (rc == 0) {
-		fmtcut(path, sizeof(path), "%s/pressure/io", proc);
+		if (fmtbuf(path, sizeof(path), "%s/pressure/io", proc) < 0)
+			return errorf(err, "%.64s...: path over %zu bytes", proc,
+				      sizeof(path) - 1);
 		if ((rc = psi_read(path, &io, err)) < 0)
 			return -1;
 	}

@@ -144,7 +144,10 @@ static void run_config(struct run_ctx *c, struct vm_config *cfg)
 		.backing = c->disk, .disk = c->overlay, .console = c->console, .channel = c->sock,
 		.first_cpu = c->r->first_cpu,
 	};
-	fmtcut(c->name, sizeof(c->name), "harness-%d-run-%lld", (int)getpid(), (long long)c->id);
+	/* an int and a long long: 44 bytes at most */
+	if (fmtbuf(c->name, sizeof(c->name), "harness-%d-run-%lld", (int)getpid(),
+		   (long long)c->id) < 0)
+		c->name[0] = '\0';     /* cannot be; libvirt refuses a domain without a name */
 	/* loglevel=6: the console keeps levels 0-5: every line of a panic,
 	 * oops, BUG or WARNING (their registers and traces are KERN_DEFAULT,
 	 * 4) and the notices (the kernel's banner); the boot's few hundred
@@ -410,7 +413,9 @@ static int send_job(struct run_ctx *c)
 
 	msg.u.job = c->cell->job;
 	msg.u.job.run = (uint64_t)c->id;
-	fmtcut(msg.u.job.lru_gen, sizeof(msg.u.job.lru_gen), "%s", c->arm->lru_gen);
+	if (fmtbuf(msg.u.job.lru_gen, sizeof(msg.u.job.lru_gen), "%s", c->arm->lru_gen) < 0)
+		return fail_infra(c, "lru_gen '%s' over %zu bytes", c->arm->lru_gen,
+				  sizeof(msg.u.job.lru_gen) - 1);
 	/* fresh entropy for every guest, booted or restored (a restored one's
 	 * CRNG is its save's) */
 	if (getrandom(seed, sizeof(seed), 0) != (ssize_t)sizeof(seed))

@@ -60,8 +60,10 @@ static int make_key(const struct vm_config *cfg, const struct vm_host_facts *f, 
 	key_line(&h, "tcg_thread", cfg->tcg_thread);
 	key_line(&h, "emulator", cfg->emulator);
 	key_line(&h, "cmdline", cfg->cmdline);
-	fmtcut(num, sizeof(num), "%llu %llu %d %u", (unsigned long long)cfg->memory_mib,
-		 (unsigned long long)cfg->vcpus, slot, gen);
+	if (fmtbuf(num, sizeof(num), "%llu %llu %d %u", (unsigned long long)cfg->memory_mib,
+		   (unsigned long long)cfg->vcpus, slot, gen) < 0)
+		return errorf(err, "saved guest: size, slot and gen over %zu bytes",
+			      sizeof(num) - 1);
 	key_line(&h, "size slot gen", num);
 	key_line(&h, "qemu", f->qemu);
 	key_line(&h, "libvirt", f->libvirt);
@@ -71,9 +73,10 @@ static int make_key(const struct vm_config *cfg, const struct vm_host_facts *f, 
 	}
 	key_line(&h, "host cpu", f->cpu_model);
 	hash_sha256_final_hex(&h, s->key);
-	fmtcut(s->name, sizeof(s->name), "harness-save-%.16s", k);
-	fmtcut(s->uuid, sizeof(s->uuid), "%.8s-%.4s-%.4s-%.4s-%.12s", k, k + 8, k + 12, k + 16,
-		 k + 20);
+	if (fmtbuf(s->name, sizeof(s->name), "harness-save-%.16s", k) < 0 ||
+	    fmtbuf(s->uuid, sizeof(s->uuid), "%.8s-%.4s-%.4s-%.4s-%.12s", k, k + 8, k + 12,
+		   k + 16, k + 20) < 0)
+		return errorf(err, "saved guest: domain name or uuid too long");
 	return 0;
 }
 

@@ -216,7 +216,8 @@ static int resolve_parent(const char *path, char *real)
 {
 	char parent[PATH_MAX], rparent[PATH_MAX], *slash;
 
-	fmtcut(parent, sizeof(parent), "%s", path);
+	if (fmtbuf(parent, sizeof(parent), "%s", path) < 0)
+		return -1;
 	slash = strrchr(parent, '/');
 	if (!slash)
 		return -1;
@@ -502,7 +503,9 @@ int image_initrd_cached(const char *cache, const char *base, const char *modules
 	if (file_id(base, id[0], sizeof(id[0]), err) < 0 ||
 	    (modules[0] && file_id(modules, id[1], sizeof(id[1]), err) < 0))
 		return -1;
-	fmtcut(text, sizeof(text), "%s|%s|%s|%s", base, id[0], modules, id[1]);
+	if (fmtbuf(text, sizeof(text), "%s|%s|%s|%s", base, id[0], modules, id[1]) < 0)
+		return errorf(err, "initrd cache key of %.64s... over %zu bytes", base,
+			      sizeof(text) - 1);
 	hash_fnv1a_hex(text, key);
 	if (pathf(path, err, "%s/initrd-%s.img", cache, key) < 0)
 		return -1;
@@ -630,9 +633,12 @@ static int load_dbs(const char *stage, const struct proto_job *job, const char *
 		return -1;
 	for (i = 0; i < job->ndbs; i++) {
 		d = &job->dbs[i];
-		fmtcut(n, sizeof(n), "%llu", (unsigned long long)d->recordcount);
-		fmtcut(fc, sizeof(fc), "%llu", (unsigned long long)d->fieldcount);
-		fmtcut(fl, sizeof(fl), "%llu", (unsigned long long)d->fieldlength);
+		/* 20 digits at most: they fit */
+		if (fmtbuf(n, sizeof(n), "%llu", (unsigned long long)d->recordcount) < 0 ||
+		    fmtbuf(fc, sizeof(fc), "%llu", (unsigned long long)d->fieldcount) < 0 ||
+		    fmtbuf(fl, sizeof(fl), "%llu", (unsigned long long)d->fieldlength) < 0)
+			return errorf(err, "database '%s': a count over %zu digits", d->name,
+				      sizeof(n) - 1);
 		if (pathf(dir, err, "%s/%s", stage, d->name) < 0)
 			return -1;
 		char *argv[] = { loader, dir, n, fc, fl,
@@ -718,7 +724,9 @@ static int build_data_disk(const char *cache_dir, const struct proto_job *job, c
 	if (pathf(stage, err, "%s/disk-%016llx.d", cache_dir, h) < 0 ||
 	    pathf(tmp, err, "%s.tmp", path) < 0 || pathf(log, err, "%s/mkfs.log", cache_dir) < 0)
 		return -1;
-	fmtcut(size, sizeof(size), "%lluk", (unsigned long long)(image_disk_bytes(job) >> 10));
+	if (fmtbuf(size, sizeof(size), "%lluk",
+		   (unsigned long long)(image_disk_bytes(job) >> 10)) < 0)
+		return errorf(err, "data disk size over %zu bytes", sizeof(size) - 1);
 	remove_tree(stage);     /* what an interrupted build left */
 	if (mkdir_p(stage, err) < 0 || write_files(stage, job, err) < 0 ||
 	    load_dbs(stage, job, log, err) < 0)

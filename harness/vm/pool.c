@@ -47,7 +47,12 @@ struct vm_pool *vm_pool_new(const char *host, const char *dir, vm_note_fn note, 
 	if (!p)
 		return NULL;
 	fmtcut(p->host, sizeof(p->host), "%s", host);
-	fmtcut(p->dir, sizeof(p->dir), "%s", dir);
+	/* harness.conf's storage directories are under 256 bytes; without a
+	 * pool, a guest's start says there is none */
+	if (fmtbuf(p->dir, sizeof(p->dir), "%s", dir) < 0) {
+		free(p);
+		return NULL;
+	}
 	p->note = note;
 	p->note_arg = arg;
 	pthread_mutex_init(&p->lock, NULL);
@@ -134,7 +139,12 @@ static int local_hash(struct vm_pool *p, const char *path, char hex[HASH_SHA256_
 	if (hash_sha256_file(path, hex, err) < 0)
 		return -1;
 	i = p->next_hash++ % HASHES_MAX;
-	fmtcut(p->hashes[i].identity, sizeof(p->hashes[i].identity), "%s", id);
+	/* as long as id: it fits; a cut one could be another file's */
+	if (fmtbuf(p->hashes[i].identity, sizeof(p->hashes[i].identity), "%s", id) < 0) {
+		p->hashes[i].identity[0] = '\0';
+		return errorf(err, "'%s': its identity is over %zu bytes", path,
+			      sizeof(p->hashes[i].identity) - 1);
+	}
 	memcpy(p->hashes[i].hex, hex, HASH_SHA256_HEX);
 	return 0;
 }
@@ -152,8 +162,10 @@ static int is_verified(struct vm_pool *p, const char *name)
 
 static void set_verified(struct vm_pool *p, const char *name)
 {
-	if (p->nverified < VERIFIED_MAX)
-		fmtcut(p->verified[p->nverified++], sizeof(p->verified[0]), "%s", name);
+	/* a name too long to hold is not remembered: it is verified again */
+	if (p->nverified < VERIFIED_MAX &&
+	    fmtbuf(p->verified[p->nverified], sizeof(p->verified[0]), "%s", name) == 0)
+		p->nverified++;
 }
 
 struct xfer {
@@ -336,7 +348,12 @@ static int stage_locked(struct vm_pool *p, virConnectPtr conn, const char *local
 		return errorf(err, "cannot stat '%s': %s", local, strerror(errno));
 	if (local_hash(p, local, hex, err) < 0 || !(pool = open_pool(p, conn, err)))
 		return -1;
-	fmtcut(name, sizeof(name), "%s.%s", hex, kind);
+	if (fmtbuf(name, sizeof(name), "%s.%s", hex, kind) < 0) {
+		errorf(err, "host %s: volume name for a %.32s over %zu bytes", p->host, kind,
+		       sizeof(name) - 1);
+		virStoragePoolFree(pool);
+		return -1;
+	}
 	vol = virStorageVolLookupByName(pool, name);
 	if (vol && (ok = volume_matches(p, conn, vol, name, hex, (uint64_t)sb.st_size, err)) < 0)
 		goto out;
@@ -432,7 +449,11 @@ static virStorageVolPtr run_volume(virConnectPtr conn, const char *name, const c
 
 	if (!pool)
 		return NULL;
-	fmtcut(vname, sizeof(vname), "%s.%s", name, ext);
+	/* a cut name could be another run's volume, deleted by vm_pool_drop_run: none */
+	if (fmtbuf(vname, sizeof(vname), "%s.%s", name, ext) < 0) {
+		virStoragePoolFree(pool);
+		return NULL;
+	}
 	vol = virStorageVolLookupByName(pool, vname);
 	virStoragePoolFree(pool);
 	return vol;

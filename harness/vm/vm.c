@@ -160,7 +160,11 @@ static virConnectPtr open_bounded(const char *uri, char *err)
 	}
 	pthread_mutex_init(&o->lock, NULL);
 	pthread_cond_init(&o->cond, NULL);
-	memcpy(o->uri, uri, strlen(uri) + 1);   /* c->uri's, PATH_MAX as this one */
+	if (fmtbuf(o->uri, sizeof(o->uri), "%s", uri) < 0) {
+		opener_free(o);
+		errorf(err, "libvirt URI %.64s... is too long", uri);
+		return NULL;
+	}
 	if (pthread_create(&th, NULL, opener_main, o) != 0) {
 		opener_free(o);
 		errorf(err, "cannot start a thread to connect");
@@ -285,7 +289,8 @@ int vm_connect(const char *uri, const char *log_path, struct vm_conn **ret, char
 
 	/* libvirt logs to stderr unless told otherwise; keep our output clean */
 	if (log_path && !getenv("LIBVIRT_LOG_OUTPUTS")) {
-		fmtcut(outputs, sizeof(outputs), "3:file:%s", log_path);
+		if (fmtbuf(outputs, sizeof(outputs), "3:file:%s", log_path) < 0)
+			return errorf(err, "libvirt log path %.64s... too long", log_path);
 		setenv("LIBVIRT_LOG_OUTPUTS", outputs, 1);
 	}
 	if (vm_setup_embedded(uri, err) < 0 || start_event_loop(err) < 0)
@@ -428,7 +433,8 @@ static int start_local(struct vm_conn *c, struct vm_domain *d, const struct vm_c
 
 	if (local_xml(cfg, xml, sizeof(xml), err) < 0)
 		return -1;
-	fmtcut(d->channel, sizeof(d->channel), "%s", cfg->channel);
+	if (fmtbuf(d->channel, sizeof(d->channel), "%s", cfg->channel) < 0)
+		return errorf(err, "domain %s: channel path too long", cfg->name);
 	if (cfg->uuid)
 		drop_leftover(conn, cfg->name);
 	/* libvirt 9 refuses AUTODESTROY on the embedded driver, whose domains
@@ -455,7 +461,8 @@ static int start_remote(struct vm_conn *c, struct vm_domain *d, const struct vm_
 	virStreamPtr st;
 
 	d->remote = 1;
-	fmtcut(d->console, sizeof(d->console), "%s", cfg->console);
+	if (fmtbuf(d->console, sizeof(d->console), "%s", cfg->console) < 0)
+		return errorf(err, "domain %s: console path too long", cfg->name);
 	if (!c->pool)
 		return errorf(err, "host %s: no storage pool set for it", c->host);
 	if (vm_pool_stage(c->pool, conn, cfg->kernel, "kernel", kernel, err) < 0 ||
@@ -470,7 +477,9 @@ static int start_remote(struct vm_conn *c, struct vm_domain *d, const struct vm_
 	rc.console = console;
 	rc.channel = NULL;
 	rc.first_cpu = -1;      /* its cores are not this machine's */
-	fmtcut(wrapper, sizeof(wrapper), "%s%s", VM_REMOTE_TCG_SINGLE, cfg->arch);
+	if (fmtbuf(wrapper, sizeof(wrapper), "%s%s", VM_REMOTE_TCG_SINGLE, cfg->arch) < 0)
+		return errorf(err, "host %s: TCG wrapper path for arch %.32s too long", c->host,
+			      cfg->arch);
 	rc.emulator = vm_tcg_single(cfg) ? wrapper : cfg->emulator;
 	if (vm_domain_xml(&rc, xml, sizeof(xml), err) < 0)
 		return -1;
@@ -510,7 +519,11 @@ static struct vm_domain *domain_new(struct vm_conn *c, const char *name, virConn
 	}
 	d->conn = c;
 	d->chan_fd = -1;
-	fmtcut(d->name, sizeof(d->name), "%s", name);
+	if (fmtbuf(d->name, sizeof(d->name), "%s", name) < 0) {
+		errorf(err, "domain name %.64s... over %zu bytes", name, sizeof(d->name) - 1);
+		free(d);
+		return NULL;
+	}
 	pthread_mutex_lock(&c->lock);
 	if (watch_add(c, d, err) < 0 || vm_ensure_alive(c, err) < 0) {
 		watch_del(c, d);
@@ -571,7 +584,10 @@ int vm_restore(struct vm_conn *c, const struct vm_config *cfg, const char *save,
 		return errorf(err, "host %s: guests are restored on this machine only", c->host);
 	if (!(d = domain_new(c, cfg->name, &conn, err)))
 		return -1;
-	fmtcut(d->channel, sizeof(d->channel), "%s", cfg->channel);
+	if (fmtbuf(d->channel, sizeof(d->channel), "%s", cfg->channel) < 0) {
+		errorf(err, "domain %s: channel path too long", cfg->name);
+		goto out;
+	}
 	if (local_xml(cfg, xml, sizeof(xml), err) < 0)
 		goto out;
 	drop_leftover(conn, cfg->name);
@@ -667,8 +683,9 @@ static void end_remote(struct vm_domain *d)
 	if (c->pool && c->conn && !lost) {
 		conn = c->conn;
 		virConnectRef(conn);
-	} else if (c->ndrops < VM_DROPS_MAX) {
-		fmtcut(c->drops[c->ndrops++], sizeof(c->drops[0]), "%s", d->name);
+	} else if (c->ndrops < VM_DROPS_MAX &&
+		   fmtbuf(c->drops[c->ndrops], sizeof(c->drops[0]), "%s", d->name) == 0) {
+		c->ndrops++;    /* d->name is as long as a drop: it fits */
 	}
 	pthread_mutex_unlock(&c->lock);
 	if (!conn)

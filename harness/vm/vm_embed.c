@@ -89,7 +89,10 @@ static int write_embed_conf(const char *path, char *err)
 {
 	char text[sizeof(embed_conf_root) + sizeof(embed_conf)];
 
-	fmtcut(text, sizeof(text), "%s%s", geteuid() == 0 ? embed_conf_root : "", embed_conf);
+	/* sized for both texts */
+	if (fmtbuf(text, sizeof(text), "%s%s", geteuid() == 0 ? embed_conf_root : "",
+		   embed_conf) < 0)
+		return errorf(err, "%s: over %zu bytes", path, sizeof(text) - 1);
 	return write_file(path, text, strlen(text), err);
 }
 
@@ -107,7 +110,9 @@ int vm_setup_embedded(const char *uri, char *err)
 
 	if (!vm_is_embedded(uri))
 		return 0;
-	fmtcut(root, sizeof(root), "%s", uri + strlen(prefix));
+	if (fmtbuf(root, sizeof(root), "%s", uri + strlen(prefix)) < 0)
+		return errorf(err, "embedded libvirt root '%.64s...' too long",
+			      uri + strlen(prefix));
 	if (root[0] != '/')
 		return errorf(err, "embedded libvirt root must be an absolute path: '%s'", root);
 	if (strlen(root) > 60)
@@ -143,7 +148,8 @@ static int proc_stat(pid_t pid, char *state, pid_t *ppid, pid_t *sid, int *qemu)
 	FILE *f;
 	int n = 0;
 
-	fmtcut(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if (fmtbuf(path, sizeof(path), "/proc/%ld/stat", (long)pid) < 0)
+		return -1;      /* cannot be: a long is 20 digits at most */
 	f = fopen(path, "re");
 	if (!f)
 		return -1;

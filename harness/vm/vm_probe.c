@@ -25,8 +25,9 @@ static void read_host_arch(void)
 {
 	struct utsname u;
 
-	if (uname(&u) == 0)
-		fmtcut(host_machine, sizeof(host_machine), "%s", u.machine);
+	/* host_machine is as long as u.machine: it fits */
+	if (uname(&u) == 0 && fmtbuf(host_machine, sizeof(host_machine), "%s", u.machine) < 0)
+		host_machine[0] = '\0';
 }
 
 const char *vm_host_arch(void)
@@ -58,11 +59,16 @@ int vm_probe(const char *accel, const char *arch, const char *kernel, int timeou
 		fmtcut(why, len, "no QEMU for arch '%s'", arch);
 		return 0;
 	}
-	fmtcut(accel_opt, sizeof(accel_opt), "%s", accel);
-	fmtcut(kpath, sizeof(kpath), "%s", kernel);
-	fmtcut(emu, sizeof(emu), "%s", va->emulator);
-	fmtcut(machine, sizeof(machine), "%s", va->probe_machine);
-	fmtcut(cpu, sizeof(cpu), "%s", strcmp(accel, "kvm") ? va->probe_cpu_tcg : va->probe_cpu_kvm);
+	if (fmtbuf(accel_opt, sizeof(accel_opt), "%s", accel) < 0 ||
+	    fmtbuf(kpath, sizeof(kpath), "%s", kernel) < 0 ||
+	    fmtbuf(emu, sizeof(emu), "%s", va->emulator) < 0 ||
+	    fmtbuf(machine, sizeof(machine), "%s", va->probe_machine) < 0 ||
+	    fmtbuf(cpu, sizeof(cpu), "%s",
+		   strcmp(accel, "kvm") ? va->probe_cpu_tcg : va->probe_cpu_kvm) < 0) {
+		fmtcut(why, len, "qemu -accel %.16s: an argument too long (kernel %s)", accel,
+		       kernel);
+		return 0;
+	}
 	char *argv[] = { emu, "-accel", accel_opt, "-M", machine, "-cpu", cpu, "-nodefaults",
 			 "-display", "none", "-m", "256", "-kernel", kpath,
 			 "-append", "panic=-1 quiet", "-no-reboot", NULL };
@@ -83,20 +89,22 @@ int vm_probe(const char *accel, const char *arch, const char *kernel, int timeou
 	return 0;
 }
 
-/* path and its identity, or "none" */
-static void stat_id(const char *path, char *out, size_t len)
+/* path and its identity, or "none"; -1 if that does not fit */
+static int stat_id(const char *path, char *out, size_t len)
 {
 	char id[128];
 
-	fmtcut(out, len, "%s:%s", path, file_identity(path, id, sizeof(id)) < 0 ? "none" : id);
+	return fmtbuf(out, len, "%s:%s", path,
+		      file_identity(path, id, sizeof(id)) < 0 ? "none" : id);
 }
 
 /*
  * What decides a probe's answer: this boot of the host (its /dev/kvm, KVM
  * module and settings), the QEMU binary and the kernel. A reboot, another
- * QEMU or another kernel file probes again.
+ * QEMU or another kernel file probes again. -1 if its text does not fit: a
+ * cut one could be another kernel's.
  */
-static void probe_key(const struct vm_arch *va, const char *kernel, char out[HASH_FNV1A_HEX])
+static int probe_key(const struct vm_arch *va, const char *kernel, char out[HASH_FNV1A_HEX])
 {
 	char boot[64] = "", emu[PATH_MAX + 96], kern[PATH_MAX + 96], dev[160], text[3 * PATH_MAX];
 	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
@@ -106,11 +114,12 @@ static void probe_key(const struct vm_arch *va, const char *kernel, char out[HAS
 		close(fd);
 	boot[n > 0 ? n : 0] = '\0';
 	boot[strcspn(boot, "\n")] = '\0';
-	stat_id(va->emulator, emu, sizeof(emu));
-	stat_id(kernel, kern, sizeof(kern));
-	stat_id("/dev/kvm", dev, sizeof(dev));
-	fmtcut(text, sizeof(text), "%s|%s|%s|%s|%s", va->arch, boot, emu, kern, dev);
+	if (stat_id(va->emulator, emu, sizeof(emu)) < 0 ||
+	    stat_id(kernel, kern, sizeof(kern)) < 0 || stat_id("/dev/kvm", dev, sizeof(dev)) < 0 ||
+	    fmtbuf(text, sizeof(text), "%s|%s|%s|%s|%s", va->arch, boot, emu, kern, dev) < 0)
+		return -1;
 	hash_fnv1a_hex(text, out);
+	return 0;
 }
 
 /* A cached answer: "kvm", or "tcg" and its reason; 1 if there was one. */
@@ -140,9 +149,10 @@ static void probe_store(const char *dir, const char *path, int kvm, const char *
 {
 	char text[ERR_MAX + 8], err[ERR_MAX];
 
-	fmtcut(text, sizeof(text), "%s%s\n", kvm ? "kvm" : "tcg ", kvm ? "" : why);
-	if (mkdir_p(dir, err) == 0)
-		write_file(path, text, strlen(text), err);   /* a cache: unwritten, it probes again */
+	/* a cache: unwritten (a reason too long too), it probes again */
+	if (fmtbuf(text, sizeof(text), "%s%s\n", kvm ? "kvm" : "tcg ", kvm ? "" : why) == 0 &&
+	    mkdir_p(dir, err) == 0)
+		write_file(path, text, strlen(text), err);
 }
 
 const char *vm_pick_accel(const char *arch, const char *kernel, const char *cache_dir,
@@ -160,9 +170,8 @@ const char *vm_pick_accel(const char *arch, const char *kernel, const char *cach
 		fmtcut(why, len, "no usable /dev/kvm");
 		return "tcg";
 	}
-	probe_key(va, kernel, key);
-	if (cache_dir && snprintf(path, sizeof(path), "%s/accel-%s", cache_dir, key) >=
-	    (int)sizeof(path))
+	if (cache_dir && probe_key(va, kernel, key) == 0 &&
+	    snprintf(path, sizeof(path), "%s/accel-%s", cache_dir, key) >= (int)sizeof(path))
 		path[0] = '\0';
 	if (path[0] && probe_cached(path, &kvm, why, len))
 		return kvm ? "kvm" : "tcg";
@@ -179,7 +188,8 @@ static void caps_arch(const char *caps, char *out, size_t len)
 
 	if (!a || !(e = strstr(a, "</arch>")) || (size_t)(e - a - 6) >= len)
 		return;
-	fmtcut(out, len, "%.*s", (int)(e - a - 6), a + 6);
+	if (fmtbuf(out, len, "%.*s", (int)(e - a - 6), a + 6) < 0)
+		out[0] = '\0';         /* cannot be: its length was checked */
 }
 
 const char *vm_conn_arch(struct vm_conn *c)
@@ -209,12 +219,16 @@ static int remote_probe(struct vm_conn *c, virConnectPtr conn, const struct vm_a
 		fmtcut(why, len, "%s", c->pool ? err : "no storage pool");
 		return 0;
 	}
-	fmtcut(xml, sizeof(xml), "<domain type='kvm'><name>harness-probe-%d</name>"
-		 "<memory unit='MiB'>256</memory><vcpu>1</vcpu><os><type arch='%s' machine='%s'>"
-		 "hvm</type><kernel>%s</kernel><cmdline>panic=-1 quiet</cmdline></os>%s"
-		 "<cpu mode='host-passthrough'/><on_reboot>destroy</on_reboot>"
-		 "<on_crash>destroy</on_crash><devices><memballoon model='none'/></devices>"
-		 "</domain>", (int)getpid(), va->arch, va->machine, path, va->features);
+	if (fmtbuf(xml, sizeof(xml), "<domain type='kvm'><name>harness-probe-%d</name>"
+		   "<memory unit='MiB'>256</memory><vcpu>1</vcpu><os><type arch='%s' machine='%s'>"
+		   "hvm</type><kernel>%s</kernel><cmdline>panic=-1 quiet</cmdline></os>%s"
+		   "<cpu mode='host-passthrough'/><on_reboot>destroy</on_reboot>"
+		   "<on_crash>destroy</on_crash><devices><memballoon model='none'/></devices>"
+		   "</domain>", (int)getpid(), va->arch, va->machine, path, va->features) < 0) {
+		fmtcut(why, len, "the probe's domain XML is over %zu bytes (kernel %s)",
+		       sizeof(xml) - 1, path);
+		return 0;
+	}
 	dom = virDomainCreateXML(conn, xml, VIR_DOMAIN_START_AUTODESTROY);
 	if (!dom) {
 		fmtcut(why, len, "a kvm guest does not start there: %s", virGetLastErrorMessage());
@@ -286,8 +300,10 @@ static void xml_text(const char *xml, const char *from, const char *tag, char *o
 	const char *a = xml ? strstr(xml, from) : NULL, *e;
 
 	out[0] = '\0';
-	fmtcut(open, sizeof(open), "<%s>", tag);
-	fmtcut(close, sizeof(close), "</%s>", tag);
+	/* a cut tag could find another element */
+	if (fmtbuf(open, sizeof(open), "<%s>", tag) < 0 ||
+	    fmtbuf(close, sizeof(close), "</%s>", tag) < 0)
+		return;
 	if (!a || !(a = strstr(a, open)) || !(e = strstr(a, close)))
 		return;
 	a += strlen(open);
@@ -311,7 +327,11 @@ static void remote_facts(struct vm_conn *c, virConnectPtr conn, const char *arch
 		f->cpus = (int)ni.cpus;
 	fmtcut(f->kernel, sizeof(f->kernel), "unknown (libvirt does not tell host %.32s's)",
 		 c->host);
-	fmtcut(path, sizeof(path), "%s%s", VM_REMOTE_TCG_SINGLE, arch);
+	if (fmtbuf(path, sizeof(path), "%s%s", VM_REMOTE_TCG_SINGLE, arch) < 0) {
+		fmtcut(f->wrapper_why, sizeof(f->wrapper_why), "the wrapper's path for %.32s is "
+		       "too long", arch);
+		return;
+	}
 	caps = virConnectGetDomainCapabilities(conn, path, arch, NULL, "qemu", 0);
 	f->wrapper = caps != NULL;
 	if (!caps)

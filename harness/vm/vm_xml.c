@@ -48,27 +48,28 @@ int vm_tcg_single(const struct vm_config *cfg)
  * single-threaded TCG one thread runs every vCPU and QEMU reports no thread
  * of a vCPU's own, so libvirt refuses <vcpupin> ("cpu affinity is not
  * supported"): QEMU's threads, that one among them, are pinned to the same
- * CPUs as a whole.
+ * CPUs as a whole. -1 if it does not fit: a cut one is not XML.
  */
-static void cputune(const struct vm_config *cfg, char *buf, size_t len)
+static int cputune(const struct vm_config *cfg, char *buf, size_t len)
 {
-	size_t n = 0;
+	size_t n;
 	uint64_t i;
 
 	buf[0] = '\0';
 	if (cfg->first_cpu < 0)
-		return;
-	n += (size_t)snprintf(buf + n, len - n, "  <cputune>\n");
-	for (i = 0; i < cfg->vcpus && n < len && !vm_tcg_single(cfg); i++)
-		n += (size_t)snprintf(buf + n, len - n, "    <vcpupin vcpu='%llu' cpuset='%llu'/>\n",
-				      (unsigned long long)i,
-				      (unsigned long long)(cfg->first_cpu + (int)i));
-	if (n < len)
-		n += (size_t)snprintf(buf + n, len - n, "    <emulatorpin cpuset='%d-%llu'/>\n",
-				      cfg->first_cpu,
-				      (unsigned long long)(cfg->first_cpu + (int)cfg->vcpus - 1));
-	if (n < len)
-		fmtcut(buf + n, len - n, "  </cputune>\n");
+		return 0;
+	if (fmtbuf(buf, len, "  <cputune>\n") < 0)
+		return -1;
+	for (i = 0; i < cfg->vcpus && !vm_tcg_single(cfg); i++) {
+		n = strlen(buf);
+		if (fmtbuf(buf + n, len - n, "    <vcpupin vcpu='%llu' cpuset='%llu'/>\n",
+			   (unsigned long long)i,
+			   (unsigned long long)(cfg->first_cpu + (int)i)) < 0)
+			return -1;
+	}
+	n = strlen(buf);
+	return fmtbuf(buf + n, len - n, "    <emulatorpin cpuset='%d-%llu'/>\n  </cputune>\n",
+		      cfg->first_cpu, (unsigned long long)(cfg->first_cpu + (int)cfg->vcpus - 1));
 }
 
 /*
@@ -120,16 +121,21 @@ int vm_domain_xml(const struct vm_config *cfg, char *buf, size_t len, char *err)
 	if (cfg->channel && strlen(cfg->channel) >= sizeof(sun.sun_path))
 		return errorf(err, "channel socket path '%s' is longer than %zu bytes", cfg->channel,
 			      sizeof(sun.sun_path) - 1);
-	cputune(cfg, tune, sizeof(tune));
+	if (cputune(cfg, tune, sizeof(tune)) < 0)
+		return errorf(err, "the <cputune> of %llu vCPUs does not fit %zu bytes",
+			      (unsigned long long)cfg->vcpus, sizeof(tune));
 	if (cfg->uuid && (strlen(cfg->uuid) != 36 || strspn(cfg->uuid, "0123456789abcdef-") != 36))
 		return errorf(err, "domain uuid '%.40s' is not a UUID", cfg->uuid);
-	if (cfg->uuid)
-		fmtcut(uuid, sizeof(uuid), "  <uuid>%s</uuid>\n", cfg->uuid);
+	if (cfg->uuid && fmtbuf(uuid, sizeof(uuid), "  <uuid>%s</uuid>\n", cfg->uuid) < 0)
+		return errorf(err, "domain uuid '%.40s' too long", cfg->uuid);
 	for (i = 0; i < 7; i++)
 		if (xml_escape(src[i], e[i], sizeof(e[i])) < 0)
 			return errorf(err, "path too long for the domain XML: '%.64s'", src[i]);
 	/* no path: libvirt makes the socket where it keeps its own (another host's) */
-	fmtcut(chan, sizeof(chan), "%s%s%s", e[6][0] ? " path='" : "", e[6], e[6][0] ? "'" : "");
+	if (fmtbuf(chan, sizeof(chan), "%s%s%s", e[6][0] ? " path='" : "", e[6],
+		   e[6][0] ? "'" : "") < 0)
+		return errorf(err, "channel socket path too long for the domain XML: '%.64s'",
+			      src[6]);
 	n = snprintf(buf, len,
 		"<domain type='%s'>\n"
 		"  <name>%s</name>\n"
