@@ -121,7 +121,8 @@ static int run_aa(const struct conf *c, const struct cal_opts *o, const char *te
 	int64_t mid = 0;
 	int rc;
 
-	fmtcut(base_dir, sizeof(base_dir), "%s", o->file);
+	if (pathf(base_dir, err, "%s", o->file) < 0)
+		return -1;
 	slash = strrchr(base_dir, '/');
 	if (slash)
 		*slash = '\0';
