@@ -1359,6 +1359,11 @@ static void test_preset_refusals(void **state)
 	refuse(jq(ONE_ARM("{'name':'z','params':{'x':1},'files':[{'name':'d${}','mib':8}],"
 			  "'streams':[{'kind':'random','file':'d'}]}")),
 	       "unterminated or empty", NULL);
+	/* a value too long for where it is substituted: refused, not cut */
+	refuse(jq(ONE_ARM("{'name':'z','params':{'x':'vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+			  "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv'},'files':[{'name':'d${x}','mib':8}],"
+			  "'streams':[{'kind':'random','file':'d'}]}")),
+	       "workloads[0]: ${x}: a value of over 63 characters inside a string", NULL);
 	refuse(jq(ONE_ARM("{'name':'z','preset':'zipf','params':[1]}")),
 	       "workloads[0].params: expected an object", NULL);
 	/*
@@ -1762,6 +1767,9 @@ static void test_conf_hosts(void **state)
 		{ "host = a qemu://box/system", "names no host" },
 		{ "host = a qemu:///system slots=0", "slots: expected 1..64" },
 		{ "host = a qemu:///system arch=riscv64", "expected x86_64 or aarch64" },
+		/* six make 41 bytes: refused (cut at five, the sixth was written past the list) */
+		{ "host = a qemu:///system arch=x86_64,x86_64,x86_64,x86_64,x86_64,x86_64",
+		  "archs: at most 31 characters" },
 		{ "host = a qemu:///system storage=rel/dir", "storage: expected an absolute" },
 		{ "host = a qemu:///system storage=/a/../etc", "storage: expected an absolute" },
 		{ "host = a qemu:///system colour=red", "expected slots=N" },

@@ -150,7 +150,9 @@ static int measure_step(const struct bisect_opts *o, const struct bisect_ops *op
 	double wall0 = 0;
 
 	memset(st, 0, sizeof(*st));
-	fmtcut(st->what, sizeof(st->what), "%s", what);
+	if (fmtbuf(st->what, sizeof(st->what), "%s", what) < 0)
+		return errorf(err, "bisect: step '%s' over %zu characters", what,
+			      sizeof(st->what) - 1);
 	st->base = base;
 	st->prefix = k;
 	*ret_budget = 0;
@@ -222,7 +224,9 @@ static int same_kernel(struct bisect_result *r, unsigned k, const struct bisect_
 		r->cls[j] = r->cls[k];
 		r->same_kernel++;
 		memset(&st, 0, sizeof(st));
-		fmtcut(st.what, sizeof(st.what), "same");
+		if (fmtbuf(st.what, sizeof(st.what), "same") < 0)
+			return errorf(err, "bisect: step 'same' over %zu characters",
+				      sizeof(st.what) - 1);
 		st.base = k;
 		st.prefix = j;
 		st.cls = r->cls[k];
@@ -254,7 +258,9 @@ static int build_all(const struct bisect_opts *o, const struct bisect_ops *ops,
 				      k == o->good ? "GOOD" : "BAD", st.note);
 		r->cls[k] = BISECT_SKIP;
 		r->build_failed++;
-		fmtcut(st.what, sizeof(st.what), "build");
+		if (fmtbuf(st.what, sizeof(st.what), "build") < 0)
+			return errorf(err, "bisect: step 'build' over %zu characters",
+				      sizeof(st.what) - 1);
 		st.base = st.prefix = k;
 		st.cls = BISECT_SKIP;
 		if (push_step(r, &st, err) < 0)

@@ -189,13 +189,17 @@ static int load_matrix(struct bisect_matrix *x, struct store *s, struct matrix *
 		return -1;
 	/* a matrix harness run queued before its directory was kept absolute: from here */
 	if (x->base_dir[0] != '/' && realpath(x->base_dir, real))
-		fmtcut(x->base_dir, sizeof(x->base_dir), "%s", real);
+		memcpy(x->base_dir, real, sizeof(x->base_dir));   /* both PATH_MAX */
 	fmtcut(label, sizeof(label), "matrix %lld", (long long)x->mid);
-	fmtcut(x->id, sizeof(x->id), "%lld", (long long)x->mid);
+	if (fmtbuf(x->id, sizeof(x->id), "%lld", (long long)x->mid) < 0)
+		return errorf(err, "bisect: matrix id %lld over %zu characters", (long long)x->mid,
+			      sizeof(x->id) - 1);
 	if (spec_parse(m, x->spec, label, x->base_dir, x->c, err) < 0 ||
 	    store_arm_builds(s, x->mid, m, NULL, err) < 0)
 		return -1;
-	fmtcut(x->name, sizeof(x->name), "%s", m->name);
+	if (fmtbuf(x->name, sizeof(x->name), "%s", m->name) < 0)
+		return errorf(err, "bisect: matrix '%.64s...': a name of over %zu characters",
+			      m->name, sizeof(x->name) - 1);
 	if ((g = arm_index(m, x->good)) < 0 || (b = arm_index(m, x->bad)) < 0)
 		return errorf(err, "bisect: matrix '%s' has no arm '%s' (its arms as tables name "
 			      "them)", m->name, g < 0 ? x->good : x->bad);
@@ -232,8 +236,9 @@ static json_t *prefix_arm(const struct bisect_matrix *x, unsigned k)
 	json_t *a = json_deep_copy(x->bad_arm);
 	char name[16];
 
-	fmtcut(name, sizeof(name), "p%u", k);
-	if (!a || json_object_set_new(a, "name", json_string(name)) < 0 ||
+	/* "p512" at most (BISECT_MAX_PREFIXES): it fits, NULL if it did not */
+	if (!a || fmtbuf(name, sizeof(name), "p%u", k) < 0 ||
+	    json_object_set_new(a, "name", json_string(name)) < 0 ||
 	    json_object_set_new(a, "apply", json_integer(k)) < 0) {
 		json_decref(a);
 		return NULL;
@@ -252,7 +257,10 @@ static void step_name(const struct bisect_matrix *x, const char *what, unsigned 
 	for (size_t i = 0; i < ARRAY_SIZE(letters); i++)
 		if (!strcmp(letters[i].what, what))
 			l = letters[i].letter;
-	fmtcut(name, SPEC_NAME_MAX, "%.20s-bisect-%s%u", x->name, l, k);
+	/* 20 + 9 + 3 digits (k < BISECT_MAX_PREFIXES) fit; the name spec_parse would
+	 * refuse, "", if they did not */
+	if (fmtbuf(name, SPEC_NAME_MAX, "%.20s-bisect-%s%u", x->name, l, k) < 0)
+		name[0] = '\0';
 }
 
 /* The step's matrix: the user's, named for the step, with the two prefixes' arms
@@ -405,9 +413,10 @@ static int look(const struct bisect_matrix *x, int64_t smid, unsigned base, unsi
 	char id[24], bn[16], kn[16];
 	int rc = -1, i;
 
-	fmtcut(id, sizeof(id), "%lld", (long long)smid);
-	fmtcut(bn, sizeof(bn), "p%u", base);
-	fmtcut(kn, sizeof(kn), "p%u", k);
+	if (fmtbuf(id, sizeof(id), "%lld", (long long)smid) < 0 ||
+	    fmtbuf(bn, sizeof(bn), "p%u", base) < 0 || fmtbuf(kn, sizeof(kn), "p%u", k) < 0)
+		return errorf(err, "bisect: matrix %lld, p%u against p%u: an id or an arm's "
+			      "name too long", (long long)smid, base, k);
 	if (store_open_results(x->c->results, &s, err) < 0)
 		return -1;
 	if (store_step_runs(s, smid, 0, x->cell, &sr[0], err) < 0 ||

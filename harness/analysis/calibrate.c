@@ -58,9 +58,10 @@ static json_t *aa_arm(json_t *arm, unsigned k)
 
 	if (has_aa_suffix(base))      /* an A/A arm already: not "x-aa-1-aa" */
 		len -= 3;
-	fmtcut(name, sizeof(name), "%.*s-%u-aa", len < SPEC_NAME_MAX - 6 ? len : SPEC_NAME_MAX - 6,
-		 base, k);
-	if (c && json_object_set_new(c, "name", json_string(name)) < 0) {
+	/* 27 + "-1-aa" or "-2-aa" fit; NULL if they did not */
+	if (c && (fmtbuf(name, sizeof(name), "%.*s-%u-aa",
+			 len < SPEC_NAME_MAX - 6 ? len : SPEC_NAME_MAX - 6, base, k) < 0 ||
+		  json_object_set_new(c, "name", json_string(name)) < 0)) {
 		json_decref(c);
 		return NULL;
 	}
@@ -80,8 +81,9 @@ static int aa_root(json_t *root, json_t *arm, const char *label, const char *con
 	size_t i;
 	int rc = 0;
 
-	fmtcut(name, sizeof(name), "%.*s-aa", SPEC_NAME_MAX - 4,
-		 json_string_value(json_object_get(root, "name")));
+	/* 29 + "-aa" fit; -1 if they did not */
+	rc |= fmtbuf(name, sizeof(name), "%.*s-aa", SPEC_NAME_MAX - 4,
+		     json_string_value(json_object_get(root, "name"))) < 0;
 	fmtcut(desc, sizeof(desc), "A/A calibration (harness calibrate) of arm '%s' of %s",
 		 json_string_value(json_object_get(arm, "name")), label);
 	for (i = 0; names && i < n_cells; i++)

@@ -417,7 +417,9 @@ static int push_verdict(const struct side *b, const struct side *nw, unsigned cb
 {
 	size_t k = both_arms(b, cb, ab, nw, cn, an, r->m, sc);
 
-	fmtcut(r->host, sizeof(r->host), "%s", sc->host ? sc->host : "");
+	if (fmtbuf(r->host, sizeof(r->host), "%s", sc->host ? sc->host : "") < 0)
+		return errorf(err, "host '%.64s...': a name of over %zu characters", sc->host,
+			      sizeof(r->host) - 1);
 	if (verdict_of_runs(sc->obs, k, rule, sc->d, sc->blocks, sc->cap, &r->v) < 0 ||
 	    push_row(res, r) < 0)
 		return errorf(err, "out of memory");
@@ -496,8 +498,10 @@ static int compare_one(const struct side *b, const struct side *nw, unsigned cb,
 		if (!m->compared || (!measured(b, cb, m) && !measured(nw, cn, m)))
 			continue;
 		memset(&r, 0, sizeof(r));
-		fmtcut(r.cell, sizeof(r.cell), "%s", b->mi.cell_names[cb]);
-		fmtcut(r.arm, sizeof(r.arm), "%s", nw->mi.arm_names[an]);
+		if (fmtbuf(r.cell, sizeof(r.cell), "%s", b->mi.cell_names[cb]) < 0 ||
+		    fmtbuf(r.arm, sizeof(r.arm), "%s", nw->mi.arm_names[an]) < 0)
+			return errorf(err, "cell '%.64s...' or arm '%.64s...': a name too long",
+				      b->mi.cell_names[cb], nw->mi.arm_names[an]);
 		r.m = m;
 		r.primary = m == b->primary;
 		r.left_out = b->dropped ? b->contended[cb] + (nw != b ? nw->contended[cn] : 0) : 0;

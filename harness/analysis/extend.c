@@ -65,7 +65,9 @@ static int add_pair(struct store *s, const struct plan *p, const char *base, con
 	struct compare_row *grown;
 	size_t n;
 
-	fmtcut(key, sizeof(key), "%lld", (long long)p->mid);
+	if (fmtbuf(key, sizeof(key), "%lld", (long long)p->mid) < 0)
+		return errorf(err, "matrix id %lld over %zu characters", (long long)p->mid,
+			      sizeof(key) - 1);
 	co.base_matrix = co.new_matrix = key;
 	if (compare_rows(s, &co, &rows, &n, err) < 0)
 		return -1;

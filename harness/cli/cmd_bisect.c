@@ -194,7 +194,9 @@ static int follow(const struct conf *c, json_int_t id, int json, char *err)
 	const char *p, *state;
 	int rc;
 
-	fmtcut(path, sizeof(path), "/bisections/%lld", (long long)id);
+	if (fmtbuf(path, sizeof(path), "/bisections/%lld", (long long)id) < 0)
+		return errorf(err, "bisection %lld: its API path is over %zu bytes", (long long)id,
+			      sizeof(path) - 1);
 	for (;;) {
 		if ((rc = client_get(c, path, &b, err)) != 0)
 			return errorf(err, "bisection %lld: harnessd stopped answering (%s); it goes on "
@@ -202,7 +204,12 @@ static int follow(const struct conf *c, json_int_t id, int json, char *err)
 				      rc == 1 ? "no socket" : err);
 		p = json_string_value(json_object_get(b, "progress"));
 		if (p && strcmp(p, last)) {
-			fmtcut(last, sizeof(last), "%s", p);
+			/* compared at the next poll: cut, it would print again each time */
+			if (fmtbuf(last, sizeof(last), "%s", p) < 0) {
+				json_decref(b);
+				return errorf(err, "bisection %lld: harnessd's progress line is "
+					      "over %zu bytes", (long long)id, sizeof(last) - 1);
+			}
 			escape_line(f, "bisection %lld: %s", (long long)id, p);
 		}
 		state = json_string_value(json_object_get(b, "state"));

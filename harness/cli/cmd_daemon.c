@@ -87,7 +87,9 @@ static int wait_resolved(const struct conf *c, const char *file, json_int_t id, 
 	json_t *m;
 	int rc;
 
-	fmtcut(path, sizeof(path), "/matrices/%lld", (long long)id);
+	if (fmtbuf(path, sizeof(path), "/matrices/%lld", (long long)id) < 0)
+		return errorf(err, "matrix %lld: its API path is over %zu bytes", (long long)id,
+			      sizeof(path) - 1);
 	for (;;) {
 		if (client_call(c, "GET", path, NULL, 0, &m, err) < 0)
 			return -1;
@@ -97,7 +99,12 @@ static int wait_resolved(const struct conf *c, const char *file, json_int_t id, 
 			break;
 		if (msg[0] && strcmp(msg, last)) {
 			printf("resolving %s\n", msg);
-			fmtcut(last, sizeof(last), "%s", msg);
+			/* compared at the next poll: cut, it would print again each time */
+			if (fmtbuf(last, sizeof(last), "%s", msg) < 0) {
+				json_decref(m);
+				return errorf(err, "%s: harnessd's resolve message is over %zu "
+					      "bytes", file, sizeof(last) - 1);
+			}
 		}
 		json_decref(m);
 		usleep(WAIT_POLL_MS * 1000);

@@ -52,8 +52,10 @@ static int add_row(const struct phase_row *row, void *arg)
 		r->run = row->run;
 		r->slot = row->slot;
 		r->gap = -1;
-		fmtcut(r->status, sizeof(r->status), "%s", row->status);
-		fmtcut(r->start, sizeof(r->start), "%s", row->start);
+		/* phase_row's fields are these sizes: they fit, -1 if they did not */
+		if (fmtbuf(r->status, sizeof(r->status), "%s", row->status) < 0 ||
+		    fmtbuf(r->start, sizeof(r->start), "%s", row->start) < 0)
+			return -1;
 	}
 	if (k >= 0)
 		p->v[p->n - 1].ph.at[k] = row->at_ms;

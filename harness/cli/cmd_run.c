@@ -299,7 +299,9 @@ static int queue_file(const struct conf *c, struct store *s, struct matrix *m, i
 	}
 	printf("matrix %lld '%s': this spec was queued before; %zu runs added\n", (long long)*mid,
 	       m->name, n);
-	fmtcut(key, sizeof(key), "%lld", (long long)*mid);
+	if (fmtbuf(key, sizeof(key), "%lld", (long long)*mid) < 0)
+		return errorf(err, "matrix id %lld over %zu characters", (long long)*mid,
+			      sizeof(key) - 1);
 	spec_release(m);
 	return load_stored(c, s, key, m, mid, bl, err) < 0 ? -1 : runner_check_images(c, m, err);
 }
@@ -364,7 +366,11 @@ int cli_run(const struct conf *c, const char *file, struct matrix *m, int parsed
 	say_failed_arms(m);
 	/* the first host of harness.conf's (this machine without host lines); harnessd uses all */
 	conf_hosts(c, &one, &hosts);
-	fmtcut(r.host, sizeof(r.host), "%s", hosts[0].name);
+	if (fmtbuf(r.host, sizeof(r.host), "%s", hosts[0].name) < 0) {
+		errorf(err, "host '%.64s...': a name of over %zu characters", hosts[0].name,
+		       sizeof(r.host) - 1);
+		goto out;
+	}
 	if (conf_host_uri(c, &hosts[0], uri, sizeof(uri), err) < 0 ||
 	    pathf(log, err, "%s/libvirt.log", c->results) < 0 ||
 	    vm_connect(uri, log, &r.vm, err) < 0)

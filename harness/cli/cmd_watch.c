@@ -233,9 +233,12 @@ int cmd_watch(const struct conf *c, int argc, char **argv, int json)
 		escape_line(stderr, "harness: out of memory");
 		return 1;
 	}
-	fmtcut(path, sizeof(path), "/runs/%lld/stream", run);   /* 29 bytes at most */
 	w->json = json;
-	ret = client_stream(c, path, json, watch_line, w, err);
+	if (fmtbuf(path, sizeof(path), "/runs/%lld/stream", run) < 0)   /* 29 bytes at most */
+		ret = errorf(err, "run %lld: its API path is over %zu bytes", run,
+			     sizeof(path) - 1);
+	else
+		ret = client_stream(c, path, json, watch_line, w, err);
 	free(w->p);
 	if (ret == 0 && w->oom)
 		ret = errorf(err, "run %lld: out of memory for its intervals", run);

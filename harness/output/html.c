@@ -219,7 +219,9 @@ static int compare_text(FILE *out, struct store *s, int64_t mid, const void *arg
 		.base_arm = a->mi->arm_names[0], .new_arm = a->mi->arm_names[a->arm],
 	};
 
-	fmtcut(key, sizeof(key), "%lld", (long long)mid);
+	if (fmtbuf(key, sizeof(key), "%lld", (long long)mid) < 0)
+		return errorf(err, "matrix id %lld over %zu characters", (long long)mid,
+			      sizeof(key) - 1);
 	return compare_run(s, &o, out, out, err);
 }
 

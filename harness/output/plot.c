@@ -89,7 +89,7 @@ static int marked_kind(const char *kind)
  * An event into the cell's markers: the same stream, pass and kind add up
  * (their mean time is drawn), a new one takes a slot while MAX_MARKERS last.
  */
-static void add_marker(struct plot_cell *pc, const struct event_row *e)
+static int add_marker(struct plot_cell *pc, const struct event_row *e, char *err)
 {
 	struct marker *m;
 	unsigned i;
@@ -101,14 +101,18 @@ static void add_marker(struct plot_cell *pc, const struct event_row *e)
 	}
 	if (i == pc->nmarkers) {
 		if (pc->nmarkers == MAX_MARKERS)
-			return;
-		m = &pc->markers[pc->nmarkers++];
+			return 0;
+		m = &pc->markers[pc->nmarkers];
+		if (fmtbuf(m->kind, sizeof(m->kind), "%s", e->kind) < 0)
+			return errorf(err, "event '%.64s...': a kind of over %zu characters",
+				      e->kind, sizeof(m->kind) - 1);
 		m->stream = e->stream;
 		m->pass = e->pass;
-		fmtcut(m->kind, sizeof(m->kind), "%s", e->kind);
+		pc->nmarkers++;
 	}
 	pc->markers[i].t_sum_ms += (double)e->t_ms;
 	pc->markers[i].n++;
+	return 0;
 }
 
 /* A run's stream and pass events as markers. */
@@ -120,8 +124,8 @@ static int load_events(struct store *s, struct plot_cell *pc, int64_t run, char 
 	if (store_run_events(s, run, &ev, &n, err) < 0)
 		return -1;
 	for (i = 0; i < n; i++)
-		if (marked_kind(ev[i].kind))
-			add_marker(pc, &ev[i]);
+		if (marked_kind(ev[i].kind) && add_marker(pc, &ev[i], err) < 0)
+			return -1;
 	return 0;
 }
 

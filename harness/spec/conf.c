@@ -156,7 +156,7 @@ static int storage_ok(const char *s)
  */
 static int archs_set(struct conf_host *h, const char *val, char *err)
 {
-	char list[sizeof(h->archs)];
+	char list[sizeof(h->archs)] = "";
 	size_t n = 0, len;
 
 	for (; *val; val += len + (val[len] == ',')) {
@@ -171,7 +171,7 @@ static int archs_set(struct conf_host *h, const char *val, char *err)
 				      sizeof(list) - 1);
 		n += strlen(list + n);
 	}
-	fmtcut(h->archs, sizeof(h->archs), "%s", list);
+	memcpy(h->archs, list, sizeof(list));
 	return 0;
 }
 
@@ -197,7 +197,9 @@ static int host_option(struct conf_host *h, const char *opt, char *err)
 		if (!storage_ok(opt + 8))
 			return errorf(err, "host '%s': storage: expected an absolute directory of "
 				      "letters, digits and ._/-, got '%.64s'", h->name, opt + 8);
-		fmtcut(h->storage, sizeof(h->storage), "%s", opt + 8);
+		if (fmtbuf(h->storage, sizeof(h->storage), "%s", opt + 8) < 0)
+			return errorf(err, "host '%s': storage: '%.64s...' over %zu characters",
+				      h->name, opt + 8, sizeof(h->storage) - 1);
 		return 0;
 	}
 	return errorf(err, "host '%s': '%.32s': expected slots=N, arch=A[,B] or storage=/DIR",
@@ -241,15 +243,18 @@ static int host_line(struct conf *c, char *val, int lineno, char *err)
 			return errorf(err, "'host': '%s' is named twice", w[0]);
 	h = &c->hosts[c->nhosts];
 	memset(h, 0, sizeof(*h));
-	fmtcut(h->name, sizeof(h->name), "%s", w[0]);
+	if (fmtbuf(h->name, sizeof(h->name), "%s", w[0]) < 0)
+		return errorf(err, "'host': name '%.40s...': at most %d characters", w[0],
+			      CONF_HOST_NAME_MAX - 1);
 	if (strcmp(w[1], "embedded")) {
-		if (strlen(w[1]) >= sizeof(h->uri))
+		if (fmtbuf(h->uri, sizeof(h->uri), "%s", w[1]) < 0)
 			return errorf(err, "host '%s': URI longer than %zu characters", h->name,
 				      sizeof(h->uri) - 1);
 		if (conf_uri_check(w[1], msg) < 0)
 			return errorf(err, "host '%s': %s", h->name, msg);
-		fmtcut(h->uri, sizeof(h->uri), "%s", w[1]);
-		fmtcut(h->storage, sizeof(h->storage), "/var/lib/mglru-harness/pool");
+		if (fmtbuf(h->storage, sizeof(h->storage), "/var/lib/mglru-harness/pool") < 0)
+			return errorf(err, "host '%s': the default storage path is over %zu bytes",
+				      h->name, sizeof(h->storage) - 1);
 		h->slots = 1;
 	}
 	for (i = 2; i < n; i++)
@@ -500,9 +505,13 @@ unsigned conf_hosts(const struct conf *c, struct conf_host *one, const struct co
 		return c->nhosts;
 	}
 	memset(one, 0, sizeof(*one));
-	if (gethostname(one->name, sizeof(one->name) - 1) < 0 || !one->name[0])
-		fmtcut(one->name, sizeof(one->name), "localhost");
-	fmtcut(one->uri, sizeof(one->uri), "%.*s", (int)sizeof(one->uri) - 1, c->uri);
+	/* both fit: "localhost", and harness.conf's uri, read at most CONF_HOST_URI_MAX - 1
+	 * bytes long (conf_keys) */
+	if ((gethostname(one->name, sizeof(one->name) - 1) < 0 || !one->name[0]) &&
+	    fmtbuf(one->name, sizeof(one->name), "localhost") < 0)
+		abort();
+	if (fmtbuf(one->uri, sizeof(one->uri), "%s", c->uri) < 0)
+		abort();
 	*ret = one;
 	return 1;
 }
@@ -558,9 +567,10 @@ int conf_setup(struct conf *c, const char *path, char *err)
 	if (results_setup(c->results, c->api_group, err) < 0)
 		return -1;
 	absolute(c->results);
-	if (!c->api_socket[0])
-		fmtcut(c->api_socket, sizeof(c->api_socket), "%.*s/harnessd.sock",
-			 PATH_MAX - 20, c->results);
+	if (!c->api_socket[0] &&
+	    fmtbuf(c->api_socket, sizeof(c->api_socket), "%s/harnessd.sock", c->results) < 0)
+		return errorf(err, "results '%.64s...': its api_socket path is over %zu bytes",
+			      c->results, sizeof(c->api_socket) - 1);
 	absolute(c->images);
 	absolute(c->presets);
 	return 0;

@@ -150,13 +150,17 @@ out:
 }
 
 /* Move an array-valued field into the params as name, leaving ${name} behind. */
-static void lift(json_t *obj, const char *key, const char *name, json_t *lifted)
+static int lift(json_t *obj, const char *key, const char *name, json_t *lifted,
+		const char *where, char *err)
 {
 	char ref[96];
 
+	if (fmtbuf(ref, sizeof(ref), "${%s}", name) < 0)
+		return errorf(err, "%s: '%.64s...': a param's name of over %zu characters", where,
+			      name, sizeof(ref) - 4);
 	json_object_set(lifted, name, json_object_get(obj, key));
-	fmtcut(ref, sizeof(ref), "${%s}", name);
 	json_object_set_new(obj, key, json_string(ref));
+	return 0;
 }
 
 /*
@@ -165,35 +169,43 @@ static void lift(json_t *obj, const char *key, const char *name, json_t *lifted)
  * theta, or STREAM_theta if taken), "mib": [..] in a file (named FILE_mib, so
  * scale applies as it would to the number).
  */
-static void lift_arrays(json_t *job, json_t *lifted)
+static int lift_arrays(json_t *job, json_t *lifted, const char *where, char *err)
 {
 	json_t *v, *x, *y;
-	const char *key, *k2;
+	const char *key, *k2, *file;
 	char name[96];
 	size_t i;
 
 	json_object_foreach(job, key, v)
 		if (json_is_array(v) && strcmp(key, "files") && strcmp(key, "streams") &&
-		    strcmp(key, "databases"))
-			lift(job, key, key, lifted);
+		    strcmp(key, "databases") && lift(job, key, key, lifted, where, err) < 0)
+			return -1;
 	json_array_foreach(json_object_get(job, "files"), i, x) {
 		y = json_object_get(x, "mib");
-		if (json_is_array(y) && json_is_string(json_object_get(x, "name"))) {
-			fmtcut(name, sizeof(name), "%s_mib", json_string_value(json_object_get(x, "name")));
-			lift(x, "mib", name, lifted);
-		}
+		if (!json_is_array(y) || !json_is_string(json_object_get(x, "name")))
+			continue;
+		file = json_string_value(json_object_get(x, "name"));
+		if (fmtbuf(name, sizeof(name), "%s_mib", file) < 0)
+			return errorf(err, "%s: file '%.64s...': a param's name of over %zu "
+				      "characters", where, file, sizeof(name) - 1);
+		if (lift(x, "mib", name, lifted, where, err) < 0)
+			return -1;
 	}
 	json_array_foreach(json_object_get(job, "streams"), i, x) {
 		json_object_foreach(x, k2, y) {
 			if (!json_is_array(y))
 				continue;
-			if (json_object_get(lifted, k2))
-				fmtcut(name, sizeof(name), "s%zu_%s", i, k2);
-			else
-				fmtcut(name, sizeof(name), "%s", k2);
-			lift(x, k2, name, lifted);
+			if (json_object_get(lifted, k2) ?
+			    fmtbuf(name, sizeof(name), "s%zu_%s", i, k2) < 0 :
+			    fmtbuf(name, sizeof(name), "%s", k2) < 0)
+				return errorf(err, "%s: streams[%zu].%.64s...: a param's name "
+					      "of over %zu characters", where, i, k2,
+					      sizeof(name) - 1);
+			if (lift(x, k2, name, lifted, where, err) < 0)
+				return -1;
 		}
 	}
+	return 0;
 }
 
 /*
@@ -275,15 +287,14 @@ static void scale_job(json_t *job, const struct scaling *sc)
 	}
 }
 
-/* A param's value as text: a string as is, a number as written. */
-static void value_text(json_t *v, char *buf, size_t len)
+/* v as text into buf: 0, or -1 when it does not fit (only a string can be that long). */
+static int value_text(json_t *v, char *buf, size_t len)
 {
 	if (json_is_string(v))
-		fmtcut(buf, len, "%s", json_string_value(v));
-	else if (json_is_integer(v))
-		fmtcut(buf, len, "%lld", (long long)json_integer_value(v));
-	else
-		fmtcut(buf, len, "%g", json_number_value(v));
+		return fmtbuf(buf, len, "%s", json_string_value(v));
+	if (json_is_integer(v))
+		return fmtbuf(buf, len, "%lld", (long long)json_integer_value(v));
+	return fmtbuf(buf, len, "%g", json_number_value(v));
 }
 
 /* A param's number, or a literal number. */
@@ -373,7 +384,12 @@ static json_t *subst_string(const char *s, json_t *vals, const char *where, char
 			return NULL;
 		if (p == s && !end[1])
 			return v;
-		value_text(v, val, sizeof(val));
+		if (value_text(v, val, sizeof(val)) < 0) {
+			json_decref(v);
+			errorf(err, "%s: ${%s}: a value of over %zu characters inside a string",
+			       where, name, sizeof(val) - 1);
+			return NULL;
+		}
 		json_decref(v);
 		if (n + strlen(val) >= sizeof(out))
 			goto too_long;
@@ -440,7 +456,11 @@ static json_t *pick(json_t *params, size_t combo, const struct scaling *sc, char
 			combo /= n;
 		}
 		json_object_set_new(vals, key, scale_param(key, x, sc));
-		value_text(json_object_get(vals, key), buf, sizeof(buf));
+		/* the cell's name suffix and its note: a string too long is cut visibly (a name
+		 * with it is too long a cell name, which add_cell refuses) */
+		x = json_object_get(vals, key);
+		if (value_text(x, buf, sizeof(buf)) < 0)
+			fmtcut(buf, sizeof(buf), "%s", json_string_value(x));
 		if (json_is_array(v) && ss < slen)
 			ss += (size_t)snprintf(suffix + ss, slen - ss, "/%s", buf);
 		if (ts < tlen)
@@ -541,9 +561,8 @@ int preset_expand(json_t *entry, const char *presets_dir, const char *where, jso
 	job = merge(preset, entry);
 	out = json_array();
 	lifted = json_object();
-	if (job && lifted)
-		lift_arrays(job, lifted);
-	if (job && out && lifted && check_lifted(lifted, where, err) == 0 &&
+	if (job && out && lifted && lift_arrays(job, lifted, where, err) == 0 &&
+	    check_lifted(lifted, where, err) == 0 &&
 	    collect_params(preset, pname != NULL, entry, where, &params, err) == 0 &&
 	    json_object_update(params, lifted) == 0 &&
 	    expand(entry, preset, job, params, &sc, where, out, err) == 0) {

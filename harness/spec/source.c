@@ -40,9 +40,11 @@ static int confine_paths(const struct matrix *m, const struct arm *a, const stru
 	if (a->patches[0] && image_confine(&roots, a->patches, "patch series", 2, p->patches,
 					   msg) < 0)
 		return errorf(err, "%s.patches: %s", where, msg);
-	if (kbuild_config_builtin(a->config))
-		fmtcut(p->config, sizeof(p->config), "%s", a->config);
-	else if (image_confine(&roots, a->config, "config file", 0, p->config, msg) < 0 ||
+	if (kbuild_config_builtin(a->config)) {
+		if (fmtbuf(p->config, sizeof(p->config), "%s", a->config) < 0)
+			return errorf(err, "%s.config: '%.64s...' over %zu bytes", where, a->config,
+				      sizeof(p->config) - 1);
+	} else if (image_confine(&roots, a->config, "config file", 0, p->config, msg) < 0 ||
 		 kconfig_file_check(p->config, msg) < 0)
 		return errorf(err, "%s.config: %s", where, msg);
 	if (image_beside(conf->images, "kconfig", p->kconfig, msg) < 0 ||

@@ -274,7 +274,8 @@ static int parse_archs(struct matrix *m, json_t *root, char *err)
 	size_t i;
 
 	if (!v) {
-		fmtcut(m->archs[0], sizeof(m->archs[0]), "x86_64");
+		if (fmtbuf(m->archs[0], sizeof(m->archs[0]), "x86_64") < 0)
+			return errorf(err, "arch: x86_64 over %d bytes", SPEC_ARCH_MAX - 1);
 		m->n_archs = 1;
 		return 0;
 	}
@@ -300,7 +301,11 @@ static int parse_archs(struct matrix *m, json_t *root, char *err)
 			json_decref(x);
 			return errorf(err, "arch[%zu]: '%s' is listed twice", i, s);
 		}
-		fmtcut(m->archs[m->n_archs++], sizeof(m->archs[0]), "%s", s);
+		if (fmtbuf(m->archs[m->n_archs++], sizeof(m->archs[0]), "%s", s) < 0) {
+			json_decref(x);
+			return errorf(err, "arch[%zu]: '%s' over %d bytes", i, s,
+				      SPEC_ARCH_MAX - 1);
+		}
 	}
 	json_decref(x);
 	return 0;
@@ -369,7 +374,11 @@ static int parse_kernel(const struct matrix *m, struct arm *a, json_t *obj, cons
 	text = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
 	if (!text)
 		return errorf(err, "out of memory");
-	fmtcut(a->kernel, sizeof(a->kernel), "%s", text);
+	if (fmtbuf(a->kernel, sizeof(a->kernel), "%s", text) < 0) {
+		free(text);
+		return errorf(err, "%s.kernel: over %zu bytes as JSON", where,
+			      sizeof(a->kernel) - 1);
+	}
 	free(text);
 	return 0;
 }
@@ -471,8 +480,10 @@ static int parse_arm(struct matrix *m, json_t *obj, unsigned i, char *err)
 	    parse_fragment(a, obj, where, err) < 0)
 		return -1;
 	a->apply_set = json_object_get(obj, "apply") != NULL;
-	if (spec_arm_built(a) && !a->config[0])
-		fmtcut(a->config, sizeof(a->config), "defconfig");
+	if (spec_arm_built(a) && !a->config[0] &&
+	    fmtbuf(a->config, sizeof(a->config), "defconfig") < 0)
+		return errorf(err, "%s.config: defconfig over %zu bytes", where,
+			      sizeof(a->config) - 1);
 	if (a->modules[0] && m->n_archs > 1)
 		return errorf(err, "%s.modules: a modules cpio fits one architecture; not with "
 			      "several in 'arch'", where);
@@ -513,7 +524,8 @@ static int job_line_len(const struct proto_job *job)
 		return -2;
 	msg->type = PROTO_JOB;
 	msg->u.job = *job;
-	fmtcut(msg->u.job.lru_gen, sizeof(msg->u.job.lru_gen), "y");
+	if (fmtbuf(msg->u.job.lru_gen, sizeof(msg->u.job.lru_gen), "y") < 0)
+		return -1;   /* cannot be: "y" fits lru_gen[] */
 	msg->u.job.run = UINT64_C(1) << 40;
 	return proto_format(msg, line, PROTO_LINE_MAX);
 }
@@ -606,7 +618,10 @@ static int add_cell(struct matrix *m, json_t *x, unsigned w, unsigned a, const c
 	memcpy(c->arch, m->archs[a], sizeof(c->arch));
 	c->arch_idx = a;
 	c->workload = w;
-	fmtcut(c->preset, sizeof(c->preset), "%s", json_string_value(json_object_get(x, "preset")));
+	if (fmtbuf(c->preset, sizeof(c->preset), "%s",
+		   json_string_value(json_object_get(x, "preset"))) < 0)
+		return errorf(err, "%s.preset: '%.64s...': a name of over %zu characters", where,
+			      c->preset, sizeof(c->preset) - 1);
 	fmtcut(c->params, sizeof(c->params), "%s", json_string_value(json_object_get(x, "params")));
 	for (j = 0; j < m->n_cells; j++)
 		if (!strcmp(m->cells[j].name, c->name))
@@ -666,7 +681,8 @@ static void expanded_name(char *name, size_t size, const char *base, const char 
 	size_t o, n;
 
 	if (!v || !strcmp(key, "cmdline")) {
-		fmtcut(name, size, "%s-%zu", base ? base : "arm", j);
+		if (fmtbuf(name, size, "%s-%zu", base ? base : "arm", j) < 0)
+			return;   /* cut: longer than an arm's name may be, parse_arm refuses it */
 		return;
 	}
 	if (strcmp(key, "lru_gen") && strcmp(key, "base") && (slash = strrchr(v, '/')) && slash[1])
@@ -857,7 +873,9 @@ static int spec_from_json(struct matrix *m, json_t *root, const char *label,
 			      "(%zu bytes at most)", label, sizeof(m->base_dir) - 1);
 	m->memory_mib = conf->memory_mib;
 	m->vcpus = conf->vcpus;
-	fmtcut(m->start, sizeof(m->start), "%s", conf->start[0] ? conf->start : "boot");
+	if (fmtbuf(m->start, sizeof(m->start), "%s", conf->start[0] ? conf->start : "boot") < 0)
+		return errorf(err, "%s: start '%s' over %zu bytes", label, conf->start,
+			      sizeof(m->start) - 1);
 	if (parse_root(m, root, conf, msg) < 0) {
 		spec_release(m);
 		return errorf(err, "%s: %s", label, msg);

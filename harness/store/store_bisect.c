@@ -26,7 +26,7 @@ static int arm_row(sqlite3_stmt *st, void *arg)
 
 	r->done = (unsigned)sqlite3_column_int64(st, 0);
 	r->not_done = (unsigned)sqlite3_column_int64(st, 1);
-	db_text(st, 2, r->reason, sizeof(r->reason));
+	db_text_cut(st, 2, r->reason, sizeof(r->reason));
 	return 0;
 }
 
@@ -82,19 +82,20 @@ static int bisection_row(sqlite3_stmt *st, void *arg)
 	memset(b, 0, sizeof(*b));
 	b->id = sqlite3_column_int64(st, 0);
 	b->matrix_id = sqlite3_column_int64(st, 1);
-	db_text(st, 2, b->cell, sizeof(b->cell));
-	db_text(st, 3, b->metric, sizeof(b->metric));
-	db_text(st, 4, b->good, sizeof(b->good));
-	db_text(st, 5, b->bad, sizeof(b->bad));
+	if (db_text(st, 2, b->cell, sizeof(b->cell)) < 0 ||
+	    db_text(st, 3, b->metric, sizeof(b->metric)) < 0 ||
+	    db_text(st, 4, b->good, sizeof(b->good)) < 0 ||
+	    db_text(st, 5, b->bad, sizeof(b->bad)) < 0 ||
+	    db_text(st, 9, b->state, sizeof(b->state)) < 0)
+		return DB_TOO_LONG;
 	b->max_blocks = (unsigned)sqlite3_column_int64(st, 6);
 	b->max_runs = (unsigned)sqlite3_column_int64(st, 7);
 	b->max_hours = sqlite3_column_double(st, 8);
-	db_text(st, 9, b->state, sizeof(b->state));
-	db_text(st, 10, b->progress, sizeof(b->progress));
+	db_text_cut(st, 10, b->progress, sizeof(b->progress));
 	b->result = text_or_null(st, 11);
 	b->result_text = text_or_null(st, 12);
-	db_text(st, 13, b->created_at, sizeof(b->created_at));
-	db_text(st, 14, b->ended_at, sizeof(b->ended_at));
+	db_text_cut(st, 13, b->created_at, sizeof(b->created_at));
+	db_text_cut(st, 14, b->ended_at, sizeof(b->ended_at));
 	return (sqlite3_column_type(st, 11) != SQLITE_NULL && !b->result) ||
 	       (sqlite3_column_type(st, 12) != SQLITE_NULL && !b->result_text) ? -1 : 0;
 }

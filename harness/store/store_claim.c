@@ -193,8 +193,9 @@ static int spec_row(sqlite3_stmt *st, void *arg)
 	struct spec_arg *a = arg;
 	const unsigned char *t = sqlite3_column_text(st, 0);
 
+	if (db_text(st, 1, a->base_dir, PATH_MAX) < 0)
+		return DB_TOO_LONG;
 	a->text = t ? strdup((const char *)t) : NULL;
-	db_text(st, 1, a->base_dir, PATH_MAX);
 	a->found = 1;
 	return 0;
 }
@@ -262,9 +263,11 @@ int store_claim_block(struct store *s, int slot, const char *archs, int64_t *ret
 	struct claim_arg a = { .slot = slot, .refs = ROWS(struct run_ref) };
 	size_t n = strcspn(archs, " ");
 
-	fmtcut(a.archs[0], sizeof(a.archs[0]), "%.*s", (int)n, archs);
-	fmtcut(a.archs[1], sizeof(a.archs[1]), "%s", archs[n] ? archs + n + 1 : "");
 	*ret_matrix = 0;
+	if (fmtbuf(a.archs[0], sizeof(a.archs[0]), "%.*s", (int)n, archs) < 0 ||
+	    fmtbuf(a.archs[1], sizeof(a.archs[1]), "%s", archs[n] ? archs + n + 1 : "") < 0)
+		return errorf(err, "claim: archs '%.64s': expected two of at most %zu characters",
+			      archs, sizeof(a.archs[0]) - 1);
 	if (rows_take(&a.refs, db_transaction(s, claim_rows, &a, err), ret, ret_n) < 0)
 		return -1;
 	*ret_matrix = a.mid;

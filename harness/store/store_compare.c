@@ -6,12 +6,6 @@
 
 #include <string.h>
 
-static const struct db_text_col identity_text[] = {
-	DB_TEXT(1, struct arm_identity, name), DB_TEXT(2, struct arm_identity, kernel),
-	DB_TEXT(3, struct arm_identity, modules), DB_TEXT(4, struct arm_identity, lru_gen),
-	DB_TEXT(5, struct arm_identity, cmdline),
-};
-
 struct identities {
 	struct arm_identity *v;
 	unsigned n;
@@ -26,7 +20,13 @@ static int identity_row(sqlite3_stmt *st, void *arg)
 	if (a->n == SPEC_MAX_ARMS || sqlite3_column_int(st, 0) != (int)a->n)
 		return 0;
 	r = &a->v[a->n++];
-	db_texts(st, r, identity_text, ARRAY_SIZE(identity_text));
+	/* compared (same_boot): a cut one is a wrong one */
+	if (db_text(st, 1, r->name, sizeof(r->name)) < 0 ||
+	    db_text(st, 2, r->kernel, sizeof(r->kernel)) < 0 ||
+	    db_text(st, 3, r->modules, sizeof(r->modules)) < 0 ||
+	    db_text(st, 4, r->lru_gen, sizeof(r->lru_gen)) < 0 ||
+	    db_text(st, 5, r->cmdline, sizeof(r->cmdline)) < 0)
+		return DB_TOO_LONG;
 	return 0;
 }
 
@@ -94,7 +94,7 @@ static int machines_row(sqlite3_stmt *st, void *arg)
 	int i;
 
 	for (i = 0; i < MACHINE_FACTS; i++)
-		db_text(st, i, m->v[i], sizeof(m->v[i]));
+		db_text_cut(st, i, m->v[i], sizeof(m->v[i]));
 	return 0;
 }
 

@@ -96,12 +96,17 @@ int db_run(struct store *s, char *err, const char *sql, const char *fmt, ...)
 /* Step st to its end, fn per row; st is finalized. */
 static int step_rows(struct store *s, sqlite3_stmt *st, db_row_fn fn, void *arg, char *err)
 {
-	int rc;
+	int rc, r;
 
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		if (fn(st, arg) < 0) {
+		if ((r = fn(st, arg)) < 0) {
+			if (r == DB_TOO_LONG)
+				errorf(err, "database: a stored text is longer than its field, "
+				       "reading '%.60s...'", sqlite3_sql(st));
+			else
+				errorf(err, "out of memory");
 			sqlite3_finalize(st);
-			return errorf(err, "out of memory");
+			return -1;
 		}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : db_err(s, err, "read");
@@ -127,8 +132,7 @@ int db_int(sqlite3_stmt *st, void *arg)
 
 int db_state_row(sqlite3_stmt *st, void *arg)
 {
-	db_text(st, 0, arg, 16);
-	return 0;
+	return db_text(st, 0, arg, 16) < 0 ? DB_TOO_LONG : 0;
 }
 
 struct found_id {
@@ -158,7 +162,14 @@ int db_id_by_key(struct store *s, const char *sql, const char *key, int64_t *ret
 	return f.found ? 0 : 1;
 }
 
-void db_text(sqlite3_stmt *st, int col, char *dst, size_t len)
+int db_text(sqlite3_stmt *st, int col, char *dst, size_t len)
+{
+	const unsigned char *t = sqlite3_column_text(st, col);
+
+	return fmtbuf(dst, len, "%s", t ? (const char *)t : "");
+}
+
+void db_text_cut(sqlite3_stmt *st, int col, char *dst, size_t len)
 {
 	const unsigned char *t = sqlite3_column_text(st, col);
 
@@ -170,7 +181,7 @@ void db_texts(sqlite3_stmt *st, void *row, const struct db_text_col *cols, size_
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		db_text(st, cols[i].col, (char *)row + cols[i].off, cols[i].len);
+		db_text_cut(st, cols[i].col, (char *)row + cols[i].off, cols[i].len);
 }
 
 double db_real_or_nan(sqlite3_stmt *st, int col)

@@ -30,10 +30,12 @@ int db_prepare(struct store *s, const char *sql, sqlite3_stmt **ret, char *err);
 int db_run(struct store *s, char *err, const char *sql, const char *fmt, ...);
 
 /*
- * A row of a SELECT: 0, or -1 when memory ran out (the read stops,
- * "out of memory"). arg is the caller's.
+ * A row of a SELECT: 0, -1 when memory ran out (the read stops, "out of
+ * memory"), or DB_TOO_LONG when a text is longer than the field db_text reads
+ * it into (the read stops and says so). arg is the caller's.
  */
 typedef int (*db_row_fn)(sqlite3_stmt *st, void *arg);
+#define DB_TOO_LONG (-2)
 
 /* Prepare sql, bind it from fmt, call fn for each row, finalize. */
 int db_rows(struct store *s, const char *sql, db_row_fn fn, void *arg, char *err,
@@ -47,8 +49,15 @@ int db_id_by_key(struct store *s, const char *sql, const char *key, int64_t *ret
 
 /* SQLite's now, as every timestamp of the database is written (UTC, ms). */
 #define NOW "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
-/* Column col as text into dst (len bytes, truncated; NULL reads ""). */
-void db_text(sqlite3_stmt *st, int col, char *dst, size_t len);
+/*
+ * Column col as text into dst (len bytes; NULL reads ""): 0, or -1 when it is longer
+ * (dst holds what fit; a row function returns DB_TOO_LONG). For what a program reads:
+ * names, keys, paths, states.
+ */
+int db_text(sqlite3_stmt *st, int col, char *dst, size_t len)
+	__attribute__((warn_unused_result));
+/* Column col as text a person reads into dst: a longer one is cut and ends in "...". */
+void db_text_cut(sqlite3_stmt *st, int col, char *dst, size_t len);
 /* A text column and the char array of a row struct it is copied into. */
 struct db_text_col {
 	int col;
@@ -58,7 +67,8 @@ struct db_text_col {
 #define DB_TEXT(col, type, field) \
 	{ (col), offsetof(type, field), sizeof(((type *)0)->field) }
 
-/* Each column of cols[0..n) into its field of the struct at row (db_text). */
+/* Each column of cols[0..n) into its field of the struct at row, for a person to read
+ * (db_text_cut). */
 void db_texts(sqlite3_stmt *st, void *row, const struct db_text_col *cols, size_t n);
 /* Column col as a double, NAN where it is NULL. */
 double db_real_or_nan(sqlite3_stmt *st, int col);

@@ -42,7 +42,8 @@ static int cal_row(sqlite3_stmt *st, void *arg)
 	char metric[sizeof(k->metric)];
 	size_t i;
 
-	db_text(st, first, metric, sizeof(metric));
+	if (db_text(st, first, metric, sizeof(metric)) < 0)
+		return DB_TOO_LONG;
 	for (i = 0; i < a->r.n; i++)
 		if (v[i].cell == cell && !strcmp(v[i].metric, metric))
 			return 0;
@@ -50,8 +51,8 @@ static int cal_row(sqlite3_stmt *st, void *arg)
 		return -1;
 	k->cell = cell;
 	memcpy(k->metric, metric, sizeof(metric));
-	db_text(st, first + 1, k->host, sizeof(k->host));
-	db_text(st, first + 2, k->at, sizeof(k->at));
+	db_text_cut(st, first + 1, k->host, sizeof(k->host));
+	db_text_cut(st, first + 2, k->at, sizeof(k->at));
 	k->matrix_id = sqlite3_column_int64(st, first + 3);
 	k->blocks = (unsigned)sqlite3_column_int(st, first + 4);
 	k->mean = db_real_or_nan(st, first + 5);

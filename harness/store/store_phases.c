@@ -47,10 +47,11 @@ static int phase_row(sqlite3_stmt *st, void *p)
 	memset(&row, 0, sizeof(row));
 	row.run = sqlite3_column_int64(st, 0);
 	row.slot = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 1);
-	db_text(st, 2, row.status, sizeof(row.status));
-	db_text(st, 3, row.phase, sizeof(row.phase));
+	if (db_text(st, 2, row.status, sizeof(row.status)) < 0 ||
+	    db_text(st, 3, row.phase, sizeof(row.phase)) < 0 ||
+	    db_text(st, 5, row.start, sizeof(row.start)) < 0)
+		return DB_TOO_LONG;
 	row.at_ms = sqlite3_column_int64(st, 4);
-	db_text(st, 5, row.start, sizeof(row.start));
 	return a->fn(&row, a->arg);
 }
 

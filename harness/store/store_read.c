@@ -21,8 +21,7 @@ static int info_matrix(sqlite3_stmt *st, void *arg)
 {
 	struct matrix_info *mi = arg;
 
-	db_text(st, 0, mi->name, sizeof(mi->name));
-	return 0;
+	return db_text(st, 0, mi->name, sizeof(mi->name)) < 0 ? DB_TOO_LONG : 0;
 }
 
 /*
@@ -36,10 +35,11 @@ static int info_arm(sqlite3_stmt *st, void *arg)
 
 	if (i < 0 || i >= SPEC_MAX_ARMS)
 		return 0;
-	db_text(st, 1, mi->arm_names[i], sizeof(mi->arm_names[i]));
-	db_text(st, 2, mi->arm_release[i], sizeof(mi->arm_release[i]));
-	db_text(st, 3, mi->arm_lru[i], sizeof(mi->arm_lru[i]));
-	db_text(st, 4, mi->arm_tags[i], sizeof(mi->arm_tags[i]));
+	if (db_text(st, 1, mi->arm_names[i], sizeof(mi->arm_names[i])) < 0 ||
+	    db_text(st, 4, mi->arm_tags[i], sizeof(mi->arm_tags[i])) < 0)
+		return DB_TOO_LONG;
+	db_text_cut(st, 2, mi->arm_release[i], sizeof(mi->arm_release[i]));
+	db_text_cut(st, 3, mi->arm_lru[i], sizeof(mi->arm_lru[i]));
 	if ((unsigned)i >= mi->n_arms)
 		mi->n_arms = (unsigned)i + 1;
 	return 0;
@@ -53,9 +53,10 @@ static int info_cell(sqlite3_stmt *st, void *arg)
 
 	if (i < 0 || i >= SPEC_MAX_CELLS)
 		return 0;
-	db_text(st, 1, mi->cell_names[i], sizeof(mi->cell_names[i]));
-	db_text(st, 2, mi->cell_params[i], sizeof(mi->cell_params[i]));
-	db_text(st, 3, mi->cell_preset[i], sizeof(mi->cell_preset[i]));
+	if (db_text(st, 1, mi->cell_names[i], sizeof(mi->cell_names[i])) < 0)
+		return DB_TOO_LONG;
+	db_text_cut(st, 2, mi->cell_params[i], sizeof(mi->cell_params[i]));
+	db_text_cut(st, 3, mi->cell_preset[i], sizeof(mi->cell_preset[i]));
 	if ((unsigned)i >= mi->n_cells)
 		mi->n_cells = (unsigned)i + 1;
 	return 0;
@@ -69,9 +70,9 @@ static int info_cell_runs(sqlite3_stmt *st, void *arg)
 
 	if (c < 0 || c >= SPEC_MAX_CELLS || a < 0 || a >= SPEC_MAX_ARMS)
 		return 0;
-	db_text(st, 2, mi->cell_lru[c][a], sizeof(mi->cell_lru[c][a]));
-	db_text(st, 3, mi->cell_arch[c], sizeof(mi->cell_arch[c]));
-	db_text(st, 4, mi->cell_accel[c], sizeof(mi->cell_accel[c]));
+	db_text_cut(st, 2, mi->cell_lru[c][a], sizeof(mi->cell_lru[c][a]));
+	db_text_cut(st, 3, mi->cell_arch[c], sizeof(mi->cell_arch[c]));
+	db_text_cut(st, 4, mi->cell_accel[c], sizeof(mi->cell_accel[c]));
 	return 0;
 }
 
@@ -86,8 +87,8 @@ static int info_runs(sqlite3_stmt *st, void *arg)
 	mi->runs_unsupported = (unsigned)sqlite3_column_int(st, 5);
 	mi->runs_contended = (unsigned)sqlite3_column_int(st, 6);
 	mi->runs_started_busy = (unsigned)sqlite3_column_int(st, 7);
-	db_text(st, 3, mi->accel, sizeof(mi->accel));
-	db_text(st, 4, mi->arch, sizeof(mi->arch));
+	db_text_cut(st, 3, mi->accel, sizeof(mi->accel));
+	db_text_cut(st, 4, mi->arch, sizeof(mi->arch));
 	return 0;
 }
 
@@ -138,16 +139,18 @@ static int layout_row(sqlite3_stmt *st, void *arg)
 	if ((unsigned)sqlite3_column_int(st, 3) != la->cell)
 		return 0;
 	if (kind == 0 && idx >= 0 && idx < PROTO_MAX_FILES) {
-		db_text(st, 2, l->files[idx], sizeof(l->files[idx]));
+		if (db_text(st, 2, l->files[idx], sizeof(l->files[idx])) < 0)
+			return DB_TOO_LONG;
 		l->file_mib[idx] = (uint64_t)sqlite3_column_int64(st, 4);
 		if ((unsigned)idx >= l->nfiles)
 			l->nfiles = (unsigned)idx + 1;
 	} else if (kind == 1 && idx >= 0 && idx < PROTO_MAX_STREAMS) {
-		db_text(st, 2, l->streams[idx], sizeof(l->streams[idx]));
+		if (db_text(st, 2, l->streams[idx], sizeof(l->streams[idx])) < 0)
+			return DB_TOO_LONG;
 		if ((unsigned)idx >= l->nstreams)
 			l->nstreams = (unsigned)idx + 1;
-	} else if (kind == 2) {
-		db_text(st, 2, l->report, sizeof(l->report));
+	} else if (kind == 2 && db_text(st, 2, l->report, sizeof(l->report)) < 0) {
+		return DB_TOO_LONG;
 	}
 	return 0;
 }
@@ -266,7 +269,8 @@ static int event_row_fn(sqlite3_stmt *st, void *arg)
 			return -1;
 		e->t_ms = (uint64_t)sqlite3_column_int64(st, 0);
 		e->stream = (uint64_t)sqlite3_column_int64(st, 1);
-		db_text(st, 2, e->kind, sizeof(e->kind));
+		if (db_text(st, 2, e->kind, sizeof(e->kind)) < 0)
+			return DB_TOO_LONG;
 		e->pass = (uint64_t)sqlite3_column_int64(st, 3);
 		e->value = (uint64_t)sqlite3_column_int64(st, 4);
 	}

@@ -146,7 +146,8 @@ static int summary_row(sqlite3_stmt *st, void *arg)
 	r->refaults_per_read = sqlite3_column_double(st, 10);
 	r->miss_share = sqlite3_column_double(st, 11);
 	r->resident_share = db_real_or_nan(st, 12);   /* NULL: the cell tracks no file */
-	db_text(st, 13, r->host, sizeof(r->host));
+	if (db_text(st, 13, r->host, sizeof(r->host)) < 0)
+		return DB_TOO_LONG;
 	r->contended = sqlite3_column_int(st, 14) != 0;
 	return 0;
 }
