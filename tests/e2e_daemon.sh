@@ -106,6 +106,9 @@ check "the re-run is a fresh attempt of the same slot in the block" [ "$(q "SELE
 check "interrupted samples never reach a summary" [ "$(q "SELECT COUNT(*) FROM run_summary WHERE run_id = ${inflight:-0}")" = 0 ]
 check "database integrity ok" [ "$(q "PRAGMA integrity_check")" = ok ]
 check "status shows progress and an ETA" bash -c '"$1" status night | grep -q "4/4"' _ "$harness"
+"$harness" --json status nosuch > nosuch.json 2> nosuch.err; rc=$?
+check "--json status of an unknown matrix: exit 1, the daemon's JSON error, no empty 'harness:' line" \
+	bash -c '[ "$1" = 1 ] && grep -q "\"error\"" nosuch.json && [ ! -s nosuch.err ]' _ "$rc"
 check "webhook told the matrix finished" bash -c 'grep -q "\"matrix_finished\"" hooks.log'
 # libvirt daemonizes QEMU; harnessd, its subreaper, reaps each as it exits
 check "no QEMU left as a zombie of harnessd" bash -c '! ps -o stat=,comm= --ppid "$1" | grep -q "^Z"' _ "$dpid"

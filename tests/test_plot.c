@@ -531,6 +531,75 @@ static void test_missing_interval_series(void **state)
 	free(runs);
 }
 
+/* Two events with no file's residency (a cell without files): both read back. */
+static size_t events_without_files(int64_t run)
+{
+	struct proto_event e0 = { .t_ms = 5, .kind = "start" }, e1 = { .t_ms = 9, .kind = "end" };
+	struct event_row *ev = NULL;
+	char err[ERR_MAX];
+	size_t n;
+
+	if (store_event(store, run, 0, &e0, err) < 0 || store_event(store, run, 1, &e1, err) < 0 ||
+	    store_run_events(store, run, &ev, &n, err) < 0)
+		fail_msg("events: %s", err);
+	assert_true(n < 2 || (ev[0].t_ms == 5 && ev[1].t_ms == 9 && ev[1].resident[0] == 0 &&
+			      ev[1].page_size == 65536));
+	free(ev);
+	return n;
+}
+
+/*
+ * A run whose agent skipped a seq: the points after it keep their stream and
+ * file rows (they were looked up by seq as an index, and lost); events
+ * without files are there too; both carry the guest's page size, which
+ * turns resident pages into MiB.
+ */
+static void test_series_seq_gap(void **state)
+{
+	static const uint64_t seqs[] = { 0, 1, 3, 4 };
+	struct matrix *m = new_matrix("seqgap", 1);
+	struct proto_stream_sample ss = { .active = 1 };
+	struct proto_sample smp;
+	struct series_point *p = NULL;
+	struct run_ref *runs = NULL;
+	char err[ERR_MAX];
+	int64_t id;
+	size_t n, i;
+
+	(void)state;
+	struct proto_hello h = { .proto = 1, .page_size = 65536, .release = "6.12.99-test",
+				 .arch = "aarch64" };
+
+	assert_true(fixture_queue(store, m, &id, &runs) > 0);
+	boot(runs[0].id, "");
+	if (store_run_hello(store, runs[0].id, &h, 1000, err) < 0)   /* a 64 KiB-page guest */
+		fail_msg("hello: %s", err);
+	for (i = 0; i < 4; i++) {
+		memset(&smp, 0, sizeof(smp));
+		smp.seq = ss.seq = seqs[i];
+		smp.t_ms = 1000 * (seqs[i] + 1);
+		smp.resident.n = 1;
+		smp.resident.v[0] = 100 + (uint64_t)i;
+		ss.read_ops = 10 * (seqs[i] + 1);
+		if (store_sample(store, runs[0].id, &smp, err) < 0 ||
+		    store_stream_sample(store, runs[0].id, &ss, err) < 0)
+			fail_msg("sample: %s", err);
+	}
+	if (store_run_series(store, runs[0].id, &p, &n, err) < 0)
+		fail_msg("series: %s", err);
+	assert_int_equal(n, 4);
+	assert_int_equal(events_without_files(runs[0].id), 2);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(p[i].seq, seqs[i]);
+		assert_float_equal(p[i].ops[0], 10.0 * (double)(seqs[i] + 1), 0);
+		assert_float_equal(p[i].resident[0], 100.0 + (double)i, 0);
+		assert_int_equal(p[i].page_size, 65536);
+	}
+	free(p);
+	free(runs);
+	free(m);
+}
+
 /* The plot leaves a gap there: each arm's line and band in two pieces, none at 0. */
 static void test_missing_interval_plot(void **state)
 {
@@ -812,6 +881,7 @@ int main(void)
 		cmocka_unit_test(test_metric_svg),
 		cmocka_unit_test(test_summary_figures),
 		cmocka_unit_test(test_missing_interval_series),
+		cmocka_unit_test(test_series_seq_gap),
 		cmocka_unit_test(test_missing_interval_plot),
 		cmocka_unit_test(test_missing_interval_rates),
 		cmocka_unit_test(test_file_svg),

@@ -112,8 +112,10 @@ static int request(const struct conf *c, const char *method, const char *path,
 	curl_easy_getinfo(cu, CURLINFO_RESPONSE_CODE, &h->code);
 	curl_easy_cleanup(cu);
 	curl_slist_free_all(hdrs);
-	if (h->too_big)
+	if (h->too_big) {
+		http_release(h);   /* what was gathered up to the limit */
 		return errorf(err, "the daemon's reply is over %u MiB", REPLY_MAX >> 20);
+	}
 	if (rc != CURLE_OK) {
 		http_release(h);
 		h->no_daemon = rc == CURLE_COULDNT_CONNECT;

@@ -188,7 +188,7 @@ static int ended(json_t *b, int json)
 /* Follow bisection id until it ends: each new progress line printed (to stderr with --json). */
 static int follow(const struct conf *c, json_int_t id, int json, char *err)
 {
-	char path[64], last[ERR_MAX] = "";
+	char path[64], last[ERR_MAX] = "", why[ERR_MAX];
 	FILE *f = json ? stderr : stdout;
 	json_t *b = NULL;
 	const char *p, *state;
@@ -198,10 +198,10 @@ static int follow(const struct conf *c, json_int_t id, int json, char *err)
 		return errorf(err, "bisection %lld: its API path is over %zu bytes", (long long)id,
 			      sizeof(path) - 1);
 	for (;;) {
-		if ((rc = client_get(c, path, &b, err)) != 0)
+		if ((rc = client_get(c, path, &b, why)) != 0)
 			return errorf(err, "bisection %lld: harnessd stopped answering (%s); it goes on "
 				      "when harnessd is back: harness status shows it", (long long)id,
-				      rc == 1 ? "no socket" : err);
+				      rc == 1 ? "no socket" : why);
 		p = json_string_value(json_object_get(b, "progress"));
 		if (p && strcmp(p, last)) {
 			/* compared at the next poll: cut, it would print again each time */

@@ -368,6 +368,7 @@ static void print_bisections(const struct conf *c)
 /* harness status [MATRIX]: every matrix, or one with its runs. */
 static int status(const struct conf *c, char **argv, int json, char *err)
 {
+	int rc;
 	char path[128];
 	json_t *res;
 
@@ -375,8 +376,8 @@ static int status(const struct conf *c, char **argv, int json, char *err)
 		return errorf(err, "matrix '%s': expected an id or a name", argv[1]);
 	if (fmtbuf(path, sizeof(path), "/matrices%s%s", argv[1] ? "/" : "", argv[1] ? argv[1] : ""))
 		return errorf(err, "matrix '%.64s...': too long a name", argv[1]);
-	if (client_call(c, "GET", path, NULL, json, &res, err) < 0)
-		return -1;
+	if ((rc = client_call(c, "GET", path, NULL, json, &res, err)) < 0)
+		return rc;   /* -2: the JSON reply said it */
 	if (json)
 		return 0;
 	if (argv[1])
@@ -393,6 +394,7 @@ static int status(const struct conf *c, char **argv, int json, char *err)
 /* harness cancel|pause|resume MATRIX. */
 static int control(const struct conf *c, char **argv, int json, char *err)
 {
+	int rc;
 	char path[128];
 	json_t *res;
 
@@ -400,8 +402,8 @@ static int control(const struct conf *c, char **argv, int json, char *err)
 		return errorf(err, "matrix '%s': expected an id or a name", argv[1]);
 	if (fmtbuf(path, sizeof(path), "/matrices/%s/%s", argv[1], argv[0]) < 0)
 		return errorf(err, "matrix '%.64s...': too long a name", argv[1]);
-	if (client_call(c, "POST", path, "", json, &res, err) < 0)
-		return -1;
+	if ((rc = client_call(c, "POST", path, "", json, &res, err)) < 0)
+		return rc;   /* -2: the JSON reply said it */
 	if (!json)
 		printf("matrix %s: %s\n", argv[1],
 		       !strcmp(argv[0], "cancel") ? "cancelled" :
@@ -452,12 +454,13 @@ static void print_host(json_t *h)
 /* harness hosts: every host of harness.conf as the daemon sees it. */
 static int hosts(const struct conf *c, char **argv, int json, char *err)
 {
+	int rc;
 	json_t *res, *h;
 	size_t i;
 
 	(void)argv;
-	if (client_call(c, "GET", "/hosts", NULL, json, &res, err) < 0)
-		return -1;
+	if ((rc = client_call(c, "GET", "/hosts", NULL, json, &res, err)) < 0)
+		return rc;   /* -2: the JSON reply said it */
 	if (!json) {
 		printf("%-16s %-6s %5s %4s %-22s %6s %6s  %s\n", "host", "state", "slots",
 		       "busy", "accel per arch", "done", "other", "uri: last error");
@@ -473,6 +476,7 @@ static int hosts(const struct conf *c, char **argv, int json, char *err)
 /* harness host drain|resume NAME. */
 static int host(const struct conf *c, char **argv, int json, char *err)
 {
+	int rc;
 	char path[128];
 	json_t *res;
 
@@ -482,8 +486,8 @@ static int host(const struct conf *c, char **argv, int json, char *err)
 		return errorf(err, "host '%.64s': expected a name from harness.conf", argv[2]);
 	if (fmtbuf(path, sizeof(path), "/hosts/%s/%s", argv[2], argv[1]) < 0)
 		return errorf(err, "host '%.64s...': too long a name", argv[2]);
-	if (client_call(c, "POST", path, "", json, &res, err) < 0)
-		return -1;
+	if ((rc = client_call(c, "POST", path, "", json, &res, err)) < 0)
+		return rc;   /* -2: the JSON reply said it */
 	if (!json)
 		printf("host %s: %s\n", argv[2], !strcmp(argv[1], "drain") ?
 		       "drained: its blocks finish, it takes no new one" : "takes blocks again");

@@ -164,8 +164,9 @@ static int bisect_one(struct bisector *b, int64_t id, char *err)
 		rc = keep(&j, x, r, err);
 	else if (!atomic_load(&b->w.stop))
 		rc = store_bisection_end(b->w.store, id, "failed", why, NULL, NULL, err);
-	else
-		hlog("bisection %lld: stopped (%s); it goes on at the next start", (long long)id, why);
+	else    /* the worker logs err: said here, it would log the last job's line */
+		rc = errorf(err, "bisection %lld: stopped (%s); it goes on at the next start",
+			    (long long)id, why);
 	if (rc == 0 && !atomic_load(&b->w.stop))
 		hlog("bisection %lld: %s", (long long)id, r->n_steps ? r->why : why);
 	bisect_release(r);

@@ -367,8 +367,10 @@ static void *slot_main(void *arg)
 			host_busy(sl->h, -1);
 			hlog("slot %u: block of matrix %lld ends", sl->index, (long long)sl->matrix);
 			buildgate_block_end(sl->sc->gate, &sl->gate_lock);
-		} else if (!n)
+		} else if (!atomic_load(&sl->sc->stop)) {
+			/* nothing to claim, or the gate refused (it said why): wait, not spin */
 			wake_wait(&seen, IDLE_MS);
+		}
 		free(n ? refs : NULL);
 		if (store_unclaim(sl->store, (int)sl->index, err) < 0)
 			hlog("slot %u: %s", sl->index, err);

@@ -290,7 +290,7 @@ static double metric_value(const struct series_point *p, size_t i, const void *c
 
 static double file_value(const struct series_point *p, size_t i, const void *ctx)
 {
-	return p[i].resident[*(const unsigned *)ctx] * 4096.0 / (1 << 20);
+	return p[i].resident[*(const unsigned *)ctx] * p[i].page_size / (1 << 20);
 }
 
 /* ---- drawing ---- */

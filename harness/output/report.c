@@ -231,6 +231,17 @@ static double stream_ops(const struct series_point *p, size_t a, size_t b, unsig
 	return told_ms > 0 ? ops * all_ms / told_ms : NAN;
 }
 
+/* A file's residency of pages of page_size bytes: MiB, or a share of its size (C_RESID). */
+static double resident_value(const struct col *c, double pages, uint32_t page_size,
+			     const struct cell_layout *l)
+{
+	double mib = pages * page_size / (1 << 20);
+
+	if (c->kind == C_MB)
+		return mib;
+	return l->file_mib[c->idx] ? 100.0 * mib / (double)l->file_mib[c->idx] : NAN;
+}
+
 /* Sums over points [a, b) of one run, turned into the column's value. */
 static double col_value(const struct col *c, const struct series_point *p, size_t a, size_t b,
 			double seconds, const struct cell_layout *l)
@@ -243,10 +254,8 @@ static double col_value(const struct col *c, const struct series_point *p, size_
 		return NAN;
 	switch (c->kind) {
 	case C_MB:
-		return p[b - 1].resident[c->idx] * 4096.0 / (1 << 20);
 	case C_RESID:
-		return l->file_mib[c->idx] ? 100.0 * p[b - 1].resident[c->idx] /
-					     ((double)l->file_mib[c->idx] * 256) : NAN;
+		return resident_value(c, p[b - 1].resident[c->idx], p[b - 1].page_size, l);
 	case C_RATE_STREAM:
 		sum = stream_ops(p, a, b, c->idx);
 		break;
@@ -423,11 +432,8 @@ static double event_col(const struct col *c, const struct event_row *e, const st
 	uint64_t t0 = 0;
 	size_t i, a, b;
 
-	if (c->kind == C_MB)
-		return e->resident[c->idx] * 4096.0 / (1 << 20);
-	if (c->kind == C_RESID)
-		return l->file_mib[c->idx] ? 100.0 * e->resident[c->idx] /
-					     ((double)l->file_mib[c->idx] * 256) : NAN;
+	if (c->kind == C_MB || c->kind == C_RESID)
+		return resident_value(c, e->resident[c->idx], e->page_size, l);
 	for (i = 0; i < nev; i++)   /* the matching start: same stream and pass */
 		if (&ev[i] != e && ev[i].stream == e->stream && ev[i].pass == e->pass &&
 		    ev[i].t_ms <= e->t_ms && strstr(ev[i].kind, "start"))

@@ -198,12 +198,14 @@ struct series_point {
 	double majflt, refault, activate;
 	double ops[PROTO_MAX_STREAMS], reads[PROTO_MAX_STREAMS], misses[PROTO_MAX_STREAMS];
 	double resident[PROTO_MAX_FILES];   /* pages */
+	uint32_t page_size;                 /* the run's guest's, bytes (4096 if it never said) */
 };
 
 struct event_row {
 	uint64_t t_ms, stream, pass, value;
 	char kind[16];
 	double resident[PROTO_MAX_FILES];   /* pages */
+	uint32_t page_size;                 /* as series_point's */
 };
 
 /* *ret malloc'd, in seq (resp. event) order. */

@@ -195,9 +195,11 @@ static int spec_row(sqlite3_stmt *st, void *arg)
 
 	if (db_text(st, 1, a->base_dir, PATH_MAX) < 0)
 		return DB_TOO_LONG;
-	a->text = t ? strdup((const char *)t) : NULL;
 	a->found = 1;
-	return 0;
+	if (!t)
+		return 0;   /* said below: no stored spec */
+	a->text = strdup((const char *)t);
+	return a->text ? 0 : -1;
 }
 
 int store_matrix_spec(struct store *s, int64_t mid, char **ret_text, char *base_dir, char *err)

@@ -173,6 +173,7 @@ int store_cell_layout(struct store *s, int64_t matrix_id, unsigned cell, struct 
 struct series_arg {
 	struct rows a;
 	int nstreams;
+	int64_t page_size;
 };
 
 /* A stream's numbers are NAN (missing) until its row for the interval is read. */
@@ -190,18 +191,35 @@ static int series_row(sqlite3_stmt *st, void *arg)
 	p->majflt = sqlite3_column_double(st, 3);
 	p->refault = sqlite3_column_double(st, 4);
 	p->activate = sqlite3_column_double(st, 5);
+	p->page_size = (uint32_t)sa->page_size;
 	for (k = 0; k < sa->nstreams && k < PROTO_MAX_STREAMS; k++)
 		p->ops[k] = p->reads[k] = p->misses[k] = NAN;
 	return 0;
 }
 
-/* Rows (seq, index, value...) land in the point of that seq, if there is one. */
+/*
+ * Rows (seq, index, value...) land in the point of that seq, if there is one.
+ * The points are in seq order but need not be dense (a run whose agent
+ * skipped a seq), so the seq is searched, not used as an index.
+ */
 static struct series_point *point_of(struct series_arg *sa, sqlite3_stmt *st)
 {
 	struct series_point *v = sa->a.v;
 	int64_t seq = sqlite3_column_int64(st, 0);
+	size_t lo = 0, hi = sa->a.n, mid;
 
-	return seq >= 0 && (size_t)seq < sa->a.n && v[seq].seq == (uint64_t)seq ? &v[seq] : NULL;
+	if (seq < 0)
+		return NULL;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (v[mid].seq == (uint64_t)seq)
+			return &v[mid];
+		if (v[mid].seq < (uint64_t)seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
 }
 
 /* A stream's ops, reads and misses in the interval its row names. */
@@ -232,13 +250,16 @@ static int series_file_row(sqlite3_stmt *st, void *arg)
 int store_run_series(struct store *s, int64_t run, struct series_point **ret, size_t *ret_n,
 		     char *err)
 {
-	struct series_arg sa = { ROWS(struct series_point), 0 };
-	int64_t nstreams = 0;
+	struct series_arg sa = { ROWS(struct series_point), 0, 4096 };
+	unsigned nstreams = 0;
+	double file_pages;
 	int rc;
 
-	rc = db_rows(s, "SELECT COUNT(*) FROM cell_streams t JOIN runs r ON r.cell_id = t.cell_id"
-		     " WHERE r.id = ?", db_int, &nstreams, err, "i", run);
+	rc = store_run_shape(s, run, &nstreams, &file_pages, err);
 	sa.nstreams = (int)nstreams;
+	if (rc == 0)
+		rc = db_rows(s, "SELECT page_size FROM runs WHERE id = ? AND page_size > 0"
+			     " AND page_size <= 1048576", db_int, &sa.page_size, err, "i", run);
 	if (rc == 0)
 		rc = db_rows(s, "SELECT seq, t_ms, ramp, pgmajfault, workingset_refault_file,"
 			     " workingset_activate_file FROM samples WHERE run_id = ? ORDER BY seq",
@@ -255,7 +276,8 @@ int store_run_series(struct store *s, int64_t run, struct series_point **ret, si
 
 /*
  * An event's row: the first of its files starts a new event_row, each file's
- * residency lands in the event it belongs to.
+ * residency lands in the event it belongs to. An event of a cell without
+ * files comes once, with file -1 (an inner join lost it).
  */
 static int event_row_fn(sqlite3_stmt *st, void *arg)
 {
@@ -273,6 +295,7 @@ static int event_row_fn(sqlite3_stmt *st, void *arg)
 			return DB_TOO_LONG;
 		e->pass = (uint64_t)sqlite3_column_int64(st, 3);
 		e->value = (uint64_t)sqlite3_column_int64(st, 4);
+		e->page_size = (uint32_t)sqlite3_column_int64(st, 8);
 	}
 	e = (struct event_row *)a->v + a->n - 1;
 	if (f >= 0 && f < PROTO_MAX_FILES)
@@ -286,9 +309,12 @@ int store_run_events(struct store *s, int64_t run, struct event_row **ret, size_
 	struct rows a = ROWS(struct event_row);
 
 	return rows_take(&a, db_rows(s, "SELECT e.t_ms, e.stream, e.kind, e.pass, e.value,"
-				      " f.file, ROW_NUMBER() OVER (PARTITION BY e.idx ORDER BY"
-				      " f.file) - 1, f.resident_pages FROM events e JOIN event_files"
-				      " f ON f.run_id = e.run_id AND f.idx = e.idx WHERE e.run_id = ?"
+				      " COALESCE(f.file, -1), ROW_NUMBER() OVER (PARTITION BY e.idx"
+				      " ORDER BY f.file) - 1, f.resident_pages,"
+				      " IIF(r.page_size BETWEEN 1 AND 1048576, r.page_size, 4096)"
+				      " FROM events e JOIN runs r ON r.id = e.run_id LEFT JOIN"
+				      " event_files f ON f.run_id = e.run_id AND f.idx = e.idx"
+				      " WHERE e.run_id = ?"
 				     " ORDER BY e.idx, f.file", event_row_fn, &a, err, "i", run),
 			 ret, ret_n);
 }

@@ -124,8 +124,10 @@ static int op_rates(struct store *s, int64_t matrix_id, struct run_summary *v, s
 }
 
 /*
- * One stored summary row as a struct run_summary (NULL rates read as 0, a
- * missing residency as NAN, as the tables have always read them).
+ * One stored summary row as a struct run_summary. A figure stored NULL
+ * (summary_figures had no value: no stream told a rate, no reads) reads as
+ * NAN, which tables show as "-" and compare leaves out; read as 0 it was a
+ * measured zero, and two of them a SAME.
  */
 static int summary_row(sqlite3_stmt *st, void *arg)
 {
@@ -139,13 +141,13 @@ static int summary_row(sqlite3_stmt *st, void *arg)
 	r->block = (unsigned)sqlite3_column_int(st, 3);
 	r->position = (unsigned)sqlite3_column_int(st, 4);
 	r->seconds = sqlite3_column_double(st, 5);
-	r->ops_per_s = sqlite3_column_double(st, 6);
-	r->refault_per_s = sqlite3_column_double(st, 7);
-	r->majflt_per_s = sqlite3_column_double(st, 8);
-	r->activate_per_s = sqlite3_column_double(st, 9);
-	r->refaults_per_read = sqlite3_column_double(st, 10);
-	r->miss_share = sqlite3_column_double(st, 11);
-	r->resident_share = db_real_or_nan(st, 12);   /* NULL: the cell tracks no file */
+	r->ops_per_s = db_real_or_nan(st, 6);
+	r->refault_per_s = db_real_or_nan(st, 7);
+	r->majflt_per_s = db_real_or_nan(st, 8);
+	r->activate_per_s = db_real_or_nan(st, 9);
+	r->refaults_per_read = db_real_or_nan(st, 10);
+	r->miss_share = db_real_or_nan(st, 11);
+	r->resident_share = db_real_or_nan(st, 12);
 	if (db_text(st, 13, r->host, sizeof(r->host)) < 0)
 		return DB_TOO_LONG;
 	r->contended = sqlite3_column_int(st, 14) != 0;
