@@ -414,13 +414,18 @@ static void test_escape_line(void **state)
 
 static void test_metric_at(void **state)
 {
-	struct series_point p = { .refault = 50, .majflt = 10, .ops = { 300, 100 },
-				  .reads = { 200, 50 }, .misses = { 25 }, .resident = { 512, 256 } };
-	struct metric_interval iv = { .p = &p, .seconds = 0.5, .file_pages = 1024 };
+	struct series_point p[2] = {
+		{ .t_ms = 1000, .refault = 999, .ops = { 1, 1 } },
+		{ .t_ms = 1500, .refault = 50, .majflt = 10, .ops = { 300, 100 },
+		  .reads = { 200, 50 }, .misses = { 25 }, .resident = { 512, 256 }, .page_size = 4096 },
+	};
+	struct summary_window w;
+	struct metric_interval iv = { .w = &w, .file_mib = 4 };   /* 1024 pages of 4 KiB */
 	const struct metric *m;
 	char err[ERR_MAX];
 
 	(void)state;
+	summary_window(p, 1, 2, 2, &w);   /* the 0.5 s interval that ends at p[1] */
 	assert_int_equal(plot_find_metric("ops/s", &m, err), 0);
 	assert_float_equal(m->at(&iv), 800, 1e-9);
 	assert_int_equal(plot_find_metric("refault/s", &m, err), 0);
@@ -431,8 +436,12 @@ static void test_metric_at(void **state)
 	assert_float_equal(m->at(&iv), 75, 1e-9);
 	assert_int_equal(plot_find_metric("miss%", &m, err), 0);
 	assert_float_equal(m->at(&iv), 10, 1e-9);
-	iv.seconds = 0;
+	p[1].ops[1] = NAN;   /* a stream that did not tell it: a gap, not 300 */
+	summary_window(p, 1, 2, 2, &w);
 	assert_int_equal(plot_find_metric("ops/s", &m, err), 0);
+	assert_true(isnan(m->at(&iv)) && w.stream_ops_per_s[0] == 600);
+	p[1].t_ms = 1000;    /* no time */
+	summary_window(p, 1, 2, 2, &w);
 	assert_true(isnan(m->at(&iv)));
 	assert_int_equal(plot_find_metric("bogus", &m, err), -1);
 	assert_non_null(strstr(err, "'bogus'"));

@@ -24,59 +24,26 @@ static double get_evict_rf(const struct run_summary *r) { return 100.0 * r->evic
 static double get_gens_min(const struct run_summary *r) { return r->gens_per_min; }
 static double get_oldest_age(const struct run_summary *r) { return r->oldest_age_s; }
 
-/* Per interval: the same quantities over one interval of one run; NAN (a
- * gap) where a stream's interval is missing, which the sum carries. */
-static double sum_streams(const double *v)
-{
-	double s = 0;
-	int k;
+/* Per interval: the same figures over one interval, summary_window's. */
+static double at_ops(const struct metric_interval *i) { return i->w->ops_per_s; }
+static double at_refault(const struct metric_interval *i) { return i->w->refault_per_s; }
+static double at_majflt(const struct metric_interval *i) { return i->w->majflt_per_s; }
+static double at_activ(const struct metric_interval *i) { return i->w->activate_per_s; }
+static double at_per_read(const struct metric_interval *i) { return i->w->refaults_per_read; }
+static double at_miss(const struct metric_interval *i) { return 100.0 * i->w->miss_share; }
 
-	for (k = 0; k < PROTO_MAX_STREAMS; k++)
-		s += v[k];
-	return s;
-}
-
-static double per_s(double v, double seconds) { return seconds > 0 ? v / seconds : NAN; }
-static double share(double a, double b) { return b > 0 ? a / b : NAN; }
-
-static double at_ops(const struct metric_interval *i)
-{
-	return per_s(sum_streams(i->p->ops), i->seconds);
-}
-
-static double at_refault(const struct metric_interval *i)
-{
-	return per_s(i->p->refault, i->seconds);
-}
-
-static double at_majflt(const struct metric_interval *i)
-{
-	return per_s(i->p->majflt, i->seconds);
-}
-
-static double at_activ(const struct metric_interval *i)
-{
-	return per_s(i->p->activate, i->seconds);
-}
-
-static double at_per_read(const struct metric_interval *i)
-{
-	return share(i->p->refault, sum_streams(i->p->reads));
-}
-
+/* The declared files' residency as the interval ends, in % of their size. */
 static double at_resident(const struct metric_interval *i)
 {
+	const struct series_point *p = i->w->last;
 	double pages = 0;
 	int f;
 
+	if (!p || !(i->file_mib > 0))
+		return NAN;
 	for (f = 0; f < PROTO_MAX_FILES; f++)
-		pages += i->p->resident[f];
-	return 100.0 * share(pages, i->file_pages);
-}
-
-static double at_miss(const struct metric_interval *i)
-{
-	return 100.0 * share(sum_streams(i->p->misses), sum_streams(i->p->reads));
+		pages += p->resident[f];
+	return 100.0 * pages * p->page_size / (1 << 20) / i->file_mib;
 }
 
 /* Per operation (ycsb streams): YCSB's GET is a read, its SCAN a scan. */

@@ -5,14 +5,14 @@
 
 #include <stddef.h>
 
+#include "analysis/summary.h"
 #include "analysis/verdict.h"
 #include "store/store.h"
 
 /* One interval of one run, as a per-interval metric (plots) reads it. */
 struct metric_interval {
-	const struct series_point *p;
-	double seconds;        /* the interval's length */
-	double file_pages;     /* the cell's declared files, in pages */
+	const struct summary_window *w;   /* summary_window of the one interval */
+	double file_mib;                  /* the cell's declared files' size */
 };
 
 struct metric {

@@ -9,17 +9,41 @@
 #include "store/store.h"
 
 /*
+ * The figures of the window p[a..b) of a run's intervals (in seq order, its
+ * first nstreams streams; a stream's NAN interval is one it never told),
+ * from the end of p[a - 1] (or 0) to the end of p[b - 1]. Every table,
+ * plot, watch line and run summary takes its numbers from here.
+ */
+struct summary_window {
+	double seconds;
+	double ops_per_s, refault_per_s, majflt_per_s, activate_per_s;
+	double refaults_per_read, miss_share;   /* all streams; shares in 0..1 */
+	double stream_ops_per_s[PROTO_MAX_STREAMS], stream_miss_share[PROTO_MAX_STREAMS];
+	const struct series_point *last;        /* p[b - 1]: residency as it ends; NULL if empty */
+};
+
+/*
+ * Into w: the counters' sums over the window's time; each stream's ops at
+ * its rate over the intervals it told, times the window (its sums exactly
+ * when it told them all, NAN when it told none); the all-stream figures NAN
+ * when one stream told nothing (a gap, never a guess). NAN where a figure
+ * has no denominator; an empty window (b <= a) is all NAN, seconds 0.
+ */
+void summary_window(const struct series_point *p, size_t a, size_t b, unsigned nstreams,
+		    struct summary_window *w);
+
+/*
  * The figures of a run whose intervals are p[0..n) in seq order (its first
  * nstreams streams; a stream's NAN interval is one it never told) and whose
  * declared files hold file_pages pages: into ret's seconds, ops_per_s,
  * refault_per_s, majflt_per_s, activate_per_s, refaults_per_read,
  * miss_share and resident_share, the rest of ret untouched.
  *
- * Rates are over the measured time, from the last ramp interval to the end.
- * A stream's interval it never told is left out of that stream's time as
- * well as its ops: each stream counts at its rate over its told measured
- * intervals times the measured time (its sums exactly when it told them all).
- * NAN where a figure has no denominator; resident_share NAN without files.
+ * The rates are summary_window's over the measured time, from the last
+ * ramp interval to the end, but a stream that told no measured interval at
+ * all is left out of the all-stream figures (NAN only when none told), as
+ * the run's stored figures have always been; resident_share NAN without
+ * files.
  */
 void summary_figures(const struct series_point *p, size_t n, unsigned nstreams,
 		     double file_pages, struct run_summary *ret);

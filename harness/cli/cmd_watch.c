@@ -112,6 +112,8 @@ static int add_point(struct watch *w, const json_t *j)
 	p->majflt = (double)reply_int(j, "pgmajfault");
 	p->refault = (double)reply_int(j, "workingset_refault_file");
 	p->activate = (double)reply_int(j, "workingset_activate_file");
+	k = reply_int(j, "page_size");   /* 0 (null) before the guest's hello */
+	p->page_size = k > 0 && k <= (1 << 20) ? (uint32_t)k : 4096;
 	for (f = 0; f < w->nstreams; f++)
 		p->ops[f] = p->reads[f] = p->misses[f] = NAN;
 	json_array_foreach(json_object_get(j, "streams"), i, s) {
@@ -128,43 +130,30 @@ static int add_point(struct watch *w, const json_t *j)
 	return 0;
 }
 
-/* The metric called name over one interval (analysis/metric.c's own rule). */
-static double at(const char *name, const struct series_point *p, double seconds)
-{
-	const struct metric *m = metric_find(name);
-	struct metric_interval iv = { p, seconds, 0 };
-
-	return m && m->at ? m->at(&iv) : NAN;
-}
-
 /* One interval's line: each stream's ops/s, the memcg's rates, each file's MB. */
 static int watch_sample(struct watch *w, const json_t *j)
 {
 	const struct series_point *p;
-	struct series_point one;
+	struct summary_window iv;
 	char head[PROTO_NAME_MAX + 4];
-	double dt;
 	unsigned f;
 
 	if (add_point(w, j) < 0)
 		return -1;
 	p = &w->p[w->n - 1];
-	dt = ((double)p->t_ms - (w->n > 1 ? (double)p[-1].t_ms : 0)) / 1000.0;
+	summary_window(w->p, w->n - 1, w->n, w->nstreams, &iv);   /* as tables and plots */
 	printf("%6.*f", p->t_ms % 1000 ? 1 : 0, (double)p->t_ms / 1000.0);
 	for (f = 0; f < w->nstreams; f++) {
 		fmtcut(head, sizeof(head), "%s/s", w->streams[f]);
-		memset(&one, 0, sizeof(one));
-		one.ops[f] = p->ops[f];   /* ops/s of this stream alone */
-		if (!isnan(p->ops[f]))
-			printf(" %*.0f", col_w(head, 0, 9), at("ops/s", &one, dt));
+		if (!isnan(iv.stream_ops_per_s[f]))
+			printf(" %*.0f", col_w(head, 0, 9), iv.stream_ops_per_s[f]);
 		else
 			printf(" %*s", col_w(head, 0, 9), "-");
 	}
-	printf(" %9.0f %9.0f %9.0f", at("majflt/s", p, dt), at("refault/s", p, dt),
-	       at("activ/s", p, dt));
+	printf(" %9.0f %9.0f %9.0f", iv.majflt_per_s, iv.refault_per_s, iv.activate_per_s);
 	for (f = 0; f < w->nfiles; f++) {
 		fmtcut(head, sizeof(head), "%s_MB", w->files[f]);
-		printf(" %*.0f", col_w(head, 0, 7), p->resident[f] * 4096.0 / (1 << 20));
+		printf(" %*.0f", col_w(head, 0, 7), p->resident[f] * p->page_size / (1 << 20));
 	}
 	printf("%s\n", p->ramp ? "  ramp" : "");
 	return 0;

@@ -309,25 +309,49 @@ int queue_control(struct store *s, const char *key, const char *action, int *ret
 
 /* ---- samples ---- */
 
-/* Attach each sample's per-file residency and per-stream numbers. */
-static int attach(struct store *s, int64_t run, json_t *samples, char *err)
+/*
+ * The sample of samples (in seq order, not necessarily dense: an agent may
+ * skip a seq) whose seq is seq, or NULL.
+ */
+static json_t *sample_of(json_t *samples, json_int_t seq)
+{
+	size_t lo = 0, hi = json_array_size(samples), mid;
+	json_int_t at;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		at = json_integer_value(json_object_get(json_array_get(samples, mid), "seq"));
+		if (at == seq)
+			return json_array_get(samples, mid);
+		if (at < seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/*
+ * Attach each sample's per-file residency, per-stream numbers and the
+ * guest's page size (page, JSON null before its hello), which turns the
+ * residency into bytes.
+ */
+static int attach(struct store *s, int64_t run, json_t *samples, json_t *page, char *err)
 {
 	json_t *rows = NULL, *x, *smp;
-	int64_t base, seq;
 	size_t i;
 
 	if (json_array_size(samples) == 0)
 		return 0;
-	base = json_integer_value(json_object_get(json_array_get(samples, 0), "seq"));
 	if (store_list(s, STORE_LIST_SAMPLE_PARTS, &run, &rows, err) < 0)
 		return -1;
 	json_array_foreach(samples, i, smp) {
 		json_object_set_new(smp, "resident", json_array());
 		json_object_set_new(smp, "streams", json_array());
+		json_object_set(smp, "page_size", page ? page : json_null());
 	}
 	json_array_foreach(rows, i, x) {
-		seq = json_integer_value(json_object_get(x, "seq"));
-		smp = seq >= base ? json_array_get(samples, (size_t)(seq - base)) : NULL;
+		smp = sample_of(samples, json_integer_value(json_object_get(x, "seq")));
 		if (!smp)
 			continue;
 		if (!strcmp(json_string_value(json_object_get(x, "k")), "f"))
@@ -378,7 +402,7 @@ int queue_samples(struct store *s, int64_t run, int64_t after, unsigned max, jso
 		goto fail;
 	}
 	if (store_list(s, STORE_LIST_SAMPLES, params, &samples, err) < 0 ||
-	    attach(s, run, samples, err) < 0 ||
+	    attach(s, run, samples, json_object_get(st, "page_size"), err) < 0 ||
 	    names(s, STORE_LIST_FILE_NAMES, run, &files, err) < 0 ||
 	    names(s, STORE_LIST_STREAM_NAMES, run, &streams, err) < 0)
 		goto fail;

@@ -269,7 +269,8 @@ static int band_make(const struct plot_cell *pc, unsigned arm, value_fn fn, cons
 
 struct metric_ctx {
 	const struct metric *m;
-	double file_pages;
+	unsigned nstreams;
+	double file_mib;
 };
 
 /*
@@ -279,12 +280,10 @@ struct metric_ctx {
 static double metric_value(const struct series_point *p, size_t i, const void *ctx)
 {
 	const struct metric_ctx *c = ctx;
-	struct metric_interval iv = {
-		.p = &p[i],
-		.seconds = ((double)p[i].t_ms - (i ? (double)p[i - 1].t_ms : 0)) / 1000.0,
-		.file_pages = c->file_pages,
-	};
+	struct summary_window w;
+	struct metric_interval iv = { &w, c->file_mib };
 
+	summary_window(p, i, i + 1, c->nstreams, &w);
 	return c->m->at(&iv);
 }
 
@@ -633,13 +632,13 @@ static int draw(FILE *f, const struct plot_cell *pc, const char *what, const cha
 
 int plot_metric_svg(FILE *f, const struct plot_cell *pc, const struct metric *m, char *err)
 {
-	struct metric_ctx ctx = { .m = m };
+	struct metric_ctx ctx = { .m = m, .nstreams = pc->l.nstreams };
 	unsigned k;
 
 	if (!m->at)
 		return errorf(err, "metric '%s' has no per-interval value", m->name);
 	for (k = 0; k < pc->l.nfiles; k++)
-		ctx.file_pages += (double)pc->l.file_mib[k] * 256;
+		ctx.file_mib += (double)pc->l.file_mib[k];
 	return draw(f, pc, m->name, m->name, metric_value, &ctx, NULL, 0, err);
 }
 

@@ -210,27 +210,6 @@ static int parse_cols(json_t *arr, const struct cell_layout *l, struct col *cols
 	return 0;
 }
 
-/*
- * Stream k's ops over points [a, b), an interval it never told (NAN) made up
- * at its rate over the ones it told: exactly its sum when none is missing,
- * NAN when it told none (a gap, never a 0).
- */
-static double stream_ops(const struct series_point *p, size_t a, size_t b, unsigned k)
-{
-	double ops = 0, told_ms = 0, all_ms = 0, ms;
-	size_t i;
-
-	for (i = a; i < b; i++) {
-		ms = (double)(p[i].t_ms - (i ? p[i - 1].t_ms : 0));
-		all_ms += ms;
-		if (isnan(p[i].ops[k]))
-			continue;
-		ops += p[i].ops[k];
-		told_ms += ms;
-	}
-	return told_ms > 0 ? ops * all_ms / told_ms : NAN;
-}
-
 /* A file's residency of pages of page_size bytes: MiB, or a share of its size (C_RESID). */
 static double resident_value(const struct col *c, double pages, uint32_t page_size,
 			     const struct cell_layout *l)
@@ -242,47 +221,26 @@ static double resident_value(const struct col *c, double pages, uint32_t page_si
 	return l->file_mib[c->idx] ? 100.0 * mib / (double)l->file_mib[c->idx] : NAN;
 }
 
-/* Sums over points [a, b) of one run, turned into the column's value. */
+/* Column c over points [a, b) of one run: summary_window's figure, or a file's residency. */
 static double col_value(const struct col *c, const struct series_point *p, size_t a, size_t b,
-			double seconds, const struct cell_layout *l)
+			const struct cell_layout *l)
 {
-	double sum = 0, reads = 0;
-	size_t i;
-	unsigned k;
+	struct summary_window w;
 
 	if (b <= a)
 		return NAN;
-	switch (c->kind) {
-	case C_MB:
-	case C_RESID:
+	if (c->kind == C_MB || c->kind == C_RESID)
 		return resident_value(c, p[b - 1].resident[c->idx], p[b - 1].page_size, l);
-	case C_RATE_STREAM:
-		sum = stream_ops(p, a, b, c->idx);
-		break;
-	case C_RATE_ALL:
-		for (k = 0; k < l->nstreams && k < PROTO_MAX_STREAMS; k++)
-			sum += stream_ops(p, a, b, k);
-		break;
-	default:
-		break;
+	summary_window(p, a, b, l->nstreams, &w);
+	switch (c->kind) {
+	case C_RATE_STREAM: return w.stream_ops_per_s[c->idx];
+	case C_RATE_ALL: return w.ops_per_s;
+	case C_MAJFLT: return w.majflt_per_s;
+	case C_REFAULT: return w.refault_per_s;
+	case C_ACTIV: return w.activate_per_s;
+	case C_MISS: return 100.0 * w.stream_miss_share[c->idx];
+	default: return NAN;
 	}
-	for (i = a; i < b; i++) {
-		switch (c->kind) {
-		case C_MAJFLT: sum += p[i].majflt; break;
-		case C_REFAULT: sum += p[i].refault; break;
-		case C_ACTIV: sum += p[i].activate; break;
-		case C_MISS:
-			if (!isnan(p[i].reads[c->idx])) {
-				sum += p[i].misses[c->idx];
-				reads += p[i].reads[c->idx];
-			}
-			break;
-		default: break;
-		}
-	}
-	if (c->kind == C_MISS)
-		return reads > 0 ? 100.0 * sum / reads : NAN;
-	return seconds > 0 ? sum / seconds : NAN;
 }
 
 /* Bin one run into step_ms windows; acc[bin][col] += value, cnt[bin][col]++. */
@@ -291,7 +249,6 @@ static size_t bin_run(const struct series_point *p, size_t n, uint64_t step_ms,
 		      double (*acc)[MAX_COLS], unsigned (*cnt)[MAX_COLS])
 {
 	size_t a = 0, b, bin, nbins = 0;
-	uint64_t start = 0;
 	double v;
 	unsigned k;
 
@@ -302,13 +259,12 @@ static size_t bin_run(const struct series_point *p, size_t n, uint64_t step_ms,
 		for (b = a; b < n && (p[b].t_ms - 1) / step_ms == bin; b++)
 			;
 		for (k = 0; k < ncols; k++) {
-			v = col_value(&cols[k], p, a, b, (double)(p[b - 1].t_ms - start) / 1000.0, l);
+			v = col_value(&cols[k], p, a, b, l);
 			if (!isnan(v)) {
 				acc[bin][k] += v;
 				cnt[bin][k]++;
 			}
 		}
-		start = p[b - 1].t_ms;
 		nbins = bin + 1 > nbins ? bin + 1 : nbins;
 		a = b;
 	}
@@ -439,7 +395,7 @@ static double event_col(const struct col *c, const struct event_row *e, const st
 		    ev[i].t_ms <= e->t_ms && strstr(ev[i].kind, "start"))
 			t0 = ev[i].t_ms;
 	window(p, n, t0, e->t_ms, &a, &b);
-	return col_value(c, p, a, b, (double)(e->t_ms - t0) / 1000.0, l);
+	return col_value(c, p, a, b, l);   /* over the intervals' own time, which covers t0..e */
 }
 
 /*

@@ -36,7 +36,7 @@ static const struct { const char *fmt, *sql; } listings[] = {
 			      " FROM runs r JOIN arms a ON a.id = r.arm_id"
 			      " JOIN cells c ON c.id = r.cell_id WHERE r.matrix_id = ?1"
 			      " ORDER BY r.seq, r.attempt" },
-	[STORE_LIST_RUN_STATUS] = { "i", "SELECT status FROM runs WHERE id = ?1" },
+	[STORE_LIST_RUN_STATUS] = { "i", "SELECT status, page_size FROM runs WHERE id = ?1" },
 	/* while the run goes on, an interval once every stream has told it (fio's come late) */
 	[STORE_LIST_SAMPLES] = { "iii", "SELECT * FROM samples WHERE run_id = ?1 AND seq > ?2"
 				 " AND ((SELECT status FROM runs WHERE id = ?1) NOT IN"

@@ -18,7 +18,7 @@ enum store_listing {
 	STORE_LIST_ARMS,          /* ?1 = matrix: {"name", "release", "lru_gen", "cmdline"} */
 	STORE_LIST_CELLS,         /* ?1 = matrix: {"name", "preset", "params"} */
 	STORE_LIST_RUNS,          /* ?1 = matrix: each run and attempt, in order */
-	STORE_LIST_RUN_STATUS,    /* ?1 = run: {"status"}, none if no such run */
+	STORE_LIST_RUN_STATUS,    /* ?1 = run: {"status", "page_size"}, none if no such run */
 	STORE_LIST_SAMPLES,       /* ?1 = run, ?2 = after seq, ?3 = at most: samples rows */
 	STORE_LIST_SAMPLE_PARTS,  /* ?1 = run: {"seq", "k" ("f"|"s"), "i", "v", "o", "r"} */
 	STORE_LIST_FILE_NAMES,    /* ?1 = run: {"name"} of its cell's files, in order */
