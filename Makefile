@@ -18,7 +18,7 @@ SAN_PKGS        := $(filter-out jansson,$(PKGS))
 # Sources by stage (docs/architecture.md): every module of harness/ but the
 # two mains and the commands (cli/), and common/ (what host and guest share),
 # go into both programs; harnessd links no command code.
-STAGES      := base kbuild spec vm run store analysis output daemon cli
+STAGES      := base conf kbuild spec vm run store analysis output daemon cli
 MAINS       := harness/cli/main.c harness/daemon/harnessd.c
 LIB_SRC     := $(filter-out $(MAINS),$(foreach d,$(filter-out cli,$(STAGES)),$(wildcard harness/$(d)/*.c))) \
                $(wildcard common/*.c)

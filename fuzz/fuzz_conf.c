@@ -1,6 +1,6 @@
 /* fuzz_conf.c -- libFuzzer target: harness.conf text through conf_load_text,
  * the parser conf_load uses for the file. */
-#include "spec/conf.h"
+#include "conf/conf.h"
 #include "base/err.h"
 
 #include <stdio.h>

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "spec/conf.h"
+#include "conf/conf.h"
 
 /* The input with a NUL appended (malloc'd; the caller frees it). */
 char *fuzz_text(const uint8_t *data, size_t size);

@@ -4,7 +4,7 @@
 #include "analysis/summary.h"
 #include "spec/abba.h"
 #include "analysis/compare.h"
-#include "spec/conf.h"
+#include "conf/conf.h"
 #include "base/err.h"
 #include "output/report.h"
 #include "analysis/stats.h"

@@ -31,7 +31,7 @@
 #include "daemon/api.h"
 #include "daemon/buildgate.h"
 #include "daemon/resolver.h"
-#include "spec/conf.h"
+#include "conf/conf.h"
 #include "base/err.h"
 #include "base/hash.h"
 #include "base/proc.h"

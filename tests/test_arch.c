@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "spec/conf.h"
+#include "conf/conf.h"
 #include "base/err.h"
 #include "vm/image.h"
 #include "spec/spec.h"

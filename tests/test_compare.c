@@ -22,7 +22,7 @@
 #include "cli/commands.h"
 #include "analysis/calibrate.h"
 #include "analysis/compare.h"
-#include "spec/conf.h"
+#include "conf/conf.h"
 #include "base/err.h"
 #include "output/report.h"
 #include "analysis/stats.h"

@@ -23,7 +23,7 @@
 #include "daemon/api.h"
 #include "cli/client.h"
 #include "analysis/compare.h"
-#include "spec/conf.h"
+#include "conf/conf.h"
 #include "base/err.h"
 #include "base/lock.h"
 #include "analysis/extend.h"

@@ -26,7 +26,7 @@
 
 #include <cmocka.h>
 
-#include "spec/conf.h"
+#include "conf/conf.h"
 #include "base/err.h"
 #include "vm/fetch.h"
 #include "base/hash.h"

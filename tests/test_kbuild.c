@@ -22,7 +22,7 @@
 #include "kbuild/kbuild.h"
 #include "kbuild/kconfig.h"
 #include "kbuild/series.h"
-#include "spec/conf.h"
+#include "conf/conf.h"
 #include "spec/gitconfine.h"
 #include "spec/spec.h"
 #include "store/store.h"

@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "spec/conf.h"
+#include "conf/conf.h"
 #include "base/err.h"
 #include "base/lock.h"
 #include "testlib.h"

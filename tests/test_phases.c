@@ -21,7 +21,7 @@
 #include "base/proc.h"
 #include "daemon/wake.h"
 #include "run/phases.h"
-#include "spec/conf.h"
+#include "conf/conf.h"
 #include "spec/spec.h"
 #include "store/store.h"
 #include "store/store_phases.h"

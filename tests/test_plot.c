@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "analysis/summary.h"
-#include "spec/conf.h"
+#include "conf/conf.h"
 #include "base/err.h"
 #include "base/textline.h"
 #include "output/escape.h"

@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "base/err.h"
-#include "spec/conf.h"
+#include "conf/conf.h"
 #include "spec/spec.h"
 #include "store/store.h"
 #include "testlib.h"

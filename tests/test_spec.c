@@ -1,6 +1,6 @@
 /* test_spec.c -- unit tests for harness/spec/spec.c (matrix files: arms and
  * workload entries of files and streams), harness/spec/preset.c (presets, params,
- * array expansion, scale and time_scale) and harness/spec/conf.c (harness.conf),
+ * array expansion, scale and time_scale) and harness/conf/conf.c (harness.conf),
  * against files written into a mkdtemp() directory with a fake images tree:
  * a 4 KiB file with an x86 bzImage header stands in for
  * IMAGES/x86_64/kernel/6.12/vmlinuz, and presets live in DIR/presets. */
@@ -21,7 +21,7 @@
 #include <cmocka.h>
 
 #include "analysis/calibrate.h"
-#include "spec/conf.h"
+#include "conf/conf.h"
 #include "base/err.h"
 #include "base/proc.h"
 #include "spec/preset.h"

@@ -20,7 +20,7 @@
 
 #include "spec/abba.h"
 #include "daemon/api.h"
-#include "spec/conf.h"
+#include "conf/conf.h"
 #include "base/err.h"
 #include "common/fmt.h"
 #include "spec/spec.h"

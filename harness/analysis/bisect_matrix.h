@@ -9,7 +9,7 @@
 #include <jansson.h>
 
 #include "analysis/bisect.h"
-#include "spec/conf.h"
+#include "conf/conf.h"
 #include "spec/spec.h"
 
 /* What is asked: as the command line or the API gives it. */

@@ -4,7 +4,7 @@
  * Folder analysis/: what the numbers say: statistics (stats.c), one verdict
  * (verdict.c), comparisons of arms and matrices (compare.c), the metric table,
  * grids of cells x arms, extending matrices.
- * It may call: base/ common/ spec/ store/.
+ * It may call: base/ common/ conf/ spec/ store/.
  */
 #ifndef COMPARE_H
 #define COMPARE_H
@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "spec/conf.h"
+#include "conf/conf.h"
 #include "analysis/metric.h"
 #include "analysis/verdict.h"
 #include "store/store.h"

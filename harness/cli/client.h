@@ -5,7 +5,7 @@
 
 #include <jansson.h>
 
-#include "spec/conf.h"
+#include "conf/conf.h"
 
 #define CLIENT_LINE_MAX (1 << 16)   /* a streamed line (one sample) fits */
 

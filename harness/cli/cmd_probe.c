@@ -5,7 +5,7 @@
 #include "base/lock.h"
 #include "base/proc.h"
 #include "base/textline.h"
-#include "spec/conf.h"
+#include "conf/conf.h"
 #include "vm/vm.h"
 
 #include <string.h>

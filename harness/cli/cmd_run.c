@@ -8,7 +8,7 @@
 #include "base/textline.h"
 #include "output/report.h"
 #include "run/runner.h"
-#include "spec/conf.h"
+#include "conf/conf.h"
 #include "spec/spec.h"
 #include "store/store.h"
 #include "store/store_extend.h"

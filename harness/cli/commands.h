@@ -4,7 +4,7 @@
 #define COMMANDS_H
 
 #include "analysis/metric.h"
-#include "spec/conf.h"
+#include "conf/conf.h"
 
 #include <stdint.h>
 

@@ -3,13 +3,13 @@
  *
  * Folder cli/: the `harness` command: main, one cmd_*.c per command (options and
  * printing), the client of harnessd.
- * It may call: base/ common/ vm/ spec/ store/ run/ analysis/ output/ daemon/.
+ * It may call: base/ common/ conf/ vm/ spec/ store/ run/ analysis/ output/ daemon/.
  */
 #include "cli/client.h"
 #include "cli/commands.h"
 #include "base/err.h"
 #include "base/textline.h"
-#include "spec/conf.h"
+#include "conf/conf.h"
 
 #include <getopt.h>
 #include <string.h>

@@ -25,7 +25,7 @@
 #ifndef API_H
 #define API_H
 
-#include "spec/conf.h"
+#include "conf/conf.h"
 #include "daemon/gate.h"
 
 #define API_BODY_MAX (1u << 20)   /* request bodies: 413 beyond this */

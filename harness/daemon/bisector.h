@@ -3,7 +3,7 @@
 #ifndef BISECTOR_H
 #define BISECTOR_H
 
-#include "spec/conf.h"
+#include "conf/conf.h"
 
 struct bisector;
 struct buildgate;

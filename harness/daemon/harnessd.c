@@ -4,10 +4,10 @@
  *
  * Folder daemon/: harnessd: the HTTP API, the queue behind it, the resolver
  * of submitted matrices, the bisector, the scheduler's guest slots, webhooks and its log.
- * It may call: base/ common/ vm/ spec/ store/ run/ analysis/.
+ * It may call: base/ common/ conf/ vm/ spec/ store/ run/ analysis/.
  */
 #include "daemon/api.h"
-#include "spec/conf.h"
+#include "conf/conf.h"
 #include "base/err.h"
 #include "base/lock.h"
 #include "daemon/log.h"

@@ -10,7 +10,7 @@
 
 #include <jansson.h>
 
-#include "spec/conf.h"
+#include "conf/conf.h"
 #include "store/store.h"
 #include "vm/vm.h"
 

@@ -3,7 +3,7 @@
 #ifndef RESOLVER_H
 #define RESOLVER_H
 
-#include "spec/conf.h"
+#include "conf/conf.h"
 
 struct resolver;
 

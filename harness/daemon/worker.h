@@ -7,7 +7,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "spec/conf.h"
+#include "conf/conf.h"
 #include "store/store.h"
 
 struct worker {

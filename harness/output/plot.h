@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "spec/conf.h"
+#include "conf/conf.h"
 #include "analysis/metric.h"
 #include "store/store.h"
 

@@ -3,7 +3,7 @@
  *
  * Folder output/: what a user reads: text tables and sheets, CSV/JSON, SVG plots, the
  * HTML report, escaping.
- * It may call: base/ common/ spec/ store/ analysis/.
+ * It may call: base/ common/ conf/ spec/ store/ analysis/.
  */
 #ifndef REPORT_H
 #define REPORT_H

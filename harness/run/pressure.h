@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "spec/conf.h"
+#include "conf/conf.h"
 
 /* The host at one moment: PSI's stall totals (µs since its boot) or, without PSI, its load. */
 struct pressure_point {

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "spec/conf.h"
+#include "conf/conf.h"
 
 #define QUIET_WINDOW_MS 1000   /* the pressure the gate judges: over the last second */
 

@@ -2,14 +2,14 @@
  * boot, job over the channel, samples into the store as they arrive.
  *
  * Folder run/: the life of one run: boot, job, samples into the store, verdict.
- * It may call: base/ common/ vm/ spec/ store/ analysis/.
+ * It may call: base/ common/ conf/ vm/ spec/ store/ analysis/.
  */
 #ifndef RUNNER_H
 #define RUNNER_H
 
 #include <limits.h>
 
-#include "spec/conf.h"
+#include "conf/conf.h"
 #include "base/err.h"
 #include "spec/spec.h"
 #include "store/store.h"

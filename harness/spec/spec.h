@@ -3,9 +3,11 @@
  * every error names the file, the field and the fix.
  *
  * Folder spec/: what a user asks for: matrices (spec.c parses them,
- * resolve.c makes their kernels ready), presets, harness.conf (conf.c), the
- * ABBA order (abba.c), fio options checked on the host.
- * It may call: base/ common/ vm/ kbuild/.
+ * resolve.c makes their kernels ready, source.c resolves a source arm's
+ * tree with git confined by gitconfine.c), presets (preset.c), the ABBA
+ * order (abba.c), a cell's fio options checked by fio in the sandbox
+ * (fiocheck.c). The machine's settings are conf/'s.
+ * It may call: base/ common/ conf/ vm/ kbuild/.
  */
 #ifndef SPEC_H
 #define SPEC_H
@@ -14,7 +16,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
-#include "spec/conf.h"
+#include "conf/conf.h"
 #include "kbuild/kbuild.h"
 #include "vm/fetch.h"
 #include "vm/image.h"

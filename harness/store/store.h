@@ -5,7 +5,7 @@
  * samples (store.c), the rows each report and analysis reads (store_*.c), the
  * daemon's listings (store_queue.c). Every statement goes through the folder's
  * private store_db.h; no other folder sees a sqlite3 handle.
- * It may call: base/ common/ spec/.
+ * It may call: base/ common/ conf/ spec/.
  */
 #ifndef STORE_H
 #define STORE_H

@@ -1,7 +1,7 @@
 /* conf.c -- parse harness.conf strictly: known keys only, typed, in range,
  * every bad line reported as file:line before giving up. */
-#include "spec/conf.h"
-#include "spec/uri.h"
+#include "conf/conf.h"
+#include "conf/uri.h"
 #include "base/err.h"
 #include "base/proc.h"
 #include "base/results.h"

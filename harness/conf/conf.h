@@ -1,5 +1,10 @@
 /* conf.h -- harness.conf: where results and images live, which libvirt URI to
- * use, and how big a guest is. One table describes every key. */
+ * use, and how big a guest is. One table describes every key.
+ *
+ * Folder conf/: the machine's settings, as harness.conf says them (conf.c)
+ * and the libvirt URIs it may name, allow-listed (uri.c).
+ * It may call: base/ common/.
+ */
 #ifndef CONF_H
 #define CONF_H
 
@@ -7,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "spec/uri.h"
+#include "conf/uri.h"
 
 #define CONF_KERNEL_DIRS_MAX (2 * PATH_MAX)
 #define CONF_TOKEN_MIN       32   /* characters in an api_token, if set */

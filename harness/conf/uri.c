@@ -1,6 +1,6 @@
 /* uri.c -- harness.conf's libvirt URIs by allow-list: the transport, a plain
  * user and host, every query parameter %-decoded and held to its syntax. */
-#include "spec/uri.h"
+#include "conf/uri.h"
 #include "base/err.h"
 #include "base/proc.h"
 #include "common/fmt.h"
