@@ -39,6 +39,7 @@ guests = 1
 boot_timeout_s = 240
 slack_s = 90
 watchdog_intervals = 5
+watchdog_min_s = 0
 retries = 1
 EOF
 }

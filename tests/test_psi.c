@@ -301,6 +301,32 @@ static void between_points(void **state)
 	assert_false(pressure_gate_off(&limits));
 }
 
+/*
+ * A guest's silence is the host's when the window's rule says contended,
+ * even with the gate off; its own QEMU's stall alone is not.
+ */
+static void silence_starved(void **state)
+{
+	const struct pressure_limits off = { 100, 100, 75, 2, 50, 25 };
+	struct pressure_point a = pt(0, 0, 0, 0), b = pt(5000, 3000000, 0, 0);
+	struct pressure_share sh;
+
+	(void)state;
+	a.cpu_known = b.cpu_known = 1;
+	a.own_ms = 1000;
+	b.own_ms = 1000 + 2000;         /* its QEMU had 0.4 of a CPU over 5 s */
+	a.busy_ms = 50000;
+	b.busy_ms = 50000 + 9000;       /* others: 7 s of CPU, 140 % of one */
+	assert_true(pressure_starved(&a, &b, &off, &sh));
+	assert_string_equal(sh.why, "cpu some 60.0% > 50%, others used 140% of a CPU > 25%");
+	b.busy_ms = 50000 + 2500;       /* only its own QEMU stalled the host */
+	assert_false(pressure_starved(&a, &b, &off, &sh));
+	b.cpu_some = 1000000;           /* 20 %: under the window's limit */
+	b.busy_ms = 50000 + 9000;
+	assert_false(pressure_starved(&a, &b, &off, &sh));
+	assert_string_equal(sh.why, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -315,6 +341,7 @@ int main(void)
 		cmocka_unit_test(window_load),
 		cmocka_unit_test(window_none),
 		cmocka_unit_test(between_points),
+		cmocka_unit_test(silence_starved),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -70,6 +70,9 @@ static const struct ckey keys[] = {
 	{ "pin", C_UINT, COFF(pin), 0, 1, "1", "pin each guest's vCPUs to cores of its own", NULL },
 	{ "watchdog_intervals", C_UINT, COFF(watchdog_intervals), 2, 1000, "10",
 	  "a run that sends no sample for this many intervals times out", NULL },
+	{ "watchdog_min_s", C_UINT, COFF(watchdog_min_s), 0, 3600, "15",
+	  "... and for at least this many seconds (a TCG guest on a loaded host can pause "
+	  "for several short intervals)", NULL },
 	{ "retries", C_UINT, COFF(retries), 0, 10, "1",
 	  "re-runs of a run that failed for the harness's own reasons (not a kernel crash)", NULL },
 	{ "bisections_max", C_UINT, COFF(bisections_max), 1, 1000, "8",

@@ -60,6 +60,7 @@ struct conf {
 	uint64_t guests;          /* guests at once; 0: as many as the cores allow */
 	uint64_t pin;             /* 1: pin each guest's vCPUs to its own cores */
 	uint64_t watchdog_intervals;  /* no sample for this many intervals: timeout */
+	uint64_t watchdog_min_s;      /* ... and for at least this long */
 	uint64_t retries;         /* re-runs after an infrastructure failure */
 	uint64_t bisections_max;  /* bisections queued or running at once in harnessd */
 	char webhook[PATH_MAX];   /* URL POSTed JSON when a matrix ends or a run crashes */

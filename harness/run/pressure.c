@@ -205,3 +205,16 @@ int pressure_window(const struct pressure_point *v, size_t n, const struct press
 	judge(ret, lim, lim->window_cpu_pct, 1);
 	return 0;
 }
+
+int pressure_starved(const struct pressure_point *a, const struct pressure_point *b,
+		     const struct pressure_limits *lim, struct pressure_share *ret)
+{
+	struct pressure_limits on = *lim;
+
+	/* the gate's switch (cpu and io at 100) is not this judgement's */
+	on.cpu_pct = lim->window_cpu_pct < 100 ? lim->window_cpu_pct : 99;
+	on.io_pct = lim->io_pct < 100 ? lim->io_pct : 99;
+	pressure_between(a, b, &on, ret);
+	judge(ret, &on, on.cpu_pct, 1);
+	return ret->contended;
+}

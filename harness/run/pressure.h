@@ -79,4 +79,13 @@ void pressure_between(const struct pressure_point *a, const struct pressure_poin
 int pressure_window(const struct pressure_point *v, size_t n, const struct pressure_limits *lim,
 		    struct pressure_share *ret);
 
+/*
+ * Was a guest's silence from a to b the host's doing? Judged as a measured
+ * window is (window_cpu_pct, others_pct, io_pct, load_pct) even with the
+ * gate off: a guest that said nothing while the host took its cores is no
+ * hung kernel. 1 with the reason in ret->why, else 0.
+ */
+int pressure_starved(const struct pressure_point *a, const struct pressure_point *b,
+		     const struct pressure_limits *lim, struct pressure_share *ret);
+
 #endif

@@ -643,12 +643,52 @@ static int host_gone(struct run_ctx *c)
 }
 
 /*
+ * Did the host cause the guest's silence since the last pressure point (its
+ * cores taken: pressure_starved)? 1 with why; 0 when not, or not known (a
+ * guest of another host, no point yet, /proc unreadable).
+ */
+static int host_starved(struct run_ctx *c, char *why, size_t len)
+{
+	struct pressure_limits lim;
+	struct pressure_point now;
+	struct pressure_share sh;
+	char err[ERR_MAX];
+
+	if (c->press_off || !c->npress || !vm_is_local(c->r->vm) ||
+	    pressure_read("/proc", c->dom ? vm_domain_pid(c->dom) : 0, &now, err) < 0)
+		return 0;
+	pressure_limits_of(c->r->conf, &lim);
+	if (!pressure_starved(&c->press[c->npress - 1], &now, &lim, &sh))
+		return 0;
+	fmtcut(why, len, "%s, over the last %.1f s", sh.why, sh.seconds);
+	return 1;
+}
+
+/* The run's host went away before the guest's what: the host's, retried elsewhere. */
+static int host_lost(struct run_ctx *c, const char *what)
+{
+	return fail_infra(c, "host %s lost before the guest's %s: its libvirt connection closed",
+			  c->r->host, what);
+}
+
+/* QEMU went away under the guest: the host's, with QEMU's last word when it left one. */
+static int emulator_died(struct run_ctx *c, const char *what)
+{
+	char said[240];
+
+	if (vm_emulator_said(c->dom, said, sizeof(said)))
+		return fail_infra(c, "QEMU died on the host before the guest's %s: %s", what,
+				  said);
+	return fail_infra(c, "QEMU died on the host before the guest's %s (killed?)", what);
+}
+
+/*
  * Wait for the next message of any type; ends the run on timeout, garbage or
  * a stop request (looked at every second).
  */
 static int next_msg(struct run_ctx *c, struct proto_msg *msg, int64_t deadline, const char *what)
 {
-	char err[ERR_MAX];
+	char err[ERR_MAX], why[200];
 	int64_t slice;
 
 	for (;;) {
@@ -662,20 +702,23 @@ static int next_msg(struct run_ctx *c, struct proto_msg *msg, int64_t deadline, 
 			if (stopped(c))
 				return fail_as(c, "interrupted", 0, "stopped while waiting for its %s",
 					       what);
+			/* another host's loss is looked for every second: a long silence
+			 * must not hide it (one call of its connection) */
+			if ((now_ms() >= deadline || !vm_is_local(c->r->vm)) && host_gone(c))
+				return host_lost(c, what);
 			if (now_ms() < deadline)
 				continue;
-			if (host_gone(c))
-				return fail_infra(c, "host %s lost before the guest's %s: %s",
-						  c->r->host, what, "its libvirt connection closed");
+			if (host_starved(c, why, sizeof(why)))
+				return fail_infra(c, "no %s from the guest in time while the host "
+						  "was busy (%s): the host's, not the kernel's", what,
+						  why);
 			return fail_as(c, "timeout", 0, "timeout: no %s from the guest in time "
 				       "(see %s)", what, c->console);
 		case CH_EOF:
 			if (vm_domain_host_lost(c->dom))
-				return fail_infra(c, "host %s lost before the guest's %s: %s",
-						  c->r->host, what, "its libvirt connection closed");
+				return host_lost(c, what);
 			if (vm_stopped(c->dom, 3000) == VM_STOP_EMULATOR_DIED)
-				return fail_infra(c, "QEMU died on the host before the guest's %s "
-						  "(killed?)", what);
+				return emulator_died(c, what);
 			return fail(c, "guest went away before its %s (see %s)", what, c->console);
 		case CH_BAD:
 			return fail(c, "guest sent a bad message: %s", err);
@@ -798,17 +841,21 @@ static int handle(struct run_ctx *c, const struct proto_msg *msg)
 
 /*
  * The workload: every message handled until the summary, the deadline
- * (duration and slack) or watchdog_intervals of silence; then the summary's
+ * (duration and slack) or watchdog_intervals (at least watchdog_min_s) of
+ * silence; then the summary's
  * count checked, the host's pressure judged, the run's ops/s set.
  */
 static int workload_loop(struct run_ctx *c)
 {
 	const struct proto_job *w = &c->cell->job;
 	int64_t end = now_ms() + (int64_t)(w->duration_s + c->r->conf->slack_s) * 1000;
-	int64_t silence = (int64_t)w->interval_ms * (int64_t)c->r->conf->watchdog_intervals;
+	int64_t silence = (int64_t)w->interval_ms * (int64_t)c->r->conf->watchdog_intervals,
+		floor = (int64_t)c->r->conf->watchdog_min_s * 1000;
 	struct proto_msg msg;
 	int rc;
 
+	if (silence < floor)
+		silence = floor;
 	if (host_pressure(c, -1, 1) < 0)
 		return -2;
 	for (;;) {

@@ -135,6 +135,13 @@ int vm_domain_host_lost(struct vm_domain *d);
 /* d's QEMU when it is this process's child (the embedded driver, reaped here); else 0. */
 pid_t vm_domain_pid(const struct vm_domain *d);
 
+/*
+ * QEMU's last word on d (a guest of the embedded driver): the last line of
+ * its log naming qemu-system-*, such as a failed assertion or "terminating
+ * on signal 9", cut to len and to printable ASCII. 1 with it in buf, else 0.
+ */
+int vm_emulator_said(const struct vm_domain *d, char *buf, size_t len);
+
 /* 1 while the domain exists and runs, 0 once it is gone or shut off. */
 int vm_running(struct vm_domain *d);
 

@@ -7,6 +7,7 @@
 #include "common/fmt.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <pwd.h>
@@ -15,6 +16,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 /*
  * As root the driver is "privileged": QEMU would run as libvirt-qemu, so
@@ -246,6 +248,51 @@ pid_t vm_emulator_child(const struct vm_conn *c, const char *name)
 		pid = 0;
 	fclose(f);
 	return pid && our_child((pid_t)pid) ? (pid_t)pid : 0;
+}
+
+static const char qemu_tag[] = "qemu-system-";
+
+/* In a line of QEMU's log, its own message ("qemu-system-ARCH: ..."); NULL if none. */
+static const char *qemu_message(const char *line)
+{
+	const char *at = strstr(line, qemu_tag), *p;
+
+	if (!at)
+		return NULL;
+	p = at + sizeof(qemu_tag) - 1;
+	p += strspn(p, "abcdefghijklmnopqrstuvwxyz0123456789_");
+	return strncmp(p, ": ", 2) ? NULL : at;   /* not its command line */
+}
+
+int vm_emulator_said(const struct vm_domain *d, char *buf, size_t len)
+{
+	char path[PATH_MAX + 160], tail[4096], *line, *save;
+	const char *said = NULL, *m;
+	ssize_t n;
+	off_t size;
+	int fd;
+
+	if (!len || !vm_is_embedded(d->conn->uri) ||
+	    snprintf(path, sizeof(path), "%s/log/qemu/%s.log",
+		     d->conn->uri + strlen(embed_prefix), d->name) >= (int)sizeof(path) ||
+	    (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	size = lseek(fd, 0, SEEK_END);
+	n = size < 0 ? -1 : pread(fd, tail, sizeof(tail) - 1,
+				  size > (off_t)sizeof(tail) - 1 ? size - (off_t)sizeof(tail) + 1 : 0);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	tail[n] = '\0';
+	for (line = strtok_r(tail, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if ((m = qemu_message(line)))
+			said = m;
+	if (!said)
+		return 0;
+	for (n = 0; said[n] && (size_t)n + 1 < len; n++)
+		buf[n] = said[n] >= ' ' && said[n] < 127 ? said[n] : '?';
+	buf[n] = '\0';
+	return 1;
 }
 
 /* Wait up to ms for the reaper to take pid; 1 once it has. */
