@@ -917,7 +917,7 @@ static void test_workload_fields(void **state)
 /* theta and file_mib, as a number (whole-string placeholders) and as text. */
 #define PRESET_ZIPF                                                                     \
 	"{'description':'zipf reader','params':{'theta':0.9,'file_mib':64},"           \
-	"'table':{'rows':'theta'},'memcg_mib':32,'duration_s':20,"                      \
+	"'table':{'kind':'grid','metrics':['ops/s']},'memcg_mib':32,'duration_s':20,"  \
 	"'files':[{'name':'data','mib':'${file_mib}'},{'name':'f${file_mib}','mib':4}],"\
 	"'streams':[{'kind':'random','name':'z-${theta}','file':'data',"                \
 	"'distribution':'zipf','theta':'${theta}'}]}"
@@ -944,6 +944,14 @@ static int presets_setup(void **state)
 	write_preset("array", "[1,2]");
 	write_preset("badparams", "{'params':[1]," FSQ "}");
 	write_preset("extra", "{'colour':'red'," FSQ "}");
+	/* a preset's own table, by its kind's keys */
+	write_preset("t-kind", "{'table':{'kind':'pie'}," FSQ "}");
+	write_preset("t-key", "{'table':{'kind':'grid','metrics':['ops/s'],'step_s':5}," FSQ "}");
+	write_preset("t-step", "{'table':{'kind':'series','step_s':0,'columns':['ops/s']}," FSQ "}");
+	write_preset("t-cols", "{'table':{'kind':'series','columns':['<b>']}," FSQ "}");
+	write_preset("t-event", "{'table':{'kind':'events','stream':'s','columns':['ops/s']}," FSQ "}");
+	write_preset("t-ok", "{'table':{'kind':'events','stream':'s','event':'pass_end',"
+		     "'columns':['resid%:d','MB:d']}," FSQ "}");
 	return 0;
 }
 
@@ -960,7 +968,7 @@ static void test_preset_plain(void **state)
 	assert_string_equal(m->cells[0].preset, "zipf");
 	assert_string_equal(m->cells[0].params, "theta=0.9 file_mib=64");
 	assert_non_null(m->cells[0].table);
-	assert_string_equal(m->cells[0].table, "{\"rows\":\"theta\"}");
+	assert_string_equal(m->cells[0].table, "{\"kind\":\"grid\",\"metrics\":[\"ops/s\"]}");
 	j = &m->cells[0].job;
 	assert_int_equal(j->memcg_mib, 32);
 	assert_int_equal(j->duration_s, 20);
@@ -1346,6 +1354,18 @@ static void test_preset_refusals(void **state)
 	       "workloads[0]: the preset's params must be an object", NULL);
 	refuse(jq(ONE_ARM("{'name':'z','preset':'extra'}")),
 	       "workloads[0]: unknown key 'colour'", NULL);
+	/* a preset's table: its kind, its kind's keys, their values */
+	refuse(jq(ONE_ARM("{'name':'z','preset':'t-kind'}")),
+	       "t-kind.json: table.kind: expected \"series\", \"events\" or \"grid\"", NULL);
+	refuse(jq(ONE_ARM("{'name':'z','preset':'t-key'}")),
+	       "t-key.json: table.step_s: not a key of a grid table", NULL);
+	refuse(jq(ONE_ARM("{'name':'z','preset':'t-step'}")),
+	       "t-step.json: table.step_s: expected whole seconds, 1 to 3600", NULL);
+	refuse(jq(ONE_ARM("{'name':'z','preset':'t-cols'}")),
+	       "t-cols.json: table.columns: expected 1 to 16 names", NULL);
+	refuse(jq(ONE_ARM("{'name':'z','preset':'t-event'}")),
+	       "t-event.json: table.event: missing (an events table needs it)", NULL);
+	done(load_wl(ONE_ARM("{'name':'z','preset':'t-ok'}")));
 	/* params: not the preset's, ${unknown}, malformed placeholders, bad values */
 	refuse(jq(ONE_ARM("{'name':'z','preset':'zipf','params':{'zeta':1}}")),
 	       "workloads[0].params.zeta: not a parameter of this preset", NULL);

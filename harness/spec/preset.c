@@ -36,6 +36,87 @@ static int in_list(const char *const *list, const char *key)
 }
 
 /*
+ * A preset's own table ("table"), by an allow-list of its kind's keys:
+ * series {step_s, columns}, events {stream, event, columns}, grid {metrics}.
+ * Names are checked here for their shape only (short, printable, no quotes
+ * or <>&: they reach HTML); which columns and metrics exist the report
+ * says, as it lays the table out.
+ */
+#define TABLE_NAMES_MAX 16
+static const struct table_kind {
+	const char *kind;
+	const char *const keys[4];
+} table_kinds[] = {
+	{ "series", { "kind", "step_s", "columns", NULL } },
+	{ "events", { "kind", "stream", "event", "columns" } },
+	{ "grid",   { "kind", "metrics", NULL, NULL } },
+};
+
+/* A table name: 1 to 63 printable characters, none of "'<>&. */
+static int table_name_ok(json_t *v)
+{
+	const char *s = json_string_value(v), *p;
+
+	if (!s || !*s || strlen(s) > 63)
+		return 0;
+	for (p = s; *p; p++)
+		if (*p < ' ' || *p > '~' || strchr("\"'<>&", *p))
+			return 0;
+	return 1;
+}
+
+/* An array of 1 to TABLE_NAMES_MAX table names. */
+static int table_names_ok(json_t *v)
+{
+	json_t *x;
+	size_t i;
+
+	if (!json_is_array(v) || !json_array_size(v) || json_array_size(v) > TABLE_NAMES_MAX)
+		return 0;
+	json_array_foreach(v, i, x)
+		if (!table_name_ok(x))
+			return 0;
+	return 1;
+}
+
+/* A preset's "table" t, checked as above; -1 with err naming path.table.KEY. */
+static int check_table(json_t *t, const char *path, char *err)
+{
+	const char *kind = json_string_value(json_object_get(t, "kind")), *key;
+	const struct table_kind *k = NULL;
+	json_t *v;
+	size_t i;
+
+	if (!json_is_object(t))
+		return errorf(err, "%s: table: expected an object", path);
+	for (i = 0; kind && i < ARRAY_SIZE(table_kinds); i++)
+		if (!strcmp(kind, table_kinds[i].kind))
+			k = &table_kinds[i];
+	if (!k)
+		return errorf(err, "%s: table.kind: expected \"series\", \"events\" or \"grid\"", path);
+	json_object_foreach(t, key, v) {
+		for (i = 0; i < ARRAY_SIZE(k->keys) && k->keys[i] && strcmp(k->keys[i], key); i++)
+			;
+		if (i == ARRAY_SIZE(k->keys) || !k->keys[i])
+			return errorf(err, "%s: table.%.32s: not a key of a %s table", path, key, kind);
+		if (!strcmp(key, "step_s") && (!json_is_integer(v) || json_integer_value(v) < 1 ||
+					       json_integer_value(v) > 3600))
+			return errorf(err, "%s: table.step_s: expected whole seconds, 1 to 3600", path);
+		if ((!strcmp(key, "columns") || !strcmp(key, "metrics")) && !table_names_ok(v))
+			return errorf(err, "%s: table.%s: expected 1 to %d names of up to 63 printable "
+				      "characters without quotes or <>&", path, key, TABLE_NAMES_MAX);
+		if ((!strcmp(key, "stream") || !strcmp(key, "event")) && !table_name_ok(v))
+			return errorf(err, "%s: table.%s: expected a name of up to 63 printable "
+				      "characters without quotes or <>&", path, key);
+	}
+	for (i = 1; i < ARRAY_SIZE(k->keys) && k->keys[i]; i++)
+		if (strcmp(k->keys[i], "step_s") && !json_object_get(t, k->keys[i]))
+			return errorf(err, "%s: table.%s: missing (%s %s table needs it)", path,
+				      k->keys[i], kind[0] == 'e' ? "an" : "a", kind);
+	return 0;
+}
+
+/*
  * Preset name's JSON object from dir ("NAME.json"; the name of A-Za-z0-9_-
  * only); -1 with err naming where.preset and the file.
  */
@@ -65,6 +146,11 @@ static int load_preset(const char *dir, const char *name, const char *where, jso
 	if (!json_is_object(*ret)) {
 		json_decref(*ret);
 		return errorf(err, "%s: expected an object", path);
+	}
+	if (json_object_get(*ret, "table") &&
+	    check_table(json_object_get(*ret, "table"), path, err) < 0) {
+		json_decref(*ret);
+		return -1;
 	}
 	return 0;
 }
