@@ -142,6 +142,14 @@ for t in json.load(sys.stdin):
             if a["arm"] == "v6.1-y" and a["value"] is not None: print("%.1f" % a["value"])')
 check "table --metric evict_rf%: v6.1-y $got, as harness lru's counters say ($want)" \
 	bash -c '[ -n "$1" ] && [ "$1" = "$2" ]' _ "$got" "$want"
+# docs/lru.md's samples were real runs of other arms: their words and columns must be today's
+"$harness" table --metric evict_rf% e2e-lru > evict.out 2>&1
+check "docs/lru.md's 'harness lru' sample says what harness lru says today" \
+	python3 "$repo/tests/doc_output.py" "$repo/docs/lru.md" 1 lru.out \
+	seed-000,random,mglru,classic e2e-lru,scan,v6.12-y,v6.12-n,v6.1-y
+check "docs/lru.md's 'table --metric evict_rf%' sample says what the table says today" \
+	python3 "$repo/tests/doc_output.py" "$repo/docs/lru.md" 2 evict.out \
+	seed-000,random,mglru,classic e2e-lru,scan,v6.12-y,v6.12-n,v6.1-y
 made=$(q "SELECT MAX(lru_gen_max_seq) - MIN(lru_gen_max_seq) FROM samples WHERE run_id = $y")
 "$harness" report e2e-lru -o lru.html > /dev/null 2>&1
 check "the report charts v6.12-y's generations: 4 layers, $made made" python3 - lru.html "$made" <<'EOF'

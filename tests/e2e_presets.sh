@@ -39,6 +39,9 @@ check "004: a grid of cells x arms for ops/s and refaults per read" \
 want=$(q "SELECT printf('%.0f', COUNT(*) / SUM(1.0 / ops_per_s)) FROM run_summary s JOIN cells c ON c.matrix_id = s.matrix_id AND c.idx = s.cell WHERE c.name = 'fd/0.8' AND s.arm = 1")
 got=$(awk '/^seeds: ops\/s/ { g = 1 } g && /^fd\/0.8 / { gsub(/,/, "", $4); print $4; exit }' table.out)
 check "004: grid value is the database's mean ($got = $want)" [ -n "$want" -a "$got" = "$want" ]
+check "docs/tables.md's seed 004 grid sample says what the table says today" \
+	python3 "$repo/tests/doc_output.py" "$repo/docs/tables.md" 3 table.out \
+	seeds,16G/1.1,16G/0.9,orig,fixed,fg,rd seeds,fd/0.8,fd/1.2,mmap,mglru,classic
 "$harness" table --format json --metric ops/s seeds > table.json 2>&1
 check "table --format json parses and has a row per grid cell" \
 	python3 -c 'import json,sys; t=json.load(open("table.json")); sys.exit(not (t[0]["metric"] == "ops/s" and len(t[0]["rows"]) == 3))'

@@ -83,6 +83,9 @@ check "000: no advice: both recover ($r_normal_mglru, $r_normal_classic of befor
 check "000: a series table per cell and arm, per 5 s, with the seed's columns" \
 	[ "$(grep -c '^ *t   iops:vec   majflt/s  refault/s    activ/s MB:vs-vec.bin MB:cold.bin$' table-000.out)" = 4 ]
 check "000: its rows are 5 s apart" bash -c 'grep -A3 "random, mglru" table-000.out | grep -qE "^ +10 "'
+check "docs/tables.md's 000 series sample says what the table says today" \
+	python3 "$repo/tests/doc_output.py" "$repo/docs/tables.md" 2 table-000.out \
+	seeds,stall,classic,mglru seed-000,random,normal,mglru,classic
 "$harness" table seed-003 > table-003.out 2>&1
 check "003: residency and misses at each of the 3 scan passes" \
 	[ "$(grep -A5 'at each pass_end of .scan.' table-003.out | grep -cE '^ +[123] ')" = 12 ]

@@ -70,6 +70,10 @@ check "compare rfc-off -> rfc: ops/s up, refaults down (the deltas' signs)" \
 	bash -c 'grep -qE "^random +ops/s +[0-9]+ +\+" compare.out && grep -qE "^random +refault/s +[0-9]+ +-" compare.out'
 # the same two arms by their tags (README's "compare --tags", docs/verdicts.md)
 "$harness" compare --tags seed-000/rfc-off seed-000/rfc > tags.out 2>&1
+check "docs/kernels.md's compare --tags sample says what compare --tags says today" \
+	python3 "$repo/tests/doc_output.py" "$repo/docs/kernels.md" i7 tags.out \
+	swappiness/v2,swappiness/v4,patch-versions,v2,v4,zipf-pread \
+	seed-000/rfc-off,seed-000/rfc,seed-000-patch,seed-000,rfc-off,rfc,random
 check "compare --tags seed-000/rfc-off seed-000/rfc: the same arms, the same deltas' signs" \
 	explain "cat tags.out" bash -c 'grep -qE "^random +ops/s +[0-9]+ +\+" tags.out &&
 		grep -qE "^random +refault/s +[0-9]+ +-" tags.out'

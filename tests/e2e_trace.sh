@@ -82,5 +82,8 @@ check "harness lru: the fate table with each traced arm" \
 	[ "$(grep -A2 '^  fate ' lru.out | grep -cE '^  (mglru|classic) +[0-9]+ ')" = 2 ]
 check "harness lru: every line fits a 72-column mail" [ "$(awk 'length > 72' lru.out | wc -l)" = 0 ]
 sed -n '/sampled folios (trace)/,/^measured/p' lru.out
+check "docs/lru.md's trace sample says what harness lru says today" \
+	python3 "$repo/tests/doc_output.py" "$repo/docs/lru.md" 3 lru.out \
+	trace-003,mglru,classic e2e-trace,hot,mglru,classic,old
 
 e2e_end

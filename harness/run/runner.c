@@ -665,7 +665,7 @@ static int host_starved(struct run_ctx *c, char *why, size_t len)
 }
 
 /* The run's host went away before the guest's what: the host's, retried elsewhere. */
-static int host_lost(struct run_ctx *c, const char *what)
+static int fail_host_lost(struct run_ctx *c, const char *what)
 {
 	return fail_infra(c, "host %s lost before the guest's %s: its libvirt connection closed",
 			  c->r->host, what);
@@ -705,7 +705,7 @@ static int next_msg(struct run_ctx *c, struct proto_msg *msg, int64_t deadline, 
 			/* another host's loss is looked for every second: a long silence
 			 * must not hide it (one call of its connection) */
 			if ((now_ms() >= deadline || !vm_is_local(c->r->vm)) && host_gone(c))
-				return host_lost(c, what);
+				return fail_host_lost(c, what);
 			if (now_ms() < deadline)
 				continue;
 			if (host_starved(c, why, sizeof(why)))
@@ -716,7 +716,7 @@ static int next_msg(struct run_ctx *c, struct proto_msg *msg, int64_t deadline, 
 				       "(see %s)", what, c->console);
 		case CH_EOF:
 			if (vm_domain_host_lost(c->dom))
-				return host_lost(c, what);
+				return fail_host_lost(c, what);
 			if (vm_stopped(c->dom, 3000) == VM_STOP_EMULATOR_DIED)
 				return emulator_died(c, what);
 			return fail(c, "guest went away before its %s (see %s)", what, c->console);
