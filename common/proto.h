@@ -301,7 +301,8 @@ enum proto_opt_type { OPT_UINT, OPT_DOUBLE, OPT_ENUM, OPT_STR, OPT_TEXT /* multi
 	X(SCAN, scan)         \
 	X(FIO, fio)           \
 	X(YCSB, ycsb)         \
-	X(RECLAIM, reclaim)
+	X(RECLAIM, reclaim)   \
+	X(ANON, anon)
 
 enum stream_kind {
 #define X(e, id) KIND_##e,
@@ -320,11 +321,15 @@ struct proto_opt {
 	const char *help;
 };
 
-enum st_access  { ACC_PREAD, ACC_READ, ACC_MMAP };
-enum st_dist    { DIST_UNIFORM, DIST_ZIPF };
+enum st_access  { ACC_PREAD, ACC_READ, ACC_MMAP, ACC_WRITE };   /* write: anon's */
+enum st_dist    { DIST_UNIFORM, DIST_ZIPF, DIST_SEQUENTIAL };
 enum st_advice  { ADV_NORMAL, ADV_RANDOM, ADV_SEQUENTIAL };
 enum st_mode    { MODE_NORMAL, MODE_DONTCACHE, MODE_DONTNEED, MODE_FADV_RANDOM };
 enum file_content { CONTENT_RANDOM, CONTENT_ZERO };
+enum anon_backing { BACK_PRIVATE, BACK_SHMEM };
+enum anon_fill  { FILL_ZERO, FILL_RANDOM, FILL_COMPRESSIBLE };
+enum anon_madv  { MADV_AS_NORMAL, MADV_AS_RANDOM, MADV_AS_SEQUENTIAL, MADV_AS_HUGEPAGE,
+		  MADV_AS_NOHUGEPAGE, MADV_AS_COLD, MADV_AS_PAGEOUT };
 enum ycsb_dist  { YDIST_UNIFORM, YDIST_ZIPFIAN, YDIST_LATEST };
 enum ycsb_order { YORDER_HASHED, YORDER_ORDERED };
 
@@ -367,6 +372,13 @@ struct proto_stream {
 	unsigned cgroup;             /* enum rc_cgroup: whose memory.reclaim */
 	unsigned fallback;           /* enum rc_fallback */
 	uint64_t trace_sample;       /* trace: {sample: N}, this stream's file; 0: off */
+	/* anon (threads, access, dist, theta, rate, miss_us, miss_factor as random's) */
+	uint64_t mib;                /* anonymous memory mapped in the memcg */
+	unsigned backing;            /* enum anon_backing */
+	unsigned fill;               /* enum anon_fill */
+	double ratio;                /* fill compressible: a page compresses about this much */
+	unsigned madv;               /* enum anon_madv: the option "madvise" */
+	double madvise_at_s;         /* cold and pageout: when, in the stream's time */
 	/* ycsb: YCSB's own property names */
 	char db[PROTO_NAME_MAX];     /* a declared database; "" the only one */
 	uint64_t operationcount, threadcount, minscanlength, maxscanlength, cache_mib;
@@ -422,6 +434,8 @@ extern const char *const proto_access_names[];       /* enum st_access: random's
 #define PK_TRACE  2u    /* may trace that file (a stream's "trace") */
 #define PK_STATUS 4u    /* its program writes its own status documents, which the agent
 			 * reads each interval: its intervals may be told late */
+#define PK_MEMORY 8u    /* needs nothing of the data disk: a job of such streams only
+			 * may declare no files */
 
 /*
  * A stream kind: its options (beside proto_stream_opts), what the option
@@ -544,7 +558,7 @@ struct proto_setup {
 #define PROTO_EVENT_KINDS(X) \
 	X(EV_START, "start") X(EV_END, "end") X(EV_PASS_START, "pass_start") \
 	X(EV_PASS_END, "pass_end") X(EV_CALIBRATED, "calibrated") X(EV_TOTAL, "total") \
-	X(EV_READY, "ready") X(EV_FALLBACK, "fallback")
+	X(EV_READY, "ready") X(EV_FALLBACK, "fallback") X(EV_MADVISE, "madvise")
 
 enum proto_event_kind {
 #define X(e, s) e,

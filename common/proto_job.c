@@ -487,6 +487,30 @@ static int stream_from_json(json_t *in, struct proto_job *job, unsigned i, const
 	return stream_check(job, s, w, err, errlen);
 }
 
+/*
+ * Does any of the streams (a job's "streams", as given) use the data disk
+ * (its kind not PK_MEMORY)? 1 also when it cannot be told (not an array, a
+ * kind unknown): the checks that follow say what is wrong.
+ */
+static int streams_use_disk(json_t *streams)
+{
+	const char *kind;
+	json_t *st;
+	size_t i;
+	unsigned k;
+
+	if (!json_is_array(streams) || !json_array_size(streams))
+		return 1;
+	json_array_foreach(streams, i, st) {
+		kind = json_string_value(json_object_get(st, "kind"));
+		for (k = 0; kind && k < KIND_COUNT && strcmp(proto_kinds[k]->name, kind); k++)
+			;
+		if (!kind || k == KIND_COUNT || !(proto_kinds[k]->flags & PK_MEMORY))
+			return 1;
+	}
+	return 0;
+}
+
 /* in's key as a non-empty array of at most max entries into *ret; -1 with err. */
 static int array_of(json_t *in, const char *key, size_t max, const char *where, char *err,
 		    size_t errlen, json_t **ret)
@@ -568,10 +592,12 @@ int proto_job_from_json(json_t *obj, struct proto_job *job, const char *where,
 	if (json_object_get(top, "databases") &&
 	    array_of(top, "databases", PROTO_MAX_DBS, where, err, errlen, &dbs) < 0)
 		goto out;
-	if (dbs && !json_object_get(top, "files"))
-		json_object_set_new(top, "files", json_array());   /* a job of databases only */
+	if ((dbs || !streams_use_disk(json_object_get(top, "streams"))) &&
+	    !json_object_get(top, "files"))
+		json_object_set_new(top, "files", json_array());   /* databases or memory only */
 	files = json_object_get(top, "files");
-	if ((!dbs || !json_is_array(files) || json_array_size(files)) &&
+	if ((!json_is_array(files) || json_array_size(files) ||
+	     (!dbs && streams_use_disk(json_object_get(top, "streams")))) &&
 	    array_of(top, "files", PROTO_MAX_FILES, where, err, errlen, &files) < 0)
 		goto out;
 	if (array_of(top, "streams", PROTO_MAX_STREAMS, where, err, errlen, &streams) < 0)

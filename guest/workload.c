@@ -348,8 +348,14 @@ static void native_sample(struct wl *w, unsigned i, struct proto_stream_sample *
 	}
 	for (b = 0; b < LAT_BUCKETS; b++)
 		delta[b] = now.hist[b] >= prev->hist[b] ? now.hist[b] - prev->hist[b] : 0;
-	out->read_ops = now.ops - prev->ops;
-	out->read_bytes = now.bytes - prev->bytes;
+	/* a stream whose touches store (anon's access write) counts them as writes */
+	if (w->job->streams[i].access == ACC_WRITE) {
+		out->write_ops = now.ops - prev->ops;
+		out->write_bytes = now.bytes - prev->bytes;
+	} else {
+		out->read_ops = now.ops - prev->ops;
+		out->read_bytes = now.bytes - prev->bytes;
+	}
 	out->misses = now.misses - prev->misses;
 	out->lat_p50_ns = lat_percentile(delta, 50);
 	out->lat_p99_ns = lat_percentile(delta, 99);

@@ -715,6 +715,13 @@ static void test_job_json_round_trip(void **state)
 	check_json_round_trip("{'files':[{'name':'a','mib':8}],'streams':["
 			      "{'kind':'random','file':'a'},{'kind':'scan','file':'a'},"
 			      "{'kind':'fio','args':'--name=x'}]}");
+	/* anonymous memory: every option, and a job of it alone declares no files */
+	check_json_round_trip("{'streams':[{'kind':'anon','mib':64,'backing':'shmem',"
+			      "'fill':'compressible','ratio':3.5,'threads':2,'access':'write',"
+			      "'distribution':'zipf','theta':1.1,'rate':5000,'madvise':'pageout',"
+			      "'madvise_at_s':2,'miss_us':50,'miss_factor':8}]}");
+	check_json_round_trip("{'streams':[{'kind':'anon','mib':1,'distribution':'sequential',"
+			      "'madvise':'hugepage','fill':'zero'}]}");
 	check_json_round_trip("{'duration_s':600,'files':[{'name':'a','mib':8},{'name':'b','mib':9}],"
 			      "'streams':[{'kind':'scan','file':'b','mode':'dontcache'},"
 			      "{'kind':'random','file':'a','theta':0.123456789012345,"
@@ -1094,7 +1101,7 @@ static void test_refuse_job_options(void **state)
 	/* kind: required, one of three, a string */
 	refuse_job("{" F1 ",'streams':[{'file':'a'}]}", "job.streams[0]: 'kind' is required");
 	refuse_job("{" F1 ",'streams':[{'kind':'sequential','file':'a'}]}",
-		   "job.streams[0].kind: expected one of random, scan, fio, ycsb, reclaim, got 'sequential'");
+		   "job.streams[0].kind: expected one of random, scan, fio, ycsb, reclaim, anon, got 'sequential'");
 	refuse_job("{" F1 ",'streams':[{'kind':0,'file':'a'}]}",
 		   "job.streams[0].kind: expected a string");
 	/* types, ranges, whole numbers, enum values */
@@ -1171,6 +1178,23 @@ static void test_refuse_job_rules(void **state)
 		   "job.streams[1]: 'file' is required for a random stream");
 	refuse_job("{" F1 ",'streams':[{'kind':'scan'}]}", "'file' is required for a scan stream");
 	refuse_job("{" F1 ",'streams':[{'kind':'random','file':''}]}", "job.streams[0].file");
+	/* anon: options that only some values of others use; files only for the disk's kinds */
+	refuse_job("{'streams':[{'kind':'anon','mib':8,'madvise':'hugepage','madvise_at_s':3}]}",
+		   "job.streams[0].madvise_at_s: only with madvise cold or pageout");
+	refuse_job("{'streams':[{'kind':'anon'}]}", "job.streams[0].mib: required");
+	refuse_job("{'streams':[{'kind':'anon','mib':8,'access':'pread'}]}",
+		   "job.streams[0].access: an anon stream touches by read or write");
+	refuse_job("{'streams':[{'kind':'anon','mib':8,'access':'mmap'}]}",
+		   "job.streams[0].access: an anon stream touches by read or write");
+	refuse_job("{'streams':[{'kind':'anon','mib':8,'file':'a'}]}",
+		   "job.streams[0]: 'file' is not an option of a anon stream");
+	refuse_job("{'streams':[{'kind':'anon','mib':8}," RND "]}",
+		   "job.files: expected a non-empty array");
+	/* random and scan refuse anon's write */
+	refuse_job("{" F1 ",'streams':[{'kind':'random','file':'a','access':'write'}]}",
+		   "job.streams[0].access: expected one of pread, read, mmap");
+	refuse_job("{" F1 ",'streams':[{'kind':'random','file':'a','distribution':'sequential'}]}",
+		   "job.streams[0].distribution: expected one of uniform, zipf");
 	/* access per kind */
 	refuse_job("{" F1 ",'streams':[{'kind':'random','file':'a','access':'read'}]}",
 		   "job.streams[0].access: a random stream reads by pread or mmap");
