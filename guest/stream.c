@@ -4,6 +4,8 @@
 #include "common/fmt.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -161,4 +163,48 @@ void stream_op_done(struct stream_ctx *c, unsigned t, unsigned op, uint64_t ns, 
 	th = &c->sh->th[t];
 	atomic_fetch_add_explicit(&th->ops, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&th->hist[b], 1, memory_order_relaxed);
+}
+
+/* One of stream_threads()'s threads: its function, its argument, its index. */
+struct stream_thr {
+	void (*fn)(void *arg, unsigned idx);
+	void *arg;
+	unsigned idx;
+	pthread_t tid;
+};
+
+static void *thr_main(void *p)
+{
+	struct stream_thr *t = p;
+
+	t->fn(t->arg, t->idx);
+	return NULL;
+}
+
+int stream_threads(struct stream_ctx *c, unsigned n, void (*fn)(void *arg, unsigned idx),
+		   void *arg, _Atomic int *quit)
+{
+	struct stream_thr *t = calloc(n, sizeof(*t));
+	unsigned i, started;
+	int err = 0;
+
+	if (!t)
+		return stream_fail(c, "stream '%s': %u threads: %s", c->st->name, n,
+				   strerror(errno));
+	stream_event(c, EV_START, 0, 0);
+	for (started = 0; started < n; started++) {
+		t[started] = (struct stream_thr){ .fn = fn, .arg = arg, .idx = started };
+		if ((err = pthread_create(&t[started].tid, NULL, thr_main, &t[started]))) {
+			atomic_store(quit, 1);
+			break;
+		}
+	}
+	for (i = 0; i < started; i++)
+		pthread_join(t[i].tid, NULL);
+	stream_event(c, EV_END, 0, 0);
+	free(t);
+	if (err)
+		return stream_fail(c, "stream '%s': pthread_create: %s", c->st->name,
+				   strerror(err));
+	return atomic_load(quit) ? -1 : 0;
 }

@@ -108,6 +108,15 @@ int stream_fail(struct stream_ctx *c, const char *fmt, ...) __attribute__((forma
 void stream_op_done(struct stream_ctx *c, unsigned t, unsigned op, uint64_t ns, int err,
 		    uint64_t records);
 
+/*
+ * The stream's n threads, each fn(arg, index), started between its start
+ * and end events and all joined; a thread that cannot start sets *quit so
+ * the others stop. 0, or -1 after stream_fail() (or with *quit set by a
+ * thread, which said why).
+ */
+int stream_threads(struct stream_ctx *c, unsigned n, void (*fn)(void *arg, unsigned idx),
+		   void *arg, _Atomic int *quit);
+
 /* 1 once the agent asked every stream to stop, or this stream's time is up. */
 int stream_should_stop(const struct stream_ctx *c);
 

@@ -6,7 +6,6 @@
 #include "zipf.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -40,12 +39,6 @@ struct anon {
 	uint64_t advise_ns;          /* when madvise cold or pageout is due; 0: none */
 	_Atomic int advised;
 	_Atomic int quit;
-};
-
-struct anon_thread {
-	struct anon *a;
-	unsigned idx;
-	pthread_t tid;
 };
 
 static int should_stop(struct anon *a)
@@ -109,17 +102,16 @@ static void count_touch(struct stream_thread *th, uint64_t lat_ns, uint64_t miss
  * A toucher thread: pages picked and touched at the stream's rate on an
  * absolute schedule, the threads a fraction of a period apart, until the end.
  */
-static void *anon_thread_main(void *arg)
+static void anon_thread(void *arg, unsigned idx)
 {
-	struct anon_thread *t = arg;
-	struct anon *a = t->a;
+	struct anon *a = arg;
 	struct stream_ctx *c = a->c;
-	struct stream_thread *th = &c->sh->th[t->idx];
-	double phase = (double)t->idx / (double)c->st->threads;
+	struct stream_thread *th = &c->sh->th[idx];
+	double phase = (double)idx / (double)c->st->threads;
 	uint64_t k, due, t0, page;
 	struct rng rng;
 
-	rng_seed(&rng, c->job->run, (uint64_t)c->index << 16 | t->idx);
+	rng_seed(&rng, c->job->run, (uint64_t)c->index << 16 | idx);
 	for (k = 0;; k++) {
 		if (a->period_ns > 0) {
 			due = a->t_start + (uint64_t)(((double)k + phase) * a->period_ns);
@@ -135,12 +127,11 @@ static void *anon_thread_main(void *arg)
 			if (a->advise_ns && stream_now_ns() >= a->advise_ns)
 				advise_late(a);
 		}
-		page = pick_page(a, &rng, t->idx, k);
+		page = pick_page(a, &rng, idx, k);
 		t0 = stream_now_ns();
 		touch(a, page);
 		count_touch(th, stream_now_ns() - t0, a->miss_ns, a->page);
 	}
-	return NULL;
 }
 
 /* The memory: a private anonymous mapping, or a memfd's pages mapped shared. */
@@ -291,36 +282,15 @@ static int setup(struct anon *a)
 	return 0;
 }
 
-/* Start the threads, wait for them all; 0, or -1 after stream_fail(). */
+/* The touches: their clock and late advice set, the threads run to the end. */
 static int run_threads(struct anon *a)
 {
 	struct stream_ctx *c = a->c;
-	unsigned n = (unsigned)c->st->threads, i, started;
-	struct anon_thread *t;
-	int err = 0;
 
-	if (!(t = calloc(n, sizeof(*t))))
-		return stream_fail(c, "stream '%s': %u threads: %s", c->st->name, n,
-				   strerror(errno));
 	a->t_start = stream_now_ns();
 	if (c->st->madv == MADV_AS_COLD || c->st->madv == MADV_AS_PAGEOUT)
 		a->advise_ns = a->t_start + (uint64_t)(c->st->madvise_at_s * 1e9) + 1;
-	stream_event(c, EV_START, 0, 0);
-	for (started = 0; started < n; started++) {
-		t[started] = (struct anon_thread){ .a = a, .idx = started };
-		if ((err = pthread_create(&t[started].tid, NULL, anon_thread_main, &t[started]))) {
-			atomic_store(&a->quit, 1);
-			break;
-		}
-	}
-	for (i = 0; i < started; i++)
-		pthread_join(t[i].tid, NULL);
-	stream_event(c, EV_END, 0, 0);
-	free(t);
-	if (err)
-		return stream_fail(c, "stream '%s': pthread_create: %s", c->st->name,
-				   strerror(err));
-	return atomic_load(&a->quit) ? -1 : 0;
+	return stream_threads(c, (unsigned)c->st->threads, anon_thread, a, &a->quit);
 }
 
 int stream_anon_run(struct stream_ctx *c)

@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -31,12 +30,6 @@ struct rnd {
 	uint64_t t_start;            /* CLOCK_MONOTONIC when the threads start */
 	uint64_t end_ns;             /* the stream's end, UINT64_MAX if none */
 	_Atomic int quit;            /* a thread failed: the others stop too */
-};
-
-struct rnd_thread {
-	struct rnd *r;
-	unsigned idx;
-	pthread_t tid;
 };
 
 
@@ -92,19 +85,18 @@ static void count_op(struct stream_thread *th, uint64_t lat_ns, uint64_t miss_ns
  * rate on an absolute schedule (a late thread does not sleep, so the mean
  * rate holds), the threads a fraction of a period apart, until the end.
  */
-static void *rnd_thread_main(void *arg)
+static void rnd_thread(void *arg, unsigned idx)
 {
-	struct rnd_thread *t = arg;
-	struct rnd *r = t->r;
+	struct rnd *r = arg;
 	struct stream_ctx *c = r->c;
-	struct stream_thread *th = &c->sh->th[t->idx];
+	struct stream_thread *th = &c->sh->th[idx];
 	/* threads interleave: thread i runs i/threads of a period behind thread 0 */
-	double phase = (double)t->idx / (double)c->st->threads;
+	double phase = (double)idx / (double)c->st->threads;
 	char buf[PAGE] __attribute__((aligned(PAGE)));
 	uint64_t k, due, t0, t1, page;
 	struct rng rng;
 
-	rng_seed(&rng, c->job->run, (uint64_t)c->index << 16 | t->idx);
+	rng_seed(&rng, c->job->run, (uint64_t)c->index << 16 | idx);
 	for (k = 0;; k++) {
 		if (r->period_ns > 0) {
 			/* absolute schedule: when behind, no sleep, so the mean rate holds */
@@ -128,7 +120,6 @@ static void *rnd_thread_main(void *arg)
 		t1 = stream_now_ns();
 		count_op(th, t1 - t0, r->miss_ns);
 	}
-	return NULL;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -289,36 +280,11 @@ static int setup(struct rnd *r)
 	return 0;
 }
 
-/* Start the threads, wait for them all; 0, or -1 after stream_fail(). */
+/* The readers, on their clock, to the end; 0, or -1 after stream_fail(). */
 static int run_threads(struct rnd *r)
 {
-	struct stream_ctx *c = r->c;
-	unsigned n = (unsigned)c->st->threads, i, started;
-	struct rnd_thread *t;
-	int err = 0;
-
-	t = calloc(n, sizeof(*t));
-	if (!t)
-		return stream_fail(c, "stream '%s': %u threads: %s", c->st->name, n,
-				   strerror(errno));
 	r->t_start = stream_now_ns();
-	stream_event(c, EV_START, 0, 0);
-	for (started = 0; started < n; started++) {
-		t[started] = (struct rnd_thread){ .r = r, .idx = started };
-		err = pthread_create(&t[started].tid, NULL, rnd_thread_main, &t[started]);
-		if (err) {
-			atomic_store(&r->quit, 1);
-			break;
-		}
-	}
-	for (i = 0; i < started; i++)
-		pthread_join(t[i].tid, NULL);
-	stream_event(c, EV_END, 0, 0);
-	free(t);
-	if (err)
-		return stream_fail(c, "stream '%s': pthread_create: %s", c->st->name,
-				   strerror(err));
-	return atomic_load(&r->quit) ? -1 : 0;
+	return stream_threads(r->c, (unsigned)r->c->st->threads, rnd_thread, r, &r->quit);
 }
 
 int stream_random_run(struct stream_ctx *c)
