@@ -2,7 +2,7 @@
 # doc_output.py -- a fenced output block of a docs/ page held against what the
 # program prints today, so the page's sample cannot go stale.
 #
-# usage: doc_output.py PAGE N REAL DOC_NAMES REAL_NAMES
+# usage: doc_output.py PAGE N REAL DOC_NAMES REAL_NAMES [SKIP]
 #
 # Block N (1-based) of PAGE's ``` blocks, or with N as iK its K-th block
 # indented by four blanks (a "$ " command line and "..." in it left out),
@@ -13,7 +13,9 @@
 # only matrix" "the newest of # matrix"), runs of blanks one blank. Then every
 # line of the block must be a line of REAL, except a table's header or row
 # (a line that starts with a name or with "cell"), whose columns depend on
-# how many arms there are. Prints each line missing and exits 1, or exits 0.
+# how many arms there are, or a line that starts with one of the words of
+# SKIP (comma-separated: a header or a list whose items are per arm, as
+# "arm" or "kernels:"). Prints each line missing and exits 1, or exits 0.
 import re
 import sys
 
@@ -57,6 +59,7 @@ def normalise(text, names):
     for line in text.splitlines():
         for n in sorted(names, key=len, reverse=True):
             line = re.sub(r'(?<![\w.-])' + re.escape(n) + r'(?![\w.-])', '@', line)
+        line = re.sub(r'\bh[0-9a-f]{8}\b', 'h#', line)   # a build's key
         line = re.sub(r'\d+(\.\d+)?', '#', line)
         line = re.sub(r'\bruns\b', 'run', line)   # "1 run", "2 runs"
         line = re.sub(r'\bmatrices\b', 'matrix', line)
@@ -68,9 +71,10 @@ def normalise(text, names):
 
 
 def main(argv):
-    if len(argv) != 6:
-        sys.exit('usage: doc_output.py PAGE N REAL DOC_NAMES REAL_NAMES')
-    page, n, real, doc_names, real_names = argv[1:]
+    if len(argv) not in (6, 7):
+        sys.exit('usage: doc_output.py PAGE N REAL DOC_NAMES REAL_NAMES [SKIP]')
+    page, n, real, doc_names, real_names = argv[1:6]
+    skip = {'@', 'cell'} | set(argv[6].split(',') if len(argv) == 7 else [])
     text = open(page).read()
     bl = indented(text) if n.startswith('i') else blocks(text)
     k = int(n.lstrip('i'))
@@ -78,11 +82,10 @@ def main(argv):
         sys.exit(f'{page}: no block {n} (it has {len(bl)})')
     want = normalise(bl[k - 1], doc_names.split(','))
     have = set(normalise(open(real).read(), real_names.split(',')))
-    missing = [w for w in want
-               if w.split()[0] not in ('@', 'cell') and w not in have]
+    missing = [w for w in want if w.split()[0] not in skip and w not in have]
     for m in missing:
         print(f'{page} block {n}: not in today\'s output: {m}')
-    checked = sum(1 for w in want if w.split()[0] not in ('@', 'cell'))
+    checked = sum(1 for w in want if w.split()[0] not in skip)
     if checked == 0:
         sys.exit(f'{page} block {n}: no line left to check')
     sys.exit(1 if missing else 0)

@@ -82,6 +82,19 @@ check "the save run's console kept its boot and its workload" \
 	bash -c 'c=$(sqlite3 results/harness.db "SELECT console_path FROM runs WHERE seq = 0"); grep -q "Linux version" "$c" && grep -q "harness: sent sample" "$c"'
 check "the saves are in the cache, each a state, a disk and a hello" \
 	[ "$(ls results/cache/saves/*/state results/cache/saves/*/disk.qcow2 results/cache/saves/*/hello | wc -l)" = 6 ]
+# what each save takes on disk, as its save run stored it (and harness phases prints)
+ondisk() { find "results/cache/saves/$1" -type f -printf '%b\n' | awk '{ s += $1 * 512 } END { print s }'; }
+sizes_ok() {
+	local key bytes
+	[ "$(q "SELECT COUNT(*) FROM runs WHERE start != 'save' AND save_bytes IS NOT NULL")" = 0 ] || return 1
+	while IFS='|' read -r key bytes; do
+		[ -n "$bytes" ] && [ "$bytes" = "$(ondisk "$key")" ] || return 1
+	done < <(q "SELECT save_key, save_bytes FROM runs WHERE start = 'save'")
+}
+check "each save run stored its save's size on disk (state, disk, hello); no other run has one" \
+	explain "q 'SELECT id, start, save_key, save_bytes FROM runs'" sizes_ok
+check "harness phases shows the save runs' size in MiB" \
+	[ "$(grep -cE '^[0-9]+ +done +save .* [0-9]+\.[0-9]$' phases.out)" = 2 ]
 
 # 2. asked again: every run restores, nothing boots
 matrix again 2 "$y"

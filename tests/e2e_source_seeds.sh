@@ -31,6 +31,10 @@ check "seed-000-patch.json builds the RFC and runs, $reps run(s) per arm, every 
 	[ "$rc" -eq 0 -a "$(q "SELECT COUNT(*) FROM runs WHERE status != 'done'")" = 0 ]
 check "the RFC applied to 6.12 and was built: its subject is in the table's build lines" \
 	grep -qE '^  rfc +h[0-9a-f]{8} 6\.12\.[0-9]+, linux-source-6.12; tinyconfig .*1 patch: mm/mglru: age when the oldest generation is thrashing' run.out
+check "docs/kernels.md's run sample (a table of source arms) says what harness run says today" \
+	python3 "$repo/tests/doc_output.py" "$repo/docs/kernels.md" i6 run.out \
+	patch-versions,zipf-pread,swappiness/base,swappiness/v2,swappiness/v4,base,v2,v4 \
+	seed-000-patch,random,seed-000/rfc-off,seed-000/rfc,rfc-off,rfc arm,kernels:
 rel() { q "SELECT release FROM arms WHERE name = '$1'"; }
 check "rfc and rfc-off boot one build of their own ($(rel rfc))" \
 	bash -c '[ -n "$1" ] && [ "$1" = "$2" ] && [[ $1 == 6.12.*-h[0-9a-f]* ]]' _ "$(rel rfc)" "$(rel rfc-off)"

@@ -20,6 +20,7 @@ struct phased_run {
 	char status[16], start[8];
 	struct run_phases ph;
 	int64_t gap;           /* from the previous run's end (same slot) to this domain's start; -1 */
+	int64_t save_bytes;    /* start save: the save's size on disk; else -1 */
 };
 
 struct phased {
@@ -52,6 +53,7 @@ static int add_row(const struct phase_row *row, void *arg)
 		r->run = row->run;
 		r->slot = row->slot;
 		r->gap = -1;
+		r->save_bytes = row->save_bytes;
 		/* phase_row's fields are these sizes: they fit, -1 if they did not */
 		if (fmtbuf(r->status, sizeof(r->status), "%s", row->status) < 0 ||
 		    fmtbuf(r->start, sizeof(r->start), "%s", row->start) < 0)
@@ -152,7 +154,7 @@ static void print_text(const char *key, const struct phased *p, double *buf)
 	printf("%-8s %-8s %-8s", "run", "status", "start");
 	for (k = 1; k < PH_COUNT; k++)
 		printf(" %8s", phase_names[k]);
-	printf(" %8s %8s\n", "total", "gap");
+	printf(" %8s %8s %8s\n", "total", "gap", "save_MiB");
 	for (i = 0; i < p->n; i++) {
 		printf("%-8lld %-8s %-8s", (long long)p->v[i].run, p->v[i].status,
 		       p->v[i].start[0] ? p->v[i].start : "-");
@@ -160,6 +162,8 @@ static void print_text(const char *key, const struct phased *p, double *buf)
 			print_cell((double)phase_ms(&p->v[i].ph, k));
 		print_cell((double)total_ms(&p->v[i].ph));
 		print_cell((double)p->v[i].gap);
+		if (p->v[i].save_bytes >= 0)
+			printf(" %8.1f", (double)p->v[i].save_bytes / 1048576.0);
 		printf("\n");
 	}
 	printf("%-8s %-8s %-8s", "median", "", "");
@@ -168,6 +172,8 @@ static void print_text(const char *key, const struct phased *p, double *buf)
 	printf("\n");
 	for (k = 1; k < PH_COUNT; k++)
 		printf("  %-9s %s\n", phase_names[k], phase_descs[k]);
+	printf("  %-9s %s\n", "save_MiB", "what the save a run made takes on disk (state, disk, "
+	       "hello)");
 }
 
 /* A run's phases as a JSON object of ms, the ones it has. */
@@ -198,7 +204,14 @@ static int print_json(const struct phased *p, double *buf)
 				      "total_ms", (json_int_t)total_ms(&p->v[i].ph),
 				      "gap_ms", (json_int_t)p->v[i].gap);
 
-		if (!r || json_array_append_new(runs, r) < 0)
+		if (!r)
+			return -1;
+		if (json_object_set_new(r, "save_bytes", p->v[i].save_bytes < 0 ? json_null() :
+					json_integer(p->v[i].save_bytes)) < 0) {
+			json_decref(r);
+			return -1;
+		}
+		if (json_array_append_new(runs, r) < 0)   /* it takes r, even on failure */
 			return -1;
 	}
 	for (k = 1; k <= PH_COUNT + 1; k++)

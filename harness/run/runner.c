@@ -242,7 +242,7 @@ static int start_boot(struct run_ctx *c, const struct vm_config *cfg)
 {
 	int rc;
 
-	if (store_run_start(c->r->store, c->id, "boot", NULL, c->dberr) < 0)
+	if (store_run_start(c->r->store, c->id, "boot", NULL, -1, c->dberr) < 0)
 		return -2;
 	rc = boot(c, cfg);
 	return rc ? rc : await_hello(c);
@@ -317,6 +317,7 @@ static int start_restore(struct run_ctx *c, struct vm_config *cfg, const struct 
 	}
 	saved_share(&c->save);
 	if (store_run_start(c->r->store, c->id, made ? "save" : "restore", c->save.key,
+			    made ? (int64_t)saved_bytes(&c->save) : -1,
 			    c->dberr) < 0)
 		return -2;
 	if ((rc = restore(c, cfg)))

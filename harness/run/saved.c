@@ -218,6 +218,18 @@ static uint64_t file_bytes(const char *dir, const char *name, int64_t *mtime)
 	return (uint64_t)st.st_blocks * 512;
 }
 
+/* A save directory's files on disk, bytes; its last use (the hello's mtime) in *used. */
+static uint64_t dir_bytes(const char *dir, int64_t *used)
+{
+	return file_bytes(dir, "state", NULL) + file_bytes(dir, "disk.qcow2", NULL) +
+	       file_bytes(dir, "hello", used);
+}
+
+uint64_t saved_bytes(const struct saved *s)
+{
+	return dir_bytes(s->dir, NULL);
+}
+
 static int by_use(const void *a, const void *b)
 {
 	const struct save_entry *x = a, *y = b;
@@ -270,8 +282,7 @@ int saved_prune(const char *cache, uint64_t max_bytes)
 		}
 		memcpy(v[n].key, de->d_name, HASH_SHA256_HEX);
 		v[n].used = 0;
-		v[n].bytes = file_bytes(dir, "state", NULL) + file_bytes(dir, "disk.qcow2", NULL) +
-			     file_bytes(dir, "hello", &v[n].used);
+		v[n].bytes = dir_bytes(dir, &v[n].used);
 		total += v[n++].bytes;
 	}
 	closedir(d);

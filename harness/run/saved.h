@@ -49,6 +49,9 @@ int saved_open(const char *cache, const struct vm_config *cfg, const struct vm_h
 int saved_commit(struct saved *s, struct vm_domain *d, const char *overlay, const char *hello,
 		 char *err);
 
+/* What the complete save s takes on disk: its state, disk and hello, in bytes. */
+uint64_t saved_bytes(const struct saved *s);
+
 /* The lock turned shared: the save is in use until saved_close (pruning passes it by). */
 void saved_share(struct saved *s);
 

@@ -104,7 +104,10 @@
  * clock's step to the host's and 8 bytes of its CRNG after the host's reseed.
  */
 #define START_RUN_COLUMNS \
-	" start TEXT, save_key TEXT, clock_behind_ms INTEGER, clock_ahead_ms INTEGER, rng TEXT"
+	" start TEXT, save_key TEXT, clock_behind_ms INTEGER, clock_ahead_ms INTEGER, rng TEXT," \
+	SAVE_BYTES_COLUMN
+/* What the save a run made takes on disk, bytes (schema 17); NULL for the rest. */
+#define SAVE_BYTES_COLUMN " save_bytes INTEGER"
 #define START_UPGRADE \
 	"ALTER TABLE runs ADD COLUMN start TEXT;" \
 	"ALTER TABLE runs ADD COLUMN save_key TEXT;" \
@@ -409,7 +412,7 @@ static int prepare_inserts(struct store *s, char *err)
 	return 0;
 }
 
-#define STORE_SCHEMA 16
+#define STORE_SCHEMA 17
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define STORE_SCHEMA_STR STR(STORE_SCHEMA)
@@ -445,6 +448,7 @@ static const struct { int64_t from; const char *sql; } upgrades[] = {
 	{ 13, MACHINE_UPGRADE "PRAGMA user_version = 14;" },
 	{ 14, CONTENDED_UPGRADE "PRAGMA user_version = 15;" },
 	{ 15, START_UPGRADE "PRAGMA user_version = 16;" },
+	{ 16, "ALTER TABLE runs ADD COLUMN" SAVE_BYTES_COLUMN ";" "PRAGMA user_version = 17;" },
 };
 
 struct upgrade_arg {

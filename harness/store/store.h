@@ -60,10 +60,11 @@ struct store_machine {
 
 /*
  * How its guest started: "boot", "save" (booted, saved, restored) or
- * "restore" from the save cached under save_key (NULL for boot).
+ * "restore" from the save cached under save_key (NULL for boot); for "save",
+ * what the save takes on disk (save_bytes; below 0: not known, NULL).
  */
 int store_run_start(struct store *s, int64_t run, const char *start, const char *save_key,
-		    char *err);
+		    int64_t save_bytes, char *err);
 
 /* What measured it (versions, TCG threading, host kernel and CPUs); then the agent's hello (running); then its setup (lru_gen read back, residency, files). */
 int store_run_machine(struct store *s, int64_t run, const struct store_machine *m, char *err);

@@ -52,6 +52,8 @@ static int phase_row(sqlite3_stmt *st, void *p)
 	    db_text(st, 5, row.start, sizeof(row.start)) < 0)
 		return DB_TOO_LONG;
 	row.at_ms = sqlite3_column_int64(st, 4);
+	row.save_bytes = sqlite3_column_type(st, 6) == SQLITE_NULL ? -1 :
+			 sqlite3_column_int64(st, 6);
 	return a->fn(&row, a->arg);
 }
 
@@ -60,7 +62,8 @@ int store_matrix_phases(struct store *s, int64_t mid,
 {
 	struct rows_arg a = { fn, arg };
 
-	return db_rows(s, "SELECT r.id, r.slot, r.status, p.phase, p.at_ms, r.start FROM runs r"
+	return db_rows(s, "SELECT r.id, r.slot, r.status, p.phase, p.at_ms, r.start, r.save_bytes"
+		       " FROM runs r"
 		       " JOIN run_phases p ON p.run_id = r.id WHERE r.matrix_id = ?"
 		       " ORDER BY r.id", phase_row, &a, err, "i", mid);
 }

@@ -18,6 +18,7 @@ struct phase_row {
 	char phase[16];
 	int64_t at_ms;
 	char start[8];              /* boot, save or restore; "" where not recorded */
+	int64_t save_bytes;         /* start save: what the save takes on disk; else -1 */
 };
 
 /* fn for each phase of each run of matrix mid, by run; fn's -1 stops (out of memory). */

@@ -3,6 +3,8 @@
 #include "store/store.h"
 #include "store/store_db.h"
 
+#include <math.h>
+
 
 int store_run_booting(struct store *s, int64_t run, const char *accel, const char *host,
 		      const char *arch, const char *console, char *err)
@@ -13,10 +15,11 @@ int store_run_booting(struct store *s, int64_t run, const char *accel, const cha
 }
 
 int store_run_start(struct store *s, int64_t run, const char *start, const char *save_key,
-		    char *err)
+		    int64_t save_bytes, char *err)
 {
-	return db_run(s, err, "UPDATE runs SET start = ?, save_key = ? WHERE id = ?", "tti", start,
-		      save_key && *save_key ? save_key : NULL, run);
+	return db_run(s, err, "UPDATE runs SET start = ?, save_key = ?, save_bytes = ? WHERE id = ?",
+		      "ttdi", start, save_key && *save_key ? save_key : NULL,
+		      save_bytes < 0 ? NAN : (double)save_bytes, run);
 }
 
 int store_run_machine(struct store *s, int64_t run, const struct store_machine *m, char *err)
