@@ -140,8 +140,9 @@ const char *lrugen_format_name(enum lrugen_format f);
  * pages), as both 6.1 and 6.12 print them (mm/memcontrol.c: 6.1's
  * memory_stat_format(), 6.12's memcg_stat_format(); under MGLRU "active" is
  * the two youngest generations), and the others the agent samples (major
- * faults, the memcg's file and anon bytes). LRUGEN_STAT_KEYS lists them once:
- * member, whether a kernel may lack it (6.12 added the khugepaged ones).
+ * faults, the memcg's file, anon and anonymous THP bytes). LRUGEN_STAT_KEYS
+ * lists them once: member, whether a kernel may lack it (6.12 added the
+ * khugepaged ones; a kernel without THP has no anon_thp).
  */
 #define LRUGEN_STAT_KEYS(X)                                                   \
 	X(inactive_anon, 0) X(active_anon, 0) X(inactive_file, 0) X(active_file, 0) \
@@ -153,7 +154,7 @@ const char *lrugen_format_name(enum lrugen_format f);
 	X(pgscan_kswapd, 0) X(pgscan_direct, 0) X(pgscan_khugepaged, 1)       \
 	X(pgsteal_kswapd, 0) X(pgsteal_direct, 0) X(pgsteal_khugepaged, 1)    \
 	X(pgrefill, 0) X(pgactivate, 0) X(pgdeactivate, 0)                    \
-	X(pgmajfault, 0) X(file, 0) X(anon, 0)
+	X(pgmajfault, 0) X(file, 0) X(anon, 0) X(anon_thp, 1)
 
 enum lrugen_stat_key {
 #define X(k, opt) LRUGEN_STAT_##k,

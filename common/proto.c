@@ -79,6 +79,8 @@ static const struct field hello_fields[] = {
 static const struct field job_fields[] = {
 	U64(proto_job, run, "run", UINT64_C(1) << 53),
 	STR(proto_job, lru_gen, "lru_gen"),
+	STR(proto_job, thp_enabled, "thp_enabled"),
+	STR(proto_job, thp_defrag, "thp_defrag"),
 	STR(proto_job, seed, "seed"),
 	U64(proto_job, host_ms, "host_ms", UINT64_C(1) << 53),
 	{ "workload", F_JOB, 0, 0, 0 },
@@ -87,6 +89,8 @@ static const struct field job_fields[] = {
 
 static const struct field setup_fields[] = {
 	STR(proto_setup, lru_gen, "lru_gen"),
+	STR(proto_setup, thp_enabled, "thp_enabled"),
+	STR(proto_setup, thp_defrag, "thp_defrag"),
 	STR(proto_setup, residency, "residency"),
 	U64S(proto_setup, file_pages, "file_pages", UINT64_C(1) << 40),
 	U64S(proto_setup, file_ino, "file_ino", UINT64_C(1) << 62),
@@ -316,19 +320,27 @@ static int u64_from_json(const char *key, json_t *v, uint64_t max, uint64_t *dst
 	return 0;
 }
 
-/* The workload of a job message; the fields parsed before it (run, lru_gen, seed, host_ms) are kept. */
+/*
+ * The workload of a job message; the job's own fields, which the message may
+ * give before it (run, lru_gen, thp_*, seed, host_ms), are kept.
+ */
 static int job_field_from_json(json_t *v, struct proto_job *job, char *err, size_t errlen)
 {
 	uint64_t run = job->run, host_ms = job->host_ms;
 	char lru[sizeof(job->lru_gen)], seed[sizeof(job->seed)];
+	char thp_e[sizeof(job->thp_enabled)], thp_d[sizeof(job->thp_defrag)];
 
 	memcpy(lru, job->lru_gen, sizeof(lru));
+	memcpy(thp_e, job->thp_enabled, sizeof(thp_e));
+	memcpy(thp_d, job->thp_defrag, sizeof(thp_d));
 	memcpy(seed, job->seed, sizeof(seed));
 	if (proto_job_from_json(v, job, "job", err, errlen) < 0)
 		return -1;
 	job->run = run;
 	job->host_ms = host_ms;
 	memcpy(job->lru_gen, lru, sizeof(lru));
+	memcpy(job->thp_enabled, thp_e, sizeof(thp_e));
+	memcpy(job->thp_defrag, thp_d, sizeof(thp_d));
 	memcpy(job->seed, seed, sizeof(seed));
 	return 0;
 }

@@ -18,7 +18,8 @@
 #include "common/err.h"
 #include "common/lrugen.h"
 
-#define PROTO_VERSION     7      /* 7: the job's seed and host clock; 6: PROTO_TRACE; 5: PROTO_LRU */
+#define PROTO_VERSION     8      /* 8: THP in the job and setup; 7: the job's seed and host
+				  * clock; 6: PROTO_TRACE; 5: PROTO_LRU */
 #define PROTO_PORT_NAME   "harness.0"
 #define PROTO_LINE_MAX    16384  /* longer lines are refused, never truncated */
 #define PROTO_STR_MAX     128    /* bound on short string fields */
@@ -43,7 +44,8 @@
  * the group it joins). PROTO_STAT_FIELD turns such a row into an X row.
  */
 #define PROTO_STAT_FIELD(X, m, key, max, stat, level) X(m, key, max)
-#define PROTO_SAMPLE_FIELDS(X) PROTO_SAMPLE_BASE_FIELDS(X) PROTO_SAMPLE_LRU_FIELDS(X)
+#define PROTO_SAMPLE_FIELDS(X) \
+	PROTO_SAMPLE_BASE_FIELDS(X) PROTO_SAMPLE_LRU_FIELDS(X) PROTO_SAMPLE_THP_FIELDS(X)
 #define PROTO_SAMPLE_BASE_FIELDS(X)                                            \
 	X(seq,              "seq",                      UINT64_C(1) << 32)     \
 	X(t_ms,             "t_ms",                     UINT64_C(1) << 40)     \
@@ -98,7 +100,16 @@
 	S(X, pgdeactivate,   "pgdeactivate",            UINT64_C(1) << 48, pgdeactivate, 0)
 
 /* Every memory.stat row of a sample, base then LRU: S(X, m, key, max, stat, level). */
-#define PROTO_SAMPLE_STATS(S, X) PROTO_SAMPLE_BASE_STATS(S, X) PROTO_SAMPLE_LRU_STATS(S, X)
+/*
+ * The sample fields protocol 8 (schema 18) added, nullable columns: the
+ * memcg's anonymous transparent hugepages (memory.stat anon_thp, a level in
+ * bytes; 0 where the kernel has no THP).
+ */
+#define PROTO_SAMPLE_THP_FIELDS(X) PROTO_SAMPLE_THP_STATS(PROTO_STAT_FIELD, X)
+#define PROTO_SAMPLE_THP_STATS(S, X)                                                       \
+	S(X, anon_thp_bytes, "anon_thp",                UINT64_C(1) << 50, anon_thp, 1)
+#define PROTO_SAMPLE_STATS(S, X) \
+	PROTO_SAMPLE_BASE_STATS(S, X) PROTO_SAMPLE_LRU_STATS(S, X) PROTO_SAMPLE_THP_STATS(S, X)
 
 /*
  * PROTO_LRU: one node of the memcg's multi-gen LRU at the end of interval
@@ -399,6 +410,8 @@ struct proto_stream {
 struct proto_job {
 	uint64_t run;
 	char lru_gen[8];             /* "y", "n" or "" to leave the kernel default */
+	/* transparent_hugepage's enabled and defrag to write ("" leaves the kernel's) */
+	char thp_enabled[16], thp_defrag[16];
 	/* what makes a guest restored from a save as fresh as a booted one: the
 	 * host's entropy, credited and reseeding the kernel's CRNG, and the host's
 	 * wall clock (ms since the epoch) as it sent the job, which the guest's
@@ -544,6 +557,9 @@ struct proto_hello {
 
 struct proto_setup {
 	char lru_gen[32];              /* value read back after writing */
+	/* transparent_hugepage's enabled and defrag read back (the bracketed
+	 * value); "" where the kernel has no THP */
+	char thp_enabled[16], thp_defrag[16];
 	char residency[16];            /* "cachestat" or "mincore" */
 	struct proto_u64s file_pages;  /* per declared file */
 	struct proto_u64s file_ino;    /* per declared file, its inode (trace events name it) */

@@ -497,6 +497,49 @@ static int apply_lru_gen(struct agent *a, char *out, size_t len)
 	return read_file_trim(a, LRU_GEN_PATH, out, len);
 }
 
+#define THP_DIR "/sys/kernel/mm/transparent_hugepage"
+
+/* The bracketed value of a THP file ("always [madvise] never") into out; "" if none. */
+static void thp_active(const char *text, char *out, size_t len)
+{
+	const char *lb = strchr(text, '['), *rb = lb ? strchr(lb, ']') : NULL;
+	size_t n = rb ? (size_t)(rb - lb - 1) : 0;
+
+	if (!rb || n + 1 > len)
+		n = 0;
+	memcpy(out, lb ? lb + 1 : "", n);
+	out[n] = '\0';
+}
+
+/*
+ * transparent_hugepage's file name ("enabled", "defrag"): want written if
+ * set (a-z and '+' only: the kernel names the rest), then read back into
+ * out; "" where the kernel has no THP, where an ask is unsupported.
+ */
+static int apply_thp(struct agent *a, const char *name, const char *want, char *out, size_t len)
+{
+	char path[64], text[128];
+
+	if (strspn(want, "abcdefghijklmnopqrstuvwxyz+") != strlen(want))
+		return error(a, "job: thp_%s '%s': expected a word of a-z and '+'", name, want);
+	fmtcut(path, sizeof(path), THP_DIR "/%s", name);
+	if (access(path, F_OK) < 0) {
+		if (errno != ENOENT)
+			return error_errno(a, "access '%s'", path);
+		if (*want)
+			return error(a, "unsupported: thp_%s requested but %s is missing (no "
+				     "transparent hugepages in this kernel)", name, path);
+		out[0] = '\0';
+		return 0;
+	}
+	if (*want && write_file(a, path, want) < 0)
+		return -1;
+	if (read_file_trim(a, path, text, sizeof(text)) < 0)
+		return -1;
+	thp_active(text, out, len);
+	return 0;
+}
+
 /* cgroup2 mounted on dir unless it is already. */
 static int mount_cgroup2(struct agent *a, const char *dir)
 {
@@ -608,9 +651,9 @@ static int data_writable(struct agent *a)
 
 /*
  * Everything before the workload, then the setup message: the clock and
- * random state made fresh (a restored guest's are its save's), lru_gen
- * applied and read back, the memcg, the files checked, caches dropped, the
- * residency method and the trace.
+ * random state made fresh (a restored guest's are its save's), lru_gen and
+ * transparent hugepages applied and read back, the memcg, the files
+ * checked, caches dropped, the residency method and the trace.
  */
 static int setup(struct agent *a)
 {
@@ -624,7 +667,10 @@ static int setup(struct agent *a)
 			sizeof(a->err)) < 0 ||
 	    fresh_reseed(a->job.seed, s->rng, sizeof(s->rng), a->err, sizeof(a->err)) < 0)
 		return -1;
-	if (apply_lru_gen(a, lru, sizeof(lru)) < 0 || setup_memcg(a) < 0 ||
+	if (apply_lru_gen(a, lru, sizeof(lru)) < 0 ||
+	    apply_thp(a, "enabled", a->job.thp_enabled, s->thp_enabled, sizeof(s->thp_enabled)) < 0 ||
+	    apply_thp(a, "defrag", a->job.thp_defrag, s->thp_defrag, sizeof(s->thp_defrag)) < 0 ||
+	    setup_memcg(a) < 0 ||
 	    check_files(a, &s->file_pages) < 0 || data_writable(a) < 0)
 		return -1;
 	sync();

@@ -53,4 +53,29 @@ check "shmem: with no swap the pageout freed nothing: 16 MiB charged until the s
 check "both calibrated a miss threshold from resident touches" \
 	[ "$(q "SELECT COUNT(*) FROM events WHERE kind = 'calibrated' AND value > 0")" = 2 ]
 
+# transparent hugepages per arm: written, read back, and what the memcg's anon is made of
+cat > thp.json <<'EOF'
+{ "name": "e2e-thp", "reps": 1,
+  "arms": [ { "name": "thp", "kernel": "6.12", "lru_gen": "y",
+              "thp_enabled": ["always", "never"], "thp_defrag": "madvise" } ],
+  "workloads": [
+    { "name": "huge", "memcg_mib": 96, "duration_s": 3, "interval_ms": 1000,
+      "streams": [ { "kind": "anon", "name": "h", "mib": 32, "access": "write" } ] } ] }
+EOF
+"$harness" run thp.json > thp.out 2> thp.err
+rc=$?
+[ -s thp.err ] && sed 's/^/stderr: /' thp.err
+check "arms of thp_enabled always and never run, done (exit $rc)" \
+	explain "cat thp.out" [ "$rc" -eq 0 -a "$(q "SELECT COUNT(*) FROM runs r JOIN matrices m ON
+		m.id = r.matrix_id WHERE m.name = 'e2e-thp' AND r.status = 'done'")" = 2 ]
+thp() { q "SELECT r.$2 FROM runs r JOIN arms a ON a.id = r.arm_id WHERE a.name = 'thp-$1'"; }
+check "each guest read back what its arm wrote: enabled always / never, defrag madvise" \
+	[ "$(thp always thp_enabled_read) $(thp never thp_enabled_read) $(thp always thp_defrag_read)" \
+	  = "always never madvise" ]
+huge() { q "SELECT CAST(MAX(s.anon_thp) / 1048576 AS INTEGER) FROM samples s JOIN runs r ON
+	r.id = s.run_id JOIN arms a ON a.id = r.arm_id WHERE a.name = 'thp-$1'"; }
+echo "# anon_thp: always $(huge always) MiB, never $(huge never) MiB of the 32 MiB set"
+check "always: the 32 MiB set faulted in as huge pages, 8 MiB or more of it" [ "$(huge always)" -ge 8 ]
+check "never: none of it" [ "$(huge never)" = 0 ]
+
 e2e_end

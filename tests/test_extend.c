@@ -361,7 +361,7 @@ static void test_schema3_refused(void **state)
 	sqlite3_close(db);
 	assert_int_equal(store_open(path, &s, err), -1);
 	assert_null(s);
-	assert_non_null(strstr(err, "has schema 3, this harness writes schema 17"));
+	assert_non_null(strstr(err, "has schema 3, this harness writes schema 18"));
 	assert_non_null(strstr(err, path));
 	assert_null(strchr(err, '\n'));
 	/* left as it was */
@@ -391,9 +391,12 @@ static int64_t count_at(const char *path, const char *sql)
  * what its racing submits could leave: two live matrices of one spec, and
  * a cancelled one.
  */
-/* Schema 12's to 17's additions taken back out (the fixtures are made by today's store). */
+/* Schema 12's to 18's additions taken back out (the fixtures are made by today's store). */
 #define DROP_SAMPLE_COLUMN(m, key, max) "ALTER TABLE samples DROP COLUMN \"" key "\";"
-#define DOWNGRADE_17 "ALTER TABLE runs DROP COLUMN save_bytes;"
+#define DOWNGRADE_18 \
+	"ALTER TABLE runs DROP COLUMN thp_enabled_read; ALTER TABLE runs DROP COLUMN thp_defrag_read;" \
+	PROTO_SAMPLE_THP_FIELDS(DROP_SAMPLE_COLUMN)
+#define DOWNGRADE_17 DOWNGRADE_18 "ALTER TABLE runs DROP COLUMN save_bytes;"
 #define DOWNGRADE_16 DOWNGRADE_17 \
 	"ALTER TABLE runs DROP COLUMN start; ALTER TABLE runs DROP COLUMN save_key;" \
 	"ALTER TABLE runs DROP COLUMN clock_behind_ms; ALTER TABLE runs DROP COLUMN clock_ahead_ms;" \
@@ -470,7 +473,7 @@ static void test_schema5_upgraded(void **state)
 		fail_msg("schema 5 not upgraded: %s", err);
 	store_close(s);
 	/* nothing lost: three matrices, 4 runs each; the older live twin points at the newer */
-	assert_int_equal(count_at(path, "PRAGMA user_version"), 17);
+	assert_int_equal(count_at(path, "PRAGMA user_version"), 18);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM matrices"), 3);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs"), 12);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM matrices WHERE name = 'twin-a'"
@@ -794,7 +797,7 @@ static void test_schema4_upgraded(void **state)
 	assert_int_equal(nc, n);
 	assert_int_equal(store_unclaim(s, 0, err), 0);
 	store_close(s);
-	/* and it says schema 17 from now on (4 to 5 ... to 17), its arms with no build */
+	/* and it says schema 18 from now on (4 to 5 ... to 18), its arms with no build */
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "SELECT resolve_msg FROM matrices", NULL, NULL, NULL),
 			 SQLITE_OK);
@@ -804,10 +807,13 @@ static void test_schema4_upgraded(void **state)
 		assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL),
 				 SQLITE_OK);
 		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-		assert_int_equal(sqlite3_column_int(st, 0), 17);
+		assert_int_equal(sqlite3_column_int(st, 0), 18);
 		sqlite3_finalize(st);
 	}
 	sqlite3_close(db);
+	/* schema 18: no older run read THP back */
+	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs WHERE thp_enabled_read IS NOT NULL"
+				  " OR thp_defrag_read IS NOT NULL"), 0);
 	/* schema 17: no older run has a save's size */
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs WHERE save_bytes IS NOT NULL"), 0);
 	/* schema 16: no older run says how its guest started */

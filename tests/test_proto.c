@@ -30,7 +30,8 @@ static const char *job_line(const char *workload)
 {
 	static char buf[PROTO_LINE_MAX * 2];
 	int n = snprintf(buf, sizeof(buf), "{\"type\":\"job\",\"run\":1,\"lru_gen\":\"y\","
-			 "\"seed\":\"%064d\",\"host_ms\":1,\"workload\":%s}", 0, jq(workload));
+			 "\"thp_enabled\":\"\",\"thp_defrag\":\"\",\"seed\":\"%064d\",\"host_ms\":1,"
+			 "\"workload\":%s}", 0, jq(workload));
 
 	assert_true(n > 0 && (size_t)n < sizeof(buf));
 	return buf;
@@ -358,6 +359,8 @@ static void test_rt_setup(void **state)
 	(void)state;
 	m->type = PROTO_SETUP;
 	strcpy(m->u.setup.lru_gen, "0x0007");
+	strcpy(m->u.setup.thp_enabled, "madvise");
+	strcpy(m->u.setup.thp_defrag, "defer+madvise");
 	strcpy(m->u.setup.residency, "cachestat");
 	m->u.setup.file_pages.n = 3;
 	m->u.setup.file_pages.v[0] = 49152;
@@ -365,6 +368,8 @@ static void test_rt_setup(void **state)
 	m->u.setup.file_pages.v[2] = UINT64_C(1) << 40;
 	round_trip(m, o);
 	assert_string_equal(o->u.setup.lru_gen, "0x0007");
+	assert_string_equal(o->u.setup.thp_enabled, "madvise");
+	assert_string_equal(o->u.setup.thp_defrag, "defer+madvise");
 	assert_string_equal(o->u.setup.residency, "cachestat");
 	assert_u64s_equal(&o->u.setup.file_pages, &m->u.setup.file_pages);
 
@@ -572,14 +577,17 @@ static void test_parse_job_line(void **state)
 	char line[PROTO_LINE_MAX];
 
 	(void)state;
-	snprintf(line, sizeof(line), "{\"workload\":%s,\"lru_gen\":\"n\",\"run\":5,"
-		 "\"seed\":\"%s\",\"host_ms\":1796400000123,\"type\":\"job\"}", jq(JOB_FULL),
+	snprintf(line, sizeof(line), "{\"thp_enabled\":\"never\",\"workload\":%s,\"lru_gen\":\"n\","
+		 "\"run\":5,\"thp_defrag\":\"defer+madvise\",\"seed\":\"%s\","
+		 "\"host_ms\":1796400000123,\"type\":\"job\"}", jq(JOB_FULL),
 		 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
 	if (parse(line, m) < 0)
 		fail_msg("refused: %s", err);
 	assert_int_equal(m->type, PROTO_JOB);
 	assert_int_equal(m->u.job.run, 5);
 	assert_string_equal(m->u.job.lru_gen, "n");
+	assert_string_equal(m->u.job.thp_enabled, "never");
+	assert_string_equal(m->u.job.thp_defrag, "defer+madvise");
 	/* parsed before the workload, kept through it */
 	assert_string_equal(m->u.job.seed,
 			    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");

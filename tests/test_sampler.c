@@ -25,7 +25,7 @@ enum {
 	I_RESTORE_FILE, I_PGSCAN, I_PGSTEAL, I_FILE, I_ANON,
 	I_ACTIVE_ANON, I_INACTIVE_ANON, I_ACTIVE_FILE, I_INACTIVE_FILE, I_RESTORE_ANON,
 	I_NODERECLAIM, I_PGSCAN_KSWAPD, I_PGSCAN_DIRECT, I_PGSTEAL_KSWAPD, I_PGSTEAL_DIRECT,
-	I_PGREFILL, I_PGACTIVATE, I_PGDEACTIVATE, I_COUNT
+	I_PGREFILL, I_PGACTIVATE, I_PGDEACTIVATE, I_ANON_THP, I_COUNT
 };
 
 #define DATA "tests/data/"
@@ -53,7 +53,7 @@ static const char stat_6_12[] =
 	"file_dirty 4096\n"
 	"file_writeback 0\n"
 	"swapcached 0\n"
-	"anon_thp 0\n"
+	"anon_thp 2097152\n"
 	"file_thp 0\n"
 	"shmem_thp 0\n"
 	"inactive_anon 1290240\n"
@@ -106,7 +106,7 @@ static const uint64_t want_6_12[I_COUNT] = {
 	[I_INACTIVE_FILE] = 49352704, [I_RESTORE_ANON] = 17, [I_NODERECLAIM] = 0,
 	[I_PGSCAN_KSWAPD] = 111, [I_PGSCAN_DIRECT] = 98654, [I_PGSTEAL_KSWAPD] = 222,
 	[I_PGSTEAL_DIRECT] = 87432, [I_PGREFILL] = 333, [I_PGACTIVATE] = 444,
-	[I_PGDEACTIVATE] = 555,
+	[I_PGDEACTIVATE] = 555, [I_ANON_THP] = 2097152,
 };
 
 static int parse_text(const char *text, struct sampler_reading *r)
@@ -185,7 +185,7 @@ static void test_stat_order_free(void **state)
 		"pgdeactivate 23\nactive_anon 11\ninactive_file 14\npgrefill 21\n"
 		"inactive_anon 12\nactive_file 13\nworkingset_restore_anon 15\n"
 		"pgsteal_direct 20\nworkingset_nodereclaim 16\npgscan_kswapd 17\n"
-		"pgscan_direct 18\npgsteal_kswapd 19\npgactivate 22\n";
+		"pgscan_direct 18\npgsteal_kswapd 19\nanon_thp 24\npgactivate 22\n";
 	struct sampler_reading r;
 	int i;
 

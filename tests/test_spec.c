@@ -835,6 +835,13 @@ static void test_arm_fields(void **state)
 	       "arms[1].lru_gen", "\"y\", \"n\" or \"default\"", NULL);
 	refuse(MATRIX(ARM_A ", {\"name\":\"b\",\"kernel\":\"6.12\",\"lru_gen\":true}", WL),
 	       "arms[1].lru_gen", NULL);
+	/* transparent hugepages: the kernel's words only */
+	refuse(MATRIX(ARM_A ", {\"name\":\"b\",\"kernel\":\"6.12\",\"thp_enabled\":\"sometimes\"}",
+		      WL), "arms[1].thp_enabled: expected one of \"always\", \"madvise\", \"never\", "
+	       "or \"default\"", NULL);
+	refuse(MATRIX(ARM_A ", {\"name\":\"b\",\"kernel\":\"6.12\",\"thp_defrag\":3}", WL),
+	       "arms[1].thp_defrag: expected one of \"always\", \"defer\", \"defer+madvise\", "
+	       "\"madvise\", \"never\", or \"default\"", NULL);
 	/* names with a space, empty, too long, not a string */
 	refuse(MATRIX("{\"name\":\"my arm\",\"kernel\":\"6.12\"}", WL),
 	       "arms[0].name", "'my arm'", NULL);
@@ -1143,6 +1150,19 @@ static void test_arm_arrays(void **state)
 	assert_string_equal(m->arms[0].tag, "rotate/v3");   /* every expanded arm keeps the tag */
 	assert_string_equal(m->arms[3].tag, "rotate/v3");
 	assert_int_equal(spec_run_count(m), 4);
+	done(m);
+	/* transparent hugepages: one arm per value, named by it, "default" the kernel's */
+	m = load_wl("{'name':'t','reps':1,'arms':[{'name':'h','kernel':'6.12',"
+		    "'thp_enabled':['always','never','default'],'thp_defrag':'defer+madvise'}],"
+		    "'workloads':[{'name':'w','files':[{'name':'d','mib':8}],"
+		    "'streams':[{'kind':'random','file':'d'}]}]}");
+	assert_int_equal(m->n_arms, 3);
+	assert_string_equal(m->arms[0].name, "h-always");
+	assert_string_equal(m->arms[0].thp_enabled, "always");
+	assert_string_equal(m->arms[1].name, "h-never");
+	assert_string_equal(m->arms[2].name, "h-default");
+	assert_string_equal(m->arms[2].thp_enabled, "");
+	assert_string_equal(m->arms[2].thp_defrag, "defer+madvise");
 	done(m);
 }
 

@@ -396,6 +396,11 @@ static int check_setup(struct run_ctx *c, const struct proto_setup *st)
 	if (!lru_gen_matches(c->arm->lru_gen, st->lru_gen))
 		return fail(c, "wrote lru_gen '%s' but the guest reads back '%s'",
 			    c->arm->lru_gen, st->lru_gen);
+	if ((c->arm->thp_enabled[0] && strcmp(c->arm->thp_enabled, st->thp_enabled)) ||
+	    (c->arm->thp_defrag[0] && strcmp(c->arm->thp_defrag, st->thp_defrag)))
+		return fail(c, "wrote thp enabled '%s' defrag '%s' but the guest reads back '%s' '%s'",
+			    c->arm->thp_enabled, c->arm->thp_defrag, st->thp_enabled,
+			    st->thp_defrag);
 	if (st->file_ino.n != job->nfiles)
 		return fail(c, "guest reports %llu inodes for %u files",
 			    (unsigned long long)st->file_ino.n, job->nfiles);
@@ -414,9 +419,13 @@ static int send_job(struct run_ctx *c)
 
 	msg.u.job = c->cell->job;
 	msg.u.job.run = (uint64_t)c->id;
-	if (fmtbuf(msg.u.job.lru_gen, sizeof(msg.u.job.lru_gen), "%s", c->arm->lru_gen) < 0)
-		return fail_infra(c, "lru_gen '%s' over %zu bytes", c->arm->lru_gen,
-				  sizeof(msg.u.job.lru_gen) - 1);
+	if (fmtbuf(msg.u.job.lru_gen, sizeof(msg.u.job.lru_gen), "%s", c->arm->lru_gen) < 0 ||
+	    fmtbuf(msg.u.job.thp_enabled, sizeof(msg.u.job.thp_enabled), "%s",
+		   c->arm->thp_enabled) < 0 ||
+	    fmtbuf(msg.u.job.thp_defrag, sizeof(msg.u.job.thp_defrag), "%s",
+		   c->arm->thp_defrag) < 0)
+		return fail_infra(c, "arm '%s': lru_gen or thp_* over the job's fields",
+				  c->arm->name);
 	/* fresh entropy for every guest, booted or restored (a restored one's
 	 * CRNG is its save's) */
 	if (getrandom(seed, sizeof(seed), 0) != (ssize_t)sizeof(seed))
@@ -851,12 +860,12 @@ static int workload_loop(struct run_ctx *c)
 	const struct proto_job *w = &c->cell->job;
 	int64_t end = now_ms() + (int64_t)(w->duration_s + c->r->conf->slack_s) * 1000;
 	int64_t silence = (int64_t)w->interval_ms * (int64_t)c->r->conf->watchdog_intervals,
-		floor = (int64_t)c->r->conf->watchdog_min_s * 1000;
+		least = (int64_t)c->r->conf->watchdog_min_s * 1000;
 	struct proto_msg msg;
 	int rc;
 
-	if (silence < floor)
-		silence = floor;
+	if (silence < least)
+		silence = least;
 	if (host_pressure(c, -1, 1) < 0)
 		return -2;
 	for (;;) {

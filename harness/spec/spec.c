@@ -17,7 +17,7 @@
  * J_TAG: an arm's tag (a name that may also hold '/' and ':'); J_SRCPKG: a
  * linux-source-X.Y package; J_REV: a git revision; J_CONFIG: a base config name or path */
 enum jkind { J_NAME, J_TEXT, J_UINT, J_LRU, J_START, J_ANY, J_PKG, J_URL, J_SHA, J_TAG, J_SRCPKG, J_REV,
-	     J_CONFIG };
+	     J_CONFIG, J_CHOICE };
 
 struct jkey {
 	const char *name;
@@ -26,6 +26,7 @@ struct jkey {
 	size_t off;       /* into the struct being filled */
 	size_t size;      /* J_NAME/J_TEXT: buffer size */
 	uint64_t min, max;
+	const char *const *choices;   /* J_CHOICE: the values allowed, NULL-terminated */
 };
 
 #define MOFF(m) offsetof(struct matrix, m)
@@ -48,6 +49,11 @@ static const struct jkey matrix_keys[] = {
 	{ NULL, 0, 0, 0, 0, 0, 0 },
 };
 
+/* transparent_hugepage's enabled and defrag, as the kernel names their values */
+static const char *const thp_enabled_names[] = { "always", "madvise", "never", NULL };
+static const char *const thp_defrag_names[] = { "always", "defer", "defer+madvise", "madvise",
+						"never", NULL };
+
 static const struct jkey arm_keys[] = {
 	{ "name", J_NAME, 1, AOFF(name), SZ(arm, name), 0, 0 },
 	/* the kernel: exactly one of kernel, package and url (parse_arm checks) */
@@ -59,6 +65,10 @@ static const struct jkey arm_keys[] = {
 	{ "modules_url", J_URL, 0, AOFF(modules_url), SZ(arm, modules_url), 0, 0 },
 	{ "modules_sha256", J_SHA, 0, AOFF(modules_sha256), SZ(arm, modules_sha256), 0, 0 },
 	{ "lru_gen", J_LRU, 0, AOFF(lru_gen), SZ(arm, lru_gen), 0, 0 },
+	{ "thp_enabled", J_CHOICE, 0, AOFF(thp_enabled), SZ(arm, thp_enabled), 0, 0,
+	  thp_enabled_names },
+	{ "thp_defrag", J_CHOICE, 0, AOFF(thp_defrag), SZ(arm, thp_defrag), 0, 0,
+	  thp_defrag_names },
 	{ "cmdline", J_TEXT, 0, AOFF(cmdline), SZ(arm, cmdline), 0, 0 },
 	{ "tag", J_TAG, 0, AOFF(tag), SZ(arm, tag), 0, 0 },
 	/* built from source (check_arm_source says which go together) */
@@ -154,8 +164,33 @@ static int set_string(const struct jkey *k, json_t *v, char *dst, const char *wh
 }
 
 /*
+ * J_CHOICE: one of k->choices into dst, or "default" (the kernel's own
+ * value, left alone) as ""; -1 with err listing them.
+ */
+static int set_choice(const struct jkey *k, json_t *v, char *dst, const char *where, char *err)
+{
+	const char *s = json_string_value(v);
+	char list[160] = "";
+	size_t i;
+
+	if (s && !strcmp(s, "default")) {
+		dst[0] = '\0';
+		return 0;
+	}
+	for (i = 0; s && k->choices[i]; i++)
+		if (!strcmp(s, k->choices[i]) && strlen(s) < k->size) {
+			strcpy(dst, s);
+			return 0;
+		}
+	for (i = 0; k->choices[i]; i++)
+		fmtcut(list + strlen(list), sizeof(list) - strlen(list), "\"%s\", ", k->choices[i]);
+	return errorf(err, "%s.%s: expected one of %sor \"default\"", where, k->name, list);
+}
+
+/*
  * One key's value into obj by its kind: a string, a bounded whole number,
- * lru_gen's y/n/default, start's boot/restore; -1 with err.
+ * lru_gen's y/n/default, start's boot/restore, one of a key's choices; -1
+ * with err.
  */
 static int set_value(const struct jkey *k, json_t *v, void *obj, const char *where, char *err)
 {
@@ -186,6 +221,8 @@ static int set_value(const struct jkey *k, json_t *v, void *obj, const char *whe
 				      (long long)i);
 		*(uint64_t *)dst = (uint64_t)i;
 		return 0;
+	case J_CHOICE:
+		return set_choice(k, v, dst, where, err);
 	case J_LRU:
 		s = json_is_string(v) ? json_string_value(v) : "";
 		if (!strcmp(s, "y") || !strcmp(s, "n"))
@@ -668,9 +705,16 @@ static int parse_array(json_t *root, const char *key, size_t max, char *err)
 	return 0;
 }
 
+/* Is an arm expanded from key named by the value itself (not a file's name)? */
+static int value_named(const char *key)
+{
+	return !strcmp(key, "lru_gen") || !strcmp(key, "base") || !strcmp(key, "thp_enabled") ||
+	       !strcmp(key, "thp_defrag");
+}
+
 /*
  * The name of the arm expanded from key's value x (the j-th): the value for
- * lru_gen and base, a file's name without its directory and extension for
+ * lru_gen, thp_enabled, thp_defrag and base, a file's name without its directory and extension for
  * patches, config and source, the index for cmdline; characters a name may
  * not hold become '_'.
  */
@@ -685,10 +729,9 @@ static void expanded_name(char *name, size_t size, const char *base, const char 
 			return;   /* cut: longer than an arm's name may be, parse_arm refuses it */
 		return;
 	}
-	if (strcmp(key, "lru_gen") && strcmp(key, "base") && (slash = strrchr(v, '/')) && slash[1])
+	if (!value_named(key) && (slash = strrchr(v, '/')) && slash[1])
 		v = slash + 1;
-	n = strcmp(key, "lru_gen") && strcmp(key, "base") && strrchr(v, '.') > v ?
-	    (size_t)(strrchr(v, '.') - v) : strlen(v);
+	n = !value_named(key) && strrchr(v, '.') > v ? (size_t)(strrchr(v, '.') - v) : strlen(v);
 	o = (size_t)snprintf(name, size, "%s-", base ? base : "arm");
 	for (size_t i = 0; i < n && o + 1 < size; i++)
 		name[o++] = isalnum((unsigned char)v[i]) || strchr("._-", v[i]) ? v[i] : '_';
@@ -697,8 +740,8 @@ static void expanded_name(char *name, size_t size, const char *base, const char 
 
 json_t *spec_expand_arms(json_t *arms)
 {
-	static const char *const keys[] = { "lru_gen", "cmdline", "patches", "base", "config",
-					    "source" };
+	static const char *const keys[] = { "lru_gen", "thp_enabled", "thp_defrag", "cmdline",
+					    "patches", "base", "config", "source" };
 	json_t *out = json_array(), *next, *a, *vals, *x;
 	size_t i, k, j;
 	char name[128];

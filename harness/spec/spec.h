@@ -51,6 +51,8 @@ struct arm {
 	char modules_url[FETCH_URL_MAX];     /* optional modules cpio to download, with url */
 	char modules_sha256[HASH_SHA256_HEX];
 	char lru_gen[8];            /* "y", "n" or "" (kernel default) */
+	char thp_enabled[16];       /* transparent_hugepage/enabled: always, madvise, never, "" */
+	char thp_defrag[16];        /* .../defrag: always, defer, defer+madvise, madvise, never, "" */
 	char cmdline[256];          /* extra boot options */
 	char tag[SPEC_TAG_MAX];     /* "" or the user's label, "mglru-rotate/v3": compare --tags */
 	/* built from source (kbuild.h): a tree or a linux-source package, and what goes on it */

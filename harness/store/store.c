@@ -25,6 +25,8 @@
 #define SAMPLE_LRU_COLUMNS PROTO_SAMPLE_LRU_FIELDS(NULLABLE_COLUMN)
 #define LRU_TIER_COLUMNS PROTO_LRU_TIER_FIELDS(NULLABLE_COLUMN)
 #define SAMPLE_LRU_UPGRADE PROTO_SAMPLE_LRU_FIELDS(ADD_SAMPLE_COLUMN)
+#define SAMPLE_THP_COLUMNS PROTO_SAMPLE_THP_FIELDS(NULLABLE_COLUMN)
+#define SAMPLE_THP_UPGRADE PROTO_SAMPLE_THP_FIELDS(ADD_SAMPLE_COLUMN)
 #define LRU_TABLES                                                                        \
 	"CREATE TABLE IF NOT EXISTS lru_gens ("                                           \
 	" run_id INTEGER NOT NULL REFERENCES runs(id), seq INTEGER NOT NULL,"             \
@@ -105,9 +107,17 @@
  */
 #define START_RUN_COLUMNS \
 	" start TEXT, save_key TEXT, clock_behind_ms INTEGER, clock_ahead_ms INTEGER, rng TEXT," \
-	SAVE_BYTES_COLUMN
+	SAVE_BYTES_COLUMN "," THP_RUN_COLUMNS
 /* What the save a run made takes on disk, bytes (schema 17); NULL for the rest. */
 #define SAVE_BYTES_COLUMN " save_bytes INTEGER"
+/*
+ * transparent_hugepage's enabled and defrag as the guest read them back
+ * (schema 18); NULL where the kernel has none, and in older runs.
+ */
+#define THP_RUN_COLUMNS " thp_enabled_read TEXT, thp_defrag_read TEXT"
+#define THP_UPGRADE \
+	"ALTER TABLE runs ADD COLUMN thp_enabled_read TEXT;" \
+	"ALTER TABLE runs ADD COLUMN thp_defrag_read TEXT;"
 #define START_UPGRADE \
 	"ALTER TABLE runs ADD COLUMN start TEXT;" \
 	"ALTER TABLE runs ADD COLUMN save_key TEXT;" \
@@ -115,7 +125,8 @@
 	"ALTER TABLE runs ADD COLUMN clock_ahead_ms INTEGER;" \
 	"ALTER TABLE runs ADD COLUMN rng TEXT;"
 #define X(m, key, max) ", \"" key "\" INTEGER NOT NULL"
-static const char sample_columns[] = PROTO_SAMPLE_BASE_FIELDS(X) SAMPLE_LRU_COLUMNS;
+static const char sample_columns[] =
+	PROTO_SAMPLE_BASE_FIELDS(X) SAMPLE_LRU_COLUMNS SAMPLE_THP_COLUMNS;
 static const char stream_columns[] = PROTO_STREAM_FIELDS(X);
 static const char op_columns[] = PROTO_OP_FIELDS(X);
 #undef X
@@ -412,7 +423,7 @@ static int prepare_inserts(struct store *s, char *err)
 	return 0;
 }
 
-#define STORE_SCHEMA 17
+#define STORE_SCHEMA 18
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define STORE_SCHEMA_STR STR(STORE_SCHEMA)
@@ -449,6 +460,7 @@ static const struct { int64_t from; const char *sql; } upgrades[] = {
 	{ 14, CONTENDED_UPGRADE "PRAGMA user_version = 15;" },
 	{ 15, START_UPGRADE "PRAGMA user_version = 16;" },
 	{ 16, "ALTER TABLE runs ADD COLUMN" SAVE_BYTES_COLUMN ";" "PRAGMA user_version = 17;" },
+	{ 17, THP_UPGRADE SAMPLE_THP_UPGRADE "PRAGMA user_version = 18;" },
 };
 
 struct upgrade_arg {

@@ -47,9 +47,12 @@ int store_run_setup(struct store *s, int64_t run, const struct proto_setup *st, 
 	uint64_t i;
 
 	if (db_run(s, err, "UPDATE runs SET lru_gen_read = ?, residency = ?, trace = ?,"
-		   " clock_behind_ms = ?, clock_ahead_ms = ?, rng = ? WHERE id = ?",
-		   "tttiiti", st->lru_gen, st->residency, st->trace[0] ? st->trace : NULL,
-		   (int64_t)st->clock_behind_ms, (int64_t)st->clock_ahead_ms, st->rng, run) < 0)
+		   " clock_behind_ms = ?, clock_ahead_ms = ?, rng = ?, thp_enabled_read = ?,"
+		   " thp_defrag_read = ? WHERE id = ?",
+		   "tttiittti", st->lru_gen, st->residency, st->trace[0] ? st->trace : NULL,
+		   (int64_t)st->clock_behind_ms, (int64_t)st->clock_ahead_ms, st->rng,
+		   st->thp_enabled[0] ? st->thp_enabled : NULL,
+		   st->thp_defrag[0] ? st->thp_defrag : NULL, run) < 0)
 		return -1;
 	for (i = 0; i < st->file_pages.n; i++)
 		if (db_run(s, err, "INSERT OR REPLACE INTO run_files (run_id, idx, pages, ino)"
