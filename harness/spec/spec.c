@@ -34,19 +34,19 @@ struct jkey {
 #define SZ(s, m) sizeof(((struct s *)0)->m)
 
 static const struct jkey matrix_keys[] = {
-	{ "name", J_NAME, 1, MOFF(name), SZ(matrix, name), 0, 0 },
-	{ "description", J_ANY, 0, 0, 0, 0, 0 },
-	{ "reps", J_UINT, 1, MOFF(reps), 0, 1, SPEC_MAX_REPS },
-	{ "memory_mib", J_UINT, 0, MOFF(memory_mib), 0, 128, 1 << 20 },
-	{ "vcpus", J_UINT, 0, MOFF(vcpus), 0, 1, 256 },
-	{ "start", J_START, 0, MOFF(start), SZ(matrix, start), 0, 0 },
-	{ "arch", J_ANY, 0, 0, 0, 0, 0 },          /* parse_archs */
-	{ "arms", J_ANY, 1, 0, 0, 0, 0 },
-	{ "workloads", J_ANY, 1, 0, 0, 0, 0 },
-	{ "cells", J_ANY, 0, 0, 0, 0, 0 },         /* keep_cells */
-	{ "margins", J_ANY, 0, 0, 0, 0, 0 },       /* verdict_keys; names: analysis/metric.c */
-	{ "primary", J_ANY, 0, 0, 0, 0, 0 },       /* verdict_keys */
-	{ NULL, 0, 0, 0, 0, 0, 0 },
+	{ "name", J_NAME, 1, MOFF(name), SZ(matrix, name), 0, 0, NULL },
+	{ "description", J_ANY, 0, 0, 0, 0, 0, NULL },
+	{ "reps", J_UINT, 1, MOFF(reps), 0, 1, SPEC_MAX_REPS, NULL },
+	{ "memory_mib", J_UINT, 0, MOFF(memory_mib), 0, 128, 1 << 20, NULL },
+	{ "vcpus", J_UINT, 0, MOFF(vcpus), 0, 1, 256, NULL },
+	{ "start", J_START, 0, MOFF(start), SZ(matrix, start), 0, 0, NULL },
+	{ "arch", J_ANY, 0, 0, 0, 0, 0, NULL },          /* parse_archs */
+	{ "arms", J_ANY, 1, 0, 0, 0, 0, NULL },
+	{ "workloads", J_ANY, 1, 0, 0, 0, 0, NULL },
+	{ "cells", J_ANY, 0, 0, 0, 0, 0, NULL },         /* keep_cells */
+	{ "margins", J_ANY, 0, 0, 0, 0, 0, NULL },       /* verdict_keys; names: analysis/metric.c */
+	{ "primary", J_ANY, 0, 0, 0, 0, 0, NULL },       /* verdict_keys */
+	{ NULL, 0, 0, 0, 0, 0, 0, NULL },
 };
 
 /* transparent_hugepage's enabled and defrag, as the kernel names their values */
@@ -55,31 +55,31 @@ static const char *const thp_defrag_names[] = { "always", "defer", "defer+madvis
 						"never", NULL };
 
 static const struct jkey arm_keys[] = {
-	{ "name", J_NAME, 1, AOFF(name), SZ(arm, name), 0, 0 },
+	{ "name", J_NAME, 1, AOFF(name), SZ(arm, name), 0, 0, NULL },
 	/* the kernel: exactly one of kernel, package and url (parse_arm checks) */
-	{ "kernel", J_ANY, 0, 0, 0, 0, 0 },        /* parse_kernel: a string or per arch */
-	{ "modules", J_TEXT, 0, AOFF(modules), SZ(arm, modules), 0, 0 },
-	{ "package", J_PKG, 0, AOFF(package), SZ(arm, package), 0, 0 },
-	{ "url", J_URL, 0, AOFF(url), SZ(arm, url), 0, 0 },
-	{ "sha256", J_SHA, 0, AOFF(sha256), SZ(arm, sha256), 0, 0 },
-	{ "modules_url", J_URL, 0, AOFF(modules_url), SZ(arm, modules_url), 0, 0 },
-	{ "modules_sha256", J_SHA, 0, AOFF(modules_sha256), SZ(arm, modules_sha256), 0, 0 },
-	{ "lru_gen", J_LRU, 0, AOFF(lru_gen), SZ(arm, lru_gen), 0, 0 },
+	{ "kernel", J_ANY, 0, 0, 0, 0, 0, NULL },        /* parse_kernel: a string or per arch */
+	{ "modules", J_TEXT, 0, AOFF(modules), SZ(arm, modules), 0, 0, NULL },
+	{ "package", J_PKG, 0, AOFF(package), SZ(arm, package), 0, 0, NULL },
+	{ "url", J_URL, 0, AOFF(url), SZ(arm, url), 0, 0, NULL },
+	{ "sha256", J_SHA, 0, AOFF(sha256), SZ(arm, sha256), 0, 0, NULL },
+	{ "modules_url", J_URL, 0, AOFF(modules_url), SZ(arm, modules_url), 0, 0, NULL },
+	{ "modules_sha256", J_SHA, 0, AOFF(modules_sha256), SZ(arm, modules_sha256), 0, 0, NULL },
+	{ "lru_gen", J_LRU, 0, AOFF(lru_gen), SZ(arm, lru_gen), 0, 0, NULL },
 	{ "thp_enabled", J_CHOICE, 0, AOFF(thp_enabled), SZ(arm, thp_enabled), 0, 0,
 	  thp_enabled_names },
 	{ "thp_defrag", J_CHOICE, 0, AOFF(thp_defrag), SZ(arm, thp_defrag), 0, 0,
 	  thp_defrag_names },
-	{ "cmdline", J_TEXT, 0, AOFF(cmdline), SZ(arm, cmdline), 0, 0 },
-	{ "tag", J_TAG, 0, AOFF(tag), SZ(arm, tag), 0, 0 },
+	{ "cmdline", J_TEXT, 0, AOFF(cmdline), SZ(arm, cmdline), 0, 0, NULL },
+	{ "tag", J_TAG, 0, AOFF(tag), SZ(arm, tag), 0, 0, NULL },
 	/* built from source (check_arm_source says which go together) */
-	{ "source", J_TEXT, 0, AOFF(source), SZ(arm, source), 0, 0 },
-	{ "source_package", J_SRCPKG, 0, AOFF(source_package), SZ(arm, source_package), 0, 0 },
-	{ "base", J_REV, 0, AOFF(base), SZ(arm, base), 0, 0 },
-	{ "patches", J_TEXT, 0, AOFF(patches), SZ(arm, patches), 0, 0 },
-	{ "apply", J_UINT, 0, AOFF(apply), 0, 0, SERIES_MAX_PATCHES },
-	{ "config", J_CONFIG, 0, AOFF(config), SZ(arm, config), 0, 0 },
-	{ "config_fragment", J_ANY, 0, 0, 0, 0, 0 },     /* parse_fragment */
-	{ NULL, 0, 0, 0, 0, 0, 0 },
+	{ "source", J_TEXT, 0, AOFF(source), SZ(arm, source), 0, 0, NULL },
+	{ "source_package", J_SRCPKG, 0, AOFF(source_package), SZ(arm, source_package), 0, 0, NULL },
+	{ "base", J_REV, 0, AOFF(base), SZ(arm, base), 0, 0, NULL },
+	{ "patches", J_TEXT, 0, AOFF(patches), SZ(arm, patches), 0, 0, NULL },
+	{ "apply", J_UINT, 0, AOFF(apply), 0, 0, SERIES_MAX_PATCHES, NULL },
+	{ "config", J_CONFIG, 0, AOFF(config), SZ(arm, config), 0, 0, NULL },
+	{ "config_fragment", J_ANY, 0, 0, 0, 0, 0, NULL },     /* parse_fragment */
+	{ NULL, 0, 0, 0, 0, 0, 0, NULL },
 };
 
 /* A name: letters, digits and the characters of extra ("._-" for every name). */
