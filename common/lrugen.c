@@ -1,6 +1,7 @@
 /* lrugen.c -- lru_gen and lru_gen_full read strictly, line by line at each field's
  * width, as mm/vmscan.c prints them; memory.stat's LRU counters from one table. */
 #include "common/fmt.h"
+#include "common/err.h"
 #include "common/lrugen.h"
 
 #include <stdarg.h>
@@ -730,13 +731,9 @@ const char *lrugen_format_name(enum lrugen_format f)
 	return "lru_gen";
 }
 
-/* ---- memory.stat ---- */
+/* ---- memory.stat and other "key value" files ---- */
 
-static const struct {
-	const char *key;
-	size_t off;
-	int optional;
-} stat_keys[LRUGEN_NSTAT] = {
+static const struct lrugen_kv stat_keys[LRUGEN_NSTAT] = {
 #define X(k, opt) { #k, offsetof(struct lrugen_stat, k), opt },
 	LRUGEN_STAT_KEYS(X)
 #undef X
@@ -744,15 +741,15 @@ static const struct {
 
 #define STAT_KEY_MAX 64
 
-static int stat_err(char *err, size_t errlen, unsigned lineno, const char *what)
+static int stat_err(const char *file, char *err, size_t errlen, unsigned lineno, const char *what)
 {
-	fmtcut(err, errlen, "memory.stat line %u: %s", lineno, what);
+	fmtcut(err, errlen, "%s line %u: %s", file, lineno, what);
 	return -1;
 }
 
 /* "KEY VALUE": KEY of [a-z0-9_], VALUE a %llu (no sign, no leading zero). */
-static int stat_line(const char *l, size_t n, unsigned lineno, size_t *klen, uint64_t *v,
-		     char *err, size_t errlen)
+static int stat_line(const char *file, const char *l, size_t n, unsigned lineno, size_t *klen,
+		     uint64_t *v, char *err, size_t errlen)
 {
 	size_t i = 0;
 	uint64_t x = 0;
@@ -760,43 +757,51 @@ static int stat_line(const char *l, size_t n, unsigned lineno, size_t *klen, uin
 	while (i < n && ((l[i] >= 'a' && l[i] <= 'z') || (l[i] >= '0' && l[i] <= '9') || l[i] == '_'))
 		i++;
 	if (!i || i >= STAT_KEY_MAX || i + 1 >= n || l[i] != ' ')
-		return stat_err(err, errlen, lineno, "expected 'KEY VALUE'");
+		return stat_err(file, err, errlen, lineno, "expected 'KEY VALUE'");
 	*klen = i++;
 	if (l[i] == '0' && i + 1 < n)
-		return stat_err(err, errlen, lineno, "a value with a leading zero");
+		return stat_err(file, err, errlen, lineno, "a value with a leading zero");
 	for (; i < n; i++) {
 		if (l[i] < '0' || l[i] > '9')
-			return stat_err(err, errlen, lineno, "the value is not a decimal number");
+			return stat_err(file, err, errlen, lineno, "the value is not a decimal number");
 		if (x > (UINT64_MAX - (uint64_t)(l[i] - '0')) / 10)
-			return stat_err(err, errlen, lineno, "the value is out of range");
+			return stat_err(file, err, errlen, lineno, "the value is out of range");
 		x = x * 10 + (uint64_t)(l[i] - '0');
 	}
 	*v = x;
 	return 0;
 }
 
-/* Keep VALUE if KEY is one of stat_keys[]; a kept key twice is an error. */
-static int stat_keep(struct lrugen_stat *st, const char *key, size_t klen, uint64_t v,
+struct kv_parse {
+	const char *file;
+	const struct lrugen_kv *keys;
+	unsigned nkeys;
+	void *dst;
+	uint64_t have;     /* bit k: keys[k] was there */
+};
+
+/* Keep VALUE if KEY is one of the wanted keys; a kept key twice is an error. */
+static int stat_keep(struct kv_parse *kp, const char *key, size_t klen, uint64_t v,
 		     unsigned lineno, char *err, size_t errlen)
 {
 	unsigned k;
 
-	for (k = 0; k < LRUGEN_NSTAT; k++) {
-		if (strlen(stat_keys[k].key) != klen || memcmp(stat_keys[k].key, key, klen))
+	for (k = 0; k < kp->nkeys; k++) {
+		if (strlen(kp->keys[k].key) != klen || memcmp(kp->keys[k].key, key, klen))
 			continue;
-		if (st->have & (UINT32_C(1) << k))
-			return stat_err(err, errlen, lineno, "a key given twice");
-		st->have |= UINT32_C(1) << k;
-		*(uint64_t *)((char *)st + stat_keys[k].off) = v;
+		if (kp->have & (UINT64_C(1) << k))
+			return stat_err(kp->file, err, errlen, lineno, "a key given twice");
+		kp->have |= UINT64_C(1) << k;
+		*(uint64_t *)((char *)kp->dst + kp->keys[k].off) = v;
 	}
 	return 0;
 }
 
 /*
- * memory.stat's lines, each "key value" and the LRU keys kept; -1 with err
+ * The file's lines, each "key value" and the wanted keys kept; -1 with err
  * naming the line (a text without its final newline was cut short).
  */
-static int stat_lines(const char *buf, size_t len, struct lrugen_stat *st, char *err, size_t errlen)
+static int stat_lines(struct kv_parse *kp, const char *buf, size_t len, char *err, size_t errlen)
 {
 	const char *p = buf, *end = buf + len, *nl;
 	unsigned lineno = 0;
@@ -806,29 +811,40 @@ static int stat_lines(const char *buf, size_t len, struct lrugen_stat *st, char 
 	for (; p < end; p = nl + 1) {
 		lineno++;
 		if (!(nl = memchr(p, '\n', (size_t)(end - p))))
-			return stat_err(err, errlen, lineno, "no newline at the end (text cut short?)");
-		if (stat_line(p, (size_t)(nl - p), lineno, &klen, &v, err, errlen) < 0 ||
-		    stat_keep(st, p, klen, v, lineno, err, errlen) < 0)
+			return stat_err(kp->file, err, errlen, lineno,
+					"no newline at the end (text cut short?)");
+		if (stat_line(kp->file, p, (size_t)(nl - p), lineno, &klen, &v, err, errlen) < 0 ||
+		    stat_keep(kp, p, klen, v, lineno, err, errlen) < 0)
 			return -1;
 	}
+	return 0;
+}
+
+int lrugen_parse_kv(const char *file, const char *buf, size_t len, const struct lrugen_kv *keys,
+		    unsigned nkeys, void *dst, uint64_t *have, char *err, size_t errlen)
+{
+	struct kv_parse kp = { file, keys, nkeys, dst, 0 };
+	unsigned k;
+
+	if (nkeys > 64)
+		return errorfn(err, errlen, "%s: %u keys wanted, at most 64", file, nkeys);
+	if (stat_lines(&kp, buf, len, err, errlen) < 0)
+		return -1;
+	for (k = 0; k < nkeys; k++)
+		if (!keys[k].optional && !(kp.have & (UINT64_C(1) << k)))
+			return errorfn(err, errlen, "%s: no '%s' line", file, keys[k].key);
+	if (have)
+		*have = kp.have;
 	return 0;
 }
 
 int lrugen_parse_memory_stat(const char *buf, size_t len, struct lrugen_stat *ret,
 		      char *err, size_t errlen)
 {
-	unsigned k;
-
 	memset(ret, 0, sizeof(*ret));
-	if (stat_lines(buf, len, ret, err, errlen) < 0)
-		goto fail;
-	for (k = 0; k < LRUGEN_NSTAT; k++)
-		if (!stat_keys[k].optional && !(ret->have & (UINT32_C(1) << k))) {
-			fmtcut(err, errlen, "memory.stat: no '%s' line", stat_keys[k].key);
-			goto fail;
-		}
-	return 0;
-fail:
+	if (lrugen_parse_kv("memory.stat", buf, len, stat_keys, LRUGEN_NSTAT, ret, &ret->have,
+			    err, errlen) == 0)
+		return 0;
 	memset(ret, 0, sizeof(*ret));
 	return -1;
 }

@@ -140,9 +140,10 @@ const char *lrugen_format_name(enum lrugen_format f);
  * pages), as both 6.1 and 6.12 print them (mm/memcontrol.c: 6.1's
  * memory_stat_format(), 6.12's memcg_stat_format(); under MGLRU "active" is
  * the two youngest generations), and the others the agent samples (major
- * faults, the memcg's file, anon and anonymous THP bytes). LRUGEN_STAT_KEYS
- * lists them once: member, whether a kernel may lack it (6.12 added the
- * khugepaged ones; a kernel without THP has no anon_thp).
+ * faults, the memcg's file, anon and anonymous THP bytes, its swap cache and
+ * zswap). LRUGEN_STAT_KEYS lists them once: member, whether a kernel may lack
+ * it (6.12 added the khugepaged ones; a kernel without THP has no anon_thp,
+ * one without zswap no zswap lines).
  */
 #define LRUGEN_STAT_KEYS(X)                                                   \
 	X(inactive_anon, 0) X(active_anon, 0) X(inactive_file, 0) X(active_file, 0) \
@@ -154,7 +155,8 @@ const char *lrugen_format_name(enum lrugen_format f);
 	X(pgscan_kswapd, 0) X(pgscan_direct, 0) X(pgscan_khugepaged, 1)       \
 	X(pgsteal_kswapd, 0) X(pgsteal_direct, 0) X(pgsteal_khugepaged, 1)    \
 	X(pgrefill, 0) X(pgactivate, 0) X(pgdeactivate, 0)                    \
-	X(pgmajfault, 0) X(file, 0) X(anon, 0) X(anon_thp, 1)
+	X(pgmajfault, 0) X(file, 0) X(anon, 0) X(anon_thp, 1)                \
+	X(swapcached, 1) X(zswap, 1) X(zswpin, 1) X(zswpout, 1)
 
 enum lrugen_stat_key {
 #define X(k, opt) LRUGEN_STAT_##k,
@@ -167,8 +169,26 @@ struct lrugen_stat {
 #define X(k, opt) uint64_t k;
 	LRUGEN_STAT_KEYS(X)
 #undef X
-	uint32_t have;                              /* bit lrugen_stat_key: the line was there */
+	uint64_t have;                              /* bit lrugen_stat_key: the line was there */
 };
+
+/* A wanted key of a "key value" file: its name, where its value goes, optional. */
+struct lrugen_kv {
+	const char *key;
+	size_t off;        /* of a uint64_t in the struct filled */
+	int optional;
+};
+
+/*
+ * Parse a "key value\n" file (memory.stat, memory.events, /proc/vmstat),
+ * file naming it in errors: every line checked (a key of [a-z0-9_], a
+ * decimal value that fits 64 bits, a final newline), the nkeys (at most 64)
+ * wanted keys stored into dst at their offsets, others skipped. Each wanted
+ * key at most once; every key not optional required. 0, or -1 naming the line.
+ * *have (if not NULL): bit k set where keys[k] was there.
+ */
+int lrugen_parse_kv(const char *file, const char *buf, size_t len, const struct lrugen_kv *keys,
+		    unsigned nkeys, void *dst, uint64_t *have, char *err, size_t errlen);
 
 /*
  * Parse a memcg's memory.stat ("%s %llu\n" lines): every line is checked, the

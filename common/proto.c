@@ -98,6 +98,8 @@ static const struct field setup_fields[] = {
 	U64(proto_setup, clock_behind_ms, "clock_behind_ms", UINT64_C(1) << 53),
 	U64(proto_setup, clock_ahead_ms, "clock_ahead_ms", UINT64_C(1) << 53),
 	STR(proto_setup, rng, "rng"),
+	STR(proto_setup, swap, "swap"),
+	U64(proto_setup, swappiness, "swappiness", 200),
 	END,
 };
 

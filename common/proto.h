@@ -18,7 +18,8 @@
 #include "common/err.h"
 #include "common/lrugen.h"
 
-#define PROTO_VERSION     8      /* 8: THP in the job and setup; 7: the job's seed and host
+#define PROTO_VERSION     9      /* 9: swap in the job and setup; 8: THP in the job and
+				  * setup; 7: the job's seed and host
 				  * clock; 6: PROTO_TRACE; 5: PROTO_LRU */
 #define PROTO_PORT_NAME   "harness.0"
 #define PROTO_LINE_MAX    16384  /* longer lines are refused, never truncated */
@@ -45,7 +46,8 @@
  */
 #define PROTO_STAT_FIELD(X, m, key, max, stat, level) X(m, key, max)
 #define PROTO_SAMPLE_FIELDS(X) \
-	PROTO_SAMPLE_BASE_FIELDS(X) PROTO_SAMPLE_LRU_FIELDS(X) PROTO_SAMPLE_THP_FIELDS(X)
+	PROTO_SAMPLE_BASE_FIELDS(X) PROTO_SAMPLE_LRU_FIELDS(X) PROTO_SAMPLE_THP_FIELDS(X) \
+	PROTO_SAMPLE_SWAP_FIELDS(X)
 #define PROTO_SAMPLE_BASE_FIELDS(X)                                            \
 	X(seq,              "seq",                      UINT64_C(1) << 32)     \
 	X(t_ms,             "t_ms",                     UINT64_C(1) << 40)     \
@@ -108,8 +110,27 @@
 #define PROTO_SAMPLE_THP_FIELDS(X) PROTO_SAMPLE_THP_STATS(PROTO_STAT_FIELD, X)
 #define PROTO_SAMPLE_THP_STATS(S, X)                                                       \
 	S(X, anon_thp_bytes, "anon_thp",                UINT64_C(1) << 50, anon_thp, 1)
+/*
+ * Swap (protocol 9, schema 19): the memcg's swap cache and zswap (memory.stat;
+ * zswap's absent without CONFIG_ZSWAP), the guest's swap-ins and swap-outs
+ * (/proc/vmstat pswpin, pswpout: pages; the workload is all that runs), the
+ * memcg's swap in use (memory.swap.current, bytes) and its OOM kills
+ * (memory.events oom_kill).
+ */
+#define PROTO_SAMPLE_SWAP_FIELDS(X)                                            \
+	PROTO_SAMPLE_SWAP_STATS(PROTO_STAT_FIELD, X)                           \
+	X(pswpin,           "pswpin",                   UINT64_C(1) << 48)     \
+	X(pswpout,          "pswpout",                  UINT64_C(1) << 48)     \
+	X(swap_current,     "swap_current",             UINT64_C(1) << 50)     \
+	X(oom_kill,         "oom_kill",                 UINT64_C(1) << 32)
+#define PROTO_SAMPLE_SWAP_STATS(S, X)                                                      \
+	S(X, swapcached,  "swapcached",                 UINT64_C(1) << 50, swapcached, 1)  \
+	S(X, zswap_bytes, "zswap",                      UINT64_C(1) << 50, zswap, 1)       \
+	S(X, zswpin,      "zswpin",                     UINT64_C(1) << 48, zswpin, 0)      \
+	S(X, zswpout,     "zswpout",                    UINT64_C(1) << 48, zswpout, 0)
 #define PROTO_SAMPLE_STATS(S, X) \
-	PROTO_SAMPLE_BASE_STATS(S, X) PROTO_SAMPLE_LRU_STATS(S, X) PROTO_SAMPLE_THP_STATS(S, X)
+	PROTO_SAMPLE_BASE_STATS(S, X) PROTO_SAMPLE_LRU_STATS(S, X) PROTO_SAMPLE_THP_STATS(S, X) \
+	PROTO_SAMPLE_SWAP_STATS(S, X)
 
 /*
  * PROTO_LRU: one node of the memcg's multi-gen LRU at the end of interval
@@ -404,6 +425,48 @@ struct proto_stream {
 	uint64_t set;                /* bit i: option i of the table was given */
 };
 
+/*
+ * A cell's swap device, its "swap" object. The kinds, one row each:
+ * X(ENUM, name, flags). SWK_FILE: a swap file on the data disk (ext4 on
+ * virtio-blk, the disk the files are on: a one-disk machine's swap); SWK_RAM:
+ * what it holds takes guest memory outside the memcg (zram's and zswap's
+ * pools); SWK_COMP: takes a compressor; SWK_POOL: takes zswap's pool options.
+ */
+#define SWK_FILE 1u
+#define SWK_RAM  2u
+#define SWK_COMP 4u
+#define SWK_POOL 8u
+#define PROTO_SWAP_KINDS(X)                                 \
+	X(NONE, none, 0)                                    \
+	X(DISK, disk, SWK_FILE)                             \
+	X(ZRAM, zram, SWK_RAM | SWK_COMP)                   \
+	X(ZSWAP, zswap, SWK_FILE | SWK_RAM | SWK_COMP | SWK_POOL)
+
+enum swap_kind {
+#define X(e, id, fl) SWAP_##e,
+	PROTO_SWAP_KINDS(X)
+#undef X
+	SWAP_COUNT
+};
+
+extern const char *const proto_swap_kind_names[];
+extern const unsigned proto_swap_kind_flags[];
+/* "default" (the kernel's) first, then the compressors zram and zswap know */
+extern const char *const proto_swap_compressors[];
+extern const char *const proto_swap_zpools[];        /* "default" first */
+
+#define PROTO_SWAPPINESS_KERNEL UINT64_MAX   /* swappiness not given: the kernel's */
+
+struct proto_swap {
+	unsigned kind;               /* enum swap_kind; SWAP_NONE: no swap object */
+	uint64_t mib;                /* the device's (or file's) size */
+	unsigned compressor;         /* index in proto_swap_compressors */
+	unsigned zpool;              /* index in proto_swap_zpools (zswap) */
+	uint64_t max_pool_percent;   /* zswap's, of guest memory */
+};
+
+extern const struct proto_opt proto_swap_opts[];
+
 /* The host's entropy in a job: 32 bytes as hex. */
 #define PROTO_SEED_HEX 64
 
@@ -424,6 +487,9 @@ struct proto_job {
 	uint64_t ramp_s;             /* samples before this are flagged ramp */
 	uint64_t disk_mib;           /* the data disk's size; 0: what it holds needs */
 	uint64_t trace_sample;       /* trace: {sample: N}, every file of the data disk; 0: off */
+	struct proto_swap swap;      /* kind SWAP_NONE: none */
+	uint64_t swap_max_mib;       /* memory.swap.max of the workload's memcg */
+	uint64_t swappiness;         /* vm.swappiness; PROTO_SWAPPINESS_KERNEL leaves it */
 	unsigned nfiles, nstreams, ndbs;
 	struct proto_file files[PROTO_MAX_FILES];
 	struct proto_db dbs[PROTO_MAX_DBS];
@@ -568,6 +634,10 @@ struct proto_setup {
 	 * (one of the two is 0), before it was stepped to it */
 	uint64_t clock_behind_ms, clock_ahead_ms;
 	char rng[17];                  /* 8 bytes of getrandom(2) after the reseed, hex */
+	/* the swap the guest has as the workload starts, from /proc/swaps and
+	 * the device ("zram lz4 96 MiB"; "" none), and vm.swappiness read back */
+	char swap[64];
+	uint64_t swappiness;
 };
 
 /* What an event marks; names as stored. */

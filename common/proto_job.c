@@ -42,8 +42,12 @@ static const char *const yorder_names[]  = { "hashed", "ordered", NULL };
 
 const struct proto_opt proto_job_opts[] = {
 	{ "memcg_mib", OPT_UINT, JOFF(memcg_mib), 16, 1 << 24, NULL, "256",
-	  "memory.max of the workload's cgroup, MiB (memory.swap.max is 0); below 16 MiB"
-	  " the workload process itself would not fit" },
+	  "memory.max of the workload's cgroup, MiB; below 16 MiB the workload process"
+	  " itself would not fit" },
+	{ "swap_max_mib", OPT_UINT, JOFF(swap_max_mib), 0, 1 << 24, NULL, NULL,
+	  "memory.swap.max of the workload's cgroup, MiB; default: the swap's size (0 without)" },
+	{ "swappiness", OPT_UINT, JOFF(swappiness), 0, 200, NULL, NULL,
+	  "vm.swappiness for the run; default: the kernel's (60)" },
 	{ "duration_s", OPT_UINT, JOFF(duration_s), 1, 7 * 86400, NULL, "10",
 	  "length of the workload, seconds" },
 	{ "interval_ms", OPT_UINT, JOFF(interval_ms), 100, 60000, NULL, "1000",
@@ -52,6 +56,40 @@ const struct proto_opt proto_job_opts[] = {
 	  "intervals that begin before this are stored flagged as ramp and left out of summaries" },
 	{ "disk_mib", OPT_UINT, JOFF(disk_mib), 0, 1 << 24, NULL, "0",
 	  "size of the data disk, MiB; 0: what its files and databases need" },
+	PROTO_OPT_END,
+};
+
+const char *const proto_swap_kind_names[] = {
+#define X(e, id, fl) #id,
+	PROTO_SWAP_KINDS(X)
+#undef X
+	NULL
+};
+
+const unsigned proto_swap_kind_flags[] = {
+#define X(e, id, fl) fl,
+	PROTO_SWAP_KINDS(X)
+#undef X
+};
+
+const char *const proto_swap_compressors[] = { "default", "lzo", "lzo-rle", "lz4", "lz4hc",
+					       "zstd", "deflate", "842", NULL };
+const char *const proto_swap_zpools[] = { "default", "zsmalloc", "zbud", "z3fold", NULL };
+
+#define WOFF(m) offsetof(struct proto_swap, m)
+
+/* swap: {...}, on a cell; "none" is what a cell without one has, not a choice. */
+const struct proto_opt proto_swap_opts[] = {
+	{ "kind", OPT_ENUM, WOFF(kind), 0, 0, proto_swap_kind_names, NULL,
+	  "disk (a swap file on the data disk), zram, or zswap (in front of such a file)" },
+	{ "mib", OPT_UINT, WOFF(mib), 1, 1 << 20, NULL, NULL,
+	  "size of the swap file or zram device, MiB" },
+	{ "compressor", OPT_ENUM, WOFF(compressor), 0, 0, proto_swap_compressors, "default",
+	  "zram's comp_algorithm or zswap's compressor; default: the kernel's" },
+	{ "zswap_pool", OPT_ENUM, WOFF(zpool), 0, 0, proto_swap_zpools, "default",
+	  "zswap's zpool; default: the kernel's" },
+	{ "max_pool_percent", OPT_UINT, WOFF(max_pool_percent), 1, 100, NULL, "20",
+	  "zswap's pool limit, percent of guest memory" },
 	PROTO_OPT_END,
 };
 
@@ -564,6 +602,65 @@ uint64_t proto_job_trace(const struct proto_job *job, unsigned *files, int *all)
 	return sample;
 }
 
+/*
+ * A "swap" object into job->swap: a kind and a size given, and only the
+ * options its kind takes; -1 with err naming the field.
+ */
+static int swap_from_json(json_t *in, struct proto_job *job, const char *where, char *err,
+			  size_t errlen)
+{
+	struct proto_swap *w = &job->swap;
+	unsigned fl;
+	char at[80];
+
+	fmtcut(at, sizeof(at), "%s.swap", where);
+	opts_defaults(proto_swap_opts, w);
+	if (opts_from_json(proto_swap_opts, in, w, at, err, errlen) < 0)
+		return -1;
+	if (!json_object_get(in, "kind") || !json_object_get(in, "mib"))
+		return errorfn(err, errlen, "%s: 'kind' and 'mib' are required", at);
+	if (w->kind == SWAP_NONE)
+		return errorfn(err, errlen, "%s.kind: expected disk, zram or zswap (leave out "
+				  "\"swap\" for none)", at);
+	fl = proto_swap_kind_flags[w->kind];
+	if (!(fl & SWK_COMP) && json_object_get(in, "compressor"))
+		return errorfn(err, errlen, "%s.compressor: a %s swap compresses nothing", at,
+				  proto_swap_kind_names[w->kind]);
+	if (!(fl & SWK_POOL) && (json_object_get(in, "zswap_pool") ||
+				 json_object_get(in, "max_pool_percent")))
+		return errorfn(err, errlen, "%s: zswap_pool and max_pool_percent are zswap's", at);
+	return 0;
+}
+
+static json_t *swap_to_json(const struct proto_swap *w)
+{
+	unsigned fl = proto_swap_kind_flags[w->kind];
+	json_t *o = json_pack("{sssI}", "kind", proto_swap_kind_names[w->kind], "mib",
+			      (json_int_t)w->mib);
+
+	if (o && (fl & SWK_COMP))
+		json_object_set_new(o, "compressor", json_string(proto_swap_compressors[w->compressor]));
+	if (o && (fl & SWK_POOL)) {
+		json_object_set_new(o, "zswap_pool", json_string(proto_swap_zpools[w->zpool]));
+		json_object_set_new(o, "max_pool_percent", json_integer((json_int_t)w->max_pool_percent));
+	}
+	return o;
+}
+
+/* memory.swap.max: the swap's size unless given, and never more than it. */
+static int swap_max_check(struct proto_job *job, const char *where, char *err, size_t errlen)
+{
+	uint64_t size = job->swap.kind == SWAP_NONE ? 0 : job->swap.mib;
+
+	if (job->swap_max_mib == UINT64_MAX)
+		job->swap_max_mib = size;
+	if (job->swap_max_mib > size)
+		return errorfn(err, errlen, "%s.swap_max_mib: %llu MiB, but the cell has %s", where,
+				  (unsigned long long)job->swap_max_mib,
+				  size ? "less swap (swap.mib)" : "no swap (a \"swap\" object)");
+	return 0;
+}
+
 /* The ramp ends before the workload does: else every interval would be ramp. */
 static int ramp_check(const struct proto_job *job, const char *where, char *err, size_t errlen)
 {
@@ -612,10 +709,15 @@ int proto_job_from_json(json_t *obj, struct proto_job *job, const char *where,
 	    trace_from_json(v, &job->trace_sample, where, err, errlen) < 0)
 		goto out_arrays;
 	json_object_del(top, "trace");
+	if ((v = json_object_get(top, "swap")) && swap_from_json(v, job, where, err, errlen) < 0)
+		goto out_arrays;
+	json_object_del(top, "swap");
+	job->swap_max_mib = UINT64_MAX;
+	job->swappiness = PROTO_SWAPPINESS_KERNEL;
 	json_object_foreach(top, key, v)
 		if (proto_opt_set_json(proto_job_opts, job, key, v, where, err, errlen) < 0)
 			goto out_arrays;
-	if (ramp_check(job, where, err, errlen) < 0)
+	if (ramp_check(job, where, err, errlen) < 0 || swap_max_check(job, where, err, errlen) < 0)
 		goto out_arrays;
 	json_array_foreach(files, i, v) {
 		if (file_from_json(v, job, (unsigned)i, where, err, errlen) < 0)
@@ -671,6 +773,9 @@ static json_t *opts_to_json(const struct proto_opt *table, const void *obj, json
 	for (o = table; out && o->name; o++) {
 		if ((o->type == OPT_STR || o->type == OPT_TEXT) && !((const char *)obj + o->off)[0])
 			continue;
+		if (o->type == OPT_UINT && *(const uint64_t *)((const char *)obj + o->off) ==
+		    UINT64_MAX)
+			continue;   /* never set, nor defaulted: the kernel's own */
 		json_object_set_new(out, o->name, opt_to_json(o, obj));
 	}
 	return out;
@@ -702,6 +807,8 @@ json_t *proto_job_to_json(const struct proto_job *job)
 					    trace_to_json(job->streams[i].trace_sample));
 	if (job->trace_sample)
 		json_object_set_new(out, "trace", trace_to_json(job->trace_sample));
+	if (job->swap.kind != SWAP_NONE)
+		json_object_set_new(out, "swap", swap_to_json(&job->swap));
 	json_object_set_new(out, "files", files);
 	json_object_set_new(out, "streams", streams);
 	if (job->ndbs) {

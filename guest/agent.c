@@ -34,6 +34,7 @@
 #include "fault.h"
 #include "fresh.h"
 #include "fdio.h"
+#include "swap.h"
 #include "common/fmt.h"
 #include "common/proto.h"
 #include "sampler.h"
@@ -556,7 +557,8 @@ static int mount_cgroup2(struct agent *a, const char *dir)
 
 /*
  * The workload's memcg: the memory controller on, its directory, memory.max
- * the job's memcg_mib, and no swap where the kernel accounts it.
+ * the job's memcg_mib, and memory.swap.max its swap_max_mib where the kernel
+ * accounts swap.
  */
 static int setup_memcg(struct agent *a)
 {
@@ -575,9 +577,24 @@ static int setup_memcg(struct agent *a)
 	if (write_file(a, path, val) < 0)
 		return -1;
 	fmtcut(path, sizeof(path), "%s/memory.swap.max", a->memcg);
-	if (access(path, F_OK) < 0 && errno == ENOENT)
-		return 0;   /* no swap accounting in this kernel */
-	return write_file(a, path, "0");
+	if (access(path, F_OK) < 0 && errno == ENOENT) {
+		if (a->job.swap_max_mib)
+			return error(a, "unsupported: swap_max_mib: %s is missing (no swap "
+				     "accounting in this kernel)", path);
+		return 0;   /* no swap accounting in this kernel, and none asked */
+	}
+	fmtcut(val, sizeof(val), "%llu", (unsigned long long)(a->job.swap_max_mib << 20));
+	return write_file(a, path, val);
+}
+
+/* The job's swap made and vm.swappiness set, both read back into s. */
+static int setup_swap(struct agent *a, struct proto_setup *s)
+{
+	if (swap_setup(&a->job, a->data_dir, s->swap, sizeof(s->swap), a->err,
+		       sizeof(a->err)) < 0 ||
+	    swap_swappiness(a->job.swappiness, &s->swappiness, a->err, sizeof(a->err)) < 0)
+		return -1;
+	return 0;
 }
 
 /* Every declared file on the data disk, at least as big as declared. */
@@ -670,7 +687,7 @@ static int setup(struct agent *a)
 	if (apply_lru_gen(a, lru, sizeof(lru)) < 0 ||
 	    apply_thp(a, "enabled", a->job.thp_enabled, s->thp_enabled, sizeof(s->thp_enabled)) < 0 ||
 	    apply_thp(a, "defrag", a->job.thp_defrag, s->thp_defrag, sizeof(s->thp_defrag)) < 0 ||
-	    setup_memcg(a) < 0 ||
+	    setup_memcg(a) < 0 || setup_swap(a, s) < 0 ||
 	    check_files(a, &s->file_pages) < 0 || data_writable(a) < 0)
 		return -1;
 	sync();

@@ -82,15 +82,14 @@ static void mount_all(void)
 	}
 }
 
-/* finit_module each path of /etc/modules.order, one per line, in order. */
-static void load_modules(void)
+int boot_load_modules(const char *list)
 {
 	char path[512];
-	FILE *f = fopen(MODULES_ORDER, "re");
+	FILE *f = fopen(list, "re");
 	int fd;
 
 	if (!f)
-		return;
+		return -1;
 	while (fgets(path, sizeof(path), f)) {
 		path[strcspn(path, "\n")] = '\0';
 		if (!path[0])
@@ -102,6 +101,7 @@ static void load_modules(void)
 			close(fd);
 	}
 	fclose(f);
+	return 0;
 }
 
 /*
@@ -131,7 +131,7 @@ void boot_init(struct boot_times *t, const char *data_dir)
 	mount_all();
 	if (uname(&u) == 0)
 		kmsg("harness: init %s\n", u.release);
-	load_modules();
+	boot_load_modules(MODULES_ORDER);
 	mount_data(data_dir);
 	t->ready_ms = boot_uptime_ms();
 }

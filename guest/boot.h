@@ -20,6 +20,13 @@ struct boot_times {
  */
 void boot_init(struct boot_times *t, const char *data_dir);
 
+/*
+ * finit_module each path the file list names, one per line, in order (one
+ * already loaded is fine); a failure is said in the kernel's log. -1 if the
+ * list cannot be opened.
+ */
+int boot_load_modules(const char *list);
+
 /* sync and power off; never returns (PID 1 must not exit). */
 void boot_poweroff(int status) __attribute__((noreturn));
 

@@ -1,4 +1,4 @@
-/* fdio.c -- whole writes to a file descriptor (fdio.h). */
+/* fdio.c -- whole writes to a file descriptor, and small sysfs reads (fdio.h). */
 #include "fdio.h"
 
 #include <errno.h>
@@ -31,5 +31,25 @@ int write_text(const char *path, const char *text)
 	if (write_all(fd, text, strlen(text)) < 0)
 		e = errno ? errno : EIO;
 	close(fd);
+	return e;
+}
+
+int read_text(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), e = 0;
+	ssize_t n;
+
+	buf[0] = '\0';
+	if (fd < 0)
+		return errno;
+	do
+		n = read(fd, buf, len - 1);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		e = errno;
+	close(fd);
+	while (n > 0 && strchr("\n \t", buf[n - 1]))
+		n--;
+	buf[n > 0 ? n : 0] = '\0';
 	return e;
 }

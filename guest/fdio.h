@@ -18,4 +18,10 @@ int write_all(int fd, const char *buf, size_t len);
  */
 int write_text(const char *path, const char *text);
 
+/*
+ * At most len - 1 bytes of a small file (sysfs, procfs) into buf, trailing
+ * whitespace cut. Returns 0, or the errno of the open or read that failed.
+ */
+int read_text(const char *path, char *buf, size_t len);
+
 #endif

@@ -5,6 +5,7 @@
 #include "common/fmt.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,27 +84,107 @@ int sampler_parse_stat(const char *buf, size_t len, struct sampler_reading *out,
 	return 0;
 }
 
-/* The whole file into s->buf, from offset 0, bounded. */
-static int read_stat(struct sampler *s, size_t *ret_len, char *err, size_t errlen)
+/* The whole of fd (what names it) into buf of max + 1 bytes, from offset 0, bounded. */
+static int read_whole(int fd, const char *what, char *buf, size_t max, size_t *ret_len,
+		      char *err, size_t errlen)
 {
 	size_t len = 0;
 	ssize_t n;
 
 	for (;;) {
-		n = pread(s->stat_fd, s->buf + len, SAMPLER_STAT_MAX + 1 - len, (off_t)len);
+		n = pread(fd, buf + len, max + 1 - len, (off_t)len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return errorfn(err, errlen, "read memory.stat: %s", strerror(errno));
+			return errorfn(err, errlen, "read %s: %s", what, strerror(errno));
 		if (n == 0)
 			break;
 		len += (size_t)n;
-		if (len > SAMPLER_STAT_MAX)
-			return errorfn(err, errlen,
-					  "memory.stat larger than %d bytes", SAMPLER_STAT_MAX);
+		if (len > max)
+			return errorfn(err, errlen, "%s larger than %zu bytes", what, max);
 	}
 	*ret_len = len;
 	return 0;
+}
+
+static const struct lrugen_kv vmstat_keys[] = {
+	{ "pswpin", offsetof(struct sampler_reading, pswpin), 0 },
+	{ "pswpout", offsetof(struct sampler_reading, pswpout), 0 },
+};
+static const struct lrugen_kv events_keys[] = {
+	{ "oom_kill", offsetof(struct sampler_reading, oom_kill), 1 },
+};
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* A one-number file ("123\n": digits, no leading zero, fits 64 bits) into *v. */
+static int parse_number(const char *what, const char *text, uint64_t *v, char *err,
+			size_t errlen)
+{
+	size_t n = strlen(text), i;
+	uint64_t x = 0;
+
+	if (n < 2 || text[n - 1] != '\n' || (text[0] == '0' && n > 2))
+		return errorfn(err, errlen, "%s: expected one number and a newline", what);
+	for (i = 0; i + 1 < n; i++) {
+		if (text[i] < '0' || text[i] > '9' ||
+		    x > (UINT64_MAX - (uint64_t)(text[i] - '0')) / 10)
+			return errorfn(err, errlen, "%s: expected one number and a newline", what);
+		x = x * 10 + (uint64_t)(text[i] - '0');
+	}
+	*v = x;
+	return 0;
+}
+
+int sampler_parse_swap(const char *vmstat, size_t vlen, const char *events, size_t elen,
+		       const char *swap_current, struct sampler_reading *out, char *err,
+		       size_t errlen)
+{
+	out->swap_current = out->oom_kill = 0;   /* optional: absent is 0 */
+	if (lrugen_parse_kv("/proc/vmstat", vmstat, vlen, vmstat_keys, ARRAY_LEN(vmstat_keys),
+			    out, NULL, err, errlen) < 0 ||
+	    lrugen_parse_kv("memory.events", events, elen, events_keys, ARRAY_LEN(events_keys),
+			    out, NULL, err, errlen) < 0)
+		return -1;
+	return swap_current ? parse_number("memory.swap.current", swap_current,
+					   &out->swap_current, err, errlen) : 0;
+}
+
+int sampler_oom_kills(struct sampler *s, uint64_t *kills)
+{
+	struct sampler_reading r = { .oom_kill = 0 };
+	char buf[4096], err[PROTO_ERR_MAX];
+	size_t len;
+
+	if (s->events_fd < 0 ||
+	    read_whole(s->events_fd, "memory.events", buf, sizeof(buf) - 1, &len, err,
+		       sizeof(err)) < 0 ||
+	    lrugen_parse_kv("memory.events", buf, len, events_keys, ARRAY_LEN(events_keys), &r,
+			    NULL, err, sizeof(err)) < 0)
+		return -1;
+	*kills = r.oom_kill;
+	return 0;
+}
+
+/* The swap readings, through s->buf: vmstat, then events, then swap.current. */
+static int read_swap(struct sampler *s, struct sampler_reading *out, char *err, size_t errlen)
+{
+	size_t vlen, elen, slen = 0;
+	char *events, *cur = NULL;
+
+	if (read_whole(s->vmstat_fd, "/proc/vmstat", s->buf, SAMPLER_STAT_MAX / 2, &vlen, err,
+		       errlen) < 0)
+		return -1;
+	events = s->buf + vlen;
+	if (read_whole(s->events_fd, "memory.events", events, 4095, &elen, err, errlen) < 0)
+		return -1;
+	if (s->swap_fd >= 0) {
+		cur = events + elen;
+		if (read_whole(s->swap_fd, "memory.swap.current", cur, 63, &slen, err, errlen) < 0)
+			return -1;
+		cur[slen] = '\0';
+	}
+	return sampler_parse_swap(s->buf, vlen, events, elen, cur, out, err, errlen);
 }
 
 /* File f's pages in the page cache, by cachestat(2) over its whole length. */
@@ -150,6 +231,25 @@ static int residency_mincore(struct sampler *s, unsigned f, uint64_t *ret, char 
 
 static int open_lru_gen(struct sampler *s, char *err, size_t errlen);
 
+/* /proc/vmstat, memory.events and, where the kernel accounts swap, memory.swap.current. */
+static int open_swap(struct sampler *s, const char *memcg_dir, char *err, size_t errlen)
+{
+	char path[4096];
+
+	s->vmstat_fd = open("/proc/vmstat", O_RDONLY | O_CLOEXEC);
+	if (s->vmstat_fd < 0)
+		return errorfn(err, errlen, "open /proc/vmstat: %s", strerror(errno));
+	fmtcut(path, sizeof(path), "%s/memory.events", memcg_dir);
+	s->events_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (s->events_fd < 0)
+		return errorfn(err, errlen, "open '%s': %s", path, strerror(errno));
+	fmtcut(path, sizeof(path), "%s/memory.swap.current", memcg_dir);
+	s->swap_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (s->swap_fd < 0 && errno != ENOENT)
+		return errorfn(err, errlen, "open '%s': %s", path, strerror(errno));
+	return 0;
+}
+
 int sampler_open(struct sampler *s, const char *memcg_dir, const char *memcg_path,
 		 char *const files[], unsigned nfiles, int use_cachestat, char *err, size_t errlen)
 {
@@ -158,7 +258,7 @@ int sampler_open(struct sampler *s, const char *memcg_dir, const char *memcg_pat
 	unsigned f;
 
 	memset(s, 0, sizeof(*s));
-	s->stat_fd = -1;
+	s->stat_fd = s->vmstat_fd = s->events_fd = s->swap_fd = -1;
 	s->gen_fd = -1;
 	s->use_cachestat = use_cachestat;
 	for (f = 0; f < PROTO_MAX_FILES; f++)
@@ -169,6 +269,8 @@ int sampler_open(struct sampler *s, const char *memcg_dir, const char *memcg_pat
 	s->stat_fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (s->stat_fd < 0)
 		return errorfn(err, errlen, "open '%s': %s", path, strerror(errno));
+	if (open_swap(s, memcg_dir, err, errlen) < 0)
+		return -1;
 	for (f = 0; f < nfiles; f++) {
 		s->file_name[f] = files[f];
 		s->file_fd[f] = open(files[f], O_RDONLY | O_CLOEXEC);
@@ -372,8 +474,10 @@ int sampler_read(struct sampler *s, struct sampler_reading *out, char *err, size
 {
 	size_t len = 0;
 
-	if (read_stat(s, &len, err, errlen) < 0 ||
+	if (read_whole(s->stat_fd, "memory.stat", s->buf, SAMPLER_STAT_MAX, &len, err,
+		       errlen) < 0 ||
 	    sampler_parse_stat(s->buf, len, out, err, errlen) < 0 ||
+	    read_swap(s, out, err, errlen) < 0 ||
 	    sampler_residency(s, &out->resident, err, errlen) < 0)
 		return -1;
 	read_lru_gen(s, out);
@@ -399,6 +503,13 @@ int sampler_fill(const struct sampler_reading *now, const struct sampler_reading
 					  (unsigned long long)prev->stat[i]);
 		*dst = now->stat[i] - prev->stat[i];
 	}
+	if (now->pswpin < prev->pswpin || now->pswpout < prev->pswpout ||
+	    now->oom_kill < prev->oom_kill)
+		return errorfn(err, errlen, "pswpin, pswpout or oom_kill went backwards");
+	out->pswpin = now->pswpin - prev->pswpin;
+	out->pswpout = now->pswpout - prev->pswpout;
+	out->oom_kill = now->oom_kill - prev->oom_kill;
+	out->swap_current = now->swap_current;
 	out->resident = now->resident;
 	out->gen_valid = (uint64_t)now->gen_valid;
 	out->min_seq = now->gen_valid ? now->min_seq : 0;
@@ -414,6 +525,12 @@ void sampler_close(struct sampler *s)
 
 	if (s->stat_fd >= 0)
 		close(s->stat_fd);
+	if (s->vmstat_fd >= 0)
+		close(s->vmstat_fd);
+	if (s->events_fd >= 0)
+		close(s->events_fd);
+	if (s->swap_fd >= 0)
+		close(s->swap_fd);
 	if (s->gen_fd >= 0)
 		close(s->gen_fd);
 	for (f = 0; f < s->nfiles && f < PROTO_MAX_FILES; f++)
@@ -424,7 +541,7 @@ void sampler_close(struct sampler *s)
 	free(s->gen_buf);
 	free(s->lru);
 	memset(s, 0, sizeof(*s));
-	s->stat_fd = s->gen_fd = -1;
+	s->stat_fd = s->gen_fd = s->vmstat_fd = s->events_fd = s->swap_fd = -1;
 	for (f = 0; f < PROTO_MAX_FILES; f++)
 		s->file_fd[f] = -1;
 }

@@ -25,10 +25,16 @@ struct sampler_reading {
 	uint64_t min_seq, max_seq;
 	unsigned lru_nodes;             /* nodes of sampler.lru to send as PROTO_LRU */
 	int lru_refused;                /* the text was not one lrugen_parse knows */
+	/* /proc/vmstat's swap-ins and swap-outs, memory.swap.current (0 where the
+	 * kernel accounts no swap) and memory.events' oom_kill */
+	uint64_t pswpin, pswpout, swap_current, oom_kill;
 };
 
 struct sampler {
 	int stat_fd;                    /* <memcg>/memory.stat */
+	int vmstat_fd;                  /* /proc/vmstat */
+	int events_fd;                  /* <memcg>/memory.events */
+	int swap_fd;                    /* <memcg>/memory.swap.current; -1 if absent */
 	int gen_fd;                     /* debugfs lru_gen_full, else lru_gen; -1 if absent or off */
 	int gen_full;                   /* gen_fd is lru_gen_full */
 	int gen_warned;                 /* a refused lru_gen text was reported once */
@@ -54,6 +60,17 @@ int sampler_cachestat_works(int fd);
  */
 int sampler_open(struct sampler *s, const char *memcg_dir, const char *memcg_path,
 		 char *const files[], unsigned nfiles, int use_cachestat, char *err, size_t errlen);
+
+/*
+ * The swap readings: /proc/vmstat's and memory.events' texts (lrugen_parse_kv)
+ * and memory.swap.current's (NULL: absent) into out; -1 naming the file.
+ */
+int sampler_parse_swap(const char *vmstat, size_t vlen, const char *events, size_t elen,
+		       const char *swap_current, struct sampler_reading *out, char *err,
+		       size_t errlen);
+
+/* memory.events' oom_kill now into *kills; -1 if it cannot be read. */
+int sampler_oom_kills(struct sampler *s, uint64_t *kills);
 
 /* Read everything now. Returns 0, or -1 with a reason in err. */
 int sampler_read(struct sampler *s, struct sampler_reading *out, char *err, size_t errlen);

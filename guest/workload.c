@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "workload.h"
 #include "fault.h"
+#include "oom.h"
 #include "sampler.h"
 #include "stream.h"
 #include "tracer.h"
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -60,6 +62,7 @@ struct wl {
 	int ev_rd, ev_wr, tfd;
 	pid_t pid;
 	uint64_t seq, t_ms;
+	uint64_t oom0;                  /* the memcg's oom_kill at the start */
 	char *err;
 	size_t errlen;
 };
@@ -192,6 +195,8 @@ static void __attribute__((noreturn)) child_main(struct wl *w, int ready_fd)
 	unsigned i;
 
 	fmtcut(pid, sizeof(pid), "%d", (int)getpid());
+	/* its own name, not init's: the OOM killer's log line names its victim by it */
+	prctl(PR_SET_NAME, "workload", 0, 0, 0);
 	/* outside the memcg nothing it measures holds: a path that does not fit is a failure */
 	if (fmtbuf(path, sizeof(path), "%s/cgroup.procs", w->env->memcg) < 0 ||
 	    write_text(path, pid))
@@ -324,7 +329,7 @@ static int check_streams(struct wl *w)
 		w->pid = 0;
 		describe_status(st, how, sizeof(how));
 		if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
-			return fail(w, "workload process killed (out of memory in its memcg?)");
+			return fail(w, "workload process killed by SIGKILL");
 		if (!WIFEXITED(st) || WEXITSTATUS(st))
 			return fail(w, "workload process ended early: %s", how);
 	}
@@ -714,6 +719,7 @@ static int start_sampling(struct wl *w)
 		sampler_lru_gen_off(&w->smp);
 	if (sampler_read(&w->smp, &w->prev, w->err, w->errlen) < 0)
 		return -1;
+	w->oom0 = w->prev.oom_kill;
 	w->reg->t0_ns = stream_now_ns();
 	return start_timer(w);
 }
@@ -730,6 +736,19 @@ static int watch_fio(struct wl *w)
 	return 0;
 }
 
+/*
+ * A failed workload whose memcg's OOM killer fired during the run failed
+ * because of it (a stream's error, a dead process, fio's exit are what that
+ * looks like from inside): its error says so (guest/oom.c).
+ */
+static void explain_oom(struct wl *w)
+{
+	uint64_t kills;
+
+	if (sampler_oom_kills(&w->smp, &kills) == 0 && kills > w->oom0)
+		oom_explain(kills - w->oom0, w->err, w->errlen);
+}
+
 int workload_run(const struct workload_env *env, char *err, size_t errlen)
 {
 	struct wl w = {
@@ -739,7 +758,7 @@ int workload_run(const struct workload_env *env, char *err, size_t errlen)
 	unsigned i;
 	int ret = -1;
 
-	w.smp.stat_fd = w.smp.gen_fd = -1;
+	w.smp.stat_fd = w.smp.gen_fd = w.smp.vmstat_fd = w.smp.events_fd = w.smp.swap_fd = -1;
 	if (region_new(&w) < 0 || start_sampling(&w) < 0 || watch_fio(&w) < 0 ||
 	    start_process(&w) < 0)
 		goto out;
@@ -752,6 +771,8 @@ out:
 	fault_unstall(env->fault);
 	if (w.reg)
 		stop_process(&w, 1);
+	if (ret < 0)
+		explain_oom(&w);
 	for (i = 0; i < PROTO_MAX_STREAMS; i++)
 		stream_fio_unwatch(w.fio[i]);
 	if (w.tfd >= 0)

@@ -32,6 +32,10 @@ debs=$here/cache/debs
 # Modules the guest needs before /init can reach the channel and the data disk;
 # whichever of them a kernel has built in is skipped.
 want_modules="virtio_pci virtio_blk virtio_console"
+# Modules a cell's swap loads, only when it asks (the agent reads
+# /etc/modules.swap): zram and the compressors zram (before 6.12) and zswap
+# take through the crypto API, which a guest without modprobe cannot autoload.
+swap_modules="zram lzo lzo-rle lz4 lz4hc zstd deflate 842"
 
 case $arch in
 x86_64 | aarch64) ;;
@@ -67,20 +71,37 @@ build_base() {
 	echo "images: $dst"
 }
 
-# Print the .ko files (dependency order) the wanted modules need in ROOT.
+# Print the .ko files (dependency order) MODULES need in ROOT (the absent skipped).
 module_order() {
 	local root=$1 rel=$2 m
-	for m in $want_modules; do
+	for m in $3; do
 		modprobe -d "$root" -S "$rel" --show-depends "$m" 2>/dev/null |
 			awk '$1 == "insmod" { print $2 }'
 	done | awk '!seen[$0]++'
+}
+
+# The .ko files MODULES need from ROOT (release REL) into STAGE, decompressed,
+# their paths in the guest listed in order in STAGE/etc/LIST (the modules a
+# module list shares with one staged before are listed again: loading is
+# idempotent).
+stage_modules() {
+	local root=$1 rel=$2 stage=$3 mods=$4 list=$5 ko dst
+	: > "$stage/etc/$list"
+	for ko in $(module_order "$root" "$rel" "$mods"); do
+		dst=/lib/modules/$rel/$(basename "${ko%.xz}")
+		case $ko in
+		*.xz) xz -dc "$ko" > "$stage$dst" ;;
+		*) cp "$ko" "$stage$dst" ;;
+		esac
+		echo "$dst" >> "$stage/etc/$list"
+	done
 }
 
 # 0 if DIR holds a complete build of PKG (its "package" file, written last, names it).
 kernel_built() {
 	local dir=$1 pkg=$2
 	[ -f "$dir/package" ] && [ "$(cat "$dir/package")" = "$pkg" ] &&
-		[ -f "$dir/vmlinuz" ] && [ -f "$dir/modules.cpio" ]
+		[ -f "$dir/vmlinuz" ] && [ -f "$dir/modules.cpio" ] && [ -f "$dir/config" ]
 }
 
 # The .deb of PKG already downloaded, if any.
@@ -134,19 +155,14 @@ build_kernel() {
 	depmod -b "$x" "$rel"
 	stage=$(mktemp -d)
 	mkdir -p "$stage/etc" "$stage/lib/modules/$rel"
-	: > "$stage/etc/modules.order"
-	for ko in $(module_order "$x" "$rel"); do
-		dst=/lib/modules/$rel/$(basename "${ko%.xz}")
-		case $ko in
-		*.xz) xz -dc "$ko" > "$stage$dst" ;;
-		*) cp "$ko" "$stage$dst" ;;
-		esac
-		echo "$dst" >> "$stage/etc/modules.order"
-	done
+	stage_modules "$x" "$rel" "$stage" "$want_modules" modules.order
+	stage_modules "$x" "$rel" "$stage" "$swap_modules" modules.swap
 	mkdir -p "$dir"
 	(cd "$stage" && find . -print0 | LC_ALL=C sort -z |
 		cpio --quiet -o -0 -H newc -R 0:0) > "$dir/modules.cpio"
 	cp "$x/boot/vmlinuz-$rel" "$dir/vmlinuz"
+	# what it was built with: a cell's swap is checked against it before boot
+	cp "$x/boot/config-$rel" "$dir/config"
 	echo "$rel" > "$dir/release"
 	# the exact build: one package name (ABI) carries several Debian revisions
 	dpkg-deb -f "$deb" Version > "$dir/version"

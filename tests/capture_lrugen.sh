@@ -20,7 +20,10 @@
 #      files saved again ("-aged"); then "- ID 0 MIN_SEQ" (eviction), lru_gen
 #      saved ("-evicted");
 #   3. lru_gen disabled ("n"); memcg /c runs the same workload: its memory.stat
-#      ("-classic") and lru_gen as the kernel still prints it ("-disabled").
+#      ("-classic") and lru_gen as the kernel still prints it ("-disabled"),
+#      /proc/vmstat, /c's memory.events and memory.swap.current ("-classic");
+#   4. memcg /o (8 MiB, no swap) runs the anonymous process alone until the
+#      OOM killer kills it: /o's memory.events and the kernel's lines ("-oom").
 # The guest writes its files as a tar onto a third disk (no console in between,
 # so the text is the kernel's, byte for byte); OUTDIR gets NAME-ALIAS[-STEP].txt each,
 # plus capture-ALIAS.meta (release, lru_gen enabled read back, memcg ids).
@@ -126,8 +129,21 @@ echo "enabled_n $(cat $E)" >> $O/meta
 workload c
 cat $C/c/memory.stat > $O/memory.stat-classic.txt
 cat $G/lru_gen > $O/lru_gen-disabled.txt
+cat /proc/vmstat > $O/vmstat-classic.txt
+cat $C/c/memory.events > $O/memory.events-classic.txt
+cat $C/c/memory.swap.current > $O/memory.swap.current-classic.txt
 echo "memcg_id_c $(awk '$1 == "memcg" && $3 == "/c" { print $2 }' $G/lru_gen)" >> $O/meta
 kill $apid; wait $apid
+
+# 4. memcg /o: 8 MiB and no swap for the 16 MiB anonymous process: the OOM
+#    killer's memory.events and its line in the kernel's log
+mkdir $C/o
+echo 8M > $C/o/memory.max
+echo 0 > $C/o/memory.swap.max
+sh -c 'echo $$ > /sys/fs/cgroup/o/cgroup.procs; exec /bin/anon 16 4' &
+wait $!
+cat $C/o/memory.events > $O/memory.events-oom.txt
+dmesg | grep -A1 -B1 "Killed process" > $O/kmsg-oom.txt
 
 tar -cf /dev/vdc -C $O .
 sync

@@ -361,7 +361,7 @@ static void test_schema3_refused(void **state)
 	sqlite3_close(db);
 	assert_int_equal(store_open(path, &s, err), -1);
 	assert_null(s);
-	assert_non_null(strstr(err, "has schema 3, this harness writes schema 18"));
+	assert_non_null(strstr(err, "has schema 3, this harness writes schema 20"));
 	assert_non_null(strstr(err, path));
 	assert_null(strchr(err, '\n'));
 	/* left as it was */
@@ -391,9 +391,19 @@ static int64_t count_at(const char *path, const char *sql)
  * what its racing submits could leave: two live matrices of one spec, and
  * a cancelled one.
  */
-/* Schema 12's to 18's additions taken back out (the fixtures are made by today's store). */
+/* Schema 12's to 20's additions taken back out (the fixtures are made by today's store). */
 #define DROP_SAMPLE_COLUMN(m, key, max) "ALTER TABLE samples DROP COLUMN \"" key "\";"
-#define DOWNGRADE_18 \
+#define DOWNGRADE_20 "ALTER TABLE runs DROP COLUMN oom_kills;"
+#define DOWNGRADE_19 DOWNGRADE_20 \
+	"ALTER TABLE runs DROP COLUMN swap_read; ALTER TABLE runs DROP COLUMN swappiness_read;" \
+	PROTO_SAMPLE_SWAP_FIELDS(DROP_SAMPLE_COLUMN)
+/* schema 20's status 'oom' taken out of the runs table's CHECK, last (the
+ * connection is closed before the store opens the file again) */
+#define REVERT_OOM_CHECK \
+	"PRAGMA writable_schema = ON; UPDATE sqlite_master SET sql = replace(sql," \
+	" '''interrupted'',''cancelled'',''oom''))', '''interrupted'',''cancelled''))')" \
+	" WHERE type = 'table' AND name = 'runs'; PRAGMA writable_schema = OFF;"
+#define DOWNGRADE_18 DOWNGRADE_19 \
 	"ALTER TABLE runs DROP COLUMN thp_enabled_read; ALTER TABLE runs DROP COLUMN thp_defrag_read;" \
 	PROTO_SAMPLE_THP_FIELDS(DROP_SAMPLE_COLUMN)
 #define DOWNGRADE_17 DOWNGRADE_18 "ALTER TABLE runs DROP COLUMN save_bytes;"
@@ -424,7 +434,7 @@ static void make_schema5(const char *path)
 		"DROP INDEX matrices_live_spec; ALTER TABLE matrices DROP COLUMN dup_of;"
 		"ALTER TABLE arms DROP COLUMN build; ALTER TABLE arms DROP COLUMN failed;"
 		"DROP TABLE calibrations; ALTER TABLE runs DROP COLUMN host_load;"
-		"ALTER TABLE cells DROP COLUMN arch;" DOWNGRADE_12
+		"ALTER TABLE cells DROP COLUMN arch;" DOWNGRADE_12 REVERT_OOM_CHECK
 		"UPDATE matrices SET spec_hash = 'hash-twin';"
 		"UPDATE matrices SET state = 'cancelled' WHERE name = 'twin-c';"
 		"PRAGMA user_version = 5;";
@@ -473,7 +483,7 @@ static void test_schema5_upgraded(void **state)
 		fail_msg("schema 5 not upgraded: %s", err);
 	store_close(s);
 	/* nothing lost: three matrices, 4 runs each; the older live twin points at the newer */
-	assert_int_equal(count_at(path, "PRAGMA user_version"), 18);
+	assert_int_equal(count_at(path, "PRAGMA user_version"), 20);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM matrices"), 3);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs"), 12);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM matrices WHERE name = 'twin-a'"
@@ -780,7 +790,7 @@ static void test_schema4_upgraded(void **state)
 			 "ALTER TABLE matrices DROP COLUMN resolve_msg;"
 			 "ALTER TABLE matrices DROP COLUMN resolve; DROP TABLE calibrations;"
 			 "ALTER TABLE runs DROP COLUMN host_load;"
-			 "ALTER TABLE cells DROP COLUMN arch;" DOWNGRADE_12
+			 "ALTER TABLE cells DROP COLUMN arch;" DOWNGRADE_12 REVERT_OOM_CHECK
 			 "PRAGMA user_version = 4;",
 			 NULL, NULL, NULL) != SQLITE_OK)
 		fail_msg("making a schema 4 database: %s", sqlite3_errmsg(db));
@@ -797,7 +807,7 @@ static void test_schema4_upgraded(void **state)
 	assert_int_equal(nc, n);
 	assert_int_equal(store_unclaim(s, 0, err), 0);
 	store_close(s);
-	/* and it says schema 18 from now on (4 to 5 ... to 18), its arms with no build */
+	/* and it says schema 20 from now on (4 to 5 ... to 20), its arms with no build */
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "SELECT resolve_msg FROM matrices", NULL, NULL, NULL),
 			 SQLITE_OK);
@@ -807,10 +817,25 @@ static void test_schema4_upgraded(void **state)
 		assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL),
 				 SQLITE_OK);
 		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-		assert_int_equal(sqlite3_column_int(st, 0), 18);
+		assert_int_equal(sqlite3_column_int(st, 0), 20);
 		sqlite3_finalize(st);
 	}
 	sqlite3_close(db);
+	/* schema 20: status oom allowed now, and what the CHECK refused still refused */
+	{
+		char *e = NULL;
+
+		assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+		if (sqlite3_exec(db, "UPDATE runs SET status = 'oom', oom_kills = 1 WHERE id = "
+				 "(SELECT MIN(id) FROM runs)", NULL, NULL, &e) != SQLITE_OK)
+			fail_msg("status oom refused after the upgrade: %s", e);
+		assert_int_equal(sqlite3_exec(db, "UPDATE runs SET status = 'bogus'", NULL, NULL,
+					      NULL), SQLITE_CONSTRAINT);
+		sqlite3_close(db);
+		assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs WHERE status = 'oom'"), 1);
+		assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs WHERE swap_read IS NOT NULL"
+					  " OR swappiness_read IS NOT NULL"), 0);
+	}
 	/* schema 18: no older run read THP back */
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs WHERE thp_enabled_read IS NOT NULL"
 				  " OR thp_defrag_read IS NOT NULL"), 0);
@@ -866,7 +891,8 @@ static void test_schema13_upgraded(void **state)
 	free(m);
 	store_close(s);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	if (sqlite3_exec(db, DOWNGRADE_14 "PRAGMA user_version = 13;", NULL, NULL, NULL) !=
+	if (sqlite3_exec(db, DOWNGRADE_14 REVERT_OOM_CHECK "PRAGMA user_version = 13;", NULL, NULL,
+			 NULL) !=
 	    SQLITE_OK)
 		fail_msg("making a schema 13 database: %s", sqlite3_errmsg(db));
 	sqlite3_close(db);

@@ -159,6 +159,9 @@ static void assert_job_equal(const struct proto_job *a, const struct proto_job *
 	assert_int_equal(a->interval_ms, b->interval_ms);
 	assert_int_equal(a->ramp_s, b->ramp_s);
 	assert_int_equal(a->trace_sample, b->trace_sample);
+	assert_memory_equal(&a->swap, &b->swap, sizeof(a->swap));
+	assert_int_equal(a->swap_max_mib, b->swap_max_mib);
+	assert_int_equal(a->swappiness, b->swappiness);
 	assert_int_equal(a->nfiles, b->nfiles);
 	assert_int_equal(a->nstreams, b->nstreams);
 	for (i = 0; i < a->nfiles; i++) {
@@ -1167,6 +1170,64 @@ static void test_refuse_job_options(void **state)
 	refuse_job("{" F1 ",'streams':['random']}", "job.streams[0]: expected an object");
 }
 
+
+/* A cell's swap: its kinds and options by allow-list, memory.swap.max and swappiness. */
+static void test_job_swap(void **state)
+{
+	struct proto_job *j = calloc(1, sizeof(*j));
+#define ANON "'streams':[{'kind':'anon','mib':32}]"
+
+	(void)state;
+	assert_non_null(j);
+	/* none: no swap, memory.swap.max 0, the kernel's swappiness */
+	assert_int_equal(job_from_text("{" ANON "}", j), 0);
+	assert_int_equal(j->swap.kind, SWAP_NONE);
+	assert_int_equal(j->swap_max_mib, 0);
+	assert_true(j->swappiness == PROTO_SWAPPINESS_KERNEL);
+	/* zram: memory.swap.max defaults to the device's size */
+	if (job_from_text("{'swap':{'kind':'zram','mib':96,'compressor':'zstd'},'swappiness':0,"
+			  ANON "}", j) < 0)
+		fail_msg("refused: %s", err);
+	assert_int_equal(j->swap.kind, SWAP_ZRAM);
+	assert_int_equal(j->swap.mib, 96);
+	assert_string_equal(proto_swap_compressors[j->swap.compressor], "zstd");
+	assert_int_equal(j->swap_max_mib, 96);
+	assert_int_equal(j->swappiness, 0);
+	/* zswap with its pool options; a smaller swap_max_mib kept */
+	if (job_from_text("{'swap':{'kind':'zswap','mib':64,'zswap_pool':'zsmalloc',"
+			  "'max_pool_percent':30},'swap_max_mib':16," ANON "}", j) < 0)
+		fail_msg("refused: %s", err);
+	assert_int_equal(j->swap.max_pool_percent, 30);
+	assert_int_equal(j->swap_max_mib, 16);
+	/* round trips: with and without swap */
+	check_json_round_trip("{'swap':{'kind':'zswap','mib':64,'compressor':'lz4',"
+			      "'zswap_pool':'zsmalloc','max_pool_percent':30},'swap_max_mib':16,"
+			      "'swappiness':200," ANON "}");
+	check_json_round_trip("{'swap':{'kind':'disk','mib':8}," ANON "}");
+	check_json_round_trip("{'swap_max_mib':0," ANON "}");
+	/* refused: by allow-list, and what a kind does not take */
+	refuse_job("{'swap':{'kind':'nfs','mib':8}," ANON "}",
+		   "job.swap.kind: expected one of none, disk, zram, zswap, got 'nfs'");
+	refuse_job("{'swap':{'kind':'none','mib':8}," ANON "}", "leave out \"swap\" for none");
+	refuse_job("{'swap':{'kind':'zram'}," ANON "}", "job.swap: 'kind' and 'mib' are required");
+	refuse_job("{'swap':{'kind':'zram','mib':8,'compressor':'lzma'}," ANON "}",
+		   "job.swap.compressor: expected one of default, lzo, lzo-rle, lz4");
+	refuse_job("{'swap':{'kind':'disk','mib':8,'compressor':'lz4'}," ANON "}",
+		   "job.swap.compressor: a disk swap compresses nothing");
+	refuse_job("{'swap':{'kind':'zram','mib':8,'zswap_pool':'zbud'}," ANON "}",
+		   "zswap_pool and max_pool_percent are zswap's");
+	refuse_job("{'swap':{'kind':'zram','mib':8,'path':'/etc/shadow'}," ANON "}",
+		   "job.swap: unknown key 'path'");
+	refuse_job("{'swap':'zram'," ANON "}", "job.swap: expected an object");
+	refuse_job("{'swap':{'kind':'zram','mib':8},'swap_max_mib':9," ANON "}",
+		   "job.swap_max_mib: 9 MiB, but the cell has less swap (swap.mib)");
+	refuse_job("{'swap_max_mib':1," ANON "}", "but the cell has no swap");
+	refuse_job("{'swappiness':201," ANON "}", "job.swappiness: expected 0..200, got 201");
+	refuse_job("{'swap':{'kind':'zram','mib':0}," ANON "}", "job.swap.mib: expected 1..");
+#undef ANON
+	free(j);
+}
+
 static void test_refuse_job_rules(void **state)
 {
 	char text[4096], *p;
@@ -1382,8 +1443,11 @@ static void test_opt_set_json(void **state)
 					assert_true(strcmp(o->name, p->name) || o->off == p->off);
 		}
 	}
+	/* every job option has a default, but for those whose absence is the
+	 * kernel's own (swappiness) or follows from another (swap_max_mib) */
 	for (const struct proto_opt *o = proto_job_opts; o->name; o++)
-		assert_non_null(o->def);
+		assert_true(o->def || !strcmp(o->name, "swappiness") ||
+			    !strcmp(o->name, "swap_max_mib"));
 }
 
 /* ---- channel_take_line ---- */
@@ -1896,6 +1960,7 @@ int main(void)
 		cmocka_unit_test(test_parse_job_line),
 		cmocka_unit_test(test_job_defaults),
 		cmocka_unit_test(test_job_json_round_trip),
+		cmocka_unit_test(test_job_swap),
 		cmocka_unit_test(test_refuse_shape),
 		cmocka_unit_test(test_refuse_missing_extra),
 		cmocka_unit_test(test_refuse_types),

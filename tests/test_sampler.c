@@ -13,6 +13,9 @@
 
 #include <cmocka.h>
 #include "slurp.h"
+#include "guest/oom.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #include "common/proto.h"
 #include "guest/sampler.h"
@@ -25,7 +28,8 @@ enum {
 	I_RESTORE_FILE, I_PGSCAN, I_PGSTEAL, I_FILE, I_ANON,
 	I_ACTIVE_ANON, I_INACTIVE_ANON, I_ACTIVE_FILE, I_INACTIVE_FILE, I_RESTORE_ANON,
 	I_NODERECLAIM, I_PGSCAN_KSWAPD, I_PGSCAN_DIRECT, I_PGSTEAL_KSWAPD, I_PGSTEAL_DIRECT,
-	I_PGREFILL, I_PGACTIVATE, I_PGDEACTIVATE, I_ANON_THP, I_COUNT
+	I_PGREFILL, I_PGACTIVATE, I_PGDEACTIVATE, I_ANON_THP,
+	I_SWAPCACHED, I_ZSWAP, I_ZSWPIN, I_ZSWPOUT, I_COUNT
 };
 
 #define DATA "tests/data/"
@@ -47,12 +51,12 @@ static const char stat_6_12[] =
 	"sock 0\n"
 	"vmalloc 8192\n"
 	"shmem 0\n"
-	"zswap 0\n"
+	"zswap 8192\n"
 	"zswapped 0\n"
 	"file_mapped 12288\n"
 	"file_dirty 4096\n"
 	"file_writeback 0\n"
-	"swapcached 0\n"
+	"swapcached 790528\n"
 	"anon_thp 2097152\n"
 	"file_thp 0\n"
 	"shmem_thp 0\n"
@@ -89,8 +93,8 @@ static const char stat_6_12[] =
 	"pgdeactivate 555\n"
 	"pglazyfree 0\n"
 	"pglazyfreed 0\n"
-	"zswpin 0\n"
-	"zswpout 0\n"
+	"zswpin 21\n"
+	"zswpout 34\n"
 	"zswpwb 0\n"
 	"thp_fault_alloc 0\n"
 	"thp_collapse_alloc 0\n"
@@ -107,6 +111,7 @@ static const uint64_t want_6_12[I_COUNT] = {
 	[I_PGSCAN_KSWAPD] = 111, [I_PGSCAN_DIRECT] = 98654, [I_PGSTEAL_KSWAPD] = 222,
 	[I_PGSTEAL_DIRECT] = 87432, [I_PGREFILL] = 333, [I_PGACTIVATE] = 444,
 	[I_PGDEACTIVATE] = 555, [I_ANON_THP] = 2097152,
+	[I_SWAPCACHED] = 790528, [I_ZSWAP] = 8192, [I_ZSWPIN] = 21, [I_ZSWPOUT] = 34,
 };
 
 static int parse_text(const char *text, struct sampler_reading *r)
@@ -185,7 +190,8 @@ static void test_stat_order_free(void **state)
 		"pgdeactivate 23\nactive_anon 11\ninactive_file 14\npgrefill 21\n"
 		"inactive_anon 12\nactive_file 13\nworkingset_restore_anon 15\n"
 		"pgsteal_direct 20\nworkingset_nodereclaim 16\npgscan_kswapd 17\n"
-		"pgscan_direct 18\npgsteal_kswapd 19\nanon_thp 24\npgactivate 22\n";
+		"pgscan_direct 18\npgsteal_kswapd 19\nanon_thp 24\npgactivate 22\n"
+		"zswpout 28\nswapcached 25\nzswpin 27\nzswap 26\n";
 	struct sampler_reading r;
 	int i;
 
@@ -291,6 +297,7 @@ static void test_fill(void **state)
 
 	(void)state;
 	memset(&prev, 0, sizeof(prev));
+	memset(&now, 0, sizeof(now));
 	assert_int_equal(parse_text(stat_6_12, &now), 0);
 	now.resident.n = 2;
 	now.resident.v[0] = 100;
@@ -519,6 +526,161 @@ static void test_lru_refused(void **state)
 	free(m);
 }
 
+
+/* ---- sampler_parse_swap, oom_victim_parse: real captures (tests/capture_lrugen.sh) ---- */
+
+/* A capture with its line starting "key " replaced by repl (NULL: removed). */
+static char *capture_with(const char *name, const char *key, const char *repl)
+{
+	size_t len, klen = strlen(key);
+	char *text = slurp(name, &len), *out = calloc(1, len + 256), *p = text, *o = out;
+
+	assert_non_null(out);
+	while (*p) {
+		char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) + 1 : strlen(p);
+
+		if (!strncmp(p, key, klen) && p[klen] == ' ') {
+			if (repl)
+				o += sprintf(o, "%s", repl);
+		} else {
+			memcpy(o, p, n);
+			o += n;
+		}
+		p += n;
+	}
+	free(text);
+	return out;
+}
+
+/* vmstat, events and swap.current texts parsed: 0 or -1 (err says why). */
+static int parse_swap(const char *vm, const char *ev, const char *cur, struct sampler_reading *r)
+{
+	err[0] = '\0';
+	return sampler_parse_swap(vm, strlen(vm), ev, strlen(ev), cur, r, err, sizeof(err));
+}
+
+static void test_swap_captures(void **state)
+{
+	static const struct {
+		const char *alias;
+		uint64_t pswpin, pswpout, swap_current, oom_kill;
+	} want[] = {
+		{ "6.1", 1163, 2063, 3461120, 1 },
+		{ "6.12", 55, 1202, 0, 1 },
+	};
+	char name[64], *vm, *ev, *cur;
+	struct sampler_reading r;
+	size_t i, len;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		snprintf(name, sizeof(name), "vmstat-%s-classic.txt", want[i].alias);
+		vm = slurp(name, &len);
+		snprintf(name, sizeof(name), "memory.events-%s-oom.txt", want[i].alias);
+		ev = slurp(name, &len);
+		snprintf(name, sizeof(name), "memory.swap.current-%s-classic.txt", want[i].alias);
+		cur = slurp(name, &len);
+		memset(&r, 0xff, sizeof(r));
+		if (parse_swap(vm, ev, cur, &r) < 0)
+			fail_msg("%s refused: %s", want[i].alias, err);
+		assert_int_equal(r.pswpin, want[i].pswpin);
+		assert_int_equal(r.pswpout, want[i].pswpout);
+		if (want[i].swap_current)
+			assert_int_equal(r.swap_current, want[i].swap_current);
+		assert_int_equal(r.oom_kill, want[i].oom_kill);
+		/* no memory.swap.current (no swap accounting): 0 */
+		assert_int_equal(parse_swap(vm, ev, NULL, &r), 0);
+		assert_int_equal(r.swap_current, 0);
+		free(vm);
+		free(ev);
+		free(cur);
+	}
+}
+
+static void test_swap_refusals(void **state)
+{
+	static const struct {
+		const char *file, *key, *repl, *want;
+	} bad[] = {
+		{ "vmstat-6.12-classic.txt", "pswpin", NULL, "/proc/vmstat: no 'pswpin' line" },
+		{ "vmstat-6.12-classic.txt", "pswpout", "pswpout 12\npswpout 13\n", "a key given twice" },
+		{ "vmstat-6.12-classic.txt", "pswpin", "pswpin -1\n", "not a decimal" },
+		{ "vmstat-6.12-classic.txt", "pswpin", "pswpin 18446744073709551616\n", "out of range" },
+		{ "vmstat-6.12-classic.txt", "pswpin", "pswpin\n", "expected 'KEY VALUE'" },
+		{ "vmstat-6.12-classic.txt", "pswpin", "PSWPIN 1\n", "expected 'KEY VALUE'" },
+		{ "memory.events-6.1-oom.txt", "oom_kill", "oom_kill 1 2\n", "memory.events line" },
+		{ "memory.events-6.1-oom.txt", "oom", "oom 01\n", "leading zero" },
+	};
+	char *vm, *ev, *t;
+	size_t i, len;
+	struct sampler_reading r;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		t = capture_with(bad[i].file, bad[i].key, bad[i].repl);
+		vm = strstr(bad[i].file, "vmstat") ? t : slurp("vmstat-6.1-classic.txt", &len);
+		ev = strstr(bad[i].file, "events") ? t : slurp("memory.events-6.1-oom.txt", &len);
+		if (parse_swap(vm, ev, "4096\n", &r) == 0)
+			fail_msg("%s with '%s' accepted", bad[i].file, bad[i].repl ? bad[i].repl : "-");
+		if (!strstr(err, bad[i].want))
+			fail_msg("%s: error '%s' lacks '%s'", bad[i].file, err, bad[i].want);
+		if (vm != t)
+			free(vm);
+		if (ev != t)
+			free(ev);
+		free(t);
+	}
+	/* memory.events without oom_kill (before 4.13): 0, not refused */
+	vm = slurp("vmstat-6.1-classic.txt", &len);
+	assert_int_equal(parse_swap(vm, "low 0\nhigh 0\nmax 3\noom 0\n", "0\n", &r), 0);
+	assert_int_equal(r.oom_kill, 0);
+	/* memory.swap.current: one number and a newline, nothing else */
+	assert_int_equal(parse_swap(vm, "oom_kill 0\n", "12 \n", &r), -1);
+	assert_int_equal(parse_swap(vm, "oom_kill 0\n", "12", &r), -1);
+	assert_int_equal(parse_swap(vm, "oom_kill 0\n", "012\n", &r), -1);
+	assert_int_equal(parse_swap(vm, "oom_kill 0\n", "99999999999999999999\n", &r), -1);
+	assert_non_null(strstr(err, "memory.swap.current"));
+	/* a cut text (no final newline) */
+	assert_int_equal(parse_swap(vm, "oom_kill 0", "0\n", &r), -1);
+	assert_non_null(strstr(err, "cut short"));
+	free(vm);
+}
+
+static void test_oom_victim(void **state)
+{
+	static const struct {
+		const char *alias, *want;
+	} caps[] = { { "6.1", "181 (anon)" }, { "6.12", "230 (anon)" } };
+	char name[64], who[64], *text;
+	size_t i, len;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(caps); i++) {
+		snprintf(name, sizeof(name), "kmsg-%s-oom.txt", caps[i].alias);
+		text = slurp(name, &len);
+		assert_int_equal(oom_victim_parse(text, len, who, sizeof(who)), 0);
+		assert_string_equal(who, caps[i].want);
+		free(text);
+	}
+	/* the last of two; a name with what is not printable; hostile or cut forms */
+	text = "Killed process 1 (a)\nKilled process 22 (work\x01load)\n";
+	assert_int_equal(oom_victim_parse(text, strlen(text), who, sizeof(who)), 0);
+	assert_string_equal(who, "22 (work?load)");
+	text = "oom-kill: nothing killed\n";
+	assert_int_equal(oom_victim_parse(text, strlen(text), who, sizeof(who)), -1);
+	text = "Killed process (anon)\n";
+	assert_int_equal(oom_victim_parse(text, strlen(text), who, sizeof(who)), -1);
+	text = "Killed process 12 (anon";
+	assert_int_equal(oom_victim_parse(text, strlen(text), who, sizeof(who)), -1);
+	text = "Killed process 12345678901 (x)\n";
+	assert_int_equal(oom_victim_parse(text, strlen(text), who, sizeof(who)), -1);
+	text = "Killed process 7 (a-name-longer-than-any-comm-the-kernel-keeps)\n";
+	assert_int_equal(oom_victim_parse(text, strlen(text), who, sizeof(who)), -1);
+	text = "Killed process ";
+	assert_int_equal(oom_victim_parse(text, strlen(text), who, sizeof(who)), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -526,6 +688,9 @@ int main(void)
 		cmocka_unit_test(test_stat_order_free),
 		cmocka_unit_test(test_stat_refusals),
 		cmocka_unit_test(test_fill),
+		cmocka_unit_test(test_swap_captures),
+		cmocka_unit_test(test_swap_refusals),
+		cmocka_unit_test(test_oom_victim),
 		cmocka_unit_test(test_lru_captures),
 		cmocka_unit_test(test_lru_full_values),
 		cmocka_unit_test(test_lru_refused),

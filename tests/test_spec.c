@@ -27,6 +27,7 @@
 #include "spec/preset.h"
 #include "base/hash.h"
 #include "spec/spec.h"
+#include "spec/swapcheck.h"
 #include "store/store.h"
 #include "testlib.h"
 #include "vm/image.h"
@@ -2155,6 +2156,72 @@ static void test_conf_bad(void **state)
 	assert_non_null(strstr(err, "cannot open"));
 }
 
+
+/*
+ * swapcheck_config against configs in the forms of Debian's 6.1 and 6.12
+ * cloud kernels (their lines as those files have them): zram's compressors
+ * from the crypto API before 6.12 and from its own backends after; zswap
+ * built in or not at all.
+ */
+static void test_swapcheck(void **state)
+{
+	static const char k61[] =
+		"CONFIG_SWAP=y\nCONFIG_ZSMALLOC=m\nCONFIG_ZRAM=m\nCONFIG_ZRAM_DEF_COMP=\"lzo-rle\"\n"
+		"CONFIG_CRYPTO_LZO=m\nCONFIG_CRYPTO_LZ4=m\nCONFIG_CRYPTO_ZSTD=m\n"
+		"# CONFIG_CRYPTO_842 is not set\n# CONFIG_ZSWAP is not set\n";
+	static const char k612[] =
+		"CONFIG_SWAP=y\nCONFIG_ZSMALLOC=m\nCONFIG_ZRAM=m\nCONFIG_ZRAM_BACKEND_LZ4=y\n"
+		"CONFIG_ZRAM_BACKEND_ZSTD=y\n# CONFIG_ZRAM_BACKEND_LZO is not set\n"
+		"CONFIG_CRYPTO_LZO=y\nCONFIG_CRYPTO_LZ4=m\nCONFIG_ZSWAP=y\nCONFIG_ZBUD=m\n";
+	static const struct {
+		const char *config, *kind, *comp, *pool;
+		int want;
+		const char *why;
+	} cases[] = {
+		{ k61, "zram", "lz4", NULL, 0, NULL },
+		{ k61, "zram", "lzo-rle", NULL, 0, NULL },
+		{ k61, "zram", "842", NULL, 1, "compressor 842 needs CONFIG_CRYPTO_842" },
+		{ k61, "zswap", NULL, NULL, 1, "zswap swap needs CONFIG_ZSWAP=y" },
+		{ k61, "disk", NULL, NULL, 0, NULL },
+		{ k612, "zram", "zstd", NULL, 0, NULL },
+		/* lzo is in the crypto API, but 6.12's zram has no lzo backend */
+		{ k612, "zram", "lzo", NULL, 1, "compressor lzo needs CONFIG_ZRAM_BACKEND_LZO" },
+		{ k612, "zswap", "lzo", "zbud", 0, NULL },
+		{ k612, "zswap", "lz4", "z3fold", 1, "zswap_pool z3fold needs CONFIG_Z3FOLD" },
+		{ "CONFIG_ZRAM=m\n", "zram", NULL, NULL, 1, "zram swap needs CONFIG_SWAP=y" },
+		{ "CONFIG_SWAP=y\nCONFIG_ZRAM=y\n", "zram", "default", NULL, 0, NULL },
+	};
+	char path[PATH_MAX], why[160];
+	struct proto_swap w;
+	size_t i;
+	int k;
+
+	(void)state;
+	sfmt(path, sizeof(path), "%s/config", dir);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		write_text(path, cases[i].config);
+		memset(&w, 0, sizeof(w));
+		for (k = 0; proto_swap_kind_names[k]; k++)
+			if (!strcmp(proto_swap_kind_names[k], cases[i].kind))
+				w.kind = (unsigned)k;
+		for (k = 0; cases[i].comp && proto_swap_compressors[k]; k++)
+			if (!strcmp(proto_swap_compressors[k], cases[i].comp))
+				w.compressor = (unsigned)k;
+		for (k = 0; cases[i].pool && proto_swap_zpools[k]; k++)
+			if (!strcmp(proto_swap_zpools[k], cases[i].pool))
+				w.zpool = (unsigned)k;
+		why[0] = '\0';
+		if (swapcheck_config(&w, path, why, sizeof(why)) != cases[i].want)
+			fail_msg("case %zu (%s %s): expected %d, why '%s'", i, cases[i].kind,
+				 cases[i].comp ? cases[i].comp : "-", cases[i].want, why);
+		if (cases[i].why)
+			assert_string_equal(why, cases[i].why);
+	}
+	/* no config file: not known, the guest says at run time */
+	sfmt(path, sizeof(path), "%s/no-such-config", dir);
+	assert_int_equal(swapcheck_config(&w, path, why, sizeof(why)), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2197,6 +2264,7 @@ int main(void)
 		cmocka_unit_test(test_conf_daemon),
 		cmocka_unit_test(test_conf_bad),
 		cmocka_unit_test(test_results_private),
+		cmocka_unit_test(test_swapcheck),
 		cmocka_unit_test(test_conf_token),
 		cmocka_unit_test(test_cells_kept),
 		cmocka_unit_test(test_calibrate_spec),

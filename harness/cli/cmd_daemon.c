@@ -43,7 +43,7 @@ static void fmt_dur(const json_t *v, char *buf, size_t len)
 static json_int_t runs_ended(const json_t *runs)
 {
 	static const char *const ended[] = { "done", "failed", "crashed", "timeout",
-					     "unsupported", "cancelled" };
+					     "unsupported", "cancelled", "oom" };
 	json_int_t n = 0;
 	size_t i;
 
@@ -262,7 +262,7 @@ static void print_hosts_of(const json_t *m)
 static void print_progress(const json_t *m)
 {
 	static const char *const bad[] = { "failed", "crashed", "timeout", "unsupported",
-					   "cancelled" };
+					   "cancelled", "oom" };
 	const json_t *runs = json_object_get(m, "runs");
 	json_int_t total = reply_int(runs, "total"), ended = runs_ended(runs);
 	char bar[BAR_WIDTH + 1], eta[32];

@@ -17,7 +17,7 @@
 
 static const char *const statuses[] = {
 	"queued", "booting", "running", "done", "failed", "crashed", "timeout", "interrupted",
-	"unsupported", "cancelled", NULL,
+	"unsupported", "cancelled", "oom", NULL,
 };
 
 unsigned queue_slots(const struct conf *c)

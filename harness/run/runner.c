@@ -17,6 +17,7 @@
 #include "common/fmt.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 #include <sys/random.h>
@@ -401,6 +402,14 @@ static int check_setup(struct run_ctx *c, const struct proto_setup *st)
 		return fail(c, "wrote thp enabled '%s' defrag '%s' but the guest reads back '%s' '%s'",
 			    c->arm->thp_enabled, c->arm->thp_defrag, st->thp_enabled,
 			    st->thp_defrag);
+	if ((job->swap.kind != SWAP_NONE) != !!st->swap[0] ||
+	    (st->swap[0] && strncmp(st->swap, proto_swap_kind_names[job->swap.kind],
+				    strlen(proto_swap_kind_names[job->swap.kind]))))
+		return fail(c, "the job asks swap %s but the guest reports '%s'",
+			    proto_swap_kind_names[job->swap.kind], st->swap);
+	if (job->swappiness != PROTO_SWAPPINESS_KERNEL && job->swappiness != st->swappiness)
+		return fail(c, "wrote vm.swappiness %llu but the guest reads back %llu",
+			    (unsigned long long)job->swappiness, (unsigned long long)st->swappiness);
 	if (st->file_ino.n != job->nfiles)
 		return fail(c, "guest reports %llu inodes for %u files",
 			    (unsigned long long)st->file_ino.n, job->nfiles);
@@ -918,6 +927,12 @@ static void conclude(struct run_ctx *c, int rc)
 		fmtcut(out->status, sizeof(out->status), "done");
 	else if (strstr(out->reason, "guest: unsupported: ") == out->reason)
 		fmtcut(out->status, sizeof(out->status), "unsupported");
+	else if (strstr(out->reason, "guest: oom: ") == out->reason && !out->infra) {
+		fmtcut(out->status, sizeof(out->status), "oom");   /* a finding, as a crash is */
+		if (sscanf(out->reason, "guest: oom: the memcg's OOM killer killed %" SCNu64,
+			   &out->oom_kills) != 1)
+			out->oom_kills = 0;
+	}
 	console_scan(c->console, &rep);
 	out->warnings = rep.warnings;
 	if (rep.crashed) {
@@ -1033,6 +1048,7 @@ int runner_run(struct runner *r, const struct matrix *m, const struct run_ref *r
 	conclude(&c, rc);
 	if (store_run_console(r->store, c.id, out->crash[0] ? out->crash : NULL, out->warnings,
 			      err) < 0 ||
+	    (out->oom_kills && store_run_oom(r->store, c.id, (int64_t)out->oom_kills, err) < 0) ||
 	    summary_finish_run(r->store, c.id, out->status, out->ok ? NULL : out->reason,
 			     out->ok ? &c.summary : NULL, err) < 0)
 		return -1;

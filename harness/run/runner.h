@@ -49,6 +49,7 @@ struct run_outcome {
 	int started_busy;            /* the host was still busy after quiet_wait_s */
 	int contended;               /* its measured window's pressure was over the limits */
 	char contended_why[160];     /* "cpu some 37.2% > 25%" */
+	uint64_t oom_kills;          /* status oom: the tasks the memcg's OOM killer killed */
 };
 
 /* Every arch the matrix runs on has its base initramfs (IMAGES/ARCH/base.cpio). */

@@ -2,6 +2,7 @@
  * (confined), downloaded or built, data disks against free space, fio
  * streams through fio --parse-only; slow steps told to a progress callback. */
 #include "spec/spec.h"
+#include "spec/swapcheck.h"
 #include "base/err.h"
 #include "base/proc.h"
 #include "spec/fiocheck.h"
@@ -218,6 +219,33 @@ static int resolve_cell(const struct resolving *r, const struct cell *c, char *e
 	return 0;
 }
 
+/*
+ * A cell's swap against every arm's kernel config where it is known (the
+ * config file beside its vmlinuz: Debian packages' and source builds'): a
+ * kernel that cannot make it refuses the matrix before any guest boots.
+ */
+static int check_swap_kernels(const struct matrix *m, const struct cell *c, char *err)
+{
+	char config[PATH_MAX], why[160];
+	const char *slash;
+	unsigned i;
+
+	if (c->job.swap.kind == SWAP_NONE)
+		return 0;
+	for (i = 0; i < m->n_arms; i++) {
+		const char *kernel = m->arms[i].files[c->arch_idx].kernel;
+
+		if (m->arms[i].failed[0] || !(slash = strrchr(kernel, '/')))
+			continue;
+		fmtcut(config, sizeof(config), "%.*s/config", (int)(slash - kernel), kernel);
+		if (swapcheck_config(&c->job.swap, config, why, sizeof(why)) == 1)
+			return errorf(err, "workloads[%u].swap: arms[%u] (%s): the kernel cannot: "
+				      "%s (its config: %s)", c->workload, i, m->arms[i].name, why,
+				      config);
+	}
+	return 0;
+}
+
 /* Every arm failed to build: nothing can run. -1 with the first's reason. */
 static int all_failed(const struct matrix *m, char *err)
 {
@@ -244,7 +272,8 @@ int spec_resolve_gated(struct matrix *m, const struct conf *conf, spec_progress_
 	if (all_failed(m, err) < 0)
 		return -1;
 	for (i = 0; i < m->n_cells; i++)
-		if (resolve_cell(&r, &m->cells[i], msg) < 0)
+		if (resolve_cell(&r, &m->cells[i], msg) < 0 ||
+		    check_swap_kernels(m, &m->cells[i], msg) < 0)
 			return errorf(err, "%s: %s", m->path, msg);
 	m->unresolved = 0;
 	return 0;

@@ -588,6 +588,29 @@ static int check_reclaim(const struct matrix *m, const struct cell *c, const cha
 	return 0;
 }
 
+/*
+ * zram's and zswap's pools are guest memory outside the memcg: what the memcg
+ * may swap into them must fit beside it, or the guest reclaims for the pool
+ * and the run measures the set-up. Incompressible pages take their size.
+ */
+static int check_swap_ram(const struct matrix *m, const struct cell *c, const char *where,
+			  char *err)
+{
+	const struct proto_job *j = &c->job;
+	uint64_t pool = j->swap_max_mib, cap;
+
+	if (!(proto_swap_kind_flags[j->swap.kind] & SWK_RAM))
+		return 0;
+	if (j->swap.kind == SWAP_ZSWAP && pool > (cap = m->memory_mib * j->swap.max_pool_percent / 100))
+		pool = cap;
+	if (j->memcg_mib + pool + GUEST_RESERVE_MIB <= m->memory_mib)
+		return 0;
+	return errorf(err, "%s.swap: a %s pool of up to %llu MiB beside memcg_mib %llu does not "
+		      "fit a %llu MiB guest (less swap_max_mib, or more memory_mib)", where,
+		      proto_swap_kind_names[j->swap.kind], (unsigned long long)pool,
+		      (unsigned long long)j->memcg_mib, (unsigned long long)m->memory_mib);
+}
+
 /* A data disk of a given size must hold its files and every record set. */
 static int check_disk_size(const struct cell *c, const char *where, char *err)
 {
@@ -598,8 +621,8 @@ static int check_disk_size(const struct cell *c, const char *where, char *err)
 		return 0;
 	for (i = 0; i < c->job.ndbs; i++)
 		records += image_db_bytes(&c->job.dbs[i]) >> 20;
-	return errorf(err, "%s.disk_mib: %llu MiB is too small: the files and databases (record "
-		      "sets about %llu MiB) need %llu MiB", where,
+	return errorf(err, "%s.disk_mib: %llu MiB is too small: the files, databases (record "
+		      "sets about %llu MiB) and swap file need %llu MiB", where,
 		      (unsigned long long)c->job.disk_mib, (unsigned long long)records,
 		      (unsigned long long)need);
 }
@@ -627,6 +650,8 @@ static int check_cell(const struct matrix *m, const struct cell *c, const char *
 			      (unsigned long long)m->memory_mib,
 			      (unsigned long long)(m->memory_mib > GUEST_RESERVE_MIB ?
 						   m->memory_mib - GUEST_RESERVE_MIB : 0));
+	if (check_swap_ram(m, c, where, err) < 0)
+		return -1;
 	return check_reclaim(m, c, where, err);
 }
 

@@ -27,6 +27,8 @@
 #define SAMPLE_LRU_UPGRADE PROTO_SAMPLE_LRU_FIELDS(ADD_SAMPLE_COLUMN)
 #define SAMPLE_THP_COLUMNS PROTO_SAMPLE_THP_FIELDS(NULLABLE_COLUMN)
 #define SAMPLE_THP_UPGRADE PROTO_SAMPLE_THP_FIELDS(ADD_SAMPLE_COLUMN)
+#define SAMPLE_SWAP_COLUMNS PROTO_SAMPLE_SWAP_FIELDS(NULLABLE_COLUMN)
+#define SAMPLE_SWAP_UPGRADE PROTO_SAMPLE_SWAP_FIELDS(ADD_SAMPLE_COLUMN)
 #define LRU_TABLES                                                                        \
 	"CREATE TABLE IF NOT EXISTS lru_gens ("                                           \
 	" run_id INTEGER NOT NULL REFERENCES runs(id), seq INTEGER NOT NULL,"             \
@@ -114,7 +116,20 @@
  * transparent_hugepage's enabled and defrag as the guest read them back
  * (schema 18); NULL where the kernel has none, and in older runs.
  */
-#define THP_RUN_COLUMNS " thp_enabled_read TEXT, thp_defrag_read TEXT"
+#define THP_RUN_COLUMNS " thp_enabled_read TEXT, thp_defrag_read TEXT," SWAP_RUN_COLUMNS
+/*
+ * The swap the guest made for the cell, as it read it back ("zram lz4 96 MiB";
+ * NULL for none) and vm.swappiness (schema 19); the samples' swap columns.
+ */
+#define SWAP_RUN_COLUMNS " swap_read TEXT, swappiness_read INTEGER," OOM_RUN_COLUMN
+/*
+ * A run the memcg's OOM killer ended (schema 20): status 'oom', and how many
+ * tasks it killed; NULL for every other run.
+ */
+#define OOM_RUN_COLUMN " oom_kills INTEGER"
+#define SWAP_UPGRADE \
+	"ALTER TABLE runs ADD COLUMN swap_read TEXT;" \
+	"ALTER TABLE runs ADD COLUMN swappiness_read INTEGER;" SAMPLE_SWAP_UPGRADE
 #define THP_UPGRADE \
 	"ALTER TABLE runs ADD COLUMN thp_enabled_read TEXT;" \
 	"ALTER TABLE runs ADD COLUMN thp_defrag_read TEXT;"
@@ -126,7 +141,7 @@
 	"ALTER TABLE runs ADD COLUMN rng TEXT;"
 #define X(m, key, max) ", \"" key "\" INTEGER NOT NULL"
 static const char sample_columns[] =
-	PROTO_SAMPLE_BASE_FIELDS(X) SAMPLE_LRU_COLUMNS SAMPLE_THP_COLUMNS;
+	PROTO_SAMPLE_BASE_FIELDS(X) SAMPLE_LRU_COLUMNS SAMPLE_THP_COLUMNS SAMPLE_SWAP_COLUMNS;
 static const char stream_columns[] = PROTO_STREAM_FIELDS(X);
 static const char op_columns[] = PROTO_OP_FIELDS(X);
 #undef X
@@ -276,7 +291,7 @@ static const char schema[] =
 	" slot INTEGER,"                  /* the daemon's guest slot that claimed it */
 	" status TEXT NOT NULL DEFAULT 'queued'"
 	"  CHECK (status IN ('queued','booting','running','done','failed','unsupported',"
-	"   'crashed','timeout','interrupted','cancelled')),"
+	"   'crashed','timeout','interrupted','cancelled','oom')),"
 	" reason TEXT,"
 	" crash TEXT,"                    /* first lines of a panic, oops or BUG */
 	" warnings INTEGER,"              /* WARNINGs in the console log */
@@ -423,7 +438,7 @@ static int prepare_inserts(struct store *s, char *err)
 	return 0;
 }
 
-#define STORE_SCHEMA 18
+#define STORE_SCHEMA 20
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define STORE_SCHEMA_STR STR(STORE_SCHEMA)
@@ -433,10 +448,16 @@ static int prepare_inserts(struct store *s, char *err)
  * to date in one transaction when first opened, every row in it kept as it
  * was. Any other version is refused.
  */
-static const struct { int64_t from; const char *sql; } upgrades[] = {
+static int allow_oom_status(struct store *s, char *err);
+
+static const struct {
+	int64_t from;
+	const char *sql;
+	int (*fn)(struct store *s, char *err);   /* after sql, in its transaction */
+} upgrades[] = {
 	{ 4, "ALTER TABLE matrices ADD COLUMN" RESOLVE_COLUMN ";"
 	     "ALTER TABLE matrices ADD COLUMN" RESOLVE_MSG_COLUMN ";"
-	     "PRAGMA user_version = 5;" },
+	     "PRAGMA user_version = 5;" , NULL },
 	/* the older live twins of a spec marked dup_of the newest, then the index */
 	{ 5, "ALTER TABLE matrices ADD COLUMN" DUP_OF_COLUMN ";"
 	     "UPDATE matrices SET dup_of = (SELECT MAX(n.id) FROM matrices n WHERE"
@@ -444,28 +465,71 @@ static const struct { int64_t from; const char *sql; } upgrades[] = {
 	     " WHERE state != 'cancelled' AND id < (SELECT MAX(n.id) FROM matrices n"
 	     " WHERE n.spec_hash = matrices.spec_hash AND n.state != 'cancelled');"
 	     LIVE_SPEC_INDEX
-	     "PRAGMA user_version = 6;" },
+	     "PRAGMA user_version = 6;" , NULL },
 	{ 6, "ALTER TABLE arms ADD COLUMN build TEXT;"
 	     "ALTER TABLE arms ADD COLUMN failed TEXT;"
-	     "PRAGMA user_version = 7;" },
+	     "PRAGMA user_version = 7;" , NULL },
 	{ 7, CALIBRATIONS_TABLE "ALTER TABLE runs ADD COLUMN" HOST_LOAD_COLUMN ";"
-	     "PRAGMA user_version = 8;" },
-	{ 8, BISECTIONS_TABLE "PRAGMA user_version = 9;" },
-	{ 9, RUN_PHASES_TABLE "PRAGMA user_version = 10;" },
+	     "PRAGMA user_version = 8;" , NULL },
+	{ 8, BISECTIONS_TABLE "PRAGMA user_version = 9;" , NULL },
+	{ 9, RUN_PHASES_TABLE "PRAGMA user_version = 10;" , NULL },
 	{ 10, "ALTER TABLE cells ADD COLUMN" CELL_ARCH_COLUMN ";" HOST_STATE_TABLE
-	      "PRAGMA user_version = 11;" },
-	{ 11, SAMPLE_LRU_UPGRADE LRU_TABLES "PRAGMA user_version = 12;" },
-	{ 12, TRACE_UPGRADE "PRAGMA user_version = 13;" },
-	{ 13, MACHINE_UPGRADE "PRAGMA user_version = 14;" },
-	{ 14, CONTENDED_UPGRADE "PRAGMA user_version = 15;" },
-	{ 15, START_UPGRADE "PRAGMA user_version = 16;" },
-	{ 16, "ALTER TABLE runs ADD COLUMN" SAVE_BYTES_COLUMN ";" "PRAGMA user_version = 17;" },
-	{ 17, THP_UPGRADE SAMPLE_THP_UPGRADE "PRAGMA user_version = 18;" },
+	      "PRAGMA user_version = 11;" , NULL },
+	{ 11, SAMPLE_LRU_UPGRADE LRU_TABLES "PRAGMA user_version = 12;" , NULL },
+	{ 12, TRACE_UPGRADE "PRAGMA user_version = 13;" , NULL },
+	{ 13, MACHINE_UPGRADE "PRAGMA user_version = 14;" , NULL },
+	{ 14, CONTENDED_UPGRADE "PRAGMA user_version = 15;" , NULL },
+	{ 15, START_UPGRADE "PRAGMA user_version = 16;" , NULL },
+	{ 16, "ALTER TABLE runs ADD COLUMN" SAVE_BYTES_COLUMN ";" "PRAGMA user_version = 17;" , NULL },
+	{ 17, THP_UPGRADE SAMPLE_THP_UPGRADE "PRAGMA user_version = 18;" , NULL },
+	{ 18, SWAP_UPGRADE "PRAGMA user_version = 19;" , NULL },
+	{ 19, "ALTER TABLE runs ADD COLUMN" OOM_RUN_COLUMN ";" "PRAGMA user_version = 20;",
+	  allow_oom_status },
 };
+
+/* The runs table's status CHECK as schemas 1 to 19 wrote it, and as 20 does. */
+#define STATUS_CHECK_OLD "'interrupted','cancelled'))"
+#define STATUS_CHECK_NEW "'interrupted','cancelled','oom'))"
+
+/*
+ * Schema 20's status 'oom' in the runs table's CHECK. SQLite cannot alter a
+ * CHECK; a constraint that only allows more changes no row, so the table's
+ * stored definition is edited in place as SQLite's documentation describes
+ * (writable_schema, the schema version bumped in the same transaction), not
+ * copied into a new table (every other table references runs). Exactly one
+ * definition must change, or the upgrade is refused and rolled back.
+ */
+static int allow_oom_status(struct store *s, char *err)
+{
+	int64_t version = 0, changed = 0;
+	char sql[128], scratch[ERR_MAX];
+
+	if (db_rows(s, "PRAGMA schema_version", db_int, &version, err, "") < 0 ||
+	    db_exec(s, "PRAGMA writable_schema = ON;", err) < 0)
+		return -1;
+	if (db_run(s, err, "UPDATE sqlite_master SET sql = replace(sql, ?, ?)"
+		   " WHERE type = 'table' AND name = 'runs' AND instr(sql, ?) > 0",
+		   "ttt", STATUS_CHECK_OLD, STATUS_CHECK_NEW, STATUS_CHECK_OLD) < 0 ||
+	    db_rows(s, "SELECT changes()", db_int, &changed, err, "") < 0)
+		goto fail;
+	if (changed != 1) {
+		errorf(err, "the runs table's status CHECK is not schema 19's (no \"%s\"): left "
+		       "as it is", STATUS_CHECK_OLD);
+		goto fail;
+	}
+	fmtcut(sql, sizeof(sql), "PRAGMA schema_version = %lld;", (long long)version + 1);
+	if (db_exec(s, sql, err) < 0)
+		goto fail;
+	return db_exec(s, "PRAGMA writable_schema = OFF;", err);
+fail:
+	db_exec(s, "PRAGMA writable_schema = OFF;", scratch);
+	return -1;
+}
 
 struct upgrade_arg {
 	int64_t version, now;
 	const char *sql;
+	int (*fn)(struct store *s, char *err);
 };
 
 /* Inside the transaction: the step, unless another connection took it meanwhile. */
@@ -475,7 +539,9 @@ static int upgrade_rows(struct store *s, void *p, char *err)
 
 	if (db_rows(s, "PRAGMA user_version", db_int, &a->now, err, "") < 0)
 		return -1;
-	return a->now == a->version ? db_exec(s, a->sql, err) : 0;
+	if (a->now != a->version || db_exec(s, a->sql, err) < 0)
+		return a->now == a->version ? -1 : 0;
+	return a->fn ? a->fn(s, err) : 0;
 }
 
 /*
@@ -485,7 +551,7 @@ static int upgrade_rows(struct store *s, void *p, char *err)
  */
 static int upgrade(struct store *s, const char *path, int64_t *version, char *err)
 {
-	struct upgrade_arg a = { *version, 0, NULL };
+	struct upgrade_arg a = { *version, 0, NULL, NULL };
 	char msg[ERR_MAX];
 	size_t i;
 
@@ -494,6 +560,7 @@ static int upgrade(struct store *s, const char *path, int64_t *version, char *er
 	if (i == ARRAY_SIZE(upgrades))
 		return 0;
 	a.sql = upgrades[i].sql;
+	a.fn = upgrades[i].fn;
 	if (db_transaction(s, upgrade_rows, &a, msg) < 0)
 		return errorf(err, "%s: upgrading schema %lld: %s", path, (long long)*version, msg);
 	*version = a.now == *version ? *version + 1 : a.now;

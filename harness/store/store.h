@@ -278,6 +278,8 @@ int store_matrix_resolve(struct store *s, int64_t mid, char resolve[16], char *e
 
 /* Active matrices with nothing left to run become finished; their ids (at most max). */
 int store_finish_matrices(struct store *s, int64_t *ids, size_t max, size_t *ret_n, char *err);
+/* A run the memcg's OOM killer ended: how many tasks it killed (runs.oom_kills). */
+int store_run_oom(struct store *s, int64_t run, int64_t kills, char *err);
 /* What the console log showed: a crash excerpt (or NULL) and the WARNING count. */
 int store_run_console(struct store *s, int64_t run, const char *crash, int64_t warnings,
 		      char *err);

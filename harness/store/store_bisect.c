@@ -39,9 +39,10 @@ int store_step_runs(struct store *s, int64_t mid, unsigned arm, const char *cell
 		    total_row, ret, err, "i", mid) < 0)
 		return -1;
 	return db_rows(s, "SELECT COUNT(*) FILTER (WHERE r.status = 'done'),"
-		       " COUNT(*) FILTER (WHERE r.status IN ('failed','crashed','timeout','unsupported')),"
+		       " COUNT(*) FILTER (WHERE r.status IN ('failed','crashed','timeout','unsupported',"
+		       "  'oom')),"
 		       " (SELECT x.reason FROM runs x WHERE x.arm_id = a.id AND x.cell_id = c.id"
-		       "  AND x.status IN ('failed','crashed','timeout','unsupported')"
+		       "  AND x.status IN ('failed','crashed','timeout','unsupported','oom')"
 		       "  ORDER BY x.id DESC LIMIT 1)"
 		       " FROM arms a JOIN cells c ON c.matrix_id = a.matrix_id"
 		       " LEFT JOIN runs r ON r.arm_id = a.id AND r.cell_id = c.id"

@@ -130,7 +130,7 @@ int store_report_bad_runs(struct store *s, int64_t mid, struct report_run **ret,
 	rc = db_rows(s, "SELECT r.id, r.attempt, COALESCE(r.warnings, 0), a.name, c.name, r.status,"
 		     " r.reason, r.crash, r.guest_release, r.console_path FROM runs r"
 		     " JOIN arms a ON a.id = r.arm_id JOIN cells c ON c.id = r.cell_id"
-		     " WHERE r.matrix_id = ?1 AND r.status IN ('failed', 'crashed', 'timeout')"
+		     " WHERE r.matrix_id = ?1 AND r.status IN ('failed', 'crashed', 'timeout', 'oom')"
 		     " ORDER BY r.seq, r.attempt", bad_row, &a, err, "i", mid);
 	return rows_take(&a, rc, ret, ret_n);
 }

@@ -48,11 +48,12 @@ int store_run_setup(struct store *s, int64_t run, const struct proto_setup *st, 
 
 	if (db_run(s, err, "UPDATE runs SET lru_gen_read = ?, residency = ?, trace = ?,"
 		   " clock_behind_ms = ?, clock_ahead_ms = ?, rng = ?, thp_enabled_read = ?,"
-		   " thp_defrag_read = ? WHERE id = ?",
-		   "tttiittti", st->lru_gen, st->residency, st->trace[0] ? st->trace : NULL,
+		   " thp_defrag_read = ?, swap_read = ?, swappiness_read = ? WHERE id = ?",
+		   "tttiittttii", st->lru_gen, st->residency, st->trace[0] ? st->trace : NULL,
 		   (int64_t)st->clock_behind_ms, (int64_t)st->clock_ahead_ms, st->rng,
 		   st->thp_enabled[0] ? st->thp_enabled : NULL,
-		   st->thp_defrag[0] ? st->thp_defrag : NULL, run) < 0)
+		   st->thp_defrag[0] ? st->thp_defrag : NULL, st->swap[0] ? st->swap : NULL,
+		   (int64_t)st->swappiness, run) < 0)
 		return -1;
 	for (i = 0; i < st->file_pages.n; i++)
 		if (db_run(s, err, "INSERT OR REPLACE INTO run_files (run_id, idx, pages, ino)"
@@ -319,4 +320,9 @@ int store_run_console(struct store *s, int64_t run, const char *crash, int64_t w
 {
 	return db_run(s, err, "UPDATE runs SET crash = ?, warnings = ? WHERE id = ?", "tii",
 		      crash, warnings, run);
+}
+
+int store_run_oom(struct store *s, int64_t run, int64_t kills, char *err)
+{
+	return db_run(s, err, "UPDATE runs SET oom_kills = ? WHERE id = ?", "ii", kills, run);
 }

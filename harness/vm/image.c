@@ -551,6 +551,9 @@ uint64_t image_need_bytes(const struct proto_job *job)
 	/* a database's runs write too: logs, new tables, a level compacted beside itself */
 	for (i = 0; i < job->ndbs; i++)
 		mib += (image_db_bytes(&job->dbs[i]) * 5 / 4 >> 20) + 16;
+	/* a swap file the guest makes on it (fallocated: its own blocks) */
+	if (proto_swap_kind_flags[job->swap.kind] & SWK_FILE)
+		mib += job->swap.mib;
 	/* ext4 metadata and journal, with room to spare */
 	return (mib + mib / 8 + 32) << 20;
 }
@@ -678,7 +681,8 @@ static void remove_files(const char *stage, const struct proto_job *job)
 }
 
 /*
- * What the data disk holds, hashed: its files, its databases and its size;
+ * What the data disk holds, hashed: its files, its databases, its size and
+ * the room a swap file takes;
  * the cached disk's name.
  */
 static uint64_t files_hash(const struct proto_job *job)
@@ -702,6 +706,11 @@ static uint64_t files_hash(const struct proto_job *job)
 	}
 	if (job->disk_mib)
 		h = hash_fnv1a(h, &job->disk_mib, sizeof(job->disk_mib));
+	/* room for a swap file (a job without one keeps its hash) */
+	if (proto_swap_kind_flags[job->swap.kind] & SWK_FILE) {
+		h = hash_fnv1a(h, "swap", 5);
+		h = hash_fnv1a(h, &job->swap.mib, sizeof(job->swap.mib));
+	}
 	return h;
 }
 
