@@ -766,6 +766,41 @@ static void print_head(FILE *f, const struct comparison *x)
 		fprintf(f, "%s\n", x->machines);
 }
 
+int compare_oom_line(const struct matrix_info *b, unsigned cb, unsigned ab,
+		     const struct matrix_info *nw, unsigned cn, unsigned an, char *buf, size_t len)
+{
+	unsigned ob = b->cell_oom[cb][ab], on = nw->cell_oom[cn][an];
+
+	buf[0] = '\0';
+	if (!ob == !on)
+		return 0;
+	fmtcut(buf, len, "oom in %s: %s %u of %u runs, %s %u of %u: the memcg's OOM killer ended"
+	       " one arm's runs and not the other's, a finding of its own (the verdicts are over"
+	       " the runs that finished)", b->cell_names[cb], b->arm_names[ab], ob,
+	       b->cell_ended[cb][ab], nw->arm_names[an], on, nw->cell_ended[cn][an]);
+	return 1;
+}
+
+/* The cells in which one compared arm OOM'd and the other did not, a line each. */
+static void print_oom(FILE *f, const struct comparison *x)
+{
+	const struct side *b = x->b, *nw = x->nw;
+	unsigned cb, a, n = x->ab >= 0 ? 1 : b->mi.n_arms < nw->mi.n_arms ? b->mi.n_arms :
+					     nw->mi.n_arms;
+	char line[512];
+	int cn;
+
+	for (cb = 0; cb < b->mi.n_cells; cb++) {
+		if ((cn = cell_index(nw, b->mi.cell_names[cb])) < 0)
+			continue;
+		for (a = 0; a < n; a++)
+			if (compare_oom_line(&b->mi, cb, x->ab >= 0 ? (unsigned)x->ab : a, &nw->mi,
+					     (unsigned)cn, x->an >= 0 ? (unsigned)x->an : a, line,
+					     sizeof(line)))
+				fprintf(f, "%s\n", line);
+	}
+}
+
 /* One line when a side has blocks with a contended run: left out, or kept (--keep-contended). */
 static void print_contended(FILE *f, const struct comparison *x)
 {
@@ -797,6 +832,7 @@ static void print_text(FILE *f, const struct comparison *x, const struct compare
 
 	print_head(f, x);
 	print_contended(f, x);
+	print_oom(f, x);
 	print_noise(f, b);
 	if (nw != b)
 		print_noise(f, nw);

@@ -82,6 +82,16 @@ int compare_adjust(struct compare_row *rows, size_t n, size_t *ret_primary);
 int compare_run(struct store *s, const struct compare_opts *o, FILE *out, FILE *warn, char *err);
 
 /*
+ * One line when the memcg's OOM killer ended runs of one arm of a cell and
+ * not of the other (arm ab of cell cb in b, arm an of cell cn in nw): "oom
+ * in CELL: A 3 of 3 runs, B 0 of 3; ...", a finding of its own that the
+ * verdicts, over the runs that finished, cannot show. 1 with the line in
+ * buf, 0 (buf "") when both OOM'd alike.
+ */
+int compare_oom_line(const struct matrix_info *b, unsigned cb, unsigned ab,
+		     const struct matrix_info *nw, unsigned cn, unsigned an, char *buf, size_t len);
+
+/*
  * One line saying how the machines that measured two sides differ ("measured
  * with QEMU 7.2.0 and 10.0.2; host kernels differ: ..."): a fact whose values
  * differ between b and nw, or vary within one side. 1 if there is a line in

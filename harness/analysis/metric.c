@@ -23,6 +23,10 @@ static double get_pass_resid(const struct run_summary *r) { return 100.0 * r->pa
 static double get_evict_rf(const struct run_summary *r) { return 100.0 * r->evict_refault_share; }
 static double get_gens_min(const struct run_summary *r) { return r->gens_per_min; }
 static double get_oldest_age(const struct run_summary *r) { return r->oldest_age_s; }
+static double get_swapin(const struct run_summary *r) { return r->swapin_per_s; }
+static double get_swapout(const struct run_summary *r) { return r->swapout_per_s; }
+static double get_zswpin(const struct run_summary *r) { return r->zswpin_per_s; }
+static double get_anon_rf(const struct run_summary *r) { return r->anon_refault_per_s; }
 
 /* Per interval: the same figures over one interval, summary_window's. */
 static double at_ops(const struct metric_interval *i) { return i->w->ops_per_s; }
@@ -136,6 +140,15 @@ const struct metric metrics[] = {
 	  "MGLRU: generations created per minute (max_seq's growth)", .at = NULL, NOISY },
 	{ "oldest_age_s", 12, 1, 0, 0, 0, 0, 0, 0, get_oldest_age,
 	  "MGLRU: age of the oldest generation, mean over the intervals, seconds", .at = NULL, NOISY },
+	/* swap and anonymous memory (a cell's "swap"), over the measured intervals */
+	{ "swapin/s",     8, 0, 0, 0, 0, 0, 0, 0, get_swapin,
+	  "pages swapped in per second (/proc/vmstat pswpin)", .at = NULL, NOISY },
+	{ "swapout/s",    9, 0, 0, 0, 0, 0, 0, 0, get_swapout,
+	  "pages swapped out per second (/proc/vmstat pswpout)", .at = NULL, NOISY },
+	{ "zswpin/s",     8, 0, 0, 0, 0, 0, 0, 0, get_zswpin,
+	  "pages loaded back from zswap per second (memcg zswpin)", .at = NULL, NOISY },
+	{ "anon_rf/s",    9, 0, 0, 0, 0, 0, 0, 0, get_anon_rf,
+	  "memcg workingset_refault_anon per second", .at = NULL, NOISY },
 };
 
 const size_t n_metrics = sizeof(metrics) / sizeof(metrics[0]);

@@ -2,6 +2,7 @@
  * database: ABBA blocks, a grid of cells x arms, time series, per-event rows. */
 #include "output/report.h"
 #include "base/err.h"
+#include "analysis/compare.h"
 #include "analysis/metric.h"
 #include "store/store_compare.h"
 #include "store/store_report.h"
@@ -654,6 +655,18 @@ static void contended_note(FILE *f, const struct matrix_info *mi)
 			mi->runs_contended ? "  " : "note: ", mi->runs_started_busy);
 }
 
+/* Each cell in which an arm OOM'd where the first did not, or the reverse: a line each. */
+static void oom_note(FILE *f, const struct matrix_info *mi)
+{
+	char line[512];
+	unsigned c, a;
+
+	for (c = 0; c < mi->n_cells; c++)
+		for (a = 1; a < mi->n_arms; a++)
+			if (compare_oom_line(mi, c, 0, mi, c, a, line, sizeof(line)))
+				fprintf(f, "%s\n", line);
+}
+
 int report_table(FILE *f, struct store *s, int64_t matrix_id, char *err)
 {
 	struct matrix_info mi;
@@ -673,9 +686,13 @@ int report_table(FILE *f, struct store *s, int64_t matrix_id, char *err)
 		fprintf(f, "%s %s=%s%s%s%s", arm ? "," : "", mi.arm_names[arm], mi.arm_release[arm],
 			mi.arm_tags[arm][0] ? " (tag " : "", mi.arm_tags[arm],
 			mi.arm_tags[arm][0] ? ")" : "");
-	fprintf(f, "\nruns: %u done%s, %u failed, %u unsupported, %u total; Delta against %s;"
-		" means over done runs\n", mi.runs_done, mi.runs_contended ? "*" : "",
-		mi.runs_failed, mi.runs_unsupported, mi.runs_total, mi.arm_names[0]);
+	fprintf(f, "\nruns: %u done%s, %u failed, %u unsupported, ", mi.runs_done,
+		mi.runs_contended ? "*" : "", mi.runs_failed, mi.runs_unsupported);
+	if (mi.runs_oom)   /* said where it happened: older reports' line otherwise */
+		fprintf(f, "%u oom, ", mi.runs_oom);
+	fprintf(f, "%u total; Delta against %s; means over done runs\n", mi.runs_total,
+		mi.arm_names[0]);
+	oom_note(f, &mi);
 	contended_note(f, &mi);
 	if (report_machines(f, s, matrix_id, err) < 0 ||
 	    noise_section(f, s, matrix_id, &mi, v, n, err) < 0)

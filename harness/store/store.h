@@ -124,6 +124,10 @@ struct run_summary {
 	/* filled with SUMMARY_TABLE only (harness table, report); 0 otherwise */
 	double lat_p99_us, pass_resident_share;
 	double evict_refault_share, gens_per_min, oldest_age_s;   /* MGLRU's, NAN without */
+	/* swap and anonymous reclaim over the measured intervals, per second:
+	 * pages swapped in and out (pswpin, pswpout), zswap loads (zswpin), and
+	 * anonymous refaults; NAN for runs stored before schema 19 */
+	double swapin_per_s, swapout_per_s, zswpin_per_s, anon_refault_per_s;
 	/* filled with SUMMARY_OPS or SUMMARY_TABLE: per operation of streams
 	 * that report them (ycsb), over every stream; NAN where none ran */
 	double op_per_s[OP_COUNT], op_p99_us[OP_COUNT];
@@ -144,7 +148,10 @@ struct matrix_info {
 	char cell_params[SPEC_MAX_CELLS][256];
 	char cell_preset[SPEC_MAX_CELLS][SPEC_NAME_MAX];
 	char accel[64], arch[32];
-	unsigned runs_total, runs_done, runs_failed, runs_unsupported;
+	unsigned runs_total, runs_done, runs_failed, runs_unsupported, runs_oom;
+	/* per cell and arm: runs the memcg's OOM killer ended, and runs that
+	 * ended as the kernel had it (done or oom) */
+	unsigned cell_oom[SPEC_MAX_CELLS][SPEC_MAX_ARMS], cell_ended[SPEC_MAX_CELLS][SPEC_MAX_ARMS];
 	unsigned runs_contended;     /* done runs whose measured window was contended */
 	unsigned runs_started_busy;  /* done runs the quiet-host gate started busy anyway */
 };

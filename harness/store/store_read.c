@@ -76,6 +76,19 @@ static int info_cell_runs(sqlite3_stmt *st, void *arg)
 	return 0;
 }
 
+/* Per cell and arm: its runs the OOM killer ended, and those that ended done or so. */
+static int info_cell_oom(sqlite3_stmt *st, void *arg)
+{
+	struct matrix_info *mi = arg;
+	int c = sqlite3_column_int(st, 0), a = sqlite3_column_int(st, 1);
+
+	if (c < 0 || c >= SPEC_MAX_CELLS || a < 0 || a >= SPEC_MAX_ARMS)
+		return 0;
+	mi->cell_oom[c][a] = (unsigned)sqlite3_column_int(st, 2);
+	mi->cell_ended[c][a] = (unsigned)sqlite3_column_int(st, 3);
+	return 0;
+}
+
 /* The matrix's run counts by status, and the accels and archs its runs had. */
 static int info_runs(sqlite3_stmt *st, void *arg)
 {
@@ -87,6 +100,7 @@ static int info_runs(sqlite3_stmt *st, void *arg)
 	mi->runs_unsupported = (unsigned)sqlite3_column_int(st, 5);
 	mi->runs_contended = (unsigned)sqlite3_column_int(st, 6);
 	mi->runs_started_busy = (unsigned)sqlite3_column_int(st, 7);
+	mi->runs_oom = (unsigned)sqlite3_column_int(st, 8);
 	db_text_cut(st, 3, mi->accel, sizeof(mi->accel));
 	db_text_cut(st, 4, mi->arch, sizeof(mi->arch));
 	return 0;
@@ -115,8 +129,12 @@ int store_matrix_info(struct store *s, int64_t matrix_id, struct matrix_info *mi
 	    db_rows(s, "SELECT COUNT(*), SUM(status = 'done'), SUM(status = 'failed'),"
 		    " group_concat(DISTINCT accel), group_concat(DISTINCT arch),"
 		    " SUM(status = 'unsupported'), SUM(status = 'done' AND contended = 1),"
-		    " SUM(status = 'done' AND started_busy = 1)"
-		    " FROM runs WHERE matrix_id = ?", info_runs, mi, err, "i", matrix_id) < 0)
+		    " SUM(status = 'done' AND started_busy = 1), SUM(status = 'oom')"
+		    " FROM runs WHERE matrix_id = ?", info_runs, mi, err, "i", matrix_id) < 0 ||
+	    db_rows(s, "SELECT c.idx, a.idx, SUM(r.status = 'oom'), SUM(r.status IN ('done', 'oom'))"
+		    " FROM runs r JOIN cells c ON c.id = r.cell_id JOIN arms a ON a.id = r.arm_id"
+		    " WHERE r.matrix_id = ? GROUP BY c.idx, a.idx", info_cell_oom, mi, err, "i",
+		    matrix_id) < 0)
 		return -1;
 	return 0;
 }

@@ -37,6 +37,16 @@ _Static_assert(offsetof(struct run_summary, run) == 0, "run_summary starts with 
 	"   JOIN samples s ON s.run_id = g.run_id AND s.seq = g.seq"                             \
 	"   WHERE g.run_id = r.id AND s.ramp = 0 GROUP BY g.seq))"
 
+/*
+ * Swap over the measured intervals, per second of them (run_summary.seconds):
+ * pswpin, pswpout, zswpin and workingset_refault_anon. NULL before schema 19.
+ */
+#define SWAP_RATE(col)                                                                      \
+	" (SELECT SUM(s." col ") / NULLIF((SELECT seconds FROM run_summary WHERE run_id = r.id), 0)" \
+	"   FROM samples s WHERE s.run_id = r.id AND s.ramp = 0),"
+#define SWAP_EXTRAS SWAP_RATE("pswpin") SWAP_RATE("pswpout") SWAP_RATE("zswpin")             \
+	SWAP_RATE("workingset_refault_anon")
+
 static const char extras_sql[] =
 	"SELECT r.id,"
 	" (SELECT SUM(t.lat_p99_ns * t.read_ops) / 1000.0 / NULLIF(SUM(t.read_ops), 0)"
@@ -46,6 +56,7 @@ static const char extras_sql[] =
 	"   JOIN event_files f ON f.run_id = v.run_id AND f.idx = v.idx"
 	"   WHERE v.run_id = r.id AND v.kind = 'pass_end' GROUP BY v.idx) e)"
 	"  / NULLIF((SELECT SUM(pages) FROM run_files WHERE run_id = r.id), 0),"
+	SWAP_EXTRAS
 	LRU_EXTRAS
 	" FROM runs r WHERE r.matrix_id = ? AND r.status = 'done' ORDER BY r.id";
 
@@ -56,9 +67,13 @@ static void fill_extras(void *elem, sqlite3_stmt *st)
 
 	r->lat_p99_us = db_real_or_nan(st, 1);
 	r->pass_resident_share = db_real_or_nan(st, 2);
-	r->evict_refault_share = db_real_or_nan(st, 3);
-	r->gens_per_min = db_real_or_nan(st, 4);
-	r->oldest_age_s = db_real_or_nan(st, 5);
+	r->swapin_per_s = db_real_or_nan(st, 3);
+	r->swapout_per_s = db_real_or_nan(st, 4);
+	r->zswpin_per_s = db_real_or_nan(st, 5);
+	r->anon_refault_per_s = db_real_or_nan(st, 6);
+	r->evict_refault_share = db_real_or_nan(st, 7);
+	r->gens_per_min = db_real_or_nan(st, 8);
+	r->oldest_age_s = db_real_or_nan(st, 9);
 }
 
 /* The table's extras of v[0..n), sorted by run id (NAN where a run has none). */
@@ -69,7 +84,8 @@ static int table_extras(struct store *s, int64_t matrix_id, struct run_summary *
 
 	for (i = 0; i < n; i++)
 		v[i].lat_p99_us = v[i].pass_resident_share = v[i].evict_refault_share =
-			v[i].gens_per_min = v[i].oldest_age_s = NAN;
+			v[i].gens_per_min = v[i].oldest_age_s = v[i].swapin_per_s =
+			v[i].swapout_per_s = v[i].zswpin_per_s = v[i].anon_refault_per_s = NAN;
 	return db_rows_by_id(s, extras_sql, matrix_id, v, n, sizeof(*v),
 			     "run latency and pass residency", fill_extras, err);
 }
