@@ -29,9 +29,10 @@ conf=${KERNELS_CONF:-$here/kernels.conf}
 # shellcheck source=images/pins.sh
 . "$here/pins.sh"
 debs=$here/cache/debs
-# Modules the guest needs before /init can reach the channel and the data disk;
+# Modules the guest needs before /init can reach the channel and mount the data
+# disk (ext4 is a module in Debian's generic kernels);
 # whichever of them a kernel has built in is skipped.
-want_modules="virtio_pci virtio_blk virtio_console"
+want_modules="virtio_pci virtio_blk virtio_console ext4"
 # Modules a cell's swap loads, only when it asks (the agent reads
 # /etc/modules.swap): zram and the compressors zram (before 6.12) and zswap
 # take through the crypto API, which a guest without modprobe cannot autoload.

@@ -318,7 +318,10 @@ static int ends_with(const char *s, const char *suffix)
 	return n >= m && !strcmp(s + n - m, suffix);
 }
 
-/* A param's value after scaling: _mib by size, _s by time, both rounded up. */
+/*
+ * A param's value after scaling: _mib by size, _s by time, both rounded up;
+ * a size of 0 stays 0 (none: swap_max_mib 0 is no swap at any scale).
+ */
 static json_t *scale_param(const char *name, json_t *v, const struct scaling *sc)
 {
 	double d;
@@ -327,7 +330,7 @@ static json_t *scale_param(const char *name, json_t *v, const struct scaling *sc
 		return json_incref(v);
 	d = json_number_value(v);
 	if (ends_with(name, "_mib") && sc->size != 1.0)
-		return json_integer((json_int_t)fmax(1, ceil(d * sc->size)));
+		return json_integer((json_int_t)fmax(d > 0 ? 1 : 0, ceil(d * sc->size)));
 	if (ends_with(name, "_records") && sc->size != 1.0)   /* a database's recordcount */
 		return json_integer((json_int_t)fmax(10, ceil(d * sc->size)));
 	if (ends_with(name, "_s") && sc->time != 1.0)

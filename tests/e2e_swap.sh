@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# e2e_swap.sh -- swap per cell in real guests: what a kernel cannot make is
+# refused before any guest boots; usemem on zram swaps out and back in and
+# OOMs without swap (status oom); the anon/file split moves with swappiness
+# as documented; usemem through zswap loads pages back from its pool.
+# usage: tests/e2e_swap.sh HARNESS_BINARY   (images must be built)
+set -u
+
+. "$(dirname "$0")/testlib.sh" swap "$@"
+
+e2e_conf
+cd "$work" || exit 1
+ex=$repo/workloads/examples
+
+# ---- refused before boot: the kernel's config, the guest's size, the allow-lists ----
+refused() { # refused NAME SWAP_JSON [EXTRA_JSON]: the matrix's one stderr line
+	cat > "$1.json" <<EOF
+{ "name": "$1", "reps": 1, "memory_mib": 384,
+  "arms": [ { "name": "cloud", "kernel": "6.12", "lru_gen": "y" } ],
+  "workloads": [ { "name": "w", "memcg_mib": 64, "duration_s": 2 ${3:-}, "swap": $2,
+                   "streams": [ { "kind": "anon", "mib": 8 } ] } ] }
+EOF
+	"$harness" run "$1.json" > "$1.out" 2> "$1.err"
+	echo "$?"
+}
+said() { grep -c -F -- "$2" "$1.err" | grep -qx 1 && [ "$(wc -l < "$1.err")" = 1 ]; }
+rc=$(refused zswap '{ "kind": "zswap", "mib": 32 }')
+check "zswap on Debian's cloud 6.12 (no CONFIG_ZSWAP) is refused before boot, naming the arm, the symbol and the config" \
+	explain "cat zswap.err" eval '[ "$rc" != 0 ] && said zswap "workloads[0].swap: arms[0] (cloud): the kernel cannot: zswap swap needs CONFIG_ZSWAP=y (its config: " && said zswap "/kernel/6.12/config)"'
+rc=$(refused c842 '{ "kind": "zram", "mib": 32, "compressor": "842" }')
+check "zram with compressor 842 on 6.12 (no zram backend for it) is refused: CONFIG_ZRAM_BACKEND_842" \
+	explain "cat c842.err" eval '[ "$rc" != 0 ] && said c842 "compressor 842 needs CONFIG_ZRAM_BACKEND_842"'
+rc=$(refused pool '{ "kind": "zram", "mib": 300 }')
+check "a zram pool that cannot fit beside the memcg in the guest is refused" \
+	explain "cat pool.err" eval '[ "$rc" != 0 ] && said pool "workloads[0].swap: a zram pool of up to 300 MiB beside memcg_mib 64 does not fit a 384 MiB guest"'
+rc=$(refused dev '{ "kind": "zram", "mib": 32, "device": "/dev/vda" }')
+check "a swap option nobody declared (a device path) is refused by allow-list" \
+	explain "cat dev.err" eval '[ "$rc" != 0 ] && said dev "swap: unknown key '"'"'device'"'"'"'
+rc=$(refused comp '{ "kind": "zram", "mib": 32, "compressor": "lz4;reboot" }')
+check "a compressor not in the allow-list is refused, the list named" \
+	explain "cat comp.err" eval '[ "$rc" != 0 ] && said comp "swap.compressor: expected one of default, lzo, lzo-rle, lz4, lz4hc, zstd, deflate, 842"'
+rc=$(refused max '{ "kind": "disk", "mib": 16 }' ', "swap_max_mib": 32')
+check "memory.swap.max beyond the swap's size is refused" \
+	explain "cat max.err" eval '[ "$rc" != 0 ] && said max "swap_max_mib: 32 MiB, but the cell has less swap"'
+check "no refused matrix booted a guest" eval '[ ! -e results/harness.db ] ||
+	[ "$(q "SELECT COUNT(*) FROM runs")" = 0 ]'
+
+# ---- usemem on zram: out and back in with swap, an OOM without ----
+"$harness" run "$ex/usemem-zram.json" > zram.out 2> zram.err
+rc=$?
+[ -s zram.err ] && sed 's/^/stderr: /' zram.err
+m="JOIN cells c ON c.id = r.cell_id JOIN matrices m ON m.id = r.matrix_id AND m.name = 'usemem-zram'"
+runs_of() { q "SELECT r.id FROM runs r $m WHERE c.name = '$1' ORDER BY r.arm_id"; }
+sw=$(runs_of usemem/96) none=$(runs_of usemem/0)
+check "usemem-zram runs as written: its swap cell done in both arms (exit $rc: runs not done)" \
+	explain "cat zram.out" [ "$(q "SELECT COUNT(*) FROM runs r $m WHERE c.name = 'usemem/96'
+		AND r.status = 'done'")" = 2 ]
+for r in $sw; do
+	out=$(q "SELECT SUM(pswpout) FROM samples WHERE run_id = $r")
+	in=$(q "SELECT SUM(pswpin) FROM samples WHERE run_id = $r")
+	echo "# run $r: $out pages swapped out, $in in; swap: $(q "SELECT swap_read FROM runs WHERE id = $r")"
+	check "run $r: the set's cold part went out to zram (over 1000 pages) and came back in" \
+		[ "${out:-0}" -gt 1000 -a "${in:-0}" -gt 1000 ]
+	check "run $r: the guest made zram lz4 of 96 MiB, and the OOM killer never fired" \
+		[ "$(q "SELECT swap_read FROM runs WHERE id = $r")" = "zram lz4 96 MiB" -a \
+		  "$(q "SELECT SUM(oom_kill) FROM samples WHERE run_id = $r")" = 0 ]
+done
+check "with swap_max_mib 0 the same set OOMs in both arms: status oom, the victim named" \
+	[ "$(q "SELECT COUNT(*) FROM runs r $m WHERE c.name = 'usemem/0' AND r.status = 'oom'
+		AND r.oom_kills >= 1 AND r.reason LIKE 'guest: oom: the memcg''s OOM killer killed %(workload)%'")" = 2 ]
+check "the table counts the oom runs" grep -q "^runs: 2 done, 0 failed, 0 unsupported, 2 oom, 4 total" zram.out
+check "the preset's grid shows swap-outs per second for both arms" \
+	grep -qE "^usemem/96 +[0-9,]+ 1 +[0-9,]+ " <("$harness" table --metric swapout/s usemem-zram)
+
+# ---- who gets reclaimed: vm.swappiness 0 against 200 ----
+"$harness" run "$ex/anon-file-mix.json" > mix.out 2> mix.err
+rc=$?
+[ -s mix.err ] && sed 's/^/stderr: /' mix.err
+mx() { # mx ARM SWAPPINESS COLUMN: the run's sum of a sample column
+	q "SELECT SUM(s.$3) FROM samples s JOIN runs r ON r.id = s.run_id JOIN arms a ON
+		a.id = r.arm_id JOIN matrices m ON m.id = r.matrix_id AND m.name = 'anon-file-mix'
+		WHERE a.name = '$1' AND r.swappiness_read = $2"
+}
+check "anon-file-mix runs as written, four runs done (exit $rc)" \
+	explain "cat mix.out" [ "$(q "SELECT COUNT(*) FROM runs r JOIN matrices m ON m.id =
+		r.matrix_id AND m.name = 'anon-file-mix' WHERE r.status = 'done'")" = 4 ]
+for a in classic mglru; do
+	echo "# $a: swappiness 0: $(mx $a 0 pswpout) out, $(mx $a 0 workingset_refault_file) file" \
+		"refaults; 200: $(mx $a 200 pswpout) out, $(mx $a 200 workingset_refault_file) file refaults"
+done
+check "classic LRU, swappiness 0: the anonymous set stays, only file pages are reclaimed" \
+	[ "$(mx classic 0 pswpout)" -lt 100 ]
+check "classic LRU, swappiness 200: the set is swapped out (over 2000 pages) to keep the file" \
+	[ "$(mx classic 200 pswpout)" -gt 2000 ]
+check "classic LRU: the file refaults at least twice as often at swappiness 0 as at 200" \
+	[ "$(mx classic 0 workingset_refault_file)" -gt $((2 * $(mx classic 200 workingset_refault_file))) ]
+check "MGLRU, swappiness 0: no anonymous page is reclaimed" [ "$(mx mglru 0 pswpout)" -lt 100 ]
+
+# ---- usemem through zswap, on Debian's generic 6.12 (a package arm: its config has zswap) ----
+"$harness" run "$ex/usemem-zswap.json" > zswap.out 2> zswap.err
+rc=$?
+[ -s zswap.err ] && grep -v '^harness: arms\[.*package' zswap.err | sed 's/^/stderr: /'
+z="JOIN matrices m ON m.id = r.matrix_id AND m.name = 'usemem-zswap'"
+check "usemem-zswap runs as written, both runs done (exit $rc)" \
+	explain "cat zswap.out" [ "$(q "SELECT COUNT(*) FROM runs r $z WHERE r.status = 'done'")" = 2 ]
+for r in $(q "SELECT r.id FROM runs r $z WHERE r.status = 'done'"); do
+	zo=$(q "SELECT SUM(zswpout) FROM samples WHERE run_id = $r")
+	zi=$(q "SELECT SUM(zswpin) FROM samples WHERE run_id = $r")
+	echo "# run $r: zswap stored $zo pages and loaded $zi back; $(q "SELECT swap_read FROM runs WHERE id = $r")"
+	check "run $r: zswap (lz4, zsmalloc) in front of a 96 MiB swap file stored pages and loaded them back" \
+		[ "${zo:-0}" -gt 1000 -a "${zi:-0}" -gt 1000 -a \
+		  "$(q "SELECT swap_read FROM runs WHERE id = $r")" = "zswap lz4 zsmalloc 20% disk 96 MiB" ]
+done
+
+e2e_end
