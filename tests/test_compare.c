@@ -992,12 +992,49 @@ static void test_machines_differ(void **state)
 	json_decref(j);
 }
 
+
+/*
+ * An arm whose runs the OOM killer ended where the other's finished is a
+ * finding of its own, one line; both alike (none, or both) is none.
+ */
+static void test_oom_line(void **state)
+{
+	struct matrix_info *b = calloc(1, sizeof(*b)), *nw = calloc(1, sizeof(*nw));
+	char line[512];
+
+	(void)state;
+	assert_non_null(b);
+	assert_non_null(nw);
+	strcpy(b->cell_names[0], "usemem");
+	strcpy(b->arm_names[0], "mglru");
+	strcpy(b->arm_names[1], "classic");
+	b->cell_ended[0][0] = b->cell_ended[0][1] = 3;
+	assert_int_equal(compare_oom_line(b, 0, 0, b, 0, 1, line, sizeof(line)), 0);
+	assert_string_equal(line, "");
+	b->cell_oom[0][1] = 2;
+	assert_int_equal(compare_oom_line(b, 0, 0, b, 0, 1, line, sizeof(line)), 1);
+	assert_non_null(strstr(line, "oom in usemem: mglru 0 of 3 runs, classic 2 of 3: the memcg's "
+				     "OOM killer ended one arm's runs and not the other's"));
+	assert_null(strchr(line, '\n'));
+	/* both OOM: not a difference between them */
+	b->cell_oom[0][0] = 1;
+	assert_int_equal(compare_oom_line(b, 0, 0, b, 0, 1, line, sizeof(line)), 0);
+	/* across matrices: the other side's names */
+	strcpy(nw->arm_names[0], "v2");
+	nw->cell_ended[4][0] = 2;
+	assert_int_equal(compare_oom_line(b, 0, 0, nw, 4, 0, line, sizeof(line)), 1);
+	assert_non_null(strstr(line, "mglru 1 of 3 runs, v2 0 of 2"));
+	free(b);
+	free(nw);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_arms_regression),
 		cmocka_unit_test(test_matrices),
 		cmocka_unit_test(test_aa_noise),
+		cmocka_unit_test(test_oom_line),
 		cmocka_unit_test(test_matrix_margins),
 		cmocka_unit_test(test_aa_by_identity_and_drift),
 		cmocka_unit_test(test_too_few_blocks),
