@@ -18,7 +18,8 @@
 #include "common/err.h"
 #include "common/lrugen.h"
 
-#define PROTO_VERSION     9      /* 9: swap in the job and setup; 8: THP in the job and
+#define PROTO_VERSION     10     /* 10: the samples' monitors; 9: swap in the job and
+				  * setup; 8: THP in the job and
 				  * setup; 7: the job's seed and host
 				  * clock; 6: PROTO_TRACE; 5: PROTO_LRU */
 #define PROTO_PORT_NAME   "harness.0"
@@ -47,7 +48,7 @@
 #define PROTO_STAT_FIELD(X, m, key, max, stat, level) X(m, key, max)
 #define PROTO_SAMPLE_FIELDS(X) \
 	PROTO_SAMPLE_BASE_FIELDS(X) PROTO_SAMPLE_LRU_FIELDS(X) PROTO_SAMPLE_THP_FIELDS(X) \
-	PROTO_SAMPLE_SWAP_FIELDS(X)
+	PROTO_SAMPLE_SWAP_FIELDS(X) PROTO_SAMPLE_MONITOR_FIELDS(X)
 #define PROTO_SAMPLE_BASE_FIELDS(X)                                            \
 	X(seq,              "seq",                      UINT64_C(1) << 32)     \
 	X(t_ms,             "t_ms",                     UINT64_C(1) << 40)     \
@@ -128,6 +129,18 @@
 	S(X, zswap_bytes, "zswap",                      UINT64_C(1) << 50, zswap, 1)       \
 	S(X, zswpin,      "zswpin",                     UINT64_C(1) << 48, zswpin, 0)      \
 	S(X, zswpout,     "zswpout",                    UINT64_C(1) << 48, zswpout, 0)
+/*
+ * Monitors (protocol 10, schema 21): memory pressure stalls over the interval,
+ * microseconds, of the memcg (memory.pressure) and of the whole guest
+ * (/proc/pressure/memory), some and full; 0 without PSI. And kswapd's CPU
+ * time, its threads' utime + stime, milliseconds.
+ */
+#define PROTO_SAMPLE_MONITOR_FIELDS(X)                                         \
+	X(memcg_psi_some_us, "memcg_psi_some_us",       UINT64_C(1) << 40)     \
+	X(memcg_psi_full_us, "memcg_psi_full_us",       UINT64_C(1) << 40)     \
+	X(psi_some_us,      "psi_mem_some_us",          UINT64_C(1) << 40)     \
+	X(psi_full_us,      "psi_mem_full_us",          UINT64_C(1) << 40)     \
+	X(kswapd_ms,        "kswapd_ms",                UINT64_C(1) << 32)
 #define PROTO_SAMPLE_STATS(S, X) \
 	PROTO_SAMPLE_BASE_STATS(S, X) PROTO_SAMPLE_LRU_STATS(S, X) PROTO_SAMPLE_THP_STATS(S, X) \
 	PROTO_SAMPLE_SWAP_STATS(S, X)

@@ -1,8 +1,11 @@
 /* sampler.c -- read the memcg's memory.stat strictly, the declared files'
- * page-cache residency (cachestat(2), else windowed mincore(2)), and the
- * memcg's generations from lru_gen_full or lru_gen (common/lrugen.c). */
+ * page-cache residency (cachestat(2), else windowed mincore(2)), the memcg's
+ * generations from lru_gen_full or lru_gen (common/lrugen.c), swap traffic,
+ * OOM kills, memory pressure and kswapd's CPU time. */
+#define _GNU_SOURCE
 #include "sampler.h"
 #include "common/fmt.h"
+#include "common/psi.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -10,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -166,6 +170,90 @@ int sampler_oom_kills(struct sampler *s, uint64_t *kills)
 	return 0;
 }
 
+int sampler_parse_task_stat(const char *text, size_t len, uint64_t *ticks, char *err,
+			    size_t errlen)
+{
+	const char *p = len ? memrchr(text, ')', len) : NULL, *end = text + len;
+	uint64_t v[2] = { 0, 0 }, x;
+	unsigned field = 2, k;   /* after ')': the 3rd field (state) comes next */
+
+	if (!p)
+		return errorfn(err, errlen, "task stat: no ')' after the command name");
+	for (p++; p < end && field < 15;) {
+		if (*p++ != ' ')
+			return errorfn(err, errlen, "task stat: fields not separated by one space");
+		field++;
+		for (x = 0, k = 0; p < end && *p != ' ' && *p != '\n'; p++, k++) {
+			if (field < 14)
+				continue;          /* state, ppid ... cstime: only 14 and 15 read */
+			if (*p < '0' || *p > '9' || k >= 19)
+				return errorfn(err, errlen, "task stat: field %u is not a number", field);
+			x = x * 10 + (uint64_t)(*p - '0');
+		}
+		if (!k)
+			return errorfn(err, errlen, "task stat: field %u is empty", field);
+		if (field >= 14)
+			v[field - 14] = x;
+	}
+	if (field < 15)
+		return errorfn(err, errlen, "task stat: %u fields, utime and stime are 14 and 15", field);
+	*ticks = v[0] + v[1];
+	return 0;
+}
+
+/*
+ * A pressure file's some and full totals (µs) into *some, *full; 0 for a file
+ * absent, or one the kernel refuses to read (psi=0: EOPNOTSUPP), closed then.
+ */
+static int read_psi(int *fd, const char *what, uint64_t *some, uint64_t *full, char *err,
+		    size_t errlen)
+{
+	char buf[PSI_TEXT_MAX + 1], msg[PROTO_ERR_MAX];
+	struct psi p;
+	size_t len;
+
+	*some = *full = 0;
+	if (*fd < 0)
+		return 0;
+	if (read_whole(*fd, what, buf, PSI_TEXT_MAX, &len, msg, sizeof(msg)) < 0) {
+		if (errno != EOPNOTSUPP)
+			return errorfn(err, errlen, "%s", msg);
+		close(*fd);
+		*fd = -1;
+		return 0;
+	}
+	if (psi_parse(buf, len, &p, msg, sizeof(msg)) < 0)
+		return errorfn(err, errlen, "%s: %s", what, msg);
+	*some = p.some.total;
+	*full = p.full.present ? p.full.total : 0;
+	return 0;
+}
+
+/* Pressure totals and kswapd's CPU time now. */
+static int read_monitors(struct sampler *s, struct sampler_reading *out, char *err,
+			 size_t errlen)
+{
+	uint64_t ticks = 0, t;
+	char buf[1024];
+	size_t len;
+	unsigned i;
+
+	if (read_psi(&s->mpsi_fd, "memory.pressure", &out->memcg_psi_some, &out->memcg_psi_full,
+		     err, errlen) < 0 ||
+	    read_psi(&s->psi_fd, "/proc/pressure/memory", &out->psi_some, &out->psi_full, err,
+		     errlen) < 0)
+		return -1;
+	for (i = 0; i < s->nkswapd; i++) {
+		if (read_whole(s->kswapd_fd[i], "kswapd's stat", buf, sizeof(buf) - 1, &len, err,
+			       errlen) < 0 ||
+		    sampler_parse_task_stat(buf, len, &t, err, errlen) < 0)
+			return -1;
+		ticks += t;
+	}
+	out->kswapd_ms = s->clk_tck > 0 ? ticks * 1000 / (uint64_t)s->clk_tck : 0;
+	return 0;
+}
+
 /* The swap readings, through s->buf: vmstat, then events, then swap.current. */
 static int read_swap(struct sampler *s, struct sampler_reading *out, char *err, size_t errlen)
 {
@@ -231,6 +319,71 @@ static int residency_mincore(struct sampler *s, unsigned f, uint64_t *ret, char 
 
 static int open_lru_gen(struct sampler *s, char *err, size_t errlen);
 
+void sampler_init(struct sampler *s)
+{
+	unsigned i;
+
+	memset(s, 0, sizeof(*s));
+	s->stat_fd = s->gen_fd = s->vmstat_fd = s->events_fd = s->swap_fd = -1;
+	s->mpsi_fd = s->psi_fd = -1;
+	for (i = 0; i < PROTO_MAX_FILES; i++)
+		s->file_fd[i] = -1;
+}
+
+/* A pressure file, or -1 where the kernel has none (no PSI: no such file). */
+static int open_psi(const char *path, char *err, size_t errlen, int *ret)
+{
+	*ret = open(path, O_RDONLY | O_CLOEXEC);
+	if (*ret < 0 && errno != ENOENT && errno != EOPNOTSUPP)
+		return errorfn(err, errlen, "open '%s': %s", path, strerror(errno));
+	return 0;
+}
+
+/* 1 if the numbered /proc entry name is a kswapd thread (its comm "kswapdN"). */
+static int is_kswapd(const char *name)
+{
+	char path[64], comm[32];
+	ssize_t n;
+	int fd;
+
+	if (strspn(name, "0123456789") != strlen(name))
+		return 0;
+	fmtcut(path, sizeof(path), "/proc/%s/comm", name);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, comm, sizeof(comm) - 1);
+	close(fd);
+	return n > 6 && !strncmp(comm, "kswapd", 6);
+}
+
+/*
+ * The memcg's memory.pressure, the guest's /proc/pressure/memory, and each
+ * kswapd thread's stat (found once: they live as long as the kernel).
+ */
+static int open_monitors(struct sampler *s, const char *memcg_dir, char *err, size_t errlen)
+{
+	char path[4096];
+	struct dirent *de;
+	DIR *d;
+
+	fmtcut(path, sizeof(path), "%s/memory.pressure", memcg_dir);
+	if (open_psi(path, err, errlen, &s->mpsi_fd) < 0 ||
+	    open_psi("/proc/pressure/memory", err, errlen, &s->psi_fd) < 0)
+		return -1;
+	s->clk_tck = sysconf(_SC_CLK_TCK);
+	if (!(d = opendir("/proc")))
+		return errorfn(err, errlen, "opendir /proc: %s", strerror(errno));
+	while ((de = readdir(d)) && s->nkswapd < SAMPLER_KSWAPD_MAX) {
+		if (!is_kswapd(de->d_name))
+			continue;
+		fmtcut(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		if ((s->kswapd_fd[s->nkswapd] = open(path, O_RDONLY | O_CLOEXEC)) >= 0)
+			s->nkswapd++;
+	}
+	closedir(d);
+	return 0;
+}
+
 /* /proc/vmstat, memory.events and, where the kernel accounts swap, memory.swap.current. */
 static int open_swap(struct sampler *s, const char *memcg_dir, char *err, size_t errlen)
 {
@@ -257,19 +410,15 @@ int sampler_open(struct sampler *s, const char *memcg_dir, const char *memcg_pat
 	struct stat st;
 	unsigned f;
 
-	memset(s, 0, sizeof(*s));
-	s->stat_fd = s->vmstat_fd = s->events_fd = s->swap_fd = -1;
-	s->gen_fd = -1;
+	sampler_init(s);
 	s->use_cachestat = use_cachestat;
-	for (f = 0; f < PROTO_MAX_FILES; f++)
-		s->file_fd[f] = -1;
 	if (nfiles > PROTO_MAX_FILES)
 		return errorfn(err, errlen, "%u files, at most %d", nfiles, PROTO_MAX_FILES);
 	fmtcut(path, sizeof(path), "%s/memory.stat", memcg_dir);
 	s->stat_fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (s->stat_fd < 0)
 		return errorfn(err, errlen, "open '%s': %s", path, strerror(errno));
-	if (open_swap(s, memcg_dir, err, errlen) < 0)
+	if (open_swap(s, memcg_dir, err, errlen) < 0 || open_monitors(s, memcg_dir, err, errlen) < 0)
 		return -1;
 	for (f = 0; f < nfiles; f++) {
 		s->file_name[f] = files[f];
@@ -477,10 +626,43 @@ int sampler_read(struct sampler *s, struct sampler_reading *out, char *err, size
 	if (read_whole(s->stat_fd, "memory.stat", s->buf, SAMPLER_STAT_MAX, &len, err,
 		       errlen) < 0 ||
 	    sampler_parse_stat(s->buf, len, out, err, errlen) < 0 ||
-	    read_swap(s, out, err, errlen) < 0 ||
+	    read_swap(s, out, err, errlen) < 0 || read_monitors(s, out, err, errlen) < 0 ||
 	    sampler_residency(s, &out->resident, err, errlen) < 0)
 		return -1;
 	read_lru_gen(s, out);
+	return 0;
+}
+
+/* The monitors' deltas: a total that went backwards is refused (PSI's and CPU time only grow). */
+static int fill_monitors(const struct sampler_reading *now, const struct sampler_reading *prev,
+			 struct proto_sample *out, char *err, size_t errlen)
+{
+	static const struct {
+		const char *name;
+		size_t from, to;
+	} mon[] = {
+		{ "memory.pressure some", offsetof(struct sampler_reading, memcg_psi_some),
+		  offsetof(struct proto_sample, memcg_psi_some_us) },
+		{ "memory.pressure full", offsetof(struct sampler_reading, memcg_psi_full),
+		  offsetof(struct proto_sample, memcg_psi_full_us) },
+		{ "/proc/pressure/memory some", offsetof(struct sampler_reading, psi_some),
+		  offsetof(struct proto_sample, psi_some_us) },
+		{ "/proc/pressure/memory full", offsetof(struct sampler_reading, psi_full),
+		  offsetof(struct proto_sample, psi_full_us) },
+		{ "kswapd's CPU time", offsetof(struct sampler_reading, kswapd_ms),
+		  offsetof(struct proto_sample, kswapd_ms) },
+	};
+	uint64_t a, b;
+	size_t i;
+
+	for (i = 0; i < ARRAY_LEN(mon); i++) {
+		a = *(const uint64_t *)((const char *)now + mon[i].from);
+		b = *(const uint64_t *)((const char *)prev + mon[i].from);
+		if (a < b)
+			return errorfn(err, errlen, "%s went backwards: %llu after %llu", mon[i].name,
+				       (unsigned long long)a, (unsigned long long)b);
+		*(uint64_t *)((char *)out + mon[i].to) = a - b;
+	}
 	return 0;
 }
 
@@ -509,6 +691,8 @@ int sampler_fill(const struct sampler_reading *now, const struct sampler_reading
 	out->pswpin = now->pswpin - prev->pswpin;
 	out->pswpout = now->pswpout - prev->pswpout;
 	out->oom_kill = now->oom_kill - prev->oom_kill;
+	if (fill_monitors(now, prev, out, err, errlen) < 0)
+		return -1;
 	out->swap_current = now->swap_current;
 	out->resident = now->resident;
 	out->gen_valid = (uint64_t)now->gen_valid;
@@ -531,6 +715,12 @@ void sampler_close(struct sampler *s)
 		close(s->events_fd);
 	if (s->swap_fd >= 0)
 		close(s->swap_fd);
+	if (s->mpsi_fd >= 0)
+		close(s->mpsi_fd);
+	if (s->psi_fd >= 0)
+		close(s->psi_fd);
+	for (f = 0; f < s->nkswapd; f++)
+		close(s->kswapd_fd[f]);
 	if (s->gen_fd >= 0)
 		close(s->gen_fd);
 	for (f = 0; f < s->nfiles && f < PROTO_MAX_FILES; f++)
@@ -540,8 +730,5 @@ void sampler_close(struct sampler *s)
 	free(s->vec);
 	free(s->gen_buf);
 	free(s->lru);
-	memset(s, 0, sizeof(*s));
-	s->stat_fd = s->gen_fd = s->vmstat_fd = s->events_fd = s->swap_fd = -1;
-	for (f = 0; f < PROTO_MAX_FILES; f++)
-		s->file_fd[f] = -1;
+	sampler_init(s);
 }

@@ -9,6 +9,7 @@
 #include "common/proto.h"
 
 #define SAMPLER_STAT_MAX   (256 * 1024)         /* memory.stat bigger: refused */
+#define SAMPLER_KSWAPD_MAX 64                   /* kswapd threads (one per node) */
 #define SAMPLER_GEN_MAX    (4 * 1024 * 1024)    /* lru_gen(_full) bigger: refused */
 #define SAMPLER_WINDOW     (64ULL << 20)        /* mincore maps at most this much at a time */
 #define SAMPLER_ONE_(X, m, key, max, stat, level) + 1
@@ -28,6 +29,9 @@ struct sampler_reading {
 	/* /proc/vmstat's swap-ins and swap-outs, memory.swap.current (0 where the
 	 * kernel accounts no swap) and memory.events' oom_kill */
 	uint64_t pswpin, pswpout, swap_current, oom_kill;
+	/* memory pressure totals (µs; 0 without PSI): the memcg's and the guest's,
+	 * and kswapd's CPU time (ms) */
+	uint64_t memcg_psi_some, memcg_psi_full, psi_some, psi_full, kswapd_ms;
 };
 
 struct sampler {
@@ -35,6 +39,10 @@ struct sampler {
 	int vmstat_fd;                  /* /proc/vmstat */
 	int events_fd;                  /* <memcg>/memory.events */
 	int swap_fd;                    /* <memcg>/memory.swap.current; -1 if absent */
+	int mpsi_fd, psi_fd;            /* memory.pressure, /proc/pressure/memory; -1 if absent */
+	int kswapd_fd[SAMPLER_KSWAPD_MAX];   /* /proc/PID/stat of each kswapd thread */
+	unsigned nkswapd;
+	long clk_tck;
 	int gen_fd;                     /* debugfs lru_gen_full, else lru_gen; -1 if absent or off */
 	int gen_full;                   /* gen_fd is lru_gen_full */
 	int gen_warned;                 /* a refused lru_gen text was reported once */
@@ -53,6 +61,9 @@ struct sampler {
 /* 1 if cachestat(2) works on fd, else 0. */
 int sampler_cachestat_works(int fd);
 
+/* s with no file open: safe to sampler_close() before or after a failed sampler_open(). */
+void sampler_init(struct sampler *s);
+
 /*
  * Open memory.stat under memcg_dir, the files, and lru_gen if debugfs has it.
  * Returns 0, or -1 with a reason naming the file in err; s is then safe to
@@ -68,6 +79,14 @@ int sampler_open(struct sampler *s, const char *memcg_dir, const char *memcg_pat
 int sampler_parse_swap(const char *vmstat, size_t vlen, const char *events, size_t elen,
 		       const char *swap_current, struct sampler_reading *out, char *err,
 		       size_t errlen);
+
+/*
+ * A /proc/PID/stat text's utime + stime (clock ticks) into *ticks: the
+ * fields after the last ')' (a command name may hold anything), strictly
+ * decimal. 0, or -1 with err.
+ */
+int sampler_parse_task_stat(const char *text, size_t len, uint64_t *ticks, char *err,
+			    size_t errlen);
 
 /* memory.events' oom_kill now into *kills; -1 if it cannot be read. */
 int sampler_oom_kills(struct sampler *s, uint64_t *kills);

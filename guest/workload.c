@@ -758,7 +758,7 @@ int workload_run(const struct workload_env *env, char *err, size_t errlen)
 	unsigned i;
 	int ret = -1;
 
-	w.smp.stat_fd = w.smp.gen_fd = w.smp.vmstat_fd = w.smp.events_fd = w.smp.swap_fd = -1;
+	sampler_init(&w.smp);
 	if (region_new(&w) < 0 || start_sampling(&w) < 0 || watch_fio(&w) < 0 ||
 	    start_process(&w) < 0)
 		goto out;

@@ -1,7 +1,9 @@
 /* bench_sampler.c -- what one sampling interval costs the guest agent: two 512 MiB
- * files' residency by cachestat(2) against windowed mincore(2); the LRU's texts parsed. */
+ * files' residency by cachestat(2) against windowed mincore(2); the LRU's texts
+ * parsed; the swap readings and monitors (vmstat, events, pressure, kswapd). */
 #include "guest/sampler.h"
 #include "common/proto.h"
+#include "common/psi.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +18,9 @@
 #define LRU_ROUNDS 200
 #define FULL_612 "tests/data/lru_gen_full-6.12-aged.txt"   /* real, two nodes */
 #define STAT_612 "tests/data/memory.stat-6.12-mglru.txt"
+#define EVENTS_612 "tests/data/memory.events-6.12-classic.txt"
+#define PRESSURE_612 "tests/data/memory.pressure-6.12-classic.txt"
+#define MON_ROUNDS 2000
 
 static double now_s(void)
 {
@@ -185,6 +190,124 @@ static void lru_costs(void)
 	free(cap);
 }
 
+/* The whole of an open file from offset 0 into buf (at most len - 1 bytes); its length. */
+static size_t read_all(int fd, char *buf, size_t len)
+{
+	ssize_t n = pread(fd, buf, len - 1, 0);
+
+	if (n < 0) {
+		fprintf(stderr, "bench: read: %s\n", strerror(errno));
+		exit(1);
+	}
+	buf[n] = '\0';
+	return (size_t)n;
+}
+
+/* The pid of the host's first kswapd thread, as text, or exit. */
+static void kswapd_stat_path(char *path, size_t len)
+{
+	char comm[64], p[64];
+	FILE *f;
+	int pid;
+
+	for (pid = 2; pid < 4096; pid++) {
+		snprintf(p, sizeof(p), "/proc/%d/comm", pid);
+		if (!(f = fopen(p, "re")))
+			continue;
+		if (fgets(comm, sizeof(comm), f) && !strncmp(comm, "kswapd", 6)) {
+			fclose(f);
+			snprintf(path, len, "/proc/%d/stat", pid);
+			return;
+		}
+		fclose(f);
+	}
+	fprintf(stderr, "bench: no kswapd thread found\n");
+	exit(1);
+}
+
+/* A capture written into dir/name, as the memcg's file the sampler opens; -1 on failure. */
+static int copy_capture(const char *capture, const char *dir, const char *name)
+{
+	char path[300];
+	size_t len;
+	char *text = slurp(capture, &len);
+	int fd, rc;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	rc = fd < 0 || write(fd, text, len) != (ssize_t)len ? -1 : 0;
+	if (fd >= 0 && close(fd) < 0)
+		rc = -1;
+	free(text);
+	return rc;
+}
+
+/*
+ * What the swap readings and monitors add to an interval: /proc/vmstat,
+ * memory.events (a capture: the host has no memcg of ours), memory.pressure
+ * (a capture) and /proc/pressure/memory, and one kswapd's stat, each read
+ * and parsed as the agent does. Against memory.stat's read and parse alone.
+ */
+static void monitor_costs(const char *stat_path)
+{
+	static char vm[65536], ev[4096], pr[512], sp[512], ks[1024], st[SAMPLER_STAT_MAX + 1];
+	char err[256], kpath[64];
+	struct sampler_reading r;
+	struct psi p;
+	uint64_t ticks;
+	double t0, tstat, tmon;
+	size_t elen, plen;
+	int fv, fs, fk, fst, i;
+	char *e = slurp(EVENTS_612, &elen), *m = slurp(PRESSURE_612, &plen);
+
+	kswapd_stat_path(kpath, sizeof(kpath));
+	fv = open("/proc/vmstat", O_RDONLY);
+	fs = open("/proc/pressure/memory", O_RDONLY);
+	fk = open(kpath, O_RDONLY);
+	fst = open(stat_path, O_RDONLY);
+	if (fv < 0 || fk < 0 || fst < 0) {
+		fprintf(stderr, "bench: open: %s\n", strerror(errno));
+		exit(1);
+	}
+	memset(&r, 0, sizeof(r));
+	t0 = now_s();
+	for (i = 0; i < MON_ROUNDS; i++) {
+		size_t n = read_all(fst, st, sizeof(st));
+
+		if (sampler_parse_stat(st, n, &r, err, sizeof(err)) < 0) {
+			fprintf(stderr, "bench: %s\n", err);
+			exit(1);
+		}
+	}
+	tstat = (now_s() - t0) / MON_ROUNDS;
+	t0 = now_s();
+	for (i = 0; i < MON_ROUNDS; i++) {
+		size_t vlen = read_all(fv, vm, sizeof(vm));
+
+		memcpy(ev, e, elen + 1);
+		memcpy(pr, m, plen + 1);
+		if (sampler_parse_swap(vm, vlen, ev, elen, NULL, &r, err, sizeof(err)) < 0 ||
+		    psi_parse(pr, plen, &p, err, sizeof(err)) < 0 ||
+		    (fs >= 0 && psi_parse(sp, read_all(fs, sp, sizeof(sp)), &p, err, sizeof(err)) < 0) ||
+		    sampler_parse_task_stat(ks, read_all(fk, ks, sizeof(ks)), &ticks, err,
+					    sizeof(err)) < 0) {
+			fprintf(stderr, "bench: %s\n", err);
+			exit(1);
+		}
+	}
+	tmon = (now_s() - t0) / MON_ROUNDS;
+	printf("monitors, per interval (%d rounds): memory.stat read and parsed %.1f us;"
+	       " /proc/vmstat, memory.events, two pressure files and kswapd's stat %.1f us"
+	       " (%.2fx)\n", MON_ROUNDS, tstat * 1e6, tmon * 1e6, tmon / tstat);
+	close(fv);
+	if (fs >= 0)
+		close(fs);
+	close(fk);
+	close(fst);
+	free(e);
+	free(m);
+}
+
 int main(int argc, char **argv)
 {
 	char dir[] = "/var/tmp/bench_sampler.XXXXXX", stat[300], f0[300], f1[300];
@@ -204,6 +327,8 @@ int main(int argc, char **argv)
 	memory_stat = slurp(STAT_612, &slen);
 	fd = open(stat, O_WRONLY | O_CREAT, 0644);
 	if (fd < 0 || write(fd, memory_stat, slen) < 0 || close(fd) < 0 ||
+	    copy_capture(EVENTS_612, dir, "memory.events") < 0 ||
+	    copy_capture(PRESSURE_612, dir, "memory.pressure") < 0 ||
 	    make_file(f0, FILE_MIB) < 0 || make_file(f1, FILE_MIB) < 0)
 		return perror("bench setup"), 1;
 	fd = open(f0, O_RDONLY);
@@ -222,8 +347,13 @@ int main(int argc, char **argv)
 	       (unsigned long long)pm);
 	if (tc > 0)
 		printf("  mincore / cachestat = %.1fx\n", tm / tc);
+	monitor_costs(stat);
 	unlink(f0);
 	unlink(f1);
+	unlink(stat);
+	snprintf(stat, sizeof(stat), "%s/memory.events", dir);
+	unlink(stat);
+	snprintf(stat, sizeof(stat), "%s/memory.pressure", dir);
 	unlink(stat);
 	rmdir(dir);
 	free(memory_stat);

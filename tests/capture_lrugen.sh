@@ -21,7 +21,8 @@
 #      saved ("-evicted");
 #   3. lru_gen disabled ("n"); memcg /c runs the same workload: its memory.stat
 #      ("-classic") and lru_gen as the kernel still prints it ("-disabled"),
-#      /proc/vmstat, /c's memory.events and memory.swap.current ("-classic");
+#      /proc/vmstat, /c's memory.events, memory.swap.current and
+#      memory.pressure, /proc/pressure/memory and kswapd's /proc/PID/stat ("-classic");
 #   4. memcg /o (8 MiB, no swap) runs the anonymous process alone until the
 #      OOM killer kills it: /o's memory.events and the kernel's lines ("-oom").
 # The guest writes its files as a tar onto a third disk (no console in between,
@@ -132,6 +133,11 @@ cat $G/lru_gen > $O/lru_gen-disabled.txt
 cat /proc/vmstat > $O/vmstat-classic.txt
 cat $C/c/memory.events > $O/memory.events-classic.txt
 cat $C/c/memory.swap.current > $O/memory.swap.current-classic.txt
+cat $C/c/memory.pressure > $O/memory.pressure-classic.txt
+cat /proc/pressure/memory > $O/pressure.memory-classic.txt
+for p in /proc/[0-9]*; do
+	case $(cat $p/comm 2> /dev/null) in kswapd*) cat $p/stat > $O/kswapd.stat-classic.txt ;; esac
+done
 echo "memcg_id_c $(awk '$1 == "memcg" && $3 == "/c" { print $2 }' $G/lru_gen)" >> $O/meta
 kill $apid; wait $apid
 

@@ -50,6 +50,8 @@ at() { q "SELECT t_ms FROM events WHERE run_id = $s AND kind = '$1'"; }
 check "shmem: with no swap the pageout freed nothing: 16 MiB charged until the stream ended" \
 	[ "$(q "SELECT COUNT(*) > 0 AND MIN(file) >= 15 << 20 FROM samples WHERE run_id = $s
 		AND t_ms > $(at madvise) AND t_ms < $(at end)")" = 1 ]
+check "private: a 24 MiB set in a 64 MiB memcg never stalled on memory (PSI some 0)" \
+	[ "$(q "SELECT SUM(memcg_psi_some_us) FROM samples WHERE run_id = $p")" = 0 ]
 check "both calibrated a miss threshold from resident touches" \
 	[ "$(q "SELECT COUNT(*) FROM events WHERE kind = 'calibrated' AND value > 0")" = 2 ]
 

@@ -65,6 +65,24 @@ for r in $sw; do
 		[ "$(q "SELECT swap_read FROM runs WHERE id = $r")" = "zram lz4 96 MiB" -a \
 		  "$(q "SELECT SUM(oom_kill) FROM samples WHERE run_id = $r")" = 0 ]
 done
+# the monitors: a squeezed memcg stalls on memory (memory.pressure), every
+# interval stores the stalls and kswapd's time, none of them negative
+for r in $sw; do
+	echo "# run $r: memcg memory stalls some $(q "SELECT SUM(memcg_psi_some_us) FROM samples
+		WHERE run_id = $r") us, full $(q "SELECT SUM(memcg_psi_full_us) FROM samples WHERE
+		run_id = $r") us; kswapd $(q "SELECT SUM(kswapd_ms) FROM samples WHERE run_id = $r") ms"
+	# full within some, to the kernel's rounding (each total is a sum of per-CPU
+	# times in ns printed in us: full has read 1 us over some in an interval)
+	check "run $r: the squeezed memcg stalled on memory (PSI some over 10 ms), full within some" \
+		[ "$(q "SELECT SUM(memcg_psi_some_us) > 10000 AND SUM(memcg_psi_full_us) <=
+			SUM(memcg_psi_some_us) + 1000 FROM samples WHERE run_id = $r")" = 1 ]
+	check "run $r: every interval has its pressure and kswapd deltas, none negative" \
+		[ "$(q "SELECT COUNT(*) FROM samples WHERE run_id = $r AND (memcg_psi_some_us IS NULL
+			OR psi_mem_some_us < 0 OR psi_mem_full_us IS NULL OR kswapd_ms IS NULL OR
+			memcg_psi_full_us < 0)")" = 0 ]
+done
+check "table --metric psi_some% shows the memcg's stall share per arm" \
+	grep -qE "^usemem/96 +[0-9.]+ 1 +[0-9.]+ " <("$harness" table --metric psi_some% usemem-zram)
 check "with swap_max_mib 0 the same set OOMs in both arms: status oom, the victim named" \
 	[ "$(q "SELECT COUNT(*) FROM runs r $m WHERE c.name = 'usemem/0' AND r.status = 'oom'
 		AND r.oom_kills >= 1 AND r.reason LIKE 'guest: oom: the memcg''s OOM killer killed %(workload)%'")" = 2 ]

@@ -46,13 +46,15 @@ static void captures_parse(void **state)
 	struct psi cpu, io;
 
 	(void)state;
-	assert_int_equal(psi_parse(buf, capture("cpu-6.18.txt", buf, sizeof(buf)), &cpu, err), 0);
+	assert_int_equal(psi_parse(buf, capture("cpu-6.18.txt", buf, sizeof(buf)), &cpu, err,
+				   sizeof(err)), 0);
 	assert_true(cpu.some.present && cpu.full.present);
 	assert_true(fabs(cpu.some.avg10 - 3.14) < 1e-9);
 	assert_true(fabs(cpu.some.avg300 - 4.85) < 1e-9);
 	assert_int_equal(cpu.some.total, 225438301);
 	assert_int_equal(cpu.full.total, 0);
-	assert_int_equal(psi_parse(buf, capture("io-6.18.txt", buf, sizeof(buf)), &io, err), 0);
+	assert_int_equal(psi_parse(buf, capture("io-6.18.txt", buf, sizeof(buf)), &io, err,
+				   sizeof(err)), 0);
 	assert_int_equal(io.some.total, 46854221);
 	assert_int_equal(io.full.total, 35755904);
 	assert_true(fabs(io.full.avg10 - 0.29) < 1e-9);
@@ -66,7 +68,7 @@ static void no_full_line(void **state)
 
 	(void)state;
 	assert_int_equal(psi_parse(buf, capture("cpu-5.10-nofull.txt", buf, sizeof(buf)), &cpu,
-				   err), 0);
+				   err, sizeof(err)), 0);
 	assert_true(cpu.some.present);
 	assert_false(cpu.full.present);
 	assert_int_equal(cpu.some.total, 987654321);
@@ -97,7 +99,7 @@ static void malformed_refused(void **state)
 
 	(void)state;
 	for (unsigned i = 0; bad[i]; i++) {
-		assert_int_equal(psi_parse(bad[i], strlen(bad[i]), &v, err), -1);
+		assert_int_equal(psi_parse(bad[i], strlen(bad[i]), &v, err, sizeof(err)), -1);
 		assert_non_null(strstr(err, "pressure"));
 	}
 	assert_int_equal(v.some.total, 7);

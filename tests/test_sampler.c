@@ -14,6 +14,7 @@
 #include <cmocka.h>
 #include "slurp.h"
 #include "guest/oom.h"
+#include "common/psi.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -681,6 +682,103 @@ static void test_oom_victim(void **state)
 	assert_int_equal(oom_victim_parse(text, strlen(text), who, sizeof(who)), -1);
 }
 
+
+/* kswapd's utime + stime in the captures (tests/capture_lrugen.sh), 6.1 and 6.12 */
+static const uint64_t want_kswapd_ticks[] = { 0, 0 };   /* idle: memcg limits are not its work */
+
+/* ---- the monitors: pressure files and kswapd's stat, real captures and hostile text ---- */
+
+static void test_monitor_captures(void **state)
+{
+	static const char *const aliases[] = { "6.1", "6.12" };
+	char name[64], err2[PROTO_ERR_MAX], *text;
+	struct psi p;
+	uint64_t ticks;
+	size_t i, len;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(aliases); i++) {
+		snprintf(name, sizeof(name), "memory.pressure-%s-classic.txt", aliases[i]);
+		text = slurp(name, &len);
+		/* the memcg ran a workload twice its size: it stalled */
+		if (psi_parse(text, len, &p, err2, sizeof(err2)) < 0)
+			fail_msg("%s refused: %s", name, err2);
+		assert_true(p.some.present && p.full.present && p.some.total > 0);
+		assert_true(p.full.total <= p.some.total);
+		free(text);
+		snprintf(name, sizeof(name), "pressure.memory-%s-classic.txt", aliases[i]);
+		text = slurp(name, &len);
+		assert_int_equal(psi_parse(text, len, &p, err2, sizeof(err2)), 0);
+		free(text);
+		snprintf(name, sizeof(name), "kswapd.stat-%s-classic.txt", aliases[i]);
+		text = slurp(name, &len);
+		if (sampler_parse_task_stat(text, len, &ticks, err2, sizeof(err2)) < 0)
+			fail_msg("%s refused: %s", name, err2);
+		assert_int_equal(ticks, want_kswapd_ticks[i]);
+		free(text);
+	}
+}
+
+static void test_task_stat(void **state)
+{
+	static const struct {
+		const char *text;
+		long long ticks;   /* -1: refused */
+	} cases[] = {
+		{ "42 (kswapd0) S 2 0 0 0 -1 2129984 0 0 0 0 7 5 0 0 20 0 1 0 9 0 0\n", 12 },
+		/* a command name with ") " and digits in it: only the last ')' counts */
+		{ "7 (a) 1 2 3) S 2 0 0 0 -1 0 0 0 0 0 100 23 0 0\n", 123 },
+		{ "7 (x) S 2 0 0 0 -1 0 0 0 0 0 1 2", 3 },                 /* no newline: fine */
+		{ "7 (x) S 2 0 0 0 -1 0 0 0 0 0 1\n", -1 },                /* no stime */
+		{ "7 (x) S 2 0 0 0 -1 0 0 0 0 0 1x 2\n", -1 },             /* utime not a number */
+		{ "7 (x) S 2 0 0 0 -1 0 0 0 0 0 -1 2\n", -1 },
+		{ "7 (x) S 2 0 0 0 -1 0 0 0 0 0 99999999999999999999 2\n", -1 },
+		{ "7 (x) S  2 0 0 0 -1 0 0 0 0 0 1 2\n", -1 },             /* an empty field */
+		{ "7 kswapd0 S 2\n", -1 },                                 /* no ')' */
+		{ "", -1 },
+	};
+	char err2[PROTO_ERR_MAX];
+	uint64_t ticks;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		int rc = sampler_parse_task_stat(cases[i].text, strlen(cases[i].text), &ticks, err2,
+						 sizeof(err2));
+
+		if (cases[i].ticks < 0 && rc == 0)
+			fail_msg("case %zu accepted: %s", i, cases[i].text);
+		if (cases[i].ticks >= 0 && (rc < 0 || ticks != (uint64_t)cases[i].ticks))
+			fail_msg("case %zu: rc %d ticks %llu, want %lld (%s)", i, rc,
+				 (unsigned long long)ticks, cases[i].ticks, err2);
+	}
+}
+
+/* The monitors' totals become deltas; one that went backwards is refused. */
+static void test_fill_monitors(void **state)
+{
+	struct sampler_reading prev, now;
+	struct proto_sample s;
+
+	(void)state;
+	memset(&prev, 0, sizeof(prev));
+	memset(&now, 0, sizeof(now));
+	prev.memcg_psi_some = 1000;
+	now.memcg_psi_some = 251000;
+	now.memcg_psi_full = 50000;
+	now.psi_some = 260000;
+	now.kswapd_ms = 30;
+	assert_int_equal(sampler_fill(&now, &prev, &s, err, sizeof(err)), 0);
+	assert_int_equal(s.memcg_psi_some_us, 250000);
+	assert_int_equal(s.memcg_psi_full_us, 50000);
+	assert_int_equal(s.psi_some_us, 260000);
+	assert_int_equal(s.psi_full_us, 0);
+	assert_int_equal(s.kswapd_ms, 30);
+	prev.kswapd_ms = 31;
+	assert_int_equal(sampler_fill(&now, &prev, &s, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "kswapd's CPU time went backwards"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -691,6 +789,9 @@ int main(void)
 		cmocka_unit_test(test_swap_captures),
 		cmocka_unit_test(test_swap_refusals),
 		cmocka_unit_test(test_oom_victim),
+		cmocka_unit_test(test_monitor_captures),
+		cmocka_unit_test(test_task_stat),
+		cmocka_unit_test(test_fill_monitors),
 		cmocka_unit_test(test_lru_captures),
 		cmocka_unit_test(test_lru_full_values),
 		cmocka_unit_test(test_lru_refused),

@@ -27,6 +27,9 @@ static double get_swapin(const struct run_summary *r) { return r->swapin_per_s; 
 static double get_swapout(const struct run_summary *r) { return r->swapout_per_s; }
 static double get_zswpin(const struct run_summary *r) { return r->zswpin_per_s; }
 static double get_anon_rf(const struct run_summary *r) { return r->anon_refault_per_s; }
+static double get_psi_some(const struct run_summary *r) { return r->psi_some_pct; }
+static double get_psi_full(const struct run_summary *r) { return r->psi_full_pct; }
+static double get_kswapd(const struct run_summary *r) { return r->kswapd_pct; }
 
 /* Per interval: the same figures over one interval, summary_window's. */
 static double at_ops(const struct metric_interval *i) { return i->w->ops_per_s; }
@@ -149,6 +152,15 @@ const struct metric metrics[] = {
 	  "pages loaded back from zswap per second (memcg zswpin)", .at = NULL, NOISY },
 	{ "anon_rf/s",    9, 0, 0, 0, 0, 0, 0, 0, get_anon_rf,
 	  "memcg workingset_refault_anon per second", .at = NULL, NOISY },
+	/* monitors: who stalled on memory, and what kswapd cost */
+	{ "psi_some%",    9, 2, 0, 0, 0, 0, 0, 0, get_psi_some,
+	  "share of time some task of the memcg stalled on memory (memory.pressure), %",
+	  .at = NULL, SHARE },
+	{ "psi_full%",    9, 2, 0, 0, 0, 0, 0, 0, get_psi_full,
+	  "share of time all its tasks stalled on memory at once, %", .at = NULL, SHARE },
+	{ "kswapd%",      7, 2, 0, 0, 0, 0, 0, 0, get_kswapd,
+	  "kswapd's CPU time (its threads' utime + stime) as a share of one CPU, %",
+	  .at = NULL, SHARE },
 };
 
 const size_t n_metrics = sizeof(metrics) / sizeof(metrics[0]);

@@ -29,6 +29,9 @@
 #define SAMPLE_THP_UPGRADE PROTO_SAMPLE_THP_FIELDS(ADD_SAMPLE_COLUMN)
 #define SAMPLE_SWAP_COLUMNS PROTO_SAMPLE_SWAP_FIELDS(NULLABLE_COLUMN)
 #define SAMPLE_SWAP_UPGRADE PROTO_SAMPLE_SWAP_FIELDS(ADD_SAMPLE_COLUMN)
+/* The monitors (schema 21): memory pressure and kswapd's CPU time per interval. */
+#define SAMPLE_MONITOR_COLUMNS PROTO_SAMPLE_MONITOR_FIELDS(NULLABLE_COLUMN)
+#define SAMPLE_MONITOR_UPGRADE PROTO_SAMPLE_MONITOR_FIELDS(ADD_SAMPLE_COLUMN)
 #define LRU_TABLES                                                                        \
 	"CREATE TABLE IF NOT EXISTS lru_gens ("                                           \
 	" run_id INTEGER NOT NULL REFERENCES runs(id), seq INTEGER NOT NULL,"             \
@@ -141,7 +144,8 @@
 	"ALTER TABLE runs ADD COLUMN rng TEXT;"
 #define X(m, key, max) ", \"" key "\" INTEGER NOT NULL"
 static const char sample_columns[] =
-	PROTO_SAMPLE_BASE_FIELDS(X) SAMPLE_LRU_COLUMNS SAMPLE_THP_COLUMNS SAMPLE_SWAP_COLUMNS;
+	PROTO_SAMPLE_BASE_FIELDS(X) SAMPLE_LRU_COLUMNS SAMPLE_THP_COLUMNS SAMPLE_SWAP_COLUMNS
+	SAMPLE_MONITOR_COLUMNS;
 static const char stream_columns[] = PROTO_STREAM_FIELDS(X);
 static const char op_columns[] = PROTO_OP_FIELDS(X);
 #undef X
@@ -438,7 +442,7 @@ static int prepare_inserts(struct store *s, char *err)
 	return 0;
 }
 
-#define STORE_SCHEMA 20
+#define STORE_SCHEMA 21
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define STORE_SCHEMA_STR STR(STORE_SCHEMA)
@@ -485,6 +489,7 @@ static const struct {
 	{ 18, SWAP_UPGRADE "PRAGMA user_version = 19;" , NULL },
 	{ 19, "ALTER TABLE runs ADD COLUMN" OOM_RUN_COLUMN ";" "PRAGMA user_version = 20;",
 	  allow_oom_status },
+	{ 20, SAMPLE_MONITOR_UPGRADE "PRAGMA user_version = 21;", NULL },
 };
 
 /* The runs table's status CHECK as schemas 1 to 19 wrote it, and as 20 does. */

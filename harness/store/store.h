@@ -128,6 +128,9 @@ struct run_summary {
 	 * pages swapped in and out (pswpin, pswpout), zswap loads (zswpin), and
 	 * anonymous refaults; NAN for runs stored before schema 19 */
 	double swapin_per_s, swapout_per_s, zswpin_per_s, anon_refault_per_s;
+	/* the memcg's memory pressure (some, full) and kswapd's CPU time, % of
+	 * the measured time; NAN before schema 21 */
+	double psi_some_pct, psi_full_pct, kswapd_pct;
 	/* filled with SUMMARY_OPS or SUMMARY_TABLE: per operation of streams
 	 * that report them (ycsb), over every stream; NAN where none ran */
 	double op_per_s[OP_COUNT], op_p99_us[OP_COUNT];

@@ -38,14 +38,19 @@ _Static_assert(offsetof(struct run_summary, run) == 0, "run_summary starts with 
 	"   WHERE g.run_id = r.id AND s.ramp = 0 GROUP BY g.seq))"
 
 /*
- * Swap over the measured intervals, per second of them (run_summary.seconds):
- * pswpin, pswpout, zswpin and workingset_refault_anon. NULL before schema 19.
+ * A sample column summed over the measured intervals, times factor, per
+ * second of them (run_summary.seconds). Swap: pswpin, pswpout, zswpin and
+ * workingset_refault_anon per second (NULL before schema 19); the monitors:
+ * the memcg's memory pressure stalls (some, full) and kswapd's CPU time as a
+ * share of the time, % (NULL before schema 21).
  */
-#define SWAP_RATE(col)                                                                      \
-	" (SELECT SUM(s." col ") / NULLIF((SELECT seconds FROM run_summary WHERE run_id = r.id), 0)" \
-	"   FROM samples s WHERE s.run_id = r.id AND s.ramp = 0),"
-#define SWAP_EXTRAS SWAP_RATE("pswpin") SWAP_RATE("pswpout") SWAP_RATE("zswpin")             \
-	SWAP_RATE("workingset_refault_anon")
+#define PER_SECOND(col, factor)                                                             \
+	" (SELECT SUM(s." col ") * " factor " / NULLIF((SELECT seconds FROM run_summary"          \
+	"   WHERE run_id = r.id), 0) FROM samples s WHERE s.run_id = r.id AND s.ramp = 0),"
+#define SWAP_EXTRAS PER_SECOND("pswpin", "1") PER_SECOND("pswpout", "1")                      \
+	PER_SECOND("zswpin", "1") PER_SECOND("workingset_refault_anon", "1")
+#define MONITOR_EXTRAS PER_SECOND("memcg_psi_some_us", "1e-4")                               \
+	PER_SECOND("memcg_psi_full_us", "1e-4") PER_SECOND("kswapd_ms", "0.1")
 
 static const char extras_sql[] =
 	"SELECT r.id,"
@@ -57,6 +62,7 @@ static const char extras_sql[] =
 	"   WHERE v.run_id = r.id AND v.kind = 'pass_end' GROUP BY v.idx) e)"
 	"  / NULLIF((SELECT SUM(pages) FROM run_files WHERE run_id = r.id), 0),"
 	SWAP_EXTRAS
+	MONITOR_EXTRAS
 	LRU_EXTRAS
 	" FROM runs r WHERE r.matrix_id = ? AND r.status = 'done' ORDER BY r.id";
 
@@ -71,9 +77,12 @@ static void fill_extras(void *elem, sqlite3_stmt *st)
 	r->swapout_per_s = db_real_or_nan(st, 4);
 	r->zswpin_per_s = db_real_or_nan(st, 5);
 	r->anon_refault_per_s = db_real_or_nan(st, 6);
-	r->evict_refault_share = db_real_or_nan(st, 7);
-	r->gens_per_min = db_real_or_nan(st, 8);
-	r->oldest_age_s = db_real_or_nan(st, 9);
+	r->psi_some_pct = db_real_or_nan(st, 7);
+	r->psi_full_pct = db_real_or_nan(st, 8);
+	r->kswapd_pct = db_real_or_nan(st, 9);
+	r->evict_refault_share = db_real_or_nan(st, 10);
+	r->gens_per_min = db_real_or_nan(st, 11);
+	r->oldest_age_s = db_real_or_nan(st, 12);
 }
 
 /* The table's extras of v[0..n), sorted by run id (NAN where a run has none). */
@@ -85,7 +94,8 @@ static int table_extras(struct store *s, int64_t matrix_id, struct run_summary *
 	for (i = 0; i < n; i++)
 		v[i].lat_p99_us = v[i].pass_resident_share = v[i].evict_refault_share =
 			v[i].gens_per_min = v[i].oldest_age_s = v[i].swapin_per_s =
-			v[i].swapout_per_s = v[i].zswpin_per_s = v[i].anon_refault_per_s = NAN;
+			v[i].swapout_per_s = v[i].zswpin_per_s = v[i].anon_refault_per_s =
+			v[i].psi_some_pct = v[i].psi_full_pct = v[i].kswapd_pct = NAN;
 	return db_rows_by_id(s, extras_sql, matrix_id, v, n, sizeof(*v),
 			     "run latency and pass residency", fill_extras, err);
 }
