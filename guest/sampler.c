@@ -633,14 +633,24 @@ int sampler_read(struct sampler *s, struct sampler_reading *out, char *err, size
 	return 0;
 }
 
-/* The monitors' deltas: a total that went backwards is refused (PSI's and CPU time only grow). */
-static int fill_monitors(const struct sampler_reading *now, const struct sampler_reading *prev,
+/*
+ * The deltas of the counters read beside memory.stat (swap traffic, OOM
+ * kills, pressure stalls, kswapd's CPU time): one that went backwards is
+ * refused, as memory.stat's are.
+ */
+static int fill_counters(const struct sampler_reading *now, const struct sampler_reading *prev,
 			 struct proto_sample *out, char *err, size_t errlen)
 {
 	static const struct {
 		const char *name;
 		size_t from, to;
 	} mon[] = {
+		{ "pswpin", offsetof(struct sampler_reading, pswpin),
+		  offsetof(struct proto_sample, pswpin) },
+		{ "pswpout", offsetof(struct sampler_reading, pswpout),
+		  offsetof(struct proto_sample, pswpout) },
+		{ "oom_kill", offsetof(struct sampler_reading, oom_kill),
+		  offsetof(struct proto_sample, oom_kill) },
 		{ "memory.pressure some", offsetof(struct sampler_reading, memcg_psi_some),
 		  offsetof(struct proto_sample, memcg_psi_some_us) },
 		{ "memory.pressure full", offsetof(struct sampler_reading, memcg_psi_full),
@@ -685,13 +695,7 @@ int sampler_fill(const struct sampler_reading *now, const struct sampler_reading
 					  (unsigned long long)prev->stat[i]);
 		*dst = now->stat[i] - prev->stat[i];
 	}
-	if (now->pswpin < prev->pswpin || now->pswpout < prev->pswpout ||
-	    now->oom_kill < prev->oom_kill)
-		return errorfn(err, errlen, "pswpin, pswpout or oom_kill went backwards");
-	out->pswpin = now->pswpin - prev->pswpin;
-	out->pswpout = now->pswpout - prev->pswpout;
-	out->oom_kill = now->oom_kill - prev->oom_kill;
-	if (fill_monitors(now, prev, out, err, errlen) < 0)
+	if (fill_counters(now, prev, out, err, errlen) < 0)
 		return -1;
 	out->swap_current = now->swap_current;
 	out->resident = now->resident;
