@@ -216,9 +216,9 @@ demo: build images
 KIND_SRC := $(wildcard common/kind_*.c)
 GUEST_TEST_SRC_streams := guest/stream.c guest/stream_random.c guest/stream_scan.c guest/zipf.c common/proto.c common/proto_job.c $(KIND_SRC) common/fmt.c common/err.c
 GUEST_TEST_SRC_ycsb    := guest/ycsb.c guest/zipf.c common/proto.c common/proto_job.c $(KIND_SRC) common/fmt.c common/err.c
-GUEST_TEST_SRC_sampler := guest/sampler.c guest/oom.c common/psi.c common/proto.c common/proto_job.c $(KIND_SRC) common/lrugen.c common/fmt.c common/err.c
+GUEST_TEST_SRC_sampler := guest/sampler.c guest/counters.c guest/stalls.c guest/tracefs.c guest/fdio.c guest/oom.c common/psi.c common/proto.c common/proto_job.c $(KIND_SRC) common/lrugen.c common/fmt.c common/err.c
 GUEST_TEST_SRC_lrugen  := common/lrugen.c common/fmt.c common/err.c
-GUEST_TEST_SRC_tracer  := guest/tracer.c common/proto.c common/proto_job.c $(KIND_SRC) common/lrugen.c common/fmt.c common/err.c
+GUEST_TEST_SRC_tracer  := guest/tracer.c guest/tracefs.c common/proto.c common/proto_job.c $(KIND_SRC) common/lrugen.c common/fmt.c common/err.c
 GUEST_TESTS := tests/build/test_streams tests/build/test_ycsb tests/build/test_sampler tests/build/test_lrugen \
                tests/build/test_tracer
 # The rest link every harness module, the test library and two guest parsers.
@@ -301,7 +301,7 @@ bench-restore: build images
 	tests/fidelity_restore.sh $(HARNESS)
 
 # Benchmarks measure; tests assert. Figures go to BENCHMARKS.md by hand.
-tests/build/bench_sampler: $(call obj,host,tests/bench_sampler.c guest/sampler.c common/psi.c common/proto.c common/proto_job.c $(KIND_SRC) common/lrugen.c common/fmt.c common/err.c)
+tests/build/bench_sampler: $(call obj,host,tests/bench_sampler.c guest/sampler.c guest/counters.c guest/stalls.c guest/tracefs.c guest/fdio.c common/psi.c common/proto.c common/proto_job.c $(KIND_SRC) common/lrugen.c common/fmt.c common/err.c)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ $$(pkg-config --libs jansson)
 

@@ -781,9 +781,10 @@ struct kv_parse {
 };
 
 /* Keep VALUE if KEY is one of the wanted keys; a kept key twice is an error. */
-static int stat_keep(struct kv_parse *kp, const char *key, size_t klen, uint64_t v,
-		     unsigned lineno, char *err, size_t errlen)
+static int stat_keep(void *arg, const char *key, size_t klen, uint64_t v, unsigned lineno,
+		     char *err, size_t errlen)
 {
+	struct kv_parse *kp = arg;
 	unsigned k;
 
 	for (k = 0; k < kp->nkeys; k++) {
@@ -797,11 +798,8 @@ static int stat_keep(struct kv_parse *kp, const char *key, size_t klen, uint64_t
 	return 0;
 }
 
-/*
- * The file's lines, each "key value" and the wanted keys kept; -1 with err
- * naming the line (a text without its final newline was cut short).
- */
-static int stat_lines(struct kv_parse *kp, const char *buf, size_t len, char *err, size_t errlen)
+int lrugen_kv_lines(const char *file, const char *buf, size_t len, lrugen_kv_fn *fn, void *arg,
+		    char *err, size_t errlen)
 {
 	const char *p = buf, *end = buf + len, *nl;
 	unsigned lineno = 0;
@@ -811,10 +809,10 @@ static int stat_lines(struct kv_parse *kp, const char *buf, size_t len, char *er
 	for (; p < end; p = nl + 1) {
 		lineno++;
 		if (!(nl = memchr(p, '\n', (size_t)(end - p))))
-			return stat_err(kp->file, err, errlen, lineno,
+			return stat_err(file, err, errlen, lineno,
 					"no newline at the end (text cut short?)");
-		if (stat_line(kp->file, p, (size_t)(nl - p), lineno, &klen, &v, err, errlen) < 0 ||
-		    stat_keep(kp, p, klen, v, lineno, err, errlen) < 0)
+		if (stat_line(file, p, (size_t)(nl - p), lineno, &klen, &v, err, errlen) < 0 ||
+		    fn(arg, p, klen, v, lineno, err, errlen) < 0)
 			return -1;
 	}
 	return 0;
@@ -828,7 +826,7 @@ int lrugen_parse_kv(const char *file, const char *buf, size_t len, const struct 
 
 	if (nkeys > 64)
 		return errorfn(err, errlen, "%s: %u keys wanted, at most 64", file, nkeys);
-	if (stat_lines(&kp, buf, len, err, errlen) < 0)
+	if (lrugen_kv_lines(file, buf, len, stat_keep, &kp, err, errlen) < 0)
 		return -1;
 	for (k = 0; k < nkeys; k++)
 		if (!keys[k].optional && !(kp.have & (UINT64_C(1) << k)))

@@ -179,6 +179,17 @@ struct lrugen_kv {
 	int optional;
 };
 
+/* Called with each line's key (klen bytes, not terminated) and value: 0, or -1 with err. */
+typedef int lrugen_kv_fn(void *arg, const char *key, size_t klen, uint64_t v, unsigned lineno,
+			 char *err, size_t errlen);
+
+/*
+ * Every line of a "key value\n" file (file names it in errors), each checked
+ * as lrugen_parse_kv says, through fn: 0, or -1 with err naming the line.
+ */
+int lrugen_kv_lines(const char *file, const char *buf, size_t len, lrugen_kv_fn *fn, void *arg,
+		    char *err, size_t errlen);
+
 /*
  * Parse a "key value\n" file (memory.stat, memory.events, /proc/vmstat),
  * file naming it in errors: every line checked (a key of [a-z0-9_], a

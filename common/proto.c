@@ -27,6 +27,13 @@ const char *const proto_event_names[] = {
 	NULL
 };
 
+const char *const proto_counter_src_names[] = {
+#define X(e, s) s,
+	PROTO_COUNTER_SRCS(X)
+#undef X
+	NULL
+};
+
 const char *const proto_op_names[] = {
 #define X(e, s) s,
 	PROTO_OP_NAMES(X)
@@ -36,7 +43,7 @@ const char *const proto_op_names[] = {
 
 /* ---- message field tables ---- */
 
-enum fkind { F_U64, F_STR, F_U64S, F_JOB };
+enum fkind { F_U64, F_STR, F_U64S, F_JOB, F_KV };
 
 struct field {
 	const char *key;
@@ -100,6 +107,7 @@ static const struct field setup_fields[] = {
 	STR(proto_setup, rng, "rng"),
 	STR(proto_setup, swap, "swap"),
 	U64(proto_setup, swappiness, "swappiness", 200),
+	STR(proto_setup, stalls, "stalls"),
 	END,
 };
 
@@ -268,6 +276,46 @@ static int trace_msg_check(const void *msg, char *err, size_t errlen)
 	return 0;
 }
 
+static const struct field counters_fields[] = {
+	U64(proto_counters, seq, "seq", UINT64_C(1) << 32),
+	U64(proto_counters, at, "at", CA_END),
+	STR(proto_counters, src, "src"),
+	{ "values", F_KV, offsetof(struct proto_counters, values), 0, PROTO_COUNTERS_MAX },
+	END,
+};
+
+int proto_counter_key_ok(const char *key)
+{
+	size_t n = strlen(key);
+
+	return n > 0 && n < PROTO_COUNTER_KEY_MAX &&
+	       strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789_") == n;
+}
+
+/*
+ * A source's counters: the source from the list; the values at the start
+ * (interval 0) or the end, none negative.
+ */
+static int counters_check(const void *msg, char *err, size_t errlen)
+{
+	const struct proto_counters *c = msg;
+	uint64_t i;
+	int k;
+
+	for (k = 0; proto_counter_src_names[k] && strcmp(proto_counter_src_names[k], c->src); k++)
+		;
+	if (!proto_counter_src_names[k])
+		return errorfn(err, errlen, "counters: unknown source '%s'", c->src);
+	if (c->at == CA_START && c->seq)
+		return errorfn(err, errlen, "counters: the start's values at interval %llu, not 0",
+			       (unsigned long long)c->seq);
+	for (i = 0; c->at != CA_CHANGE && i < c->values.n; i++)
+		if (c->values.value[i] < 0)
+			return errorfn(err, errlen, "counters: '%s' is negative, not a change",
+				       c->values.key[i]);
+	return 0;
+}
+
 static const struct msg_desc msgs[] = {
 	{ PROTO_HELLO,   "hello",   hello_fields, NULL },
 	{ PROTO_JOB,     "job",     job_fields, NULL },
@@ -280,6 +328,7 @@ static const struct msg_desc msgs[] = {
 	{ PROTO_OP,      "op",      op_fields, NULL },
 	{ PROTO_LRU,     "lru",     lru_fields, lru_check },
 	{ PROTO_TRACE,   "trace",   trace_fields, trace_msg_check },
+	{ PROTO_COUNTERS, "counters", counters_fields, counters_check },
 };
 
 /* The message description whose type is name on the wire, or NULL. */
@@ -348,6 +397,35 @@ static int job_field_from_json(json_t *v, struct proto_job *job, char *err, size
 }
 
 /*
+ * Named counters: an object of at most cap keys (proto_counter_key_ok),
+ * each a whole number below PROTO_COUNTER_ABS_MAX either way.
+ */
+static int kv_from_json(const struct field *f, json_t *v, struct proto_kv *kv, char *err,
+			size_t errlen)
+{
+	const char *key;
+	json_t *val;
+	json_int_t i;
+
+	if (!json_is_object(v) || json_object_size(v) > f->cap)
+		return errorfn(err, errlen, "field '%s' must be an object of at most %zu", f->key,
+			       f->cap);
+	kv->n = 0;
+	json_object_foreach(v, key, val) {
+		if (!proto_counter_key_ok(key))
+			return errorfn(err, errlen, "field '%s': a key of other than [a-z0-9_] "
+				       "or over %d bytes", f->key, PROTO_COUNTER_KEY_MAX - 1);
+		if (!json_is_integer(val) || (i = json_integer_value(val)) <= -PROTO_COUNTER_ABS_MAX ||
+		    i >= PROTO_COUNTER_ABS_MAX)
+			return errorfn(err, errlen, "field '%s': '%s' must be an integer below 2^62 "
+				       "either way", f->key, key);
+		memcpy(kv->key[kv->n], key, strlen(key) + 1);
+		kv->value[kv->n++] = (int64_t)i;
+	}
+	return 0;
+}
+
+/*
  * One wire field into the message at base by its kind: a number, an array
  * of at most cap numbers, a printable string shorter than max, or the job.
  */
@@ -384,6 +462,8 @@ static int field_from_json(const struct field *f, json_t *v, char *base, char *e
 		return 0;
 	case F_JOB:
 		return job_field_from_json(v, (struct proto_job *)base, err, errlen);
+	case F_KV:
+		return kv_from_json(f, v, (struct proto_kv *)(base + f->off), err, errlen);
 	}
 	return errorfn(err, errlen, "field '%s' has no kind", f->key);
 }
@@ -434,6 +514,20 @@ out:
 	return ret;
 }
 
+/* Named counters as a JSON object, in their order (at most cap of them). */
+static json_t *kv_to_json(const struct proto_kv *kv, size_t cap)
+{
+	json_t *o = json_object();
+	uint64_t i;
+
+	for (i = 0; o && i < kv->n && i < cap; i++)
+		if (json_object_set_new(o, kv->key[i], json_integer((json_int_t)kv->value[i])) < 0) {
+			json_decref(o);
+			return NULL;
+		}
+	return o;
+}
+
 /* One field of the message at base as JSON, as field_from_json reads it. */
 static json_t *field_to_json(const struct field *f, const char *base)
 {
@@ -454,6 +548,8 @@ static json_t *field_to_json(const struct field *f, const char *base)
 		return a;
 	case F_JOB:
 		return proto_job_to_json((const struct proto_job *)base);
+	case F_KV:
+		return kv_to_json((const struct proto_kv *)(base + f->off), f->cap);
 	}
 	return NULL;
 }

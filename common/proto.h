@@ -18,7 +18,8 @@
 #include "common/err.h"
 #include "common/lrugen.h"
 
-#define PROTO_VERSION     10     /* 10: the samples' monitors; 9: swap in the job and
+#define PROTO_VERSION     11     /* 11: PROTO_COUNTERS, reclaim stalls, memory.events;
+				  * 10: the samples' monitors; 9: swap in the job and
 				  * setup; 8: THP in the job and
 				  * setup; 7: the job's seed and host
 				  * clock; 6: PROTO_TRACE; 5: PROTO_LRU */
@@ -48,7 +49,7 @@
 #define PROTO_STAT_FIELD(X, m, key, max, stat, level) X(m, key, max)
 #define PROTO_SAMPLE_FIELDS(X) \
 	PROTO_SAMPLE_BASE_FIELDS(X) PROTO_SAMPLE_LRU_FIELDS(X) PROTO_SAMPLE_THP_FIELDS(X) \
-	PROTO_SAMPLE_SWAP_FIELDS(X) PROTO_SAMPLE_MONITOR_FIELDS(X)
+	PROTO_SAMPLE_SWAP_FIELDS(X) PROTO_SAMPLE_MONITOR_FIELDS(X) PROTO_SAMPLE_STALL_FIELDS(X)
 #define PROTO_SAMPLE_BASE_FIELDS(X)                                            \
 	X(seq,              "seq",                      UINT64_C(1) << 32)     \
 	X(t_ms,             "t_ms",                     UINT64_C(1) << 40)     \
@@ -141,6 +142,20 @@
 	X(psi_some_us,      "psi_mem_some_us",          UINT64_C(1) << 40)     \
 	X(psi_full_us,      "psi_mem_full_us",          UINT64_C(1) << 40)     \
 	X(kswapd_ms,        "kswapd_ms",                UINT64_C(1) << 32)
+/*
+ * The memcg's events and reclaim stalls (protocol 11, schema 22): over the
+ * interval, memory.events' high, max and oom (times the memcg went over
+ * memory.high, reached memory.max, and found nothing to reclaim at it); and
+ * the reclaim stalls that ended in it, direct and the memcg's (the vmscan
+ * tracepoints' begin/end pairs, guest/stalls.c): how many and their total
+ * length, µs. 0 with the stall tracing off (setup's stalls says why).
+ */
+#define PROTO_SAMPLE_STALL_FIELDS(X)                                           \
+	X(memcg_high,       "memcg_high",               UINT64_C(1) << 48)     \
+	X(memcg_max,        "memcg_max",                UINT64_C(1) << 48)     \
+	X(memcg_oom,        "memcg_oom",                UINT64_C(1) << 32)     \
+	X(stalls,           "reclaim_stalls",           UINT64_C(1) << 40)     \
+	X(stall_us,         "reclaim_stall_us",         UINT64_C(1) << 48)
 #define PROTO_SAMPLE_STATS(S, X) \
 	PROTO_SAMPLE_BASE_STATS(S, X) PROTO_SAMPLE_LRU_STATS(S, X) PROTO_SAMPLE_THP_STATS(S, X) \
 	PROTO_SAMPLE_SWAP_STATS(S, X)
@@ -602,6 +617,52 @@ void proto_hex(const void *p, size_t n, char *out);
 /* Exactly 2n lowercase hex digits s into the n bytes at p: 0, or -1 if s is not that. */
 int proto_unhex(const char *s, void *p, size_t n);
 
+/*
+ * PROTO_COUNTERS: named counters of one source, as many as the source has
+ * (every /proc/vmstat key, zram's mm_stat, zswap's debugfs files, the
+ * reclaim stall histogram's buckets), too many and too varied for sample
+ * columns. at: what the values are (enum proto_counters_at): the values read
+ * as the workload started (seq 0, sent after the first sample, before its
+ * changes); what changed over interval seq (sent after its sample, keys that
+ * did not change left out; a level's change may be negative); the values as
+ * the workload ended (seq the last interval, sent before the summary: every
+ * key's start plus its changes must give them). A source's keys may take
+ * several messages; a key comes once per source, interval and kind. Stored
+ * as they come (store: counters): a key's value at an interval's end is the
+ * sum of its start's and changes' rows up to it.
+ */
+enum proto_counters_at { CA_CHANGE, CA_START, CA_END };
+#define PROTO_COUNTERS_MAX     64                   /* keys a message */
+#define PROTO_COUNTER_KEY_MAX  48                   /* a key and its NUL */
+#define PROTO_COUNTER_ABS_MAX  (INT64_C(1) << 62)   /* |value| below this */
+#define PROTO_COUNTER_SRCS(X) \
+	X(CS_VMSTAT, "vmstat") X(CS_ZRAM, "zram") X(CS_ZSWAP, "zswap") X(CS_STALL, "stall")
+
+enum proto_counter_src {
+#define X(e, s) e,
+	PROTO_COUNTER_SRCS(X)
+#undef X
+	CS_COUNT
+};
+
+extern const char *const proto_counter_src_names[];
+
+/* Keys [a-z0-9_] and their values, in the order sent. */
+struct proto_kv {
+	uint64_t n;
+	char key[PROTO_COUNTERS_MAX][PROTO_COUNTER_KEY_MAX];
+	int64_t value[PROTO_COUNTERS_MAX];
+};
+
+struct proto_counters {
+	uint64_t seq, at;              /* enum proto_counters_at */
+	char src[16];                  /* proto_counter_src_names[] */
+	struct proto_kv values;
+};
+
+/* 1 if key is a counter's name: 1 to PROTO_COUNTER_KEY_MAX - 1 of [a-z0-9_]. */
+int proto_counter_key_ok(const char *key);
+
 /* ---- messages ---- */
 
 enum proto_type {
@@ -616,6 +677,7 @@ enum proto_type {
 	PROTO_OP,         /* guest: one interval (or the total) of one operation of a stream */
 	PROTO_LRU,        /* guest: one node's generations (and tiers) at an interval's end */
 	PROTO_TRACE,      /* guest: sampled folios' events drained at an interval's end */
+	PROTO_COUNTERS,   /* guest: one source's counters at the start or over an interval */
 };
 
 struct proto_hello {
@@ -651,6 +713,8 @@ struct proto_setup {
 	 * the device ("zram lz4 96 MiB"; "" none), and vm.swappiness read back */
 	char swap[64];
 	uint64_t swappiness;
+	/* the reclaim stall tracing: "on: ..." or "off: why" */
+	char stalls[PROTO_STR_MAX];
 };
 
 /* What an event marks; names as stored. */
@@ -700,6 +764,7 @@ struct proto_msg {
 		struct proto_op_sample op;
 		struct proto_lru lru;
 		struct proto_trace trace;
+		struct proto_counters counters;
 		char error[PROTO_ERR_MAX];
 	} u;
 };

@@ -39,6 +39,7 @@
 #include "common/proto.h"
 #include "sampler.h"
 #include "stream.h"
+#include "stalls.h"
 #include "tracer.h"
 #include "workload.h"
 
@@ -62,6 +63,7 @@ struct agent {
 	struct fault fault;          /* harness.fault=KIND: tests only */
 	struct boot_times boot;      /* as PID 1; zero otherwise */
 	struct tracer tracer;        /* trace: {sample: N}; off otherwise */
+	struct stalls stalls;        /* reclaim stalls: on where the kernel has the events */
 	uint64_t data_dev;           /* the data disk's st_dev */
 	uint64_t file_ino[PROTO_MAX_FILES];
 	char err[PROTO_ERR_MAX];     /* the last error: what the host and the console see */
@@ -670,7 +672,8 @@ static int data_writable(struct agent *a)
  * Everything before the workload, then the setup message: the clock and
  * random state made fresh (a restored guest's are its save's), lru_gen and
  * transparent hugepages applied and read back, the memcg, the files
- * checked, caches dropped, the residency method and the trace.
+ * checked, caches dropped, the residency method, the trace and the stall
+ * tracing.
  */
 static int setup(struct agent *a)
 {
@@ -698,6 +701,8 @@ static int setup(struct agent *a)
 	copy_field(s->residency, sizeof(s->residency), a->cachestat ? "cachestat" : "mincore");
 	if (trace_setup(a, s) < 0)
 		return -1;
+	stalls_open(&a->stalls);
+	copy_field(s->stalls, sizeof(s->stalls), a->stalls.status);
 	return send_msg(a, &m);
 }
 
@@ -714,6 +719,7 @@ static int run(struct agent *a)
 		.memcg_path = "/" MEMCG_NAME, .cachestat = a->cachestat, .chan_fd = a->fd,
 		.lru_gen_on = a->lru_gen_on,
 		.send = send_cb, .send_arg = a, .fault = &a->fault, .tracer = &a->tracer,
+		.stalls = &a->stalls,
 	};
 	char err[PROTO_ERR_MAX];
 
@@ -795,6 +801,7 @@ static int agent_main(struct agent *a)
 		return 1;
 	}
 	tracer_close(&a->tracer);
+	stalls_close(&a->stalls);
 	close(a->fd);
 	return 0;
 }
@@ -809,6 +816,7 @@ int main(int argc, char **argv)
 	struct agent a = { .data_dir = "/data", .cg_dir = "/sys/fs/cgroup", .fd = -1,
 			   .tracer = { .pipe_fd = -1 } };
 
+	stalls_init(&a.stalls);
 	if (getpid() == 1) {
 		boot_init(&a.boot, a.data_dir);
 		boot_poweroff(agent_main(&a));

@@ -53,3 +53,23 @@ int read_text(const char *path, char *buf, size_t len)
 	buf[n > 0 ? n : 0] = '\0';
 	return e;
 }
+
+int read_whole(int fd, char *buf, size_t max, size_t *len)
+{
+	size_t have = 0;
+	ssize_t n;
+
+	for (;;) {
+		n = pread(fd, buf + have, max + 1 - have, (off_t)have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		if ((have += (size_t)n) > max)
+			return errno = EFBIG, -1;
+	}
+	*len = have;
+	return 0;
+}

@@ -24,4 +24,11 @@ int write_text(const char *path, const char *text);
  */
 int read_text(const char *path, char *buf, size_t len);
 
+/*
+ * The whole of fd from offset 0 (a proc, sysfs or cgroup file read again
+ * each interval) into buf of max + 1 bytes, its length into *len: 0, or
+ * -1 with errno (EFBIG: longer than max).
+ */
+int read_whole(int fd, char *buf, size_t max, size_t *len);
+
 #endif

@@ -4,6 +4,7 @@
  * OOM kills, memory pressure and kswapd's CPU time. */
 #define _GNU_SOURCE
 #include "sampler.h"
+#include "fdio.h"
 #include "common/fmt.h"
 #include "common/psi.h"
 
@@ -89,26 +90,20 @@ int sampler_parse_stat(const char *buf, size_t len, struct sampler_reading *out,
 }
 
 /* The whole of fd (what names it) into buf of max + 1 bytes, from offset 0, bounded. */
-static int read_whole(int fd, const char *what, char *buf, size_t max, size_t *ret_len,
-		      char *err, size_t errlen)
+static int read_all(int fd, const char *what, char *buf, size_t max, size_t *ret_len,
+		    char *err, size_t errlen)
 {
-	size_t len = 0;
-	ssize_t n;
+	int e;
 
-	for (;;) {
-		n = pread(fd, buf + len, max + 1 - len, (off_t)len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return errorfn(err, errlen, "read %s: %s", what, strerror(errno));
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len > max)
-			return errorfn(err, errlen, "%s larger than %zu bytes", what, max);
-	}
-	*ret_len = len;
-	return 0;
+	if (read_whole(fd, buf, max, ret_len) == 0)
+		return 0;
+	e = errno;
+	if (e == EFBIG)
+		errorfn(err, errlen, "%s larger than %zu bytes", what, max);
+	else
+		errorfn(err, errlen, "read %s: %s", what, strerror(e));
+	errno = e;
+	return -1;
 }
 
 static const struct lrugen_kv vmstat_keys[] = {
@@ -117,6 +112,9 @@ static const struct lrugen_kv vmstat_keys[] = {
 };
 static const struct lrugen_kv events_keys[] = {
 	{ "oom_kill", offsetof(struct sampler_reading, oom_kill), 1 },
+	{ "high", offsetof(struct sampler_reading, memcg_high), 0 },
+	{ "max", offsetof(struct sampler_reading, memcg_max), 0 },
+	{ "oom", offsetof(struct sampler_reading, memcg_oom), 0 },
 };
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -145,6 +143,7 @@ int sampler_parse_swap(const char *vmstat, size_t vlen, const char *events, size
 		       size_t errlen)
 {
 	out->swap_current = out->oom_kill = 0;   /* optional: absent is 0 */
+	out->memcg_high = out->memcg_max = out->memcg_oom = 0;
 	if (lrugen_parse_kv("/proc/vmstat", vmstat, vlen, vmstat_keys, ARRAY_LEN(vmstat_keys),
 			    out, NULL, err, errlen) < 0 ||
 	    lrugen_parse_kv("memory.events", events, elen, events_keys, ARRAY_LEN(events_keys),
@@ -161,7 +160,7 @@ int sampler_oom_kills(struct sampler *s, uint64_t *kills)
 	size_t len;
 
 	if (s->events_fd < 0 ||
-	    read_whole(s->events_fd, "memory.events", buf, sizeof(buf) - 1, &len, err,
+	    read_all(s->events_fd, "memory.events", buf, sizeof(buf) - 1, &len, err,
 		       sizeof(err)) < 0 ||
 	    lrugen_parse_kv("memory.events", buf, len, events_keys, ARRAY_LEN(events_keys), &r,
 			    NULL, err, sizeof(err)) < 0)
@@ -215,7 +214,7 @@ static int read_psi(int *fd, const char *what, uint64_t *some, uint64_t *full, c
 	*some = *full = 0;
 	if (*fd < 0)
 		return 0;
-	if (read_whole(*fd, what, buf, PSI_TEXT_MAX, &len, msg, sizeof(msg)) < 0) {
+	if (read_all(*fd, what, buf, PSI_TEXT_MAX, &len, msg, sizeof(msg)) < 0) {
 		if (errno != EOPNOTSUPP)
 			return errorfn(err, errlen, "%s", msg);
 		close(*fd);
@@ -244,7 +243,7 @@ static int read_monitors(struct sampler *s, struct sampler_reading *out, char *e
 		     errlen) < 0)
 		return -1;
 	for (i = 0; i < s->nkswapd; i++) {
-		if (read_whole(s->kswapd_fd[i], "kswapd's stat", buf, sizeof(buf) - 1, &len, err,
+		if (read_all(s->kswapd_fd[i], "kswapd's stat", buf, sizeof(buf) - 1, &len, err,
 			       errlen) < 0 ||
 		    sampler_parse_task_stat(buf, len, &t, err, errlen) < 0)
 			return -1;
@@ -260,15 +259,16 @@ static int read_swap(struct sampler *s, struct sampler_reading *out, char *err, 
 	size_t vlen, elen, slen = 0;
 	char *events, *cur = NULL;
 
-	if (read_whole(s->vmstat_fd, "/proc/vmstat", s->buf, SAMPLER_STAT_MAX / 2, &vlen, err,
+	if (read_all(s->vmstat_fd, "/proc/vmstat", s->buf, SAMPLER_STAT_MAX / 2, &vlen, err,
 		       errlen) < 0)
 		return -1;
+	s->vmstat_len = vlen;
 	events = s->buf + vlen;
-	if (read_whole(s->events_fd, "memory.events", events, 4095, &elen, err, errlen) < 0)
+	if (read_all(s->events_fd, "memory.events", events, 4095, &elen, err, errlen) < 0)
 		return -1;
 	if (s->swap_fd >= 0) {
 		cur = events + elen;
-		if (read_whole(s->swap_fd, "memory.swap.current", cur, 63, &slen, err, errlen) < 0)
+		if (read_all(s->swap_fd, "memory.swap.current", cur, 63, &slen, err, errlen) < 0)
 			return -1;
 		cur[slen] = '\0';
 	}
@@ -571,27 +571,6 @@ void sampler_lru_msg(const struct lrugen_memcg *m, unsigned i, uint64_t seq,
 	out->age_ms.n = out->anon.n = out->file.n = out->rep.n = out->gen.n;
 }
 
-/* The whole of gen_fd, from offset 0: -1 if it fills SAMPLER_GEN_MAX or fails. */
-static int read_gen_text(struct sampler *s, size_t *ret_len)
-{
-	size_t len = 0;
-	ssize_t n;
-
-	for (;;) {
-		n = pread(s->gen_fd, s->gen_buf + len, SAMPLER_GEN_MAX + 1 - len, (off_t)len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		if (n == 0)
-			break;
-		if ((len += (size_t)n) > SAMPLER_GEN_MAX)
-			return -1;
-	}
-	*ret_len = len;
-	return 0;
-}
-
 /*
  * lru_gen's debugfs view of our memcg. A text refused (cut at the bound, not
  * of a known kernel) gives no generations this interval, counted in the
@@ -607,7 +586,7 @@ static void read_lru_gen(struct sampler *s, struct sampler_reading *out)
 	out->lru_nodes = 0;
 	if (s->gen_fd < 0)
 		return;
-	if (read_gen_text(s, &len) < 0) {
+	if (read_whole(s->gen_fd, s->gen_buf, SAMPLER_GEN_MAX, &len) < 0) {
 		out->lru_refused = 1;
 		fmtcut(why, sizeof(why), "unreadable or larger than %d bytes", SAMPLER_GEN_MAX);
 	} else if (sampler_parse_lru(s->gen_buf, len, s->gen_full, s->memcg_path, s->lru, out,
@@ -619,11 +598,17 @@ static void read_lru_gen(struct sampler *s, struct sampler_reading *out)
 			s->gen_full ? SAMPLER_LRU_FULL : SAMPLER_LRU_GEN, why);
 }
 
+const char *sampler_vmstat(const struct sampler *s, size_t *len)
+{
+	*len = s->vmstat_len;
+	return s->buf;
+}
+
 int sampler_read(struct sampler *s, struct sampler_reading *out, char *err, size_t errlen)
 {
 	size_t len = 0;
 
-	if (read_whole(s->stat_fd, "memory.stat", s->buf, SAMPLER_STAT_MAX, &len, err,
+	if (read_all(s->stat_fd, "memory.stat", s->buf, SAMPLER_STAT_MAX, &len, err,
 		       errlen) < 0 ||
 	    sampler_parse_stat(s->buf, len, out, err, errlen) < 0 ||
 	    read_swap(s, out, err, errlen) < 0 || read_monitors(s, out, err, errlen) < 0 ||
@@ -635,7 +620,7 @@ int sampler_read(struct sampler *s, struct sampler_reading *out, char *err, size
 
 /*
  * The deltas of the counters read beside memory.stat (swap traffic, OOM
- * kills, pressure stalls, kswapd's CPU time): one that went backwards is
+ * kills and the memcg's other events, pressure stalls, kswapd's CPU time): one that went backwards is
  * refused, as memory.stat's are.
  */
 static int fill_counters(const struct sampler_reading *now, const struct sampler_reading *prev,
@@ -651,6 +636,12 @@ static int fill_counters(const struct sampler_reading *now, const struct sampler
 		  offsetof(struct proto_sample, pswpout) },
 		{ "oom_kill", offsetof(struct sampler_reading, oom_kill),
 		  offsetof(struct proto_sample, oom_kill) },
+		{ "memory.events high", offsetof(struct sampler_reading, memcg_high),
+		  offsetof(struct proto_sample, memcg_high) },
+		{ "memory.events max", offsetof(struct sampler_reading, memcg_max),
+		  offsetof(struct proto_sample, memcg_max) },
+		{ "memory.events oom", offsetof(struct sampler_reading, memcg_oom),
+		  offsetof(struct proto_sample, memcg_oom) },
 		{ "memory.pressure some", offsetof(struct sampler_reading, memcg_psi_some),
 		  offsetof(struct proto_sample, memcg_psi_some_us) },
 		{ "memory.pressure full", offsetof(struct sampler_reading, memcg_psi_full),

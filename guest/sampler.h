@@ -27,8 +27,8 @@ struct sampler_reading {
 	unsigned lru_nodes;             /* nodes of sampler.lru to send as PROTO_LRU */
 	int lru_refused;                /* the text was not one lrugen_parse knows */
 	/* /proc/vmstat's swap-ins and swap-outs, memory.swap.current (0 where the
-	 * kernel accounts no swap) and memory.events' oom_kill */
-	uint64_t pswpin, pswpout, swap_current, oom_kill;
+	 * kernel accounts no swap) and memory.events' oom_kill, high, max and oom */
+	uint64_t pswpin, pswpout, swap_current, oom_kill, memcg_high, memcg_max, memcg_oom;
 	/* memory pressure totals (µs; 0 without PSI): the memcg's and the guest's,
 	 * and kswapd's CPU time (ms) */
 	uint64_t memcg_psi_some, memcg_psi_full, psi_some, psi_full, kswapd_ms;
@@ -54,6 +54,7 @@ struct sampler {
 	int use_cachestat;
 	unsigned char *vec;             /* mincore vector for one window */
 	char *buf;                      /* SAMPLER_STAT_MAX + 1 bytes */
+	size_t vmstat_len;              /* /proc/vmstat's text as last read: buf[0, vmstat_len) */
 	char *gen_buf;                  /* SAMPLER_GEN_MAX + 1 bytes, with gen_fd */
 	struct lrugen_memcg *lru;       /* the memcg's generations as last read (~30 KB) */
 };
@@ -93,6 +94,12 @@ int sampler_oom_kills(struct sampler *s, uint64_t *kills);
 
 /* Read everything now. Returns 0, or -1 with a reason in err. */
 int sampler_read(struct sampler *s, struct sampler_reading *out, char *err, size_t errlen);
+
+/*
+ * /proc/vmstat's text as the last sampler_read read it (the named counters
+ * parse the same text, so their pswpin and pswpout are the sample's).
+ */
+const char *sampler_vmstat(const struct sampler *s, size_t *len);
 
 /* Residency of every file now (for events). */
 int sampler_residency(struct sampler *s, struct proto_u64s *out, char *err, size_t errlen);

@@ -2,6 +2,7 @@
  * table, their filter, the harness instance's bounded buffer, and trace_pipe's lines. */
 #define _GNU_SOURCE
 #include "tracer.h"
+#include "tracefs.h"
 #include "common/fmt.h"
 
 #include <errno.h>
@@ -10,11 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define TRACEFS      "/sys/kernel/tracing"
 #define INSTANCE     TRACEFS "/instances/harness"
 #define BUFFER_KB    "2048"   /* per CPU: an interval of sampled events, many times over */
 #define GROUP        "harness"
@@ -94,53 +93,6 @@ int tracer_probe_text(const struct tracer_layout *l, char *buf, size_t len)
 
 /* ---- parsing trace_pipe ---- */
 
-/* A decimal or 0x number ending at a space or at end; *p moves past it. */
-static int number(const char **p, const char *end, uint64_t *out)
-{
-	const char *s = *p;
-	int base = 10;
-	uint64_t v = 0, d;
-
-	if (end - s > 2 && s[0] == '0' && s[1] == 'x') {
-		base = 16;
-		s += 2;
-	}
-	if (s >= end || *s == ' ')
-		return -1;
-	for (; s < end && *s != ' '; s++) {
-		if (*s >= '0' && *s <= '9')
-			d = (uint64_t)(*s - '0');
-		else if (base == 16 && *s >= 'a' && *s <= 'f')
-			d = (uint64_t)(*s - 'a' + 10);
-		else
-			return -1;
-		if (v > (UINT64_MAX - d) / (uint64_t)base)
-			return -1;
-		v = v * (uint64_t)base + d;
-	}
-	*p = s;
-	*out = v;
-	return 0;
-}
-
-/* "SECS.USECS: " as the trace clock prints it; *p moves past it. */
-static int timestamp(const char **p, const char *end, uint64_t *ns)
-{
-	const char *s = *p, *dot = memchr(s, '.', (size_t)(end - s));
-	uint64_t sec, usec;
-
-	if (!dot || dot - s > 12 || end - dot < 9 || dot[7] != ':' || dot[8] != ' ')
-		return -1;
-	if (number(&s, dot, &sec) < 0 || s != dot)
-		return -1;
-	s = dot + 1;
-	if (number(&s, dot + 7, &usec) < 0 || s != dot + 7)
-		return -1;
-	*ns = sec * 1000000000u + usec * 1000u;
-	*p = dot + 9;
-	return 0;
-}
-
 /* The value of " key=" after p, once; -1 if missing, twice or not a number. */
 static int field(const char *p, const char *end, const char *key, uint64_t *out)
 {
@@ -153,7 +105,7 @@ static int field(const char *p, const char *end, const char *key, uint64_t *out)
 			return -1;
 		hit = s + n;
 	}
-	return hit ? number(&hit, end, out) : -1;
+	return hit ? tracefs_number(&hit, end, out) : -1;
 }
 
 /* The event kind of the probe called name (n bytes), or -1. */
@@ -167,38 +119,18 @@ static int line_kind(const char *name, size_t n)
 	return -1;
 }
 
-/* After "TASK-PID [CPU] FLAGS ": the first " [digits] " ends the task's name. */
-static const char *after_cpu(const char *s, const char *end)
-{
-	const char *b;
-
-	for (b = s; (b = memchr(b, '[', (size_t)(end - b))); b++) {
-		const char *q = b + 1;
-
-		while (q < end && *q >= '0' && *q <= '9')
-			q++;
-		if (q > b + 1 && q + 1 < end && q[0] == ']' && q[1] == ' ' && b > s && b[-1] == ' ')
-			return q + 2;
-	}
-	return NULL;
-}
-
 int tracer_parse_line(const char *line, size_t len, struct tracer_line *out)
 {
-	const char *end = line + len, *p = after_cpu(line, end), *name, *colon;
-	int kind;
+	const char *end = line + len, *colon;
+	struct tracefs_head h;
+	int kind, rc = tracefs_line_head(line, len, &h);
 
-	if (len && line[0] == '#')
+	if (rc)
+		return rc;
+	if ((kind = line_kind(h.name, h.name_len)) < 0)
 		return 1;
-	if (!p || !(p = memchr(p, ' ', (size_t)(end - p))))
-		return 1;                        /* not an event line: CPU lost-events notes */
-	while (p < end && *p == ' ')
-		p++;
-	if (timestamp(&p, end, &out->ts_ns) < 0)
-		return -1;
-	name = p;
-	if (!(colon = memchr(p, ':', (size_t)(end - p))) || (kind = line_kind(name, (size_t)(colon - name))) < 0)
-		return 1;
+	colon = h.rest;
+	out->ts_ns = h.ts_ns;
 	memset(out, 0, offsetof(struct tracer_line, ts_ns));
 	out->kind = (unsigned)kind;
 	if (field(colon, end, "dev", &out->dev) < 0 || field(colon, end, "ino", &out->ino) < 0 ||
@@ -274,31 +206,6 @@ int tracer_decode(const struct tracer_conf *c, const struct tracer_line *l, uint
 
 /* ---- tracefs ---- */
 
-static int write_str(const char *path, const char *text, int append)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC | (append ? O_APPEND : O_TRUNC));
-	ssize_t n;
-	int e;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, text, strlen(text));
-	e = errno;
-	close(fd);
-	errno = e;
-	return n == (ssize_t)strlen(text) ? 0 : -1;
-}
-
-/* tracefs mounted unless its dynamic_events is writable already; 0 once it is. */
-static int mount_tracefs(void)
-{
-	if (access(TRACEFS "/dynamic_events", W_OK) == 0)
-		return 0;
-	if (mount("tracefs", TRACEFS, "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
-		return -1;
-	return access(TRACEFS "/dynamic_events", W_OK);
-}
-
 /* "dev == D && !(index & M) && (ino == A || ...)", the inodes of the traced files */
 static int filter_text(const struct tracer_conf *c, char *buf, size_t len)
 {
@@ -324,22 +231,13 @@ static int probe_start(const struct tracer_conf *c, size_t i, const char *filter
 	char def[512], path[256];
 
 	if (probe_def(i, c->layout, def, sizeof(def)) < 0 ||
-	    write_str(TRACEFS "/dynamic_events", def, 1) < 0)
+	    tracefs_write(TRACEFS "/dynamic_events", def, 1) < 0)
 		return -1;
 	fmtcut(path, sizeof(path), INSTANCE "/events/" GROUP "/%s/filter", probes[i].name);
-	if (write_str(path, filter, 0) < 0)
+	if (tracefs_write(path, filter, 0) < 0)
 		return -1;
 	fmtcut(path, sizeof(path), INSTANCE "/events/" GROUP "/%s/enable", probes[i].name);
-	return write_str(path, "1", 0);
-}
-
-/* The agent's own trace instance: its buffer size and the monotonic clock. */
-static int instance_make(void)
-{
-	if (mkdir(INSTANCE, 0700) < 0 && errno != EEXIST)
-		return -1;
-	return write_str(INSTANCE "/buffer_size_kb", BUFFER_KB, 0) < 0 ||
-	       write_str(INSTANCE "/trace_clock", "mono", 0) < 0 ? -1 : 0;
+	return tracefs_write(path, "1", 0);
 }
 
 /* Every probe the kernel takes; the status names the ones it refused. */
@@ -370,14 +268,15 @@ static void probes_start(struct tracer *t, const char *filter)
 
 int tracer_open(struct tracer *t, const struct tracer_conf *c, char *err, size_t errlen)
 {
-	char filter[1024];
+	char filter[1024], path[128];
 
 	memset(t, 0, sizeof(*t));
 	t->conf = *c;
 	t->pipe_fd = -1;
 	if (filter_text(c, filter, sizeof(filter)) < 0)
 		return snprintf(err, errlen, "trace: filter too long"), -1;
-	if (mount_tracefs() < 0 || instance_make() < 0) {
+	if (tracefs_instance("harness", BUFFER_KB, path, sizeof(path)) < 0 ||
+	    access(TRACEFS "/dynamic_events", W_OK) < 0) {
 		fmtcut(t->status, sizeof(t->status), "off: no tracefs instance (%s)", strerror(errno));
 		return 0;
 	}
@@ -393,30 +292,6 @@ int tracer_open(struct tracer *t, const struct tracer_conf *c, char *err, size_t
 int tracer_on(const struct tracer *t)
 {
 	return !strncmp(t->status, "on:", 3);
-}
-
-/* The kernel's own count of what it could not keep: every CPU's overrun and drops. */
-static uint64_t lost_events(void)
-{
-	char path[128], buf[1024];
-	uint64_t total = 0, v;
-	const char *p;
-	ssize_t n;
-	int cpu, fd;
-
-	for (cpu = 0; cpu < 1024; cpu++) {
-		fmtcut(path, sizeof(path), INSTANCE "/per_cpu/cpu%d/stats", cpu);
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-			break;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		buf[n > 0 ? n : 0] = '\0';
-		if ((p = strstr(buf, "overrun: ")) && sscanf(p + 9, "%" SCNu64, &v) == 1)
-			total += v;
-		if ((p = strstr(buf, "dropped events: ")) && sscanf(p + 16, "%" SCNu64, &v) == 1)
-			total += v;
-	}
-	return total;
 }
 
 struct batch {
@@ -506,7 +381,7 @@ int tracer_drain(struct tracer *t, uint64_t seq, uint64_t t0_ns,
 	}
 	if (n < 0 && errno != EAGAIN && errno != EINTR)
 		return snprintf(err, errlen, "trace: trace_pipe: %s", strerror(errno)), -1;
-	t->lost = lost_events();
+	t->lost = tracefs_lost(INSTANCE);
 	if (batch_flush(&b) < 0)
 		return snprintf(err, errlen, "channel: cannot send trace events"), -1;
 	return 0;
@@ -518,5 +393,5 @@ void tracer_close(struct tracer *t)
 		close(t->pipe_fd);
 	t->pipe_fd = -1;
 	if (tracer_on(t))
-		write_str(INSTANCE "/tracing_on", "0", 0);
+		tracefs_write(INSTANCE "/tracing_on", "0", 0);
 }

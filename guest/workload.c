@@ -4,6 +4,7 @@
 #include "workload.h"
 #include "fault.h"
 #include "oom.h"
+#include "counters.h"
 #include "sampler.h"
 #include "stream.h"
 #include "tracer.h"
@@ -55,6 +56,7 @@ struct wl {
 	size_t reg_len;
 	struct sampler smp;
 	struct sampler_reading prev;
+	struct counters *ctr;           /* every source's named counters (counters.h) */
 	struct stream_acc acc[PROTO_MAX_STREAMS];
 	struct fio_watch *fio[PROTO_MAX_STREAMS];
 	struct op_accs *opa;            /* NULL when no stream reports operations */
@@ -555,17 +557,21 @@ static int send_lru(struct wl *w, const struct sampler_reading *now)
 
 /*
  * One interval's sample: the memcg and files read, their deltas sent, then
- * its generations, trace events, streams and operations; the ramp flags the
+ * its generations, named counters, trace events, streams and operations; the ramp flags the
  * intervals that began inside ramp_s.
  */
 static int take_sample(struct wl *w)
 {
 	struct proto_msg m = { .type = PROTO_SAMPLE };
 	struct sampler_reading now;
+	const char *vm = NULL;
 	uint64_t span;
+	size_t vlen = 0;
 
 	if (sampler_read(&w->smp, &now, w->err, w->errlen) < 0 ||
-	    sampler_fill(&now, &w->prev, &m.u.sample, w->err, w->errlen) < 0)
+	    !(vm = sampler_vmstat(&w->smp, &vlen)) ||
+	    sampler_fill(&now, &w->prev, &m.u.sample, w->err, w->errlen) < 0 ||
+	    counters_read(w->ctr, vm, vlen, &m.u.sample, w->err, w->errlen) < 0)
 		return -1;
 	span = elapsed_ms(w) - w->t_ms;
 	w->t_ms += span;
@@ -577,6 +583,7 @@ static int take_sample(struct wl *w)
 	if (w->env->send(w->env->send_arg, &m) < 0)
 		return fail(w, "channel: cannot send a sample");
 	if (send_lru(w, &now) < 0 ||
+	    counters_send(w->ctr, w->seq, w->env->send, w->env->send_arg, w->err, w->errlen) < 0 ||
 	    tracer_drain(w->env->tracer, w->seq, w->reg->t0_ns, w->env->send, w->env->send_arg,
 			 w->err, w->errlen) < 0 ||
 	    send_streams(w, w->t_ms - span) < 0 || send_ops(w, span, (int)m.u.sample.ramp) < 0)
@@ -692,6 +699,9 @@ static int send_summary(struct wl *w)
 
 	m.u.summary.duration_ms = w->t_ms;
 	m.u.summary.samples = w->seq;
+	if (w->seq && counters_send_end(w->ctr, w->seq - 1, w->env->send, w->env->send_arg, w->err,
+					w->errlen) < 0)
+		return -1;
 	return w->env->send(w->env->send_arg, &m) < 0 ? fail(w, "channel: cannot send summary") : 0;
 }
 
@@ -699,6 +709,8 @@ static int send_summary(struct wl *w)
 static int start_sampling(struct wl *w)
 {
 	char *paths[PROTO_MAX_FILES];
+	const char *vm;
+	size_t vlen;
 	unsigned f;
 	int p[2];
 
@@ -718,6 +730,11 @@ static int start_sampling(struct wl *w)
 	if (!w->env->lru_gen_on)
 		sampler_lru_gen_off(&w->smp);
 	if (sampler_read(&w->smp, &w->prev, w->err, w->errlen) < 0)
+		return -1;
+	if (!(w->ctr = malloc(sizeof(*w->ctr))))
+		return fail(w, "counters: %s", strerror(ENOMEM));
+	vm = sampler_vmstat(&w->smp, &vlen);
+	if (counters_open(w->ctr, w->env->stalls, vm, vlen, w->err, w->errlen) < 0)
 		return -1;
 	w->oom0 = w->prev.oom_kill;
 	w->reg->t0_ns = stream_now_ns();
@@ -782,6 +799,9 @@ out:
 	if (w.ev_wr >= 0)
 		close(w.ev_wr);
 	sampler_close(&w.smp);
+	if (w.ctr)
+		counters_close(w.ctr);
+	free(w.ctr);
 	if (w.reg)
 		munmap(w.reg, w.reg_len);
 	free(w.opa);

@@ -9,6 +9,7 @@
 
 struct fault;
 struct tracer;
+struct stalls;
 
 struct workload_env {
 	const struct proto_job *job;
@@ -23,6 +24,7 @@ struct workload_env {
 	void *send_arg;
 	struct fault *fault;         /* test-only fault hooks (fault.h), never NULL */
 	struct tracer *tracer;       /* drained after every sample (tracer.h), never NULL */
+	struct stalls *stalls;       /* reclaim stalls (stalls.h), never NULL, maybe off */
 };
 
 /*

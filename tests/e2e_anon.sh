@@ -52,6 +52,10 @@ check "shmem: with no swap the pageout freed nothing: 16 MiB charged until the s
 		AND t_ms > $(at madvise) AND t_ms < $(at end)")" = 1 ]
 check "private: a 24 MiB set in a 64 MiB memcg never stalled on memory (PSI some 0)" \
 	[ "$(q "SELECT SUM(memcg_psi_some_us) FROM samples WHERE run_id = $p")" = 0 ]
+check "private: ... nor in reclaim: stall tracing on, no stall, an empty histogram" \
+	[ "$(q "SELECT stalls LIKE 'on: %' FROM runs WHERE id = $p")|$(q "SELECT SUM(reclaim_stalls)
+		FROM samples WHERE run_id = $p")|$(q "SELECT COUNT(*) FROM counters WHERE run_id = $p
+		AND src = 'stall' AND key LIKE 'le%'")" = "1|0|0" ]
 check "both calibrated a miss threshold from resident touches" \
 	[ "$(q "SELECT COUNT(*) FROM events WHERE kind = 'calibrated' AND value > 0")" = 2 ]
 

@@ -81,6 +81,43 @@ for r in $sw; do
 			OR psi_mem_some_us < 0 OR psi_mem_full_us IS NULL OR kswapd_ms IS NULL OR
 			memcg_psi_full_us < 0)")" = 0 ]
 done
+# the named counters (every /proc/vmstat key, zram's mm_stat) and the reclaim
+# stalls: the start's values and every interval's changes give the end's, key
+# by key; the vmstat pswpout the counters carry is the one the sample parsed
+for r in $sw; do
+	check "run $r: for each of over 40 counters, its start plus every change is its end" \
+		[ "$(q "SELECT COUNT(*) > 40 AND SUM(COALESCE(t, 0) != COALESCE(e, 0)) = 0 FROM
+			(SELECT SUM(CASE WHEN seq >= -1 THEN value END) AS t,
+			 SUM(CASE WHEN seq = -2 THEN value END) AS e FROM counters
+			 WHERE run_id = $r GROUP BY src, key)")" = 1 ]
+	check "run $r: /proc/vmstat's pswpout changes are the sample's swap-outs, interval by interval" \
+		[ "$(q "SELECT COUNT(*) FROM samples s LEFT JOIN counters c ON c.run_id = s.run_id
+			AND c.seq = s.seq AND c.src = 'vmstat' AND c.key = 'pswpout'
+			WHERE s.run_id = $r AND COALESCE(c.value, 0) != s.pswpout")" = 0 ]
+	check "run $r: zram's mm_stat was read: it held over 4 MiB of the set at some interval's end" \
+		[ "$(q "SELECT MAX(v) > 4194304 FROM (SELECT SUM(value) OVER (ORDER BY seq) AS v
+			FROM counters WHERE run_id = $r AND src = 'zram' AND key = 'orig_data_size'
+			AND seq >= -1)")" = 1 ]
+	st=$(q "SELECT SUM(reclaim_stalls) FROM samples WHERE run_id = $r")
+	echo "# run $r: $st reclaim stalls, $(q "SELECT SUM(reclaim_stall_us) FROM samples WHERE run_id = $r") us; memory.events max $(q "SELECT SUM(memcg_max) FROM samples WHERE run_id = $r")"
+	check "run $r: the squeezed memcg stalled in reclaim (over 100 stalls), each in the histogram" \
+		[ "${st:-0}" -gt 100 -a "$(q "SELECT SUM(value) FROM counters WHERE run_id = $r AND
+			src = 'stall' AND key LIKE 'le%' AND seq >= 0")" = "$st" -a \
+		  "$(q "SELECT stalls LIKE 'on: %' FROM runs WHERE id = $r")" = 1 ]
+	check "run $r: memory.events counted the memcg at its limit (max), never OOM" \
+		[ "$(q "SELECT SUM(memcg_max) > 0 AND SUM(memcg_oom) = 0 FROM samples WHERE run_id = $r")" = 1 ]
+done
+check "harness vmstat: pswpout's mean change per run, both arms, as the samples say" \
+	[ "$("$harness" vmstat usemem-zram | awk '$1 == "pswpout" { print $2 "," $3; exit }')" = \
+	  "$(q "SELECT group_concat(t) FROM (SELECT SUM(s.pswpout) AS t FROM samples s JOIN runs r
+		ON r.id = s.run_id $m WHERE c.name = 'usemem/96' AND s.ramp = 0 GROUP BY r.arm_id
+		ORDER BY r.arm_id)")" ]
+check "harness vmstat --src stall: the histogram's buckets per arm; --key: one counter by interval" \
+	bash -c '"$1" vmstat --src stall usemem-zram | grep -qE "^  le_[0-9]+us +[0-9]+ +[0-9]+$" &&
+		[ "$("$1" vmstat --key pswpout usemem-zram | grep -cE "^  [0-9]+ +[0-9]+ +[0-9]+$")" -ge 5 ]' _ "$harness"
+check "table --metric stalls/s and stall_p99_us show both arms" \
+	bash -c 'for m in stalls/s stall_p99_us; do "$1" table --metric $m usemem-zram |
+		grep -qE "^usemem/96 +[0-9.,]+ 1 +[0-9.,]+ " || exit 1; done' _ "$harness"
 check "table --metric psi_some% shows the memcg's stall share per arm" \
 	grep -qE "^usemem/96 +[0-9.]+ 1 +[0-9.]+ " <("$harness" table --metric psi_some% usemem-zram)
 check "with swap_max_mib 0 the same set OOMs in both arms: status oom, the victim named" \
@@ -128,6 +165,10 @@ for r in $(q "SELECT r.id FROM runs r $z WHERE r.status = 'done'"); do
 	check "run $r: zswap (lz4, zsmalloc) in front of a 96 MiB swap file stored pages and loaded them back" \
 		[ "${zo:-0}" -gt 1000 -a "${zi:-0}" -gt 1000 -a \
 		  "$(q "SELECT swap_read FROM runs WHERE id = $r")" = "zswap lz4 zsmalloc 20% disk 96 MiB" ]
+	check "run $r: zswap's debugfs counters were read: over 1000 pages stored at some interval's end" \
+		[ "$(q "SELECT MAX(v) > 1000 FROM (SELECT SUM(value) OVER (ORDER BY seq) AS v
+			FROM counters WHERE run_id = $r AND src = 'zswap' AND key = 'stored_pages'
+			AND seq >= -1)")" = 1 ]
 done
 
 e2e_end

@@ -361,7 +361,7 @@ static void test_schema3_refused(void **state)
 	sqlite3_close(db);
 	assert_int_equal(store_open(path, &s, err), -1);
 	assert_null(s);
-	assert_non_null(strstr(err, "has schema 3, this harness writes schema 21"));
+	assert_non_null(strstr(err, "has schema 3, this harness writes schema 22"));
 	assert_non_null(strstr(err, path));
 	assert_null(strchr(err, '\n'));
 	/* left as it was */
@@ -391,9 +391,11 @@ static int64_t count_at(const char *path, const char *sql)
  * what its racing submits could leave: two live matrices of one spec, and
  * a cancelled one.
  */
-/* Schema 12's to 21's additions taken back out (the fixtures are made by today's store). */
+/* Schema 12's to 22's additions taken back out (the fixtures are made by today's store). */
 #define DROP_SAMPLE_COLUMN(m, key, max) "ALTER TABLE samples DROP COLUMN \"" key "\";"
-#define DOWNGRADE_21 PROTO_SAMPLE_MONITOR_FIELDS(DROP_SAMPLE_COLUMN)
+#define DOWNGRADE_22 PROTO_SAMPLE_STALL_FIELDS(DROP_SAMPLE_COLUMN) \
+	"ALTER TABLE runs DROP COLUMN stalls; DROP TABLE counters;"
+#define DOWNGRADE_21 DOWNGRADE_22 PROTO_SAMPLE_MONITOR_FIELDS(DROP_SAMPLE_COLUMN)
 #define DOWNGRADE_20 DOWNGRADE_21 "ALTER TABLE runs DROP COLUMN oom_kills;"
 #define DOWNGRADE_19 DOWNGRADE_20 \
 	"ALTER TABLE runs DROP COLUMN swap_read; ALTER TABLE runs DROP COLUMN swappiness_read;" \
@@ -484,7 +486,7 @@ static void test_schema5_upgraded(void **state)
 		fail_msg("schema 5 not upgraded: %s", err);
 	store_close(s);
 	/* nothing lost: three matrices, 4 runs each; the older live twin points at the newer */
-	assert_int_equal(count_at(path, "PRAGMA user_version"), 21);
+	assert_int_equal(count_at(path, "PRAGMA user_version"), 22);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM matrices"), 3);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs"), 12);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM matrices WHERE name = 'twin-a'"
@@ -808,7 +810,7 @@ static void test_schema4_upgraded(void **state)
 	assert_int_equal(nc, n);
 	assert_int_equal(store_unclaim(s, 0, err), 0);
 	store_close(s);
-	/* and it says schema 21 from now on (4 to 5 ... to 21), its arms with no build */
+	/* and it says schema 22 from now on (4 to 5 ... to 22), its arms with no build */
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "SELECT resolve_msg FROM matrices", NULL, NULL, NULL),
 			 SQLITE_OK);
@@ -818,7 +820,7 @@ static void test_schema4_upgraded(void **state)
 		assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL),
 				 SQLITE_OK);
 		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-		assert_int_equal(sqlite3_column_int(st, 0), 21);
+		assert_int_equal(sqlite3_column_int(st, 0), 22);
 		sqlite3_finalize(st);
 	}
 	sqlite3_close(db);
@@ -836,6 +838,11 @@ static void test_schema4_upgraded(void **state)
 		assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs WHERE status = 'oom'"), 1);
 		assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs WHERE swap_read IS NOT NULL"
 					  " OR swappiness_read IS NOT NULL"), 0);
+		/* schema 22: the old runs have no stall tracing, no counters, NULL stalls */
+		assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs WHERE stalls IS NOT NULL"), 0);
+		assert_int_equal(count_at(path, "SELECT COUNT(*) FROM counters"), 0);
+		assert_int_equal(count_at(path, "SELECT COUNT(*) FROM samples WHERE reclaim_stalls"
+					  " IS NOT NULL OR memcg_high IS NOT NULL"), 0);
 	}
 	/* schema 18: no older run read THP back */
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs WHERE thp_enabled_read IS NOT NULL"

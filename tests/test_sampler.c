@@ -565,10 +565,10 @@ static void test_swap_captures(void **state)
 {
 	static const struct {
 		const char *alias;
-		uint64_t pswpin, pswpout, swap_current, oom_kill;
+		uint64_t pswpin, pswpout, swap_current, oom_kill, high, max, oom;
 	} want[] = {
-		{ "6.1", 1163, 2063, 3461120, 1 },
-		{ "6.12", 55, 1202, 0, 1 },
+		{ "6.1", 1163, 2063, 3461120, 1, 0, 35, 1 },
+		{ "6.12", 55, 1202, 0, 1, 0, 18, 1 },
 	};
 	char name[64], *vm, *ev, *cur;
 	struct sampler_reading r;
@@ -590,6 +590,9 @@ static void test_swap_captures(void **state)
 		if (want[i].swap_current)
 			assert_int_equal(r.swap_current, want[i].swap_current);
 		assert_int_equal(r.oom_kill, want[i].oom_kill);
+		assert_int_equal(r.memcg_high, want[i].high);
+		assert_int_equal(r.memcg_max, want[i].max);
+		assert_int_equal(r.memcg_oom, want[i].oom);
 		/* no memory.swap.current (no swap accounting): 0 */
 		assert_int_equal(parse_swap(vm, ev, NULL, &r), 0);
 		assert_int_equal(r.swap_current, 0);
@@ -598,6 +601,9 @@ static void test_swap_captures(void **state)
 		free(cur);
 	}
 }
+
+/* memory.events as every kernel since 4.13 writes it, nothing happened */
+#define EVENTS "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n"
 
 static void test_swap_refusals(void **state)
 {
@@ -637,14 +643,17 @@ static void test_swap_refusals(void **state)
 	assert_int_equal(parse_swap(vm, "low 0\nhigh 0\nmax 3\noom 0\n", "0\n", &r), 0);
 	assert_int_equal(r.oom_kill, 0);
 	/* memory.swap.current: one number and a newline, nothing else */
-	assert_int_equal(parse_swap(vm, "oom_kill 0\n", "12 \n", &r), -1);
-	assert_int_equal(parse_swap(vm, "oom_kill 0\n", "12", &r), -1);
-	assert_int_equal(parse_swap(vm, "oom_kill 0\n", "012\n", &r), -1);
-	assert_int_equal(parse_swap(vm, "oom_kill 0\n", "99999999999999999999\n", &r), -1);
+	assert_int_equal(parse_swap(vm, EVENTS, "12 \n", &r), -1);
+	assert_int_equal(parse_swap(vm, EVENTS, "12", &r), -1);
+	assert_int_equal(parse_swap(vm, EVENTS, "012\n", &r), -1);
+	assert_int_equal(parse_swap(vm, EVENTS, "99999999999999999999\n", &r), -1);
 	assert_non_null(strstr(err, "memory.swap.current"));
 	/* a cut text (no final newline) */
-	assert_int_equal(parse_swap(vm, "oom_kill 0", "0\n", &r), -1);
+	assert_int_equal(parse_swap(vm, "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0", "0\n", &r), -1);
 	assert_non_null(strstr(err, "cut short"));
+	/* memory.events without high, max or oom (every kernel with cgroup v2 has them) */
+	assert_int_equal(parse_swap(vm, "oom_kill 0\n", "0\n", &r), -1);
+	assert_non_null(strstr(err, "no 'high' line"));
 	free(vm);
 }
 

@@ -30,6 +30,8 @@ static double get_anon_rf(const struct run_summary *r) { return r->anon_refault_
 static double get_psi_some(const struct run_summary *r) { return r->psi_some_pct; }
 static double get_psi_full(const struct run_summary *r) { return r->psi_full_pct; }
 static double get_kswapd(const struct run_summary *r) { return r->kswapd_pct; }
+static double get_stalls(const struct run_summary *r) { return r->stalls_per_s; }
+static double get_stall_p99(const struct run_summary *r) { return r->stall_p99_us; }
 
 /* Per interval: the same figures over one interval, summary_window's. */
 static double at_ops(const struct metric_interval *i) { return i->w->ops_per_s; }
@@ -161,6 +163,12 @@ const struct metric metrics[] = {
 	{ "kswapd%",      7, 2, 0, 0, 0, 0, 0, 0, get_kswapd,
 	  "kswapd's CPU time (its threads' utime + stime) as a share of one CPU, %",
 	  .at = NULL, SHARE },
+	{ "stalls/s",     8, 1, 0, 0, 0, 0, 0, 0, get_stalls,
+	  "reclaim stalls (direct and memcg, vmscan tracepoints) ended per second", .at = NULL,
+	  NOISY },
+	{ "stall_p99_us", 12, 0, 0, 0, 0, 0, 0, 0, get_stall_p99,
+	  "p99 of the reclaim stalls' length (the log2 histogram's bucket bound), microseconds",
+	  .at = NULL, NOISY },
 };
 
 const size_t n_metrics = sizeof(metrics) / sizeof(metrics[0]);

@@ -35,7 +35,7 @@ struct metric {
 	double min_effect;          /* DIFFERENT from this on (same units), <= margin */
 };
 
-#define METRIC_MAX 32           /* rows of the table, at most (margins per metric) */
+#define METRIC_MAX 48           /* rows of the table, at most (margins per metric) */
 
 extern const struct metric metrics[];
 extern const size_t n_metrics;

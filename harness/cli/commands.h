@@ -26,6 +26,8 @@ int cmd_bisect(const struct conf *c, int argc, char **argv, int json);
 int cmd_plot(const struct conf *c, int argc, char **argv, int json);
 int cmd_report(const struct conf *c, int argc, char **argv, int json);
 int cmd_lru(const struct conf *c, int argc, char **argv, int json);
+/* any named counter's change per cell and arm (output/countertable.h) */
+int cmd_vmstat(const struct conf *c, int argc, char **argv, int json);
 /* where each run's time went (run/phases.h), from the stored timestamps */
 int cmd_phases(const struct conf *c, int argc, char **argv, int json);
 /* the accelerator guests would use, QEMU's and libvirt's versions, TCG threading */

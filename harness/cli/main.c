@@ -65,6 +65,11 @@ static const struct command commands[] = {
 	  "per cell and arm, its first run's oldest generations: file pages\n"
 	  "evicted, refaulted (and the share) and protected, by tier",
 	  ARGS_ANY, ARGS_ANY, 0, cmd_lru },
+	{ "vmstat", "[--key KEY] [--src vmstat|zram|zswap|stall] MATRIX",
+	  "per cell and arm, each /proc/vmstat counter's change over the measured\n"
+	  "intervals (zram's, zswap's, the reclaim stall histogram's with --src);\n"
+	  "--key: one counter, interval by interval",
+	  ARGS_ANY, ARGS_ANY, 0, cmd_vmstat },
 	{ "phases", "MATRIX",
 	  "where each run's time went: prepare, libvirt, firmware, kernel,\n"
 	  "modules, agent, setup, workload, teardown, store (ms)",

@@ -55,6 +55,7 @@ struct run_ctx {
 	struct lru_turn lru;                     /* the PROTO_LRU of the last sample */
 	int tracing;                             /* the guest said its trace is on */
 	uint64_t trace_idx, trace_lost, trace_refused;   /* events stored; counts so far */
+	unsigned counters_started, counters_ended;   /* bit per source: its start, end came */
 	struct proto_summary summary;
 	struct run_outcome *out;
 	struct run_phases ph;
@@ -413,6 +414,9 @@ static int check_setup(struct run_ctx *c, const struct proto_setup *st)
 	if (st->file_ino.n != job->nfiles)
 		return fail(c, "guest reports %llu inodes for %u files",
 			    (unsigned long long)st->file_ino.n, job->nfiles);
+	if (strncmp(st->stalls, "on: ", 4) && strncmp(st->stalls, "off: ", 5))
+		return fail(c, "guest stall tracing status '%s', not 'on: ...' or 'off: ...'",
+			    st->stalls);
 	return check_trace_setup(c, st);
 }
 
@@ -762,6 +766,36 @@ static int check_trace(struct run_ctx *c, const struct proto_trace *t)
 }
 
 /*
+ * A source's counters: its start's values once, after the first sample;
+ * changes for the interval just sampled, and its end's values once, never
+ * before its start nor after its end.
+ */
+static int check_counters(struct run_ctx *c, const struct proto_counters *k)
+{
+	unsigned src, bit;
+
+	for (src = 0; src < CS_COUNT && strcmp(proto_counter_src_names[src], k->src); src++)
+		;
+	bit = 1u << src;
+	if (k->at == CA_START) {
+		if (c->next_seq != 1 || (c->counters_started & bit))
+			return fail(c, "guest sent %s's starting counters after interval %llu",
+				    k->src, (unsigned long long)c->next_seq - 1);
+		c->counters_started |= bit;
+		return 0;
+	}
+	if (!c->next_seq || k->seq != c->next_seq - 1 || !(c->counters_started & bit) ||
+	    (c->counters_ended & bit))
+		return fail(c, "guest %s counters for interval %llu after the sample of %llu%s",
+			    k->src, (unsigned long long)k->seq, (unsigned long long)c->next_seq - 1,
+			    !(c->counters_started & bit) ? ", before their start" :
+			    c->counters_ended & bit ? ", after their end" : "");
+	if (k->at == CA_END)
+		c->counters_ended |= bit;
+	return 0;
+}
+
+/*
  * The host's pressure now, kept in c->press (ramp: before the measured
  * window) and stored beside interval seq (-1: as the job was sent). An
  * unreadable pressure file is said once and the run is then not judged.
@@ -837,6 +871,10 @@ static int handle(struct run_ctx *c, const struct proto_msg *msg)
 			return -1;
 		return store_trace(c->r->store, c->id, &c->trace_idx, &msg->u.trace, c->dberr) < 0 ?
 			-2 : 0;
+	case PROTO_COUNTERS:
+		if (check_counters(c, &msg->u.counters) < 0)
+			return -1;
+		return store_counters(c->r->store, c->id, &msg->u.counters, c->dberr) < 0 ? -2 : 0;
 	case PROTO_STREAM:
 		if (check_stream(c, &msg->u.stream) < 0)
 			return -1;

@@ -32,6 +32,24 @@
 /* The monitors (schema 21): memory pressure and kswapd's CPU time per interval. */
 #define SAMPLE_MONITOR_COLUMNS PROTO_SAMPLE_MONITOR_FIELDS(NULLABLE_COLUMN)
 #define SAMPLE_MONITOR_UPGRADE PROTO_SAMPLE_MONITOR_FIELDS(ADD_SAMPLE_COLUMN)
+/*
+ * Schema 22: the samples' memory.events and reclaim stall columns; what the
+ * run's stall tracing said of itself (runs.stalls, "on: ..." or "off: why");
+ * and every named counter the guest sent (PROTO_COUNTERS), one row a source,
+ * key and interval: seq -1 holds the value as the workload started, seq -2
+ * as it ended, every other seq what changed over that interval (no row: no
+ * change), so a key's value at an interval's end is the sum of its rows
+ * from -1 up to it, and at the last interval -2's.
+ */
+#define SAMPLE_STALL_COLUMNS PROTO_SAMPLE_STALL_FIELDS(NULLABLE_COLUMN)
+#define COUNTERS_TABLE                                                                    \
+	"CREATE TABLE IF NOT EXISTS counters ("                                           \
+	" run_id INTEGER NOT NULL REFERENCES runs(id), src TEXT NOT NULL,"                \
+	" key TEXT NOT NULL, seq INTEGER NOT NULL, value INTEGER NOT NULL,"               \
+	" PRIMARY KEY (run_id, src, key, seq)) WITHOUT ROWID;"
+#define STALL_UPGRADE                                                                     \
+	PROTO_SAMPLE_STALL_FIELDS(ADD_SAMPLE_COLUMN) "ALTER TABLE runs ADD COLUMN stalls TEXT;" \
+	COUNTERS_TABLE
 #define LRU_TABLES                                                                        \
 	"CREATE TABLE IF NOT EXISTS lru_gens ("                                           \
 	" run_id INTEGER NOT NULL REFERENCES runs(id), seq INTEGER NOT NULL,"             \
@@ -124,7 +142,7 @@
  * The swap the guest made for the cell, as it read it back ("zram lz4 96 MiB";
  * NULL for none) and vm.swappiness (schema 19); the samples' swap columns.
  */
-#define SWAP_RUN_COLUMNS " swap_read TEXT, swappiness_read INTEGER," OOM_RUN_COLUMN
+#define SWAP_RUN_COLUMNS " swap_read TEXT, swappiness_read INTEGER," OOM_RUN_COLUMN ", stalls TEXT"
 /*
  * A run the memcg's OOM killer ended (schema 20): status 'oom', and how many
  * tasks it killed; NULL for every other run.
@@ -145,7 +163,7 @@
 #define X(m, key, max) ", \"" key "\" INTEGER NOT NULL"
 static const char sample_columns[] =
 	PROTO_SAMPLE_BASE_FIELDS(X) SAMPLE_LRU_COLUMNS SAMPLE_THP_COLUMNS SAMPLE_SWAP_COLUMNS
-	SAMPLE_MONITOR_COLUMNS;
+	SAMPLE_MONITOR_COLUMNS SAMPLE_STALL_COLUMNS;
 static const char stream_columns[] = PROTO_STREAM_FIELDS(X);
 static const char op_columns[] = PROTO_OP_FIELDS(X);
 #undef X
@@ -328,7 +346,7 @@ static const char schema[] =
 	" run_id INTEGER NOT NULL, idx INTEGER NOT NULL, file INTEGER NOT NULL,"
 	" resident_pages INTEGER NOT NULL, PRIMARY KEY (run_id, idx, file)) WITHOUT ROWID;"
 	CALIBRATIONS_TABLE BISECTIONS_TABLE RUN_PHASES_TABLE HOST_STATE_TABLE LRU_TABLES
-	TRACE_TABLE HOST_PRESSURE_TABLE;
+	TRACE_TABLE HOST_PRESSURE_TABLE COUNTERS_TABLE;
 
 /*
  * Per done run, written once in the transaction that marks it done
@@ -421,6 +439,7 @@ static const char *const op_keys[] = { PROTO_OP_FIELDS(X) "op", NULL };
 static const char *const file_sample_keys[] = { "seq", "file", "resident_pages", NULL };
 static const char *const trace_keys[] = { "idx", "seq", "kind", "t_ms", "ino", "page", "place",
 					  "gen", "min_seq", "max_seq", NULL };
+static const char *const counter_keys[] = { "src", "key", "seq", "value", NULL };
 static const char *const lru_gen_keys[] = { "seq", "node", "gen", "age_ms", "anon", "file",
 					    NULL };
 #define X(m, key, max) key,
@@ -437,12 +456,13 @@ static int prepare_inserts(struct store *s, char *err)
 	    prepare_insert(s, "file_samples", file_sample_keys, &s->ins_file_sample, err) < 0 ||
 	    prepare_insert(s, "lru_gens", lru_gen_keys, &s->ins_lru_gen, err) < 0 ||
 	    prepare_insert(s, "lru_tiers", lru_tier_keys, &s->ins_lru_tier, err) < 0 ||
-	    prepare_insert(s, "trace_events", trace_keys, &s->ins_trace, err) < 0)
+	    prepare_insert(s, "trace_events", trace_keys, &s->ins_trace, err) < 0 ||
+	    prepare_insert(s, "counters", counter_keys, &s->ins_counter, err) < 0)
 		return -1;
 	return 0;
 }
 
-#define STORE_SCHEMA 21
+#define STORE_SCHEMA 22
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define STORE_SCHEMA_STR STR(STORE_SCHEMA)
@@ -490,6 +510,7 @@ static const struct {
 	{ 19, "ALTER TABLE runs ADD COLUMN" OOM_RUN_COLUMN ";" "PRAGMA user_version = 20;",
 	  allow_oom_status },
 	{ 20, SAMPLE_MONITOR_UPGRADE "PRAGMA user_version = 21;", NULL },
+	{ 21, STALL_UPGRADE "PRAGMA user_version = 22;", NULL },
 };
 
 /* The runs table's status CHECK as schemas 1 to 19 wrote it, and as 20 does. */
@@ -690,6 +711,7 @@ void store_close(struct store *s)
 	sqlite3_finalize(s->ins_lru_gen);
 	sqlite3_finalize(s->ins_lru_tier);
 	sqlite3_finalize(s->ins_trace);
+	sqlite3_finalize(s->ins_counter);
 	sqlite3_close(s->db);
 	free(s);
 }

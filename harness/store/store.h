@@ -83,6 +83,9 @@ int store_lru(struct store *s, int64_t run, const struct proto_lru *l, char *err
 /* One PROTO_TRACE: its events from *idx on (advanced), the run's lost and refused counts. */
 int store_trace(struct store *s, int64_t run, uint64_t *idx, const struct proto_trace *t,
 		char *err);
+
+/* One PROTO_COUNTERS message's rows, in one transaction (the start at seq -1, the end at -2). */
+int store_counters(struct store *s, int64_t run, const struct proto_counters *c, char *err);
 int store_stream_sample(struct store *s, int64_t run, const struct proto_stream_sample *smp,
 			char *err);
 int store_event(struct store *s, int64_t run, unsigned idx, const struct proto_event *e,
@@ -131,6 +134,10 @@ struct run_summary {
 	/* the memcg's memory pressure (some, full) and kswapd's CPU time, % of
 	 * the measured time; NAN before schema 21 */
 	double psi_some_pct, psi_full_pct, kswapd_pct;
+	/* reclaim stalls (direct and memcg) ended per second, and the p99 of
+	 * their length, µs (the histogram's bucket bound); NULL with the stall
+	 * tracing off, p99 too without stalls */
+	double stalls_per_s, stall_p99_us;
 	/* filled with SUMMARY_OPS or SUMMARY_TABLE: per operation of streams
 	 * that report them (ycsb), over every stream; NAN where none ran */
 	double op_per_s[OP_COUNT], op_p99_us[OP_COUNT];

@@ -13,7 +13,7 @@ struct abba_slot;
 struct store {
 	sqlite3 *db;
 	sqlite3_stmt *ins_sample, *ins_file_sample, *ins_stream, *ins_op;
-	sqlite3_stmt *ins_lru_gen, *ins_lru_tier, *ins_trace;
+	sqlite3_stmt *ins_lru_gen, *ins_lru_tier, *ins_trace, *ins_counter;
 };
 
 /*

@@ -48,12 +48,12 @@ int store_run_setup(struct store *s, int64_t run, const struct proto_setup *st, 
 
 	if (db_run(s, err, "UPDATE runs SET lru_gen_read = ?, residency = ?, trace = ?,"
 		   " clock_behind_ms = ?, clock_ahead_ms = ?, rng = ?, thp_enabled_read = ?,"
-		   " thp_defrag_read = ?, swap_read = ?, swappiness_read = ? WHERE id = ?",
-		   "tttiittttii", st->lru_gen, st->residency, st->trace[0] ? st->trace : NULL,
+		   " thp_defrag_read = ?, swap_read = ?, swappiness_read = ?, stalls = ? WHERE id = ?",
+		   "tttiittttiti", st->lru_gen, st->residency, st->trace[0] ? st->trace : NULL,
 		   (int64_t)st->clock_behind_ms, (int64_t)st->clock_ahead_ms, st->rng,
 		   st->thp_enabled[0] ? st->thp_enabled : NULL,
 		   st->thp_defrag[0] ? st->thp_defrag : NULL, st->swap[0] ? st->swap : NULL,
-		   (int64_t)st->swappiness, run) < 0)
+		   (int64_t)st->swappiness, st->stalls[0] ? st->stalls : NULL, run) < 0)
 		return -1;
 	for (i = 0; i < st->file_pages.n; i++)
 		if (db_run(s, err, "INSERT OR REPLACE INTO run_files (run_id, idx, pages, ino)"
@@ -208,6 +208,39 @@ int store_trace(struct store *s, int64_t run, uint64_t *idx, const struct proto_
 	struct trace_arg a = { run, idx, t };
 
 	return db_transaction(s, trace_rows, &a, err);
+}
+
+struct counters_arg {
+	int64_t run;
+	const struct proto_counters *c;
+};
+
+/* One message's counters (store_counters' transaction): the start at seq -1, the end at -2. */
+static int counter_rows(struct store *s, void *p, char *err)
+{
+	const struct counters_arg *a = p;
+	const struct proto_counters *c = a->c;
+	sqlite3_stmt *st = s->ins_counter;
+	uint64_t i;
+
+	for (i = 0; i < c->values.n; i++) {
+		sqlite3_bind_int64(st, 1, a->run);
+		sqlite3_bind_text(st, 2, c->src, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, c->values.key[i], -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 4, c->at == CA_START ? -1 : c->at == CA_END ? -2 :
+				   (int64_t)c->seq);
+		sqlite3_bind_int64(st, 5, c->values.value[i]);
+		if (step_insert(s, st, "insert counter", err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int store_counters(struct store *s, int64_t run, const struct proto_counters *c, char *err)
+{
+	struct counters_arg a = { run, c };
+
+	return db_transaction(s, counter_rows, &a, err);
 }
 
 int store_stream_sample(struct store *s, int64_t run, const struct proto_stream_sample *smp,

@@ -52,6 +52,22 @@ _Static_assert(offsetof(struct run_summary, run) == 0, "run_summary starts with 
 #define MONITOR_EXTRAS PER_SECOND("memcg_psi_some_us", "1e-4")                               \
 	PER_SECOND("memcg_psi_full_us", "1e-4") PER_SECOND("kswapd_ms", "0.1")
 
+/*
+ * Reclaim stalls over the measured intervals (schema 22), where the run's
+ * stall tracing was on: how many ended per second, and the least bucket
+ * bound of the stall histogram (counters, src 'stall', keys le_<N>us) below
+ * which 99 % of them fall.
+ */
+#define STALL_EXTRAS                                                                        \
+	" (SELECT CASE WHEN r.stalls LIKE 'on:%' THEN SUM(s.reclaim_stalls) * 1.0"             \
+	"   / NULLIF((SELECT seconds FROM run_summary WHERE run_id = r.id), 0) END"            \
+	"   FROM samples s WHERE s.run_id = r.id AND s.ramp = 0),"                             \
+	" (SELECT MIN(b) FROM (SELECT b, SUM(n) OVER (ORDER BY b) AS cum, SUM(n) OVER () AS tot" \
+	"   FROM (SELECT CAST(substr(c.key, 4) AS INTEGER) AS b, SUM(c.value) AS n"             \
+	"    FROM counters c JOIN samples s ON s.run_id = c.run_id AND s.seq = c.seq"           \
+	"    WHERE c.run_id = r.id AND c.src = 'stall' AND c.key LIKE 'le!_%' ESCAPE '!'"       \
+	"    AND s.ramp = 0 GROUP BY b)) WHERE tot > 0 AND cum >= 0.99 * tot),"
+
 static const char extras_sql[] =
 	"SELECT r.id,"
 	" (SELECT SUM(t.lat_p99_ns * t.read_ops) / 1000.0 / NULLIF(SUM(t.read_ops), 0)"
@@ -63,6 +79,7 @@ static const char extras_sql[] =
 	"  / NULLIF((SELECT SUM(pages) FROM run_files WHERE run_id = r.id), 0),"
 	SWAP_EXTRAS
 	MONITOR_EXTRAS
+	STALL_EXTRAS
 	LRU_EXTRAS
 	" FROM runs r WHERE r.matrix_id = ? AND r.status = 'done' ORDER BY r.id";
 
@@ -80,9 +97,11 @@ static void fill_extras(void *elem, sqlite3_stmt *st)
 	r->psi_some_pct = db_real_or_nan(st, 7);
 	r->psi_full_pct = db_real_or_nan(st, 8);
 	r->kswapd_pct = db_real_or_nan(st, 9);
-	r->evict_refault_share = db_real_or_nan(st, 10);
-	r->gens_per_min = db_real_or_nan(st, 11);
-	r->oldest_age_s = db_real_or_nan(st, 12);
+	r->stalls_per_s = db_real_or_nan(st, 10);
+	r->stall_p99_us = db_real_or_nan(st, 11);
+	r->evict_refault_share = db_real_or_nan(st, 12);
+	r->gens_per_min = db_real_or_nan(st, 13);
+	r->oldest_age_s = db_real_or_nan(st, 14);
 }
 
 /* The table's extras of v[0..n), sorted by run id (NAN where a run has none). */
@@ -95,7 +114,8 @@ static int table_extras(struct store *s, int64_t matrix_id, struct run_summary *
 		v[i].lat_p99_us = v[i].pass_resident_share = v[i].evict_refault_share =
 			v[i].gens_per_min = v[i].oldest_age_s = v[i].swapin_per_s =
 			v[i].swapout_per_s = v[i].zswpin_per_s = v[i].anon_refault_per_s =
-			v[i].psi_some_pct = v[i].psi_full_pct = v[i].kswapd_pct = NAN;
+			v[i].psi_some_pct = v[i].psi_full_pct = v[i].kswapd_pct =
+			v[i].stalls_per_s = v[i].stall_p99_us = NAN;
 	return db_rows_by_id(s, extras_sql, matrix_id, v, n, sizeof(*v),
 			     "run latency and pass residency", fill_extras, err);
 }
