@@ -93,13 +93,13 @@ check "harness report exits 0 and names its file" \
 release=$(q "SELECT DISTINCT guest_release FROM runs WHERE status = 'done'")
 accel=$(q "SELECT DISTINCT accel FROM runs WHERE status = 'done'")
 host=$(q "SELECT DISTINCT host FROM runs WHERE status = 'done'")
-check "every inline SVG is well-formed XML; 4 charts of medians, 2 of an arm's LRU" \
+check "every inline SVG is well-formed XML; 5 charts of medians (memory pressure's), 2 of an arm's LRU" \
 	python3 - report.html <<'EOF'
 import re, sys, xml.etree.ElementTree as ET
 html = open(sys.argv[1], encoding='utf-8').read()
 svgs = re.findall(r'<svg .*?</svg>', html, re.S)
 lru = [s for s in svgs if 'class="layer"' in s]
-if len(svgs) != 6 or len(lru) != 2:
+if len(svgs) != 7 or len(lru) != 2:
     sys.exit('%d svgs, %d of the LRU' % (len(svgs), len(lru)))
 # MGLRU's run by generation, the classic LRU's by list
 if not (any('data-layer="max_seq-3"' in s and '(mglru)' in s for s in lru) and
@@ -110,9 +110,15 @@ for s in svgs:
     if 'class="layer"' in s:
         continue
     paths = [e for e in root.iter('{http://www.w3.org/2000/svg}path') if e.get('class') == 'median']
-    if len(paths) != 2 or not all(len(p.get('d', '')) > 20 for p in paths):
-        sys.exit('an svg without its two median paths')
+    lines = 2 if 'data-series=' in s else 1    # memory pressure: some and full
+    if len(paths) != 2 * lines or not all(len(p.get('d', '')) > 20 for p in paths):
+        sys.exit('an svg without its median paths, one per arm and line')
 EOF
+check "memory pressure charted per arm, some and full; no swap chart, one line saying why" \
+	bash -c 'python3 "$1/tests/report_charts.py" report.html cold-read \
+		"memory pressure of the memcg (memory.pressure)" some,full &&
+		[ "$(grep -c "<p class=\"note\">No swap chart: no run of this cell swapped a page" report.html)" = 1 ]' \
+	_ "$repo"
 check "self-contained: no script, no external resource" \
 	bash -c '! grep -qiE "<script|src=|href=\"(https?:)?//|url\(|@import" report.html'
 check "the guest kernel ($release), accel ($accel) and host in the page" \

@@ -126,6 +126,14 @@ check "with swap_max_mib 0 the same set OOMs in both arms: status oom, the victi
 check "the table counts the oom runs" grep -q "^runs: 2 done, 0 failed, 0 unsupported, 2 oom, 4 total" zram.out
 check "the preset's grid shows swap-outs per second for both arms" \
 	grep -qE "^usemem/96 +[0-9,]+ 1 +[0-9,]+ " <("$harness" table --metric swapout/s usemem-zram)
+# the report charts them beside ops/s: per arm, swap-outs per second above 0
+# and the memcg's stalls; the cell whose runs all OOM'd has neither, and says so
+"$harness" report usemem-zram -o zram.html > /dev/null 2>&1
+check "the report's usemem/96 charts: swap traffic with swap-outs above 0 in both arms, memory pressure with some and full" \
+	python3 "$repo/tests/report_charts.py" zram.html usemem/96 "swap traffic" pswpout+,pswpin \
+		"memory pressure of the memcg (memory.pressure)" some+,full
+check "the report says in one line each why usemem/0 (every run oom) has neither chart" \
+	[ "$(grep -c '<p class="note">No \(memory pressure\|swap\) chart: no run of this cell is done.</p>' zram.html)" = 2 ]
 
 # ---- who gets reclaimed: vm.swappiness 0 against 200 ----
 "$harness" run "$ex/anon-file-mix.json" > mix.out 2> mix.err
@@ -170,5 +178,8 @@ for r in $(q "SELECT r.id FROM runs r $z WHERE r.status = 'done'"); do
 			FROM counters WHERE run_id = $r AND src = 'zswap' AND key = 'stored_pages'
 			AND seq >= -1)")" = 1 ]
 done
+"$harness" report usemem-zswap -o zswap.html > /dev/null 2>&1
+check "the report's swap chart of usemem-zswap draws zswap's stores above 0 in both arms" \
+	python3 "$repo/tests/report_charts.py" zswap.html usemem "swap traffic" zswpout+
 
 e2e_end

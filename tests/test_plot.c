@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <sqlite3.h>
 
 #include "analysis/summary.h"
 #include "conf/conf.h"
@@ -37,7 +38,7 @@
 static char dir[PATH_MAX], console[PATH_MAX + 16];
 static struct conf conf;
 static struct store *store;
-static int64_t mid, empty_mid, gap_mid, lru_mid;
+static int64_t mid, empty_mid, gap_mid, lru_mid, swap_mid, old_mid;
 
 #define GAP_SEQ 3   /* the interval every run of gap_mid's stream 'r' never told */
 
@@ -252,6 +253,84 @@ static int64_t add_lru_matrix(void)
 	return id;
 }
 
+/*
+ * swap_mid's intervals: 0 (the ramp) to 10, ending at t = 1, 2, ... 5 s, then
+ * 5.5 s (interval 5 lasts half a second), 6.5, ... 10.5 s.
+ */
+static uint64_t swap_t_ms(uint64_t i)
+{
+	return 1000 * (i + 1) - (i >= 5 ? 500 : 0);
+}
+
+/*
+ * A done run of swap_mid: at interval i, arm mglru swaps 100 i pages out and
+ * 20 i in; classic 50 i out, none in, and stores 10 pages in zswap at
+ * interval 3 (it loads none back). The memcg stalls 250 ms (some) and
+ * 100 ms (full) every interval.
+ */
+static void swap_done_run(int64_t run, int mglru)
+{
+	struct proto_summary sum = { .samples = 11, .duration_ms = 10500 };
+	struct proto_sample smp;
+	char err[ERR_MAX];
+	uint64_t i;
+
+	boot(run, "");
+	for (i = 0; i <= 10; i++) {
+		memset(&smp, 0, sizeof(smp));
+		smp.seq = i;
+		smp.t_ms = swap_t_ms(i);
+		smp.ramp = i == 0;
+		smp.pswpout = (mglru ? 100 : 50) * i;
+		smp.pswpin = mglru ? 20 * i : 0;
+		smp.zswpout = !mglru && i == 3 ? 10 : 0;
+		smp.memcg_psi_some_us = 250000;
+		smp.memcg_psi_full_us = 100000;
+		if (store_sample(store, run, &smp, err) < 0)
+			fail_msg("sample: %s", err);
+	}
+	if (summary_finish_run(store, run, "done", NULL, &sum, err) < 0)
+		fail_msg("finish: %s", err);
+}
+
+/* Run sql on the store's database through a connection of the test's own. */
+static void raw_sql(const char *sql)
+{
+	char path[PATH_MAX + 16], *sqlerr = NULL;
+	sqlite3 *db;
+
+	sfmt(path, sizeof(path), "%s/harness.db", conf.results);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	if (sqlite3_exec(db, sql, NULL, NULL, &sqlerr) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlerr);
+	sqlite3_close(db);
+}
+
+/*
+ * A matrix of swap_done_runs, one per arm; with old, its samples' swap and
+ * pressure columns NULL afterwards, as in rows stored before schemas 19 and 21.
+ */
+static int64_t add_swap_matrix(const char *name, int old)
+{
+	struct matrix *m = new_matrix(name, 1);
+	struct run_ref *runs = NULL;
+	char sql[512];
+	int64_t id;
+	size_t n, i;
+
+	n = fixture_queue(store, m, &id, &runs);
+	for (i = 0; i < n; i++)
+		swap_done_run(runs[i].id, runs[i].arm == 0);
+	sfmt(sql, sizeof(sql), "UPDATE samples SET pswpin = NULL, pswpout = NULL, zswpin = NULL,"
+	     " zswpout = NULL, memcg_psi_some_us = NULL, memcg_psi_full_us = NULL WHERE run_id IN"
+	     " (SELECT id FROM runs WHERE matrix_id = %lld)", (long long)id);
+	if (old)
+		raw_sql(sql);
+	free(runs);
+	free(m);
+	return id;
+}
+
 /* gap_mid's table: 5 s rows of stream 'r' and of all streams */
 static char gap_table[] = "{\"kind\": \"series\", \"step_s\": 5, \"columns\": [\"iops:r\", \"ops/s\"]}";
 
@@ -287,6 +366,8 @@ static int setup(void **state)
 	empty_mid = add_matrix("empty", 2, 0, -1);
 	gap_mid = add_matrix("gaps", 2, 1, GAP_SEQ);
 	lru_mid = add_lru_matrix();
+	swap_mid = add_swap_matrix("swap", 0);
+	old_mid = add_swap_matrix("old", 1);
 	return 0;
 }
 
@@ -361,6 +442,11 @@ static int metric_svg(FILE *f, const struct plot_cell *pc, const void *arg, char
 static int file_svg(FILE *f, const struct plot_cell *pc, const void *arg, char *err)
 {
 	return plot_file_svg(f, pc, *(const unsigned *)arg, err);
+}
+
+static int counter_svg(FILE *f, const struct plot_cell *pc, const void *arg, char *err)
+{
+	return plot_counter_svg(f, pc, *(const enum plot_counter_chart *)arg, err);
 }
 
 static char *render(int64_t matrix, svg_fn fn, const void *arg)
@@ -446,6 +532,24 @@ static void test_metric_at(void **state)
 	assert_int_equal(plot_find_metric("bogus", &m, err), -1);
 	assert_non_null(strstr(err, "'bogus'"));
 	assert_non_null(strstr(err, "refault/s"));
+}
+
+/* A counter per second of a window: the interval's own length; NAN where not stored or no time. */
+static void test_per_s(void **state)
+{
+	struct series_point p[3] = {
+		{ .t_ms = 1000, .pswpout = 10 }, { .t_ms = 1500, .pswpout = 40 },
+		{ .t_ms = 1500, .pswpout = 5 },
+	};
+	size_t out = offsetof(struct series_point, pswpout);
+
+	(void)state;
+	assert_float_equal(summary_per_s(p, 1, 2, out), 40 / 0.5, 1e-9);
+	assert_float_equal(summary_per_s(p, 0, 2, out), 50 / 1.5, 1e-9);
+	assert_true(isnan(summary_per_s(p, 2, 3, out)));   /* no time */
+	p[0].pswpout = NAN;                                 /* not stored */
+	assert_true(isnan(summary_per_s(p, 0, 2, out)));
+	assert_float_equal(summary_per_s(p, 1, 2, out), 80, 1e-9);
 }
 
 static void test_metric_svg(void **state)
@@ -692,6 +796,144 @@ static void test_empty_cell(void **state)
 	free(svg);
 }
 
+/* ---- memory pressure and swap traffic ---- */
+
+/* Where value v lies on a chart whose y axis runs from 0 to y1: 256 px up from y=296. */
+static double svg_y(double v, double y1)
+{
+	return 40 + 256 - v / y1 * 256;
+}
+
+/* The points of arm's median line of series, into x and y (at most max); how many. */
+static size_t median_points(const char *svg, const char *arm, const char *series, double *x,
+			    double *y, size_t max)
+{
+	const char *p, *end;
+	char key[128], *e;
+	size_t n = 0;
+
+	sfmt(key, sizeof(key), "data-arm=\"%s\" data-series=\"%s\"", arm, series);
+	p = strstr(svg, key);
+	assert_non_null(p);
+	p = strstr(p, " d=\"");
+	assert_non_null(p);
+	for (p += 4, end = strchr(p, '"'); p < end && n < max; p = e) {
+		while (*p == ' ' || *p == 'M' || *p == 'L')
+			p++;
+		if (p >= end)
+			break;
+		x[n] = strtod(p, &e);
+		y[n++] = strtod(e, &e);
+	}
+	return n;
+}
+
+/* plot_counter_absent of chart k for matrix's cell, copied (NULL: drawn). */
+static char *absent(int64_t matrix, enum plot_counter_chart k)
+{
+	struct plot_cell *pc = NULL;
+	const char *why;
+	char err[ERR_MAX], *ret;
+
+	if (plot_cell_load(store, matrix, 0, &pc, err) < 0)
+		fail_msg("plot: %s", err);
+	why = plot_counter_absent(pc, k);
+	ret = why ? strdup(why) : NULL;
+	plot_cell_free(pc);
+	return ret;
+}
+
+/*
+ * Swap traffic: each point is the interval's pswpout (pswpin, zswpout) over
+ * its own seconds; the axis runs to mglru's 1000 pages/s. zswap's stores
+ * are drawn because classic has some, its loads are not: none has any.
+ */
+static void test_swap_svg(void **state)
+{
+	enum plot_counter_chart k = PLOT_SWAP;
+	char *svg = render(swap_mid, counter_svg, &k);
+	double x[16], y[16], y1 = 1000;
+	size_t i;
+
+	(void)state;
+	assert_null(absent(swap_mid, PLOT_SWAP));
+	assert_true(balanced(svg));
+	assert_non_null(strstr(svg, ": swap traffic</title>"));
+	assert_int_equal(count(svg, "class=\"median\""), 6);   /* 2 arms: pswpin, pswpout, zswpout */
+	assert_null(strstr(svg, "data-series=\"zswpin\""));
+	assert_non_null(strstr(svg, ">swap-outs (pswpout)</text>"));
+	assert_non_null(strstr(svg, ">zswap stores (zswpout)</text>"));
+	assert_null(strstr(svg, "zswap loads"));
+	assert_int_equal(median_points(svg, "mglru", "pswpout", x, y, 16), 11);
+	assert_float_equal(y[4], svg_y(400 / 1.0, y1), 0.051);   /* interval 4: 1 s */
+	assert_float_equal(y[5], svg_y(500 / 0.5, y1), 0.051);   /* interval 5: 0.5 s */
+	assert_float_equal(y[6], svg_y(600 / 1.0, y1), 0.051);
+	assert_float_equal(x[5], 72 + 5.5 / 12 * 632, 0.051);    /* at its end, t=5.5 on 0..12 s */
+	assert_int_equal(median_points(svg, "mglru", "pswpin", x, y, 16), 11);
+	assert_float_equal(y[5], svg_y(100 / 0.5, y1), 0.051);
+	assert_int_equal(median_points(svg, "classic", "pswpout", x, y, 16), 11);
+	assert_float_equal(y[5], svg_y(250 / 0.5, y1), 0.051);
+	assert_int_equal(median_points(svg, "classic", "pswpin", x, y, 16), 11);
+	for (i = 0; i < 11; i++)
+		assert_float_equal(y[i], svg_y(0, y1), 0.051);
+	assert_int_equal(median_points(svg, "classic", "zswpout", x, y, 16), 11);
+	assert_float_equal(y[3], svg_y(10 / 1.0, y1), 0.051);
+	assert_float_equal(y[4], svg_y(0, y1), 0.051);
+	free(svg);
+}
+
+/* Memory pressure: stall us over the interval's length, in %; the axis to 50 %. */
+static void test_pressure_svg(void **state)
+{
+	enum plot_counter_chart k = PLOT_PRESSURE;
+	char *svg = render(swap_mid, counter_svg, &k);
+	double x[16], y[16], y1 = 50;
+
+	(void)state;
+	assert_null(absent(swap_mid, PLOT_PRESSURE));
+	assert_true(balanced(svg));
+	assert_non_null(strstr(svg, ": memory pressure of the memcg (memory.pressure)</title>"));
+	assert_int_equal(count(svg, "class=\"median\""), 4);
+	assert_non_null(strstr(svg, ">some: a task stalled</text>"));
+	assert_non_null(strstr(svg, ">full: all stalled</text>"));
+	assert_int_equal(median_points(svg, "mglru", "some", x, y, 16), 11);
+	assert_float_equal(y[4], svg_y(100 * 0.250 / 1.0, y1), 0.051);
+	assert_float_equal(y[5], svg_y(100 * 0.250 / 0.5, y1), 0.051);
+	assert_int_equal(median_points(svg, "classic", "full", x, y, 16), 11);
+	assert_float_equal(y[4], svg_y(100 * 0.100 / 1.0, y1), 0.051);
+	assert_float_equal(y[5], svg_y(100 * 0.100 / 0.5, y1), 0.051);
+	free(svg);
+}
+
+/*
+ * Left out, and why: a cell that swapped nothing (its pressure, stored as 0,
+ * is drawn), rows without the columns (stored before schemas 19 and 21), a
+ * cell without done runs.
+ */
+static void test_counters_absent(void **state)
+{
+	char *why;
+
+	(void)state;
+	assert_null(absent(mid, PLOT_PRESSURE));
+	why = absent(mid, PLOT_SWAP);
+	assert_non_null(why);
+	assert_non_null(strstr(why, "no run of this cell swapped a page in or out"));
+	free(why);
+	why = absent(old_mid, PLOT_SWAP);
+	assert_non_null(why);
+	assert_non_null(strstr(why, "runs before schema 19"));
+	free(why);
+	why = absent(old_mid, PLOT_PRESSURE);
+	assert_non_null(why);
+	assert_string_equal(why, "no run of this cell stored the memcg's memory.pressure"
+			    " (runs before schema 21)");
+	free(why);
+	why = absent(empty_mid, PLOT_SWAP);
+	assert_string_equal(why, "no run of this cell is done");
+	free(why);
+}
+
 static char *report(int64_t matrix)
 {
 	struct html_opts o = { .console_bytes = 4096 };
@@ -718,9 +960,14 @@ static void test_html(void **state)
 		write_text(dump, html);
 	assert_true(balanced(html));
 	assert_int_equal(strncmp(html, "<!DOCTYPE html>", 15), 0);
-	/* ops/s and refault/s, and the three files' page cache */
-	assert_int_equal(count(html, "<svg "), 5);
-	assert_int_equal(count(html, "</svg>"), 5);
+	/* ops/s, refault/s, memory pressure (stored, as 0) and the three files' page cache */
+	assert_int_equal(count(html, "<svg "), 6);
+	assert_int_equal(count(html, "</svg>"), 6);
+	assert_non_null(strstr(html, "memory pressure of the memcg"));
+	/* no swap chart: one line says so, and why */
+	assert_int_equal(count(html, "<p class=\"note\">No swap chart: no run of this cell swapped a"
+			       " page in or out ("), 1);
+	assert_null(strstr(html, "No memory pressure chart"));
 	/* self-contained: no scripts, nothing fetched */
 	assert_null(strstr(html, "<script"));
 	assert_null(strstr(html, "src="));
@@ -757,7 +1004,32 @@ static void test_html_no_done_runs(void **state)
 	assert_true(balanced(html));
 	assert_non_null(strstr(html, "None failed"));
 	assert_int_equal(count(html, "<svg "), 5);
+	assert_non_null(strstr(html, "<p class=\"note\">No memory pressure chart: no run of this cell"
+				     " is done.</p>\n"));
+	assert_non_null(strstr(html, "<p class=\"note\">No swap chart: no run of this cell is"
+				     " done.</p>\n"));
 	free(html);
+}
+
+/* Both charts beside ops/s where the runs swapped; both left out, said why, where none stored. */
+static void test_html_counters(void **state)
+{
+	char *html = report(swap_mid), *old = report(old_mid), *after;
+
+	(void)state;
+	assert_true(balanced(html) && balanced(old));
+	after = strstr(html, ": refault/s</title>");   /* after the metrics' charts */
+	assert_non_null(after);
+	assert_non_null(strstr(after, ": memory pressure of the memcg (memory.pressure)</title>"));
+	assert_non_null(strstr(after, ": swap traffic</title>"));
+	assert_null(strstr(html, "<p class=\"note\">No "));
+	assert_int_equal(count(html, "<svg "), 7);
+	assert_int_equal(count(old, "<svg "), 5);
+	assert_non_null(strstr(old, "<p class=\"note\">No memory pressure chart: no run of this cell"
+				    " stored the memcg&#39;s memory.pressure (runs before schema 21).</p>"));
+	assert_non_null(strstr(old, "<p class=\"note\">No swap chart: no run of this cell swapped"));
+	free(html);
+	free(old);
 }
 
 /* The first done run of lru_mid's arm. */
@@ -887,6 +1159,7 @@ int main(void)
 		cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_escape_line),
 		cmocka_unit_test(test_metric_at),
+		cmocka_unit_test(test_per_s),
 		cmocka_unit_test(test_metric_svg),
 		cmocka_unit_test(test_summary_figures),
 		cmocka_unit_test(test_missing_interval_series),
@@ -897,6 +1170,10 @@ int main(void)
 		cmocka_unit_test(test_empty_cell),
 		cmocka_unit_test(test_html),
 		cmocka_unit_test(test_html_no_done_runs),
+		cmocka_unit_test(test_swap_svg),
+		cmocka_unit_test(test_pressure_svg),
+		cmocka_unit_test(test_counters_absent),
+		cmocka_unit_test(test_html_counters),
 		cmocka_unit_test(test_lru_svg_gens),
 		cmocka_unit_test(test_lru_svg_lists),
 		cmocka_unit_test(test_lru_table),

@@ -79,6 +79,12 @@ static void stream_figures(const struct told *t, unsigned nstreams, double windo
 	*ret_reads = reads;
 }
 
+/* The window p[a..b)'s length: from the end of p[a - 1] (or 0) to the end of p[b - 1], ms. */
+static double window_ms(const struct series_point *p, size_t a, size_t b)
+{
+	return b > a ? (double)p[b - 1].t_ms - (a ? (double)p[a - 1].t_ms : 0) : 0;
+}
+
 /* The window's figures (summary_window's), silent streams left out with skip_silent. */
 static void window_figures(const struct series_point *p, size_t a, size_t b, unsigned nstreams,
 			   int skip_silent, struct summary_window *w)
@@ -93,7 +99,7 @@ static void window_figures(const struct series_point *p, size_t a, size_t b, uns
 		w->stream_ops_per_s[k] = w->stream_miss_share[k] = NAN;
 	if (nstreams > PROTO_MAX_STREAMS)
 		nstreams = PROTO_MAX_STREAMS;
-	ms = b > a ? (double)p[b - 1].t_ms - (a ? (double)p[a - 1].t_ms : 0) : 0;
+	ms = window_ms(p, a, b);
 	for (i = a; i < b; i++) {
 		refaults += p[i].refault;
 		majflt += p[i].majflt;
@@ -113,6 +119,18 @@ void summary_window(const struct series_point *p, size_t a, size_t b, unsigned n
 		    struct summary_window *w)
 {
 	window_figures(p, a, b, nstreams, 0, w);
+}
+
+double summary_per_s(const struct series_point *p, size_t a, size_t b, size_t field)
+{
+	double sum = 0, v;
+	size_t i;
+
+	for (i = a; i < b; i++) {
+		memcpy(&v, (const char *)&p[i] + field, sizeof(v));
+		sum += v;
+	}
+	return ratio(sum * 1000.0, window_ms(p, a, b));
 }
 
 void summary_figures(const struct series_point *p, size_t n, unsigned nstreams,

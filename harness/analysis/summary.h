@@ -33,6 +33,14 @@ void summary_window(const struct series_point *p, size_t a, size_t b, unsigned n
 		    struct summary_window *w);
 
 /*
+ * A counter of the intervals (the double at byte offset field of struct
+ * series_point: offsetof(struct series_point, pswpout)) summed over the
+ * window p[a..b) per second of it, as summary_window times its rates; NAN
+ * when an interval has no value (NAN: not stored) or the window no time.
+ */
+double summary_per_s(const struct series_point *p, size_t a, size_t b, size_t field);
+
+/*
  * The figures of a run whose intervals are p[0..n) in seq order (its first
  * nstreams streams; a stream's NAN interval is one it never told) and whose
  * declared files hold file_pages pages: into ret's seconds, ops_per_s,

@@ -284,8 +284,32 @@ static int lru_plots(FILE *f, struct store *s, int64_t mid, const struct plot_ce
 }
 
 /*
- * A cell's charts: one per metric asked for, one per declared file's
- * residency, then each arm's generations or lists.
+ * The cell's counter charts (memory pressure, swap); one the runs say nothing
+ * in is left out, and a note says so and why.
+ */
+static int counter_plots(FILE *f, const struct plot_cell *pc, char *err)
+{
+	const char *why;
+	unsigned k;
+
+	for (k = 0; k < PLOT_COUNTER_CHARTS; k++) {
+		if ((why = plot_counter_absent(pc, k))) {
+			fprintf(f, "<p class=\"note\">No %s chart: ", plot_counter_name(k));
+			tag_text(f, "", why, ".</p>\n");
+			continue;
+		}
+		fputs("<figure>\n", f);
+		if (plot_counter_svg(f, pc, k, err) < 0)
+			return -1;
+		fputs("</figure>\n", f);
+	}
+	return 0;
+}
+
+/*
+ * A cell's charts: one per metric asked for, memory pressure and swap
+ * traffic, one per declared file's residency, then each arm's generations
+ * or lists.
  */
 static int cell_plots(FILE *f, struct store *s, int64_t mid, unsigned cell,
 		      const struct html_opts *o, char *err)
@@ -301,6 +325,8 @@ static int cell_plots(FILE *f, struct store *s, int64_t mid, unsigned cell,
 		rc = plot_metric_svg(f, pc, o->metrics[k], err);
 		fputs("</figure>\n", f);
 	}
+	if (rc == 0)
+		rc = counter_plots(f, pc, err);
 	for (k = 0; k < plot_cell_files(pc) && rc == 0; k++) {
 		fputs("<figure>\n", f);
 		rc = plot_file_svg(f, pc, k, err);

@@ -10,6 +10,7 @@
 
 #include <getopt.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -292,6 +293,76 @@ static double file_value(const struct series_point *p, size_t i, const void *ctx
 	return p[i].resident[*(const unsigned *)ctx] * p[i].page_size / (1 << 20);
 }
 
+/* ---- stored counters per interval: memory pressure, swap traffic ---- */
+
+/*
+ * A counter of the interval (a double of struct series_point, NAN where the
+ * run did not store it) drawn per second of the interval, times scale.
+ */
+struct counter {
+	const char *key;       /* the median's data-series */
+	const char *label;     /* in the legend */
+	size_t field;          /* offsetof(struct series_point, ...) */
+	double scale;
+	int optional;          /* drawn only where some run has it other than 0 */
+};
+
+#define COUNTER_MAX 4
+
+/*
+ * A chart of counters in one unit: drawn when one of its counters says
+ * something (with nonzero a value other than 0, else any value stored),
+ * otherwise left out, absent saying why.
+ */
+struct counter_chart {
+	const char *name, *what, *ylabel, *absent;
+	int nonzero;
+	struct counter c[COUNTER_MAX];
+};
+
+#define AT(field) offsetof(struct series_point, field)
+
+/* The charts, by enum plot_counter_chart: stall us per s x 1e-4 is %; pages per s. */
+static const struct counter_chart counter_charts[PLOT_COUNTER_CHARTS] = {
+	[PLOT_PRESSURE] = {
+		"memory pressure", "memory pressure of the memcg (memory.pressure)",
+		"% of the interval stalled",
+		"no run of this cell stored the memcg's memory.pressure (runs before schema 21)", 0,
+		{ { "some", "some: a task stalled", AT(psi_some_us), 1e-4, 0 },
+		  { "full", "full: all stalled", AT(psi_full_us), 1e-4, 0 } } },
+	[PLOT_SWAP] = {
+		"swap", "swap traffic", "pages/s",
+		"no run of this cell swapped a page in or out (pswpin, pswpout, zswpin and"
+		" zswpout all 0, or not stored: runs before schema 19)", 1,
+		{ { "pswpin", "swap-ins (pswpin)", AT(pswpin), 1, 0 },
+		  { "pswpout", "swap-outs (pswpout)", AT(pswpout), 1, 0 },
+		  { "zswpin", "zswap loads (zswpin)", AT(zswpin), 1, 1 },
+		  { "zswpout", "zswap stores (zswpout)", AT(zswpout), 1, 1 } } },
+};
+
+/* The counter of ctx (a struct counter) over interval i, per second of it, scaled. */
+static double counter_value(const struct series_point *p, size_t i, const void *ctx)
+{
+	const struct counter *c = ctx;
+
+	return summary_per_s(p, i, i + 1, c->field) * c->scale;
+}
+
+/* Whether a run of the cell has the counter stored (nonzero: other than 0) somewhere. */
+static int counter_says(const struct plot_cell *pc, const struct counter *c, int nonzero)
+{
+	size_t r, i;
+	double v;
+
+	for (r = 0; r < pc->nruns; r++)
+		for (i = 0; i < pc->runs[r].n; i++) {
+			memcpy(&v, (const char *)&pc->runs[r].p[i] + c->field, sizeof(v));
+			if (!isnan(v) && (!nonzero || v != 0))
+				return 1;
+		}
+	return 0;
+}
+
 /* ---- drawing ---- */
 
 /* A horizontal reference line: a file's size, the memcg limit. */
@@ -336,15 +407,15 @@ static void axes_to(struct chart *c, double ymax)
 	c->x1 = ceil(c->x1 / c->xstep) * c->xstep;
 }
 
-/* Axis maxima: past every value and reference line, rounded up to a tick. */
-static void scale(struct chart *c, const struct band *b, unsigned narms, const struct ref *refs,
+/* Axis maxima: past every value of the nb bands and reference line, rounded up to a tick. */
+static void scale(struct chart *c, const struct band *b, unsigned nb, const struct ref *refs,
 		  unsigned nrefs)
 {
 	double ymax = 0;
 	unsigned a, k;
 	size_t i;
 
-	for (a = 0; a < narms; a++)
+	for (a = 0; a < nb; a++)
 		for (i = 0; i < b[a].n; i++)
 			if (!isnan(b[a].hi[i]))
 				ymax = fmax(ymax, b[a].hi[i]);
@@ -451,16 +522,36 @@ static void band_path(const struct chart *c, const struct band *b, const char *c
 	fputs("\"/>\n", c->f);
 }
 
-/* An arm's median line, lifted where an interval has no value. */
+/*
+ * One line of a chart, drawn per arm: fn of each interval. A chart of
+ * several names each (key: the median's data-series; label: the legend's)
+ * and strokes each its own way (dashes); NULL key: the only one.
+ */
+struct line {
+	const char *key, *label;
+	value_fn fn;
+	const void *ctx;
+};
+
+/* Line k's stroke: solid, dashed, dotted, dash-dotted. */
+static const char *const dashes[COUNTER_MAX] = {
+	"", " stroke-dasharray=\"6 3\"", " stroke-dasharray=\"2 2\"",
+	" stroke-dasharray=\"8 3 2 3\"",
+};
+
+/* An arm's median line, lifted where an interval has no value; dashed as line k. */
 static void median_path(const struct chart *c, const struct band *b, const char *color,
-			const char *arm)
+			const char *arm, const struct line *ln, unsigned k)
 {
 	int pen = 0;
 	size_t i;
 
 	fputs("<path class=\"median\" data-arm=\"", c->f);
 	escape_xml(c->f, arm);
-	fprintf(c->f, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\" d=\"", color);
+	if (ln->key)
+		fprintf(c->f, "\" data-series=\"%s", ln->key);
+	fprintf(c->f, "\"%s fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\" d=\"", dashes[k],
+		color);
 	for (i = 0; i < b->n; i++) {
 		if (isnan(b->med[i])) {
 			pen = 0;
@@ -566,11 +657,29 @@ static void markers(const struct chart *c)
 	}
 }
 
-/* Two lines an arm (name; lru_gen and runs) while they fit beside the plot, else one. */
-static void legend(const struct chart *c)
+/* Under the arms, each line's dash and label, when the chart has several. */
+static void line_legend(const struct chart *c, const struct line *lines, unsigned n, int y)
+{
+	unsigned k;
+
+	for (k = 0; k < n && n > 1; k++, y += 16) {
+		fprintf(c->f, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#333\""
+			" stroke-width=\"1.6\"%s/><text x=\"%d\" y=\"%d\">", W - MR + 12, W - MR + 28,
+			y - 4, y - 4, dashes[k], W - MR + 34, y);
+		escape_xml(c->f, lines[k].label);
+		fputs("</text>\n", c->f);
+	}
+}
+
+/*
+ * Two lines an arm (name; lru_gen and runs) while they and the lines'
+ * legend fit beside the plot, else one; then the lines' legend.
+ */
+static void legend(const struct chart *c, const struct line *lines, unsigned nlines)
 {
 	const struct plot_cell *pc = c->pc;
-	int two = (int)pc->mi.n_arms * 30 <= PH, y;
+	int extra = nlines > 1 ? 8 + (int)nlines * 16 : 0;
+	int two = (int)pc->mi.n_arms * 30 + extra <= PH, y;
 	const char *lru;
 	unsigned a;
 
@@ -590,56 +699,90 @@ static void legend(const struct chart *c)
 		fputs(",", c->f);
 		fprintf(c->f, " %u run%s</text>\n", pc->arm_runs[a], pc->arm_runs[a] == 1 ? "" : "s");
 	}
+	line_legend(c, lines, nlines, MT + 16 + (int)pc->mi.n_arms * (two ? 30 : 16));
 	fputs("</g>\n", c->f);
 }
 
+/* The bands of nlines lines per arm, arm-major: b[a * nlines + k]. */
+struct bands {
+	struct band b[SPEC_MAX_ARMS * COUNTER_MAX];
+	unsigned narms, nlines;
+};
+
+/* Every arm's band of every line; -1 out of memory. */
+static int bands_make(const struct plot_cell *pc, const struct line *lines, struct bands *bs)
+{
+	unsigned a, k;
+
+	for (a = 0; a < bs->narms; a++)
+		for (k = 0; k < bs->nlines; k++)
+			if (band_make(pc, a, lines[k].fn, lines[k].ctx, &bs->b[a * bs->nlines + k]) < 0)
+				return -1;
+	return 0;
+}
+
+/* Each arm's bands, the references, markers, each arm's medians and the legend. */
+static void chart_body(struct chart *c, const struct bands *bs, const struct line *lines,
+		       const struct ref *refs, unsigned nrefs)
+{
+	const struct plot_cell *pc = c->pc;
+	unsigned a, k;
+
+	for (a = 0; a < bs->narms; a++)
+		for (k = 0; k < bs->nlines && pc->arm_runs[a]; k++)
+			band_path(c, &bs->b[a * bs->nlines + k], palette[a % ARRAY_SIZE(palette)]);
+	refs_draw(c, refs, nrefs);
+	markers(c);
+	for (a = 0; a < bs->narms; a++)
+		for (k = 0; k < bs->nlines && pc->arm_runs[a]; k++)
+			median_path(c, &bs->b[a * bs->nlines + k], palette[a % ARRAY_SIZE(palette)],
+				    pc->mi.arm_names[a], &lines[k], k);
+	legend(c, lines, bs->nlines);
+}
+
 /*
- * One chart: each arm's band and median of fn over its runs, the references,
- * markers and legend; -1 with err out of memory.
+ * One chart: each arm's band and median of each line over its runs, the
+ * references, markers and legend; -1 with err out of memory.
  */
 static int draw(FILE *f, const struct plot_cell *pc, const char *what, const char *ylabel,
-		value_fn fn, const void *ctx, const struct ref *refs, unsigned nrefs, char *err)
+		const struct line *lines, unsigned nlines, const struct ref *refs, unsigned nrefs,
+		char *err)
 {
-	struct band b[SPEC_MAX_ARMS];
+	_cleanup_free_ struct bands *bs = calloc(1, sizeof(*bs));
 	struct chart c = { .f = f, .pc = pc };
-	unsigned a, narms = pc->mi.n_arms < SPEC_MAX_ARMS ? pc->mi.n_arms : SPEC_MAX_ARMS;
-	int rc = 0;
+	unsigned i;
+	int rc;
 
-	memset(b, 0, sizeof(b));
-	for (a = 0; a < narms && rc == 0; a++)
-		rc = band_make(pc, a, fn, ctx, &b[a]);
+	if (!bs)
+		return errorf(err, "out of memory");
+	bs->narms = pc->mi.n_arms < SPEC_MAX_ARMS ? pc->mi.n_arms : SPEC_MAX_ARMS;
+	bs->nlines = nlines < COUNTER_MAX ? nlines : COUNTER_MAX;
+	rc = bands_make(pc, lines, bs);
 	if (rc == 0) {
-		scale(&c, b, narms, refs, nrefs);
+		scale(&c, bs->b, bs->narms * bs->nlines, refs, nrefs);
 		svg_open(&c, what, "line: median of each arm's done runs per interval;"
 			 " band: min to max");
 		axes(&c, ylabel);
 		ramp(&c);
-		for (a = 0; a < narms; a++)
-			if (pc->arm_runs[a])
-				band_path(&c, &b[a], palette[a % ARRAY_SIZE(palette)]);
-		refs_draw(&c, refs, nrefs);
-		markers(&c);
-		for (a = 0; a < narms; a++)
-			if (pc->arm_runs[a])
-				median_path(&c, &b[a], palette[a % ARRAY_SIZE(palette)], pc->mi.arm_names[a]);
-		legend(&c);
+		chart_body(&c, bs, lines, refs, nrefs);
 		fputs("</svg>\n", f);
 	}
-	for (a = 0; a < narms; a++)
-		band_free(&b[a]);
+	for (i = 0; i < bs->narms * bs->nlines; i++)
+		band_free(&bs->b[i]);
 	return rc < 0 ? errorf(err, "out of memory") : 0;
 }
 
 int plot_metric_svg(FILE *f, const struct plot_cell *pc, const struct metric *m, char *err)
 {
 	struct metric_ctx ctx = { .m = m, .nstreams = pc->l.nstreams };
+	struct line ln = { .fn = metric_value, .ctx = &ctx };
 	unsigned k;
 
 	if (!m->at)
 		return errorf(err, "metric '%s' has no per-interval value", m->name);
 	for (k = 0; k < pc->l.nfiles; k++)
 		ctx.file_mib += (double)pc->l.file_mib[k];
-	return draw(f, pc, m->name, m->name, metric_value, &ctx, NULL, 0, err);
+	return draw(f, pc, m->name, m->name, &ln, 1, NULL, 0, err);
 }
 
 /* The file's size is its ceiling; the memcg limit is drawn only when it is lower. */
@@ -665,7 +808,40 @@ int plot_file_svg(FILE *f, const struct plot_cell *pc, unsigned file, char *err)
 	}
 	fmtcut(what, sizeof(what), "page cache of '%s' (%llu MiB; memcg %llu MiB)",
 		 pc->l.files[file], (unsigned long long)mib, (unsigned long long)pc->memcg_mib);
-	return draw(f, pc, what, "resident MiB", file_value, &file, refs, nrefs, err);
+	return draw(f, pc, what, "resident MiB", &(struct line){ .fn = file_value, .ctx = &file }, 1,
+		    refs, nrefs, err);
+}
+
+const char *plot_counter_absent(const struct plot_cell *pc, enum plot_counter_chart k)
+{
+	const struct counter_chart *cc = &counter_charts[k];
+	unsigned i;
+
+	if (!pc->nruns)
+		return "no run of this cell is done";
+	for (i = 0; i < COUNTER_MAX && cc->c[i].key; i++)
+		if (counter_says(pc, &cc->c[i], cc->nonzero))
+			return NULL;
+	return cc->absent;
+}
+
+const char *plot_counter_name(enum plot_counter_chart k)
+{
+	return counter_charts[k].name;
+}
+
+/* Its counters as lines, an optional one only where a run has it other than 0. */
+int plot_counter_svg(FILE *f, const struct plot_cell *pc, enum plot_counter_chart k, char *err)
+{
+	const struct counter_chart *cc = &counter_charts[k];
+	struct line lines[COUNTER_MAX];
+	unsigned i, n = 0;
+
+	for (i = 0; i < COUNTER_MAX && cc->c[i].key; i++)
+		if (!cc->c[i].optional || counter_says(pc, &cc->c[i], 1))
+			lines[n++] = (struct line){ cc->c[i].key, cc->c[i].label, counter_value,
+						    &cc->c[i] };
+	return draw(f, pc, cc->what, cc->ylabel, lines, n, NULL, 0, err);
 }
 
 /* ---- the LRU inside one run: where its file pages were, stacked ---- */

@@ -1,6 +1,7 @@
 /* plot.h -- time-series charts as SVG text drawn from the database: per cell,
  * a metric per interval per arm (median of its runs, min-max band) with the
- * ramp shaded and stream events marked, and each file's page-cache residency. */
+ * ramp shaded and stream events marked, the memcg's memory pressure and swap
+ * traffic, and each file's page-cache residency. */
 #ifndef PLOT_H
 #define PLOT_H
 
@@ -40,6 +41,24 @@ int plot_file_svg(FILE *f, const struct plot_cell *pc, unsigned file, char *err)
  */
 int plot_lru_svg(FILE *f, struct store *s, const struct plot_cell *pc, unsigned arm,
 		 int64_t run, char *err);
+
+/*
+ * Charts of counters each interval stored beside the metrics, per arm a line
+ * per counter: the memcg's memory pressure (PSI some and full, % of the
+ * interval stalled) and swap traffic (pages swapped in and out per second,
+ * zswap's loads and stores where a run has them).
+ */
+enum plot_counter_chart { PLOT_PRESSURE, PLOT_SWAP, PLOT_COUNTER_CHARTS };
+
+/* Its name in words ("memory pressure", "swap"). */
+const char *plot_counter_name(enum plot_counter_chart k);
+/*
+ * NULL when chart k says something for the cell (pressure: a done run stored
+ * it; swap: one swapped a page), else one line saying why it is left out.
+ */
+const char *plot_counter_absent(const struct plot_cell *pc, enum plot_counter_chart k);
+/* Chart k as a complete <svg> element (a median's data-series names its counter). */
+int plot_counter_svg(FILE *f, const struct plot_cell *pc, enum plot_counter_chart k, char *err);
 
 /* A per-interval metric by name, or -1 with err listing the ones there are. */
 int plot_find_metric(const char *name, const struct metric **ret, char *err);

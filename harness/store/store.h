@@ -217,6 +217,11 @@ struct series_point {
 	double ops[PROTO_MAX_STREAMS], reads[PROTO_MAX_STREAMS], misses[PROTO_MAX_STREAMS];
 	double resident[PROTO_MAX_FILES];   /* pages */
 	uint32_t page_size;                 /* the run's guest's, bytes (4096 if it never said) */
+	/* over the interval, NAN where the row has none (stored before schema 19, 21):
+	 * pages swapped in and out (/proc/vmstat), loaded from and stored to zswap
+	 * (memcg), and the memcg's memory.pressure stalls, some and full, in us */
+	double pswpin, pswpout, zswpin, zswpout;
+	double psi_some_us, psi_full_us;
 };
 
 struct event_row {

@@ -194,7 +194,10 @@ struct series_arg {
 	int64_t page_size;
 };
 
-/* A stream's numbers are NAN (missing) until its row for the interval is read. */
+/*
+ * An interval's sample row; its swap and pressure counters NAN where NULL. A
+ * stream's numbers are NAN (missing) until its row for the interval is read.
+ */
 static int series_row(sqlite3_stmt *st, void *arg)
 {
 	struct series_arg *sa = arg;
@@ -210,6 +213,12 @@ static int series_row(sqlite3_stmt *st, void *arg)
 	p->refault = sqlite3_column_double(st, 4);
 	p->activate = sqlite3_column_double(st, 5);
 	p->page_size = (uint32_t)sa->page_size;
+	p->pswpin = db_real_or_nan(st, 6);
+	p->pswpout = db_real_or_nan(st, 7);
+	p->zswpin = db_real_or_nan(st, 8);
+	p->zswpout = db_real_or_nan(st, 9);
+	p->psi_some_us = db_real_or_nan(st, 10);
+	p->psi_full_us = db_real_or_nan(st, 11);
 	for (k = 0; k < sa->nstreams && k < PROTO_MAX_STREAMS; k++)
 		p->ops[k] = p->reads[k] = p->misses[k] = NAN;
 	return 0;
@@ -280,7 +289,9 @@ int store_run_series(struct store *s, int64_t run, struct series_point **ret, si
 			     " AND page_size <= 1048576", db_int, &sa.page_size, err, "i", run);
 	if (rc == 0)
 		rc = db_rows(s, "SELECT seq, t_ms, ramp, pgmajfault, workingset_refault_file,"
-			     " workingset_activate_file FROM samples WHERE run_id = ? ORDER BY seq",
+			     " workingset_activate_file, pswpin, pswpout, zswpin, zswpout,"
+			     " memcg_psi_some_us, memcg_psi_full_us FROM samples WHERE run_id = ?"
+			     " ORDER BY seq",
 			     series_row, &sa, err, "i", run);
 	if (rc == 0)
 		rc = db_rows(s, "SELECT seq, stream, read_ops + write_ops, read_ops, misses"
