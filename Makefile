@@ -96,6 +96,7 @@ UNIT_TESTS += tests/build/test_lrugen
 UNIT_TESTS += tests/build/test_tracer
 UNIT_TESTS += tests/build/test_hostinfo
 UNIT_TESTS += tests/build/test_psi
+UNIT_TESTS += tests/build/test_hugepages
 
 # Debian packages the build, the images and the tests need (busybox-static:
 # test_sandbox runs the host's static busybox in the jail; guests have none).
@@ -210,7 +211,7 @@ demo: build images
 
 # Guest code that runs on the host in the unit tests, without the harness:
 # the streams, YCSB's generators (no LevelDB), the sampler's and lru_gen's parsers,
-# the folio tracer's trace_pipe parser and drain.
+# the folio tracer's trace_pipe parser and drain, multi-size THP's knobs and counters.
 # the stream kinds' descriptors, which the job's parser reaches through proto_kinds[]
 # and the text and error helpers every common/ file uses (fmt.c, err.c)
 KIND_SRC := $(wildcard common/kind_*.c)
@@ -219,8 +220,9 @@ GUEST_TEST_SRC_ycsb    := guest/ycsb.c guest/zipf.c common/proto.c common/proto_
 GUEST_TEST_SRC_sampler := guest/sampler.c guest/counters.c guest/stalls.c guest/tracefs.c guest/fdio.c guest/oom.c common/psi.c common/proto.c common/proto_job.c $(KIND_SRC) common/lrugen.c common/fmt.c common/err.c
 GUEST_TEST_SRC_lrugen  := common/lrugen.c common/fmt.c common/err.c
 GUEST_TEST_SRC_tracer  := guest/tracer.c guest/tracefs.c common/proto.c common/proto_job.c $(KIND_SRC) common/lrugen.c common/fmt.c common/err.c
+GUEST_TEST_SRC_hugepages := guest/hugepages.c guest/fdio.c common/mthp.c common/fmt.c common/err.c
 GUEST_TESTS := tests/build/test_streams tests/build/test_ycsb tests/build/test_sampler tests/build/test_lrugen \
-               tests/build/test_tracer
+               tests/build/test_tracer tests/build/test_hugepages
 # The rest link every harness module, the test library and two guest parsers.
 TEST_LIB_SAN := $(LIB_SAN) $(call obj,san,$(CLI_SRC)) $(call obj,san,tests/testlib.c tests/verdict_sim.c guest/zipf.c guest/fiostat.c)
 
@@ -228,7 +230,7 @@ $(GUEST_TESTS): tests/build/test_%: build/san/tests/test_%.o $(JANSSON_SAN)
 	@mkdir -p $(@D)
 	$(CC) $(SAN) $< $(call obj,san,$(GUEST_TEST_SRC_$*)) -o $@ \
 		$(JANSSON_SAN) -lcmocka -lpthread -lm
-$(foreach t,streams ycsb sampler lrugen tracer,$(eval tests/build/test_$(t): $(call obj,san,$(GUEST_TEST_SRC_$(t)))))
+$(foreach t,streams ycsb sampler lrugen tracer hugepages,$(eval tests/build/test_$(t): $(call obj,san,$(GUEST_TEST_SRC_$(t)))))
 
 tests/build/test_%: build/san/tests/test_%.o $(TEST_LIB_SAN) $(JANSSON_SAN)
 	@mkdir -p $(@D)

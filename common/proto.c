@@ -88,6 +88,7 @@ static const struct field job_fields[] = {
 	STR(proto_job, lru_gen, "lru_gen"),
 	STR(proto_job, thp_enabled, "thp_enabled"),
 	STR(proto_job, thp_defrag, "thp_defrag"),
+	STR(proto_job, mthp, "mthp"),
 	STR(proto_job, seed, "seed"),
 	U64(proto_job, host_ms, "host_ms", UINT64_C(1) << 53),
 	{ "workload", F_JOB, 0, 0, 0 },
@@ -108,6 +109,7 @@ static const struct field setup_fields[] = {
 	STR(proto_setup, swap, "swap"),
 	U64(proto_setup, swappiness, "swappiness", 200),
 	STR(proto_setup, stalls, "stalls"),
+	STR(proto_setup, mthp, "mthp"),
 	END,
 };
 
@@ -147,8 +149,34 @@ static const struct field event_fields[] = {
 static const struct field summary_fields[] = {
 	U64(proto_summary, duration_ms, "duration_ms", UINT64_C(1) << 40),
 	U64(proto_summary, samples, "samples", UINT64_C(1) << 32),
+	U64A(proto_summary, mthp_kib, "mthp_kib", MTHP_KIB_MAX, MTHP_MAX),
+	U64A(proto_summary, mthp_anon_fault_alloc, "mthp_anon_fault_alloc", UINT64_C(1) << 48,
+	     MTHP_MAX),
+	U64A(proto_summary, mthp_swpout, "mthp_swpout", UINT64_C(1) << 48, MTHP_MAX),
 	END,
 };
+
+/*
+ * A summary's multi-size THP counters: as many of each as sizes, the sizes
+ * powers of two from 4 KiB, strictly ascending.
+ */
+static int summary_check(const void *msg, char *err, size_t errlen)
+{
+	const struct proto_summary *s = msg;
+	uint64_t n = s->mthp_kib.n, i, kib;
+
+	if (s->mthp_anon_fault_alloc.n != n || s->mthp_swpout.n != n)
+		return errorfn(err, errlen, "summary: %llu and %llu mthp counters for %llu sizes",
+			       (unsigned long long)s->mthp_anon_fault_alloc.n,
+			       (unsigned long long)s->mthp_swpout.n, (unsigned long long)n);
+	for (i = 0; i < n; i++) {
+		kib = s->mthp_kib.v[i];
+		if (kib < 4 || (kib & (kib - 1)) || (i && kib <= s->mthp_kib.v[i - 1]))
+			return errorfn(err, errlen, "summary: mthp size %llu KiB is not a power of "
+				       "two above the one before", (unsigned long long)kib);
+	}
+	return 0;
+}
 
 static const struct field error_fields[] = {
 	{ "msg", F_STR, 0, PROTO_ERR_MAX, 0 },
@@ -323,7 +351,7 @@ static const struct msg_desc msgs[] = {
 	{ PROTO_SAMPLE,  "sample",  sample_fields, NULL },
 	{ PROTO_STREAM,  "stream",  stream_fields, NULL },
 	{ PROTO_EVENT,   "event",   event_fields, NULL },
-	{ PROTO_SUMMARY, "summary", summary_fields, NULL },
+	{ PROTO_SUMMARY, "summary", summary_fields, summary_check },
 	{ PROTO_ERROR,   "error",   error_fields, NULL },
 	{ PROTO_OP,      "op",      op_fields, NULL },
 	{ PROTO_LRU,     "lru",     lru_fields, lru_check },
@@ -373,17 +401,19 @@ static int u64_from_json(const char *key, json_t *v, uint64_t max, uint64_t *dst
 
 /*
  * The workload of a job message; the job's own fields, which the message may
- * give before it (run, lru_gen, thp_*, seed, host_ms), are kept.
+ * give before it (run, lru_gen, thp_*, mthp, seed, host_ms), are kept.
  */
 static int job_field_from_json(json_t *v, struct proto_job *job, char *err, size_t errlen)
 {
 	uint64_t run = job->run, host_ms = job->host_ms;
 	char lru[sizeof(job->lru_gen)], seed[sizeof(job->seed)];
 	char thp_e[sizeof(job->thp_enabled)], thp_d[sizeof(job->thp_defrag)];
+	char mthp[sizeof(job->mthp)];
 
 	memcpy(lru, job->lru_gen, sizeof(lru));
 	memcpy(thp_e, job->thp_enabled, sizeof(thp_e));
 	memcpy(thp_d, job->thp_defrag, sizeof(thp_d));
+	memcpy(mthp, job->mthp, sizeof(mthp));
 	memcpy(seed, job->seed, sizeof(seed));
 	if (proto_job_from_json(v, job, "job", err, errlen) < 0)
 		return -1;
@@ -392,6 +422,7 @@ static int job_field_from_json(json_t *v, struct proto_job *job, char *err, size
 	memcpy(job->lru_gen, lru, sizeof(lru));
 	memcpy(job->thp_enabled, thp_e, sizeof(thp_e));
 	memcpy(job->thp_defrag, thp_d, sizeof(thp_d));
+	memcpy(job->mthp, mthp, sizeof(mthp));
 	memcpy(job->seed, seed, sizeof(seed));
 	return 0;
 }

@@ -4,7 +4,7 @@
  * Folder common/: what host and guest share, compiled into both: this protocol's wire
  * codec (proto.c) and the job's option tables of every stream kind and their checks
  * (proto_job.c), the fio argument rules (fioargs.c), the parsers of debugfs lru_gen and
- * memory.stat's LRU counters (lrugen.c).
+ * memory.stat's LRU counters (lrugen.c), multi-size THP knob lists (mthp.c).
  * It may call: nothing.
  */
 #ifndef PROTO_H
@@ -17,8 +17,10 @@
 
 #include "common/err.h"
 #include "common/lrugen.h"
+#include "common/mthp.h"
 
-#define PROTO_VERSION     11     /* 11: PROTO_COUNTERS, reclaim stalls, memory.events;
+#define PROTO_VERSION     12     /* 12: multi-size THP in the job, setup and summary;
+				  * 11: PROTO_COUNTERS, reclaim stalls, memory.events;
 				  * 10: the samples' monitors; 9: swap in the job and
 				  * setup; 8: THP in the job and
 				  * setup; 7: the job's seed and host
@@ -503,6 +505,9 @@ struct proto_job {
 	char lru_gen[8];             /* "y", "n" or "" to leave the kernel default */
 	/* transparent_hugepage's enabled and defrag to write ("" leaves the kernel's) */
 	char thp_enabled[16], thp_defrag[16];
+	/* multi-size THP's per-size enabled to write, "64K:always 2048K:inherit"
+	 * (common/mthp.h; "" leaves every size the kernel's) */
+	char mthp[MTHP_TEXT_MAX];
 	/* what makes a guest restored from a save as fresh as a booted one: the
 	 * host's entropy, credited and reseeding the kernel's CRNG, and the host's
 	 * wall clock (ms since the epoch) as it sent the job, which the guest's
@@ -715,6 +720,10 @@ struct proto_setup {
 	uint64_t swappiness;
 	/* the reclaim stall tracing: "on: ..." or "off: why" */
 	char stalls[PROTO_STR_MAX];
+	/* every size's multi-size THP enabled read back after writing the job's,
+	 * "16K:never 32K:never 64K:always ..." (common/mthp.h); "" where the
+	 * kernel has no hugepages-<N>kB (before 6.8, or without THP) */
+	char mthp[MTHP_TEXT_MAX];
 };
 
 /* What an event marks; names as stored. */
@@ -749,7 +758,14 @@ struct proto_event {
 struct proto_summary {
 	uint64_t duration_ms;
 	uint64_t samples;
+	/* multi-size THP's counters over the workload, per size the setup read
+	 * back as other than never and whose kernel counts it (6.10+: hugepages-
+	 * <N>kB/stats): its size in KiB, ascending, its anonymous faults that got
+	 * a folio of that size (anon_fault_alloc) and its folios swapped out
+	 * whole (swpout); empty arrays where there are none */
+	struct proto_u64s mthp_kib, mthp_anon_fault_alloc, mthp_swpout;
 };
+_Static_assert(MTHP_MAX <= PROTO_MAX_FILES, "a summary's multi-size THP arrays fit a proto_u64s");
 
 struct proto_msg {
 	enum proto_type type;

@@ -34,6 +34,7 @@
 #include "fault.h"
 #include "fresh.h"
 #include "fdio.h"
+#include "hugepages.h"
 #include "swap.h"
 #include "common/fmt.h"
 #include "common/proto.h"
@@ -60,6 +61,7 @@ struct agent {
 	int cachestat;
 	int lru_gen_on;             /* lru_gen enabled reads back neither "" nor 0x0000 */
 	struct proto_job job;
+	struct mthp_list mthp;       /* multi-size THP's sizes as the setup read them back */
 	struct fault fault;          /* harness.fault=KIND: tests only */
 	struct boot_times boot;      /* as PID 1; zero otherwise */
 	struct tracer tracer;        /* trace: {sample: N}; off otherwise */
@@ -500,19 +502,7 @@ static int apply_lru_gen(struct agent *a, char *out, size_t len)
 	return read_file_trim(a, LRU_GEN_PATH, out, len);
 }
 
-#define THP_DIR "/sys/kernel/mm/transparent_hugepage"
-
-/* The bracketed value of a THP file ("always [madvise] never") into out; "" if none. */
-static void thp_active(const char *text, char *out, size_t len)
-{
-	const char *lb = strchr(text, '['), *rb = lb ? strchr(lb, ']') : NULL;
-	size_t n = rb ? (size_t)(rb - lb - 1) : 0;
-
-	if (!rb || n + 1 > len)
-		n = 0;
-	memcpy(out, lb ? lb + 1 : "", n);
-	out[n] = '\0';
-}
+#define THP_DIR HUGEPAGES_DIR
 
 /*
  * transparent_hugepage's file name ("enabled", "defrag"): want written if
@@ -539,8 +529,18 @@ static int apply_thp(struct agent *a, const char *name, const char *want, char *
 		return -1;
 	if (read_file_trim(a, path, text, sizeof(text)) < 0)
 		return -1;
-	thp_active(text, out, len);
+	hugepages_active(text, out, len);
 	return 0;
+}
+
+/*
+ * The job's multi-size THP knobs written, every size read back into s and
+ * a->mthp (the sizes the workload counts); "" where the kernel has none.
+ */
+static int apply_mthp(struct agent *a, struct proto_setup *s)
+{
+	return hugepages_apply(HUGEPAGES_DIR, a->job.mthp, &a->mthp, s->mthp, sizeof(s->mthp),
+			       a->err, sizeof(a->err));
 }
 
 /* cgroup2 mounted on dir unless it is already. */
@@ -670,10 +670,10 @@ static int data_writable(struct agent *a)
 
 /*
  * Everything before the workload, then the setup message: the clock and
- * random state made fresh (a restored guest's are its save's), lru_gen and
- * transparent hugepages applied and read back, the memcg, the files
- * checked, caches dropped, the residency method, the trace and the stall
- * tracing.
+ * random state made fresh (a restored guest's are its save's), lru_gen,
+ * transparent hugepages and multi-size THP's sizes applied and read back,
+ * the memcg, the files checked, caches dropped, the residency method, the
+ * trace and the stall tracing.
  */
 static int setup(struct agent *a)
 {
@@ -690,6 +690,7 @@ static int setup(struct agent *a)
 	if (apply_lru_gen(a, lru, sizeof(lru)) < 0 ||
 	    apply_thp(a, "enabled", a->job.thp_enabled, s->thp_enabled, sizeof(s->thp_enabled)) < 0 ||
 	    apply_thp(a, "defrag", a->job.thp_defrag, s->thp_defrag, sizeof(s->thp_defrag)) < 0 ||
+	    apply_mthp(a, s) < 0 ||
 	    setup_memcg(a) < 0 || setup_swap(a, s) < 0 ||
 	    check_files(a, &s->file_pages) < 0 || data_writable(a) < 0)
 		return -1;
@@ -717,7 +718,7 @@ static int run(struct agent *a)
 	struct workload_env env = {
 		.job = &a->job, .data_dir = a->data_dir, .memcg = a->memcg,
 		.memcg_path = "/" MEMCG_NAME, .cachestat = a->cachestat, .chan_fd = a->fd,
-		.lru_gen_on = a->lru_gen_on,
+		.lru_gen_on = a->lru_gen_on, .mthp = &a->mthp,
 		.send = send_cb, .send_arg = a, .fault = &a->fault, .tracer = &a->tracer,
 		.stalls = &a->stalls,
 	};

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "workload.h"
 #include "fault.h"
+#include "hugepages.h"
 #include "oom.h"
 #include "counters.h"
 #include "sampler.h"
@@ -65,6 +66,7 @@ struct wl {
 	pid_t pid;
 	uint64_t seq, t_ms;
 	uint64_t oom0;                  /* the memcg's oom_kill at the start */
+	struct proto_summary mthp0;     /* multi-size THP's counters at the start */
 	char *err;
 	size_t errlen;
 };
@@ -692,7 +694,10 @@ static int sample_loop(struct wl *w)
 	       send_op_totals(w) < 0 ? -1 : 0;
 }
 
-/* The summary: the measured time and how many samples were sent. */
+/*
+ * The summary: the measured time, how many samples were sent, and the
+ * multi-size THP counters since the start.
+ */
 static int send_summary(struct wl *w)
 {
 	struct proto_msg m = { .type = PROTO_SUMMARY };
@@ -701,6 +706,10 @@ static int send_summary(struct wl *w)
 	m.u.summary.samples = w->seq;
 	if (w->seq && counters_send_end(w->ctr, w->seq - 1, w->env->send, w->env->send_arg, w->err,
 					w->errlen) < 0)
+		return -1;
+	if (w->env->mthp &&
+	    (hugepages_counters(HUGEPAGES_DIR, w->env->mthp, &m.u.summary, w->err, w->errlen) < 0 ||
+	     hugepages_since(&w->mthp0, &m.u.summary, w->err, w->errlen) < 0))
 		return -1;
 	return w->env->send(w->env->send_arg, &m) < 0 ? fail(w, "channel: cannot send summary") : 0;
 }
@@ -737,6 +746,9 @@ static int start_sampling(struct wl *w)
 	if (counters_open(w->ctr, w->env->stalls, vm, vlen, w->err, w->errlen) < 0)
 		return -1;
 	w->oom0 = w->prev.oom_kill;
+	if (w->env->mthp &&
+	    hugepages_counters(HUGEPAGES_DIR, w->env->mthp, &w->mthp0, w->err, w->errlen) < 0)
+		return -1;
 	w->reg->t0_ns = stream_now_ns();
 	return start_timer(w);
 }

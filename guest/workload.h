@@ -8,6 +8,7 @@
 #include "common/proto.h"
 
 struct fault;
+struct mthp_list;
 struct tracer;
 struct stalls;
 
@@ -18,6 +19,9 @@ struct workload_env {
 	const char *memcg_path;      /* its path as lru_gen's debugfs prints it */
 	int cachestat;               /* residency by cachestat(2), else mincore */
 	int lru_gen_on;              /* MGLRU enabled: its generations are sampled */
+	/* multi-size THP's sizes as the setup read them back: the summary counts
+	 * the workload's faults and swap-outs of those not never; NULL: none */
+	const struct mthp_list *mthp;
 	int chan_fd;                 /* closed in the workload process */
 	/* send one message to the host; returns 0 or -1 */
 	int (*send)(void *arg, const struct proto_msg *m);
@@ -31,7 +35,8 @@ struct workload_env {
  * Run the job to its end: streams on their timeline, one PROTO_SAMPLE, its
  * PROTO_LRU per node with generations, and one PROTO_STREAM per stream every interval (a fio stream's once its documents
  * reach the interval's end, so possibly some intervals later; one given up
- * is not sent at all), events as they happen, then the PROTO_SUMMARY. Returns 0, or -1 with the reason in err (the caller sends it).
+ * is not sent at all), events as they happen, then the PROTO_SUMMARY (with
+ * the multi-size THP counters since the workload began). Returns 0, or -1 with the reason in err (the caller sends it).
  */
 int workload_run(const struct workload_env *env, char *err, size_t errlen);
 

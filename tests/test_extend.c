@@ -361,7 +361,7 @@ static void test_schema3_refused(void **state)
 	sqlite3_close(db);
 	assert_int_equal(store_open(path, &s, err), -1);
 	assert_null(s);
-	assert_non_null(strstr(err, "has schema 3, this harness writes schema 22"));
+	assert_non_null(strstr(err, "has schema 3, this harness writes schema 23"));
 	assert_non_null(strstr(err, path));
 	assert_null(strchr(err, '\n'));
 	/* left as it was */
@@ -391,9 +391,10 @@ static int64_t count_at(const char *path, const char *sql)
  * what its racing submits could leave: two live matrices of one spec, and
  * a cancelled one.
  */
-/* Schema 12's to 22's additions taken back out (the fixtures are made by today's store). */
+/* Schema 12's to 23's additions taken back out (the fixtures are made by today's store). */
 #define DROP_SAMPLE_COLUMN(m, key, max) "ALTER TABLE samples DROP COLUMN \"" key "\";"
-#define DOWNGRADE_22 PROTO_SAMPLE_STALL_FIELDS(DROP_SAMPLE_COLUMN) \
+#define DOWNGRADE_23 "ALTER TABLE runs DROP COLUMN mthp_read; DROP TABLE run_mthp;"
+#define DOWNGRADE_22 DOWNGRADE_23 PROTO_SAMPLE_STALL_FIELDS(DROP_SAMPLE_COLUMN) \
 	"ALTER TABLE runs DROP COLUMN stalls; DROP TABLE counters;"
 #define DOWNGRADE_21 DOWNGRADE_22 PROTO_SAMPLE_MONITOR_FIELDS(DROP_SAMPLE_COLUMN)
 #define DOWNGRADE_20 DOWNGRADE_21 "ALTER TABLE runs DROP COLUMN oom_kills;"
@@ -486,7 +487,7 @@ static void test_schema5_upgraded(void **state)
 		fail_msg("schema 5 not upgraded: %s", err);
 	store_close(s);
 	/* nothing lost: three matrices, 4 runs each; the older live twin points at the newer */
-	assert_int_equal(count_at(path, "PRAGMA user_version"), 22);
+	assert_int_equal(count_at(path, "PRAGMA user_version"), 23);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM matrices"), 3);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs"), 12);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM matrices WHERE name = 'twin-a'"
@@ -810,7 +811,7 @@ static void test_schema4_upgraded(void **state)
 	assert_int_equal(nc, n);
 	assert_int_equal(store_unclaim(s, 0, err), 0);
 	store_close(s);
-	/* and it says schema 22 from now on (4 to 5 ... to 22), its arms with no build */
+	/* and it says schema 23 from now on (4 to 5 ... to 23), its arms with no build */
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "SELECT resolve_msg FROM matrices", NULL, NULL, NULL),
 			 SQLITE_OK);
@@ -820,10 +821,13 @@ static void test_schema4_upgraded(void **state)
 		assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL),
 				 SQLITE_OK);
 		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-		assert_int_equal(sqlite3_column_int(st, 0), 22);
+		assert_int_equal(sqlite3_column_int(st, 0), 23);
 		sqlite3_finalize(st);
 	}
 	sqlite3_close(db);
+	/* schema 23: no older run read multi-size THP back or counted its sizes */
+	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs WHERE mthp_read IS NOT NULL"), 0);
+	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM run_mthp"), 0);
 	/* schema 20: status oom allowed now, and what the CHECK refused still refused */
 	{
 		char *e = NULL;
@@ -918,6 +922,58 @@ static void test_schema13_upgraded(void **state)
 			 (int64_t)n - 1);
 }
 
+/*
+ * A schema 22 database gets schema 23's multi-size THP column and table; a
+ * run's read-back and its summary's per-size counters are stored there.
+ */
+static void test_schema22_upgraded(void **state)
+{
+	char path[PATH_MAX + 16], err[ERR_MAX] = "";
+	struct matrix *m = new_matrix("v22", 1, 1, 2);
+	struct proto_setup st = { .lru_gen = "0x0007", .residency = "cachestat",
+				  .mthp = "16K:never 64K:always 2048K:inherit" };
+	struct proto_summary sum = { .duration_ms = 3000, .samples = 3 };
+	struct run_ref *runs;
+	struct store *s = NULL;
+	int64_t mid;
+	sqlite3 *db;
+
+	(void)state;
+	sfmt(path, sizeof(path), "%s/v22.db", dir);
+	assert_int_equal(store_open(path, &s, err), 0);
+	assert_true(fixture_queue(s, m, &mid, &runs) >= 2);
+	free(m);
+	store_close(s);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	if (sqlite3_exec(db, DOWNGRADE_23 "PRAGMA user_version = 22;", NULL, NULL, NULL) !=
+	    SQLITE_OK)
+		fail_msg("making a schema 22 database: %s", sqlite3_errmsg(db));
+	sqlite3_close(db);
+	if (store_open(path, &s, err) < 0)
+		fail_msg("schema 22 refused: %s", err);
+	sum.mthp_kib.n = sum.mthp_anon_fault_alloc.n = sum.mthp_swpout.n = 2;
+	sum.mthp_kib.v[0] = 64;
+	sum.mthp_kib.v[1] = 2048;
+	sum.mthp_anon_fault_alloc.v[0] = 514;
+	sum.mthp_swpout.v[0] = 9;
+	if (store_run_setup(s, runs[0].id, &st, err) < 0 ||
+	    store_run_finish(s, runs[0].id, "done", NULL, &sum, NULL, err) < 0 ||
+	    /* a run that failed: no summary, no counters */
+	    store_run_finish(s, runs[1].id, "failed", "x", NULL, NULL, err) < 0)
+		fail_msg("%s", err);
+	store_close(s);
+	assert_int_equal(count_at(path, "PRAGMA user_version"), 23);
+	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs WHERE mthp_read ="
+				  " '16K:never 64K:always 2048K:inherit'"), 1);
+	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs WHERE mthp_read IS NOT NULL"), 1);
+	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM run_mthp"), 2);
+	assert_int_equal(count_at(path, "SELECT anon_fault_alloc * 100 + swpout FROM run_mthp"
+				  " WHERE kib = 64"), 51409);
+	assert_int_equal(count_at(path, "SELECT anon_fault_alloc + swpout FROM run_mthp"
+				  " WHERE kib = 2048"), 0);
+	free(runs);
+}
+
 /* No API answers but the directory is held (a daemon starting, a harness run): nothing written. */
 static void test_extend_refused_while_held(void **state)
 {
@@ -947,6 +1003,7 @@ int main(void)
 		cmocka_unit_test(test_schema3_refused),
 		cmocka_unit_test(test_schema4_upgraded),
 		cmocka_unit_test(test_schema13_upgraded),
+		cmocka_unit_test(test_schema22_upgraded),
 		cmocka_unit_test(test_schema5_upgraded),
 		cmocka_unit_test(test_extend_unknown_cells_only),
 		cmocka_unit_test(test_extend_respects_max_blocks),

@@ -30,7 +30,8 @@ static const char *job_line(const char *workload)
 {
 	static char buf[PROTO_LINE_MAX * 2];
 	int n = snprintf(buf, sizeof(buf), "{\"type\":\"job\",\"run\":1,\"lru_gen\":\"y\","
-			 "\"thp_enabled\":\"\",\"thp_defrag\":\"\",\"seed\":\"%064d\",\"host_ms\":1,"
+			 "\"thp_enabled\":\"\",\"thp_defrag\":\"\",\"mthp\":\"\",\"seed\":\"%064d\","
+			 "\"host_ms\":1,"
 			 "\"workload\":%s}", 0, jq(workload));
 
 	assert_true(n > 0 && (size_t)n < sizeof(buf));
@@ -333,10 +334,12 @@ static void test_rt_job(void **state)
 	assert_int_equal(job_from_text(JOB_FULL, &m->u.job), 0);
 	m->u.job.run = 123456789;
 	strcpy(m->u.job.lru_gen, "y");
+	strcpy(m->u.job.mthp, "64K:always 2048K:inherit");
 	assert_job_full(&m->u.job);
 	round_trip(m, o);
 	assert_int_equal(o->u.job.run, 123456789);
 	assert_string_equal(o->u.job.lru_gen, "y");
+	assert_string_equal(o->u.job.mthp, "64K:always 2048K:inherit");
 	assert_job_full(&o->u.job);
 	assert_job_equal(&o->u.job, &m->u.job);
 	/* parsed from its own line twice: byte for byte the same job */
@@ -364,6 +367,8 @@ static void test_rt_setup(void **state)
 	strcpy(m->u.setup.lru_gen, "0x0007");
 	strcpy(m->u.setup.thp_enabled, "madvise");
 	strcpy(m->u.setup.thp_defrag, "defer+madvise");
+	strcpy(m->u.setup.mthp, "16K:never 32K:never 64K:always 128K:never 256K:never 512K:never "
+	       "1024K:never 2048K:inherit");
 	strcpy(m->u.setup.residency, "cachestat");
 	m->u.setup.file_pages.n = 3;
 	m->u.setup.file_pages.v[0] = 49152;
@@ -373,6 +378,7 @@ static void test_rt_setup(void **state)
 	assert_string_equal(o->u.setup.lru_gen, "0x0007");
 	assert_string_equal(o->u.setup.thp_enabled, "madvise");
 	assert_string_equal(o->u.setup.thp_defrag, "defer+madvise");
+	assert_string_equal(o->u.setup.mthp, m->u.setup.mthp);
 	assert_string_equal(o->u.setup.residency, "cachestat");
 	assert_u64s_equal(&o->u.setup.file_pages, &m->u.setup.file_pages);
 
@@ -537,8 +543,96 @@ static void test_rt_summary(void **state)
 	round_trip(m, o);
 	assert_int_equal(o->u.summary.duration_ms, 10003);
 	assert_int_equal(o->u.summary.samples, UINT64_C(1) << 32);
+	assert_int_equal(o->u.summary.mthp_kib.n, 0);
+	/* multi-size THP's counters, per size */
+	m->u.summary.mthp_kib.n = m->u.summary.mthp_anon_fault_alloc.n = m->u.summary.mthp_swpout.n = 2;
+	m->u.summary.mthp_kib.v[0] = 64;
+	m->u.summary.mthp_kib.v[1] = 2048;
+	m->u.summary.mthp_anon_fault_alloc.v[0] = 512;
+	m->u.summary.mthp_anon_fault_alloc.v[1] = UINT64_C(1) << 48;
+	m->u.summary.mthp_swpout.v[0] = 7;
+	m->u.summary.mthp_swpout.v[1] = 0;
+	round_trip(m, o);
+	assert_u64s_equal(&o->u.summary.mthp_kib, &m->u.summary.mthp_kib);
+	assert_u64s_equal(&o->u.summary.mthp_anon_fault_alloc, &m->u.summary.mthp_anon_fault_alloc);
+	assert_u64s_equal(&o->u.summary.mthp_swpout, &m->u.summary.mthp_swpout);
 	free(m);
 	free(o);
+}
+
+/* A summary's multi-size THP counters: one of each per size, sizes powers of two, ascending. */
+static void test_summary_mthp_refused(void **state)
+{
+#define SUM(kib, alloc, swpout) "{\"type\":\"summary\",\"duration_ms\":1,\"samples\":1," \
+	"\"mthp_kib\":[" kib "],\"mthp_anon_fault_alloc\":[" alloc "],\"mthp_swpout\":[" swpout "]}"
+	struct proto_msg *m = new_msg();
+
+	(void)state;
+	if (parse(SUM("16,64,2048", "0,9,1", "0,0,3"), m) < 0)
+		fail_msg("refused: %s", err);
+	assert_int_equal(m->u.summary.mthp_kib.n, 3);
+	assert_int_equal(m->u.summary.mthp_swpout.v[2], 3);
+	free(m);
+	refuse(SUM("64", "1,2", "0"), "2 and 1 mthp counters for 1 sizes");
+	refuse(SUM("64,32", "1,2", "0,0"), "mthp size 32 KiB is not a power of two above");
+	refuse(SUM("64,64", "1,2", "0,0"), "mthp size 64 KiB");
+	refuse(SUM("48", "1", "0"), "mthp size 48 KiB");
+	refuse(SUM("2", "1", "0"), "mthp size 2 KiB");
+	refuse(SUM("2097152", "1", "0"), "'mthp_kib' out of range");
+	refuse("{\"type\":\"summary\",\"duration_ms\":1,\"samples\":1}", "field 'mthp_kib' missing");
+#undef SUM
+}
+
+/* Multi-size THP lists (common/mthp.h): what parses, what is refused, one spelling back. */
+static void test_mthp_list(void **state)
+{
+	struct mthp_list l;
+	char out[MTHP_TEXT_MAX];
+	uint64_t kib = 77;
+
+	(void)state;
+	assert_int_equal(mthp_list_parse("", &l, err, sizeof(err)), 0);
+	assert_int_equal(l.n, 0);
+	assert_int_equal(mthp_list_parse("16K:never 64K:always 2048K:inherit", &l, err, sizeof(err)), 0);
+	assert_int_equal(l.n, 3);
+	assert_int_equal(l.k[1].kib, 64);
+	assert_int_equal(l.k[1].policy, MTHP_ALWAYS);
+	assert_int_equal(mthp_list_find(&l, 2048), MTHP_INHERIT);
+	assert_int_equal(mthp_list_find(&l, 32), -1);
+	assert_int_equal(mthp_list_format(&l, out, sizeof(out)), 0);
+	assert_string_equal(out, "16K:never 64K:always 2048K:inherit");
+	/* too small for it: refused, not cut */
+	assert_int_equal(mthp_list_format(&l, out, 20), -1);
+	/* added out of order, kept ascending, each size once */
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(mthp_list_add(&l, 2048, MTHP_NEVER), 0);
+	assert_int_equal(mthp_list_add(&l, 8, MTHP_MADVISE), 0);
+	assert_int_equal(mthp_list_add(&l, 8, MTHP_ALWAYS), -1);
+	assert_int_equal(mthp_list_format(&l, out, sizeof(out)), 0);
+	assert_string_equal(out, "8K:madvise 2048K:never");
+	/* sizes: "<digits>K", a power of two, no other spelling */
+	assert_int_equal(mthp_size_parse("1048576K", &kib), 0);
+	assert_int_equal(kib, 1048576);
+	for (const char *const *bad = (const char *const[]){ "64k", "3K", "064K", "64", "K", "",
+			"64KB", "64K ", "+64K", "-64K", "2097152K", "2K", "../x", "99999999999K", NULL };
+	     *bad; bad++) {
+		kib = 77;
+		if (mthp_size_parse(*bad, &kib) == 0)
+			fail_msg("size '%s' accepted", *bad);
+		assert_int_equal(kib, 77);
+	}
+	assert_int_equal(mthp_policy_parse("sometimes"), -1);
+	assert_int_equal(mthp_policy_parse("inherit"), MTHP_INHERIT);
+	/* lists: every entry SIZE:POLICY, one space apart, sizes strictly ascending */
+	for (const char *const *bad = (const char *const[]){ "64K:always ", " 64K:always",
+			"64K:always  128K:never", "64K", "64K:", ":always", "64K:sometimes",
+			"128K:never 64K:always", "64K:never 64K:always", "64K:always,128K:never",
+			"64K:alwaysalwaysalwaysalwaysalways", "3K:never", NULL };
+	     *bad; bad++)
+		if (mthp_list_parse(*bad, &l, err, sizeof(err)) == 0)
+			fail_msg("list '%s' accepted", *bad);
+	assert_int_equal(mthp_list_parse("128K:never 64K:always", &l, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "'64K:always': sizes must ascend"));
 }
 
 static void test_rt_error(void **state)
@@ -580,7 +674,8 @@ static void test_parse_job_line(void **state)
 	char line[PROTO_LINE_MAX];
 
 	(void)state;
-	snprintf(line, sizeof(line), "{\"thp_enabled\":\"never\",\"workload\":%s,\"lru_gen\":\"n\","
+	snprintf(line, sizeof(line), "{\"thp_enabled\":\"never\",\"mthp\":\"64K:always\","
+		 "\"workload\":%s,\"lru_gen\":\"n\","
 		 "\"run\":5,\"thp_defrag\":\"defer+madvise\",\"seed\":\"%s\","
 		 "\"host_ms\":1796400000123,\"type\":\"job\"}", jq(JOB_FULL),
 		 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
@@ -592,6 +687,7 @@ static void test_parse_job_line(void **state)
 	assert_string_equal(m->u.job.thp_enabled, "never");
 	assert_string_equal(m->u.job.thp_defrag, "defer+madvise");
 	/* parsed before the workload, kept through it */
+	assert_string_equal(m->u.job.mthp, "64K:always");
 	assert_string_equal(m->u.job.seed,
 			    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
 	assert_true(m->u.job.host_ms == UINT64_C(1796400000123));
@@ -1955,6 +2051,8 @@ int main(void)
 		cmocka_unit_test(test_rt_op),
 		cmocka_unit_test(test_rt_event),
 		cmocka_unit_test(test_rt_summary),
+		cmocka_unit_test(test_summary_mthp_refused),
+		cmocka_unit_test(test_mthp_list),
 		cmocka_unit_test(test_rt_error),
 		cmocka_unit_test(test_format_limits),
 		cmocka_unit_test(test_parse_job_line),

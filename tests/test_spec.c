@@ -843,6 +843,28 @@ static void test_arm_fields(void **state)
 	refuse(MATRIX(ARM_A ", {\"name\":\"b\",\"kernel\":\"6.12\",\"thp_defrag\":3}", WL),
 	       "arms[1].thp_defrag: expected one of \"always\", \"defer\", \"defer+madvise\", "
 	       "\"madvise\", \"never\", or \"default\"", NULL);
+	/* multi-size THP: sizes by allow-list, "<N>K" a power of two from 8K to 2048K,
+	 * and the kernel's four policies; the key named */
+#define MTHP_ARM(o) MATRIX(ARM_A ", {\"name\":\"b\",\"kernel\":\"6.12\",\"mthp\":" o "}", WL)
+	refuse(MTHP_ARM("{\"64k\":\"always\"}"), "arms[1].mthp: key '64k': expected a size like "
+	       "\"64K\", a power of two from 8K to 2048K", NULL);
+	refuse(MTHP_ARM("{\"3K\":\"always\"}"), "arms[1].mthp: key '3K'", NULL);
+	refuse(MTHP_ARM("{\"4K\":\"always\"}"), "arms[1].mthp: key '4K'", NULL);
+	refuse(MTHP_ARM("{\"4096K\":\"always\"}"), "arms[1].mthp: key '4096K'", NULL);
+	refuse(MTHP_ARM("{\"../x\":\"always\"}"), "arms[1].mthp: key '../x'", NULL);
+	refuse(MTHP_ARM("{\"64K\":\"always\",\"2M\":\"never\"}"), "arms[1].mthp: key '2M'", NULL);
+	refuse(MTHP_ARM("{\"064K\":\"always\"}"), "arms[1].mthp: key '064K'", NULL);
+	refuse(MTHP_ARM("{\"\":\"always\"}"), "arms[1].mthp: key ''", NULL);
+	refuse(MTHP_ARM("{\"64K\":\"sometimes\"}"), "arms[1].mthp: key '64K': expected "
+	       "\"always\", \"inherit\", \"madvise\" or \"never\"", NULL);
+	refuse(MTHP_ARM("{\"64K\":\"default\"}"), "arms[1].mthp: key '64K'", NULL);
+	refuse(MTHP_ARM("{\"64K\":true}"), "arms[1].mthp: key '64K'", NULL);
+	refuse(MTHP_ARM("{\"64K\":[\"always\",\"never\"]}"), "arms[1].mthp: key '64K'", NULL);
+	refuse(MTHP_ARM("\"64K:always\""), "arms[1].mthp: expected an object of sizes to policies",
+	       NULL);
+	refuse(MTHP_ARM("[{\"64K\":\"always\"}]"), "arms[1].mthp: expected an object", NULL);
+	refuse(MTHP_ARM("null"), "arms[1].mthp: expected an object", NULL);
+#undef MTHP_ARM
 	/* names with a space, empty, too long, not a string */
 	refuse(MATRIX("{\"name\":\"my arm\",\"kernel\":\"6.12\"}", WL),
 	       "arms[0].name", "'my arm'", NULL);
@@ -1164,6 +1186,26 @@ static void test_arm_arrays(void **state)
 	assert_string_equal(m->arms[2].name, "h-default");
 	assert_string_equal(m->arms[2].thp_enabled, "");
 	assert_string_equal(m->arms[2].thp_defrag, "defer+madvise");
+	done(m);
+	/* multi-size THP: every allowed size, written as one list, sizes ascending;
+	 * kept through the thp_enabled expansion; {} and no key are the kernel's */
+	m = load_wl("{'name':'t','reps':1,'arms':[{'name':'m','kernel':'6.12',"
+		    "'thp_enabled':['never','always'],"
+		    "'mthp':{'2048K':'inherit','64K':'always','8K':'never','16K':'madvise','32K':'never',"
+		    "'128K':'never','256K':'never','512K':'never','1024K':'never'}},"
+		    "{'name':'e','kernel':'6.12','mthp':{}},{'name':'n','kernel':'6.12'}],"
+		    "'workloads':[{'name':'w','files':[{'name':'d','mib':8}],"
+		    "'streams':[{'kind':'random','file':'d'}]}]}");
+	assert_int_equal(m->n_arms, 4);
+	assert_string_equal(m->arms[0].name, "m-never");
+	assert_string_equal(m->arms[0].mthp, "8K:never 16K:madvise 32K:never 64K:always 128K:never "
+			    "256K:never 512K:never 1024K:never 2048K:inherit");
+	assert_string_equal(m->arms[1].name, "m-always");
+	assert_string_equal(m->arms[1].mthp, m->arms[0].mthp);
+	assert_string_equal(m->arms[2].mthp, "");
+	assert_string_equal(m->arms[3].mthp, "");
+	/* part of the matrix's identity: the stored spec holds it */
+	assert_non_null(strstr(m->canonical, "\"mthp\":{\"1024K\":\"never\""));
 	done(m);
 }
 

@@ -15,6 +15,7 @@
 #include "run/saved.h"
 #include "store/store_pressure.h"
 #include "common/fmt.h"
+#include "common/mthp.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -381,6 +382,27 @@ static int check_trace_setup(struct run_ctx *c, const struct proto_setup *st)
 	return 0;
 }
 
+/*
+ * The guest's multi-size THP read-back: a list as common/mthp.h spells it,
+ * every size the arm wrote with the policy it wrote.
+ */
+static int check_mthp(struct run_ctx *c, const char *read)
+{
+	struct mthp_list want, got;
+	char err[ERR_MAX];
+	unsigned i;
+
+	if (mthp_list_parse(read, &got, err, sizeof(err)) < 0)
+		return fail(c, "guest's mthp read-back: %s", err);
+	if (mthp_list_parse(c->arm->mthp, &want, err, sizeof(err)) < 0)
+		return fail_infra(c, "arm '%s': mthp: %s", c->arm->name, err);
+	for (i = 0; i < want.n; i++)
+		if (mthp_list_find(&got, want.k[i].kib) != (int)want.k[i].policy)
+			return fail(c, "wrote mthp '%s' but the guest reads back '%s'",
+				    c->arm->mthp, read);
+	return 0;
+}
+
 /* The guest must have found every declared file, at its declared size. */
 static int check_setup(struct run_ctx *c, const struct proto_setup *st)
 {
@@ -403,6 +425,8 @@ static int check_setup(struct run_ctx *c, const struct proto_setup *st)
 		return fail(c, "wrote thp enabled '%s' defrag '%s' but the guest reads back '%s' '%s'",
 			    c->arm->thp_enabled, c->arm->thp_defrag, st->thp_enabled,
 			    st->thp_defrag);
+	if (check_mthp(c, st->mthp) < 0)
+		return -1;
 	if ((job->swap.kind != SWAP_NONE) != !!st->swap[0] ||
 	    (st->swap[0] && strncmp(st->swap, proto_swap_kind_names[job->swap.kind],
 				    strlen(proto_swap_kind_names[job->swap.kind]))))
@@ -436,8 +460,9 @@ static int send_job(struct run_ctx *c)
 	    fmtbuf(msg.u.job.thp_enabled, sizeof(msg.u.job.thp_enabled), "%s",
 		   c->arm->thp_enabled) < 0 ||
 	    fmtbuf(msg.u.job.thp_defrag, sizeof(msg.u.job.thp_defrag), "%s",
-		   c->arm->thp_defrag) < 0)
-		return fail_infra(c, "arm '%s': lru_gen or thp_* over the job's fields",
+		   c->arm->thp_defrag) < 0 ||
+	    fmtbuf(msg.u.job.mthp, sizeof(msg.u.job.mthp), "%s", c->arm->mthp) < 0)
+		return fail_infra(c, "arm '%s': lru_gen, thp_* or mthp over the job's fields",
 				  c->arm->name);
 	/* fresh entropy for every guest, booted or restored (a restored one's
 	 * CRNG is its save's) */

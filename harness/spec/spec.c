@@ -7,6 +7,7 @@
 #include "kbuild/kconfig.h"
 #include "spec/preset.h"
 #include "common/fmt.h"
+#include "common/mthp.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -15,9 +16,10 @@
 
 /* J_PKG: a Debian package name; J_URL: http(s)/file URL; J_SHA: SHA-256 hex (kept lowercase);
  * J_TAG: an arm's tag (a name that may also hold '/' and ':'); J_SRCPKG: a
- * linux-source-X.Y package; J_REV: a git revision; J_CONFIG: a base config name or path */
+ * linux-source-X.Y package; J_REV: a git revision; J_CONFIG: a base config name or path;
+ * J_CHOICE: one of the key's choices; J_MTHP: multi-size THP's {size: policy} */
 enum jkind { J_NAME, J_TEXT, J_UINT, J_LRU, J_START, J_ANY, J_PKG, J_URL, J_SHA, J_TAG, J_SRCPKG, J_REV,
-	     J_CONFIG, J_CHOICE };
+	     J_CONFIG, J_CHOICE, J_MTHP };
 
 struct jkey {
 	const char *name;
@@ -69,6 +71,7 @@ static const struct jkey arm_keys[] = {
 	  thp_enabled_names },
 	{ "thp_defrag", J_CHOICE, 0, AOFF(thp_defrag), SZ(arm, thp_defrag), 0, 0,
 	  thp_defrag_names },
+	{ "mthp", J_MTHP, 0, AOFF(mthp), SZ(arm, mthp), SPEC_MTHP_MIN_KIB, SPEC_MTHP_MAX_KIB, NULL },
 	{ "cmdline", J_TEXT, 0, AOFF(cmdline), SZ(arm, cmdline), 0, 0, NULL },
 	{ "tag", J_TAG, 0, AOFF(tag), SZ(arm, tag), 0, 0, NULL },
 	/* built from source (check_arm_source says which go together) */
@@ -188,9 +191,45 @@ static int set_choice(const struct jkey *k, json_t *v, char *dst, const char *wh
 }
 
 /*
+ * J_MTHP: an object of multi-size THP sizes ("64K", a power of two from
+ * k->min to k->max KiB) to a policy (always, inherit, madvise, never) into
+ * dst as a list's text, sizes ascending ("64K:always 2048K:inherit"; {} is
+ * ""); -1 with err naming where.key and the size.
+ */
+static int set_mthp(const struct jkey *k, json_t *v, char *dst, const char *where, char *err)
+{
+	struct mthp_list l = { 0 };
+	const char *size;
+	uint64_t kib;
+	json_t *x;
+	int policy;
+
+	if (!json_is_object(v))
+		return errorf(err, "%s.%s: expected an object of sizes to policies, "
+			      "{\"64K\": \"always\"}", where, k->name);
+	json_object_foreach(v, size, x) {
+		if (mthp_size_parse(size, &kib) < 0 || kib < k->min || kib > k->max)
+			return errorf(err, "%s.%s: key '%.40s': expected a size like \"64K\", a "
+				      "power of two from %lluK to %lluK", where, k->name, size,
+				      (unsigned long long)k->min, (unsigned long long)k->max);
+		policy = json_is_string(x) ? mthp_policy_parse(json_string_value(x)) : -1;
+		if (policy < 0)
+			return errorf(err, "%s.%s: key '%s': expected \"always\", \"inherit\", "
+				      "\"madvise\" or \"never\"", where, k->name, size);
+		if (mthp_list_add(&l, kib, (unsigned)policy) < 0)
+			return errorf(err, "%s.%s: key '%s': the size is given twice", where,
+				      k->name, size);
+	}
+	if (mthp_list_format(&l, dst, k->size) < 0)
+		return errorf(err, "%s.%s: longer than %zu characters", where, k->name,
+			      k->size - 1);
+	return 0;
+}
+
+/*
  * One key's value into obj by its kind: a string, a bounded whole number,
- * lru_gen's y/n/default, start's boot/restore, one of a key's choices; -1
- * with err.
+ * lru_gen's y/n/default, start's boot/restore, one of a key's choices,
+ * multi-size THP's sizes; -1 with err.
  */
 static int set_value(const struct jkey *k, json_t *v, void *obj, const char *where, char *err)
 {
@@ -223,6 +262,8 @@ static int set_value(const struct jkey *k, json_t *v, void *obj, const char *whe
 		return 0;
 	case J_CHOICE:
 		return set_choice(k, v, dst, where, err);
+	case J_MTHP:
+		return set_mthp(k, v, dst, where, err);
 	case J_LRU:
 		s = json_is_string(v) ? json_string_value(v) : "";
 		if (!strcmp(s, "y") || !strcmp(s, "n"))

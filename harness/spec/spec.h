@@ -32,6 +32,9 @@
 #define SPEC_MAX_ARCHS 2           /* x86_64, aarch64 */
 #define SPEC_ARCH_MAX  16
 #define SPEC_TAG_MAX   64          /* an arm's tag, with its NUL */
+/* The multi-size THP sizes an arm may set, KiB: twice a 4 KiB page to the PMD's 2 MiB */
+#define SPEC_MTHP_MIN_KIB 8
+#define SPEC_MTHP_MAX_KIB 2048
 
 /*
  * Where the kernel comes from: exactly one of kernel, package, url, source and
@@ -53,6 +56,9 @@ struct arm {
 	char lru_gen[8];            /* "y", "n" or "" (kernel default) */
 	char thp_enabled[16];       /* transparent_hugepage/enabled: always, madvise, never, "" */
 	char thp_defrag[16];        /* .../defrag: always, defer, defer+madvise, madvise, never, "" */
+	/* multi-size THP's per-size enabled to write, "64K:always 2048K:inherit"
+	 * (common/mthp.h), sizes from SPEC_MTHP_MIN_KIB to _MAX_KIB; "" none */
+	char mthp[MTHP_TEXT_MAX];
 	char cmdline[256];          /* extra boot options */
 	char tag[SPEC_TAG_MAX];     /* "" or the user's label, "mglru-rotate/v3": compare --tags */
 	/* built from source (kbuild.h): a tree or a linux-source package, and what goes on it */

@@ -160,6 +160,21 @@
 	"ALTER TABLE runs ADD COLUMN clock_behind_ms INTEGER;" \
 	"ALTER TABLE runs ADD COLUMN clock_ahead_ms INTEGER;" \
 	"ALTER TABLE runs ADD COLUMN rng TEXT;"
+/*
+ * Multi-size THP (schema 23): every size's enabled as the guest read it back
+ * ("16K:never 32K:never 64K:always ..."; NULL where the kernel has none, and
+ * in older runs), and per done run, each size the setup read back as other
+ * than never: its anonymous faults that got a folio of that size and its
+ * folios swapped out whole, over the workload (none where the kernel does
+ * not count them per size, before 6.10).
+ */
+#define MTHP_RUN_COLUMNS " mthp_read TEXT"
+#define MTHP_TABLE \
+	"CREATE TABLE IF NOT EXISTS run_mthp (" \
+	" run_id INTEGER NOT NULL REFERENCES runs(id), kib INTEGER NOT NULL," \
+	" anon_fault_alloc INTEGER NOT NULL, swpout INTEGER NOT NULL," \
+	" PRIMARY KEY (run_id, kib)) WITHOUT ROWID;"
+#define MTHP_UPGRADE "ALTER TABLE runs ADD COLUMN" MTHP_RUN_COLUMNS ";" MTHP_TABLE
 #define X(m, key, max) ", \"" key "\" INTEGER NOT NULL"
 static const char sample_columns[] =
 	PROTO_SAMPLE_BASE_FIELDS(X) SAMPLE_LRU_COLUMNS SAMPLE_THP_COLUMNS SAMPLE_SWAP_COLUMNS
@@ -330,6 +345,7 @@ static const char schema[] =
 	MACHINE_RUN_COLUMNS ","
 	CONTENDED_RUN_COLUMNS ","
 	START_RUN_COLUMNS ","
+	MTHP_RUN_COLUMNS ","
 	" UNIQUE (matrix_id, seq, attempt));"
 	"CREATE INDEX IF NOT EXISTS runs_matrix ON runs (matrix_id, status);"
 	"CREATE TABLE IF NOT EXISTS run_files ("
@@ -346,7 +362,7 @@ static const char schema[] =
 	" run_id INTEGER NOT NULL, idx INTEGER NOT NULL, file INTEGER NOT NULL,"
 	" resident_pages INTEGER NOT NULL, PRIMARY KEY (run_id, idx, file)) WITHOUT ROWID;"
 	CALIBRATIONS_TABLE BISECTIONS_TABLE RUN_PHASES_TABLE HOST_STATE_TABLE LRU_TABLES
-	TRACE_TABLE HOST_PRESSURE_TABLE COUNTERS_TABLE;
+	TRACE_TABLE HOST_PRESSURE_TABLE COUNTERS_TABLE MTHP_TABLE;
 
 /*
  * Per done run, written once in the transaction that marks it done
@@ -462,7 +478,7 @@ static int prepare_inserts(struct store *s, char *err)
 	return 0;
 }
 
-#define STORE_SCHEMA 22
+#define STORE_SCHEMA 23
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define STORE_SCHEMA_STR STR(STORE_SCHEMA)
@@ -511,6 +527,7 @@ static const struct {
 	  allow_oom_status },
 	{ 20, SAMPLE_MONITOR_UPGRADE "PRAGMA user_version = 21;", NULL },
 	{ 21, STALL_UPGRADE "PRAGMA user_version = 22;", NULL },
+	{ 22, MTHP_UPGRADE "PRAGMA user_version = 23;", NULL },
 };
 
 /* The runs table's status CHECK as schemas 1 to 19 wrote it, and as 20 does. */

@@ -99,9 +99,10 @@ int store_transaction(struct store *s, int (*fn)(struct store *s, void *arg, cha
 		      void *arg, char *err);
 /*
  * status is "done", "failed" or "unsupported"; reason and sum (the guest's
- * summary) may be NULL. A done run's figures (seconds, rates and shares of
- * fig, from analysis/summary.c; NAN stored as NULL) become its run_summary
- * row in the same transaction; fig NULL: none (a run without intervals).
+ * summary) may be NULL; sum's multi-size THP counters become run_mthp rows.
+ * A done run's figures (seconds, rates and shares of fig, from
+ * analysis/summary.c; NAN stored as NULL) become its run_summary row in the
+ * same transaction; fig NULL: none (a run without intervals).
  */
 struct run_summary;
 int store_run_finish(struct store *s, int64_t run, const char *status, const char *reason,

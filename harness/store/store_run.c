@@ -48,12 +48,14 @@ int store_run_setup(struct store *s, int64_t run, const struct proto_setup *st, 
 
 	if (db_run(s, err, "UPDATE runs SET lru_gen_read = ?, residency = ?, trace = ?,"
 		   " clock_behind_ms = ?, clock_ahead_ms = ?, rng = ?, thp_enabled_read = ?,"
-		   " thp_defrag_read = ?, swap_read = ?, swappiness_read = ?, stalls = ? WHERE id = ?",
-		   "tttiittttiti", st->lru_gen, st->residency, st->trace[0] ? st->trace : NULL,
+		   " thp_defrag_read = ?, swap_read = ?, swappiness_read = ?, stalls = ?,"
+		   " mthp_read = ? WHERE id = ?",
+		   "tttiittttitti", st->lru_gen, st->residency, st->trace[0] ? st->trace : NULL,
 		   (int64_t)st->clock_behind_ms, (int64_t)st->clock_ahead_ms, st->rng,
 		   st->thp_enabled[0] ? st->thp_enabled : NULL,
 		   st->thp_defrag[0] ? st->thp_defrag : NULL, st->swap[0] ? st->swap : NULL,
-		   (int64_t)st->swappiness, st->stalls[0] ? st->stalls : NULL, run) < 0)
+		   (int64_t)st->swappiness, st->stalls[0] ? st->stalls : NULL,
+		   st->mthp[0] ? st->mthp : NULL, run) < 0)
 		return -1;
 	for (i = 0; i < st->file_pages.n; i++)
 		if (db_run(s, err, "INSERT OR REPLACE INTO run_files (run_id, idx, pages, ino)"
@@ -307,7 +309,24 @@ static const char summary_insert[] =
 	" FROM runs r JOIN arms a ON a.id = r.arm_id JOIN cells c ON c.id = r.cell_id"
 	" WHERE r.id = ? AND r.status = 'done'";
 
-/* The run's end and, if it is done with figures, its summary: both or neither. */
+/* The summary's multi-size THP counters of run, a row per size (proto.c checked their lengths). */
+static int mthp_rows(struct store *s, int64_t run, const struct proto_summary *sum, char *err)
+{
+	uint64_t i;
+
+	for (i = 0; i < sum->mthp_kib.n; i++)
+		if (db_run(s, err, "INSERT OR REPLACE INTO run_mthp (run_id, kib, anon_fault_alloc,"
+			   " swpout) VALUES (?,?,?,?)", "iiii", run, (int64_t)sum->mthp_kib.v[i],
+			   (int64_t)sum->mthp_anon_fault_alloc.v[i],
+			   (int64_t)sum->mthp_swpout.v[i]) < 0)
+			return -1;
+	return 0;
+}
+
+/*
+ * The run's end with its summary's counters and, if it is done with figures,
+ * its summary row: all or none.
+ */
 static int run_end_rows(struct store *s, void *p, char *err)
 {
 	struct finish_arg *a = p;
@@ -315,7 +334,8 @@ static int run_end_rows(struct store *s, void *p, char *err)
 
 	if (db_run(s, err, "UPDATE runs SET status = ?, reason = ?, finished_at = " NOW ","
 		   " duration_ms = ?, samples = ? WHERE id = ?", "ttiii", a->status, a->reason,
-		   (int64_t)a->sum->duration_ms, (int64_t)a->sum->samples, a->run) < 0)
+		   (int64_t)a->sum->duration_ms, (int64_t)a->sum->samples, a->run) < 0 ||
+	    mthp_rows(s, a->run, a->sum, err) < 0)
 		return -1;
 	if (f && db_run(s, err, summary_insert, "ddddddddi", f->seconds, f->ops_per_s,
 			f->refault_per_s, f->majflt_per_s, f->activate_per_s,
