@@ -94,6 +94,7 @@ UNIT_TESTS += tests/build/test_bisect
 UNIT_TESTS += tests/build/test_phases
 UNIT_TESTS += tests/build/test_lrugen
 UNIT_TESTS += tests/build/test_tracer
+UNIT_TESTS += tests/build/test_counters
 UNIT_TESTS += tests/build/test_hostinfo
 UNIT_TESTS += tests/build/test_psi
 UNIT_TESTS += tests/build/test_hugepages
@@ -219,10 +220,11 @@ GUEST_TEST_SRC_streams := guest/stream.c guest/stream_random.c guest/stream_scan
 GUEST_TEST_SRC_ycsb    := guest/ycsb.c guest/zipf.c common/proto.c common/proto_job.c $(KIND_SRC) common/fmt.c common/err.c
 GUEST_TEST_SRC_sampler := guest/sampler.c guest/counters.c guest/stalls.c guest/tracefs.c guest/fdio.c guest/oom.c common/psi.c common/proto.c common/proto_job.c $(KIND_SRC) common/lrugen.c common/fmt.c common/err.c
 GUEST_TEST_SRC_lrugen  := common/lrugen.c common/fmt.c common/err.c
+GUEST_TEST_SRC_counters := guest/counters.c guest/stalls.c guest/tracefs.c guest/fdio.c common/proto.c common/proto_job.c $(KIND_SRC) common/lrugen.c common/fmt.c common/err.c
 GUEST_TEST_SRC_tracer  := guest/tracer.c guest/tracefs.c common/proto.c common/proto_job.c $(KIND_SRC) common/lrugen.c common/fmt.c common/err.c
 GUEST_TEST_SRC_hugepages := guest/hugepages.c guest/fdio.c common/mthp.c common/fmt.c common/err.c
 GUEST_TESTS := tests/build/test_streams tests/build/test_ycsb tests/build/test_sampler tests/build/test_lrugen \
-               tests/build/test_tracer tests/build/test_hugepages
+               tests/build/test_tracer tests/build/test_hugepages tests/build/test_counters
 # The rest link every harness module, the test library and two guest parsers.
 TEST_LIB_SAN := $(LIB_SAN) $(call obj,san,$(CLI_SRC)) $(call obj,san,tests/testlib.c tests/verdict_sim.c guest/zipf.c guest/fiostat.c)
 
@@ -230,7 +232,7 @@ $(GUEST_TESTS): tests/build/test_%: build/san/tests/test_%.o $(JANSSON_SAN)
 	@mkdir -p $(@D)
 	$(CC) $(SAN) $< $(call obj,san,$(GUEST_TEST_SRC_$*)) -o $@ \
 		$(JANSSON_SAN) -lcmocka -lpthread -lm
-$(foreach t,streams ycsb sampler lrugen tracer hugepages,$(eval tests/build/test_$(t): $(call obj,san,$(GUEST_TEST_SRC_$(t)))))
+$(foreach t,streams ycsb sampler lrugen tracer hugepages counters,$(eval tests/build/test_$(t): $(call obj,san,$(GUEST_TEST_SRC_$(t)))))
 
 tests/build/test_%: build/san/tests/test_%.o $(TEST_LIB_SAN) $(JANSSON_SAN)
 	@mkdir -p $(@D)

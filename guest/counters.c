@@ -78,8 +78,8 @@ int counters_parse_mm_stat(const char *text, size_t len, struct counter_set *out
 	uint64_t v;
 
 	out->n = 0;
-	if (!len || text[len - 1] != '\n')
-		return errorfn(err, errlen, "zram mm_stat: not one line");
+	if (!len || text[len - 1] != '\n' || (len > 1 && text[len - 2] == ' '))
+		return errorfn(err, errlen, "zram mm_stat: not one line of numbers");
 	for (end--; p < end; n++) {
 		while (p < end && *p == ' ')
 			p++;

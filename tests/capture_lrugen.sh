@@ -6,7 +6,8 @@
 # Not run by CI: it is how tests/data/lru_gen*-*.txt and memory.stat-*.txt were
 # made (test_lrugen.c parses them). Needs images/out/x86_64/kernel/ALIAS/ (make
 # images, or images/build.sh kernel-package), the host's static busybox, gcc,
-# mkfs.ext4, cpio and qemu-system-x86_64. One guest at a time, TCG, 512 MiB in
+# mkfs.ext4, cpio and qemu-system-x86_64. One guest at a time, single-threaded TCG
+# (multi-threaded TCG here aborts at random: DESIGN.md), 512 MiB in
 # two NUMA nodes of 256 MiB (one vCPU each), so the text has two nodes.
 #
 # In each guest, /init (busybox sh) mounts proc, sysfs, devtmpfs, debugfs and
@@ -24,7 +25,10 @@
 #      /proc/vmstat, /c's memory.events, memory.swap.current and
 #      memory.pressure, /proc/pressure/memory and kswapd's /proc/PID/stat ("-classic");
 #   4. memcg /o (8 MiB, no swap) runs the anonymous process alone until the
-#      OOM killer kills it: /o's memory.events and the kernel's lines ("-oom").
+#      OOM killer kills it: /o's memory.events and the kernel's lines ("-oom");
+#   5. memcg /z (16 MiB) swaps a 24 MiB anonymous process onto zram (lz4) with
+#      the vmscan reclaim events traced: zram's mm_stat and the trace's lines
+#      ("-squeezed").
 # The guest writes its files as a tar onto a third disk (no console in between,
 # so the text is the kernel's, byte for byte); OUTDIR gets NAME-ALIAS[-STEP].txt each,
 # plus capture-ALIAS.meta (release, lru_gen enabled read back, memcg ids).
@@ -151,6 +155,29 @@ wait $!
 cat $C/o/memory.events > $O/memory.events-oom.txt
 dmesg | grep -A1 -B1 "Killed process" > $O/kmsg-oom.txt
 
+# 5. memcg /z (16 MiB) swapping onto zram (lz4, 32 MiB) the 24 MiB process's
+#    cold part, the vmscan events traced in an instance of their own: zram's
+#    mm_stat and the trace ("-squeezed")
+while read -r m; do [ -n "$m" ] && insmod "$m" 2> /dev/null; done < /etc/modules.swap
+echo lz4 > /sys/block/zram0/comp_algorithm
+echo 32M > /sys/block/zram0/disksize
+mkswap /dev/zram0 > /dev/null && swapon -p 10 /dev/zram0
+T=/sys/kernel/tracing
+mount -t tracefs tracefs $T 2> /dev/null
+mkdir $T/instances/cap
+echo mono > $T/instances/cap/trace_clock
+for e in direct_reclaim_begin direct_reclaim_end memcg_reclaim_begin memcg_reclaim_end; do
+	echo 1 > $T/instances/cap/events/vmscan/mm_vmscan_$e/enable
+done
+mkdir $C/z
+echo 16M > $C/z/memory.max
+sh -c 'echo $$ > /sys/fs/cgroup/z/cgroup.procs; exec /bin/anon 24 8' &
+zpid=$!
+sleep 4
+cat /sys/block/zram0/mm_stat > $O/zram.mm_stat-squeezed.txt
+grep -v '^#' $T/instances/cap/trace | head -400 > $O/trace.vmscan-squeezed.txt
+kill $zpid; wait $zpid
+
 tar -cf /dev/vdc -C $O .
 sync
 echo "capture: done" > /dev/console
@@ -169,7 +196,7 @@ for a in $aliases; do
 	truncate -s 64M "$work/swap.img"
 	truncate -s 16M "$work/out.img"
 	echo "capture_lrugen: booting $a ($(cat "$kdir/$a/release"))"
-	timeout 900 qemu-system-x86_64 -accel tcg -M pc -m 512 -smp 2 -nodefaults -display none \
+	timeout 900 qemu-system-x86_64 -accel tcg,thread=single -M pc -m 512 -smp 2 -nodefaults -display none \
 		-no-reboot -serial "file:$work/console-$a.log" \
 		-object memory-backend-ram,id=m0,size=256M -object memory-backend-ram,id=m1,size=256M \
 		-numa node,nodeid=0,cpus=0,memdev=m0 -numa node,nodeid=1,cpus=1,memdev=m1 \
