@@ -1,6 +1,8 @@
 /* bench_sampler.c -- what one sampling interval costs the guest agent: two 512 MiB
  * files' residency by cachestat(2) against windowed mincore(2); the LRU's texts
- * parsed; the swap readings and monitors (vmstat, events, pressure, kswapd). */
+ * parsed; the swap readings and monitors (vmstat, events, pressure, kswapd); the
+ * named counters (all of /proc/vmstat, its changes, their messages). */
+#include "guest/counters.h"
 #include "guest/sampler.h"
 #include "common/proto.h"
 #include "common/psi.h"
@@ -242,6 +244,52 @@ static int copy_capture(const char *capture, const char *dir, const char *name)
 	return rc;
 }
 
+/* A message formatted as the channel would send it, and dropped. */
+static int format_only(void *arg, const struct proto_msg *m)
+{
+	static char line[PROTO_LINE_MAX + 2];
+
+	(void)arg;
+	return proto_format(m, line, sizeof(line)) > 0 ? 0 : -1;
+}
+
+/*
+ * What the named counters add to an interval: all of /proc/vmstat (the
+ * text the sampler read) parsed, its changes found, their messages
+ * formatted (zram and zswap where the host has them; the stall tracing
+ * off). Against memory.stat's read and parse (tstat).
+ */
+static void counter_costs(int fv, char *vm, size_t cap, double tstat)
+{
+	static struct counters c;
+	static struct stalls st;
+	struct proto_sample smp;
+	char err[256];
+	double t0, t;
+	size_t vlen;
+	int i;
+
+	stalls_init(&st);
+	vlen = read_all(fv, vm, cap);
+	if (counters_open(&c, &st, vm, vlen, err, sizeof(err)) < 0) {
+		fprintf(stderr, "bench: %s\n", err);
+		exit(1);
+	}
+	t0 = now_s();
+	for (i = 0; i < MON_ROUNDS; i++) {
+		vlen = read_all(fv, vm, cap);
+		if (counters_read(&c, vm, vlen, &smp, err, sizeof(err)) < 0 ||
+		    counters_send(&c, (uint64_t)i, format_only, NULL, err, sizeof(err)) < 0) {
+			fprintf(stderr, "bench: %s\n", err);
+			exit(1);
+		}
+	}
+	t = (now_s() - t0) / MON_ROUNDS;
+	printf("named counters, per interval: /proc/vmstat read, every key parsed, changes"
+	       " sent %.1f us (%.2fx memory.stat's)\n", t * 1e6, t / tstat);
+	counters_close(&c);
+}
+
 /*
  * What the swap readings and monitors add to an interval: /proc/vmstat,
  * memory.events (a capture: the host has no memcg of ours), memory.pressure
@@ -299,6 +347,7 @@ static void monitor_costs(const char *stat_path)
 	printf("monitors, per interval (%d rounds): memory.stat read and parsed %.1f us;"
 	       " /proc/vmstat, memory.events, two pressure files and kswapd's stat %.1f us"
 	       " (%.2fx)\n", MON_ROUNDS, tstat * 1e6, tmon * 1e6, tmon / tstat);
+	counter_costs(fv, vm, sizeof(vm), tstat);
 	close(fv);
 	if (fs >= 0)
 		close(fs);
