@@ -136,18 +136,14 @@ static void find_zswap(struct counters *c)
 static int read_zswap_file(struct counters *c, unsigned i, struct counter_set *out, char *err,
 			   size_t errlen)
 {
-	char path[128], buf[32], *end;
-	unsigned long long v;
+	char path[128];
+	uint64_t v;
 	int rc;
 
 	fmtcut(path, sizeof(path), COUNTERS_ZSWAP "/%s", c->zswap_key[i]);
-	if ((rc = read_text(path, buf, sizeof(buf))))
-		return errorfn(err, errlen, "read %s: %s", path, strerror(rc));
-	errno = 0;
-	v = strtoull(buf, &end, 10);
-	if (buf[0] < '0' || buf[0] > '9' || errno || *end ||
-	    v >= (unsigned long long)PROTO_COUNTER_ABS_MAX)
-		return errorfn(err, errlen, "%s: expected one number", path);
+	if ((rc = read_count(path, &v)) || v >= (uint64_t)PROTO_COUNTER_ABS_MAX)
+		return errorfn(err, errlen, "read %s: %s", path,
+			       rc && rc != EINVAL ? strerror(rc) : "not a count below 2^62");
 	set_add(out, c->zswap_key[i], strlen(c->zswap_key[i]), v);
 	return 0;
 }

@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -52,6 +54,22 @@ int read_text(const char *path, char *buf, size_t len)
 		n--;
 	buf[n > 0 ? n : 0] = '\0';
 	return e;
+}
+
+int read_count(const char *path, uint64_t *v)
+{
+	char text[32], *end;
+	unsigned long long x;
+	int e = read_text(path, text, sizeof(text));
+
+	if (e)
+		return e;
+	errno = 0;
+	x = strtoull(text, &end, 10);
+	if (text[0] < '0' || text[0] > '9' || *end || errno || x > INT64_MAX)
+		return EINVAL;
+	*v = x;
+	return 0;
 }
 
 int read_whole(int fd, char *buf, size_t max, size_t *len)

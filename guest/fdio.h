@@ -4,6 +4,7 @@
 #define FDIO_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * Write all len bytes of buf to fd, again after EINTR and short writes.
@@ -23,6 +24,13 @@ int write_text(const char *path, const char *text);
  * whitespace cut. Returns 0, or the errno of the open or read that failed.
  */
 int read_text(const char *path, char *buf, size_t len);
+
+/*
+ * A file that holds one count (sysfs, debugfs: "123\n") into *v: 0, the
+ * errno of the open or read that failed, or EINVAL when the text is not a
+ * decimal count below 2^63.
+ */
+int read_count(const char *path, uint64_t *v);
 
 /*
  * The whole of fd from offset 0 (a proc, sysfs or cgroup file read again

@@ -182,24 +182,20 @@ int hugepages_apply(const char *dir, const char *want, struct mthp_list *ret_rea
 static int read_counter(const char *dir, uint64_t kib, const char *name, uint64_t *ret,
 			char *err, size_t errlen)
 {
-	char path[512], stat[64], text[32], *end;
-	unsigned long long v;
+	char path[512], stat[64];
 	int e;
 
 	if (fmtbuf(stat, sizeof(stat), "stats/%s", name) < 0)
 		return errorfn(err, errlen, "mthp: counter name '%s' is too long", name);
 	if (size_path(path, sizeof(path), dir, kib, stat, err, errlen) < 0)
 		return -1;
-	e = read_text(path, text, sizeof(text));
+	e = read_count(path, ret);
 	if (e == ENOENT)
 		return 0;
+	if (e == EINVAL)
+		return errorfn(err, errlen, "'%s': not a count", path);
 	if (e)
 		return errorfn(err, errlen, "read '%s': %s", path, strerror(e));
-	errno = 0;
-	v = strtoull(text, &end, 10);
-	if (text[0] < '0' || text[0] > '9' || *end || errno)
-		return errorfn(err, errlen, "'%s' reads '%.20s': not a count", path, text);
-	*ret = v;
 	return 1;
 }
 

@@ -146,21 +146,11 @@ void stalls_line(struct stalls *s, const char *line, size_t len)
 		end(s, h.pid, h.ts_ns);
 }
 
-/* The complete lines in s->buf; what is left is a line's start. */
-static void take_lines(struct stalls *s)
+/* stalls_line as a tracefs_line_fn. */
+static int take_line(void *arg, const char *line, size_t len)
 {
-	char *p = s->buf, *nl;
-
-	while ((nl = memchr(p, '\n', s->have - (size_t)(p - s->buf)))) {
-		stalls_line(s, p, (size_t)(nl - p));
-		p = nl + 1;
-	}
-	s->have -= (size_t)(p - s->buf);
-	memmove(s->buf, p, s->have);
-	if (s->have == sizeof(s->buf)) {     /* a line longer than the buffer: not ours */
-		s->refused++;
-		s->have = 0;
-	}
+	stalls_line(arg, line, len);
+	return 0;
 }
 
 int stalls_drain(struct stalls *s, char *err, size_t errlen)
@@ -171,7 +161,7 @@ int stalls_drain(struct stalls *s, char *err, size_t errlen)
 		return 0;
 	while ((n = read(s->pipe_fd, s->buf + s->have, sizeof(s->buf) - s->have)) > 0) {
 		s->have += (size_t)n;
-		take_lines(s);
+		tracefs_lines(s->buf, &s->have, sizeof(s->buf), take_line, s, &s->refused);
 	}
 	if (n < 0 && errno != EAGAIN && errno != EINTR)
 		return errorfn(err, errlen, "stalls: trace_pipe: %s", strerror(errno));

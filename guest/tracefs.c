@@ -178,3 +178,22 @@ int tracefs_line_head(const char *line, size_t len, struct tracefs_head *h)
 	h->rest = colon;
 	return 0;
 }
+
+int tracefs_lines(char *buf, size_t *have, size_t cap, tracefs_line_fn *fn, void *arg,
+		  uint64_t *refused)
+{
+	char *s = buf, *nl;
+
+	while ((nl = memchr(s, '\n', *have - (size_t)(s - buf)))) {
+		if (fn(arg, s, (size_t)(nl - s)) < 0)
+			return -1;
+		s = nl + 1;
+	}
+	*have -= (size_t)(s - buf);
+	memmove(buf, s, *have);
+	if (*have == cap) {     /* a line longer than the buffer: not ours */
+		(*refused)++;
+		*have = 0;
+	}
+	return 0;
+}

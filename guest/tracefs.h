@@ -39,4 +39,16 @@ struct tracefs_head {
  */
 int tracefs_line_head(const char *line, size_t len, struct tracefs_head *h);
 
+/* Called with each complete line (no newline): 0, or -1 to stop. */
+typedef int tracefs_line_fn(void *arg, const char *line, size_t len);
+
+/*
+ * The complete lines in buf[0, *have) through fn; what is left is a line's
+ * start, moved to buf's front. A buffer of cap bytes with no newline (a
+ * line longer than any event's) is dropped and counted in *refused.
+ * 0, or fn's -1.
+ */
+int tracefs_lines(char *buf, size_t *have, size_t cap, tracefs_line_fn *fn, void *arg,
+		  uint64_t *refused);
+
 #endif

@@ -345,23 +345,18 @@ static int take_line(struct tracer *t, struct batch *b, const char *line, size_t
 	return o->kind.n == PROTO_TRACE_MAX ? batch_flush(b) : 0;
 }
 
-/* The complete lines in t->buf; what is left is a line's start. */
-static int take_lines(struct tracer *t, struct batch *b, uint64_t t0_ns)
-{
-	char *s = t->buf, *nl;
+struct line_arg {
+	struct tracer *t;
+	struct batch *b;
+	uint64_t t0_ns;
+};
 
-	while ((nl = memchr(s, '\n', t->have - (size_t)(s - t->buf)))) {
-		if (take_line(t, b, s, (size_t)(nl - s), t0_ns) < 0)
-			return -1;
-		s = nl + 1;
-	}
-	t->have -= (size_t)(s - t->buf);
-	memmove(t->buf, s, t->have);
-	if (t->have == sizeof(t->buf)) {     /* a line longer than the buffer: not ours */
-		t->refused++;
-		t->have = 0;
-	}
-	return 0;
+/* take_line as a tracefs_line_fn. */
+static int line_cb(void *arg, const char *line, size_t len)
+{
+	struct line_arg *a = arg;
+
+	return take_line(a->t, a->b, line, len, a->t0_ns);
 }
 
 int tracer_drain(struct tracer *t, uint64_t seq, uint64_t t0_ns,
@@ -369,6 +364,7 @@ int tracer_drain(struct tracer *t, uint64_t seq, uint64_t t0_ns,
 		 char *err, size_t errlen)
 {
 	struct batch b = { .t = t, .m = { .type = PROTO_TRACE }, .send = send, .arg = arg };
+	struct line_arg la = { t, &b, t0_ns };
 	ssize_t n;
 
 	if (!tracer_on(t))
@@ -376,7 +372,7 @@ int tracer_drain(struct tracer *t, uint64_t seq, uint64_t t0_ns,
 	b.m.u.trace.seq = seq;
 	while ((n = read(t->pipe_fd, t->buf + t->have, sizeof(t->buf) - t->have)) > 0) {
 		t->have += (size_t)n;
-		if (take_lines(t, &b, t0_ns) < 0)
+		if (tracefs_lines(t->buf, &t->have, sizeof(t->buf), line_cb, &la, &t->refused) < 0)
 			return snprintf(err, errlen, "channel: cannot send trace events"), -1;
 	}
 	if (n < 0 && errno != EAGAIN && errno != EINTR)

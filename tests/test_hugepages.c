@@ -258,7 +258,7 @@ static void test_counters(void **state)
 	assert_non_null(strstr(err, "64K's counters went from 512 and 3"));
 	put("hugepages-64kB/stats/swpout", "-1\n");
 	assert_int_equal(hugepages_counters(dir, &l, &now, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "reads '-1': not a count"));
+	assert_non_null(strstr(err, ": not a count"));
 	put("hugepages-64kB/stats/swpout", "99999999999999999999999\n");
 	assert_int_equal(hugepages_counters(dir, &l, &now, err, sizeof(err)), -1);
 	put("hugepages-64kB/stats/swpout", "3\n");
