@@ -3,12 +3,18 @@
 # refused before any guest boots; usemem on zram swaps out and back in and
 # OOMs without swap (status oom); the anon/file split moves with swappiness
 # as documented; usemem through zswap loads pages back from its pool.
+# The quiet-host gate is on, and the anon/file split of a run measured on a
+# busy host is left out, saying so: the classic LRU trims the page cache
+# first until the file refaults, so a guest slowed by another's load reached
+# the swapping regime late or not at all in its 10 s (seen: 0 and 350 pages
+# swapped out at swappiness 200 beside another session's guests, over 5 000
+# on a quiet host).
 # usage: tests/e2e_swap.sh HARNESS_BINARY   (images must be built)
 set -u
 
 . "$(dirname "$0")/testlib.sh" swap "$@"
 
-e2e_conf
+e2e_conf 'quiet_cpu_pct = 30' 'quiet_io_pct = 20'
 cd "$work" || exit 1
 ex=$repo/workloads/examples
 
@@ -151,13 +157,24 @@ for a in classic mglru; do
 	echo "# $a: swappiness 0: $(mx $a 0 pswpout) out, $(mx $a 0 workingset_refault_file) file" \
 		"refaults; 200: $(mx $a 200 pswpout) out, $(mx $a 200 workingset_refault_file) file refaults"
 done
-check "classic LRU, swappiness 0: the anonymous set stays, only file pages are reclaimed" \
+busy=$(q "SELECT group_concat(r.id || ' (' || COALESCE(r.contended_why, '') || ')', ', ')
+	FROM runs r JOIN matrices m ON m.id = r.matrix_id AND m.name = 'anon-file-mix'
+	WHERE r.contended = 1")
+# quiet CHECK...: check, or with a run measured on a busy host, say it is left out
+quiet() {
+	if [ -n "$busy" ]; then
+		ok "$1 (left out: measured on a busy host: runs $busy)"
+	else
+		check "$@"
+	fi
+}
+quiet "classic LRU, swappiness 0: the anonymous set stays, only file pages are reclaimed" \
 	[ "$(mx classic 0 pswpout)" -lt 100 ]
-check "classic LRU, swappiness 200: the set is swapped out (over 2000 pages) to keep the file" \
+quiet "classic LRU, swappiness 200: the set is swapped out (over 2000 pages) to keep the file" \
 	[ "$(mx classic 200 pswpout)" -gt 2000 ]
-check "classic LRU: the file refaults at least twice as often at swappiness 0 as at 200" \
+quiet "classic LRU: the file refaults at least twice as often at swappiness 0 as at 200" \
 	[ "$(mx classic 0 workingset_refault_file)" -gt $((2 * $(mx classic 200 workingset_refault_file))) ]
-check "MGLRU, swappiness 0: no anonymous page is reclaimed" [ "$(mx mglru 0 pswpout)" -lt 100 ]
+quiet "MGLRU, swappiness 0: no anonymous page is reclaimed" [ "$(mx mglru 0 pswpout)" -lt 100 ]
 
 # ---- usemem through zswap, on Debian's generic 6.12 (a package arm: its config has zswap) ----
 "$harness" run "$ex/usemem-zswap.json" > zswap.out 2> zswap.err
