@@ -159,7 +159,7 @@ static int read_sets(struct counters *c, const char *vm, size_t vlen, struct cou
 		return -1;
 	sets[CS_ZRAM].n = sets[CS_ZSWAP].n = 0;
 	if (c->zram_fd >= 0) {
-		if (read_whole(c->zram_fd, c->text, 1024, &len) < 0)
+		if (read_whole(c->zram_fd, c->text, COUNTERS_TEXT_MAX, &len) < 0)
 			return errorfn(err, errlen, "read " COUNTERS_ZRAM ": %s", strerror(errno));
 		if (counters_parse_mm_stat(c->text, len, &sets[CS_ZRAM], err, errlen) < 0)
 			return -1;

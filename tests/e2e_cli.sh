@@ -50,12 +50,12 @@ check "a new results directory is 0700, its database 0600" \
 
 # the usage text is made from the command table: every command in it, each one dispatched
 "$harness" -h > usage.out 2>&1
-for cmd in check run table compare extend calibrate bisect plot report lru phases probe help \
+for cmd in check run table compare extend calibrate bisect plot report lru vmstat phases probe help \
 	submit status cancel pause resume watch hosts host; do
 	grep -qE "^  $cmd( |$)" usage.out || not_ok "harness -h names '$cmd'"
 done
 check "harness -h names every command, the daemon's after their heading" \
-	bash -c 'grep -n "^through the daemon" usage.out | grep -q . && [ "$(grep -cE "^  [a-z]+( |$)" usage.out)" = 21 ]'
+	bash -c 'grep -n "^through the daemon" usage.out | grep -q . && [ "$(grep -cE "^  [a-z]+( |$)" usage.out)" = 22 ]'
 "$harness" frobnicate > /dev/null 2> unknown.err
 rc=$?
 check "an unknown command: usage on stderr, exit 1 ($rc)" bash -c "[ $rc -eq 1 ] && grep -q '^usage: harness' unknown.err"
