@@ -6,12 +6,15 @@
 #include "base/proc.h"
 #include "common/fmt.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <pwd.h>
 #include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -100,6 +103,103 @@ static int write_embed_conf(const char *path, char *err)
 
 static const char embed_prefix[] = "qemu:///embed?root=";
 
+/*
+ * 1 if the status file (libvirt's run/qemu/NAME.xml) is of a domain whose
+ * QEMU never started: "<domstatus ... pid='0'>", what a daemon killed while
+ * libvirt started or restored a guest leaves. The next driver loads it as
+ * active, paused "starting up", with an async start job nobody will end:
+ * destroy, start and restore of that name then fail (seen: every run of one
+ * saved guest failed "already active" after harnessd was killed -9).
+ */
+static int never_started(const char *path)
+{
+	char buf[8192], *tag;
+	size_t n;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	if (!(tag = strstr(buf, "<domstatus ")))
+		return 0;
+	tag[strcspn(tag, ">")] = '\0';
+	return strstr(tag, " pid='0'") != NULL;
+}
+
+/*
+ * Any QEMU still running as domain name (its command line says "guest=NAME,"):
+ * killed. One that libvirt had not yet recorded would wait for its
+ * incoming state forever.
+ */
+static void kill_named_qemu(const char *name)
+{
+	char path[64], cmd[4096], want[300];
+	struct dirent *de;
+	size_t n, i;
+	DIR *d = opendir("/proc");
+	FILE *f;
+
+	if (!d || fmtbuf(want, sizeof(want), "guest=%s,", name) < 0) {
+		if (d)
+			closedir(d);
+		return;
+	}
+	while ((de = readdir(d))) {
+		if (strspn(de->d_name, "0123456789") != strlen(de->d_name) ||
+		    fmtbuf(path, sizeof(path), "/proc/%s/cmdline", de->d_name) < 0 ||
+		    !(f = fopen(path, "re")))
+			continue;
+		n = fread(cmd, 1, sizeof(cmd) - 1, f);
+		fclose(f);
+		for (i = 0; i < n; i++)          /* the arguments, NUL-separated, as one text */
+			cmd[i] = cmd[i] ? cmd[i] : ' ';
+		cmd[n] = '\0';
+		if (strstr(cmd, "qemu-system") && strstr(cmd, want))
+			kill((pid_t)atol(de->d_name), SIGKILL);
+	}
+	closedir(d);
+}
+
+int vm_drop_unstarted(const char *root)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 256];
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	struct dirent *de;
+	DIR *d;
+	int fd, n = 0;
+
+	if (fmtbuf(dir, sizeof(dir), "%s/run/qemu", root) < 0 ||
+	    fmtbuf(path, sizeof(path), "%s/driver.pid", dir) < 0)
+		return 0;
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd >= 0 && fcntl(fd, F_SETLK, &fl) < 0) {
+		close(fd);
+		return 0;       /* a driver runs on this root */
+	}
+	if ((d = opendir(dir))) {
+		while ((de = readdir(d))) {
+			size_t len = strlen(de->d_name);
+
+			if (strncmp(de->d_name, "harness-", 8) || len < 5 || len > 200 ||
+			    strcmp(de->d_name + len - 4, ".xml") ||
+			    fmtbuf(path, sizeof(path), "%s/%s", dir, de->d_name) < 0 ||
+			    !never_started(path))
+				continue;
+			de->d_name[len - 4] = '\0';
+			kill_named_qemu(de->d_name);
+			if (unlink(path) == 0 && ++n)
+				fprintf(stderr, "harness: %s: a guest a killed harness left starting "
+					"(it never ran): dropped\n", path);
+		}
+		closedir(d);
+	}
+	if (fd >= 0)
+		close(fd);      /* the lock goes with it */
+	return n;
+}
+
 int vm_is_embedded(const char *uri)
 {
 	return !strncmp(uri, embed_prefix, sizeof(embed_prefix) - 1);
@@ -124,6 +224,7 @@ int vm_setup_embedded(const char *uri, char *err)
 	    mkdir_p(etc, err) < 0 || write_embed_conf(conf, err) < 0 ||
 	    unprivileged_cache(root, err) < 0)
 		return -1;
+	vm_drop_unstarted(root);
 	return ensure_qemu_user(err);
 }
 

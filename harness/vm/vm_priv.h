@@ -74,6 +74,15 @@ int vm_is_embedded(const char *uri);
 /* vm_embed.c: the embedded driver's qemu.conf, cache and user set up; 0 for any other uri. */
 int vm_setup_embedded(const char *uri, char *err);
 
+/*
+ * vm_embed.c: the status files (root's run/qemu/harness-*.xml) of domains a
+ * killed harness left starting (pid 0: libvirt would load them active with
+ * a start job nobody ends, and every later start of that name fails) are
+ * dropped, any QEMU still running as one killed; nothing while a driver
+ * holds the root. How many were dropped. vm_setup_embedded calls it.
+ */
+int vm_drop_unstarted(const char *root);
+
 /* vm_embed.c: this process made child subreaper, its reaper thread started; 1 if so. */
 int vm_become_subreaper(void);
 
