@@ -566,14 +566,15 @@ static int take_sample(struct wl *w)
 {
 	struct proto_msg m = { .type = PROTO_SAMPLE };
 	struct sampler_reading now;
-	const char *vm = NULL;
+	const char *vm;
 	uint64_t span;
-	size_t vlen = 0;
+	size_t vlen;
 
 	if (sampler_read(&w->smp, &now, w->err, w->errlen) < 0 ||
-	    !(vm = sampler_vmstat(&w->smp, &vlen)) ||
-	    sampler_fill(&now, &w->prev, &m.u.sample, w->err, w->errlen) < 0 ||
-	    counters_read(w->ctr, vm, vlen, &m.u.sample, w->err, w->errlen) < 0)
+	    sampler_fill(&now, &w->prev, &m.u.sample, w->err, w->errlen) < 0)
+		return -1;
+	vm = sampler_vmstat(&w->smp, &vlen);
+	if (counters_read(w->ctr, vm, vlen, &m.u.sample, w->err, w->errlen) < 0)
 		return -1;
 	span = elapsed_ms(w) - w->t_ms;
 	w->t_ms += span;
