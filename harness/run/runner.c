@@ -144,8 +144,8 @@ static void run_config(struct run_ctx *c, struct vm_config *cfg)
 		.memory_mib = c->m->memory_mib, .vcpus = c->m->vcpus,
 		.kernel = spec_files(c->arm, c->cell)->kernel, .initrd = c->initrd,
 		.cmdline = c->cmdline,
-		.backing = c->disk, .disk = c->overlay, .console = c->console, .channel = c->sock,
-		.first_cpu = c->r->first_cpu,
+		.backing = c->disk, .disk = c->overlay, .vol = c->name, .console = c->console,
+		.channel = c->sock, .first_cpu = c->r->first_cpu,
 	};
 	/* an int and a long long: 44 bytes at most */
 	if (fmtbuf(c->name, sizeof(c->name), "harness-%d-run-%lld", (int)getpid(),
@@ -295,10 +295,35 @@ static int restore(struct run_ctx *c, struct vm_config *cfg)
 	return 0;
 }
 
+/* saved_users' live(): the run's store says whether a matrix has runs to do (an error: yes). */
+static int matrix_live(void *arg, int64_t mid)
+{
+	char err[ERR_MAX];
+
+	return store_matrix_pending(arg, mid, err) != 0;
+}
+
+/*
+ * The saves of the run's host over its cap pruned, those the queue still
+ * needs passed by; the run's matrix named among its save's users.
+ */
+static void prune_saves(struct run_ctx *c, const char *cache)
+{
+	const struct saved_users u = { matrix_live, c->r->store };
+	char err[ERR_MAX];
+	int64_t mid;
+
+	if (store_run_matrix(c->r->store, c->id, &mid, err) == 0 &&
+	    saved_use(&c->save, mid, err) < 0)
+		fprintf(stderr, "harness: run %lld: %s\n", (long long)c->id, err);
+	saved_prune(cache, c->r->vm, c->r->host, c->r->conf->saves_max_mib << 20, &u);
+}
+
 /*
  * A run's start "restore": the arm's saved guest (made by this run if
  * there is none yet: start "save") restored; its hello is the one its
- * agent sent as it booted.
+ * agent sent as it booted. On another host the save is made and kept
+ * there, in its pool.
  */
 static int start_restore(struct run_ctx *c, struct vm_config *cfg, const struct vm_host_facts *f)
 {
@@ -307,17 +332,20 @@ static int start_restore(struct run_ctx *c, struct vm_config *cfg, const struct 
 	int rc, made = 0;
 
 	if (pathf(cache, err, "%s/cache", c->r->conf->results) < 0 ||
-	    saved_open(cache, cfg, f, c->r->slot, c->block % (unsigned)c->r->conf->saves,
-		       &c->save, err) < 0)
+	    saved_open(cache, c->r->vm, c->r->host, cfg, f, c->r->slot,
+		       c->block % (unsigned)c->r->conf->saves, &c->save, err) < 0)
 		return fail_infra(c, "%s", err);
 	cfg->name = c->save.name;
 	cfg->uuid = c->save.uuid;
 	if (!c->save.ready) {
 		made = 1;
-		if ((rc = make_save(c, cfg)))
+		cfg->vol = c->save.vol;     /* another host: its overlay becomes the save's disk */
+		rc = make_save(c, cfg);
+		cfg->vol = c->name;
+		if (rc)
 			return rc;
-		saved_prune(cache, c->r->conf->saves_max_mib << 20);
 	}
+	prune_saves(c, cache);
 	saved_share(&c->save);
 	if (store_run_start(c->r->store, c->id, made ? "save" : "restore", c->save.key,
 			    made ? (int64_t)saved_bytes(&c->save) : -1,
@@ -344,11 +372,6 @@ static int start_guest(struct run_ctx *c)
 		return -2;
 	if (strcmp(c->m->start, "restore"))
 		return start_boot(c, &cfg);
-	if (!vm_is_local(c->r->vm)) {
-		fprintf(stderr, "harness: run %lld: booted: guests on another host are not restored "
-			"yet\n", (long long)c->id);
-		return start_boot(c, &cfg);
-	}
 	return start_restore(c, &cfg, &f);
 }
 

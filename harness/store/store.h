@@ -65,6 +65,14 @@ struct store_machine {
  */
 int store_run_start(struct store *s, int64_t run, const char *start, const char *save_key,
 		    int64_t save_bytes, char *err);
+/* The matrix run belongs to, into *ret_mid. 0, or -1 with err. */
+int store_run_matrix(struct store *s, int64_t run, int64_t *ret_mid, char *err);
+/*
+ * 1 if matrix mid still has runs to do (queued, booting or running) and is
+ * neither finished nor cancelled: the queue still needs what it uses; 0 if
+ * not; -1 with err.
+ */
+int store_matrix_pending(struct store *s, int64_t mid, char *err);
 
 /* What measured it (versions, TCG threading, host kernel and CPUs); then the agent's hello (running); then its setup (lru_gen read back, residency, files). */
 int store_run_machine(struct store *s, int64_t run, const struct store_machine *m, char *err);

@@ -379,3 +379,30 @@ int store_run_oom(struct store *s, int64_t run, int64_t kills, char *err)
 {
 	return db_run(s, err, "UPDATE runs SET oom_kills = ? WHERE id = ?", "ii", kills, run);
 }
+
+/* The first row's first column, an integer, into *(int64_t *)arg. */
+static int int64_row(sqlite3_stmt *st, void *arg)
+{
+	*(int64_t *)arg = sqlite3_column_int64(st, 0);
+	return 0;
+}
+
+int store_run_matrix(struct store *s, int64_t run, int64_t *ret_mid, char *err)
+{
+	*ret_mid = -1;
+	if (db_rows(s, "SELECT matrix_id FROM runs WHERE id = ?", int64_row, ret_mid, err, "i",
+		    run) < 0)
+		return -1;
+	return *ret_mid < 0 ? errorf(err, "no run %lld", (long long)run) : 0;
+}
+
+int store_matrix_pending(struct store *s, int64_t mid, char *err)
+{
+	int64_t n = 0;
+
+	if (db_rows(s, "SELECT COUNT(*) FROM runs r JOIN matrices m ON m.id = r.matrix_id"
+		    " WHERE r.matrix_id = ? AND r.status IN ('queued', 'booting', 'running')"
+		    " AND m.state IN ('active', 'paused')", int64_row, &n, err, "i", mid) < 0)
+		return -1;
+	return n > 0;
+}

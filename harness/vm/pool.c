@@ -407,7 +407,7 @@ static int create_volume(struct vm_pool *p, virConnectPtr conn, const char *xml,
 }
 
 int vm_pool_overlay(struct vm_pool *p, virConnectPtr conn, const char *name,
-		    const char *backing, char *out, char *err)
+		    const char *backing, const char *fmt, char *out, char *err)
 {
 	virStorageVolPtr base = virStorageVolLookupByPath(conn, backing);
 	virStorageVolInfo info;
@@ -415,15 +415,15 @@ int vm_pool_overlay(struct vm_pool *p, virConnectPtr conn, const char *name,
 	int ok;
 
 	if (!base)
-		return lverr(err, p->host, "no staged data disk");
+		return lverr(err, p->host, "no volume for the overlay's backing disk");
 	ok = virStorageVolGetInfo(base, &info) == 0;
 	virStorageVolFree(base);
 	if (!ok)
 		return lverr(err, p->host, "cannot read the data disk's size");
 	if (fmtbuf(xml, sizeof(xml), "<volume><name>%s.qcow2</name>"
 		   "<capacity unit='bytes'>%llu</capacity><target><format type='qcow2'/></target>"
-		   "<backingStore><path>%s</path><format type='raw'/></backingStore></volume>",
-		   name, (unsigned long long)info.capacity, backing) < 0)
+		   "<backingStore><path>%s</path><format type='%s'/></backingStore></volume>",
+		   name, (unsigned long long)info.capacity, backing, fmt) < 0)
 		return errorf(err, "host %s: overlay %.64s...: its name or backing path is too long",
 			      p->host, name);
 	return create_volume(p, conn, xml, out, err);
@@ -463,43 +463,79 @@ int vm_pool_fetch_console(struct vm_pool *p, virConnectPtr conn, const char *nam
 			  const char *path, char *err)
 {
 	virStorageVolPtr vol = run_volume(conn, name, "console");
-	char tmp[PATH_MAX + 8];
 	int fd, rc;
 
 	if (!vol)
 		return lverr(err, p->host, "no console volume");
-	if (pathf(tmp, err, "%s.part", path) < 0) {
-		virStorageVolFree(vol);
-		return -1;
-	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0) {
 		virStorageVolFree(vol);
-		return errorf(err, "cannot write '%s': %s", tmp, strerror(errno));
+		return errorf(err, "cannot write '%s': %s", path, strerror(errno));
 	}
 	rc = download(p, conn, vol, fd, NULL, err);
 	virStorageVolFree(vol);
 	if (close(fd) < 0 && rc == 0)
-		rc = errorf(err, "cannot write '%s': %s", tmp, strerror(errno));
-	if (rc == 0 && rename(tmp, path) < 0)
-		rc = errorf(err, "cannot rename '%s': %s", tmp, strerror(errno));
-	if (rc < 0)
-		unlink(tmp);
+		rc = errorf(err, "cannot write '%s': %s", path, strerror(errno));
 	return rc;
 }
 
-void vm_pool_drop_run(struct vm_pool *p, virConnectPtr conn, const char *name)
+void vm_pool_drop(struct vm_pool *p, virConnectPtr conn, const char *name, const char *ext)
 {
-	static const char *const exts[] = { "qcow2", "console" };
-	virStorageVolPtr vol;
-	size_t i;
+	virStorageVolPtr vol = run_volume(conn, name, ext);
 
 	(void)p;
-	for (i = 0; i < ARRAY_SIZE(exts); i++) {
-		vol = run_volume(conn, name, exts[i]);
-		if (!vol)
-			continue;
-		virStorageVolDelete(vol, 0);
-		virStorageVolFree(vol);
+	if (!vol)
+		return;
+	virStorageVolDelete(vol, 0);
+	virStorageVolFree(vol);
+}
+
+void vm_pool_drop_run(struct vm_pool *p, virConnectPtr conn, const char *name, int keep_disk)
+{
+	if (!keep_disk)
+		vm_pool_drop(p, conn, name, "qcow2");
+	vm_pool_drop(p, conn, name, "console");
+}
+
+int vm_pool_refresh(struct vm_pool *p, virConnectPtr conn, char *err)
+{
+	virStoragePoolPtr pool = open_pool(p, conn, err);
+	int rc = 0;
+
+	if (!pool)
+		return -1;
+	if (virStoragePoolRefresh(pool, 0) < 0)
+		rc = lverr(err, p->host, "cannot read storage pool " POOL_NAME " again");
+	virStoragePoolFree(pool);
+	return rc;
+}
+
+int vm_pool_find(struct vm_pool *p, virConnectPtr conn, const char *name, const char *ext,
+		 char *out, uint64_t *bytes, char *err)
+{
+	virStoragePoolPtr pool = open_pool(p, conn, err);   /* defined again if its daemon restarted */
+	virStorageVolPtr vol;
+	virStorageVolInfo info;
+	char vname[160];
+	int rc;
+
+	if (!pool)
+		return -1;
+	if (fmtbuf(vname, sizeof(vname), "%s.%s", name, ext) < 0) {
+		virStoragePoolFree(pool);
+		return errorf(err, "host %s: volume name %.64s... too long", p->host, name);
 	}
+	vol = virStorageVolLookupByName(pool, vname);
+	virStoragePoolFree(pool);
+	if (!vol) {
+		virResetLastError();
+		return 0;
+	}
+	rc = vol_path(p, vol, out, err);
+	if (rc == 0 && virStorageVolGetInfo(vol, &info) < 0)
+		rc = lverr(err, p->host, "cannot read a saved guest's volume");
+	else if (rc == 0)
+		*bytes = info.allocation;
+	virStorageVolFree(vol);
+	return rc < 0 ? -1 : 1;
 }

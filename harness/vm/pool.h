@@ -39,20 +39,37 @@ void vm_pool_free(struct vm_pool *p);
 int vm_pool_stage(struct vm_pool *p, virConnectPtr conn, const char *local, const char *kind,
 		  char *remote, char *err);
 
-/* A qcow2 overlay NAME.qcow2 on backing (a staged raw volume's path), path into out. */
+/*
+ * A qcow2 overlay NAME.qcow2 on backing (the path of a volume there: a
+ * staged disk, fmt "raw", or a saved guest's, "qcow2"), its path into out.
+ */
 int vm_pool_overlay(struct vm_pool *p, virConnectPtr conn, const char *name,
-		    const char *backing, char *out, char *err);
+		    const char *backing, const char *fmt, char *out, char *err);
 
 /* An empty volume NAME.console for the guest's serial console file, path into out. */
 int vm_pool_console(struct vm_pool *p, virConnectPtr conn, const char *name, char *out,
 		    char *err);
 
-/* Download NAME.console into the local file path (made 0600, replaced). */
+/*
+ * Download NAME.console onto the end of the local file path (made 0600 if
+ * missing): a guest saved and then restored by one run has both its consoles
+ * there, the boot's first. What came before an error is kept.
+ */
 int vm_pool_fetch_console(struct vm_pool *p, virConnectPtr conn, const char *name,
 			  const char *path, char *err);
 
-/* Delete the run's volumes, NAME.qcow2 and NAME.console, where they exist. */
-void vm_pool_drop_run(struct vm_pool *p, virConnectPtr conn, const char *name);
+/* Delete the run's volumes, NAME.qcow2 (unless keep_disk) and NAME.console, where they exist. */
+void vm_pool_drop_run(struct vm_pool *p, virConnectPtr conn, const char *name, int keep_disk);
+
+/* Delete the volume NAME.EXT, if there is one. */
+void vm_pool_drop(struct vm_pool *p, virConnectPtr conn, const char *name, const char *ext);
+
+/* The pool's directory read again: a file libvirt wrote there (a saved state) becomes a volume. */
+int vm_pool_refresh(struct vm_pool *p, virConnectPtr conn, char *err);
+
+/* The volume NAME.EXT: 1, its path there into out (PATH_MAX) and its bytes on disk; 0 if none; -1. */
+int vm_pool_find(struct vm_pool *p, virConnectPtr conn, const char *name, const char *ext,
+		 char *out, uint64_t *bytes, char *err);
 
 /* The connection broke: nothing the pool verified on it is trusted any more. */
 void vm_pool_forget(struct vm_pool *p);

@@ -255,7 +255,7 @@ static void drop_pending(struct vm_conn *c)
 	unsigned i;
 
 	for (i = 0; c->pool && i < c->ndrops; i++)
-		vm_pool_drop_run(c->pool, c->conn, c->drops[i]);
+		vm_pool_drop_run(c->pool, c->conn, c->drops[i], 0);
 	c->ndrops = 0;
 }
 
@@ -447,33 +447,48 @@ static int start_local(struct vm_conn *c, struct vm_domain *d, const struct vm_c
 	return 0;
 }
 
-/*
- * Another host: files staged into its pool, the overlay and console file
- * volumes there, started paused so the channel's stream is open before the
- * guest can say anything, then resumed.
- */
-static int start_remote(struct vm_conn *c, struct vm_domain *d, const struct vm_config *cfg,
-			virConnectPtr conn, char *err)
+/* The name of a remote guest's volumes: cfg->vol, else its domain's. */
+static int set_vol(struct vm_domain *d, const struct vm_config *cfg, char *err)
 {
-	char kernel[PATH_MAX], initrd[PATH_MAX], backing[PATH_MAX], disk[PATH_MAX];
-	char console[PATH_MAX], xml[16384], wrapper[PATH_MAX];
+	if (fmtbuf(d->vol, sizeof(d->vol), "%s", cfg->vol ? cfg->vol : cfg->name) < 0)
+		return errorf(err, "domain %s: volume name too long", cfg->name);
+	return 0;
+}
+
+/*
+ * Another host's domain XML for cfg: its files staged into the pool (a
+ * saved guest's disk is a volume there already), the overlay and console
+ * file volumes made there, the channel libvirt's.
+ */
+static int remote_xml(struct vm_conn *c, struct vm_domain *d, const struct vm_config *cfg,
+		      virConnectPtr conn, char *xml, size_t len, char *err)
+{
+	char kernel[PATH_MAX], initrd[PATH_MAX], staged[PATH_MAX], console[PATH_MAX];
+	char wrapper[PATH_MAX];
+	const char *fmt = cfg->backing_fmt ? cfg->backing_fmt : "raw";
+	const char *backing = cfg->backing;
 	struct vm_config rc = *cfg;
-	virStreamPtr st;
 
 	d->remote = 1;
 	if (fmtbuf(d->console, sizeof(d->console), "%s", cfg->console) < 0)
 		return errorf(err, "domain %s: console path too long", cfg->name);
 	if (!c->pool)
 		return errorf(err, "host %s: no storage pool set for it", c->host);
+	if (set_vol(d, cfg, err) < 0)
+		return -1;
+	if (!strcmp(fmt, "raw") &&
+	    vm_pool_stage(c->pool, conn, cfg->backing, "disk", staged, err) < 0)
+		return -1;
+	if (!strcmp(fmt, "raw"))
+		backing = staged;
 	if (vm_pool_stage(c->pool, conn, cfg->kernel, "kernel", kernel, err) < 0 ||
 	    vm_pool_stage(c->pool, conn, cfg->initrd, "initrd", initrd, err) < 0 ||
-	    vm_pool_stage(c->pool, conn, cfg->backing, "disk", backing, err) < 0 ||
-	    vm_pool_overlay(c->pool, conn, cfg->name, backing, disk, err) < 0 ||
-	    vm_pool_console(c->pool, conn, cfg->name, console, err) < 0)
+	    vm_pool_overlay(c->pool, conn, d->vol, backing, fmt, d->disk, err) < 0 ||
+	    vm_pool_console(c->pool, conn, d->vol, console, err) < 0)
 		return -1;
 	rc.kernel = kernel;
 	rc.initrd = initrd;
-	rc.disk = disk;
+	rc.disk = d->disk;
 	rc.console = console;
 	rc.channel = NULL;
 	rc.first_cpu = -1;      /* its cores are not this machine's */
@@ -481,25 +496,46 @@ static int start_remote(struct vm_conn *c, struct vm_domain *d, const struct vm_
 		return errorf(err, "host %s: TCG wrapper path for arch %.32s too long", c->host,
 			      cfg->arch);
 	rc.emulator = vm_tcg_single(cfg) ? wrapper : cfg->emulator;
-	if (vm_domain_xml(&rc, xml, sizeof(xml), err) < 0)
-		return -1;
-	d->dom = virDomainCreateXML(conn, xml, VIR_DOMAIN_START_AUTODESTROY |
-				    VIR_DOMAIN_START_PAUSED);
-	if (!d->dom)
-		return lverr(err, "cannot start domain", cfg->name);
-	st = virStreamNew(conn, VIR_STREAM_NONBLOCK);
+	return vm_domain_xml(&rc, xml, len, err);
+}
+
+/*
+ * A remote guest started paused: its channel's stream opened before the
+ * guest can say anything, then resumed.
+ */
+static int remote_attach(struct vm_domain *d, virConnectPtr conn, char *err)
+{
+	virStreamPtr st = virStreamNew(conn, VIR_STREAM_NONBLOCK);
+
 	if (!st)
-		return lverr(err, "no stream for the channel of", cfg->name);
+		return lverr(err, "no stream for the channel of", d->name);
 	if (virDomainOpenChannel(d->dom, "harness.0", st, 0) < 0) {
-		lverr(err, "cannot open the channel of", cfg->name);
+		lverr(err, "cannot open the channel of", d->name);
 		virStreamFree(st);
 		return -1;
 	}
 	if (vm_bridge_open(st, &d->bridge, &d->chan_fd, err) < 0)
 		return -1;
 	if (virDomainResume(d->dom) < 0)
-		return lverr(err, "cannot resume", cfg->name);
+		return lverr(err, "cannot resume", d->name);
 	return 0;
+}
+
+/* Another host: the domain made from what remote_xml staged, started paused, attached. */
+static int start_remote(struct vm_conn *c, struct vm_domain *d, const struct vm_config *cfg,
+			virConnectPtr conn, char *err)
+{
+	char xml[16384];
+
+	if (remote_xml(c, d, cfg, conn, xml, sizeof(xml), err) < 0)
+		return -1;
+	if (cfg->uuid)
+		drop_leftover(conn, cfg->name);
+	d->dom = virDomainCreateXML(conn, xml, VIR_DOMAIN_START_AUTODESTROY |
+				    VIR_DOMAIN_START_PAUSED);
+	if (!d->dom)
+		return lverr(err, "cannot start domain", cfg->name);
+	return remote_attach(d, conn, err);
 }
 
 /*
@@ -556,12 +592,51 @@ int vm_start(struct vm_conn *c, const struct vm_config *cfg, struct vm_domain **
 	return 0;
 }
 
+/* A reference to c's connection if it is there (the caller closes it), else NULL. */
+static virConnectPtr conn_ref(struct vm_conn *c)
+{
+	virConnectPtr conn;
+
+	pthread_mutex_lock(&c->lock);
+	conn = c->conn;
+	if (conn)
+		virConnectRef(conn);
+	pthread_mutex_unlock(&c->lock);
+	return conn;
+}
+
+/*
+ * A remote guest's state saved as VOL.state beside its overlay VOL.qcow2
+ * (in the pool's directory, which is read again so the file is a volume);
+ * the overlay kept as the save's disk.
+ */
+static int save_remote(struct vm_domain *d, char *err)
+{
+	struct vm_conn *c = d->conn;
+	char state[PATH_MAX];
+	size_t n = strlen(d->disk);
+	virConnectPtr conn;
+	int rc;
+
+	if (n < 6 || strcmp(d->disk + n - 6, ".qcow2") ||
+	    snprintf(state, sizeof(state), "%.*s.state", (int)(n - 6), d->disk) >= (int)sizeof(state))
+		return errorf(err, "host %s: overlay '%s' is not VOL.qcow2", c->host, d->disk);
+	if (virDomainSaveFlags(d->dom, state, NULL, VIR_DOMAIN_SAVE_RUNNING) < 0)
+		return lverr(err, "cannot save domain", d->name);
+	d->keep_disk = 1;
+	if (!(conn = conn_ref(c)))
+		return errorf(err, "host %s: lost as its guest was saved", c->host);
+	rc = vm_pool_refresh(c->pool, conn, err);
+	virConnectClose(conn);
+	return rc;
+}
+
 int vm_save(struct vm_domain *d, const char *path, char *err)
 {
 	int rc = 0;
 
 	if (d->remote)
-		rc = errorf(err, "a guest on another host is not saved (its host keeps no saves yet)");
+		rc = save_remote(d, err);
 	else if (virDomainSaveFlags(d->dom, path, NULL, VIR_DOMAIN_SAVE_RUNNING) < 0)
 		rc = lverr(err, "cannot save domain", d->name);
 	/* the domain is gone: its STOPPED event must come before another of
@@ -572,29 +647,58 @@ int vm_save(struct vm_domain *d, const char *path, char *err)
 	return rc;
 }
 
+/* This machine: the overlay made on the save's disk, QEMU's socket for the channel. */
+static int restore_local(struct vm_domain *d, const struct vm_config *cfg, const char *save,
+			 virConnectPtr conn, char *err)
+{
+	char xml[16384];
+
+	if (fmtbuf(d->channel, sizeof(d->channel), "%s", cfg->channel) < 0)
+		return errorf(err, "domain %s: channel path too long", cfg->name);
+	if (local_xml(cfg, xml, sizeof(xml), err) < 0)
+		return -1;
+	drop_leftover(conn, cfg->name);
+	if (virDomainRestoreFlags(conn, save, xml, VIR_DOMAIN_SAVE_RUNNING) < 0)
+		return lverr(err, "cannot restore domain", cfg->name);
+	return 0;
+}
+
+/*
+ * Another host: the overlay a volume on the save's disk volume there,
+ * restored paused (no autodestroy for a restore: a daemon that dies leaves
+ * it, destroyed by name before the next), attached, resumed.
+ */
+static int restore_remote(struct vm_conn *c, struct vm_domain *d, const struct vm_config *cfg,
+			  const char *save, virConnectPtr conn, char *err)
+{
+	char xml[16384];
+
+	if (remote_xml(c, d, cfg, conn, xml, sizeof(xml), err) < 0)
+		return -1;
+	drop_leftover(conn, cfg->name);
+	if (virDomainRestoreFlags(conn, save, xml, VIR_DOMAIN_SAVE_PAUSED) < 0)
+		return lverr(err, "cannot restore domain", cfg->name);
+	d->dom = virDomainLookupByName(conn, cfg->name);
+	if (!d->dom)
+		return lverr(err, "restored domain not found", cfg->name);
+	return remote_attach(d, conn, err);
+}
+
 int vm_restore(struct vm_conn *c, const struct vm_config *cfg, const char *save,
 	       struct vm_domain **ret, char *err)
 {
-	char xml[16384];
 	struct vm_domain *d;
 	virConnectPtr conn;
 	int rc = -1;
 
-	if (!c->embedded)
-		return errorf(err, "host %s: guests are restored on this machine only", c->host);
 	if (!(d = domain_new(c, cfg->name, &conn, err)))
 		return -1;
-	if (fmtbuf(d->channel, sizeof(d->channel), "%s", cfg->channel) < 0) {
-		errorf(err, "domain %s: channel path too long", cfg->name);
+	if (!c->embedded) {
+		rc = restore_remote(c, d, cfg, save, conn, err);
 		goto out;
 	}
-	if (local_xml(cfg, xml, sizeof(xml), err) < 0)
+	if (restore_local(d, cfg, save, conn, err) < 0)
 		goto out;
-	drop_leftover(conn, cfg->name);
-	if (virDomainRestoreFlags(conn, save, xml, VIR_DOMAIN_SAVE_RUNNING) < 0) {
-		lverr(err, "cannot restore domain", cfg->name);
-		goto out;
-	}
 	d->dom = virDomainLookupByName(conn, cfg->name);
 	if (!d->dom) {
 		lverr(err, "restored domain not found", cfg->name);
@@ -610,6 +714,37 @@ out:
 	else
 		*ret = d;
 	return rc;
+}
+
+int vm_saved_find(struct vm_conn *c, const char *vol, char *state, char *disk, uint64_t *bytes,
+		  char *err)
+{
+	virConnectPtr conn;
+	uint64_t a = 0, b = 0;
+	int rc;
+
+	if (c->embedded || !c->pool)
+		return errorf(err, "saves on this machine are files, not volumes");
+	if (!(conn = conn_ref(c)))
+		return errorf(err, "host %s: not connected", c->host);
+	rc = vm_pool_find(c->pool, conn, vol, "state", state, &a, err);
+	if (rc == 1)
+		rc = vm_pool_find(c->pool, conn, vol, "qcow2", disk, &b, err);
+	virConnectClose(conn);
+	if (rc == 1)
+		*bytes = a + b;
+	return rc;
+}
+
+void vm_saved_delete(struct vm_conn *c, const char *vol)
+{
+	virConnectPtr conn;
+
+	if (c->embedded || !c->pool || !(conn = conn_ref(c)))
+		return;
+	vm_pool_drop(c->pool, conn, vol, "state");
+	vm_pool_drop_run(c->pool, conn, vol, 0);
+	virConnectClose(conn);
 }
 
 int vm_open_channel(struct vm_domain *d, int64_t deadline_ms, int *fd, char *err)
@@ -684,15 +819,14 @@ static void end_remote(struct vm_domain *d)
 		conn = c->conn;
 		virConnectRef(conn);
 	} else if (c->ndrops < VM_DROPS_MAX &&
-		   fmtbuf(c->drops[c->ndrops], sizeof(c->drops[0]), "%s", d->name) == 0) {
-		c->ndrops++;    /* d->name is as long as a drop: it fits */
+		   fmtbuf(c->drops[c->ndrops], sizeof(c->drops[0]), "%s", d->vol) == 0) {
+		c->ndrops++;    /* d->vol is as long as a drop: it fits */
 	}
 	pthread_mutex_unlock(&c->lock);
 	if (!conn)
 		return;
-	if (vm_pool_fetch_console(c->pool, conn, d->name, d->console, err) < 0)
-		unlink(d->console);
-	vm_pool_drop_run(c->pool, conn, d->name);
+	vm_pool_fetch_console(c->pool, conn, d->vol, d->console, err);   /* what came is kept */
+	vm_pool_drop_run(c->pool, conn, d->vol, d->keep_disk);
 	virConnectClose(conn);
 }
 

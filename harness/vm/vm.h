@@ -26,9 +26,12 @@ struct vm_config {
 	uint64_t memory_mib, vcpus;
 	const char *kernel, *initrd, *cmdline;
 	const char *backing;     /* the data disk the run's overlay starts from */
-	const char *backing_fmt; /* its format: NULL "raw", or "qcow2" (a saved guest's disk) */
+	const char *backing_fmt; /* its format: NULL "raw", or "qcow2" (a saved guest's disk:
+				  * on another host, a volume there already) */
 	const char *uuid;        /* the domain's; NULL: libvirt's (a restore needs the save's) */
 	const char *disk;        /* qcow2 overlay (made by vm_start), virtio-blk cache=none */
+	const char *vol;         /* another host: the run's volumes are VOL.qcow2 and
+				  * VOL.console; NULL: named as the domain */
 	const char *console;     /* serial console log file, here */
 	const char *channel;     /* unix socket QEMU binds for the agent's port; NULL: libvirt's */
 	int first_cpu;           /* vCPU i pinned to host CPU first_cpu + i; -1: none */
@@ -108,20 +111,35 @@ int vm_domain_xml(const struct vm_config *cfg, char *buf, size_t len, char *err)
 int vm_start(struct vm_conn *c, const struct vm_config *cfg, struct vm_domain **ret, char *err);
 
 /*
- * Save d's whole state (memory, devices) into path on its host and end it:
- * d is destroyed either way. The guest's disk must be kept as it is for a
- * restore to see what the saved kernel believes is there.
+ * Save d's whole state (memory, devices) and end it: d is destroyed either
+ * way. The guest's disk must be kept as it is for a restore to see what the
+ * saved kernel believes is there. On this machine the state goes to path
+ * (the caller moves the overlay beside it); on another host path is NULL:
+ * the state becomes the volume VOL.state beside the guest's overlay
+ * VOL.qcow2, which is kept (vm_saved_find finds both).
  */
 int vm_save(struct vm_domain *d, const char *path, char *err);
 
 /*
  * Start cfg's guest from the state at save, saved by a domain of the same
  * name, uuid and devices (cfg may change only host-side paths: overlay,
- * console, channel), running on from where it was saved. This machine's
- * embedded driver only, for now.
+ * console, channel), running on from where it was saved. On another host,
+ * save and cfg->backing are the save's volumes there.
  */
 int vm_restore(struct vm_conn *c, const struct vm_config *cfg, const char *save,
 	       struct vm_domain **ret, char *err);
+
+/*
+ * A save another host keeps (VOL.state and VOL.qcow2 in its pool, made by
+ * vm_save): 1 and their paths there in state and disk (PATH_MAX each) and
+ * the bytes they take in *bytes; 0 if either is missing; -1 with err if the
+ * host cannot be asked. Saves stay on the host that made them.
+ */
+int vm_saved_find(struct vm_conn *c, const char *vol, char *state, char *disk, uint64_t *bytes,
+		  char *err);
+
+/* Delete save vol's volumes on c's host, where they exist. */
+void vm_saved_delete(struct vm_conn *c, const char *vol);
 
 /*
  * The guest channel as a socket *fd (the caller closes it): QEMU's socket

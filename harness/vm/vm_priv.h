@@ -29,6 +29,9 @@ struct vm_domain {
 	int chan_fd;          /* the bridge's socket until vm_open_channel() hands it out */
 	char channel[PATH_MAX];   /* QEMU's channel socket (embedded) */
 	char console[PATH_MAX];   /* where a remote guest's console log comes home to */
+	char vol[128];            /* a remote guest's volumes: VOL.qcow2, VOL.console */
+	char disk[PATH_MAX];      /* a remote guest's overlay, its path there */
+	int keep_disk;            /* saved: its overlay is the save's disk, not deleted */
 };
 
 struct vm_conn {
