@@ -82,8 +82,13 @@ check "the save run's console kept its boot and its workload" \
 	bash -c 'c=$(sqlite3 results/harness.db "SELECT console_path FROM runs WHERE seq = 0"); grep -q "Linux version" "$c" && grep -q "harness: sent sample" "$c"'
 check "the saves are in the cache, each a state, a disk and a hello" \
 	[ "$(ls results/cache/saves/*/state results/cache/saves/*/disk.qcow2 results/cache/saves/*/hello | wc -l)" = 6 ]
+check "each save names the one matrix whose runs used it, once (the queue's hold on it)" \
+	bash -c 'for f in results/cache/saves/*/users; do [ "$(cat "$f")" = "$(sqlite3 results/harness.db "SELECT MIN(id) FROM matrices")" ] || exit 1; done &&
+		[ "$(ls results/cache/saves/*/users | wc -l)" = 2 ]' 
 # what each save takes on disk, as its save run stored it (and harness phases prints)
-ondisk() { find "results/cache/saves/$1" -type f -printf '%b\n' | awk '{ s += $1 * 512 } END { print s }'; }
+# (its "users" file, the matrices that used it, is bookkeeping, not the save)
+ondisk() { find "results/cache/saves/$1" -type f \( -name state -o -name disk.qcow2 -o -name hello \) \
+	-printf '%b\n' | awk '{ s += $1 * 512 } END { print s }'; }
 sizes_ok() {
 	local key bytes
 	[ "$(q "SELECT COUNT(*) FROM runs WHERE start != 'save' AND save_bytes IS NOT NULL")" = 0 ] || return 1
