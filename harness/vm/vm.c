@@ -249,7 +249,13 @@ int vm_ensure_alive(struct vm_conn *c, char *err)
 	return 1;
 }
 
-/* Run volumes a lost connection left on the host, deleted now it is back. */
+static void drop_leftover(virConnectPtr conn, const char *name);
+
+/*
+ * Run volumes a lost connection left on the host, deleted now it is back,
+ * and the restored guests it left running (a restore has no autodestroy)
+ * destroyed.
+ */
 static void drop_pending(struct vm_conn *c)
 {
 	unsigned i;
@@ -257,6 +263,9 @@ static void drop_pending(struct vm_conn *c)
 	for (i = 0; c->pool && i < c->ndrops; i++)
 		vm_pool_drop_run(c->pool, c->conn, c->drops[i], 0);
 	c->ndrops = 0;
+	for (i = 0; i < c->nstale; i++)
+		drop_leftover(c->conn, c->stale[i]);
+	c->nstale = 0;
 }
 
 int vm_check(struct vm_conn *c, char *err)
@@ -681,6 +690,7 @@ static int restore_remote(struct vm_conn *c, struct vm_domain *d, const struct v
 	d->dom = virDomainLookupByName(conn, cfg->name);
 	if (!d->dom)
 		return lverr(err, "restored domain not found", cfg->name);
+	d->restored = 1;
 	return remote_attach(d, conn, err);
 }
 
@@ -818,9 +828,14 @@ static void end_remote(struct vm_domain *d)
 	if (c->pool && c->conn && !lost) {
 		conn = c->conn;
 		virConnectRef(conn);
-	} else if (c->ndrops < VM_DROPS_MAX &&
-		   fmtbuf(c->drops[c->ndrops], sizeof(c->drops[0]), "%s", d->vol) == 0) {
-		c->ndrops++;    /* d->vol is as long as a drop: it fits */
+	} else {
+		/* d->vol and d->name are as long as a drop: they fit */
+		if (c->ndrops < VM_DROPS_MAX &&
+		    fmtbuf(c->drops[c->ndrops], sizeof(c->drops[0]), "%s", d->vol) == 0)
+			c->ndrops++;
+		if (d->restored && c->nstale < VM_DROPS_MAX &&
+		    fmtbuf(c->stale[c->nstale], sizeof(c->stale[0]), "%s", d->name) == 0)
+			c->nstale++;
 	}
 	pthread_mutex_unlock(&c->lock);
 	if (!conn)

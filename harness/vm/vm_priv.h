@@ -32,6 +32,7 @@ struct vm_domain {
 	char vol[128];            /* a remote guest's volumes: VOL.qcow2, VOL.console */
 	char disk[PATH_MAX];      /* a remote guest's overlay, its path there */
 	int keep_disk;            /* saved: its overlay is the save's disk, not deleted */
+	int restored;             /* a remote restore: no autodestroy, destroyed by name */
 };
 
 struct vm_conn {
@@ -49,6 +50,8 @@ struct vm_conn {
 	char arch[16];          /* the host's own guest arch, "" until asked */
 	char drops[VM_DROPS_MAX][128];
 	unsigned ndrops;
+	char stale[VM_DROPS_MAX][128];   /* restored guests a lost connection left running there */
+	unsigned nstale;
 };
 
 /* What differs between the guest architectures (the table, vm_archs[], is in vm_xml.c). */
