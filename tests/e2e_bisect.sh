@@ -28,7 +28,7 @@ matrix() { # matrix NAME REPS ARMS: pread of a cached file, the path patch 3 slo
 	# from disk made ops/s range over two orders of magnitude
 	cat > "$1.json" <<EOF2
 { "name": "$1", "reps": $2, "arms": [ $3 ],
-  "workloads": [ { "name": "pread", "duration_s": 1, "ramp_s": 1, "memcg_mib": 64,
+  "workloads": [ { "name": "pread", "duration_s": 2, "ramp_s": 1, "memcg_mib": 64,
                    "files": [ { "name": "d", "mib": 4 } ],
                    "streams": [ { "kind": "scan", "file": "d" },
                                 { "kind": "random", "file": "d", "start_s": 1 } ] } ] }
