@@ -211,7 +211,7 @@ check "the host came back and took blocks again" \
 		FROM runs WHERE status = 'interrupted' AND host = 'there')")" -ge 1 ]
 check "16 runs done, each seq once, no block mixing hosts" \
 	[ "$(q "SELECT COUNT(*) || ' ' || COUNT(DISTINCT r.seq) FROM runs r JOIN matrices m ON
-		m.id = r.matrix_id WHERE m.name = 'lose' AND r.status = 'done'")" = "12 12" -a \
+		m.id = r.matrix_id WHERE m.name = 'lose' AND r.status = 'done'")" = "16 16" -a \
 	"$(mixed lose)" = 0 ]
 check "the lost block's 4 runs done on the first host, none paired with the second's" \
 	[ "$(q "SELECT COUNT(*) || ' ' || GROUP_CONCAT(DISTINCT host) FROM runs WHERE status = 'done'

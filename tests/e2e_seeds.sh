@@ -53,9 +53,15 @@ mc=$(m seed-003 hot/mmap classic hot_resident_at_pass_ends)
 # Measured (six runs an arm, two days): MGLRU 0.966 to 0.984, the classic LRU
 # 0.685 to 0.807 (0.7 failed CI at 0.685); the seed: 100 % against 86 %.
 check "003: mmap: MGLRU keeps the hot file ($mm)" cmp "$mm" ">=" 0.8
-# most_but_less C M: C is at least 0.6 and under M
-most_but_less() { cmp "$1" ">=" 0.6 && cmp "$1" "<" "$2"; }
-check "003: mmap: the classic LRU keeps most of it, less than MGLRU ($mc)" most_but_less "$mc" "$mm"
+# The seed: the classic LRU kept 77 % to 100 % of a mapped hot file from run to
+# run (97 to 100 % in most settings), "not reliably from run to run"; here one
+# rehearsal's run kept 1.0000 against MGLRU's 0.9881. One run an arm cannot
+# order two arms that both may keep it all: below MGLRU is asserted on the
+# means of 2 runs or more (make test-long), "most of it" on one.
+check "003: mmap: the classic LRU keeps most of it ($mc)" cmp "$mc" ">=" 0.6
+if [ "$reps" -ge 2 ]; then
+	check "003: mmap: the classic LRU keeps less than MGLRU on average ($mc < $mm)" cmp "$mc" "<" "$mm"
+fi
 
 # 000: vec's reads at the end against before the cold file; the cold file at the end.
 # Under TCG a recovered run's rate still wanders by 15 % (83 k to 120 k reads/s)
