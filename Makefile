@@ -97,6 +97,7 @@ UNIT_TESTS += tests/build/test_tracer
 UNIT_TESTS += tests/build/test_counters
 UNIT_TESTS += tests/build/test_embed
 UNIT_TESTS += tests/build/test_saved
+UNIT_TESTS += tests/build/test_console
 UNIT_TESTS += tests/build/test_hostinfo
 UNIT_TESTS += tests/build/test_psi
 UNIT_TESTS += tests/build/test_hugepages

@@ -21,7 +21,7 @@ static const char *const kind_names[] = {
 	[FAULT_NONE] = "none", [FAULT_PANIC] = "panic", [FAULT_SILENCE] = "silence",
 	[FAULT_GARBAGE] = "garbage", [FAULT_BADUTF8] = "badutf8",
 	[FAULT_LONGLINE] = "longline", [FAULT_BADJSON] = "badjson",
-	[FAULT_FIOSTALL] = "fiostall", [FAULT_LRUGAP] = "lrugap",
+	[FAULT_FIOSTALL] = "fiostall", [FAULT_LRUGAP] = "lrugap", [FAULT_NOHELLO] = "nohello",
 };
 
 /* A number of seconds (0..86400) given to option key, into *ms. */
@@ -142,8 +142,9 @@ static int send_badjson(int fd, const char *line, size_t len)
 
 /*
  * The test-only fault of the kernel command line, at its moment: a panic by
- * sysrq, silence, garbage, bad UTF-8, an overlong or broken JSON line; the
- * rest are the caller's (the line not written, fio stalled).
+ * sysrq, silence, garbage, bad UTF-8, an overlong or broken JSON line, an
+ * agent stopped before its hello; the rest are the caller's (the line not
+ * written, fio stalled).
  */
 static int fire(struct fault *f, int fd, const char *line, size_t len)
 {
@@ -170,6 +171,9 @@ static int fire(struct fault *f, int fd, const char *line, size_t len)
 		return send_longline(fd);
 	case FAULT_BADJSON:
 		return send_badjson(fd, line, len);
+	case FAULT_NOHELLO:    /* PID 1 must not exit: that would be a panic */
+		for (;;)
+			pause();
 	case FAULT_LRUGAP:     /* the line is simply not written */
 	case FAULT_FIOSTALL:
 	case FAULT_NONE:
@@ -178,9 +182,15 @@ static int fire(struct fault *f, int fd, const char *line, size_t len)
 	return 0;
 }
 
-/* lrugap: the first lru line after a sample after_ms into the workload. */
+/*
+ * Is m the message the fault takes the place of? nohello: the hello; lrugap:
+ * the first lru line after a sample after_ms into the workload; the rest:
+ * that sample.
+ */
 static int fires_now(struct fault *f, const struct proto_msg *m)
 {
+	if (f->kind == FAULT_NOHELLO)
+		return m->type == PROTO_HELLO;
 	if (f->kind != FAULT_LRUGAP)
 		return m->type == PROTO_SAMPLE && m->u.sample.t_ms >= f->after_ms;
 	if (m->type == PROTO_SAMPLE && m->u.sample.t_ms >= f->after_ms)

@@ -18,6 +18,7 @@ enum fault_kind {
 	FAULT_BADJSON,   /* a sample with a negative counter */
 	FAULT_FIOSTALL,  /* fio's main process (its status output) stopped for a while */
 	FAULT_LRUGAP,    /* one node's PROTO_LRU left out (its sample announced it) */
+	FAULT_NOHELLO,   /* the agent stops for good before its hello: a silent boot */
 };
 
 struct fault {

@@ -217,6 +217,44 @@ static int block_ends(const struct run_ref *refs, size_t n, size_t i)
 	       refs[i + 1].cell != refs[i].cell;
 }
 
+/* What one attempt of a run ended as, on the line its "run i/n" began. */
+static void say_outcome(const struct run_outcome *out)
+{
+	if (out->ok)
+		printf("done, %llu samples, %.0f ops/s, agent ready %.1f s, host load %.1f%s%s%s\n",
+		       (unsigned long long)out->samples, out->ops_per_s,
+		       out->agent_ready_ms / 1000.0, out->host_load,
+		       out->contended ? ", contended (" : "", out->contended_why,
+		       out->contended ? ")" : "");
+	else
+		printf("%s: %s\n", out->status, out->reason);
+	fflush(stdout);
+}
+
+/*
+ * One queued run, and again as a fresh attempt after a failure of the
+ * harness's or the host's own, up to conf retries (as harnessd does).
+ */
+static int run_one(struct runner *r, const struct matrix *m, struct run_ref ref,
+		   struct run_outcome *out, char *err)
+{
+	uint64_t tries = 0;
+	int rc;
+
+	for (;;) {
+		if (runner_run(r, m, &ref, out, err) < 0)
+			return -1;
+		say_outcome(out);
+		if (out->infra && vm_check(r->vm, err) < 0)
+			return -1;
+		rc = runner_retry(r, &ref, out, &tries, err);
+		if (rc <= 0)
+			return rc;
+		printf("  retried as run %lld: ", (long long)ref.id);
+		fflush(stdout);
+	}
+}
+
 /*
  * The queued runs, one after another; the build gate held as measuring from
  * a block's first run to its last, so a compile (harness check, harnessd)
@@ -239,18 +277,9 @@ static int run_all(struct runner *r, const struct matrix *m, int64_t mid,
 		       (long long)refs[i].id, m->arms[refs[i].arm].name, m->cells[refs[i].cell].name,
 		       refs[i].block, refs[i].position);
 		fflush(stdout);
-		if (runner_run(r, m, &refs[i], &out, err) < 0)
+		if (run_one(r, m, refs[i], &out, err) < 0)
 			return -1;
-		if (out.ok)
-			printf("done, %llu samples, %.0f ops/s, agent ready %.1f s, host load %.1f%s%s%s\n",
-			       (unsigned long long)out.samples, out.ops_per_s,
-			       out.agent_ready_ms / 1000.0, out.host_load,
-			       out.contended ? ", contended (" : "", out.contended_why,
-			       out.contended ? ")" : "");
-		else
-			printf("%s: %s\n", out.status, out.reason);
 		*failed += !out.ok;
-		fflush(stdout);
 		if (block_ends(refs, n, i))
 			buildlock_drop(bl);
 	}

@@ -181,6 +181,7 @@ static int run_one(struct slot *sl, struct runner *r, const struct matrix *m,
 {
 	struct run_outcome out;
 	uint64_t tries = 0;
+	int rc;
 
 	for (;;) {
 		*ret_run = ref.id;
@@ -191,10 +192,9 @@ static int run_one(struct slot *sl, struct runner *r, const struct matrix *m,
 			return store_requeue(sl->store, ref.id, out.status, out.reason, 0, NULL, err);
 		if (out.infra && vm_check(r->vm, err) < 0)
 			return 1;
-		if (!out.infra || tries++ >= sl->sc->c->retries)
-			return 0;
-		if (store_requeue(sl->store, ref.id, "failed", out.reason, 1, &ref.id, err) < 0)
-			return -1;
+		rc = runner_retry(r, &ref, &out, &tries, err);
+		if (rc <= 0)
+			return rc;
 		hlog("slot %u: retrying as run %lld", sl->index, (long long)ref.id);
 	}
 }

@@ -73,4 +73,14 @@ const char *runner_pick_accel(const struct conf *conf, struct vm_conn *vm,
 int runner_run(struct runner *r, const struct matrix *m, const struct run_ref *ref,
 	       struct run_outcome *out, char *err);
 
+/*
+ * After an attempt that failed for the harness's or the host's reasons
+ * (out->infra), while *tries is under conf retries: the attempt kept as
+ * failed with its reason and the run queued again as a fresh attempt, whose
+ * id goes in ref->id. Returns 1 (run ref again), 0 (not retried) or -1 (the
+ * database refused, why in err). harness run and harnessd both retry so.
+ */
+int runner_retry(struct runner *r, struct run_ref *ref, const struct run_outcome *out,
+		 uint64_t *tries, char *err);
+
 #endif

@@ -42,6 +42,20 @@ static void excerpt_add(struct console_report *out, const char *line)
 	out->first[used + n + 1] = '\0';
 }
 
+/* The line as the last one said, if it says anything: printable ASCII only, cut. */
+static void keep_last(struct console_report *out, const char *line)
+{
+	size_t i, n = 0;
+
+	for (i = 0; line[i] && !(line[i] > ' ' && line[i] < 0x7f); i++)
+		;
+	if (!line[i])
+		return;
+	for (; line[i] && n < sizeof(out->last) - 1; i++)
+		out->last[n++] = line[i] >= ' ' && line[i] < 0x7f ? line[i] : '?';
+	out->last[n] = '\0';
+}
+
 int console_scan(const char *path, struct console_report *out)
 {
 	char line[512];
@@ -59,6 +73,7 @@ int console_scan(const char *path, struct console_report *out)
 		}
 		cut = !strchr(line, '\n');
 		line[strcspn(line, "\r\n")] = '\0';
+		keep_last(out, line);
 		if (strstr(line, "WARNING:"))
 			out->warnings++;
 		if (!out->crashed && console_line_is_crash(line))

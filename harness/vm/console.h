@@ -9,6 +9,7 @@ struct console_report {
 	int crashed;            /* a panic, oops, BUG or fault was printed */
 	int warnings;           /* "WARNING:" lines */
 	char first[1024];       /* the crash's first lines, as printed */
+	char last[160];         /* the last line with a printable character, cut */
 };
 
 /*
