@@ -180,6 +180,8 @@ rc=$?
 check "here again, as JSON (exit $rc, $((SECONDS - t0)) s): the same culprit" \
 	[ "$(json '"%s %s" % (j["culprit"]["patch"], j["outcome"])' again.json)" = "3 found" ]
 check "... and nothing was run again" bash -c '! grep -q "^run [0-9]*/[0-9]* " again.err'
+check "... nor prefix 1 configured or compiled again: its compiler error is remembered" \
+	bash -c '! grep -q "(p1) x86_64: c" again.err && grep -q "HARNESS_E2E_WORDS.*as before" again.json'
 check "... the same cost as the daemon's" [ "$(json 'j["runs"]' again.json)" = "$(json 'j["runs"]' daemon.json)" ]
 
 # 7. refused in one line before anything builds

@@ -1050,6 +1050,39 @@ static void test_patch_links_confined(void **state)
 	series_free(&s);
 }
 
+/* A failed compile is remembered only for the compiler's error in a file of the tree. */
+static void test_compile_error_lasting(void **state)
+{
+	const char *src = "/c/trees/t/src";
+
+	(void)state;
+	assert_true(kbuild_compile_error_lasting(
+		"  CC      mm/filemap.o\n/c/trees/t/src/mm/filemap.c:1070:40: error: 'W' "
+		"undeclared (first use in this function)\nmake[3]: *** Error 1\n", src));
+	assert_true(kbuild_compile_error_lasting("mm/workingset.c:844:1: error: unknown type\n",
+						 src));
+	assert_true(kbuild_compile_error_lasting("ld: x\nmm/a.c:3: error: no line column\n", src));
+	/* the host's: the compiler killed or broken, no space, a header missing */
+	assert_false(kbuild_compile_error_lasting(
+		"mm/a.c:3:1: error: x\ngcc: fatal error: Killed signal terminated program cc1\n",
+		src));
+	assert_false(kbuild_compile_error_lasting(
+		"mm/a.c:3:1: error: x\nmm/a.c: internal compiler error: Segmentation fault\n", src));
+	assert_false(kbuild_compile_error_lasting(
+		"mm/a.c:3:1: error: x\n/tmp/cc.s: No space left on device\n", src));
+	assert_false(kbuild_compile_error_lasting(
+		"tools/objtool/elf.c:10:10: fatal error: gelf.h: No such file or directory\n", src));
+	/* host tools, a file outside the tree, no error at all */
+	assert_false(kbuild_compile_error_lasting("tools/objtool/elf.c:9:2: error: x\n", src));
+	assert_false(kbuild_compile_error_lasting("scripts/sign-file.c:2:2: error: x\n", src));
+	assert_false(kbuild_compile_error_lasting("/usr/include/x.h:1:1: error: x\n", src));
+	assert_false(kbuild_compile_error_lasting("/c/trees/t/src/../../e.c:1:1: error: x\n",
+						  src));
+	assert_false(kbuild_compile_error_lasting("make: *** [Makefile:1] Error 2\n", src));
+	assert_false(kbuild_compile_error_lasting("mm/a.c: error: no line\n", src));
+	assert_false(kbuild_compile_error_lasting("", src));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1073,6 +1106,7 @@ int main(void)
 		cmocka_unit_test(test_git_file_confined),
 		cmocka_unit_test(test_git_file_inside),
 		cmocka_unit_test(test_patch_links_confined),
+		cmocka_unit_test(test_compile_error_lasting),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

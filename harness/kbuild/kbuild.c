@@ -1067,6 +1067,58 @@ static void last_errors(const char *log, char *out, size_t size)
 	}
 }
 
+/* Does one log line say "FILE:LINE:COL: error:" of a tree file outside tools/ and scripts/? */
+static int tree_error_line(const char *line, size_t len, const char *src)
+{
+	size_t n = strlen(src), f;
+	const char *e;
+
+	if (len > n && !strncmp(line, src, n) && line[n] == '/')
+		line += n + 1, len -= n + 1;
+	else if (len && line[0] == '/')
+		return 0;   /* a file outside the tree: a host header, say */
+	f = strcspn(line, ":\n");
+	if (!f || f >= len || line[f] != ':' || memmem(line, f, "..", 2) ||
+	    !strncmp(line, "tools/", 6) || !strncmp(line, "scripts/", 8))
+		return 0;
+	e = line + f + 1;
+	if (!isdigit((unsigned char)*e))
+		return 0;
+	while (isdigit((unsigned char)*e))
+		e++;
+	if (*e == ':' && isdigit((unsigned char)e[1]))
+		for (e++; isdigit((unsigned char)*e); e++)
+			;
+	return !strncmp(e, ": error: ", 9);
+}
+
+int kbuild_compile_error_lasting(const char *log, const char *src)
+{
+	static const char *const host[] = { "internal compiler error", "Killed signal",
+					    "No space left on device", "Cannot allocate memory",
+					    "virtual memory exhausted", "fatal error:",
+					    "Segmentation fault" };
+	const char *p;
+	int found = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(host); i++)
+		if (strstr(log, host[i]))
+			return 0;
+	for (p = log; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] == '\n'))
+		found |= tree_error_line(p, strcspn(p, "\n"), src);
+	return found;
+}
+
+/* Is the failed compile's log the source's own error (kbuild_compile_error_lasting)? */
+static int source_error(const struct build *b)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+
+	return read_regular_file(b->log, 64 << 20, &text, &len, NULL) == 0 &&
+	       kbuild_compile_error_lasting(text, b->src);
+}
+
 /*
  * The kernel compiled in the jail (LOCALVERSION the key's, reproducible
  * build stamps, the arch's image), its time kept for the next estimate; a
@@ -1102,6 +1154,7 @@ static int compile(struct build *b, char *err)
 		return -1;
 	b->out->build_s = (double)(now_ms() - b->phase_start) / 1000.0;
 	if (status != 0) {
+		b->lasting = status > 0 && source_error(b);
 		last_errors(b->log, why, sizeof(why));
 		return errorf(err, "the build failed (%s %d, log kept in %s): %s",
 			      status < 0 ? "killed or timed out," : "exit", status, b->log,
@@ -1335,16 +1388,20 @@ static int build_steps(struct build *b, char *err)
 	if (pathf(b->log, err, "%s/logs/%s.log", b->top, b->inputs) < 0)
 		return -1;
 	unlink(b->log);
-	/* a patch that does not apply or a symbol lost stays so: kept; a config step or
-	 * a compile that failed may be the host's (a package missing, the jail), so it
-	 * is tried again next time */
+	/* a patch that does not apply, a symbol lost or the compiler's error in a file
+	 * of the tree stays so: kept; a config step or a compile that failed otherwise
+	 * may be the host's (a package missing, the jail, a killed compiler), so it is
+	 * tried again next time */
 	r = prepare_source(b, err);
 	if (r < 0 && b->lasting)
 		memo_write(b, "failed", err);
 	if (r < 0)
 		return -1;
-	if (r == 0 && compile(b, err) < 0)
+	if (r == 0 && compile(b, err) < 0) {
+		if (b->lasting)
+			memo_write(b, "failed", err);
 		return -1;
+	}
 	if (r == 0 && (store_entry(b, err) < 0 || (save_compile_time(b), 0)))
 		return -1;
 	b->out->cached = r;

@@ -80,4 +80,15 @@ int kbuild_fragment_line_ok(const char *line);
 /* 1 if s names a built-in base config: defconfig, tinyconfig, allnoconfig, debian. */
 int kbuild_config_builtin(const char *s);
 
+/*
+ * 1 if a failed compile's log (NUL-terminated text) is the source's own
+ * error, to be remembered for the same inputs as a patch that does not apply
+ * is: a compiler's "FILE:LINE:COL: error:" about a file of the tree at src
+ * (absolute, or relative to it) outside tools/ and scripts/, which build
+ * against the host's libraries; and nothing of the host's in the log (an
+ * internal compiler error, a killed compiler, a full disk, memory, a missing
+ * header). 0 otherwise: the compile is tried again next time.
+ */
+int kbuild_compile_error_lasting(const char *log, const char *src);
+
 #endif
