@@ -72,14 +72,16 @@ FIOS    := $(foreach a,$(ARCHS),images/out/$(a)/fio)
 CROSS_CC_x86_64  := $(CC)
 CROSS_CC_aarch64 := aarch64-linux-gnu-gcc
 
-UNIT_TESTS := tests/build/test_abba tests/build/test_spec tests/build/test_proto \
+# the longest first (tests/run.sh runs them three at a time, in this order):
+# test_kbuild and test_api wait on git and sockets more than they compute
+UNIT_TESTS := tests/build/test_kbuild tests/build/test_api
+UNIT_TESTS += tests/build/test_abba tests/build/test_spec tests/build/test_proto \
               tests/build/test_zipf tests/build/test_fio
 UNIT_TESTS += tests/build/test_streams
 UNIT_TESTS += tests/build/test_ycsb
 UNIT_TESTS += tests/build/test_sampler
 UNIT_TESTS += tests/build/test_hash
 UNIT_TESTS += tests/build/test_fetch
-UNIT_TESTS += tests/build/test_api
 UNIT_TESTS += tests/build/test_arch
 UNIT_TESTS += tests/build/test_stats
 UNIT_TESTS += tests/build/test_compare
@@ -89,7 +91,6 @@ UNIT_TESTS += tests/build/test_plot
 UNIT_TESTS += tests/build/test_sandbox
 UNIT_TESTS += tests/build/test_lock
 UNIT_TESTS += tests/build/test_race
-UNIT_TESTS += tests/build/test_kbuild
 UNIT_TESTS += tests/build/test_bisect
 UNIT_TESTS += tests/build/test_phases
 UNIT_TESTS += tests/build/test_lrugen

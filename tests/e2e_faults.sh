@@ -36,7 +36,7 @@ presets = $repo/workloads/presets
 memory_mib = 256
 vcpus = 2
 guests = 1
-boot_timeout_s = 240
+boot_timeout_s = 60
 slack_s = 90
 watchdog_intervals = 5
 watchdog_min_s = 0
@@ -175,7 +175,7 @@ for k in panic silence garbage badutf8 longline badjson; do
 	fault_arms+=", { \"name\": \"$k\", \"kernel\": \"6.12\", \"cmdline\": \"harness.fault=$k harness.fault_after=2\" }"
 done
 fault_arms+=' ]'
-matrix faults 9 1 "$fault_arms"
+matrix faults 6 1 "$fault_arms"
 check "the faults matrix finishes" wait_finished faults 900
 run_of() { q "SELECT r.status || '|' || COALESCE(r.reason, '') FROM runs r JOIN arms a ON a.id = r.arm_id
 	JOIN matrices m ON m.id = r.matrix_id WHERE m.name = 'faults' AND a.name = '$1' ORDER BY r.id DESC LIMIT 1"; }
@@ -208,7 +208,7 @@ check "faults: committed samples all sent, done run complete" [ -z "$problems" ]
 [ -n "$problems" ] && printf '# %s\n' "$problems"
 
 # --- 3. QEMU killed on the host mid-run: a failure of the harness's own, retried ---
-matrix qkill 8 1 '[ { "name": "a", "kernel": "6.12" } ]'
+matrix qkill 6 1 '[ { "name": "a", "kernel": "6.12" } ]'
 qrun=$(wait_sql 300 "SELECT r.id FROM runs r JOIN matrices m ON m.id = r.matrix_id WHERE m.name = 'qkill'
 	AND r.status = 'running' AND (SELECT COUNT(*) FROM samples s WHERE s.run_id = r.id) >= 2")
 count qemu-kill
@@ -223,7 +223,7 @@ lost[qemu-kill]=$(missing qkill-before.txt)
 check "qemu kill: retried once, done" [ "${survived[qemu-kill]:-0}" = 1 ]
 
 # --- 4. SIGTERM: guests destroyed, runs re-queued ---
-matrix term 12 1 '[ { "name": "a", "kernel": "6.12" } ]'
+matrix term 8 1 '[ { "name": "a", "kernel": "6.12" } ]'
 trun=$(wait_sql 300 "SELECT r.id FROM runs r JOIN matrices m ON m.id = r.matrix_id WHERE m.name = 'term'
 	AND r.status = 'running' AND (SELECT COUNT(*) FROM samples s WHERE s.run_id = r.id) >= 2")
 count sigterm

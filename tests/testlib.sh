@@ -29,7 +29,7 @@ e2e_conf() {
 	{
 		printf 'results = results\nimages = %s/images/out\npresets = %s/workloads/presets\n' \
 			"$repo" "$repo"
-		printf 'memory_mib = 384\nvcpus = 2\nboot_timeout_s = 120\nslack_s = 60\n'
+		printf 'memory_mib = 384\nvcpus = 2\nboot_timeout_s = 60\nslack_s = 60\n'
 		printf 'quiet_cpu_pct = 100\nquiet_io_pct = 100\n'
 		# runs restore a saved guest (docs/restore.md) unless E2E_START says
 		# boot (make test-boot) or the test's own "start = boot" does (it
