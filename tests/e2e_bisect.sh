@@ -105,6 +105,8 @@ check "bisect --max-runs $budget: stopped by its budget (exit $rc, $((SECONDS - 
 	bash -c "[ $rc -eq 2 ] && grep -Eq '$stopped' budget.out"
 check "BAD against GOOD taken from the user's matrix, DIFFERENT, slower" \
 	grep -Eq "^confirm +p4 +p0 +bad +DIFFERENT +7 +-[0-9.]+%.*matrix [0-9]+'s own 7 blocks of good and bad" budget.out
+check "each prefix's tinyconfig taken as made before: the series leaves Kconfig alone" \
+	[ "$(grep -cE '^resolving arms\[0\] \(p[123]\) x86_64: config: tinyconfig as made before from the same Kconfig inputs$' budget.out)" = 3 ]
 check "prefix 1 does not build: skipped, with the compiler's words" \
 	grep -Eq "^build +p1 +p1 +skip .*HARNESS_E2E_WORDS" budget.out
 check "prefix 3 is BAD's kernel (patch 4 only documentation): its measurement reused" \

@@ -877,13 +877,83 @@ static int jail_input_readable(const char *path, char *err)
 	return 0;
 }
 
-/* in/base.config from r->config (or Debian's); obj/.config from make for a builtin one. */
-static int base_config(struct build *b, const char *base, char *err)
+/*
+ * 16 hex of what a builtin config target reads of the tree as patched: its
+ * Kconfig files, every configs/ fragment, scripts/ (Kconfig's $(shell) calls
+ * run them) and the Makefiles that define the targets (git's blob ids, from
+ * the index), with the arch, the target and the compiler that Kconfig probes.
+ */
+static int config_inputs(struct build *b, char out[17], char *err)
+{
+	char path[PATH_MAX], h[HASH_SHA256_HEX];
+	char *argv[] = { GIT(b), "ls-files", "-s", "--", ":(glob)**/Kconfig*",
+			 ":(glob)**/configs/**", "scripts", "Makefile", ":(glob)arch/*/Makefile",
+			 NULL };
+	struct proc_opts o = { .log_path = path, .log_new = 1, .stdout_only = 1,
+			       .timeout_ms = SHORT_MS };
+	_cleanup_free_ char *ls = NULL;
+	struct hash_sha256 s;
+	size_t len;
+	int status, r;
+
+	if (run(b, NULL, GIT_MS, "git add", err, GIT(b), "add", "-A", ".", NULL) < 0 ||
+	    pathf(path, err, "%s/config-inputs.tmp", b->tdir) < 0 ||
+	    proc_run_opts(argv, &o, &status, err) < 0)
+		return -1;
+	r = status == 0 ? read_regular_file(path, TREE_LS_MAX, &ls, &len, err) :
+	    errorf(err, "git ls-files of the config's inputs failed (exit %d)", status);
+	unlink(path);
+	if (r < 0)
+		return -1;
+	hash_sha256_init(&s);
+	hash_line(&s, "config-inputs", "1");
+	hash_line(&s, "arch", b->req->arch);
+	hash_line(&s, "target", b->req->config);
+	hash_line(&s, "cc", b->cc_version);
+	hash_sha256_update(&s, ls, len);
+	hash_sha256_final_hex(&s, h);
+	memcpy(out, h, 16);
+	out[16] = '\0';
+	return 0;
+}
+
+/*
+ * obj/.config from make CONFIG (tinyconfig, defconfig, allnoconfig), or in/base.config
+ * from the copy kept of an earlier make of the same inputs (config_inputs): the
+ * target parses Kconfig twice, about 13 s a build, the same for every prefix of a
+ * series that leaves Kconfig alone. Returns 1 when base is to be merged, 0 for .config.
+ */
+static int builtin_config(struct build *b, const char *dot, const char *base, char *err)
+{
+	const char *target[] = { b->req->config, NULL };
+	char in[17], kept[PATH_MAX];
+
+	if (config_inputs(b, in, err) < 0 ||
+	    pathf(kept, err, "%s/config-%s-%s-%s", b->tdir, b->req->arch, b->req->config, in) < 0)
+		return -1;
+	if (is_file(kept)) {
+		tell(b, "config: %s as made before from the same Kconfig inputs", b->req->config);
+		return copy_regular_file(kept, base, err) < 0 ? -1 : 1;
+	}
+	if (make(b, b->req->config, target, err) < 0 || jail_output_ok(dot, err) < 0)
+		return -1;
+	copy_regular_file(dot, kept, NULL);   /* not kept: made again next time */
+	return 0;
+}
+
+/*
+ * The config the fragments are merged into, *from: in/base.config from
+ * r->config or Debian's, or a builtin target's (builtin_config: obj/.config
+ * or the copy kept in in/base.config).
+ */
+static int base_config(struct build *b, const char *dot, const char *base, const char **from,
+		       char *err)
 {
 	const struct kbuild_req *r = b->req;
 	char ver[32], series[32];
-	const char *target[] = { r->config, NULL };
+	int rc;
 
+	*from = base;
 	if (!strcmp(r->config, "debian")) {
 		tree_version(b, ver, sizeof(ver));
 		if (fmtbuf(series, sizeof(series), "%s", ver) < 0)
@@ -892,8 +962,12 @@ static int base_config(struct build *b, const char *base, char *err)
 			*strchr(strchr(series, '.') + 1, '.') = '\0';   /* 6.12.57 -> 6.12 */
 		return debian_config(b, series, base, err);
 	}
-	if (kbuild_config_builtin(r->config))
-		return make(b, r->config, target, err);
+	if (kbuild_config_builtin(r->config)) {
+		if ((rc = builtin_config(b, dot, base, err)) < 0)
+			return -1;
+		*from = rc ? base : dot;
+		return 0;
+	}
 	/* the copy checked again: the file checked before the build may have changed since */
 	if (copy_regular_file(r->config, base, err) < 0 || kconfig_file_check(base, err) < 0)
 		return -1;
@@ -905,7 +979,7 @@ static int configure(struct build *b, char *err)
 {
 	const struct kbuild_req *r = b->req;
 	char dot[PATH_MAX], frag[PATH_MAX], base[PATH_MAX], merge[PATH_MAX], skipped[256];
-	const char *old[] = { "olddefconfig", NULL };
+	const char *old[] = { "olddefconfig", NULL }, *from;
 	char *argv[] = { merge, "-m", "-O", b->obj, NULL, frag, NULL };
 
 	tell(b, "config: %s + the harness's fragment", r->config);
@@ -914,9 +988,10 @@ static int configure(struct build *b, char *err)
 	    pathf(base, err, "%s/base.config", b->in) < 0 ||
 	    pathf(merge, err, "%s/scripts/kconfig/merge_config.sh", b->src) < 0)
 		return -1;
-	argv[4] = kbuild_config_builtin(r->config) && strcmp(r->config, "debian") ? dot : base;
-	if (base_config(b, base, err) < 0 || (argv[4] == base && jail_input_readable(base, err) < 0))
+	if (base_config(b, dot, base, &from, err) < 0 ||
+	    (from == base && jail_input_readable(base, err) < 0))
 		return -1;
+	argv[4] = (char *)from;
 	if (kconfig_write_fragment(r->kconfig_dir, r->arch, r->fragment, frag, err) < 0 ||
 	    jail_input_readable(frag, err) < 0 ||
 	    jailed(b, "merge_config.sh", argv, err) < 0 || make(b, "olddefconfig", old, err) < 0 ||
