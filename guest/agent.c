@@ -792,6 +792,11 @@ static int agent_main(struct agent *a)
 		send_error(a);
 		return 1;
 	}
+	if (a->fault.kind == FAULT_NOPORT) {   /* test-only: as if its port never came */
+		error(a, "harness.fault=noport: no channel opened");
+		send_error(a);
+		return 1;
+	}
 	a->fd = open_channel(a);
 	if (a->fd < 0) {
 		send_error(a);

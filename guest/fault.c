@@ -22,6 +22,7 @@ static const char *const kind_names[] = {
 	[FAULT_GARBAGE] = "garbage", [FAULT_BADUTF8] = "badutf8",
 	[FAULT_LONGLINE] = "longline", [FAULT_BADJSON] = "badjson",
 	[FAULT_FIOSTALL] = "fiostall", [FAULT_LRUGAP] = "lrugap", [FAULT_NOHELLO] = "nohello",
+	[FAULT_NOPORT] = "noport",
 };
 
 /* A number of seconds (0..86400) given to option key, into *ms. */
@@ -175,6 +176,7 @@ static int fire(struct fault *f, int fd, const char *line, size_t len)
 		for (;;)
 			pause();
 	case FAULT_LRUGAP:     /* the line is simply not written */
+	case FAULT_NOPORT:     /* the agent's own, before any message */
 	case FAULT_FIOSTALL:
 	case FAULT_NONE:
 		break;
@@ -201,7 +203,7 @@ static int fires_now(struct fault *f, const struct proto_msg *m)
 int fault_filter(struct fault *f, int fd, const struct proto_msg *m, const char *line,
 		 size_t len, char *err, size_t errlen)
 {
-	if (f->kind == FAULT_NONE || f->kind == FAULT_FIOSTALL)
+	if (f->kind == FAULT_NONE || f->kind == FAULT_FIOSTALL || f->kind == FAULT_NOPORT)
 		return 0;
 	if (f->fired)
 		return f->kind == FAULT_SILENCE;

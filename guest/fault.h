@@ -19,6 +19,7 @@ enum fault_kind {
 	FAULT_FIOSTALL,  /* fio's main process (its status output) stopped for a while */
 	FAULT_LRUGAP,    /* one node's PROTO_LRU left out (its sample announced it) */
 	FAULT_NOHELLO,   /* the agent stops for good before its hello: a silent boot */
+	FAULT_NOPORT,    /* the agent gives up before opening its channel: the guest ends */
 };
 
 struct fault {

@@ -241,4 +241,20 @@ last=${last%%"'); QEMU or the host"*}
 check "... quoting its console's last line ('$last')" \
 	bash -c '[ -n "$1" ] && tr -d "\r" < "$2" | grep -qxF -- "$1"' _ "$last" "$(sq "SELECT console_path FROM runs ORDER BY id DESC LIMIT 1")"
 
+# the agent gives up before its channel (harness.fault=noport) and the guest
+# ends: also retried (once in a CI run, a port never came after a daemon restart)
+python3 - silent.json > noport.json <<'EOF'
+import json, sys
+j = json.load(open(sys.argv[1]))
+j["name"] = "e2e-noport"
+j["arms"][0].update(name="noport", cmdline="harness.fault=noport")
+print(json.dumps(j))
+EOF
+"$harness" -c silent.conf run noport.json > noport.out 2>&1
+rc=$?
+gone='guest went away before its hello and printed no crash (its console_s last line is %): the agent did not start, which QEMU, the host or the harness can cause: retried up to retries times%'
+check "an agent that never opens its channel: the run fails after a retry, each attempt saying why (exit $rc)" \
+	[ "$rc-$(sq "SELECT group_concat(r.status || ':' || (r.reason LIKE '$gone'), ' ') FROM (SELECT * FROM runs
+		WHERE matrix_id = (SELECT id FROM matrices WHERE name = 'e2e-noport') ORDER BY id) r")" = "2-failed:1 failed:1" ]
+
 e2e_end

@@ -224,28 +224,55 @@ static int take_hello(struct run_ctx *c, const struct proto_hello *h)
 }
 
 /*
+ * What the console says of a guest that never said hello: 1 if it printed a
+ * crash (the kernel's finding: conclude() says so), else 0 with its last
+ * line quoted in said (a remote run's console is fetched only later).
+ */
+static int console_said(const struct run_ctx *c, char *said, size_t len)
+{
+	struct console_report rep;
+
+	if (console_scan(c->console, &rep) == 0 && rep.crashed)
+		return 1;
+	if (rep.last[0])
+		fmtcut(said, len, "its console's last line is '%s'", rep.last);
+	else
+		fmtcut(said, len, "nothing on its console here");
+	return 0;
+}
+
+/*
  * A boot that never said hello and printed no crash. A stock kernel's boot
  * stalled so once in a CI run of the suite here (none in 500 boot-stress
  * boots), so it is not blamed on the kernel at once but retried; a kernel
- * that hangs at every boot still ends as a timeout. The reason quotes the
- * console's last line (a remote run's console is fetched only later).
+ * that hangs at every boot still ends as a timeout.
  */
 static int silent_boot(struct run_ctx *c)
 {
-	struct console_report rep;
-	char said[sizeof(rep.last) + 32];
+	char said[240];
 
-	if (strcmp(c->out->status, "timeout") || console_scan(c->console, &rep) < 0 ||
-	    rep.crashed)
+	if (strcmp(c->out->status, "timeout") || console_said(c, said, sizeof(said)))
 		return -1;
-	if (rep.last[0])
-		fmtcut(said, sizeof(said), "its console's last line is '%s'", rep.last);
-	else
-		fmtcut(said, sizeof(said), "nothing on its console here");
 	return fail_as(c, "timeout", 1, "timeout: no hello from the guest in %" PRIu64 " s and no crash "
 		       "printed (%s); QEMU or the host can stall a boot so: the harness's failure, "
 		       "retried up to retries times (see %s)", c->r->conf->boot_timeout_s, said,
 		       c->console);
+}
+
+/*
+ * The guest ended before its hello and printed no crash: the agent gave up
+ * (its channel's port never came, once in a CI run, right after a daemon
+ * was killed and restarted); retried as a silent boot is.
+ */
+static int gone_before_hello(struct run_ctx *c)
+{
+	char said[240];
+
+	if (console_said(c, said, sizeof(said)))
+		return fail(c, "guest went away before its hello (see %s)", c->console);
+	return fail_infra(c, "guest went away before its hello and printed no crash (%s): the "
+			  "agent did not start, which QEMU, the host or the harness can cause: "
+			  "retried up to retries times (see %s)", said, c->console);
 }
 
 /*
@@ -815,6 +842,8 @@ static int next_msg(struct run_ctx *c, struct proto_msg *msg, int64_t deadline, 
 				return fail_host_lost(c, what);
 			if (vm_stopped(c->dom, 3000) == VM_STOP_EMULATOR_DIED)
 				return emulator_died(c, what);
+			if (!strcmp(what, "hello"))
+				return gone_before_hello(c);
 			return fail(c, "guest went away before its %s (see %s)", what, c->console);
 		case CH_BAD:
 			return fail(c, "guest sent a bad message: %s", err);
