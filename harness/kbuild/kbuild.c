@@ -878,6 +878,27 @@ static int jail_input_readable(const char *path, char *err)
 }
 
 /*
+ * What git (argv) printed, through trees/<T>/NAME (a listing may be of any
+ * size: 512 patches each adding a file printed more than 16 KiB), into *ret.
+ */
+static int git_listing(struct build *b, char *const *argv, const char *name, char **ret,
+		       size_t *ret_len, char *err)
+{
+	char path[PATH_MAX];
+	struct proc_opts o = { .log_path = path, .log_new = 1, .stdout_only = 1,
+			       .timeout_ms = SHORT_MS };
+	int status, r;
+
+	if (pathf(path, err, "%s/%s", b->tdir, name) < 0 ||
+	    proc_run_opts(argv, &o, &status, err) < 0)
+		return -1;
+	r = status == 0 ? read_regular_file(path, TREE_LS_MAX, ret, ret_len, err) :
+	    errorf(err, "git %s failed (exit %d)", argv[9], status);   /* after GIT(b) */
+	unlink(path);
+	return r;
+}
+
+/*
  * 16 hex of what a builtin config target reads of the tree as patched: its
  * Kconfig files, every configs/ fragment, scripts/ (Kconfig's $(shell) calls
  * run them) and the Makefiles that define the targets (git's blob ids, from
@@ -885,25 +906,16 @@ static int jail_input_readable(const char *path, char *err)
  */
 static int config_inputs(struct build *b, char out[17], char *err)
 {
-	char path[PATH_MAX], h[HASH_SHA256_HEX];
+	char h[HASH_SHA256_HEX];
 	char *argv[] = { GIT(b), "ls-files", "-s", "--", ":(glob)**/Kconfig*",
 			 ":(glob)**/configs/**", "scripts", "Makefile", ":(glob)arch/*/Makefile",
 			 NULL };
-	struct proc_opts o = { .log_path = path, .log_new = 1, .stdout_only = 1,
-			       .timeout_ms = SHORT_MS };
 	_cleanup_free_ char *ls = NULL;
 	struct hash_sha256 s;
 	size_t len;
-	int status, r;
 
 	if (run(b, NULL, GIT_MS, "git add", err, GIT(b), "add", "-A", ".", NULL) < 0 ||
-	    pathf(path, err, "%s/config-inputs.tmp", b->tdir) < 0 ||
-	    proc_run_opts(argv, &o, &status, err) < 0)
-		return -1;
-	r = status == 0 ? read_regular_file(path, TREE_LS_MAX, &ls, &len, err) :
-	    errorf(err, "git ls-files of the config's inputs failed (exit %d)", status);
-	unlink(path);
-	if (r < 0)
+	    git_listing(b, argv, "config-inputs.tmp", &ls, &len, err) < 0)
 		return -1;
 	hash_sha256_init(&s);
 	hash_line(&s, "config-inputs", "1");
@@ -1015,21 +1027,11 @@ static int configure(struct build *b, char *err)
  */
 static int hash_top(struct build *b, const char *tree, struct hash_sha256 *s, char *err)
 {
-	char path[PATH_MAX], *argv[] = { GIT(b), "ls-tree", (char *)tree, NULL }, *doc;
-	struct proc_opts o = { .log_path = path, .log_new = 1, .stdout_only = 1,
-			       .timeout_ms = SHORT_MS };
+	char *argv[] = { GIT(b), "ls-tree", (char *)tree, NULL }, *doc;
 	_cleanup_free_ char *ls = NULL;
 	size_t len;
-	int status, r;
 
-	if (pathf(path, err, "%s/ls-tree.tmp", b->tdir) < 0)
-		return -1;
-	if (proc_run_opts(argv, &o, &status, err) < 0)
-		return -1;
-	r = status == 0 ? read_regular_file(path, TREE_LS_MAX, &ls, &len, err) :
-	    errorf(err, "git ls-tree %s failed (exit %d)", tree, status);
-	unlink(path);
-	if (r < 0)
+	if (git_listing(b, argv, "ls-tree.tmp", &ls, &len, err) < 0)
 		return -1;
 	while (len > 0 && (ls[len - 1] == '\n' || ls[len - 1] == '\r'))
 		ls[--len] = '\0';
