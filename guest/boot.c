@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -147,6 +148,9 @@ void boot_poweroff(int status)
 #if defined(__x86_64__) || defined(__i386__)
 	off = access("/sys/firmware/acpi", F_OK) == 0;
 #endif
+	/* what the agent wrote to the console (its error) is still in the
+	 * UART's buffer: it must leave before the reset, or it is lost */
+	tcdrain(STDERR_FILENO);
 	kmsg("harness: agent exited %d\n", status);
 	sync();
 	reboot(off ? RB_POWER_OFF : RB_AUTOBOOT);

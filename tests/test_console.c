@@ -52,6 +52,25 @@ static void test_last_line_cut_and_printable(void **state)
 	assert_memory_equal(rep.last, "z?a", 3);   /* then the unprintable shown as '?' */
 }
 
+/* the agent's own last error kept apart: a line the kernel printed after it
+ * (its exit, the reset) is the console's last, not the agent's words */
+static void test_agent_line(void **state)
+{
+	static const char text[] = "agent: first\n[    3.7] harness: init 6.12\n"
+				   "agent: no virtio port named 'harness.0'\n"
+				   "[   18.8] harness: agent exited 1\n";
+	struct console_report rep;
+
+	(void)state;
+	log_of(text, sizeof(text) - 1);
+	assert_int_equal(console_scan(path, &rep), 0);
+	assert_string_equal(rep.agent, "agent: no virtio port named 'harness.0'");
+	assert_string_equal(rep.last, "[   18.8] harness: agent exited 1");
+	log_of("[    1.0] Linux version 6.12\n", 29);
+	assert_int_equal(console_scan(path, &rep), 0);
+	assert_string_equal(rep.agent, "");
+}
+
 static void test_crash_and_warnings(void **state)
 {
 	static const char text[] = "WARNING: CPU: 0 PID: 1 at mm/vmscan.c:1\n"
@@ -84,6 +103,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_silent_boot_last_line),
 		cmocka_unit_test(test_last_line_cut_and_printable),
+		cmocka_unit_test(test_agent_line),
 		cmocka_unit_test(test_crash_and_warnings),
 		cmocka_unit_test(test_missing_log),
 	};

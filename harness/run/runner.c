@@ -225,8 +225,9 @@ static int take_hello(struct run_ctx *c, const struct proto_hello *h)
 
 /*
  * What the console says of a guest that never said hello: 1 if it printed a
- * crash (the kernel's finding: conclude() says so), else 0 with its last
- * line quoted in said (a remote run's console is fetched only later).
+ * crash (the kernel's finding: conclude() says so), else 0 with the agent's
+ * own last error quoted in said, or failing that the console's last line (a
+ * remote run's console is fetched only later).
  */
 static int console_said(const struct run_ctx *c, char *said, size_t len)
 {
@@ -234,7 +235,9 @@ static int console_said(const struct run_ctx *c, char *said, size_t len)
 
 	if (console_scan(c->console, &rep) == 0 && rep.crashed)
 		return 1;
-	if (rep.last[0])
+	if (rep.agent[0])
+		fmtcut(said, len, "its agent said '%s'", rep.agent);
+	else if (rep.last[0])
 		fmtcut(said, len, "its console's last line is '%s'", rep.last);
 	else
 		fmtcut(said, len, "nothing on its console here");

@@ -42,8 +42,11 @@ static void excerpt_add(struct console_report *out, const char *line)
 	out->first[used + n + 1] = '\0';
 }
 
-/* The line as the last one said, if it says anything: printable ASCII only, cut. */
-static void keep_last(struct console_report *out, const char *line)
+/*
+ * The line into to (size len) if it says anything, from its first printable
+ * character: printable ASCII only (the rest shown as '?'), cut.
+ */
+static void keep_line(char *to, size_t len, const char *line)
 {
 	size_t i, n = 0;
 
@@ -51,9 +54,9 @@ static void keep_last(struct console_report *out, const char *line)
 		;
 	if (!line[i])
 		return;
-	for (; line[i] && n < sizeof(out->last) - 1; i++)
-		out->last[n++] = line[i] >= ' ' && line[i] < 0x7f ? line[i] : '?';
-	out->last[n] = '\0';
+	for (; line[i] && n < len - 1; i++)
+		to[n++] = line[i] >= ' ' && line[i] < 0x7f ? line[i] : '?';
+	to[n] = '\0';
 }
 
 int console_scan(const char *path, struct console_report *out)
@@ -73,7 +76,9 @@ int console_scan(const char *path, struct console_report *out)
 		}
 		cut = !strchr(line, '\n');
 		line[strcspn(line, "\r\n")] = '\0';
-		keep_last(out, line);
+		keep_line(out->last, sizeof(out->last), line);
+		if (!strncmp(line, "agent: ", 7))   /* the agent's stderr, as its error says */
+			keep_line(out->agent, sizeof(out->agent), line);
 		if (strstr(line, "WARNING:"))
 			out->warnings++;
 		if (!out->crashed && console_line_is_crash(line))

@@ -10,6 +10,7 @@ struct console_report {
 	int warnings;           /* "WARNING:" lines */
 	char first[1024];       /* the crash's first lines, as printed */
 	char last[160];         /* the last line with a printable character, cut */
+	char agent[160];        /* the agent's last own line ("agent: ..."), cut */
 };
 
 /*
