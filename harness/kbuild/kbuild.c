@@ -1122,16 +1122,13 @@ static void compile_tick(void *arg)
 		     (long long)s % 60);
 }
 
-/* The last lines of the log that say error (at most three), for a message. */
-static void last_errors(const char *log, char *out, size_t size)
+/* The last lines of the log's text that say error (at most three), for a message. */
+static void last_errors(const char *text, char *out, size_t size)
 {
-	_cleanup_free_ char *text = NULL;
 	const char *hits[3] = { NULL }, *p;
-	size_t len, n = 0, o = 0;
+	size_t n = 0, o = 0;
 
 	out[0] = '\0';
-	if (read_regular_file(log, 64 << 20, &text, &len, NULL) < 0)
-		return;
 	for (p = text; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] == '\n')) {
 		const char *e = strstr(p, "error:");
 		if (e && e < p + strcspn(p, "\n"))
@@ -1195,14 +1192,20 @@ int kbuild_compile_error_lasting(const char *log, const char *src)
 	return found;
 }
 
-/* Is the failed compile's log the source's own error (kbuild_compile_error_lasting)? */
-static int source_error(const struct build *b)
+/*
+ * A failed compile (status as jail_run's) said: its log's last errors into
+ * why, and whether the failure is the source's own, to be remembered.
+ */
+static void failed_compile(struct build *b, int status, char *why, size_t size)
 {
 	_cleanup_free_ char *text = NULL;
 	size_t len;
 
-	return read_regular_file(b->log, 64 << 20, &text, &len, NULL) == 0 &&
-	       kbuild_compile_error_lasting(text, b->src);
+	why[0] = '\0';
+	if (read_regular_file(b->log, 64 << 20, &text, &len, NULL) < 0)
+		return;
+	b->lasting = status > 0 && kbuild_compile_error_lasting(text, b->src);
+	last_errors(text, why, size);
 }
 
 /*
@@ -1240,8 +1243,7 @@ static int compile(struct build *b, char *err)
 		return -1;
 	b->out->build_s = (double)(now_ms() - b->phase_start) / 1000.0;
 	if (status != 0) {
-		b->lasting = status > 0 && source_error(b);
-		last_errors(b->log, why, sizeof(why));
+		failed_compile(b, status, why, sizeof(why));
 		return errorf(err, "the build failed (%s %d, log kept in %s): %s",
 			      status < 0 ? "killed or timed out," : "exit", status, b->log,
 			      why[0] ? why : "no 'error:' line");
