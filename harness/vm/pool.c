@@ -440,21 +440,28 @@ int vm_pool_console(struct vm_pool *p, virConnectPtr conn, const char *name, cha
 	return create_volume(p, conn, xml, out, err);
 }
 
+/*
+ * The volume called "name.ext" in pool, or NULL. A name too long is none: cut,
+ * it could be another run's volume, deleted by vm_pool_drop_run.
+ */
+static virStorageVolPtr volume_in(virStoragePoolPtr pool, const char *name, const char *ext)
+{
+	char vname[160];
+
+	if (fmtbuf(vname, sizeof(vname), "%s.%s", name, ext) < 0)
+		return NULL;
+	return virStorageVolLookupByName(pool, vname);
+}
+
 /* A run's volume called "name.ext" in the pool, or NULL. */
 static virStorageVolPtr run_volume(virConnectPtr conn, const char *name, const char *ext)
 {
-	char vname[160];
 	virStoragePoolPtr pool = virStoragePoolLookupByName(conn, POOL_NAME);
 	virStorageVolPtr vol;
 
 	if (!pool)
 		return NULL;
-	/* a cut name could be another run's volume, deleted by vm_pool_drop_run: none */
-	if (fmtbuf(vname, sizeof(vname), "%s.%s", name, ext) < 0) {
-		virStoragePoolFree(pool);
-		return NULL;
-	}
-	vol = virStorageVolLookupByName(pool, vname);
+	vol = volume_in(pool, name, ext);
 	virStoragePoolFree(pool);
 	return vol;
 }
@@ -516,16 +523,11 @@ int vm_pool_find(struct vm_pool *p, virConnectPtr conn, const char *name, const 
 	virStoragePoolPtr pool = open_pool(p, conn, err);   /* defined again if its daemon restarted */
 	virStorageVolPtr vol;
 	virStorageVolInfo info;
-	char vname[160];
 	int rc;
 
 	if (!pool)
 		return -1;
-	if (fmtbuf(vname, sizeof(vname), "%s.%s", name, ext) < 0) {
-		virStoragePoolFree(pool);
-		return errorf(err, "host %s: volume name %.64s... too long", p->host, name);
-	}
-	vol = virStorageVolLookupByName(pool, vname);
+	vol = volume_in(pool, name, ext);
 	virStoragePoolFree(pool);
 	if (!vol) {
 		virResetLastError();

@@ -748,10 +748,15 @@ int vm_saved_find(struct vm_conn *c, const char *vol, char *state, char *disk, u
 
 void vm_saved_delete(struct vm_conn *c, const char *vol)
 {
+	char err[ERR_MAX];
 	virConnectPtr conn;
 
 	if (c->embedded || !c->pool || !(conn = conn_ref(c)))
 		return;
+	/* a state file whose save_remote() could not read the pool again is
+	 * no volume yet: read it again, or the file would stay there for good */
+	if (vm_pool_refresh(c->pool, conn, err) < 0)
+		virResetLastError();
 	vm_pool_drop(c->pool, conn, vol, "state");
 	vm_pool_drop_run(c->pool, conn, vol, 0);
 	virConnectClose(conn);
