@@ -245,37 +245,31 @@ static int console_said(const struct run_ctx *c, char *said, size_t len)
 }
 
 /*
- * A boot that never said hello and printed no crash. A stock kernel's boot
- * stalled so once in a CI run of the suite here (none in 500 boot-stress
- * boots), so it is not blamed on the kernel at once but retried; a kernel
- * that hangs at every boot still ends as a timeout.
+ * No hello from the guest: it ended (gone) or its time ran out. With a crash
+ * printed, the kernel's (a failure or a timeout). Without, the harness's,
+ * retried: a stock kernel's boot stalled so once in a CI run of the suite
+ * here (none in 500 boot-stress boots), and once an agent gave up on a
+ * channel port that never came, right after a daemon's kill -9 and restart.
+ * A kernel that hangs at every boot still ends as a timeout, at its last try.
  */
-static int silent_boot(struct run_ctx *c)
+static int no_hello(struct run_ctx *c, int gone)
 {
 	char said[240];
+	int crashed = console_said(c, said, sizeof(said));
 
-	if (strcmp(c->out->status, "timeout") || console_said(c, said, sizeof(said)))
-		return -1;
+	if (gone && crashed)
+		return fail(c, "guest went away before its hello (see %s)", c->console);
+	if (gone)
+		return fail_infra(c, "guest went away before its hello and printed no crash (%s): the "
+				  "agent did not start, which QEMU, the host or the harness can cause: "
+				  "retried up to retries times (see %s)", said, c->console);
+	if (crashed)
+		return fail_as(c, "timeout", 0, "timeout: no hello from the guest in time (see %s)",
+			       c->console);
 	return fail_as(c, "timeout", 1, "timeout: no hello from the guest in %" PRIu64 " s and no crash "
 		       "printed (%s); QEMU or the host can stall a boot so: the harness's failure, "
 		       "retried up to retries times (see %s)", c->r->conf->boot_timeout_s, said,
 		       c->console);
-}
-
-/*
- * The guest ended before its hello and printed no crash: the agent gave up
- * (its channel's port never came, once in a CI run, right after a daemon
- * was killed and restarted); retried as a silent boot is.
- */
-static int gone_before_hello(struct run_ctx *c)
-{
-	char said[240];
-
-	if (console_said(c, said, sizeof(said)))
-		return fail(c, "guest went away before its hello (see %s)", c->console);
-	return fail_infra(c, "guest went away before its hello and printed no crash (%s): the "
-			  "agent did not start, which QEMU, the host or the harness can cause: "
-			  "retried up to retries times (see %s)", said, c->console);
 }
 
 /*
@@ -288,7 +282,7 @@ static int await_hello(struct run_ctx *c)
 
 	if (expect(c, PROTO_HELLO, &msg, c->t_boot + (int64_t)c->r->conf->boot_timeout_s * 1000,
 		   "hello") < 0)
-		return silent_boot(c);
+		return -1;
 	c->out->agent_ready_ms = now_ms() - c->t_boot;
 	phases_mark(&c->ph, PH_AGENT);
 	phases_from_hello(&c->ph, &msg.u.hello, c->ph.at[PH_AGENT]);
@@ -838,6 +832,8 @@ static int next_msg(struct run_ctx *c, struct proto_msg *msg, int64_t deadline, 
 				return fail_infra(c, "no %s from the guest in time while the host "
 						  "was busy (%s): the host's, not the kernel's", what,
 						  why);
+			if (!strcmp(what, "hello"))
+				return no_hello(c, 0);
 			return fail_as(c, "timeout", 0, "timeout: no %s from the guest in time "
 				       "(see %s)", what, c->console);
 		case CH_EOF:
@@ -846,7 +842,7 @@ static int next_msg(struct run_ctx *c, struct proto_msg *msg, int64_t deadline, 
 			if (vm_stopped(c->dom, 3000) == VM_STOP_EMULATOR_DIED)
 				return emulator_died(c, what);
 			if (!strcmp(what, "hello"))
-				return gone_before_hello(c);
+				return no_hello(c, 1);
 			return fail(c, "guest went away before its %s (see %s)", what, c->console);
 		case CH_BAD:
 			return fail(c, "guest sent a bad message: %s", err);
