@@ -54,10 +54,6 @@ static int resume(const struct conf *c, char *err)
 	return rc;
 }
 
-/*
- * Guests a killed daemon left running (the lock proved no other daemon owns
- * them): destroyed, their runs already re-queued by resume().
- */
 /* Go on in a child of a new session; the lock (lock_fd) is the child's, its pid noted. */
 static int detach(const struct conf *c, int lock_fd, char *err)
 {
