@@ -656,6 +656,79 @@ static void test_series_512_builds(void **state)
 	series_free(&s);
 }
 
+/* A one-patch mbox at path adding file (a path in the tree) with one line. */
+static void write_adding_one(const char *path, const char *file)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fprintf(f, "From git@z Thu Jan  1 00:00:00 1970\nSubject: [PATCH] add %s\n"
+		"Message-Id: <%s@x>\n\n---\ndiff --git a/%s b/%s\nnew file mode 100644\n"
+		"--- /dev/null\n+++ b/%s\n@@ -0,0 +1 @@\n+# added\n\n", file, file, file, file,
+		file);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Did the build of q say its builtin config was taken as made before? */
+static void keep_said(void *arg, const char *line)
+{
+	if (strstr(line, "config: tinyconfig as made before from the same Kconfig inputs"))
+		*(int *)arg = 1;
+}
+
+static int config_reused(struct kbuild_req *q, const char *adds)
+{
+	char path[PATH_MAX], err[ERR_MAX];
+	struct kbuild_result r;
+	struct series s;
+	int said = 0;
+
+	q->tell = keep_said;
+	q->arg = &said;
+	q->series = NULL;
+	q->n_apply = 0;
+	if (adds) {
+		sfmt(path, sizeof(path), "%s/adds.mbox", dir);
+		write_adding_one(path, adds);
+		assert_int_equal(series_read(path, &s, err), 0);
+		q->series = &s;
+		q->n_apply = 1;
+	}
+	/* the stand-in compiles nothing: each build fails after its config step */
+	assert_int_equal(kbuild_build(q, &r, err), -1);
+	if (!strstr(err, "error: the stand-in tree compiles nothing"))
+		fail_msg("%s: not at the compile: %s", adds ? adds : "base", err);
+	if (adds)
+		series_free(&s);
+	return said;
+}
+
+/*
+ * The builtin config target's copy is kept per state of its inputs: taken
+ * again for a patch that leaves them alone, made again for one that adds a
+ * Kconfig file, a script Kconfig may run, or a configs/ fragment.
+ */
+static void test_config_cache_follows_kconfig(void **state)
+{
+	char tree[PATH_MAX], kconfig[PATH_MAX];
+	struct kbuild_req q = { .arch = "x86_64", .source_package = "", .base = "base",
+				.config = "tinyconfig", .fragment = "", .results = conf.results,
+				.jobs = 1 };
+
+	(void)state;
+	make_fake_kernel("kconfig-inputs", tree, kconfig);
+	q.source = tree;
+	q.kconfig_dir = kconfig;
+	assert_false(config_reused(&q, NULL));
+	assert_true(config_reused(&q, NULL));
+	assert_true(config_reused(&q, "mm/added.c"));
+	assert_false(config_reused(&q, "init/Kconfig.added"));
+	assert_false(config_reused(&q, "scripts/added.sh"));
+	assert_false(config_reused(&q, "arch/x86/configs/added.config"));
+	assert_false(config_reused(&q, "arch/x86/Makefile"));
+	assert_true(config_reused(&q, "Documentation/added.rst"));
+}
+
 /* A gate that counts its calls and, when refuse is set, cannot be taken. */
 struct gate_calls {
 	int refuse, entered, left;
@@ -1098,6 +1171,7 @@ int main(void)
 		cmocka_unit_test(test_cache_symlinks),
 		cmocka_unit_test(test_series_limit),
 		cmocka_unit_test(test_series_512_builds),
+		cmocka_unit_test(test_config_cache_follows_kconfig),
 		cmocka_unit_test(test_gate_refused_stops),
 		cmocka_unit_test(test_apt_failure_said),
 		cmocka_unit_test(test_text_tail),
