@@ -346,6 +346,37 @@ static void test_batch_all_or_nothing(void **state)
 	assert_int_equal(count("SELECT COUNT(*) FROM samples WHERE run_id = ?", b.run), 2);
 }
 
+/*
+ * A start's counters in two messages (vmstat has more keys than one holds);
+ * a key sent again for the same interval is refused as the sender's (1, the
+ * key named, nothing of that message kept), not as a database failure.
+ */
+static void test_counters_key_twice(void **state)
+{
+	static struct proto_counters c = { .seq = 0, .at = CA_START, .src = "vmstat" };
+	struct run_ref *runs;
+	char err[ERR_MAX];
+	int64_t run;
+	size_t n;
+
+	(void)state;
+	queue_matrix("counters", 2, 1, 1, &runs, &n);
+	run = runs[0].id;
+	free(runs);
+	c.values.n = 2;
+	sfmt(c.values.key[0], PROTO_COUNTER_KEY_MAX, "pgfault");
+	sfmt(c.values.key[1], PROTO_COUNTER_KEY_MAX, "pgscan_kswapd");
+	c.values.value[0] = c.values.value[1] = 5;
+	assert_int_equal(store_counters(store, run, &c, err), 0);
+	sfmt(c.values.key[0], PROTO_COUNTER_KEY_MAX, "pgsteal_kswapd");
+	assert_int_equal(store_counters(store, run, &c, err), 1);   /* pgscan_kswapd again */
+	assert_string_equal(err, "vmstat counter 'pgscan_kswapd' twice for the start at interval 0");
+	assert_int_equal(count("SELECT COUNT(*) FROM counters WHERE run_id = ?", run), 2);
+	c.at = CA_CHANGE;
+	assert_int_equal(store_counters(store, run, &c, err), 0);   /* interval 0's change: its own rows */
+	assert_int_equal(count("SELECT COUNT(*) FROM counters WHERE run_id = ?", run), 4);
+}
+
 static void test_schema3_refused(void **state)
 {
 	char path[PATH_MAX + 16], err[ERR_MAX] = "";
@@ -1000,6 +1031,7 @@ int main(void)
 		cmocka_unit_test(test_summaries_equal_v3_view),
 		cmocka_unit_test(test_summary_written_at_finish),
 		cmocka_unit_test(test_batch_all_or_nothing),
+		cmocka_unit_test(test_counters_key_twice),
 		cmocka_unit_test(test_schema3_refused),
 		cmocka_unit_test(test_schema4_upgraded),
 		cmocka_unit_test(test_schema13_upgraded),

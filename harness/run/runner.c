@@ -56,7 +56,8 @@ struct run_ctx {
 	struct lru_turn lru;                     /* the PROTO_LRU of the last sample */
 	int tracing;                             /* the guest said its trace is on */
 	uint64_t trace_idx, trace_lost, trace_refused;   /* events stored; counts so far */
-	unsigned counters_started, counters_ended;   /* bit per source: its start, end came */
+	/* bit per source: its start, a change, its end came (each may take several messages) */
+	unsigned counters_started, counters_changed, counters_ended;
 	struct proto_summary summary;
 	struct run_outcome *out;
 	struct run_phases ph;
@@ -879,20 +880,23 @@ static int check_counters(struct run_ctx *c, const struct proto_counters *k)
 		;
 	bit = 1u << src;
 	if (k->at == CA_START) {
-		if (c->next_seq != 1 || (c->counters_started & bit))
+		if (c->next_seq != 1 || ((c->counters_changed | c->counters_ended) & bit))
 			return fail(c, "guest sent %s's starting counters after interval %llu",
 				    k->src, (unsigned long long)c->next_seq - 1);
 		c->counters_started |= bit;
 		return 0;
 	}
+	/* an end's later messages follow its first; no change comes after it */
 	if (!c->next_seq || k->seq != c->next_seq - 1 || !(c->counters_started & bit) ||
-	    (c->counters_ended & bit))
+	    (k->at == CA_CHANGE && (c->counters_ended & bit)))
 		return fail(c, "guest %s counters for interval %llu after the sample of %llu%s",
 			    k->src, (unsigned long long)k->seq, (unsigned long long)c->next_seq - 1,
 			    !(c->counters_started & bit) ? ", before their start" :
 			    c->counters_ended & bit ? ", after their end" : "");
 	if (k->at == CA_END)
 		c->counters_ended |= bit;
+	else
+		c->counters_changed |= bit;
 	return 0;
 }
 
@@ -975,7 +979,14 @@ static int handle(struct run_ctx *c, const struct proto_msg *msg)
 	case PROTO_COUNTERS:
 		if (check_counters(c, &msg->u.counters) < 0)
 			return -1;
-		return store_counters(c->r->store, c->id, &msg->u.counters, c->dberr) < 0 ? -2 : 0;
+		switch (store_counters(c->r->store, c->id, &msg->u.counters, c->dberr)) {
+		case 0:
+			return 0;
+		case 1:      /* a key it had sent already: the guest's fault, not the database's */
+			return fail(c, "guest sent %s", c->dberr);
+		default:
+			return -2;
+		}
 	case PROTO_STREAM:
 		if (check_stream(c, &msg->u.stream) < 0)
 			return -1;

@@ -92,7 +92,11 @@ int store_lru(struct store *s, int64_t run, const struct proto_lru *l, char *err
 int store_trace(struct store *s, int64_t run, uint64_t *idx, const struct proto_trace *t,
 		char *err);
 
-/* One PROTO_COUNTERS message's rows, in one transaction (the start at seq -1, the end at -2). */
+/*
+ * One PROTO_COUNTERS message's rows, in one transaction (the start at seq -1,
+ * the end at -2): 0; 1 (none stored, err names it) when a key was stored
+ * already for its interval, which is the sender's fault; -1 on the database.
+ */
 int store_counters(struct store *s, int64_t run, const struct proto_counters *c, char *err);
 int store_stream_sample(struct store *s, int64_t run, const struct proto_stream_sample *smp,
 			char *err);

@@ -215,15 +215,17 @@ int store_trace(struct store *s, int64_t run, uint64_t *idx, const struct proto_
 struct counters_arg {
 	int64_t run;
 	const struct proto_counters *c;
+	int again;                      /* out: a key stored already for its interval */
 };
 
 /* One message's counters (store_counters' transaction): the start at seq -1, the end at -2. */
 static int counter_rows(struct store *s, void *p, char *err)
 {
-	const struct counters_arg *a = p;
+	struct counters_arg *a = p;
 	const struct proto_counters *c = a->c;
 	sqlite3_stmt *st = s->ins_counter;
 	uint64_t i;
+	int rc;
 
 	for (i = 0; i < c->values.n; i++) {
 		sqlite3_bind_int64(st, 1, a->run);
@@ -232,17 +234,29 @@ static int counter_rows(struct store *s, void *p, char *err)
 		sqlite3_bind_int64(st, 4, c->at == CA_START ? -1 : c->at == CA_END ? -2 :
 				   (int64_t)c->seq);
 		sqlite3_bind_int64(st, 5, c->values.value[i]);
-		if (step_insert(s, st, "insert counter", err) < 0)
-			return -1;
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc == SQLITE_CONSTRAINT &&
+		    sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_PRIMARYKEY) {
+			a->again = 1;
+			return errorf(err, "%s counter '%s' twice for %s %llu", c->src,
+				      c->values.key[i], c->at == CA_CHANGE ? "interval" : c->at ==
+				      CA_START ? "the start at interval" : "the end at interval",
+				      (unsigned long long)c->seq);
+		}
+		if (rc != SQLITE_DONE)
+			return db_err(s, err, "insert counter");
 	}
 	return 0;
 }
 
 int store_counters(struct store *s, int64_t run, const struct proto_counters *c, char *err)
 {
-	struct counters_arg a = { run, c };
+	struct counters_arg a = { run, c, 0 };
 
-	return db_transaction(s, counter_rows, &a, err);
+	if (db_transaction(s, counter_rows, &a, err) < 0)
+		return a.again ? 1 : -1;
+	return 0;
 }
 
 int store_stream_sample(struct store *s, int64_t run, const struct proto_stream_sample *smp,
