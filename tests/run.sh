@@ -49,9 +49,12 @@ fail=$((fail + $(printf '%s\n' "$out" | grep -c '^not ok - ')))
 harnessd=$(dirname "$harness")/harnessd
 # every tests/e2e_*.sh, the boot test first: it proves the images before the rest use them;
 # e2e_bisect right after e2e_source, whose kernel builds (tree, objects, ccache) it reuses
-export E2E_BUILDS
+export E2E_BUILDS E2E_CAPS
 E2E_BUILDS=$(mktemp -d /tmp/e2e-builds.XXXXXX)
-trap 'rm -rf "$E2E_BUILDS"' EXIT
+# libvirt's QEMU capabilities, probed by the first test and copied into the
+# later ones' results (tests/testlib.sh): about 3 s a test
+E2E_CAPS=$(mktemp -d /tmp/e2e-caps.XXXXXX)
+trap 'rm -rf "$E2E_BUILDS" "$E2E_CAPS"' EXIT
 # e2e_source_seeds is make test-long's (SEEDS_REPS=2): its 150 s kept CI within its hour
 # once the remote saves' test came in; e2e_seeds shows seed 000 at its size here
 order=$(ls tests/e2e_*.sh | grep -v -e '^tests/e2e_boot.sh$' -e '^tests/e2e_bisect.sh$' \

@@ -9,6 +9,17 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 work=$(mktemp -d "/tmp/e2e-$e2e_name.XXXXXX")
 pass=0 fail=0
 
+# libvirt's QEMU capabilities (results/libvirt/cache/qemu/capabilities): libvirt
+# probes every QEMU binary in each new results directory, about 3 s here, for
+# the same answer on one machine. tests/run.sh shares them through E2E_CAPS:
+# the first test (e2e_boot) probes, and its files seed the later tests'
+# results; libvirt checks each against its binary, itself and the host, and
+# probes again when any of them changed.
+if [ -n "${E2E_CAPS:-}" ] && ls "$E2E_CAPS"/*.xml > /dev/null 2>&1; then
+	mkdir -p "$work/results/libvirt/cache/qemu/capabilities" &&
+		cp -p "$E2E_CAPS"/*.xml "$work/results/libvirt/cache/qemu/capabilities/"
+fi
+
 ok() { pass=$((pass + 1)); echo "ok - $*"; }
 not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
 check() { # check DESCRIPTION COMMAND...
@@ -68,6 +79,10 @@ e2e_end() {
 		sqlite3 "$work/results/harness.db" "SELECT '# run ' || id || ' (' || COALESCE(host, '-') ||
 			'): ' || status || ': ' || COALESCE(reason, '') FROM runs WHERE status != 'done'" 2>&1 |
 			head -20
+	# the first test's probe, for the later ones (E2E_CAPS above)
+	if [ -n "${E2E_CAPS:-}" ] && ! ls "$E2E_CAPS"/*.xml > /dev/null 2>&1; then
+		cp -p "$work"/results/libvirt/cache/qemu/capabilities/*.xml "$E2E_CAPS"/ 2> /dev/null
+	fi
 	[ "$fail" -eq 0 ] && [ -z "${KEEP:-}" ] && rm -rf "$work"
 	[ "$fail" -eq 0 ]
 }
