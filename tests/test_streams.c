@@ -433,6 +433,37 @@ static void test_random_stop_while_calibrating(void **state)
 	fix_free(f);
 }
 
+/*
+ * A paced stream with a later start_s is calibrated before it and reads from
+ * start_s on: at 1000 reads/s its calibration takes about 1 s, which pushed
+ * the reads of seed 003's hot reader (start 2 s) past the scan (2.5 s).
+ */
+static void test_random_starts_on_time(void **state)
+{
+	struct proto_stream st = stream_of(KIND_RANDOM, "hot");
+	const struct stream_event *cal, *start;
+	struct fix *f;
+
+	(void)state;
+	st.rate = 1000;
+	st.start_s = 1.5;
+	st.duration_s = 0.3;
+	f = fix_new(&st);
+	assert_int_equal(stream_random_run(&f->ctx), 0);
+	drain_events(f);
+	cal = find_event(f, EV_CALIBRATED);
+	start = find_event(f, EV_START);
+	assert_non_null(cal);
+	assert_non_null(start);
+	print_message("calibrated at %.3f s, started at %.3f s (start_s 1.5)\n",
+		      (double)(cal->t_ns - f->reg->t0_ns) / 1e9,
+		      (double)(start->t_ns - f->reg->t0_ns) / 1e9);
+	assert_true(cal->t_ns - f->reg->t0_ns < 1500000000u);
+	assert_in_range(start->t_ns - f->reg->t0_ns, 1500000000u, 1700000000u);
+	assert_true(totals(f).ops > 0);
+	fix_free(f);
+}
+
 static void check_missing(struct fix *f, int (*run)(struct stream_ctx *))
 {
 	snprintf(f->ctx.path, sizeof(f->ctx.path), "%s/absent", dir);
@@ -616,6 +647,7 @@ int main(void)
 		cmocka_unit_test(test_random_stop),
 		cmocka_unit_test(test_random_stop_while_sleeping),
 		cmocka_unit_test(test_random_stop_while_calibrating),
+		cmocka_unit_test(test_random_starts_on_time),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_scan_passes),
 		cmocka_unit_test(test_scan_modes),
