@@ -294,7 +294,7 @@ int stream_random_run(struct stream_ctx *c)
 
 	/* set up and calibrated before start_s, so the reads begin on time:
 	 * calibrating after it made them begin 1.4 to 2.7 s late under TCG,
-	 * after the scan seed 003's scaled example starts 0.5 s later */
+	 * after the scan seed 003's scaled example starts 1 s later */
 	if (setup(&r) < 0)
 		goto out;
 	stream_sleep_until(c, stream_start_ns(c));

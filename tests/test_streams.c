@@ -436,7 +436,7 @@ static void test_random_stop_while_calibrating(void **state)
 /*
  * A paced stream with a later start_s is calibrated before it and reads from
  * start_s on: at 1000 reads/s its calibration takes about 1 s, which pushed
- * the reads of seed 003's hot reader (start 2 s) past the scan (2.5 s).
+ * the reads of seed 003's hot reader (start 2 s) past the scan (3 s).
  */
 static void test_random_starts_on_time(void **state)
 {
