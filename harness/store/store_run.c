@@ -225,7 +225,6 @@ static int counter_rows(struct store *s, void *p, char *err)
 	const struct proto_counters *c = a->c;
 	sqlite3_stmt *st = s->ins_counter;
 	uint64_t i;
-	int rc;
 
 	for (i = 0; i < c->values.n; i++) {
 		sqlite3_bind_int64(st, 1, a->run);
@@ -234,18 +233,16 @@ static int counter_rows(struct store *s, void *p, char *err)
 		sqlite3_bind_int64(st, 4, c->at == CA_START ? -1 : c->at == CA_END ? -2 :
 				   (int64_t)c->seq);
 		sqlite3_bind_int64(st, 5, c->values.value[i]);
-		rc = sqlite3_step(st);
-		sqlite3_reset(st);
-		if (rc == SQLITE_CONSTRAINT &&
-		    sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_PRIMARYKEY) {
-			a->again = 1;
-			return errorf(err, "%s counter '%s' twice for %s %llu", c->src,
-				      c->values.key[i], c->at == CA_CHANGE ? "interval" : c->at ==
-				      CA_START ? "the start at interval" : "the end at interval",
-				      (unsigned long long)c->seq);
-		}
-		if (rc != SQLITE_DONE)
-			return db_err(s, err, "insert counter");
+		if (step_insert(s, st, "insert counter", err) == 0)
+			continue;
+		/* the step's code outlives its reset and the message's formatting */
+		if (sqlite3_extended_errcode(s->db) != SQLITE_CONSTRAINT_PRIMARYKEY)
+			return -1;
+		a->again = 1;
+		return errorf(err, "%s counter '%s' twice for %s %llu", c->src, c->values.key[i],
+			      c->at == CA_CHANGE ? "interval" : c->at == CA_START ?
+			      "the start at interval" : "the end at interval",
+			      (unsigned long long)c->seq);
 	}
 	return 0;
 }
