@@ -63,28 +63,39 @@ if [ "$reps" -ge 2 ]; then
 	check "003: mmap: the classic LRU keeps less than MGLRU on average ($mc < $mm)" cmp "$mc" "<" "$mm"
 fi
 
-# 000: vec's reads at the end against before the cold file; the cold file at the end.
-# Under TCG a recovered run's rate still wanders by 15 % (83 k to 120 k reads/s)
-# and one run per arm measured 0.72 to 1.48, so "recovers" is 0.6 of before;
-# MGLRU's stall measured 0.15 to 0.24.
+# 000: vec's reads at the end against before the cold file (its warm stretch,
+# tests/seeds_measure.py), its misses at the end, the cold file at the end.
+# The read rate alone cannot tell a recovery from one run under TCG: with
+# every page of vec cached and no fault, a run's rate wanders by up to 40 %
+# over 5 s (83 k to 50 k reads/s in one, 82 k to 121 k in another), so
+# recovered runs measured 0.59 to 1.48 of before, and 0.6 failed a CI at 0.59.
+# The stall measured 0.15 to 0.35. So "recovers" is a miss rate back near 0
+# (under 2 faults a 1 000 reads; measured 0 to 0.07) and 0.45 of before;
+# "does not recover", vec still missing (20 or more; measured 99 to 105) and
+# under 0.5 of before.
 for cell in random normal; do
 	for arm in mglru classic; do
 		eval "r_${cell}_$arm=\$(m seed-000 $cell $arm vec_rate_end_over_before_cold)"
+		eval "f_${cell}_$arm=\$(m seed-000 $cell $arm vec_faults_per_kread_end)"
 		eval "c_${cell}_$arm=\$(m seed-000 $cell $arm cold_resident_at_end)"
 	done
 done
+# recovered RATE FAULTS: vec back in the cache and its reads back near before;
+# stalled RATE FAULTS: vec still missing and its reads well under before
+recovered() { cmp "$2" "<=" 2 && cmp "$1" ">=" 0.45; }
+stalled() { cmp "$2" ">=" 20 && cmp "$1" "<" 0.5; }
 check "000: MADV_RANDOM, MGLRU: the cold file stays cached ($c_random_mglru)" \
 	cmp "$c_random_mglru" ">=" 0.9
-check "000: MADV_RANDOM, MGLRU: vec's reads do not recover ($r_random_mglru of before)" \
-	cmp "$r_random_mglru" "<" 0.5
+check "000: MADV_RANDOM, MGLRU: vec's reads do not recover ($r_random_mglru of before, $f_random_mglru faults a 1000 reads)" \
+	stalled "$r_random_mglru" "$f_random_mglru"
 check "000: MADV_RANDOM, classic: the cold file is evicted, at least 0.3 of it ($c_random_classic)" \
 	cmp "$c_random_classic" "<=" 0.7
-check "000: MADV_RANDOM, classic: vec's reads recover ($r_random_classic of before)" \
-	cmp "$r_random_classic" ">=" 0.6
+check "000: MADV_RANDOM, classic: vec's reads recover ($r_random_classic of before, $f_random_classic faults a 1000 reads)" \
+	recovered "$r_random_classic" "$f_random_classic"
 check "000: no advice: both evict the cold file ($c_normal_mglru, $c_normal_classic)" \
 	bash -c '[ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" "BEGIN { exit !(a <= 0.5 && b <= 0.5) }"' _ "$c_normal_mglru" "$c_normal_classic"
-check "000: no advice: both recover ($r_normal_mglru, $r_normal_classic of before)" \
-	bash -c '[ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" "BEGIN { exit !(a >= 0.6 && b >= 0.6) }"' _ "$r_normal_mglru" "$r_normal_classic"
+check "000: no advice: both recover ($r_normal_mglru, $r_normal_classic of before; $f_normal_mglru, $f_normal_classic faults a 1000 reads)" \
+	eval 'recovered "$r_normal_mglru" "$f_normal_mglru" && recovered "$r_normal_classic" "$f_normal_classic"'
 "$harness" table seed-000 > table-000.out 2>&1
 check "000: a series table per cell and arm, per 5 s, with the seed's columns" \
 	[ "$(grep -c '^ *t   iops:vec   majflt/s  refault/s    activ/s MB:vs-vec.bin MB:cold.bin$' table-000.out)" = 4 ]
