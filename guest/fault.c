@@ -22,7 +22,7 @@ static const char *const kind_names[] = {
 	[FAULT_GARBAGE] = "garbage", [FAULT_BADUTF8] = "badutf8",
 	[FAULT_LONGLINE] = "longline", [FAULT_BADJSON] = "badjson",
 	[FAULT_FIOSTALL] = "fiostall", [FAULT_LRUGAP] = "lrugap", [FAULT_NOHELLO] = "nohello",
-	[FAULT_NOPORT] = "noport",
+	[FAULT_NOPORT] = "noport", [FAULT_COUNTERSPLIT] = "countersplit",
 };
 
 /* A number of seconds (0..86400) given to option key, into *ms. */
@@ -141,6 +141,40 @@ static int send_badjson(int fd, const char *line, size_t len)
 	return write_all(fd, rest, len - (size_t)(rest - line));
 }
 
+#define SPLIT_KEYS 2
+
+/*
+ * countersplit: m's keys as messages of SPLIT_KEYS each, in order; a message
+ * of SPLIT_KEYS or fewer (an empty start or end among them) goes as it is.
+ * Returns 1 when it sent the parts, 0 when m is the caller's to write.
+ */
+static int send_split(int fd, const struct proto_msg *m)
+{
+	const struct proto_kv *all = &m->u.counters.values;
+	struct proto_msg *part;
+	char line[PROTO_LINE_MAX];
+	size_t i, j;
+	int n, rc = 1;
+
+	if (m->type != PROTO_COUNTERS || all->n <= SPLIT_KEYS)
+		return 0;
+	if (!(part = malloc(sizeof(*part))))
+		return -1;
+	*part = *m;
+	for (i = 0; i < all->n && rc == 1; i += SPLIT_KEYS) {
+		for (j = 0; j < SPLIT_KEYS && i + j < all->n; j++) {
+			memcpy(part->u.counters.values.key[j], all->key[i + j], PROTO_COUNTER_KEY_MAX);
+			part->u.counters.values.value[j] = all->value[i + j];
+		}
+		part->u.counters.values.n = j;
+		n = proto_format(part, line, sizeof(line));
+		if (n < 0 || write_all(fd, line, (size_t)n) < 0)
+			rc = -1;
+	}
+	free(part);
+	return rc;
+}
+
 /*
  * The test-only fault of the kernel command line, at its moment: a panic by
  * sysrq, silence, garbage, bad UTF-8, an overlong or broken JSON line, an
@@ -178,6 +212,7 @@ static int fire(struct fault *f, int fd, const char *line, size_t len)
 	case FAULT_LRUGAP:     /* the line is simply not written */
 	case FAULT_NOPORT:     /* the agent's own, before any message */
 	case FAULT_FIOSTALL:
+	case FAULT_COUNTERSPLIT:   /* fault_filter's, every counters message */
 	case FAULT_NONE:
 		break;
 	}
@@ -203,8 +238,16 @@ static int fires_now(struct fault *f, const struct proto_msg *m)
 int fault_filter(struct fault *f, int fd, const struct proto_msg *m, const char *line,
 		 size_t len, char *err, size_t errlen)
 {
+	int rc;
+
 	if (f->kind == FAULT_NONE || f->kind == FAULT_FIOSTALL || f->kind == FAULT_NOPORT)
 		return 0;
+	if (f->kind == FAULT_COUNTERSPLIT) {   /* every counters message, not once */
+		if ((rc = send_split(fd, m)) < 0)
+			return errorfn(err, errlen, "fault countersplit: could not send: %s",
+				       strerror(errno));
+		return rc;
+	}
 	if (f->fired)
 		return f->kind == FAULT_SILENCE;
 	if (!fires_now(f, m))

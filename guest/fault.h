@@ -20,6 +20,8 @@ enum fault_kind {
 	FAULT_LRUGAP,    /* one node's PROTO_LRU left out (its sample announced it) */
 	FAULT_NOHELLO,   /* the agent stops for good before its hello: a silent boot */
 	FAULT_NOPORT,    /* the agent gives up before opening its channel: the guest ends */
+	FAULT_COUNTERSPLIT, /* every counters message sent as several of 2 keys: a start
+			     * or end in several messages, as one over 64 keys is */
 };
 
 struct fault {

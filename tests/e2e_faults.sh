@@ -186,7 +186,9 @@ fault_arms='[ { "name": "ok", "kernel": "6.12" }'
 for k in panic silence garbage badutf8 longline badjson; do
 	fault_arms+=", { \"name\": \"$k\", \"kernel\": \"6.12\", \"cmdline\": \"harness.fault=$k harness.fault_after=2\" }"
 done
-fault_arms+=' ]'
+# not a failure: every counters message in parts of 2 keys (the agent's 64 a
+# message would need a guest with over 64 counters to split a start or end)
+fault_arms+=', { "name": "countersplit", "kernel": "6.12", "cmdline": "harness.fault=countersplit" } ]'
 matrix faults 6 1 "$fault_arms"
 check "the faults matrix finishes" wait_finished faults 900
 run_of() { q "SELECT r.status || '|' || COALESCE(r.reason, '') FROM runs r JOIN arms a ON a.id = r.arm_id
@@ -214,6 +216,18 @@ fault_case badutf8 failed "bad message"
 fault_case longline failed "longer than"
 fault_case badjson failed "bad message"
 check "the arm without a fault is done" [ "$(run_of ok)" = "done|" ]
+check "countersplit: the run whose counters came 2 keys a message is done" [ "$(run_of countersplit)" = "done|" ]
+cr=$(q "SELECT MAX(r.id) FROM runs r JOIN arms a ON a.id = r.arm_id JOIN matrices m ON m.id = r.matrix_id
+	WHERE m.name = 'faults' AND a.name = 'countersplit'")
+# keys AT: the most keys one source sent at its start (-1) or end (-2)
+keys() { q "SELECT MAX(n) FROM (SELECT COUNT(*) AS n FROM counters WHERE run_id = ${cr:-0} AND seq = $1 GROUP BY src)"; }
+check "countersplit: a source's start ($(keys -1) keys) and end ($(keys -2)) each took several messages" \
+	[ "$(keys -1)" -gt 2 -a "$(keys -2)" -gt 2 ]
+check "countersplit: each of over 10 counters' start plus its changes is its end" \
+	[ "$(q "SELECT COUNT(*) > 10 AND SUM(COALESCE(t, 0) != COALESCE(e, 0)) = 0 FROM
+		(SELECT SUM(CASE WHEN seq >= -1 THEN value END) AS t,
+		 SUM(CASE WHEN seq = -2 THEN value END) AS e FROM counters
+		 WHERE run_id = ${cr:-0} GROUP BY src, key)")" = 1 ]
 check "status reports the crash" bash -c '"$1" -c harness.conf status faults | grep -q "1 crashed"' _ "$harness"
 problems=$(audit faults)
 check "faults: committed samples all sent, done run complete" [ -z "$problems" ]
