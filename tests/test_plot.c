@@ -976,6 +976,8 @@ static void test_html(void **state)
 	/* the ABBA blocks, harness table's grids, the verdicts */
 	assert_non_null(strstr(html, "<h2 id=\"tables\">"));
 	assert_int_equal(count(html, "<pre>"), 4);   /* and the oldest generations */
+	/* with the ABBA blocks, what the guests read back */
+	assert_non_null(strstr(html, "\n  classic      swap none; swappiness 0\n"));
 	assert_non_null(strstr(html, "<h3>mglru &rarr; classic</h3>"));
 	assert_non_null(strstr(html, "UNKNOWN"));
 	/* kernels, options, where it ran */

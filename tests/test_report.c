@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include <cmocka.h>
 #include <jansson.h>
 
@@ -592,6 +594,39 @@ static void test_default_report(void **state)
 }
 
 /*
+ * What the guests read back, an arm a line under "measured with": the same
+ * in every run of an arm, once; where one run of "new" read back THP always
+ * and a zram swap, both values, so a report never hides runs measured under
+ * different settings. mTHP shows only the sizes not never.
+ */
+static void test_settings(void **state)
+{
+	char *buf = NULL, err[ERR_MAX], path[PATH_MAX];
+	size_t len = 0;
+	FILE *f;
+	sqlite3 *db;
+
+	(void)state;
+	sfmt(path, sizeof(path), "%s/harness.db", conf.results);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "UPDATE runs SET thp_enabled_read = 'always',"
+				      " swap_read = 'zram lz4 96 MiB' WHERE id = (SELECT MIN(r.id)"
+				      " FROM runs r JOIN arms a ON a.id = r.arm_id WHERE a.name = 'new')",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_non_null(f = open_memstream(&buf, &len));
+	if (report_table(f, store, abba_id, err) < 0)
+		fail_msg("report_table: %s", err);
+	fclose(f);
+	contains(buf, "\nread back in the guests of the done runs:\n"
+		 "  base         THP never, defrag madvise; mTHP 2048K:inherit, the rest never;"
+		 " swap none; swappiness 60\n"
+		 "  new          THP always, defrag madvise | never, defrag madvise;"
+		 " mTHP 2048K:inherit, the rest never; swap none | zram lz4 96 MiB; swappiness 60\n");
+	free(buf);
+}
+
+/*
  * Issue 15's report faults: a file name longer than a column is never cut
  * (abbreviated by number, the full name under the header); a cell that
  * tracks no file shows no residency (-, not 0.0); a metric 0 in every run is
@@ -693,6 +728,7 @@ int main(void)
 		cmocka_unit_test(test_baseline),
 		cmocka_unit_test(test_pairs),
 		cmocka_unit_test(test_default_report),
+		cmocka_unit_test(test_settings),
 		cmocka_unit_test(test_report_faults),
 		cmocka_unit_test(test_command),
 	};

@@ -304,6 +304,10 @@ void fixture_run(struct store *s, int64_t run, const struct fixture_rates *r)
 	snprintf(h.release, sizeof(h.release), "6.12.99-test");
 	snprintf(st.lru_gen, sizeof(st.lru_gen), "0x0007");
 	snprintf(st.residency, sizeof(st.residency), "mincore");
+	snprintf(st.thp_enabled, sizeof(st.thp_enabled), "never");
+	snprintf(st.thp_defrag, sizeof(st.thp_defrag), "madvise");
+	snprintf(st.mthp, sizeof(st.mthp), "16K:never 64K:never 2048K:inherit");
+	st.swappiness = 60;
 	st.file_pages.n = r->no_files ? 0 : 1;
 	if (store_run_booting(s, run, "tcg", "host", "x86_64", "", err) < 0 ||
 	    store_run_hello(s, run, &h, 1000, err) < 0 || store_run_setup(s, run, &st, err) < 0)

@@ -618,6 +618,88 @@ int report_builds(FILE *f, struct store *s, int64_t matrix_id, const void *arg, 
 	return 0;
 }
 
+/*
+ * mTHP's "16K:never 32K:never ... 2048K:inherit" as its sizes not "never"
+ * ("2048K:inherit, the rest never"), "never" if all are; several runs'
+ * values (" | " between) as they are.
+ */
+static void mthp_brief(FILE *f, const char *v)
+{
+	const char *p, *end, *colon;
+	int kept = 0, dropped = 0;
+
+	if (strstr(v, " | ")) {
+		print_plain(f, v);
+		return;
+	}
+	for (p = v; *p; p = *end ? end + 1 : end) {
+		end = p + strcspn(p, " ");
+		colon = memchr(p, ':', (size_t)(end - p));
+		if (colon && end - colon - 1 == 5 && !memcmp(colon + 1, "never", 5)) {
+			dropped++;
+			continue;
+		}
+		fprintf(f, "%s%.*s", kept++ ? " " : "", (int)(end - p), p);
+	}
+	if (!kept)
+		fputs("never", f);
+	else if (dropped)
+		fputs(", the rest never", f);
+}
+
+/* One arm's settings read back: "THP ...; mTHP ...; swap ...; swappiness N". */
+static void settings_line(FILE *f, const struct report_arm *a)
+{
+	const char *sep = "";
+
+	fprintf(f, "  %-12s ", a->name);
+	if (a->thp_read[0]) {
+		fputs("THP ", f);
+		print_plain(f, a->thp_read);
+		sep = "; ";
+	}
+	if (a->mthp_read[0]) {
+		fprintf(f, "%smTHP ", sep);
+		mthp_brief(f, a->mthp_read);
+		sep = "; ";
+	}
+	if (a->swap_read[0]) {
+		fprintf(f, "%sswap ", sep);
+		print_plain(f, a->swap_read);
+		sep = "; ";
+	}
+	if (a->swappiness_read[0]) {
+		fprintf(f, "%sswappiness ", sep);
+		print_plain(f, a->swappiness_read);
+	}
+	fputc('\n', f);
+}
+
+/*
+ * What the arms' done runs read back in their guests, an arm a line: THP's
+ * enabled and defrag, the multi-size THP sizes not "never", the swap device
+ * and vm.swappiness; a setting whose runs disagree shows every value, " | "
+ * between. Nothing if no done run stored them.
+ */
+static int report_settings(FILE *f, struct store *s, int64_t matrix_id, char *err)
+{
+	_cleanup_free_ struct report_arm *a = calloc(SPEC_MAX_ARMS, sizeof(*a));
+	unsigned n = 0, i, shown = 0;
+
+	if (!a)
+		return errorf(err, "out of memory");
+	if (store_report_arms(s, matrix_id, a, &n, err) < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (!a[i].thp_read[0] && !a[i].mthp_read[0] && !a[i].swappiness_read[0])
+			continue;
+		if (!shown++)
+			fputs("read back in the guests of the done runs:\n", f);
+		settings_line(f, &a[i]);
+	}
+	return 0;
+}
+
 const char *const report_machine_labels[MACHINE_FACTS] = {
 	"QEMU", "libvirt", "accel", "TCG threading", "host kernel", "host CPU", "host CPUs",
 	"vCPU pinning", "start",
@@ -695,6 +777,7 @@ int report_table(FILE *f, struct store *s, int64_t matrix_id, char *err)
 	oom_note(f, &mi);
 	contended_note(f, &mi);
 	if (report_machines(f, s, matrix_id, err) < 0 ||
+	    report_settings(f, s, matrix_id, err) < 0 ||
 	    noise_section(f, s, matrix_id, &mi, v, n, err) < 0)
 		return -1;
 	return report_builds(f, s, matrix_id, NULL, err);
