@@ -115,6 +115,14 @@ check "6.1: unsupported says why: no hugepages-<N>kB, a 6.8 feature" \
 check "6.1: no read-back stored (its kernel has no sizes)" [ "$(mrun 61 "mthp_read IS NULL")" = 1 ]
 check "6.12: the guest read back 64K always, PMD-size inheriting the top-level never" \
 	[ "$(mrun 612 mthp_read) / $(mrun 612 thp_enabled_read)" = "16K:never 32K:never 64K:always 128K:never 256K:never 512K:never 1024K:never 2048K:inherit / never" ]
+# harness table says what the done runs read back, an arm a line: the 6.1
+# arm, unsupported, has no line
+check "table: each done arm's settings as read back (THP, the mTHP sizes not never, swap, swappiness)" \
+	bash -c '"$1" table e2e-thp > thp-table.out && "$1" table e2e-mthp > mthp-table.out &&
+		grep -qE "^  thp-always +THP always, defrag madvise; mTHP 2048K:inherit, the rest never; swap none; swappiness [0-9]+$" thp-table.out &&
+		grep -qE "^  thp-never +THP never, defrag madvise; " thp-table.out &&
+		grep -qE "^  mthp-612 +THP never, defrag [a-z+]+; mTHP 64K:always 2048K:inherit, the rest never; swap none; " mthp-table.out &&
+		! grep -q "^  mthp-61 " mthp-table.out' _ "$harness"
 mthp() { q "SELECT m.$2 FROM run_mthp m JOIN runs r ON r.id = m.run_id JOIN arms a ON
 	a.id = r.arm_id WHERE a.name = 'mthp-612' AND m.kib = $1"; }
 anon_thp() { q "SELECT MAX(s.anon_thp) FROM samples s JOIN runs r ON r.id = s.run_id JOIN arms a
