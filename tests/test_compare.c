@@ -992,6 +992,33 @@ static void test_machines_differ(void **state)
 	json_decref(j);
 }
 
+/*
+ * Two arms whose guests read back different settings (fg's kernel defaulting
+ * to THP always, say): compare says so, as it says two QEMUs, so a verdict
+ * is never read as the kernels' alone when the guests differed.
+ */
+static void test_guest_settings_differ(void **state)
+{
+	char path[PATH_MAX + 16];
+	sqlite3 *db;
+	json_t *j;
+	int rc;
+
+	(void)state;
+	sfmt(path, sizeof(path), "%s/harness.db", conf.results);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "UPDATE runs SET thp_enabled_read = 'always' WHERE arm_id IN"
+				      " (SELECT a.id FROM arms a JOIN matrices m ON m.id = a.matrix_id"
+				      "  WHERE m.name = 'v3' AND a.name = 'fg')", NULL, NULL, NULL),
+			 SQLITE_OK);
+	j = compare_json("v3", NULL, "orig", "fg", 0, &rc, NULL);
+	assert_string_equal(json_string_value(json_object_get(j, "machines")),
+			    "guests read back THP never, defrag madvise and always, defrag madvise");
+	json_decref(j);
+	assert_int_equal(sqlite3_exec(db, "UPDATE runs SET thp_enabled_read = 'never'",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+}
 
 /*
  * An arm whose runs the OOM killer ended where the other's finished is a
@@ -1047,6 +1074,7 @@ int main(void)
 		cmocka_unit_test(test_calibration),
 		cmocka_unit_test(test_machine_line),
 		cmocka_unit_test(test_machines_differ),
+		cmocka_unit_test(test_guest_settings_differ),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -577,6 +577,8 @@ static const char *const machine_says[MACHINE_FACTS] = {
 	"measured with QEMU", "measured with libvirt", "accel differs:",
 	"TCG threading differs:", "host kernels differ:", "host CPUs differ:",
 	"host CPU counts differ:", "vCPU pinning differs:", "guests started by",
+	"guests read back THP", "guests read back mTHP", "guests read back swap",
+	"guests read back swappiness",
 };
 
 int compare_machine_line(const struct store_machines *b, const struct store_machines *nw,

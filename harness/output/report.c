@@ -647,62 +647,52 @@ static void mthp_brief(FILE *f, const char *v)
 		fputs(", the rest never", f);
 }
 
-/* One arm's settings read back: "THP ...; mTHP ...; swap ...; swappiness N". */
-static void settings_line(FILE *f, const struct report_arm *a)
+/* One arm's settings read back, m's from MACHINE_GUEST_FIRST: "THP ...; mTHP ...; ...". */
+static void settings_line(FILE *f, const char *arm, const struct store_machines *m)
 {
-	const char *sep = "";
+	int k, shown = 0;
 
-	fprintf(f, "  %-12s ", a->name);
-	if (a->thp_read[0]) {
-		fputs("THP ", f);
-		print_plain(f, a->thp_read);
-		sep = "; ";
-	}
-	if (a->mthp_read[0]) {
-		fprintf(f, "%smTHP ", sep);
-		mthp_brief(f, a->mthp_read);
-		sep = "; ";
-	}
-	if (a->swap_read[0]) {
-		fprintf(f, "%sswap ", sep);
-		print_plain(f, a->swap_read);
-		sep = "; ";
-	}
-	if (a->swappiness_read[0]) {
-		fprintf(f, "%sswappiness ", sep);
-		print_plain(f, a->swappiness_read);
+	fprintf(f, "  %-12s ", arm);
+	for (k = MACHINE_GUEST_FIRST; k < MACHINE_FACTS; k++) {
+		if (!m->v[k][0])
+			continue;
+		fprintf(f, "%s%s ", shown++ ? "; " : "", report_machine_labels[k]);
+		if (k == MACHINE_MTHP)
+			mthp_brief(f, m->v[k]);
+		else
+			print_plain(f, m->v[k]);
 	}
 	fputc('\n', f);
 }
 
 /*
- * What the arms' done runs read back in their guests, an arm a line: THP's
- * enabled and defrag, the multi-size THP sizes not "never", the swap device
- * and vm.swappiness; a setting whose runs disagree shows every value, " | "
- * between. Nothing if no done run stored them.
+ * What the arms' done runs read back in their guests, an arm a line (the
+ * machine facts from MACHINE_GUEST_FIRST); nothing if no done run stored them.
  */
-static int report_settings(FILE *f, struct store *s, int64_t matrix_id, char *err)
+static int report_settings(FILE *f, struct store *s, int64_t matrix_id,
+			   const struct matrix_info *mi, char *err)
 {
-	_cleanup_free_ struct report_arm *a = calloc(SPEC_MAX_ARMS, sizeof(*a));
-	unsigned n = 0, i, shown = 0;
+	struct store_machines m;
+	unsigned arm, shown = 0;
+	int k, any;
 
-	if (!a)
-		return errorf(err, "out of memory");
-	if (store_report_arms(s, matrix_id, a, &n, err) < 0)
-		return -1;
-	for (i = 0; i < n; i++) {
-		if (!a[i].thp_read[0] && !a[i].mthp_read[0] && !a[i].swappiness_read[0])
+	for (arm = 0; arm < mi->n_arms; arm++) {
+		if (store_matrix_machines(s, matrix_id, (int)arm, &m, err) < 0)
+			return -1;
+		for (k = MACHINE_GUEST_FIRST, any = 0; k < MACHINE_FACTS; k++)
+			any |= !!m.v[k][0];
+		if (!any)
 			continue;
 		if (!shown++)
 			fputs("read back in the guests of the done runs:\n", f);
-		settings_line(f, &a[i]);
+		settings_line(f, mi->arm_names[arm], &m);
 	}
 	return 0;
 }
 
 const char *const report_machine_labels[MACHINE_FACTS] = {
 	"QEMU", "libvirt", "accel", "TCG threading", "host kernel", "host CPU", "host CPUs",
-	"vCPU pinning", "start",
+	"vCPU pinning", "start", "THP", "mTHP", "swap", "swappiness",
 };
 
 int report_machines(FILE *f, struct store *s, int64_t matrix_id, char *err)
@@ -714,7 +704,7 @@ int report_machines(FILE *f, struct store *s, int64_t matrix_id, char *err)
 		return -1;
 	if (!m.v[MACHINE_QEMU][0] && !m.v[MACHINE_HOST_KERNEL][0])
 		return 0;
-	for (i = 0; i < MACHINE_FACTS; i++) {
+	for (i = 0; i < MACHINE_GUEST_FIRST; i++) {   /* the guests' settings: per arm, below */
 		if (!m.v[i][0])
 			continue;
 		fprintf(f, "%s%s ", shown++ ? ", " : "measured with: ", report_machine_labels[i]);
@@ -777,7 +767,7 @@ int report_table(FILE *f, struct store *s, int64_t matrix_id, char *err)
 	oom_note(f, &mi);
 	contended_note(f, &mi);
 	if (report_machines(f, s, matrix_id, err) < 0 ||
-	    report_settings(f, s, matrix_id, err) < 0 ||
+	    report_settings(f, s, matrix_id, &mi, err) < 0 ||
 	    noise_section(f, s, matrix_id, &mi, v, n, err) < 0)
 		return -1;
 	return report_builds(f, s, matrix_id, NULL, err);

@@ -85,7 +85,12 @@ static const char machines_sql[] =
 	" SELECT " MACHINE_FACT("qemu_version") ", " MACHINE_FACT("libvirt_version") ", "
 	MACHINE_FACT("accel") ", " MACHINE_FACT("tcg_thread") ", " MACHINE_FACT("host_kernel") ", "
 	MACHINE_FACT("host_cpu") ", " MACHINE_FACT("host_cpus") ", " MACHINE_FACT("vcpu_pin") ", "
-	MACHINE_FACT("CASE start WHEN 'save' THEN 'restore' ELSE start END");
+	MACHINE_FACT("CASE start WHEN 'save' THEN 'restore' ELSE start END") ", "
+	MACHINE_FACT("thp_enabled_read || ', defrag ' || COALESCE(thp_defrag_read, '?')") ", "
+	MACHINE_FACT("mthp_read") ", "
+	/* no swap_read once the run stored what it read back: it had none */
+	MACHINE_FACT("CASE WHEN swappiness_read IS NOT NULL THEN COALESCE(swap_read, 'none') END")
+	", " MACHINE_FACT("swappiness_read");
 
 /* Each machine fact's distinct values, in enum store_machine_fact's order. */
 static int machines_row(sqlite3_stmt *st, void *arg)

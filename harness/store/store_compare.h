@@ -31,17 +31,21 @@ int store_tag_matrices(struct store *s, const char *tag, const char *also, int64
 
 /*
  * What measured runs (schema 14; how their guests started, schema 16: boot
- * or restore, a save run counted as restore), in this order in struct
- * store_machines.
+ * or restore, a save run counted as restore), then from MACHINE_GUEST_FIRST
+ * on the settings their guests read back (THP's enabled and defrag, the
+ * multi-size THP sizes, the swap device or "none", vm.swappiness), in this
+ * order in struct store_machines.
  */
 enum store_machine_fact {
 	MACHINE_QEMU, MACHINE_LIBVIRT, MACHINE_ACCEL, MACHINE_TCG_THREAD, MACHINE_HOST_KERNEL,
-	MACHINE_HOST_CPU, MACHINE_HOST_CPUS, MACHINE_VCPU_PIN, MACHINE_START, MACHINE_FACTS
+	MACHINE_HOST_CPU, MACHINE_HOST_CPUS, MACHINE_VCPU_PIN, MACHINE_START,
+	MACHINE_THP, MACHINE_MTHP, MACHINE_SWAP, MACHINE_SWAPPINESS, MACHINE_FACTS
 };
+#define MACHINE_GUEST_FIRST MACHINE_THP
 
 /* Each fact's distinct values over some runs, joined by " | " in order; "" if none recorded. */
 struct store_machines {
-	char v[MACHINE_FACTS][192];
+	char v[MACHINE_FACTS][256];
 };
 
 /*

@@ -23,14 +23,7 @@ static const struct db_text_col arm_text[] = {
 	DB_TEXT(11, struct report_arm, base), DB_TEXT(12, struct report_arm, config),
 	DB_TEXT(13, struct report_arm, config_sha256), DB_TEXT(14, struct report_arm, image_sha256),
 	DB_TEXT(15, struct report_arm, patches), DB_TEXT(16, struct report_arm, failed),
-	DB_TEXT(20, struct report_arm, thp_read), DB_TEXT(21, struct report_arm, mthp_read),
-	DB_TEXT(22, struct report_arm, swap_read), DB_TEXT(23, struct report_arm, swappiness_read),
 };
-
-/* The distinct values of a runs expression over an arm's done runs, " | "-joined. */
-#define DONE_DISTINCT(expr) \
-	" (SELECT group_concat(v, ' | ') FROM (SELECT DISTINCT " expr " AS v FROM runs r" \
-	"  WHERE r.arm_id = a.id AND r.status = 'done' ORDER BY 1))"
 
 static const struct db_text_col bad_run_text[] = {
 	DB_TEXT(3, struct report_run, arm), DB_TEXT(4, struct report_run, cell),
@@ -106,13 +99,7 @@ int store_report_arms(struct store *s, int64_t mid, struct report_arm *ret, unsi
 		    " (SELECT group_concat(json_extract(p.value, '$.subject'), '; ')"
 		    "  FROM json_each(a.build, '$[0].patches') p), a.failed,"
 		    " json_extract(a.build, '$[0].build_s'),"
-		    " json_array_length(a.build, '$[0].patches'), json_extract(a.build, '$[0].cached'),"
-		    DONE_DISTINCT("r.thp_enabled_read || ', defrag ' || COALESCE(r.thp_defrag_read, '?')") ","
-		    DONE_DISTINCT("r.mthp_read") ","
-		    /* no swap_read: a run that had none, once it stored what it read back */
-		    DONE_DISTINCT("CASE WHEN r.swappiness_read IS NOT NULL"
-				  " THEN COALESCE(r.swap_read, 'none') END") ","
-		    DONE_DISTINCT("r.swappiness_read")
+		    " json_array_length(a.build, '$[0].patches'), json_extract(a.build, '$[0].cached')"
 		    " FROM arms a WHERE a.matrix_id = ?1 ORDER BY a.idx", arm_row, &a, err, "i",
 		    mid) < 0)
 		return -1;

@@ -34,12 +34,6 @@ struct report_arm {
 	char failed[ERR_MAX];                 /* why its build failed, "" if it did not */
 	double build_s;
 	int64_t n_patches, cached;
-	/* read back in its done runs' guests, each distinct value " | "-joined;
-	 * "" if no done run stored it */
-	char thp_read[128];                   /* "never, defrag madvise" */
-	char mthp_read[768];                  /* "16K:never 32K:never ... 2048K:inherit" */
-	char swap_read[256];                  /* "zram lz4 96 MiB", "none" */
-	char swappiness_read[64];
 };
 
 /* A run that ended failed, crashed or timed out. */
