@@ -17,7 +17,6 @@
 
 #include <cmocka.h>
 #include <jansson.h>
-#include <sqlite3.h>
 
 #include "cli/commands.h"
 #include "analysis/calibrate.h"
@@ -775,9 +774,7 @@ static void test_by_host(void **state)
 				  .by_host = 1, .json = 1 };
 	struct matrix *m = fixture_matrix("hosts", dir, arms, 2, cell, 1, 32);
 	struct run_ref *runs = NULL;
-	char path[PATH_MAX + 16], *sqlerr = NULL;
 	uint64_t seed = 11;
-	sqlite3 *db;
 	int64_t mid;
 	json_t *j, *r;
 	size_t n, i;
@@ -790,13 +787,8 @@ static void test_by_host(void **state)
 			 (1 + 0.003 * gauss(&seed)), 1000, 0.1);
 	free(runs);
 	free(m);
-	snprintf(path, sizeof(path), "%s/harness.db", conf.results);
-	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	if (sqlite3_exec(db, "UPDATE runs SET host = CASE WHEN block % 2 THEN 'b' ELSE 'a' END"
-			 " WHERE matrix_id = (SELECT id FROM matrices WHERE name = 'hosts')",
-			 NULL, NULL, &sqlerr) != SQLITE_OK)
-		fail_msg("%s", sqlerr);
-	sqlite3_close(db);
+	fixture_sql(&conf, "UPDATE runs SET host = CASE WHEN block % 2 THEN 'b' ELSE 'a' END"
+		    " WHERE matrix_id = (SELECT id FROM matrices WHERE name = 'hosts')");
 
 	j = run_json(&o, &rc, NULL);
 	/* the first row: every host; half its blocks say 0, half -20 %: not SAME */
@@ -962,21 +954,16 @@ static void test_machine_line(void **state)
 static void test_machines_differ(void **state)
 {
 	struct compare_opts o = { .base_matrix = "v3", .new_matrix = "v4" };
-	char path[PATH_MAX + 16], *buf = NULL, err[ERR_MAX];
+	char *buf = NULL, err[ERR_MAX];
 	size_t len = 0;
 	FILE *out = open_memstream(&buf, &len);
-	sqlite3 *db;
 	json_t *j;
 	int rc;
 
 	(void)state;
-	sfmt(path, sizeof(path), "%s/harness.db", conf.results);
-	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "UPDATE runs SET qemu_version = CASE matrix_id WHEN"
-				      " (SELECT id FROM matrices WHERE name = 'v3') THEN '7.2.0'"
-				      " ELSE '10.0.2' END, host_kernel = '6.1.0-27-amd64'",
-				      NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(db);
+	fixture_sql(&conf, "UPDATE runs SET qemu_version = CASE matrix_id WHEN"
+		    " (SELECT id FROM matrices WHERE name = 'v3') THEN '7.2.0'"
+		    " ELSE '10.0.2' END, host_kernel = '6.1.0-27-amd64'");
 	compare_run(store, &o, out, NULL, err);
 	fclose(out);
 	if (!strstr(buf, "\nmeasured with QEMU 7.2.0 and 10.0.2\n"))
@@ -999,25 +986,18 @@ static void test_machines_differ(void **state)
  */
 static void test_guest_settings_differ(void **state)
 {
-	char path[PATH_MAX + 16];
-	sqlite3 *db;
 	json_t *j;
 	int rc;
 
 	(void)state;
-	sfmt(path, sizeof(path), "%s/harness.db", conf.results);
-	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "UPDATE runs SET thp_enabled_read = 'always' WHERE arm_id IN"
-				      " (SELECT a.id FROM arms a JOIN matrices m ON m.id = a.matrix_id"
-				      "  WHERE m.name = 'v3' AND a.name = 'fg')", NULL, NULL, NULL),
-			 SQLITE_OK);
+	fixture_sql(&conf, "UPDATE runs SET thp_enabled_read = 'always' WHERE arm_id IN"
+		    " (SELECT a.id FROM arms a JOIN matrices m ON m.id = a.matrix_id"
+		    "  WHERE m.name = 'v3' AND a.name = 'fg')");
 	j = compare_json("v3", NULL, "orig", "fg", 0, &rc, NULL);
 	assert_string_equal(json_string_value(json_object_get(j, "machines")),
 			    "guests read back THP never, defrag madvise and always, defrag madvise");
 	json_decref(j);
-	assert_int_equal(sqlite3_exec(db, "UPDATE runs SET thp_enabled_read = 'never'",
-				      NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(db);
+	fixture_sql(&conf, "UPDATE runs SET thp_enabled_read = 'never'");
 }
 
 /*

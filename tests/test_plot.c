@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include <cmocka.h>
-#include <sqlite3.h>
 
 #include "analysis/summary.h"
 #include "conf/conf.h"
@@ -293,19 +292,6 @@ static void swap_done_run(int64_t run, int mglru)
 		fail_msg("finish: %s", err);
 }
 
-/* Run sql on the store's database through a connection of the test's own. */
-static void raw_sql(const char *sql)
-{
-	char path[PATH_MAX + 16], *sqlerr = NULL;
-	sqlite3 *db;
-
-	sfmt(path, sizeof(path), "%s/harness.db", conf.results);
-	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	if (sqlite3_exec(db, sql, NULL, NULL, &sqlerr) != SQLITE_OK)
-		fail_msg("%s: %s", sql, sqlerr);
-	sqlite3_close(db);
-}
-
 /*
  * A matrix of swap_done_runs, one per arm; with old, its samples' swap and
  * pressure columns NULL afterwards, as in rows stored before schemas 19 and 21.
@@ -325,7 +311,7 @@ static int64_t add_swap_matrix(const char *name, int old)
 	     " zswpout = NULL, memcg_psi_some_us = NULL, memcg_psi_full_us = NULL WHERE run_id IN"
 	     " (SELECT id FROM runs WHERE matrix_id = %lld)", (long long)id);
 	if (old)
-		raw_sql(sql);
+		fixture_sql(&conf, sql);
 	free(runs);
 	free(m);
 	return id;

@@ -17,8 +17,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
-
 #include <cmocka.h>
 #include <jansson.h>
 
@@ -601,19 +599,14 @@ static void test_default_report(void **state)
  */
 static void test_settings(void **state)
 {
-	char *buf = NULL, err[ERR_MAX], path[PATH_MAX];
+	char *buf = NULL, err[ERR_MAX];
 	size_t len = 0;
 	FILE *f;
-	sqlite3 *db;
 
 	(void)state;
-	sfmt(path, sizeof(path), "%s/harness.db", conf.results);
-	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "UPDATE runs SET thp_enabled_read = 'always',"
-				      " swap_read = 'zram lz4 96 MiB' WHERE id = (SELECT MIN(r.id)"
-				      " FROM runs r JOIN arms a ON a.id = r.arm_id WHERE a.name = 'new')",
-				      NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(db);
+	fixture_sql(&conf, "UPDATE runs SET thp_enabled_read = 'always', swap_read = 'zram lz4 96 MiB'"
+		    " WHERE id = (SELECT MIN(r.id) FROM runs r JOIN arms a ON a.id = r.arm_id"
+		    " WHERE a.name = 'new')");
 	assert_non_null(f = open_memstream(&buf, &len));
 	if (report_table(f, store, abba_id, err) < 0)
 		fail_msg("report_table: %s", err);

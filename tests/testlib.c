@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <sqlite3.h>
 
 #include "spec/abba.h"
 #include "daemon/api.h"
@@ -167,6 +168,18 @@ struct api *fixture_api(const struct conf *conf)
 }
 
 /* ---- a results database filled through the store API ---- */
+
+void fixture_sql(const struct conf *conf, const char *sql)
+{
+	char path[PATH_MAX + 16], *sqlerr = NULL;
+	sqlite3 *db;
+
+	sfmt(path, sizeof(path), "%s/harness.db", conf->results);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	if (sqlite3_exec(db, sql, NULL, NULL, &sqlerr) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlerr);
+	sqlite3_close(db);
+}
 
 struct store *fixture_store(const struct conf *conf)
 {

@@ -72,6 +72,9 @@ struct fixture_arm {
 /* conf's results directory made and its harness.db opened, or the test fails. */
 struct store *fixture_store(const struct conf *conf);
 
+/* sql run on conf's harness.db through a connection of the test's own, or the test fails. */
+void fixture_sql(const struct conf *conf, const char *sql);
+
 /*
  * A matrix of no arms and no cells yet, for reps repetitions: name, NAME.json
  * in dir, hash "0", x86_64, 512 MiB and 2 vCPUs; calloc'd.
