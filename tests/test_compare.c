@@ -997,6 +997,24 @@ static void test_guest_settings_differ(void **state)
 	assert_string_equal(json_string_value(json_object_get(j, "machines")),
 			    "guests read back THP never, defrag madvise and always, defrag madvise");
 	json_decref(j);
+	/* two matrices, arm against arm: v4's fg as v3's, nothing to say, though
+	 * each matrix's two arms differ (the host's facts, made alike, are not
+	 * this test's) */
+	fixture_sql(&conf, "UPDATE runs SET qemu_version = '10.0.2', host_kernel = '6.1.0-27-amd64';"
+		    "UPDATE runs SET thp_enabled_read = 'always' WHERE arm_id IN"
+		    " (SELECT a.id FROM arms a JOIN matrices m ON m.id = a.matrix_id"
+		    "  WHERE m.name = 'v4' AND a.name = 'fg')");
+	j = compare_json("v3", "v4", NULL, NULL, 0, &rc, NULL);
+	assert_null(json_object_get(j, "machines"));
+	json_decref(j);
+	/* v4's orig reads back always too: that pair is named */
+	fixture_sql(&conf, "UPDATE runs SET thp_enabled_read = 'always' WHERE matrix_id ="
+		    " (SELECT id FROM matrices WHERE name = 'v4')");
+	j = compare_json("v3", "v4", NULL, NULL, 0, &rc, NULL);
+	assert_string_equal(json_string_value(json_object_get(j, "machines")),
+			    "arm orig: guests read back THP never, defrag madvise and always,"
+			    " defrag madvise");
+	json_decref(j);
 	fixture_sql(&conf, "UPDATE runs SET thp_enabled_read = 'never'");
 }
 

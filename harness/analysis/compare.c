@@ -601,7 +601,51 @@ int compare_machine_line(const struct store_machines *b, const struct store_mach
 	return any;
 }
 
-/* The machine line of x's two sides (the compared arms' runs when in one matrix). */
+/* Only the host's facts of m kept (gone: 1) or only its guests' (gone: 0). */
+static void machine_facts_keep(struct store_machines *m, int guests_gone)
+{
+	int k;
+
+	for (k = guests_gone ? MACHINE_GUEST_FIRST : 0;
+	     k < (guests_gone ? MACHINE_FACTS : MACHINE_GUEST_FIRST); k++)
+		m->v[k][0] = '\0';
+}
+
+/*
+ * Two matrices' guest settings, arm against arm as the rows pair them (the
+ * two arms asked for, or each position): "arm X: guests read back THP a and
+ * b" appended to x->machines for each pair that differs. Two matrices whose
+ * arms set THP always and never on purpose read back the same, arm by arm.
+ */
+static int guests_by_arm(struct store *s, struct comparison *x, char *err)
+{
+	struct store_machines b, nw;
+	char part[768];
+	unsigned nb = x->b->mi.n_arms, nn = x->nw->mi.n_arms;
+	unsigned i, pairs = x->ab >= 0 ? 1 : nb < nn ? nb : nn;
+	size_t n = strlen(x->machines);
+	int ab, an;
+
+	for (i = 0; i < pairs && n < sizeof(x->machines); i++) {
+		ab = x->ab >= 0 ? x->ab : (int)i;
+		an = x->ab >= 0 ? x->an : (int)i;
+		if (store_matrix_machines(s, x->b->mid, ab, &b, err) < 0 ||
+		    store_matrix_machines(s, x->nw->mid, an, &nw, err) < 0)
+			return -1;
+		machine_facts_keep(&b, 0);
+		machine_facts_keep(&nw, 0);
+		if (compare_machine_line(&b, &nw, part, sizeof(part)))
+			n += (size_t)snprintf(x->machines + n, sizeof(x->machines) - n, "%sarm %s: %s",
+					      n ? "; " : "", x->b->mi.arm_names[ab], part);
+	}
+	return 0;
+}
+
+/*
+ * The machine line of x's two sides: the compared arms' runs when in one
+ * matrix; of two matrices, the host's facts over all their runs, the
+ * guests' arm against arm.
+ */
 static int machines_of(struct store *s, struct comparison *x, char *err)
 {
 	struct store_machines b, nw;
@@ -610,8 +654,12 @@ static int machines_of(struct store *s, struct comparison *x, char *err)
 	if (store_matrix_machines(s, x->b->mid, one ? x->ab : -1, &b, err) < 0 ||
 	    store_matrix_machines(s, x->nw->mid, one ? x->an : -1, &nw, err) < 0)
 		return -1;
+	if (!one) {
+		machine_facts_keep(&b, 1);
+		machine_facts_keep(&nw, 1);
+	}
 	compare_machine_line(&b, &nw, x->machines, sizeof(x->machines));
-	return 0;
+	return one ? 0 : guests_by_arm(s, x, err);
 }
 
 /* ---- output ---- */
