@@ -366,7 +366,7 @@ bench-qemu: build images
 
 # The verdicts' error rates and power on simulated and (--db) stored A/A runs,
 # through the real decision code; counts, not times (BENCHMARKS.md).
-tests/build/bench_stats: $(call obj,host,tests/bench_stats.c tests/bench_margins.c tests/verdict_sim.c) $(LIB_OBJ)
+tests/build/bench_stats: $(call obj,host,tests/bench_stats.c tests/bench_margins.c tests/bench_robust.c tests/verdict_sim.c) $(LIB_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ $(PKG_LIBS)
 

@@ -242,7 +242,7 @@ static void plan_row(unsigned n_seq, double spread, double effect, const char *b
 	for (i = 0; i < n_seq; i++) {
 		k = sim_stats(&state, spread, 0, 10, d, blk);
 		sd = stats_sd(d, k);
-		n = calibrate_need_range(sd, (unsigned)k, rule.min_effect, effect, 1, &lo, &hi);
+		n = calibrate_need_range(sd, (unsigned)k, rule.scale, rule.min_effect, effect, 1, &lo, &hi);
 		need[i] = n ? n : STATS_MORE_MAX;
 		if (!n || !hi || hi > LONG_RUN)
 			continue;

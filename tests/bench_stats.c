@@ -10,6 +10,7 @@
 #include "base/err.h"
 #include "store/store.h"
 #include "bench_margins.h"
+#include "bench_robust.h"
 #include "verdict_sim.h"
 
 #include <math.h>
@@ -321,7 +322,7 @@ static void family_verdict(const struct family *f, unsigned c, unsigned a, unsig
 			o[k++] = (struct stats_obs){ b, 0, f->cell[c].v[b][0][r][m] };
 			o[k++] = (struct stats_obs){ b, 1, f->cell[c].v[b][a][r][m] };
 		}
-	struct verdict_rule rule = { VERDICT_LOG, m == 0, m == 0, 0.02, 0.01 };
+	struct verdict_rule rule = { VERDICT_LOG, m == 0, m == 0, 0.02, 0.01, 0 };
 
 	if (verdict_of_runs(o, k, &rule, d, blk, F_MAX, v) < 0)
 		die("out of memory");
@@ -588,10 +589,12 @@ static void stored_table(const char *db, const char *matrix, const char *arm_a, 
 int main(int argc, char **argv)
 {
 	const char *db = NULL, *matrix = NULL, *a = NULL, *b = NULL;
-	int i;
+	int i, only_robust = 0;
 
 	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--seqs") && i + 1 < argc) {
+		if (!strcmp(argv[i], "--robust")) {
+			only_robust = 1;
+		} else if (!strcmp(argv[i], "--seqs") && i + 1 < argc) {
 			n_seq = (unsigned)strtoul(argv[++i], NULL, 10);
 		} else if (!strcmp(argv[i], "--db") && i + 4 < argc) {
 			db = argv[++i];
@@ -599,7 +602,8 @@ int main(int argc, char **argv)
 			a = argv[++i];
 			b = argv[++i];
 		} else {
-			fprintf(stderr, "usage: bench_stats [--seqs N] [--db FILE MATRIX ARM_A ARM_B]\n");
+			fprintf(stderr, "usage: bench_stats [--seqs N] [--robust] [--db FILE MATRIX ARM_A"
+				" ARM_B]\n");
 			return 2;
 		}
 	}
@@ -609,8 +613,12 @@ int main(int argc, char **argv)
 	       "alpha %.2f, margin %.0f %% (minimum effect half of it) unless a row says otherwise,"
 	       " statistic: the per-block log ratio; confidence sequence prior"
 	       " g = %.0f (analysis/confseq.h), and the sign-flip test (analysis/signflip.h);"
-	       " SAME needs %d blocks, DIFFERENT %zu.\n", COMPARE_ALPHA, 100 * MARGIN, CONFSEQ_G,
-	       COMPARE_MIN_BLOCKS, signflip_min_n(COMPARE_ALPHA));
+	       " SAME needs %zu blocks, DIFFERENT %zu (%zu from the signs alone).\n", COMPARE_ALPHA,
+	       100 * MARGIN, CONFSEQ_G, verdict_same_min_blocks(),
+	       verdict_min_different(COMPARE_ALPHA, 1), verdict_min_different(COMPARE_ALPHA, 0));
+	robust_tables(n_seq < 2000 ? n_seq : 2000);
+	if (only_robust)
+		return 0;
 	margins_table(n_seq < 2000 ? n_seq : 2000);
 	aa_table();
 	family_table();

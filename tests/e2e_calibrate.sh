@@ -52,8 +52,10 @@ check "and warns that its 1 block is too few for 5 %" \
 	grep -qE "^warning: m.json: cell zipf: (reps 2 give 1 units; .* needs up to [0-9]+ to detect 5 % with 80 % power|no number of blocks detects 5 % in )" check.out
 check "naming every calibrated metric, and the least effect its blocks can call" \
 	grep -qE "^noise of zipf on .*: miss% sd [0-9.]+% (needs [0-9]+ \([0-9]+ to ([0-9]+|never)\)|never), calls (from [0-9.]+%|nothing); ops/s sd " check.out
-check "and warns that 1 unit a cell decides nothing in a family of 10 verdicts" \
-	grep -qE "^warning: m.json: reps 2 give 1 unit a cell: a compare of two arms \(10 verdicts\) can call nothing DIFFERENT or SAME before [0-9]+ units" check.out
+check "and warns that 1 unit a cell is too few for a DIFFERENT in a family of 10 verdicts" \
+	grep -qE "^warning: m.json: reps 2 give 1 unit a cell: DIFFERENT needs at least [0-9]+ units in a compare of two arms \(10 verdicts\), whatever the noise; this matrix has 1: reps [0-9]+ would" check.out
+check "and the plan says both floors before anything runs" \
+	grep -qE "^plan: .*: DIFFERENT needs at least [0-9]+ units, SAME at least 30; this matrix has 1$" check.out
 check "and names the cell it has no calibration of" \
 	grep -q "^no calibration on $host for 1 of 2 cells (other): harness calibrate of the matrix file" check.out
 "$harness" check --parse-only --effect 0 m.json > /dev/null 2> eff.err

@@ -23,6 +23,8 @@
 #include "daemon/api.h"
 #include "cli/client.h"
 #include "analysis/compare.h"
+#include "analysis/verdict.h"
+#include "store/store_noise.h"
 #include "conf/conf.h"
 #include "base/err.h"
 #include "base/lock.h"
@@ -392,7 +394,7 @@ static void test_schema3_refused(void **state)
 	sqlite3_close(db);
 	assert_int_equal(store_open(path, &s, err), -1);
 	assert_null(s);
-	assert_non_null(strstr(err, "has schema 3, this harness writes schema 23"));
+	assert_non_null(strstr(err, "has schema 3, this harness writes schema 24"));
 	assert_non_null(strstr(err, path));
 	assert_null(strchr(err, '\n'));
 	/* left as it was */
@@ -424,6 +426,8 @@ static int64_t count_at(const char *path, const char *sql)
  */
 /* Schema 12's to 23's additions taken back out (the fixtures are made by today's store). */
 #define DROP_SAMPLE_COLUMN(m, key, max) "ALTER TABLE samples DROP COLUMN \"" key "\";"
+/* first in every downgrade: the chains below may drop the calibrations table */
+#define DOWNGRADE_24 "ALTER TABLE calibrations DROP COLUMN scale;"
 #define DOWNGRADE_23 "ALTER TABLE runs DROP COLUMN mthp_read; DROP TABLE run_mthp;"
 #define DOWNGRADE_22 DOWNGRADE_23 PROTO_SAMPLE_STALL_FIELDS(DROP_SAMPLE_COLUMN) \
 	"ALTER TABLE runs DROP COLUMN stalls; DROP TABLE counters;"
@@ -466,7 +470,7 @@ static int64_t count_at(const char *path, const char *sql)
 static void make_schema5(const char *path)
 {
 	static const char downgrade[] =
-		"DROP INDEX matrices_live_spec; ALTER TABLE matrices DROP COLUMN dup_of;"
+		DOWNGRADE_24 "DROP INDEX matrices_live_spec; ALTER TABLE matrices DROP COLUMN dup_of;"
 		"ALTER TABLE arms DROP COLUMN build; ALTER TABLE arms DROP COLUMN failed;"
 		"DROP TABLE calibrations; ALTER TABLE runs DROP COLUMN host_load;"
 		"ALTER TABLE cells DROP COLUMN arch;" DOWNGRADE_12 REVERT_OOM_CHECK
@@ -518,7 +522,7 @@ static void test_schema5_upgraded(void **state)
 		fail_msg("schema 5 not upgraded: %s", err);
 	store_close(s);
 	/* nothing lost: three matrices, 4 runs each; the older live twin points at the newer */
-	assert_int_equal(count_at(path, "PRAGMA user_version"), 23);
+	assert_int_equal(count_at(path, "PRAGMA user_version"), 24);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM matrices"), 3);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs"), 12);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM matrices WHERE name = 'twin-a'"
@@ -552,16 +556,16 @@ static void test_schema5_upgraded(void **state)
 /* ---- extend ---- */
 
 /*
- * 6 blocks (the fewest at which a family of this matrix's verdicts can be
- * SAME at its adjusted level): cell0 the same within 0.1 %: SAME; cell1 3 %
- * apart in 4 % noise: UNKNOWN.
+ * SB blocks, the fewest at which SAME can be called (verdict_same_min_blocks):
+ * cell0 the same within 0.1 %: SAME; cell1 3 % apart in 15 % noise: UNKNOWN.
  */
+#define SB ((unsigned)verdict_same_min_blocks())
 static int64_t undecided_matrix(const char *name)
 {
-	static const double effect[] = { 1.0, 1.03 }, noise[] = { 0.001, 0.04 };
+	static const double effect[] = { 1.0, 1.03 }, noise[] = { 0.001, 0.15 };
 	struct run_ref *runs;
 	size_t n;
-	int64_t mid = queue_matrix(name, 2, 2, 2 * 6, &runs, &n);
+	int64_t mid = queue_matrix(name, 2, 2, 2 * SB, &runs, &n);
 
 	fill_matrix(runs, n, effect, noise, 42);
 	free(runs);
@@ -626,7 +630,7 @@ static void check_abba_tail(int64_t mid, unsigned cell, unsigned first, unsigned
 
 static void test_extend_unknown_cells_only(void **state)
 {
-	struct extend_opts o = { .matrix = "undecided", .max_blocks = 8 };
+	struct extend_opts o = { .matrix = "undecided", .max_blocks = SB + 8 };
 	unsigned want = 0;
 	char err[ERR_MAX];
 	json_t *res, *c;
@@ -635,9 +639,9 @@ static void test_extend_unknown_cells_only(void **state)
 
 	(void)state;
 	mid = undecided_matrix("undecided");
-	want = expected_blocks(mid, "cell1", 8);
-	assert_true(want > 6);                                /* cell1 is UNKNOWN */
-	assert_int_equal(expected_blocks(mid, "cell0", 8), 0);   /* cell0 decided */
+	want = expected_blocks(mid, "cell1", SB + 8);
+	assert_true(want > SB);                                /* cell1 is UNKNOWN */
+	assert_int_equal(expected_blocks(mid, "cell0", SB + 8), 0);   /* cell0 decided */
 	assert_int_equal(count("SELECT COUNT(*) FROM matrices WHERE state = 'active' AND id = ?",
 			       mid), 1);
 	assert_int_equal(extend_matrix(store, &o, &res, &http, err), 0);
@@ -646,14 +650,14 @@ static void test_extend_unknown_cells_only(void **state)
 	assert_int_equal(json_integer_value(json_object_get(c, "runs")), 0);
 	c = cell_result(res, "cell1");
 	assert_false(json_is_true(json_object_get(c, "decided")));
-	assert_int_equal(json_integer_value(json_object_get(c, "blocks")), 6);
-	assert_int_equal(json_integer_value(json_object_get(c, "queued_blocks")), want - 6);
-	assert_int_equal(json_integer_value(json_object_get(c, "runs")), (want - 6) * 4);
+	assert_int_equal(json_integer_value(json_object_get(c, "blocks")), SB);
+	assert_int_equal(json_integer_value(json_object_get(c, "queued_blocks")), want - SB);
+	assert_int_equal(json_integer_value(json_object_get(c, "runs")), (want - SB) * 4);
 	assert_true(json_array_size(json_object_get(c, "unknown")) > 0);
-	assert_int_equal(json_integer_value(json_object_get(res, "runs")), (want - 6) * 4);
+	assert_int_equal(json_integer_value(json_object_get(res, "runs")), (want - SB) * 4);
 	json_decref(res);
 	check_abba_tail(mid, 0, 0, 0);
-	check_abba_tail(mid, 1, 6, want - 6);
+	check_abba_tail(mid, 1, SB, want - SB);
 
 	/* again: what is planned already counts; nothing twice */
 	assert_int_equal(extend_matrix(store, &o, &res, &http, err), 0);
@@ -663,11 +667,11 @@ static void test_extend_unknown_cells_only(void **state)
 
 /*
  * A block compare leaves out as contended does not count toward the cap:
- * at the cap of 6 blocks, cell1 with one contended block gets one more.
+ * at the cap of SB blocks, cell1 with one contended block gets one more.
  */
 static void test_extend_replaces_contended(void **state)
 {
-	struct extend_opts o = { .matrix = "contended", .max_blocks = 6 };
+	struct extend_opts o = { .matrix = "contended", .max_blocks = SB };
 	char err[ERR_MAX];
 	int64_t mid, run;
 	json_t *res, *c;
@@ -688,12 +692,12 @@ static void test_extend_replaces_contended(void **state)
 							    "queued_blocks")), 0);
 	json_decref(res);
 	assert_int_equal(count("SELECT MAX(block) + 1 FROM runs r JOIN cells c ON c.id = r.cell_id"
-			       " WHERE r.matrix_id = ? AND c.name = 'cell1'", mid), 7);
+			       " WHERE r.matrix_id = ? AND c.name = 'cell1'", mid), SB + 1);
 }
 
 static void test_extend_respects_max_blocks(void **state)
 {
-	struct extend_opts o = { .matrix = "capped", .max_blocks = 7 };
+	struct extend_opts o = { .matrix = "capped", .max_blocks = SB + 1 };
 	char err[ERR_MAX];
 	json_t *res;
 	int64_t mid;
@@ -701,24 +705,24 @@ static void test_extend_respects_max_blocks(void **state)
 
 	(void)state;
 	mid = undecided_matrix("capped");
-	assert_true(expected_blocks(mid, "cell1", 1000) > 7);   /* wants more than the cap */
+	assert_true(expected_blocks(mid, "cell1", 1000) > SB + 1);   /* wants more than the cap */
 	assert_int_equal(extend_matrix(store, &o, &res, &http, err), 0);
 	assert_int_equal(json_integer_value(json_object_get(cell_result(res, "cell1"),
 							    "queued_blocks")), 1);
 	json_decref(res);
-	check_abba_tail(mid, 1, 6, 1);
-	assert_int_equal(count("SELECT MAX(block) + 1 FROM runs WHERE matrix_id = ?", mid), 7);
+	check_abba_tail(mid, 1, SB, 1);
+	assert_int_equal(count("SELECT MAX(block) + 1 FROM runs WHERE matrix_id = ?", mid), SB + 1);
 
 	/* a later submit with more reps continues each cell's own blocks */
 	{
-		unsigned want[2] = { 16, 16 }, added[2];
+		unsigned want[2] = { 2 * SB + 4, 2 * SB + 4 }, added[2];
 
-		assert_int_equal(store_grow_cells(store, mid, 2, 2, want, 16, added, err), 0);
-		assert_int_equal(added[0], 4 * 2);         /* cell0: 12 -> 16 reps */
-		assert_int_equal(added[1], 2 * 2);         /* cell1: 14 -> 16 reps */
+		assert_int_equal(store_grow_cells(store, mid, 2, 2, want, 2 * SB + 4, added, err), 0);
+		assert_int_equal(added[0], 4 * 2);         /* cell0: 2 SB -> 2 SB + 4 reps */
+		assert_int_equal(added[1], 2 * 2);         /* cell1: 2 SB + 2 -> 2 SB + 4 */
 		assert_int_equal(count("SELECT COUNT(*) FROM (SELECT 1 FROM runs WHERE matrix_id = ?"
 				       " GROUP BY cell_id, block, position HAVING COUNT(*) > 1)", mid), 0);
-		assert_int_equal(count("SELECT reps FROM matrices WHERE id = ?", mid), 16);
+		assert_int_equal(count("SELECT reps FROM matrices WHERE id = ?", mid), 2 * SB + 4);
 	}
 
 	/* bad options are refused with a reason */
@@ -739,7 +743,7 @@ static void test_extend_respects_max_blocks(void **state)
 
 static void test_extend_finished_matrix_is_active_again(void **state)
 {
-	struct extend_opts o = { .matrix = "finished", .max_blocks = 8 };
+	struct extend_opts o = { .matrix = "finished", .max_blocks = SB + 8 };
 	char err[ERR_MAX];
 	json_t *res;
 	int64_t mid;
@@ -761,25 +765,28 @@ static void test_extend_through_the_api(void **state)
 	struct api *api = NULL;
 	char err[ERR_MAX];
 	json_t *res = NULL;
-	char *argv[] = { "extend", "--until-decided", "--max-blocks", "7", "viaapi", NULL };
+	char mb[16], body[64];
+	char *argv[] = { "extend", "--until-decided", "--max-blocks", mb, "viaapi", NULL };
 	int64_t mid;
 
 	(void)state;
+	sfmt(mb, sizeof(mb), "%u", SB + 1);     /* one block more than the matrix has */
+	sfmt(body, sizeof(body), "{\"max_blocks\": %u}", SB + 1);
 	mid = undecided_matrix("viaapi");
 	/* no daemon: 1, nothing sent */
-	assert_int_equal(client_post(&conf, "/matrices/viaapi/extend", "{\"max_blocks\": 7}",
+	assert_int_equal(client_post(&conf, "/matrices/viaapi/extend", body,
 				     &res, err), 1);
 	api = fixture_api(&conf);
 	assert_int_equal(client_post(&conf, "/matrices/viaapi/extend", "{\"max_blocks\": 0}",
 				     &res, err), -1);
 	assert_non_null(strstr(err, "max_blocks"));
-	assert_int_equal(client_post(&conf, "/matrices/viaapi/extend", "{\"max\": 7}", &res, err),
+	assert_int_equal(client_post(&conf, "/matrices/viaapi/extend", "{\"max\": 31}", &res, err),
 			 -1);
 	assert_non_null(strstr(err, "unknown key 'max'"));
-	assert_int_equal(client_post(&conf, "/matrices/nothere/extend", "{\"max_blocks\": 7}",
+	assert_int_equal(client_post(&conf, "/matrices/nothere/extend", body,
 				     &res, err), -1);
 	assert_non_null(strstr(err, "no matrix"));
-	assert_int_equal(client_post(&conf, "/matrices/viaapi/extend", "{\"max_blocks\": 7}",
+	assert_int_equal(client_post(&conf, "/matrices/viaapi/extend", body,
 				     &res, err), 0);
 	assert_int_equal(json_integer_value(json_object_get(res, "matrix")), mid);
 	assert_int_equal(json_integer_value(json_object_get(cell_result(res, "cell1"),
@@ -790,9 +797,9 @@ static void test_extend_through_the_api(void **state)
 	api_stop(api);
 	/* and without one, into the database */
 	assert_int_equal(cmd_extend(&conf, 5, argv, 0), 0);
-	assert_int_equal(count("SELECT MAX(block) + 1 FROM runs WHERE matrix_id = ?", mid), 7);
+	assert_int_equal(count("SELECT MAX(block) + 1 FROM runs WHERE matrix_id = ?", mid), SB + 1);
 	{
-		char *usage[] = { "extend", "--max-blocks", "7", "viaapi", NULL };
+		char *usage[] = { "extend", "--max-blocks", mb, "viaapi", NULL };
 		char *bad[] = { "extend", "--until-decided", "--max-blocks", "x", "viaapi", NULL };
 
 		assert_int_equal(cmd_extend(&conf, 4, usage, 0), 1);
@@ -820,8 +827,8 @@ static void test_schema4_upgraded(void **state)
 	free(runs);
 	store_close(s);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	if (sqlite3_exec(db, "DROP INDEX matrices_live_spec; ALTER TABLE matrices DROP COLUMN dup_of;"
-			 "ALTER TABLE arms DROP COLUMN build; ALTER TABLE arms DROP COLUMN failed;"
+	if (sqlite3_exec(db, DOWNGRADE_24 "DROP INDEX matrices_live_spec;"
+			 " ALTER TABLE matrices DROP COLUMN dup_of; ALTER TABLE arms DROP COLUMN build; ALTER TABLE arms DROP COLUMN failed;"
 			 "ALTER TABLE matrices DROP COLUMN resolve_msg;"
 			 "ALTER TABLE matrices DROP COLUMN resolve; DROP TABLE calibrations;"
 			 "ALTER TABLE runs DROP COLUMN host_load;"
@@ -842,7 +849,7 @@ static void test_schema4_upgraded(void **state)
 	assert_int_equal(nc, n);
 	assert_int_equal(store_unclaim(s, 0, err), 0);
 	store_close(s);
-	/* and it says schema 23 from now on (4 to 5 ... to 23), its arms with no build */
+	/* and it says schema 24 from now on (4 to 5 ... to 24), its arms with no build */
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "SELECT resolve_msg FROM matrices", NULL, NULL, NULL),
 			 SQLITE_OK);
@@ -852,7 +859,7 @@ static void test_schema4_upgraded(void **state)
 		assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL),
 				 SQLITE_OK);
 		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-		assert_int_equal(sqlite3_column_int(st, 0), 23);
+		assert_int_equal(sqlite3_column_int(st, 0), 24);
 		sqlite3_finalize(st);
 	}
 	sqlite3_close(db);
@@ -934,9 +941,8 @@ static void test_schema13_upgraded(void **state)
 	free(m);
 	store_close(s);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	if (sqlite3_exec(db, DOWNGRADE_14 REVERT_OOM_CHECK "PRAGMA user_version = 13;", NULL, NULL,
-			 NULL) !=
-	    SQLITE_OK)
+	if (sqlite3_exec(db, DOWNGRADE_24 DOWNGRADE_14 REVERT_OOM_CHECK "PRAGMA user_version = 13;",
+			 NULL, NULL, NULL) != SQLITE_OK)
 		fail_msg("making a schema 13 database: %s", sqlite3_errmsg(db));
 	sqlite3_close(db);
 	if (store_open(path, &s, err) < 0)
@@ -951,6 +957,51 @@ static void test_schema13_upgraded(void **state)
 				  " AND host_cpus = 2 AND vcpu_pin = 'none'"), 1);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs WHERE qemu_version IS NULL"),
 			 (int64_t)n - 1);
+}
+
+/*
+ * A schema 23 database's calibrations (the ratio minus 1) are put on the
+ * verdict's log scale by schema 24: ops/s's mean 0.05 and sd 0.10 become
+ * log(1.05) and 0.10 / 1.05; miss%'s (a difference in points now) stays
+ * 'ratio' and no reader finds it.
+ */
+static void test_schema23_calibrations(void **state)
+{
+	char path[PATH_MAX + 16], err[ERR_MAX] = "";
+	struct matrix *m = new_matrix("v23", 1, 1, 2);
+	struct calibration *k = NULL;
+	struct run_ref *runs;
+	struct store *s = NULL;
+	int64_t mid;
+	size_t nk;
+	sqlite3 *db;
+
+	(void)state;
+	sfmt(path, sizeof(path), "%s/v23.db", dir);
+	assert_int_equal(store_open(path, &s, err), 0);
+	assert_true(fixture_queue(s, m, &mid, &runs) >= 2);
+	free(m);
+	free(runs);
+	store_close(s);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	if (sqlite3_exec(db, DOWNGRADE_24 "PRAGMA user_version = 23;"
+			 "INSERT INTO calibrations (host, job, memory_mib, vcpus, arch, metric,"
+			 " matrix_id, cell, blocks, mean, sd, cv) SELECT 'box', c.job, m.memory_mib,"
+			 " m.vcpus, 'x86_64', x.metric, m.id, c.name, 10, 0.05, 0.10, 0.1 FROM cells c"
+			 " JOIN matrices m ON m.id = c.matrix_id, (SELECT 'ops/s' AS metric UNION ALL"
+			 " SELECT 'miss%') x WHERE c.idx = 0;", NULL, NULL, NULL) != SQLITE_OK)
+		fail_msg("making a schema 23 database: %s", sqlite3_errmsg(db));
+	sqlite3_close(db);
+	if (store_open(path, &s, err) < 0)
+		fail_msg("schema 23 refused: %s", err);
+	assert_int_equal(store_calibrations(s, mid, "box", &k, &nk, err), 0);
+	store_close(s);
+	assert_int_equal(nk, 1);
+	assert_string_equal(k[0].metric, "ops/s");
+	assert_true(fabs(k[0].mean - log1p(0.05)) < 1e-12 && fabs(k[0].sd - 0.10 / 1.05) < 1e-12);
+	free(k);
+	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM calibrations WHERE scale = 'ratio'"
+				  " AND metric = 'miss%'"), 1);
 }
 
 /*
@@ -976,7 +1027,7 @@ static void test_schema22_upgraded(void **state)
 	free(m);
 	store_close(s);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	if (sqlite3_exec(db, DOWNGRADE_23 "PRAGMA user_version = 22;", NULL, NULL, NULL) !=
+	if (sqlite3_exec(db, DOWNGRADE_24 DOWNGRADE_23 "PRAGMA user_version = 22;", NULL, NULL, NULL) !=
 	    SQLITE_OK)
 		fail_msg("making a schema 22 database: %s", sqlite3_errmsg(db));
 	sqlite3_close(db);
@@ -993,7 +1044,7 @@ static void test_schema22_upgraded(void **state)
 	    store_run_finish(s, runs[1].id, "failed", "x", NULL, NULL, err) < 0)
 		fail_msg("%s", err);
 	store_close(s);
-	assert_int_equal(count_at(path, "PRAGMA user_version"), 23);
+	assert_int_equal(count_at(path, "PRAGMA user_version"), 24);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs WHERE mthp_read ="
 				  " '16K:never 64K:always 2048K:inherit'"), 1);
 	assert_int_equal(count_at(path, "SELECT COUNT(*) FROM runs WHERE mthp_read IS NOT NULL"), 1);
@@ -1008,12 +1059,13 @@ static void test_schema22_upgraded(void **state)
 /* No API answers but the directory is held (a daemon starting, a harness run): nothing written. */
 static void test_extend_refused_while_held(void **state)
 {
-	char *argv[] = { "extend", "--until-decided", "--max-blocks", "7", "held", NULL };
+	char mb[16], *argv[] = { "extend", "--until-decided", "--max-blocks", mb, "held", NULL };
 	char err[ERR_MAX];
 	int64_t mid, runs;
 	int fd = -1;
 
 	(void)state;
+	sfmt(mb, sizeof(mb), "%u", SB + 1);
 	mid = undecided_matrix("held");
 	runs = count("SELECT COUNT(*) FROM runs WHERE matrix_id = ?", mid);
 	if (lock_take(conf.results, "harnessd", &fd, err) < 0)
@@ -1036,6 +1088,7 @@ int main(void)
 		cmocka_unit_test(test_schema4_upgraded),
 		cmocka_unit_test(test_schema13_upgraded),
 		cmocka_unit_test(test_schema22_upgraded),
+		cmocka_unit_test(test_schema23_calibrations),
 		cmocka_unit_test(test_schema5_upgraded),
 		cmocka_unit_test(test_extend_unknown_cells_only),
 		cmocka_unit_test(test_extend_respects_max_blocks),

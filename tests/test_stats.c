@@ -360,6 +360,7 @@ static void synthetic(uint64_t seed, unsigned blocks, double effect, double cv, 
 static void test_planted_effect_different(void **state)
 {
 	unsigned seed, blocks;
+	size_t least;
 	struct verdict v;
 
 	(void)state;
@@ -376,21 +377,42 @@ static void test_planted_effect_different(void **state)
 	}
 	/*
 	 * too few blocks never decide, however clear, and say how many more: the
-	 * t mixture is bounded from 4, but 4 to 6 blocks of one sign are not yet
-	 * evidence the sign-flip test accepts (a one-in-64 run of heads)
+	 * t mixture is bounded from 4, and 4 units whose NEW runs all lie above
+	 * BASE's are evidence the randomisation test accepts (each a 1-in-6
+	 * labelling), where the signs alone would need 7 (a 1-in-64 run of heads)
 	 */
-	for (blocks = 1; blocks < signflip_min_n(COMPARE_ALPHA); blocks++) {
+	least = verdict_min_different(COMPARE_ALPHA, 1);
+	assert_int_equal(least, 4);
+	assert_int_equal(verdict_min_different(COMPARE_ALPHA, 0), 7);
+	for (blocks = 1; blocks < least; blocks++) {
 		synthetic(9000, blocks, 0.05, 0.001, 0.02, &v);
 		assert_int_equal(v.kind, VERDICT_UNKNOWN);
-		if (blocks < COMPARE_MIN_BLOCKS)
-			assert_true(isinf(v.lo) && isinf(v.hi));
-		else
-			assert_true(v.lo <= 0 && v.hi > 0.04 && v.p_sym > COMPARE_ALPHA);
+		assert_true(v.lo <= 0 && v.hi >= 0);      /* an UNKNOWN's interval keeps 0 */
 		if (blocks > 1)
-			assert_int_equal(v.more, signflip_min_n(COMPARE_ALPHA) - blocks);
+			assert_int_equal(v.more, least - blocks);
 	}
-	synthetic(9000, signflip_min_n(COMPARE_ALPHA), 0.05, 0.001, 0.02, &v);
+	synthetic(9000, least, 0.05, 0.001, 0.02, &v);
 	assert_int_equal(v.kind, VERDICT_DIFFERENT);
+	/* the same blocks without their runs: the signs alone, not before 7 */
+	{
+		double d[16];
+		unsigned blk[16];
+		struct verdict_rule r = sim_rule(0.02);
+		static struct sim_seq q;
+		struct sim_noise_model nm = { SIM_NORMAL, 0.001 };
+		uint64_t st = 9000;
+		long k;
+
+		sim_seq_fill(&q, &st, &nm, 0.05, 7);
+		k = verdict_unit_stats(q.obs, q.upto[7], &r, d, 16);
+		assert_int_equal(k, 7);
+		for (blocks = 0; blocks < 7; blocks++)
+			blk[blocks] = blocks;
+		assert_int_equal(verdict_decide(d, blk, 6, &r, &v), 0);
+		assert_int_equal(v.kind, VERDICT_UNKNOWN);
+		assert_int_equal(verdict_decide(d, blk, 7, &r, &v), 0);
+		assert_int_equal(v.kind, VERDICT_DIFFERENT);
+	}
 	/* a clear effect in 18 % noise: 6 blocks are far from enough, and the range says how far */
 	synthetic(9001, 6, 0.10, 0.18, 0.02, &v);
 	assert_int_equal(v.kind, VERDICT_UNKNOWN);
@@ -400,15 +422,22 @@ static void test_planted_effect_different(void **state)
 
 static void test_same_and_unknown(void **state)
 {
+	size_t least = verdict_same_min_blocks();
 	struct verdict v;
 	unsigned seed, same = 0;
 
 	(void)state;
+	/* a stall in 1 of 20 runs shows in 59 runs of NEW with probability 0.95: 30 units */
+	assert_int_equal(least, 30);
 	for (seed = 0; seed < 50; seed++) {
-		synthetic(3000 + seed, 12, 0, 0.005, 0.02, &v);
+		synthetic(3000 + seed, (unsigned)least, 0, 0.005, 0.02, &v);
 		same += v.kind == VERDICT_SAME;
 		assert_int_not_equal(v.kind, VERDICT_DIFFERENT);
 		assert_true(v.lo >= expm1(-log1p(0.02)) - 1e-12 && v.hi <= 0.02);
+		/* one unit fewer: as tight, but too few runs to have met a 1-in-20 stall */
+		synthetic(3000 + seed, (unsigned)least - 1, 0, 0.005, 0.02, &v);
+		assert_int_equal(v.kind, VERDICT_UNKNOWN);
+		assert_int_equal(v.more, 1);
 	}
 	assert_int_equal(same, 50);
 	/* SAME is an equivalence test: never from fewer blocks than a DIFFERENT needs */
@@ -425,12 +454,81 @@ static void test_same_and_unknown(void **state)
 	assert_true(v.more_lo < v.more && v.more_hi > 100 * v.more_lo);
 }
 
+/*
+ * Issue 47: a regression that shows in only some runs. 15 % of NEW's runs
+ * 20 % slower at a 0.5 % CV (the block statistic's mean -3.4 %, beyond the
+ * 2 % margin): before issue 47 the first decision was SAME in 20 % of
+ * sequences (tight blocks before the first stall); now SAME waits for the
+ * units in which such stalls show, and is not the first decision in any of
+ * 60 sequences.
+ */
+static void test_same_intermittent(void **state)
+{
+	static struct sim_seq q;
+	struct sim_noise_model nm = { SIM_LOGNORMAL, 0.005 };
+	unsigned i, same = 0, diff = 0;
+	uint64_t st = 4747;
+	struct verdict v;
+	size_t b, k, n;
+
+	(void)state;
+	for (i = 0; i < 60; i++) {
+		sim_seq_fill(&q, &st, &nm, 0, 60);
+		for (b = 0; b < 60; b++)
+			for (k = 0; k < SIM_RUNS; k++)
+				if (q.obs[b * SIM_RUNS + k].arm && stats_rand(&st) % 100 < 15)
+					q.obs[b * SIM_RUNS + k].v *= 0.80;
+		for (n = 2; n <= 60; n++) {
+			assert_int_equal(sim_verdict(&q, n, 0.02, &v), 0);
+			if (v.kind != VERDICT_UNKNOWN)
+				break;
+		}
+		same += v.kind == VERDICT_SAME;
+		diff += v.kind == VERDICT_DIFFERENT;
+	}
+	printf("15 %% of NEW's runs 20 %% slower, CV 0.5 %%: first SAME %u, first DIFFERENT %u"
+	       " of 60\n", same, diff);
+	assert_int_equal(same, 0);
+	assert_true(diff >= 50);
+}
+
+/*
+ * The interval joins every value the robust test keeps: under two regimes
+ * (+-10 %, 2 % within each) around a true +3 %, 4 blocks of one regime fool
+ * the t mixture's interval, not the joined one; and an UNKNOWN's interval
+ * always keeps 0, at any margin (the edge: a minimum effect half the
+ * margin, log 1.02 < 2 log 1.01).
+ */
+static void test_interval_robust(void **state)
+{
+	double d[8] = { 0.13, 0.135, 0.128, 0.132 }, mg;
+	unsigned blk[8] = { 0, 1, 2, 3 }, seed;
+	struct verdict_rule rule = sim_rule(0.02);
+	struct verdict v;
+
+	(void)state;
+	assert_int_equal(verdict_decide(d, blk, 4, &rule, &v), 0);
+	/* the t mixture alone excludes the truth: its half-width is under est - 0.03 */
+	assert_true(confseq_radius(4, COMPARE_ALPHA) * v.sd / 2 < v.est - 0.03);
+	assert_true(verdict_covers(&v, d, NULL, 0.03));    /* the signs cannot rule it out yet */
+	assert_true(verdict_covers(&v, d, NULL, -0.07));
+	rule.quick = 0;
+	assert_int_equal(verdict_decide(d, blk, 4, &rule, &v), 0);
+	assert_true(v.lo <= 0.03 && isinf(v.lo));        /* drawn: unbounded below 7 blocks */
+	for (mg = 0.005; mg < 0.2; mg *= 1.7)
+		for (seed = 0; seed < 40; seed++) {
+			synthetic(5100 + seed, 8 + seed % 30, mg / 2 * 0.99, 0.004, mg, &v);
+			if (v.kind == VERDICT_UNKNOWN)
+				assert_true(v.lo <= 0 && v.hi >= 0);
+		}
+}
+
 /* Every run 0 (majflt/s of a pread workload): NOT MEASURED, never SAME, in no family. */
 static void test_unmeasured(void **state)
 {
 	struct stats_obs o[40];
 	struct verdict v, w, *family[2] = { &v, &w };
-	struct verdict_rule rule = { VERDICT_LOG, 0, 0, 0.10, 0.05 };
+	struct verdict_rule rule = { VERDICT_LOG, 0, 0, 0.10, 0.05, 0 };
 	double d[10];
 	unsigned blk[10], i;
 
@@ -460,7 +558,7 @@ static void test_family_adjusted(void **state)
 	double d[12];
 	unsigned blk[12], i, k;
 	double r = confseq_radius(12, COMPARE_ALPHA);
-	struct verdict_rule rule = { VERDICT_LOG, 1, 1, 0, 0 };
+	struct verdict_rule rule = { VERDICT_LOG, 1, 1, 0, 0, 0 };
 
 	(void)state;
 	for (k = 0; k < 12; k++) {      /* mean 0.9 r sd / sqrt(12) above the interval's edge */
@@ -530,22 +628,23 @@ static void test_power_plan(void **state)
 	uint64_t master = 20261202;
 	unsigned i, at_n = 0, at_half = 0, n;
 	struct verdict v;
-	size_t k;
+	size_t k, least;
 
 	(void)state;
-	/* nothing is callable before the sign-flip test's fewest blocks, then less and less */
-	for (k = 1; k < signflip_min_n(COMPARE_ALPHA); k++)
+	/* nothing is callable before the fewest blocks a DIFFERENT needs, then less and less */
+	least = verdict_min_different(COMPARE_ALPHA, 1);
+	for (k = 1; k < least; k++)
 		assert_true(isinf(verdict_detectable(0.1, 0.01, k, 1)));
-	for (k = signflip_min_n(COMPARE_ALPHA); k < 200; k++)
+	for (k = least; k < 200; k++)
 		assert_true(verdict_detectable(0.1, 0.01, k + 1, 1) < verdict_detectable(0.1, 0.01, k, 1));
 	assert_true(verdict_detectable(0.001, 0.01, 40, 1) > 0.01);   /* never under the minimum */
 	assert_int_equal(verdict_blocks_for(0.1, 0.05, 0.05, 1), 0);  /* the minimum is the effect */
-	assert_int_equal(verdict_blocks_for(0.001, 0.01, 0.05, 1), signflip_min_n(COMPARE_ALPHA));
+	assert_int_equal(verdict_blocks_for(0.001, 0.01, 0.05, 1), least);
 	/* 4 blocks, 5 verdicts: the sequence at 0.05 / 5 is unbounded, nothing can be called */
 	assert_true(isinf(verdict_least_callable(0.01, 0.01, 4, 5)));
-	assert_true(isinf(verdict_least_callable(0.01, 0.01, 9, 5)));    /* 9 of one sign: e 96 */
-	assert_true(isfinite(verdict_least_callable(0.01, 0.01, 10, 5)));
-	assert_true(isfinite(verdict_least_callable(0.01, 0.01, 7, 1)));
+	assert_int_equal(verdict_min_different(COMPARE_ALPHA / 5, 1), 5);
+	assert_true(isfinite(verdict_least_callable(0.01, 0.01, 5, 5)));
+	assert_true(isfinite(verdict_least_callable(0.01, 0.01, 4, 1)));
 	assert_true(verdict_blocks_for(0.10, 0.01, 0.05, 5) > verdict_blocks_for(0.10, 0.01, 0.05, 1));
 	n = verdict_blocks_for(0.10, 0.01, 0.05, 1);
 	assert_true(n > 4 && n < SIM_MAX_BLOCKS);
@@ -574,7 +673,7 @@ static void test_power_plan(void **state)
  */
 static void test_verdict_reference(void **state)
 {
-	struct verdict_rule rule = { VERDICT_LOG, 1, 1, 0.02, 0.01 };
+	struct verdict_rule rule = { VERDICT_LOG, 1, 1, 0.02, 0.01, 1 };   /* quick: no grid */
 	struct verdict v[3], *family[3] = { &v[0], &v[1], &v[2] };
 	struct stats_obs o[64];
 	json_t *vref = json_load_file("tests/data/verdict_reference.json", 0, NULL), *r, *x;
@@ -597,7 +696,7 @@ static void test_verdict_reference(void **state)
 		near(v[i].est, num(r, "est"), 1e-12, 0, "mean log ratio");
 		near(v[i].sd, num(r, "sd"), 1e-12, 0, "sd");
 		near(v[i].delta, num(r, "delta"), 1e-12, 0, "exp(mean) - 1");
-		near(v[i].p_sym, num(r, "p_sym"), 1e-12, 1e-9, "sign-flip p");
+		near(v[i].p_sym, num(r, "p_sym"), 1e-12, 1e-9, "robust p");
 		near(v[i].p, num(r, "p"), 1e-12, 1e-9, "p");
 		near(v[i].lo, num(r, "lo"), 1e-9, 0, "interval alone, low");
 		near(v[i].hi, num(r, "hi"), 1e-9, 0, "interval alone, high");
@@ -661,42 +760,42 @@ static void test_signflip(void **state)
  */
 static void test_plan_simulated(void **state)
 {
-	struct verdict_rule rule = { VERDICT_LOG, 0, 1, 0.02, 0.01 };
+	static struct sim_seq q;
+	struct sim_noise_model nm = { SIM_LOGNORMAL, 0.10 };
+	double sd = sqrt(log1p(0.10 * 0.10));   /* a run's log sd: about the block log ratio's */
 	unsigned need, i, by_need = 0, by_half = 0;
 	uint64_t st = 2912;
-	double d[SIM_MAX_BLOCKS];
 	struct verdict v;
 	size_t n;
 
 	(void)state;
-	need = plan_blocks_needed(0.10, 0.01, 0.05, 1);
-	assert_int_equal(need, plan_blocks_needed(0.10, 0.01, 0.05, 1));
-	assert_true(need >= signflip_min_n(COMPARE_ALPHA) && need < SIM_MAX_BLOCKS);
-	assert_true(plan_blocks_needed(0.10, 0.01, 0.05, 5) > need);
-	assert_true(plan_blocks_needed(0.20, 0.01, 0.05, 1) > need);
-	assert_int_equal(plan_blocks_needed(0.10, 0.05, 0.05, 1), 0);   /* not above the minimum */
-	assert_int_equal(plan_blocks_needed(0, 0.01, 0.05, 1), signflip_min_n(COMPARE_ALPHA));
+	need = plan_blocks_needed(sd, log1p(0.01), log1p(0.05), 1);
+	assert_int_equal(need, plan_blocks_needed(sd, log1p(0.01), log1p(0.05), 1));
+	assert_true(need >= verdict_min_different(COMPARE_ALPHA, 1) && need < SIM_MAX_BLOCKS);
+	assert_true(plan_blocks_needed(sd, log1p(0.01), log1p(0.05), 5) > need);
+	assert_true(plan_blocks_needed(2 * sd, log1p(0.01), log1p(0.05), 1) > need);
+	assert_int_equal(plan_blocks_needed(sd, 0.05, 0.05, 1), 0);   /* not above the minimum */
+	assert_int_equal(plan_blocks_needed(0, 0.01, 0.05, 1), verdict_min_different(COMPARE_ALPHA, 1));
 	for (i = 0; i < 1000; i++) {
-		for (n = 0; n < need; n++)
-			d[n] = 0.05 + 0.10 * sim_gauss(&st);
+		sim_seq_fill(&q, &st, &nm, 0.05, need);
 		for (n = COMPARE_MIN_BLOCKS; n <= need; n++) {
-			assert_int_equal(verdict_decide(d, NULL, n, &rule, &v), 0);
+			assert_int_equal(sim_verdict(&q, n, 0.02, &v), 0);
 			if (v.kind == VERDICT_DIFFERENT)
 				break;
 		}
 		by_need += n <= need;
 		by_half += n <= need / 2;
 	}
-	printf("plan: 5 %% at a 10 %% spread needs %u blocks (closed form %u); DIFFERENT by"
-	       " then in %u of 1000, by %u in %u\n", need, verdict_blocks_for(0.10, 0.01, 0.05, 1),
-	       by_need, need / 2, by_half);
-	assert_true(by_need >= 750 && by_need <= 850);
+	printf("plan: 5 %% at a 10 %% run CV needs %u blocks (closed form %u); DIFFERENT by"
+	       " then in %u of 1000, by %u in %u\n", need,
+	       verdict_blocks_for(sd, log1p(0.01), log1p(0.05), 1), by_need, need / 2, by_half);
+	assert_true(by_need >= 780 && by_need <= 900);    /* the 80 % it prints, kept */
 	assert_true(by_half < 500);
 }
 
 static void test_drift(void **state)
 {
-	struct verdict_rule rule = { VERDICT_LOG, 1, 1, 0.02, 0.01 };
+	struct verdict_rule rule = { VERDICT_LOG, 1, 1, 0.02, 0.01, 0 };
 	double d[12];
 	unsigned blk[12], i;
 	struct verdict v;
@@ -731,6 +830,8 @@ int main(void)
 		cmocka_unit_test(test_n_for),
 		cmocka_unit_test(test_planted_effect_different),
 		cmocka_unit_test(test_same_and_unknown),
+		cmocka_unit_test(test_same_intermittent),
+		cmocka_unit_test(test_interval_robust),
 		cmocka_unit_test(test_unmeasured),
 		cmocka_unit_test(test_family_adjusted),
 		cmocka_unit_test(test_peeking_aa),

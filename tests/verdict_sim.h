@@ -41,7 +41,7 @@ void sim_seq_fill(struct sim_seq *q, uint64_t *state, const struct sim_noise_mod
 		  double effect, size_t blocks);
 
 /* ops/s's rule (log ratio, harmonic, higher is better), its margin margin if > 0 (the
- * table's otherwise; the minimum effect half of it). */
+ * table's otherwise; the minimum effect half of it); quick (no drawn interval). */
 struct verdict_rule sim_rule(double margin);
 
 /* The verdict on the first n blocks of q by sim_rule(margin), alone. */

@@ -144,6 +144,7 @@ static int spread_of(const struct run_summary *v, size_t n, unsigned cell, const
 {
 	size_t i, zeros = 0,
 	       k = metric_pair_obs(m, v, n, cell, (unsigned)aa[0], (unsigned)aa[1], o);
+	struct verdict_rule rule;
 	long nd;
 
 	for (i = 0; i < k; i++) {
@@ -152,7 +153,8 @@ static int spread_of(const struct run_summary *v, size_t n, unsigned cell, const
 	}
 	if (!k || zeros == k)
 		return 1;
-	nd = stats_block_deltas(o, k, m->harmonic, d, NULL, n);
+	metric_rule(m, NULL, &rule);
+	nd = verdict_unit_stats(o, k, &rule, d, n);
 	sp->blocks = nd > 0 ? (size_t)nd : 0;
 	sp->mean = stats_mean(d, sp->blocks);
 	sp->sd = stats_sd(d, sp->blocks);
@@ -178,6 +180,15 @@ static double min_effect(const struct metric *m)
 	return r.min_effect;
 }
 
+/* The scale m's verdicts and calibrations are on. */
+static enum verdict_scale metric_scale(const struct metric *m)
+{
+	struct verdict_rule r;
+
+	metric_rule(m, NULL, &r);
+	return r.scale;
+}
+
 /*
  * The sd an A/A sd measured over blocks blocks may hide: the end (z = +-1.2816,
  * upper for z < 0) of its 80 % band from a chi-square on blocks - 1 degrees of
@@ -190,9 +201,11 @@ static double sd_bound(double sd, unsigned blocks, double z)
 	return blocks < 2 || c <= 0 ? INFINITY : sd / sqrt(c * c * c);
 }
 
-unsigned calibrate_need_range(double sd, unsigned blocks, double least, double effect,
-			      size_t family, unsigned *lo, unsigned *hi)
+unsigned calibrate_need_range(double sd, unsigned blocks, enum verdict_scale scale, double least,
+			      double effect, size_t family, unsigned *lo, unsigned *hi)
 {
+	least = verdict_to_scale(scale, least);     /* the plan simulates the verdict's scale */
+	effect = verdict_to_scale(scale, effect);
 	*lo = plan_blocks_needed(sd_bound(sd, blocks, VERDICT_RANGE_Z), least, effect, family);
 	*hi = plan_blocks_needed(sd_bound(sd, blocks, -VERDICT_RANGE_Z), least, effect, family);
 	return plan_blocks_needed(sd, least, effect, family);
@@ -218,15 +231,17 @@ static const char *need_text(unsigned need, unsigned lo, unsigned hi, char *buf,
 static void print_spread(FILE *out, const char *cell, const struct metric *m,
 			 const struct spread *sp)
 {
+	enum verdict_scale sc = metric_scale(m);
 	double noise = verdict_aa_floor(sp->mean, sp->sd, sp->blocks), least = min_effect(m);
-	unsigned lo, hi, need = calibrate_need_range(sp->sd, (unsigned)sp->blocks, least,
+	unsigned lo, hi, need = calibrate_need_range(sp->sd, (unsigned)sp->blocks, sc, least,
 						     CALIBRATE_EFFECT, 1, &lo, &hi);
 	char f[16], det[16], nd[48];
 
-	pct(f, sizeof(f), noise);
-	pct(det, sizeof(det), verdict_detectable(sp->sd, least, sp->blocks, 1));
+	pct(f, sizeof(f), verdict_shown(sc, noise));
+	pct(det, sizeof(det), verdict_shown(sc, verdict_detectable(sp->sd,
+			verdict_to_scale(sc, least), sp->blocks, 1)));
 	fprintf(out, "%-24s %-10s %6zu %+7.2f%% %6.2f%% %6.1f%% %7s %8s  %s\n", cell, m->name,
-		sp->blocks, 100 * sp->mean, 100 * sp->sd, 100 * sp->cv, f, det,
+		sp->blocks, 100 * verdict_shown(sc, sp->mean), 100 * sp->sd, 100 * sp->cv, f, det,
 		need_text(need, lo, hi, nd, sizeof(nd)));
 }
 
@@ -331,7 +346,7 @@ static const char *least_text(double least, char buf[32])
 static struct verdict_rule k_rule(const struct calibration *k, const double *margins)
 {
 	const struct metric *m = metric_find(k->metric);
-	struct verdict_rule r = { VERDICT_LOG, 0, 0, 0, 0 };
+	struct verdict_rule r = { VERDICT_LOG, 0, 0, 0, 0, 0 };
 
 	if (m)
 		metric_rule(m, margins, &r);
@@ -340,18 +355,18 @@ static struct verdict_rule k_rule(const struct calibration *k, const double *mar
 
 /*
  * The fewest blocks at which the interval, at 0.05 / family and spread sd,
- * fits the margin (SAME can be shown); 0 for a share (a calibration's sd is
- * relative, not in its points) or no margin, STATS_MORE_MAX for none.
+ * fits the margin and SAME can be called (never before
+ * verdict_same_min_blocks); 0 for no margin, STATS_MORE_MAX for none.
  */
 static size_t same_from(double sd, const struct verdict_rule *r, size_t family)
 {
-	size_t n;
+	size_t n, least = verdict_same_min_blocks();
 
-	if (r->scale != VERDICT_LOG || !(r->margin > 0) || !(sd > 0))
+	if (!(r->margin > 0) || !(sd > 0))
 		return 0;
-	n = confseq_n_for(log1p(r->margin) / sd, 1, STATS_MORE_MAX,
+	n = confseq_n_for(verdict_to_scale(r->scale, r->margin) / sd, 1, STATS_MORE_MAX,
 			  COMPARE_ALPHA / (double)family);
-	return n ? n : STATS_MORE_MAX;
+	return !n ? STATS_MORE_MAX : n > least ? n : least;
 }
 
 /*
@@ -364,16 +379,17 @@ static size_t metric_text(char *line, size_t o, size_t size, const struct calibr
 			  const struct verdict_rule *r, unsigned have, size_t family,
 			  double effect, unsigned *ret_need)
 {
-	unsigned lo, hi, need = calibrate_need_range(k->sd, k->blocks, r->min_effect, effect,
-						     family, &lo, &hi);
+	unsigned lo, hi, need = calibrate_need_range(k->sd, k->blocks, r->scale, r->min_effect,
+						     effect, family, &lo, &hi);
 	size_t same = same_from(k->sd, r, family);
 	char nd[48], buf[32];
 
 	if (o < size)
 		o += (size_t)snprintf(line + o, size - o, " %s sd %.1f%% %s%s, calls %s", k->metric,
 				      100 * k->sd, need ? "needs " : "",
-				      need_text(need, lo, hi, nd, sizeof(nd)), least_text(
-				      verdict_least_callable(k->sd, r->min_effect, have, family), buf));
+				      need_text(need, lo, hi, nd, sizeof(nd)), least_text(verdict_shown(
+				      r->scale, verdict_least_callable(k->sd, verdict_to_scale(r->scale,
+				      r->min_effect), have, family)), buf));
 	if (same && o < size)
 		o += (size_t)snprintf(line + o, size - o, ", SAME from %s%zu", same >= STATS_MORE_MAX ?
 				      "more than " : "", same);
@@ -400,40 +416,33 @@ static size_t plan_family(const struct matrix *m)
 
 /*
  * The plan itself, before any noise is known: blocks a cell, the family a
- * compare of two arms adjusts over, and a warning when those blocks cannot
- * decide: the adjusted sequence still unbounded (nothing can be DIFFERENT or
- * SAME), or too few for the sign-flip test (nothing can be DIFFERENT).
+ * compare of two arms adjusts over, the fewest units a DIFFERENT and a SAME
+ * need in it against the units the matrix has, and a warning when they are
+ * too few for any DIFFERENT, whatever the noise.
  */
 static void advise_plan(const struct matrix *m, calibrate_say_fn say, void *arg)
 {
 	unsigned have = plan_blocks(m), per = ABBA_UNIT_REPS;
 	size_t family = plan_family(m);
 	double a = COMPARE_ALPHA / (double)family;
-	size_t least = confseq_min_n(a), diff = signflip_min_n(a);
+	size_t diff = verdict_min_different(a, 1), same = verdict_same_min_blocks();
 	char line[PATH_MAX + 512];
 
 	if (m->n_arms < 2)     /* no pair of arms, no compare to plan for */
 		return;
 	fmtcut(line, sizeof(line), "plan: reps %llu give %u unit%s a cell (a unit: %u reps, a"
 		 " Williams row and its mirror, balanced for every pair of the %u arms; %u reps a"
-		 " block); a compare of two arms adjusts %zu verdicts (%u cells x %d metrics), which"
-		 " decide nothing before %zu units and call nothing DIFFERENT before %zu",
+		 " block); a compare of two arms adjusts %zu verdicts (%u cells x %d metrics):"
+		 " DIFFERENT needs at least %zu units, SAME at least %zu; this matrix has %u",
 		 (unsigned long long)m->reps, have, have == 1 ? "" : "s", per, m->n_arms,
-		 abba_block_reps(m->n_arms), family, m->n_cells, PLAN_METRICS, least, diff);
+		 abba_block_reps(m->n_arms), family, m->n_cells, PLAN_METRICS, diff, same, have);
 	say(arg, 0, line);
 	if (have >= diff)
 		return;
-	if (have < least)
-		fmtcut(line, sizeof(line), "%s: reps %llu give %u unit%s a cell: a compare of two"
-			 " arms (%zu verdicts) can call nothing DIFFERENT or SAME before %zu units"
-			 " (DIFFERENT before %zu), whatever the noise: reps %zu would", m->path,
-			 (unsigned long long)m->reps, have, have == 1 ? "" : "s", family, least,
-			 diff, diff * per);
-	else
-		fmtcut(line, sizeof(line), "%s: reps %llu give %u units a cell: a compare of two"
-			 " arms (%zu verdicts) can show SAME but call nothing DIFFERENT before %zu"
-			 " units, whatever the noise: reps %zu would", m->path,
-			 (unsigned long long)m->reps, have, family, diff, diff * per);
+	fmtcut(line, sizeof(line), "%s: reps %llu give %u unit%s a cell: DIFFERENT needs at least"
+		 " %zu units in a compare of two arms (%zu verdicts), whatever the noise; this matrix"
+		 " has %u: reps %zu would", m->path, (unsigned long long)m->reps, have,
+		 have == 1 ? "" : "s", diff, family, have, diff * per);
 	say(arg, 1, line);
 }
 

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analysis/verdict.h"
 #include "spec/spec.h"
 #include "store/store.h"
 
@@ -48,15 +49,16 @@ int calibrate_store(struct store *s, int64_t mid, FILE *out, char *err);
 typedef void (*calibrate_say_fn)(void *arg, int warning, const char *line);
 
 /*
- * The blocks an effect needs with VERDICT_POWER at an A/A spread sd measured
- * over blocks blocks, in a family of family verdicts (plan_blocks_needed: the
- * verdict's rule on simulated blocks),
- * and their 80 % range from sd's own uncertainty: *lo at the lower end of
- * sd's 80 % band, *hi at its upper end (0: no number of blocks does).
- * Returns the estimate (0: none).
+ * The blocks an effect needs with VERDICT_POWER at an A/A spread sd (of the
+ * verdict's statistic, on scale) measured over blocks blocks, in a family of
+ * family verdicts (plan_blocks_needed: the verdict's rule on simulated
+ * blocks), and their 80 % range from sd's own uncertainty: *lo at the lower
+ * end of sd's 80 % band, *hi at its upper end (0: no number of blocks does).
+ * least (the minimum effect) and effect as shown (relative, or points / 100),
+ * converted to scale here. Returns the estimate (0: none).
  */
-unsigned calibrate_need_range(double sd, unsigned blocks, double least, double effect,
-			      size_t family, unsigned *lo, unsigned *hi);
+unsigned calibrate_need_range(double sd, unsigned blocks, enum verdict_scale scale, double least,
+			      double effect, size_t family, unsigned *lo, unsigned *hi);
 
 /* m's "margins" and "primary" name compared metrics (metric_verdict_keys; calibrate_advice
  * checks them first). Returns 0, or -1 with err naming m's file and the field. */

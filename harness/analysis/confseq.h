@@ -10,8 +10,9 @@
  * nonnegative martingale under the null, so Ville's inequality bounds the
  * chance it ever reaches 1/alpha by alpha; Perez-Ortiz, Lardy, de Heide and
  * Gruenwald, "E-statistics, group invariance and anytime-valid testing",
- * Annals of Statistics 52(4), 2024; the same mixture as Lai, "On confidence
- * sequences", Annals of Statistics 4(2), 1976): with n deltas, mean m and
+ * Annals of Statistics 52(4), 2024; not Lai's, "On confidence sequences",
+ * Annals of Statistics 4(2), 1976, whose flat prior on the t likelihood
+ * gives no e-process): with n deltas, mean m and
  * sample sd s, t = (m - mu) sqrt(n) / s and nu = n - 1,
  *
  *   e(t) = c^-1/2 ((1 + t^2 / nu) / (1 + t^2 / (c nu)))^((nu + 1) / 2),
@@ -21,8 +22,9 @@
  * (mu_true - mu) / sigma against no effect, sigma left free (right Haar
  * prior). Normal deltas assumed; A/A deltas of runs with an 18 % CV are close
  * to that, and BENCHMARKS.md measures lognormal and heavy-tailed ones too. A
- * verdict's DIFFERENT also needs the sign-flip test (signflip.h), which
- * assumes only symmetric deltas, so either assumption is enough.
+ * verdict's DIFFERENT also needs the robust test (the sign-flip bettors of
+ * signflip.h and the within-unit randomisation of permtest.h), and its
+ * interval joins every value that test keeps, so either assumption is enough.
  * The 1 - alpha sequence at n is every mu whose e(t) < 1/alpha:
  *   m -+ r_n s / sqrt(n), r_n = confseq_radius(n, alpha),
  * and it covers the true mean at every n at once with probability >= 1 - alpha.

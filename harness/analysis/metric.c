@@ -184,6 +184,7 @@ void metric_rule(const struct metric *m, const double *margins, struct verdict_r
 	ret->higher_better = m->higher_better;
 	ret->margin = mg > 0 ? mg : m->margin;
 	ret->min_effect = m->margin > 0 ? ret->margin * m->min_effect / m->margin : 0;
+	ret->quick = 0;
 }
 
 void metric_margins_min(double a[METRIC_MAX], const double b[METRIC_MAX])

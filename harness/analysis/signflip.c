@@ -80,15 +80,20 @@ double signflip_state_log_e(const struct signflip *s)
 	return log_mean_exp(l, 2 * SIGNFLIP_BETS);
 }
 
-double signflip_log_evalue(const double *d, size_t n)
+double signflip_log_evalue_at(const double *d, size_t n, double mu)
 {
 	struct signflip s;
 	size_t i;
 
 	signflip_init(&s);
 	for (i = 0; i < n; i++)
-		signflip_push(&s, d[i]);
+		signflip_push(&s, d[i] - mu);
 	return signflip_state_log_e(&s);
+}
+
+double signflip_log_evalue(const double *d, size_t n)
+{
+	return signflip_log_evalue_at(d, n, 0);
 }
 
 double signflip_p(const double *d, size_t n)

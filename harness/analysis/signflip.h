@@ -53,6 +53,9 @@ double signflip_state_log_e(const struct signflip *s);
 /* log of the e-value after d[0..n); 0 for n 0. */
 double signflip_log_evalue(const double *d, size_t n);
 
+/* log of the e-value of "the blocks are symmetric about mu": d[0..n) - mu bet on. */
+double signflip_log_evalue_at(const double *d, size_t n, double mu);
+
 /* The anytime-valid p of "no difference": min(1, 1 / e). */
 double signflip_p(const double *d, size_t n);
 

@@ -5,11 +5,23 @@
 
 #include <stddef.h>
 
+#include "analysis/permtest.h"
+
 #define COMPARE_ALPHA      0.05    /* per verdict, however often looked at; and the FDR
 				    * of a family of verdicts; and the drift check */
 #define COMPARE_MIN_BLOCKS 4       /* the fewest blocks at which the confidence sequence
 				    * at COMPARE_ALPHA is bounded: fewer are always UNKNOWN */
 #define VERDICT_RANGE_Z    1.2816  /* "more blocks" range: an 80 % band of the effect */
+#define VERDICT_PERM_SHARE 0.1     /* the robust test's wealth bet by the within-block
+				    * randomisation test (permtest.h); the rest on signs */
+/*
+ * SAME waits until a stall in 1 of VERDICT_STALL_RUNS of either arm's runs
+ * would have shown at least once with probability 1 - COMPARE_ALPHA (2 runs
+ * an arm a unit): before it, no test of the blocks seen can tell "no stall"
+ * from "a stall not yet met" (docs/verdicts.md).
+ */
+#define VERDICT_STALL_RUNS 20
+#define VERDICT_GRID       129     /* points the robust test is evaluated at, for the interval */
 
 enum verdict_kind { VERDICT_UNKNOWN, VERDICT_SAME, VERDICT_DIFFERENT, VERDICT_UNMEASURED };
 
@@ -30,6 +42,17 @@ struct verdict_rule {
 				 * DIFF: points / 100) */
 	double min_effect;      /* DIFFERENT: |delta| at least this; rows under it take
 				 * p = 1 in the adjustment */
+	int quick;              /* simulations: no interval drawn beyond the t mixture's and
+				 * 0 (every decision is the same) */
+};
+
+/*
+ * One unit's runs of the two arms (as stats_obs gives them), for the
+ * randomisation test and for the robust interval: base runs b, new runs w.
+ */
+struct verdict_runs {
+	double b[PERMTEST_RUNS], w[PERMTEST_RUNS];
+	unsigned nb, nw;
 };
 
 struct verdict {
@@ -47,13 +70,20 @@ struct verdict {
 	double margin, min_effect;   /* the rule's, as shown */
 	double p;               /* anytime-valid p of "no difference": the larger of the
 				 * t mixture's (confseq_p) and the sign-flip test's */
-	double p_sym;           /* the sign-flip test's alone (signflip_p) */
+	double p_sym;           /* the robust test's alone: 1 / its e-value, the sign-flip
+				 * bettors mixed with the randomisation test's (when runs) */
+	double le_pos, le_neg;  /* the robust test's log e-value at +-margin (SAME's evidence
+				 * that does not assume normal blocks) */
+	size_t grid_n;          /* the robust test's log e-value at grid_lo + i grid_h */
+	double grid_lo, grid_h, grid_le[VERDICT_GRID];
+	int runs;               /* the randomisation test had runs to bet on */
 	double q;               /* p adjusted over the family (Benjamini-Hochberg, verdict_adjust,
 				 * p = 1 below min_effect); that p itself for a verdict alone */
 	int different_raw;      /* DIFFERENT by p alone, before the adjustment */
 	unsigned more;          /* UNKNOWN: blocks more that would likely decide, */
 	unsigned more_lo, more_hi;  /* and a range (80 %) of it; STATS_MORE_MAX: more than that */
 	int higher_better;      /* the metric's good direction, as given */
+	int harmonic;           /* the rule's block means */
 	int worse;              /* DIFFERENT in the metric's bad direction */
 	int drift;              /* delta correlates with block index (p < COMPARE_ALPHA)
 				 * and its fitted line moves by >= margin over the blocks */
@@ -76,6 +106,33 @@ struct verdict {
 int verdict_decide(const double *d, const unsigned *blocks, size_t n,
 		   const struct verdict_rule *rule, struct verdict *v);
 
+/*
+ * The same with each unit's runs (runs[i] gave d[i]; NULL: none), which the
+ * robust test also bets on within units. SAME needs, besides the interval,
+ * at least verdict_same_min_blocks() units and the robust test rejecting
+ * both ends of the margin. Returns 0 or -1 (out of memory).
+ */
+int verdict_decide_runs(const double *d, const unsigned *blocks, const struct verdict_runs *runs,
+			size_t n, const struct verdict_rule *rule, struct verdict *v);
+
+/* The fewest units SAME can be called at: ceil(log alpha / (2 log(1 - 1 / VERDICT_STALL_RUNS))). */
+size_t verdict_same_min_blocks(void);
+
+/*
+ * The fewest units at which a DIFFERENT is possible at level alpha: both the
+ * t mixture (an infinite t) and the robust test (every unit's runs clean of
+ * each other; signs alone without runs) can reach 1/alpha.
+ */
+size_t verdict_min_different(double alpha, int runs);
+
+/*
+ * Does the verdict's (unadjusted) sequence keep mu (on the scale): the t
+ * mixture or the robust test does not reject it at v->alpha_used. For the
+ * coverage of simulations; d and runs as decided.
+ */
+int verdict_covers(const struct verdict *v, const double *d, const struct verdict_runs *runs,
+		   double mu);
+
 /* A metric that is 0 in every run of both arms: no verdict, not in any family. */
 void verdict_unmeasured(struct verdict *v);
 
@@ -90,6 +147,15 @@ void verdict_unmeasured(struct verdict *v);
 struct stats_obs;
 int verdict_of_runs(const struct stats_obs *o, size_t n_obs, const struct verdict_rule *rule,
 		    double *d, unsigned *blocks, size_t cap, struct verdict *v);
+
+/*
+ * The per-unit statistics alone, as verdict_of_runs takes them (the log
+ * ratio of the means, or their difference in points / 100), in block order
+ * into d (room for cap): what calibrations and the noise section measure
+ * the spread of. Returns how many, or -1 out of memory.
+ */
+long verdict_unit_stats(const struct stats_obs *o, size_t n_obs, const struct verdict_rule *rule,
+			double *d, size_t cap);
 
 /*
  * Benjamini-Hochberg over a family of verdicts (every verdict one command

@@ -2,7 +2,6 @@
  * coefficient of variation, the spread per block and the effect it detects. */
 #include "output/noise.h"
 #include "analysis/metric.h"
-#include "analysis/signflip.h"
 #include "analysis/stats.h"
 #include "analysis/verdict.h"
 #include "base/err.h"
@@ -29,12 +28,16 @@ static double arm_cv(const struct run_summary *v, size_t n, unsigned cell, unsig
 	return k < 2 ? NAN : stats_sd(x, k) / stats_mean(x, k);
 }
 
-/* Paired deltas of arms 0 and 1 in a cell: how many, their sd into *sd. */
+/* The verdict's per-unit statistics of arms 0 and 1 in a cell: how many, their sd into *sd. */
 static size_t pair_sd(const struct run_summary *v, size_t n, unsigned cell, const struct metric *m,
 		      struct scratch *sc, double *sd)
 {
 	size_t k = metric_pair_obs(m, v, n, cell, 0, 1, sc->o);
-	long nd = stats_block_deltas(sc->o, k, m->harmonic, sc->d, NULL, n);
+	struct verdict_rule rule;
+	long nd;
+
+	metric_rule(m, NULL, &rule);
+	nd = verdict_unit_stats(sc->o, k, &rule, sc->d, n);
 
 	*sd = nd > 1 ? stats_sd(sc->d, (size_t)nd) : NAN;
 	return nd > 0 ? (size_t)nd : 0;
@@ -89,8 +92,9 @@ static void cell_row(FILE *f, const struct matrix_info *mi, const struct run_sum
 	fprintf(f, " %6zu", blocks);
 	pct(f, 8, sd);
 	fprintf(f, "  %-12s", k ? "calibration" : mi->n_arms > 1 ? "arms 1-2" : "-");
-	pct(f, 6, noise);
-	pct(f, 8, verdict_detectable(sd, rule.min_effect, blocks, 1));
+	pct(f, 6, verdict_shown(rule.scale, noise));
+	pct(f, 8, verdict_shown(rule.scale, verdict_detectable(sd, verdict_to_scale(rule.scale,
+						rule.min_effect), blocks, 1)));
 	if (isnan(load))
 		fprintf(f, " %6s\n", "-");
 	else
@@ -113,11 +117,12 @@ int noise_section(FILE *f, struct store *s, int64_t mid, const struct matrix_inf
 		rc = sc.o && sc.x && sc.d ? -1 : errorf(err, "out of memory");
 		goto out;
 	}
-	fprintf(f, "\nnoise of ops/s: CV, the largest of the arms' runs; sd, of the per-block paired"
-		" deltas; noise, the far end of a calibration's t interval (never deciding); detects,"
+	fprintf(f, "\nnoise of ops/s: CV, the largest of the arms' runs; sd, of the per-block log"
+		" ratio; noise, the far end of a calibration's t interval (never deciding); detects,"
 		" the least effect its blocks find with %.0f %% power above the declared minimum"
-		" effect (%zu blocks at least: the sign-flip test's fewest); load, the host's highest"
-		" 1-minute load as a run ended\n", 100 * VERDICT_POWER, signflip_min_n(COMPARE_ALPHA));
+		" effect (%zu blocks at least: the fewest a DIFFERENT needs); load, the host's highest"
+		" 1-minute load as a run ended\n", 100 * VERDICT_POWER,
+		verdict_min_different(COMPARE_ALPHA, 1));
 	fprintf(f, "%-24s %7s %6s %8s  %-12s %6s %8s %6s\n", "cell", "CV", "blocks", "sd",
 		"sd from", "noise", "detects", "load");
 	for (cell = 0; cell < mi->n_cells; cell++)

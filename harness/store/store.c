@@ -9,6 +9,7 @@
 #include "common/fmt.h"
 
 #include <stdarg.h>
+#include <math.h>
 #include <string.h>
 #include <errno.h>
 #include <sys/stat.h>
@@ -213,13 +214,30 @@ static const char op_columns[] = PROTO_OP_FIELDS(X);
  * calibration, keyed by what makes the noise: the job, the guest's size,
  * the architecture and the host.
  */
-#define CALIBRATIONS_TABLE \
+#define CALIBRATIONS_TABLE_8 \
 	"CREATE TABLE IF NOT EXISTS calibrations (" \
 	" id INTEGER PRIMARY KEY, host TEXT NOT NULL, job TEXT NOT NULL," \
 	" memory_mib INTEGER NOT NULL, vcpus INTEGER NOT NULL, arch TEXT NOT NULL," \
 	" metric TEXT NOT NULL, matrix_id INTEGER NOT NULL REFERENCES matrices(id)," \
 	" cell TEXT NOT NULL, blocks INTEGER NOT NULL, mean REAL, sd REAL, cv REAL," \
 	" created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')));" \
+	"CREATE INDEX IF NOT EXISTS calibrations_key ON calibrations (host, arch, metric);"
+/*
+ * Schema 24: the scale a calibration's mean and sd are on. 'log' (the
+ * verdict's own statistic: the log ratio, or for miss% the difference in
+ * points / 100); 'ratio', the ratio minus 1 that calibrations before it
+ * stored: converted where it can be (log1p(mean), sd / (1 + mean)), kept
+ * and never read where it cannot (miss%, whose verdict is a difference).
+ */
+#define CALIBRATION_SCALE_COLUMN " scale TEXT NOT NULL DEFAULT 'ratio'"
+#define CALIBRATIONS_TABLE \
+	"CREATE TABLE IF NOT EXISTS calibrations (" \
+	" id INTEGER PRIMARY KEY, host TEXT NOT NULL, job TEXT NOT NULL," \
+	" memory_mib INTEGER NOT NULL, vcpus INTEGER NOT NULL, arch TEXT NOT NULL," \
+	" metric TEXT NOT NULL, matrix_id INTEGER NOT NULL REFERENCES matrices(id)," \
+	" cell TEXT NOT NULL, blocks INTEGER NOT NULL, mean REAL, sd REAL, cv REAL," \
+	" created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now'))," \
+	CALIBRATION_SCALE_COLUMN ");" \
 	"CREATE INDEX IF NOT EXISTS calibrations_key ON calibrations (host, arch, metric);"
 /*
  * Schema 9: harnessd's bisections (store_bisect.h): what was asked, where it
@@ -478,7 +496,7 @@ static int prepare_inserts(struct store *s, char *err)
 	return 0;
 }
 
-#define STORE_SCHEMA 23
+#define STORE_SCHEMA 24
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define STORE_SCHEMA_STR STR(STORE_SCHEMA)
@@ -489,6 +507,7 @@ static int prepare_inserts(struct store *s, char *err)
  * was. Any other version is refused.
  */
 static int allow_oom_status(struct store *s, char *err);
+static int calibrations_to_log(struct store *s, char *err);
 
 static const struct {
 	int64_t from;
@@ -509,7 +528,7 @@ static const struct {
 	{ 6, "ALTER TABLE arms ADD COLUMN build TEXT;"
 	     "ALTER TABLE arms ADD COLUMN failed TEXT;"
 	     "PRAGMA user_version = 7;" , NULL },
-	{ 7, CALIBRATIONS_TABLE "ALTER TABLE runs ADD COLUMN" HOST_LOAD_COLUMN ";"
+	{ 7, CALIBRATIONS_TABLE_8 "ALTER TABLE runs ADD COLUMN" HOST_LOAD_COLUMN ";"
 	     "PRAGMA user_version = 8;" , NULL },
 	{ 8, BISECTIONS_TABLE "PRAGMA user_version = 9;" , NULL },
 	{ 9, RUN_PHASES_TABLE "PRAGMA user_version = 10;" , NULL },
@@ -528,7 +547,33 @@ static const struct {
 	{ 20, SAMPLE_MONITOR_UPGRADE "PRAGMA user_version = 21;", NULL },
 	{ 21, STALL_UPGRADE "PRAGMA user_version = 22;", NULL },
 	{ 22, MTHP_UPGRADE "PRAGMA user_version = 23;", NULL },
+	{ 23, "ALTER TABLE calibrations ADD COLUMN" CALIBRATION_SCALE_COLUMN ";"
+	      "PRAGMA user_version = 24;", calibrations_to_log },
 };
+
+/* One 'ratio' calibration row (id, mean, sd) put on the log scale. */
+static int calibration_to_log(sqlite3_stmt *st, void *arg)
+{
+	struct store *s = arg;
+	double mean = sqlite3_column_double(st, 1), sd = sqlite3_column_double(st, 2);
+	char err[ERR_MAX];
+
+	return db_run(s, err, "UPDATE calibrations SET mean = ?2, sd = ?3, scale = 'log'"
+		      " WHERE id = ?1", "idd", sqlite3_column_int64(st, 0), log1p(mean),
+		      sd / (1 + mean));
+}
+
+/*
+ * Schema 24's conversion of the calibrations before it (the ratio minus 1)
+ * to the log ratio, to first order: the mean's log, the sd over 1 + mean.
+ * miss%'s rows (a difference in points now) stay 'ratio', never read.
+ */
+static int calibrations_to_log(struct store *s, char *err)
+{
+	return db_rows(s, "SELECT id, mean, sd FROM calibrations WHERE scale = 'ratio'"
+		       " AND metric <> 'miss%' AND mean > -1 AND sd IS NOT NULL",
+		       calibration_to_log, s, err, "");
+}
 
 /* The runs table's status CHECK as schemas 1 to 19 wrote it, and as 20 does. */
 #define STATUS_CHECK_OLD "'interrupted','cancelled'))"

@@ -19,9 +19,9 @@ int store_calibration_add(struct store *s, int64_t mid, unsigned cell, const cha
 			  unsigned blocks, double mean, double sd, double cv, char *err)
 {
 	return db_run(s, err, "INSERT INTO calibrations (host, job, memory_mib, vcpus, arch, metric,"
-		      " matrix_id, cell, blocks, mean, sd, cv)"
+		      " matrix_id, cell, blocks, mean, sd, cv, scale)"
 		      " SELECT " MATRIX_HOST ", c.job, m.memory_mib, m.vcpus, " CELL_ARCH ", ?3,"
-		      " m.id, c.name, ?4, ?5, ?6, ?7 FROM cells c JOIN matrices m ON m.id = c.matrix_id"
+		      " m.id, c.name, ?4, ?5, ?6, ?7, 'log' FROM cells c JOIN matrices m ON m.id = c.matrix_id"
 		      " WHERE c.matrix_id = ?1 AND c.idx = ?2 AND " MATRIX_HOST " IS NOT NULL",
 		      "iitiddd", mid, (int64_t)cell, metric, (int64_t)blocks, mean, sd, cv);
 }
@@ -72,6 +72,7 @@ int store_calibrations(struct store *s, int64_t mid, const char *host, struct ca
 		     " JOIN calibrations k ON k.job = c.job AND k.memory_mib = m.memory_mib"
 		     "  AND k.vcpus = m.vcpus AND k.arch = " CELL_ARCH
 		     " WHERE c.matrix_id = ?1 AND k.host = COALESCE(?2, " MATRIX_HOST ")"
+		     " AND k.scale = 'log'"
 		     " ORDER BY c.idx, k.metric, k.id DESC", cal_row, &a, err, "it", mid, host);
 	return rows_take(&a.r, rc, ret, ret_n);
 }
@@ -90,6 +91,7 @@ int store_calibrations_for(struct store *s, const struct matrix *m, const char *
 		}
 		rc = db_rows(s, "SELECT " CAL_COLUMNS " FROM calibrations k WHERE k.job = ?"
 			     " AND k.memory_mib = ? AND k.vcpus = ? AND k.arch = ? AND k.host = ?"
+			     " AND k.scale = 'log'"
 			     " ORDER BY k.metric, k.id DESC", cal_row, &a, err, "tiitt", job,
 			     (int64_t)m->memory_mib, (int64_t)m->vcpus, m->cells[a.cell].arch, host);
 		free(job);

@@ -21,7 +21,8 @@ struct calibration {
 	char at[32];                /* when it was stored, UTC */
 	int64_t matrix_id;          /* the A/A matrix it was measured in */
 	unsigned blocks;
-	double mean, sd;            /* of the per-block relative paired deltas */
+	double mean, sd;            /* of the verdict's per-unit statistic: the log ratio
+				     * (a difference in points / 100 for miss%) */
 	double cv;                  /* of the runs' values, both arms */
 };
 

@@ -14,6 +14,7 @@ the level; then the
 family: p = 1 under the minimum effect, Benjamini-Hochberg, the level
 0.05 max(R, 1) / N every interval is redrawn at, and each verdict.
 """
+import itertools
 import json
 import math
 import random
@@ -61,8 +62,63 @@ def signflip_p(d):
     return min(1.0, len(wealth) / sum(wealth))
 
 
+def signflip_p_raw(d):
+    """1 / the sign-flip e-value, not capped at 1."""
+    wealth = [1.0] * (2 * len(BETS))
+    for i, x in enumerate(d):
+        rms = math.sqrt(sum(y * y for y in d[:i + 1]) / (i + 1))
+        if x == 0:
+            continue
+        sign = 1 if x > 0 else -1
+        for k, c in enumerate(BETS):
+            b = min(CAP, c * abs(x) / rms)
+            wealth[2 * k] *= 1 + b * sign
+            wealth[2 * k + 1] *= 1 - b * sign
+    return len(wealth) / sum(wealth)
+
+
 def hmean(xs):
     return len(xs) / sum(1 / x for x in xs)
+
+
+KAPPAS, PERM_SHARE = (0.5, 1, 2, 4, 8), 0.1
+
+
+def perm_log_factors(base, new):
+    """The within-block randomisation bettors of one block: every way of
+    naming len(new) of the block's runs NEW scored by its log ratio of
+    harmonic means T; for each kappa and sign, q(g) proportional to
+    exp(kappa T(g) / S), S the rms of T about its mean; the factor is
+    (number of labellings) q(the observed labelling)."""
+    vals = list(base) + list(new)
+    k, j = len(vals), len(new)
+    labels = [c for c in itertools.combinations(range(k), j)]
+    t = []
+    for c in labels:
+        nw = [vals[i] for i in c]
+        bs = [vals[i] for i in range(k) if i not in c]
+        t.append(math.log(hmean(nw) / hmean(bs)))
+    obs = labels.index(tuple(range(k - j, k)))
+    mean = sum(t) / len(t)
+    s = math.sqrt(sum((x - mean) ** 2 for x in t) / len(t))
+    out = []
+    for kappa in KAPPAS:
+        for sign in (1, -1):
+            w = [math.exp(sign * kappa * (x - mean) / s) for x in t]
+            out.append(math.log(len(t) * w[obs] / sum(w)))
+    return out
+
+
+def robust_p(d, blocks):
+    """The robust test: PERM_SHARE of the wealth on the randomisation
+    bettors (the mean of their products), the rest on the sign-flip ones."""
+    lw = [0.0] * (2 * len(KAPPAS))
+    for base, new in blocks:
+        for i, f in enumerate(perm_log_factors(base, new)):
+            lw[i] += f
+    e_perm = sum(math.exp(x) for x in lw) / len(lw)
+    e_sf = 1 / signflip_p_raw(d)
+    return min(1.0, 1 / ((1 - PERM_SHARE) * e_sf + PERM_SHARE * e_perm))
 
 
 def row(seed, blocks, effect, noise):
@@ -73,21 +129,23 @@ def row(seed, blocks, effect, noise):
             arm = 1 if pos in (1, 2) else 0
             v = 1000 * (1 + noise * rnd.gauss(0, 1)) * (1 + effect if arm else 1)
             obs.append([b, arm, round(v, 6)])
-    d = []
+    d, runs = [], []
     for b in range(blocks):
-        base = hmean([v for k, a, v in obs if k == b and a == 0])
-        new = hmean([v for k, a, v in obs if k == b and a == 1])
-        d.append(math.log(new / base))
+        bs = [v for k, a, v in obs if k == b and a == 0]
+        nw = [v for k, a, v in obs if k == b and a == 1]
+        runs.append((bs, nw))
+        d.append(math.log(hmean(nw) / hmean(bs)))
     n = len(d)
     m = sum(d) / n
     s = math.sqrt(sum((x - m) ** 2 for x in d) / (n - 1))
-    p_sym = signflip_p(d)
+    p_sym = robust_p(d, runs)
     p = max(min(1.0, math.exp(-log_e(m * math.sqrt(n) / s, n))), p_sym)
     return {"obs": obs, "est": m, "sd": s, "p": p, "p_sym": p_sym, "n": n}
 
 
 def interval(r, alpha):
-    """The t mixture's interval, reaching to 0 while the sign-flip test keeps 0."""
+    """The t mixture's interval, reaching to 0 while the robust test keeps 0
+    (as a quick rule draws it; an UNKNOWN's also reaches 0, below)."""
     h = radius(r["n"], alpha) * r["sd"] / math.sqrt(r["n"])
     lo, hi = r["est"] - h, r["est"] + h
     if r["p_sym"] > alpha:
@@ -95,10 +153,27 @@ def interval(r, alpha):
     return lo, hi
 
 
+SAME_MIN = math.ceil(math.log(ALPHA) / (2 * math.log(1 - 1 / 20)))   # 30 units
+
+
+def decide(r, q, lo, hi):
+    """DIFFERENT on q; SAME needs SAME_MIN units (these rows have fewer)."""
+    mg = math.log1p(MARGIN)
+    if r["n"] >= 4 and q <= ALPHA:
+        return "DIFFERENT"
+    if r["n"] >= SAME_MIN and lo >= -mg and hi <= mg:
+        return "SAME"
+    return "UNKNOWN"
+
+
 def main():
     rows = [row(1, 10, -0.06, 0.01), row(2, 6, 0.005, 0.002), row(3, 8, 0.03, 0.03)]
     for r in rows:
-        r["lo"], r["hi"] = [math.expm1(x) for x in interval(r, ALPHA)]
+        lo, hi = interval(r, ALPHA)
+        alone = decide(r, r["p"] if abs(r["est"]) >= math.log1p(MIN_EFFECT) else 1.0, lo, hi)
+        if alone == "UNKNOWN":
+            lo, hi = min(lo, 0.0), max(hi, 0.0)
+        r["lo"], r["hi"] = math.expm1(lo), math.expm1(hi)
         r["delta"] = math.expm1(r["est"])
     gated = [r["p"] if abs(r["est"]) >= math.log1p(MIN_EFFECT) else 1.0 for r in rows]
     N = len(rows)
@@ -110,17 +185,13 @@ def main():
         q[i] = min(1.0, run)
     R = sum(1 for x in q if x <= ALPHA)
     level = ALPHA * max(R, 1) / N
-    mg = math.log1p(MARGIN)
     for i, r in enumerate(rows):
         lo, hi = interval(r, level)
         r["q"], r["alpha_used"] = q[i], level
+        r["kind"] = decide(r, q[i], lo, hi)
+        if r["kind"] == "UNKNOWN":
+            lo, hi = min(lo, 0.0), max(hi, 0.0)
         r["adj_lo"], r["adj_hi"] = math.expm1(lo), math.expm1(hi)
-        if r["n"] >= 4 and q[i] <= ALPHA:
-            r["kind"] = "DIFFERENT"
-        elif r["n"] >= 4 and lo >= -mg and hi <= mg:
-            r["kind"] = "SAME"
-        else:
-            r["kind"] = "UNKNOWN"
     print(json.dumps({"margin": MARGIN, "min_effect": MIN_EFFECT, "rows": rows}, indent=1))
 
 
