@@ -61,9 +61,9 @@ for arm in mglru classic; do
 	row=$(awk -v a="$arm" '$1 == a { print; exit }' out.3)
 	check "table quick: $arm read lru_gen $want back, as README shows" \
 		[ "$(printf '%s\n' "$row" | awk '{ print $2 }')" = "$want" -a -n "$want" ]
-	check "table quick: $arm has its 2 runs and holds 30-52 % of the file ($row)" \
+	check "table quick: $arm has its 8 runs and holds 30-52 % of the file ($row)" \
 		python3 -c 'import sys; f = sys.argv[1].split()
-sys.exit(not (f[-1] == "2" and 30 <= float(f[-2]) <= 52))' "$row"
+sys.exit(not (f[-1] == "8" and 30 <= float(f[-2]) <= 52))' "$row"
 done
 check "table --format markdown quick: a Markdown grid" grep -q '^| *cell' out.4
 first_block() { awk '/^```/ { if (f) exit; f = 1; next } f' "$1"; }

@@ -415,35 +415,53 @@ static size_t plan_family(const struct matrix *m)
 }
 
 /*
- * The plan itself, before any noise is known: blocks a cell, the family a
- * compare of two arms adjusts over, the fewest units a DIFFERENT and a SAME
- * need in it against the units the matrix has, and a warning when they are
- * too few for any DIFFERENT, whatever the noise.
+ * The plan itself, before any noise is known: blocks a cell, the verdicts a
+ * compare of two arms adjusts (the primary metric over the cells, the
+ * others among themselves, as compare does), the fewest units a DIFFERENT
+ * needs in each family and a SAME at all, against the units the matrix
+ * has, and a warning when they are too few for a DIFFERENT in the primary
+ * metric, whatever the noise.
  */
-static void advise_plan(const struct matrix *m, calibrate_say_fn say, void *arg)
+static void advise_plan(const struct matrix *m, const char *primary, calibrate_say_fn say,
+			void *arg)
 {
 	unsigned have = plan_blocks(m), per = ABBA_UNIT_REPS;
-	size_t family = plan_family(m);
-	double a = COMPARE_ALPHA / (double)family;
-	size_t diff = verdict_min_different(a, 1), same = verdict_same_min_blocks();
+	size_t fp = m->n_cells, fo = plan_family(m) - fp;
+	size_t diff = verdict_min_different(COMPARE_ALPHA / (double)fp, 1),
+	       other = verdict_min_different(COMPARE_ALPHA / (double)(fo ? fo : 1), 1),
+	       same = verdict_same_min_blocks();
 	char line[PATH_MAX + 512];
 
 	if (m->n_arms < 2)     /* no pair of arms, no compare to plan for */
 		return;
 	fmtcut(line, sizeof(line), "plan: reps %llu give %u unit%s a cell (a unit: %u reps, a"
 		 " Williams row and its mirror, balanced for every pair of the %u arms; %u reps a"
-		 " block); a compare of two arms adjusts %zu verdicts (%u cells x %d metrics):"
-		 " DIFFERENT needs at least %zu units, SAME at least %zu; this matrix has %u",
-		 (unsigned long long)m->reps, have, have == 1 ? "" : "s", per, m->n_arms,
-		 abba_block_reps(m->n_arms), family, m->n_cells, PLAN_METRICS, diff, same, have);
+		 " block); a compare of two arms adjusts %zu verdict%s of %s and %zu of the other"
+		 " metrics (%u cell%s x %d metrics): DIFFERENT needs at least %zu units (%zu in the"
+		 " others), SAME at least %zu; this matrix has %u", (unsigned long long)m->reps,
+		 have, have == 1 ? "" : "s", per, m->n_arms, abba_block_reps(m->n_arms), fp,
+		 fp == 1 ? "" : "s", primary, fo, m->n_cells, m->n_cells == 1 ? "" : "s",
+		 PLAN_METRICS, diff, other, same, have);
 	say(arg, 0, line);
 	if (have >= diff)
 		return;
-	fmtcut(line, sizeof(line), "%s: reps %llu give %u unit%s a cell: DIFFERENT needs at least"
-		 " %zu units in a compare of two arms (%zu verdicts), whatever the noise; this matrix"
-		 " has %u: reps %zu would", m->path, (unsigned long long)m->reps, have,
-		 have == 1 ? "" : "s", diff, family, have, diff * per);
+	fmtcut(line, sizeof(line), "%s: reps %llu give %u unit%s a cell: DIFFERENT in %s needs"
+		 " at least %zu units, whatever the noise; this matrix has %u: reps %zu would",
+		 m->path, (unsigned long long)m->reps, have, have == 1 ? "" : "s", primary, diff,
+		 have, diff * per);
 	say(arg, 1, line);
+}
+
+int calibrate_plan(const struct matrix *m, calibrate_say_fn say, void *arg, char *err)
+{
+	double margins[METRIC_MAX] = { 0 };
+	const struct metric *primary = NULL;
+
+	if (metric_verdict_keys(m->canonical ? m->canonical : "{}", m->path, margins, &primary,
+				err) < 0)
+		return -1;
+	advise_plan(m, primary ? primary->name : METRIC_PRIMARY, say, arg);
+	return 0;
 }
 
 /* One cell's line and, if its blocks fall short, its warning. */
@@ -511,10 +529,9 @@ int calibrate_advice(struct store *s, const struct matrix *m, const char *host, 
 	size_t n, i, j, o = 0, missing = 0;
 	unsigned c;
 
-	if (verdict_keys(m, margins, err) < 0 ||
+	if (verdict_keys(m, margins, err) < 0 || calibrate_plan(m, say, arg, err) < 0 ||
 	    store_calibrations_for(s, m, host, &k, &n, err) < 0)
 		return -1;
-	advise_plan(m, say, arg);
 	for (c = 0, i = 0; c < m->n_cells; c++) {
 		for (j = i; j < n && k[j].cell == c; j++)
 			;

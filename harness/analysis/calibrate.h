@@ -65,6 +65,15 @@ unsigned calibrate_need_range(double sd, unsigned blocks, enum verdict_scale sca
 int calibrate_verdict_keys(const struct matrix *m, char *err);
 
 /*
+ * m's plan alone, which needs no calibration: the units a cell gets, the
+ * verdicts a compare of two arms adjusts, the fewest units a DIFFERENT and a
+ * SAME need, and a warning (say(arg, 1, line)) when the units are too few
+ * for a DIFFERENT in the primary metric. Returns 0, or -1 with err (m's
+ * verdict keys).
+ */
+int calibrate_plan(const struct matrix *m, calibrate_say_fn say, void *arg, char *err);
+
+/*
  * What host's calibrations say of m: the blocks each cell needs for an effect
  * of effect, the cells with none, through say (warnings flagged). Returns 0,
  * or -1 with err (m's verdict keys, the store).

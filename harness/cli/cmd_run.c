@@ -80,8 +80,8 @@ int cli_noise_advice(const struct conf *c, const struct matrix *m, double effect
 
 	if (calibrate_verdict_keys(m, err) < 0 || pathf(db, err, "%s/harness.db", c->results) < 0)
 		return -1;
-	if (access(db, F_OK) < 0)
-		return 0;
+	if (access(db, F_OK) < 0)     /* nothing calibrated yet: the plan alone */
+		return calibrate_plan(m, say_line, NULL, err);
 	gethostname(host, sizeof(host) - 1);
 	if (store_open(db, &s, err) < 0)
 		return -1;
