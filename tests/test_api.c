@@ -990,6 +990,7 @@ static void test_tcp_strict_heads(void **state)
 #define GET_HEALTH "GET /health HTTP/1.1\r\n"
 #define HOST       "Host: x\r\n"
 #define AUTH       "Authorization: Bearer " TOKEN "\r\n"
+#define EMPTY5     "X:\r\nX:\r\nX:\r\nX:\r\nX:\r\n"
 	static const struct { const char *what, *bytes; size_t len; const char *names; } bad[] = {
 #define RAW(what, s, names) { what, s, sizeof(s) - 1, names }
 		RAW("two different Content-Length", GET_HEALTH HOST AUTH "Content-Length: 0\r\n"
@@ -1013,6 +1014,15 @@ static void test_tcp_strict_heads(void **state)
 		RAW("a bare LF", GET_HEALTH "Host: x\n" AUTH "\r\n", "request head"),
 		RAW("Transfer-Encoding not chunked", GET_HEALTH HOST AUTH
 		    "Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n", "Transfer-Encoding"),
+		/* empty headers' spare bytes (":" or ": ") paying for what follows a NUL */
+		RAW("a NUL and junk after the token, paid by empty headers", GET_HEALTH HOST
+		    EMPTY5 "Authorization: Bearer " TOKEN "\0junk\r\n\r\n", "request head"),
+		RAW("a bare LF paid by a double space", GET_HEALTH "Host:  x\n" AUTH "\r\n",
+		    "request head"),
+		RAW("a NUL inside Content-Length", GET_HEALTH HOST AUTH EMPTY5
+		    "Content-Length: 0\0 999\r\n\r\n", "request head"),
+		RAW("a NUL inside Transfer-Encoding", GET_HEALTH HOST AUTH EMPTY5
+		    "Transfer-Encoding: chunked\0gzip\r\n\r\n0\r\n\r\n", "request head"),
 #undef RAW
 	};
 	static const char good[] = GET_HEALTH HOST AUTH "Connection: close\r\n\r\n";
@@ -1044,6 +1054,7 @@ static void test_tcp_strict_heads(void **state)
 #undef GET_HEALTH
 #undef HOST
 #undef AUTH
+#undef EMPTY5
 }
 
 /* ---- bisections: bounded and paged ---- */
