@@ -55,7 +55,7 @@ static int sum_identity(const struct stat *st, char *buf, size_t len)
 }
 
 /*
- * The sum kept in <top>/sums/DEV-INO for a file of identity id, into hex;
+ * The sum kept in <cache>/sums/DEV-INO for a file of identity id, into hex;
  * 0 if there is none or it is another's.
  */
 static int sum_cached(const char *kept, const char *id, char hex[HASH_SHA256_HEX])
@@ -77,11 +77,12 @@ static int sum_cached(const char *kept, const char *id, char hex[HASH_SHA256_HEX
 
 /*
  * The SHA-256 of the file at path, read once per version of it: kept in
- * <top>/sums by device and inode with its size, mtime and ctime, and used
+ * <cache>/sums by device and inode with its size, mtime and ctime, and used
  * while those stay (a file rewritten in place, its mtime put back, has
  * another ctime). A sum read while the file changed is not kept.
  */
-static int content_sum(const char *top, const char *path, char hex[HASH_SHA256_HEX], char *err)
+static int content_sum(const char *cache, const char *path, char hex[HASH_SHA256_HEX],
+		       char *err)
 {
 	char dir[PATH_MAX], kept[PATH_MAX], id[128], line[256], msg[ERR_MAX];
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -89,7 +90,7 @@ static int content_sum(const char *top, const char *path, char hex[HASH_SHA256_H
 
 	if (fd < 0 || fstat(fd, &a) < 0)
 		return errorf(err, "saved guest: '%s': %s", path, strerror(errno));
-	if (sum_identity(&a, id, sizeof(id)) < 0 || pathf(dir, err, "%s/sums", top) < 0 ||
+	if (sum_identity(&a, id, sizeof(id)) < 0 || pathf(dir, err, "%s/sums", cache) < 0 ||
 	    pathf(kept, err, "%s/%llu-%llu", dir, (unsigned long long)a.st_dev,
 		  (unsigned long long)a.st_ino) < 0)
 		return -1;
@@ -112,7 +113,7 @@ static int content_sum(const char *top, const char *path, char hex[HASH_SHA256_H
  * mtime) and, for what the guest's memory holds (kernel, initramfs), its
  * content's sum, so a changed kernel or image makes another save.
  */
-static int key_file(struct hash_sha256 *h, const char *top, const char *what,
+static int key_file(struct hash_sha256 *h, const char *cache, const char *what,
 		    const char *path, int by_content, char *err)
 {
 	char id[256], sum[HASH_SHA256_HEX];
@@ -122,7 +123,7 @@ static int key_file(struct hash_sha256 *h, const char *top, const char *what,
 	key_line(h, what, path);
 	key_line(h, what, id);
 	if (by_content) {
-		if (content_sum(top, path, sum, err) < 0)
+		if (content_sum(cache, path, sum, err) < 0)
 			return -1;
 		key_line(h, what, sum);
 	}
@@ -130,7 +131,7 @@ static int key_file(struct hash_sha256 *h, const char *top, const char *what,
 }
 
 /* The key of cfg's save into s->key, its domain name and uuid from it. */
-static int make_key(const char *cache, const char *top, const struct vm_config *cfg,
+static int make_key(const char *cache, const struct vm_config *cfg,
 		    const struct vm_host_facts *f, int slot, unsigned gen, struct saved *s, char *err)
 {
 	struct hash_sha256 h;
@@ -142,9 +143,9 @@ static int make_key(const char *cache, const char *top, const struct vm_config *
 	key_line(&h, "format", "3");
 	key_line(&h, "cache", cache);     /* two results directories never share a save */
 	key_line(&h, "host", s->host);
-	if (key_file(&h, top, "kernel", cfg->kernel, 1, err) < 0 ||
-	    key_file(&h, top, "initrd", cfg->initrd, 1, err) < 0 ||
-	    key_file(&h, top, "disk", cfg->backing, 0, err) < 0)
+	if (key_file(&h, cache, "kernel", cfg->kernel, 1, err) < 0 ||
+	    key_file(&h, cache, "initrd", cfg->initrd, 1, err) < 0 ||
+	    key_file(&h, cache, "disk", cfg->backing, 0, err) < 0)
 		return -1;
 	key_line(&h, "arch", cfg->arch);
 	key_line(&h, "accel", cfg->accel);
@@ -278,7 +279,7 @@ int saved_open(const char *cache, struct vm_conn *vm, const char *host,
 	if (fmtbuf(s->host, sizeof(s->host), "%s", host) < 0)
 		return errorf(err, "saved guest: host name %.32s... too long", host);
 	if (pathf(top, err, "%s/" SAVED_DIR, cache) < 0 || mkdir_p(top, err) < 0 ||
-	    make_key(cache, top, cfg, f, slot, gen, s, err) < 0 ||
+	    make_key(cache, cfg, f, slot, gen, s, err) < 0 ||
 	    pathf(lock, err, "%s/%s.lock", top, s->key) < 0 ||
 	    pathf(s->dir, err, "%s/%s", top, s->key) < 0 ||
 	    pathf(s->state, err, "%s/state", s->dir) < 0 ||

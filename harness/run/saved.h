@@ -27,7 +27,7 @@
  * should be is not a save, and only the link is removed.
  * The key hashes everything the state depends on: the arch, accelerator
  * and TCG threading, guest size, kernel and initramfs (the agent in it; by
- * content too, each file's sum kept in saves/sums by inode, size, mtime and
+ * content too, each file's sum kept in <cache>/sums by inode, size, mtime and
  * ctime, so each version of a file is read once), data
  * disk, command line, the slot (the domain's name and uuid, which a restore
  * must keep, are the key's), the generation (one of the K saves of an arm,
