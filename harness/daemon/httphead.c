@@ -25,6 +25,9 @@ static const char *const once[H_ONCE] = {
  * values pointing into it. Walking it from the method shows each byte the
  * parsed head does not account for: a NUL and what follows it on a line, a
  * bare LF, a second space after the colon, a folded line (MHD copies it).
+ * One form looks as a CRLF does once overwritten: a NUL right before a bare
+ * LF (docs/daemon.md). A libmicrohttpd that copied its lines would fail
+ * every request here (test_api's would): none passes unchecked.
  */
 struct walk {
 	unsigned seen[H_ONCE];
@@ -35,7 +38,7 @@ struct walk {
 	int bad;
 };
 
-/* Is p at offset off of the head, with n more of its bytes all NUL? */
+/* Is p inside the head, and are the n bytes from p in it too, all NUL? */
 static int nuls_at(const struct walk *w, const char *p, size_t n)
 {
 	uintptr_t a = (uintptr_t)p;
