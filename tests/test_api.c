@@ -958,9 +958,9 @@ static void test_tcp_401_closes(void **state)
  * until the server closes, or 5 s. Returns 1 if it closed (EOF), 0 if not;
  * what came in buf (NUL-terminated).
  */
-static int raw_exchange(unsigned port, const char *req_bytes, size_t len, char *buf, size_t max)
+static int raw_exchange_on(int fd, const char *req_bytes, size_t len, char *buf, size_t max)
 {
-	int fd = dial_from("127.0.0.1", port), closed = 0;
+	int closed = 0;
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	int64_t end = now_ms() + 5000;
 	size_t got = 0;
@@ -984,12 +984,64 @@ static int raw_exchange(unsigned port, const char *req_bytes, size_t len, char *
 	return closed;
 }
 
+/* The same to 127.0.0.1:port. */
+static int raw_exchange(unsigned port, const char *req_bytes, size_t len, char *buf, size_t max)
+{
+	return raw_exchange_on(dial_from("127.0.0.1", port), req_bytes, len, buf, max);
+}
+
+/* A connection to the unix socket path, not waited for. */
+static int dial_unix(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	sfmt(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		fail_msg("connect to %s: %s", path, strerror(errno));
+	return fd;
+}
+
+/*
+ * As many clients as the unix socket serves, trickling their headers: GET
+ * /health on it still gets its answer, and the header deadline (1 s here)
+ * cuts every one of them, as on TCP (they held every slot for good).
+ */
+static void test_unix_idle_cut(void **state)
+{
+	static const char get[] = "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+	struct gate_limits lim = { 1000, API_PEER_WAITING, API_WAITING };
+	struct trickle t = { .n = API_CONN_MAX, .open = API_CONN_MAX };
+	struct conf tc;
+	struct api *a = tcp_api(&tc, "idle.sock", &lim);
+	char buf[4096];
+	unsigned i;
+
+	(void)state;
+	for (i = 0; i < t.n; i++)
+		t.fd[i] = dial_unix(tc.api_socket);
+	trickle_round(&t, 50);
+	assert_true(raw_exchange_on(dial_unix(tc.api_socket), get, sizeof(get) - 1, buf,
+				    sizeof(buf)));
+	if (strncmp(buf, "HTTP/1.1 200", 12))
+		fail_msg("GET /health beside %u trickling clients on the unix socket: '%.40s'",
+			 t.open, buf);
+	trickle_until(&t, 0, 20000);
+	if (t.open)
+		fail_msg("%u of %u clients trickling their headers on the unix socket still "
+			 "connected after 20 s", t.open, t.n);
+	trickle_close(&t);
+	api_stop(a);
+}
+
 /* Each head a proxy could read otherwise: 400 naming the header, then the server closes. */
 static void test_tcp_strict_heads(void **state)
 {
 #define GET_HEALTH "GET /health HTTP/1.1\r\n"
 #define HOST       "Host: x\r\n"
 #define AUTH       "Authorization: Bearer " TOKEN "\r\n"
+#define EMPTY5     "X:\r\nX:\r\nX:\r\nX:\r\nX:\r\n"
 	static const struct { const char *what, *bytes; size_t len; const char *names; } bad[] = {
 #define RAW(what, s, names) { what, s, sizeof(s) - 1, names }
 		RAW("two different Content-Length", GET_HEALTH HOST AUTH "Content-Length: 0\r\n"
@@ -1013,6 +1065,15 @@ static void test_tcp_strict_heads(void **state)
 		RAW("a bare LF", GET_HEALTH "Host: x\n" AUTH "\r\n", "request head"),
 		RAW("Transfer-Encoding not chunked", GET_HEALTH HOST AUTH
 		    "Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n", "Transfer-Encoding"),
+		/* empty headers' spare bytes (":" or ": ") paying for what follows a NUL */
+		RAW("a NUL and junk after the token, paid by empty headers", GET_HEALTH HOST
+		    EMPTY5 "Authorization: Bearer " TOKEN "\0junk\r\n\r\n", "request head"),
+		RAW("a bare LF paid by a double space", GET_HEALTH "Host:  x\n" AUTH "\r\n",
+		    "request head"),
+		RAW("a NUL inside Content-Length", GET_HEALTH HOST AUTH EMPTY5
+		    "Content-Length: 0\0 999\r\n\r\n", "request head"),
+		RAW("a NUL inside Transfer-Encoding", GET_HEALTH HOST AUTH EMPTY5
+		    "Transfer-Encoding: chunked\0gzip\r\n\r\n0\r\n\r\n", "request head"),
 #undef RAW
 	};
 	static const char good[] = GET_HEALTH HOST AUTH "Connection: close\r\n\r\n";
@@ -1044,6 +1105,7 @@ static void test_tcp_strict_heads(void **state)
 #undef GET_HEALTH
 #undef HOST
 #undef AUTH
+#undef EMPTY5
 }
 
 /* ---- bisections: bounded and paged ---- */
@@ -1514,6 +1576,7 @@ int main(void)
 		cmocka_unit_test(test_tcp_header_deadline),
 		cmocka_unit_test(test_tcp_401_closes),
 		cmocka_unit_test(test_tcp_strict_heads),
+		cmocka_unit_test(test_unix_idle_cut),
 		cmocka_unit_test(test_tcp_stream_outlives_deadline),
 		cmocka_unit_test(test_api_check),
 		cmocka_unit_test(test_api_check_unwritable),

@@ -2059,6 +2059,8 @@ static void conf_refuse_line(const char *path, const char *text, int lineno, con
 		fail_msg("stderr '%s': the line is said in err, once", out);
 }
 
+#define TOKEN_K "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
+
 /* api_token: at least CONF_TOKEN_MIN characters once set; empty leaves TCP off. */
 static void test_conf_token(void **state)
 {
@@ -2080,6 +2082,72 @@ static void test_conf_token(void **state)
 	assert_string_equal(c.api_token, tok);
 	assert_int_equal(conf_run(&c, path, "api_token =\n", out, sizeof(out)), 0);
 	assert_string_equal(c.api_token, "");
+}
+
+/* api_token of visible characters only: a space, DEL or a control byte is refused. */
+static void test_conf_token_chars(void **state)
+{
+	static const char *const bad[] = { " ", "\x7f", "\x01", "\xc3\xa9" };
+	char path[PATH_MAX], line[256], want[96];
+	size_t i;
+
+	(void)state;
+	sfmt(path, sizeof(path), "%s/token.conf", dir);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		sfmt(line, sizeof(line), "api_token = %.20s%s%.20s\n", TOKEN_K, bad[i], TOKEN_K);
+		sfmt(want, sizeof(want), "'api_token': expected visible characters (0x21-0x7e), "
+		     "got 0x%02x at 21", (unsigned char)bad[i][0]);
+		conf_refuse_line(path, line, 1, want);
+	}
+}
+
+/*
+ * key_dirs: each an absolute directory that exists, not the root, of
+ * printable characters; the refused one named.
+ */
+static void test_conf_key_dirs(void **state)
+{
+	char path[PATH_MAX], keys[PATH_MAX], line[PATH_MAX * 2], out[4096];
+	struct conf c;
+
+	(void)state;
+	sfmt(path, sizeof(path), "%s/keys.conf", dir);
+	sfmt(keys, sizeof(keys), "%s/keydir", dir);
+	assert_int_equal(mkdir(keys, 0700), 0);
+	conf_refuse_line(path, "key_dirs = keydir\n", 1,
+			 "'key_dirs': 'keydir': expected an absolute path");
+	conf_refuse_line(path, "key_dirs = /\n", 1, "'key_dirs': '/': expected a directory "
+			 "below the root");
+	conf_refuse_line(path, "key_dirs = //.\n", 1, "'key_dirs': '//.': expected a directory "
+			 "below the root");
+	sfmt(line, sizeof(line), "key_dirs = %s %s/none\n", keys, dir);
+	sfmt(out, sizeof(out), "'key_dirs': '%s/none': No such file or directory", dir);
+	conf_refuse_line(path, line, 1, out);
+	sfmt(line, sizeof(line), "key_dirs = %s/a\x01" "b\n", dir);
+	conf_refuse_line(path, line, 1, "'key_dirs': expected printable characters, got 0x01");
+	sfmt(line, sizeof(line), "key_dirs = %s/keys.conf\n", dir);
+	sfmt(out, sizeof(out), "'key_dirs': '%s/keys.conf': expected a directory", dir);
+	conf_refuse_line(path, line, 1, out);
+	sfmt(line, sizeof(line), "key_dirs = %s\n", keys);
+	assert_int_equal(conf_run(&c, path, line, out, sizeof(out)), 0);
+	assert_string_equal(c.key_dirs, keys);
+}
+
+/* A key given twice is refused, both lines named (host lines may repeat). */
+static void test_conf_twice(void **state)
+{
+	char path[PATH_MAX];
+	struct conf c;
+
+	(void)state;
+	sfmt(path, sizeof(path), "%s/twice.conf", dir);
+	conf_refuse_line(path, "vcpus = 2\n# a comment\nmemory_mib = 512\nvcpus = 2\n", 4,
+			 "'vcpus': given twice, on lines 1 and 4");
+	conf_refuse_line(path, "uri =\nstart = boot\nuri = qemu:///system\n", 3,
+			 "'uri': given twice, on lines 1 and 3");
+	/* the shipped one, which names every key (run from the repo root) */
+	if (conf_load(&c, "harness.conf", err) < 0)
+		fail_msg("the shipped harness.conf: %s", err);
 }
 
 /* path has mode (permission bits, setgid) and group gid. */
@@ -2308,6 +2376,9 @@ int main(void)
 		cmocka_unit_test(test_results_private),
 		cmocka_unit_test(test_swapcheck),
 		cmocka_unit_test(test_conf_token),
+		cmocka_unit_test(test_conf_token_chars),
+		cmocka_unit_test(test_conf_key_dirs),
+		cmocka_unit_test(test_conf_twice),
 		cmocka_unit_test(test_cells_kept),
 		cmocka_unit_test(test_calibrate_spec),
 	};

@@ -33,11 +33,13 @@ q() { sqlite3 "$work/results/harness.db" "$1"; }
 explain() { local why=$1; shift; "$@" && return 0; $why; return 1; }
 
 # e2e_conf [LINE...]: $work/harness.conf for small TCG guests, then LINEs (a
-# key given again wins). The quiet-host gate is off: the suite runs tests side
-# by side on a small host, whose guests would hold each other's runs back and
-# flag them; tests/e2e_contended.sh turns it on.
+# key a LINE gives replaces the default's line: harness.conf refuses a key
+# given twice). The quiet-host gate is off: the suite runs tests side by side
+# on a small host, whose guests would hold each other's runs back and flag
+# them; tests/e2e_contended.sh turns it on.
 e2e_conf() {
-	{
+	local defaults line key
+	defaults=$(
 		printf 'results = results\nimages = %s/images/out\npresets = %s/workloads/presets\n' \
 			"$repo" "$repo"
 		printf 'memory_mib = 384\nvcpus = 2\nboot_timeout_s = 60\nslack_s = 60\n'
@@ -49,6 +51,14 @@ e2e_conf() {
 		# two saves per arm, not 4: the rotation exercised, half the saves'
 		# boots (the tests check mechanics and effects far above the spread)
 		printf 'saves = 2\n'
+	)
+	for line in "$@"; do
+		key=${line%%=*}
+		key=${key%"${key##*[! ]}"}
+		[ "$key" = host ] || defaults=$(grep -v "^$key =" <<< "$defaults" || true)
+	done
+	{
+		printf '%s\n' "$defaults"
 		[ $# -gt 0 ] && printf '%s\n' "$@"
 	} > "$work/harness.conf"
 }

@@ -36,12 +36,18 @@ void hash_sha256_final_hex(struct hash_sha256 *s, char hex[HASH_SHA256_HEX])
 int hash_sha256_file(const char *path, char hex[HASH_SHA256_HEX], char *err)
 {
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return errorf(err, "cannot open '%s': %s", path, strerror(errno));
+	return hash_sha256_fd(fd, path, hex, err);
+}
+
+int hash_sha256_fd(int fd, const char *path, char hex[HASH_SHA256_HEX], char *err)
+{
 	unsigned char buf[1 << 16];
 	struct hash_sha256 s;
 	ssize_t n;
 
-	if (fd < 0)
-		return errorf(err, "cannot open '%s': %s", path, strerror(errno));
 	hash_sha256_init(&s);
 	while ((n = read(fd, buf, sizeof(buf))) != 0) {
 		if (n < 0 && errno == EINTR)

@@ -25,6 +25,9 @@ void hash_sha256_final_hex(struct hash_sha256 *s, char hex[HASH_SHA256_HEX]);
 /* The hex digest of the file at path; 0, or -1 with a message in err. */
 int hash_sha256_file(const char *path, char hex[HASH_SHA256_HEX], char *err);
 
+/* The same of what fd reads to its end (path names it in err). */
+int hash_sha256_fd(int fd, const char *path, char hex[HASH_SHA256_HEX], char *err);
+
 /* 1 if s is exactly 64 lowercase hex digits. */
 int hash_sha256_hex_ok(const char *s);
 

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 enum ckind { C_PATH, C_PATHS, C_STR, C_UINT, C_HOST };
@@ -109,6 +110,77 @@ static const struct ckey keys[] = {
 	  "[storage=/DIR] (none: this one, through the embedded driver)", NULL },
 	{ NULL, 0, 0, 0, 0, NULL, NULL, NULL },
 };
+
+/* api_token: visible ASCII only (0x21-0x7e), what a bearer header can carry. */
+static int token_chars(const char *name, const char *val, char *err)
+{
+	size_t i;
+
+	for (i = 0; val[i]; i++)
+		if (val[i] < 0x21 || val[i] > 0x7e)
+			return errorf(err, "'%s': expected visible characters (0x21-0x7e), got 0x%02x "
+				      "at %zu", name, (unsigned char)val[i], i + 1);
+	return 0;
+}
+
+/* One of key_dirs: absolute, a directory that exists, not the root. */
+static int key_dir(const char *name, const char *d, size_t len, char *err)
+{
+	char path[PATH_MAX], real[PATH_MAX];
+	struct stat st;
+
+	if (fmtbuf(path, sizeof(path), "%.*s", (int)len, d) < 0)
+		return errorf(err, "'%s': '%.64s...': path too long", name, d);
+	if (path[0] != '/')
+		return errorf(err, "'%s': '%s': expected an absolute path", name, path);
+	if (stat(path, &st) < 0)
+		return errorf(err, "'%s': '%s': %s", name, path, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return errorf(err, "'%s': '%s': expected a directory", name, path);
+	if (!realpath(path, real) || !strcmp(real, "/"))
+		return errorf(err, "'%s': '%s': expected a directory below the root", name, path);
+	return 0;
+}
+
+/*
+ * key_dirs: the directories a URI's key files may come from, each by
+ * key_dir, the value of printable characters (words split on blanks).
+ */
+static int key_dirs_ok(const char *name, const char *val, char *err)
+{
+	size_t i, len;
+
+	for (i = 0; val[i]; i++)
+		if ((val[i] < 0x20 && val[i] != '\t') || val[i] == 0x7f)
+			return errorf(err, "'%s': expected printable characters, got 0x%02x", name,
+				      (unsigned char)val[i]);
+	for (val += strspn(val, " \t"); *val; val += len, val += strspn(val, " \t")) {
+		len = strcspn(val, " \t");
+		if (key_dir(name, val, len, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Keys whose values have rules beyond their kind's: checked as written, before set_key. */
+static const struct {
+	const char *name;
+	int (*check)(const char *name, const char *val, char *err);
+} key_rules[] = {
+	{ "api_token", token_chars },
+	{ "key_dirs", key_dirs_ok },
+};
+
+/* key's own rule on val, if it has one. 0, or -1 with err. */
+static int key_rule(const char *key, const char *val, char *err)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(key_rules); i++)
+		if (!strcmp(key_rules[i].name, key))
+			return key_rules[i].check(key, val, err);
+	return 0;
+}
 
 /* Is w one of the space-separated words of list? */
 static int word_in(const char *list, const char *w)
@@ -363,8 +435,12 @@ static char *trim(char *s)
 	return s;
 }
 
-/* One line of harness.conf: blank or a comment, a host line, or key = value. */
-static int conf_line(struct conf *c, char *line, const char *dir, int lineno, char *err)
+/*
+ * One line of harness.conf: blank or a comment, a host line, or key = value;
+ * seen[i] the line keys[i] was given on (0: not yet), a second is refused.
+ */
+static int conf_line(struct conf *c, char *line, const char *dir, int lineno, int *seen,
+		     char *err)
 {
 	const struct ckey *k;
 	char *eq, *key, *val;
@@ -382,15 +458,23 @@ static int conf_line(struct conf *c, char *line, const char *dir, int lineno, ch
 		return host_line(c, val, lineno, err);
 	if (!strcmp(key, "uri"))
 		c->uri_line = lineno;
-	for (k = keys; k->name; k++)
-		if (!strcmp(k->name, key))
-			return set_key(c, k, val, dir, err);
+	for (k = keys; k->name; k++) {
+		if (strcmp(k->name, key))
+			continue;
+		if (seen[k - keys])
+			return errorf(err, "'%s': given twice, on lines %d and %d", key,
+				      seen[k - keys], lineno);
+		seen[k - keys] = lineno;
+		if (key_rule(key, val, err) < 0)
+			return -1;
+		return set_key(c, k, val, dir, err);
+	}
 	return errorf(err, "unknown key '%s'", key);
 }
 
 /* One line (len bytes, no newline): 0, or -1 with the reason in msg. */
 static int conf_text_line(struct conf *c, const char *text, size_t len, const char *dir,
-			  int lineno, char *msg)
+			  int lineno, int *seen, char *msg)
 {
 	char line[CONF_LINE_MAX + 1];
 
@@ -400,7 +484,7 @@ static int conf_text_line(struct conf *c, const char *text, size_t len, const ch
 		return errorf(msg, "NUL byte in line");
 	memcpy(line, text, len);
 	line[len] = '\0';
-	return conf_line(c, line, dir, lineno, msg);
+	return conf_line(c, line, dir, lineno, seen, msg);
 }
 
 
@@ -447,7 +531,7 @@ int conf_load_text(struct conf *c, const char *text, size_t len, const char *lab
 {
 	const char *p = text, *end = text + len, *nl;
 	char msg[ERR_MAX], first[ERR_MAX];
-	int lineno = 0, bad = 0;
+	int lineno = 0, bad = 0, seen[ARRAY_SIZE(keys)] = { 0 };
 	size_t n;
 
 	conf_defaults(c, dir);
@@ -455,7 +539,7 @@ int conf_load_text(struct conf *c, const char *text, size_t len, const char *lab
 		nl = memchr(p, '\n', (size_t)(end - p));
 		n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		lineno++;
-		if (conf_text_line(c, p, n, dir, lineno, msg) < 0) {
+		if (conf_text_line(c, p, n, dir, lineno, seen, msg) < 0) {
 			conf_report(label, lineno, msg, ++bad, first);
 			if (n > CONF_LINE_MAX)
 				break;

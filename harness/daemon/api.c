@@ -41,7 +41,7 @@ struct listener {
 	struct MHD_Daemon *d;
 	int fd;                  /* ours until MHD has it */
 	int tcp;                 /* requests need the bearer token */
-	struct gate *gate;       /* TCP: connections until their token is checked */
+	struct gate *gate;       /* connections until their head is in (TCP: with the token) */
 };
 
 struct api {
@@ -821,8 +821,8 @@ static enum MHD_Result begin(struct listener *l, struct MHD_Connection *conn, co
 						   MHD_HTTP_HEADER_AUTHORIZATION);
 		if (!token_ok(auth, l->api->conf.api_token))
 			return reply_errh(conn, 401, NULL, R_BEARER, "missing or wrong bearer token");
-		gate_forget(l->gate, conn);   /* the token holder's: no deadline from here */
 	}
+	gate_forget(l->gate, conn);   /* its head in (TCP: the token's): no deadline from here */
 	if (strlen(url) > URL_MAX)
 		return reply_err(conn, 414, "path longer than %d bytes", URL_MAX);
 	if (split(url, r->seg, &nseg) < 0)
@@ -976,7 +976,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
 	*req_cls = NULL;
 }
 
-/* TCP: a connection starts waiting for its token at the gate. */
+/* A connection starts waiting at the gate for its head (TCP: and its token). */
 static void gate_conn(struct listener *l, struct MHD_Connection *conn)
 {
 	const union MHD_ConnectionInfo *fd, *addr;
@@ -1008,7 +1008,7 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
 	*socket_ctx = NULL;
 }
 
-/* TCP accept policy: never refuse, make room at the gate (gate_admit). */
+/* Accept policy: never refuse, make room at the gate (gate_admit). */
 static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen_t len)
 {
 	struct listener *l = cls;
@@ -1231,14 +1231,14 @@ static int tcp_listen(struct api *a, char *err)
 }
 
 /*
- * libmicrohttpd on the listener's socket, a thread per connection; TCP's
- * connections first wait at the gate for their token.
+ * libmicrohttpd on the listener's socket, a thread per connection, each
+ * first waiting at the gate for its head (TCP: its token).
  */
 static int serve(struct listener *l, char *err)
 {
 	l->d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
 				MHD_USE_POLL,
-				0, l->gate ? on_accept : NULL, l, on_request, l,
+				0, on_accept, l, on_request, l,
 				MHD_OPTION_LISTEN_SOCKET, l->fd,
 				MHD_OPTION_NOTIFY_CONNECTION, on_connection, l,
 				MHD_OPTION_NOTIFY_COMPLETED, on_completed, l,
@@ -1255,6 +1255,21 @@ static int serve(struct listener *l, char *err)
 }
 
 static const struct gate_limits gate_defaults = { API_HEADER_MS, API_PEER_WAITING, API_WAITING };
+
+/*
+ * The unix socket's listener behind a gate of its own: every local client
+ * is one peer there, so one cap serves for both (idle connections would
+ * otherwise hold every slot until MHD's idle timeout, and again after).
+ */
+static int unix_start(struct api *a, const struct gate_limits *lim, char *err)
+{
+	struct gate_limits own = lim ? *lim : gate_defaults;
+
+	own.per_peer = own.waiting;
+	if (gate_new(&own, API_CONN_MAX, &a->local.gate, err) < 0 || unix_listen(a, err) < 0)
+		return -1;
+	return serve(&a->local, err);
+}
 
 /* The TCP listener behind its gate. */
 static int tcp_start(struct api *a, const struct gate_limits *lim, char *err)
@@ -1282,6 +1297,7 @@ void api_stop(struct api *a)
 	if (a->local.d)
 		MHD_stop_daemon(a->local.d);
 	gate_free(a->net.gate);   /* after its listener: MHD forgets connections there */
+	gate_free(a->local.gate);
 	if (a->net.fd >= 0)
 		close(a->net.fd);
 	if (a->local.fd >= 0)
@@ -1314,7 +1330,7 @@ int api_start_limits(const struct conf *c, const struct gate_limits *lim, struct
 		return -1;
 	}
 	store_close(s);
-	if (unix_listen(a, err) < 0 || serve(&a->local, err) < 0 ||
+	if (unix_start(a, lim, err) < 0 ||
 	    (c->api_tcp[0] && tcp_start(a, lim, err) < 0)) {
 		api_stop(a);
 		return -1;

@@ -32,7 +32,7 @@
 #define API_CONN_MAX 64           /* connections per listener */
 #define API_IDLE_S   60           /* a connection idle this long is closed */
 
-/* TCP connections before their token is checked (gate.h): api_start's limits. */
+/* Connections before their head is in, on TCP with the token (gate.h): api_start's limits. */
 #define API_HEADER_MS    10000    /* from accept to the request's headers in */
 #define API_PEER_WAITING 8        /* from one address (IPv6: one /64) */
 #define API_WAITING      32       /* in all, of API_CONN_MAX: the rest stay for token holders */
@@ -44,13 +44,15 @@ struct api;
  * c->api_tcp is set, on that HOST:PORT too (c->api_token must be set). A stale
  * socket file is replaced; one another daemon answers on is refused. Each
  * connection has a thread and a database connection of its own, opened on
- * <results>/harness.db. On TCP the request's headers must be in within
- * API_HEADER_MS of accept and carry the token, or the connection is cut; a
- * 401 closes it. c is copied. Returns 0, or -1 with err.
+ * <results>/harness.db. On both listeners the request's headers must be in
+ * within API_HEADER_MS of accept (on TCP carrying the token), or the
+ * connection is cut; a 401 closes it. The unix socket's clients are one peer
+ * (API_WAITING of them may wait). c is copied. Returns 0, or -1 with err.
  */
 int api_start(const struct conf *c, struct api **ret, char *err);
 
-/* The same with the TCP gate's limits (NULL: the API_* defaults above). */
+/* The same with the gates' limits (NULL: the API_* defaults above; the unix socket's
+ * per_peer is its waiting). */
 int api_start_limits(const struct conf *c, const struct gate_limits *lim, struct api **ret,
 		     char *err);
 

@@ -1,4 +1,4 @@
-/* gate.c -- connections that have not authenticated yet: a table under one
+/* gate.c -- connections whose head is not in yet: a table under one
  * lock, caps per peer and in all, and a watchdog thread that cuts late ones. */
 #include "daemon/gate.h"
 #include "base/err.h"

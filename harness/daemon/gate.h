@@ -1,5 +1,5 @@
-/* gate.h -- the API's TCP door: a connection that has not shown the token yet
- * gets a deadline from accept, and a peer address only so many such waits. */
+/* gate.h -- the API's door: a connection whose head (on TCP, with the token) is
+ * not in yet gets a deadline from accept, and a peer only so many such waits. */
 #ifndef GATE_H
 #define GATE_H
 

@@ -13,6 +13,7 @@
 #define SAVED_DIR "saves"           /* under <results>/cache */
 #define SAVED_VOL "save-"           /* another host's volumes: save-KEY.state, save-KEY.qcow2 */
 #define SAVED_USERS_MAX 64          /* matrices a save's "users" file names */
+#define SAVED_STRIKES 2             /* restores a save may fail before it is made again */
 
 /*
  * One saved guest in <cache>/saves/<key>/: state (libvirt's save image),
@@ -21,9 +22,13 @@
  * without it is incomplete). A guest of another host is saved there, never
  * copied: its state and disk are the volumes save-KEY.state and
  * save-KEY.qcow2 in that host's pool, and <key>/ here holds its hello and
- * "host" (the host's name and the volumes' bytes, for pruning).
+ * "host" (the host's name and the volumes' bytes, for pruning). No path of a
+ * save is followed through a link: a link where a save's directory or file
+ * should be is not a save, and only the link is removed.
  * The key hashes everything the state depends on: the arch, accelerator
- * and TCG threading, guest size, kernel, initramfs (the agent in it), data
+ * and TCG threading, guest size, kernel and initramfs (the agent in it; by
+ * content too, each file's sum kept in <cache>/sums by inode, size, mtime and
+ * ctime, so each version of a file is read once), data
  * disk, command line, the slot (the domain's name and uuid, which a restore
  * must keep, are the key's), the generation (one of the K saves of an arm,
  * each from a boot of its own), QEMU's and libvirt's versions, the host (its
@@ -48,7 +53,9 @@ struct saved {
  * tcg_thread, emulator) on host (vm, named host; its facts f), slot slot:
  * its key and paths, and its lock taken exclusive (waiting while another
  * process makes or uses it); s->ready says whether it exists (on another
- * host: whether its volumes are there). 0, or -1 with err.
+ * host: whether its volumes are there). A ready one is opened for a
+ * restore: one that SAVED_STRIKES restores opened so before did not reach
+ * their hello (saved_hello) is dropped, not ready. 0, or -1 with err.
  */
 int saved_open(const char *cache, struct vm_conn *vm, const char *host,
 	       const struct vm_config *cfg, const struct vm_host_facts *f, int slot, unsigned gen,
@@ -70,7 +77,8 @@ uint64_t saved_bytes(const struct saved *s);
 /* The lock turned shared: the save is in use until saved_close (pruning passes it by). */
 void saved_share(struct saved *s);
 
-/* The hello the saved guest's agent sent as it booted. 0, or -1 with err. */
+/* The hello the saved guest's agent sent as it booted: the restore went
+ * through, its strikes are cleared. 0, or -1 with err. */
 int saved_hello(const struct saved *s, struct proto_msg *msg, char *err);
 
 /* Drop the save (it could not be restored): the next run makes it again. */
