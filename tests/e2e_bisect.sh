@@ -79,8 +79,8 @@ check "four patches, the third slowing mm/filemap.c's read path" \
 		 grep -q "^+.{ volatile unsigned int n; for (n = 0; n < 8000; n++) ; }" series.mbox'
 [ "$fail" -eq 0 ] || { e2e_end; exit 1; }
 
-# 3. GOOD and BAD, seven blocks (the fewest in which the sign-flip test can
-#    call a DIFFERENT at 0.05): the user's own matrix
+# 3. GOOD and BAD, seven blocks (more than the 4 in which a DIFFERENT can
+#    first be called at 0.05): the user's own matrix
 matrix series 14 "$(arm good), $(arm bad series.mbox)"
 t0=$SECONDS
 "$harness" run series.json > series.out 2>&1
@@ -161,9 +161,9 @@ check "patch 3 checked against its parent: DIFFERENT again, slower" \
 check "the cost: runs and builds" \
 	grep -Eq "^cost: [0-9]+ runs, .* 5 builds \(1 failed, [12] the same kernel as another prefix\)" daemon2.out
 check "no effect said to build up over several patches" bash -c '! grep -q "builds up" daemon2.out'
-# 4 blocks first (16 runs), grown to the 7 or more a DIFFERENT needs
+# 4 blocks first (16 runs): a DIFFERENT can come at 4 since issue 47's randomisation test
 check "the check's runs each done once, the one killed run again" \
-	bash -c '[ "$1" = "$2" ] && [ "$1" -ge 28 ]' _ $(q "SELECT COUNT(*) || ' ' || COUNT(DISTINCT r.seq)
+	bash -c '[ "$1" = "$2" ] && [ "$1" -ge 16 ]' _ $(q "SELECT COUNT(*) || ' ' || COUNT(DISTINCT r.seq)
 	        FROM runs r JOIN matrices m ON m.id = r.matrix_id
 	        WHERE m.name = 'series-bisect-k3' AND r.status = 'done'")
 console=$(q "SELECT r.console_path FROM runs r JOIN arms a ON a.id = r.arm_id JOIN matrices m
