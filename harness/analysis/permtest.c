@@ -6,21 +6,6 @@
 #include <math.h>
 #include <string.h>
 
-/* log of the mean of exp(l[0..n)), without overflow. */
-static double log_mean_exp(const double *l, size_t n)
-{
-	double m = -INFINITY, sum = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		m = fmax(m, l[i]);
-	if (isinf(m))
-		return m;
-	for (i = 0; i < n; i++)
-		sum += exp(l[i] - m);
-	return m + log(sum / (double)n);
-}
-
 /* The mean of the runs of v[0..k) whose bit is (or is not, want 0) set in mask. */
 static double mean_of(const double *v, size_t k, unsigned mask, int want, int harmonic)
 {
@@ -110,5 +95,5 @@ int permtest_block(const double *b, size_t nb, const double *w, size_t nw, int h
 
 double permtest_log_e(const double l[PERMTEST_BETS])
 {
-	return log_mean_exp(l, PERMTEST_BETS);
+	return stats_log_mean_exp(l, PERMTEST_BETS);
 }

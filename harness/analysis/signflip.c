@@ -2,24 +2,11 @@
  * on each block's sign, staking by its magnitude; its p; the fewest blocks. */
 #include "analysis/signflip.h"
 
+#include "analysis/stats.h"
+
 #include <math.h>
 
 static const double signflip_c[SIGNFLIP_BETS] = { 0.125, 0.25, 0.5, 1, 2, 4 };
-
-/* log of the mean of exp(l[0..n)), without overflow. */
-static double log_mean_exp(const double *l, size_t n)
-{
-	double m = -INFINITY, sum = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		m = fmax(m, l[i]);
-	if (isinf(m))
-		return m;
-	for (i = 0; i < n; i++)
-		sum += exp(l[i] - m);
-	return m + log(sum / (double)n);
-}
 
 /*
  * Each wealth is kept as a product of at most FOLD factors (each in
@@ -77,7 +64,7 @@ double signflip_state_log_e(const struct signflip *s)
 		return 0;
 	for (k = 0; k < 2 * SIGNFLIP_BETS; k++)
 		l[k] = s->lw[k] + log(s->w[k]);
-	return log_mean_exp(l, 2 * SIGNFLIP_BETS);
+	return stats_log_mean_exp(l, 2 * SIGNFLIP_BETS);
 }
 
 double signflip_log_evalue_at(const double *d, size_t n, double mu)
@@ -114,7 +101,7 @@ size_t signflip_min_n(double alpha)
 			lw[2 * k] += log1p(b);
 			lw[2 * k + 1] += log1p(-b);
 		}
-		if (log_mean_exp(lw, 2 * SIGNFLIP_BETS) >= log(1 / alpha))
+		if (stats_log_mean_exp(lw, 2 * SIGNFLIP_BETS) >= log(1 / alpha))
 			return n;
 	}
 	return 0;

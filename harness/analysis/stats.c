@@ -94,6 +94,20 @@ static double arm_mean(const struct stats_obs *o, size_t a, size_t b, int arm, i
 	return harmonic ? stats_hmean(buf, k) : stats_mean(buf, k);
 }
 
+double stats_log_mean_exp(const double *l, size_t n)
+{
+	double m = -INFINITY, sum = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		m = fmax(m, l[i]);
+	if (isinf(m))
+		return m;
+	for (i = 0; i < n; i++)
+		sum += exp(l[i] - m);
+	return m + log(sum / (double)n);
+}
+
 long stats_block_means(const struct stats_obs *o, size_t n, int harmonic, double *ret_base,
 		       double *ret_new, unsigned *ret_block, size_t max)
 {

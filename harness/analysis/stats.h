@@ -15,6 +15,8 @@ double stats_mean(const double *x, size_t n);
 double stats_hmean(const double *x, size_t n);
 /* Sample standard deviation (n - 1 in the denominator); NAN for n < 2. */
 double stats_sd(const double *x, size_t n);
+/* log of the mean of exp(l[0..n)), without overflow (a mixture of e-values in logs); -INFINITY for n 0. */
+double stats_log_mean_exp(const double *l, size_t n);
 /* Median (mean of the middle two for even n); NAN for n == 0 or out of memory. */
 double stats_median(const double *x, size_t n);
 

@@ -49,21 +49,11 @@ def signflip_p(d):
     """The sign-flip e-process as plain products of wealth: for each stake
     scale c and direction, multiply 1 +- min(CAP, c |x| / rms(|d[:i+1]|)) by
     the sign; e is their mean, p = min(1, 1 / e)."""
-    wealth = [1.0] * (2 * len(BETS))
-    for i, x in enumerate(d):
-        rms = math.sqrt(sum(y * y for y in d[:i + 1]) / (i + 1))
-        if x == 0:
-            continue
-        sign = 1 if x > 0 else -1
-        for k, c in enumerate(BETS):
-            b = min(CAP, c * abs(x) / rms)
-            wealth[2 * k] *= 1 + b * sign
-            wealth[2 * k + 1] *= 1 - b * sign
-    return min(1.0, len(wealth) / sum(wealth))
+    return min(1.0, signflip_p_raw(d))
 
 
 def signflip_p_raw(d):
-    """1 / the sign-flip e-value, not capped at 1."""
+    """1 / the sign-flip e-value (signflip_p's), not capped at 1."""
     wealth = [1.0] * (2 * len(BETS))
     for i, x in enumerate(d):
         rms = math.sqrt(sum(y * y for y in d[:i + 1]) / (i + 1))
