@@ -612,7 +612,8 @@ int main(int argc, char **argv)
 	printf("## Verdicts: error rates and power (`make bench-stats`)\n\n"
 	       "alpha %.2f, margin %.0f %% (minimum effect half of it) unless a row says otherwise,"
 	       " statistic: the per-block log ratio; confidence sequence prior"
-	       " g = %.0f (analysis/confseq.h), and the sign-flip test (analysis/signflip.h);"
+	       " g = %.0f (analysis/confseq.h), and the robust test (analysis/signflip.h,"
+	       " analysis/permtest.h);"
 	       " SAME needs %zu blocks, DIFFERENT %zu (%zu from the signs alone).\n", COMPARE_ALPHA,
 	       100 * MARGIN, CONFSEQ_G, verdict_same_min_blocks(),
 	       verdict_min_different(COMPARE_ALPHA, 1), verdict_min_different(COMPARE_ALPHA, 0));
