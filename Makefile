@@ -102,6 +102,7 @@ UNIT_TESTS += tests/build/test_console
 UNIT_TESTS += tests/build/test_hostinfo
 UNIT_TESTS += tests/build/test_psi
 UNIT_TESTS += tests/build/test_hugepages
+UNIT_TESTS += tests/build/test_runner
 
 # Debian packages the build, the images and the tests need (busybox-static:
 # test_sandbox runs the host's static busybox in the jail; guests have none).

@@ -28,10 +28,16 @@ const char *const proto_event_names[] = {
 };
 
 const char *const proto_counter_src_names[] = {
-#define X(e, s) s,
+#define X(e, s, keys) s,
 	PROTO_COUNTER_SRCS(X)
 #undef X
 	NULL
+};
+
+const unsigned proto_counter_src_keys[] = {
+#define X(e, s, keys) keys,
+	PROTO_COUNTER_SRCS(X)
+#undef X
 };
 
 const char *const proto_op_names[] = {

@@ -640,17 +640,34 @@ enum proto_counters_at { CA_CHANGE, CA_START, CA_END };
 #define PROTO_COUNTERS_MAX     64                   /* keys a message */
 #define PROTO_COUNTER_KEY_MAX  48                   /* a key and its NUL */
 #define PROTO_COUNTER_ABS_MAX  (INT64_C(1) << 62)   /* |value| below this */
+/*
+ * The sources: X(ENUM, name, keys), keys the most distinct keys a run may
+ * send of it (the host's budget; the guest reads no more): /proc/vmstat's
+ * (6.12 has about 180), zram's mm_stat columns, zswap's debugfs files, the
+ * stall histogram's buckets with its lost and refused counts.
+ */
 #define PROTO_COUNTER_SRCS(X) \
-	X(CS_VMSTAT, "vmstat") X(CS_ZRAM, "zram") X(CS_ZSWAP, "zswap") X(CS_STALL, "stall")
+	X(CS_VMSTAT, "vmstat", 512) X(CS_ZRAM, "zram", 9) X(CS_ZSWAP, "zswap", 32) \
+	X(CS_STALL, "stall", 27)
 
 enum proto_counter_src {
-#define X(e, s) e,
+#define X(e, s, keys) e,
 	PROTO_COUNTER_SRCS(X)
 #undef X
 	CS_COUNT
 };
 
 extern const char *const proto_counter_src_names[];
+extern const unsigned proto_counter_src_keys[];   /* each source's keys, as above */
+/* CS_VMSTAT_KEYS...: each source's keys as constants; every source's in all */
+enum {
+#define X(e, s, keys) e##_KEYS = (keys),
+	PROTO_COUNTER_SRCS(X)
+#undef X
+#define X(e, s, keys) + (keys)
+	PROTO_COUNTER_KEYS_ALL = 0 PROTO_COUNTER_SRCS(X)
+#undef X
+};
 
 /* Keys [a-z0-9_] and their values, in the order sent. */
 struct proto_kv {

@@ -21,6 +21,10 @@ static const char *const mm_stat_keys[] = {
 #define MM_STAT_MIN  7
 #define MM_STAT_MAX  (sizeof(mm_stat_keys) / sizeof(mm_stat_keys[0]))
 
+/* a source's keys read here fit the host's budget of them (common/proto.h) */
+_Static_assert(MM_STAT_MAX <= CS_ZRAM_KEYS && STALL_BUCKETS + 2 <= CS_STALL_KEYS,
+	       "zram's and the stalls' keys within PROTO_COUNTER_SRCS' budgets");
+
 void counters_init(struct counters *c)
 {
 	unsigned i;

@@ -9,8 +9,8 @@
 #include "common/proto.h"
 #include "stalls.h"
 
-#define COUNTERS_KEYS_MAX  512              /* keys of one source (6.12's vmstat: ~180) */
-#define COUNTERS_ZSWAP_MAX 32               /* zswap's debugfs files */
+#define COUNTERS_KEYS_MAX  CS_VMSTAT_KEYS   /* keys of one source (6.12's vmstat: ~180) */
+#define COUNTERS_ZSWAP_MAX CS_ZSWAP_KEYS    /* zswap's debugfs files */
 #define COUNTERS_TEXT_MAX  1024             /* zram's mm_stat longer: refused */
 #define COUNTERS_ZRAM      "/sys/block/zram0/mm_stat"
 #define COUNTERS_ZSWAP     "/sys/kernel/debug/zswap"

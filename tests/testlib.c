@@ -181,6 +181,24 @@ void fixture_sql(const struct conf *conf, const char *sql)
 	sqlite3_close(db);
 }
 
+int64_t fixture_sql_int(const struct conf *conf, const char *sql)
+{
+	char path[PATH_MAX + 16];
+	sqlite3_stmt *st = NULL;
+	int64_t v = -1;
+	sqlite3 *db;
+
+	sfmt(path, sizeof(path), "%s/harness.db", conf->results);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}
+
 struct store *fixture_store(const struct conf *conf)
 {
 	char path[PATH_MAX + 16], err[ERR_MAX];

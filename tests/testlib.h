@@ -75,6 +75,9 @@ struct store *fixture_store(const struct conf *conf);
 /* sql run on conf's harness.db through a connection of the test's own, or the test fails. */
 void fixture_sql(const struct conf *conf, const char *sql);
 
+/* The first column of the first row sql gives on conf's harness.db, as an integer; -1: no row. */
+int64_t fixture_sql_int(const struct conf *conf, const char *sql);
+
 /*
  * A matrix of no arms and no cells yet, for reps repetitions: name, NAME.json
  * in dir, hash "0", x86_64, 512 MiB and 2 vCPUs; calloc'd.

@@ -51,42 +51,63 @@ static void row_out(FILE *f, const char *label, double *v, unsigned n_arms)
 	fputc('\n', f);
 }
 
-/* Cell c's rows of m[0..n): consecutive rows with one label share a line. */
-static void cell_rows(FILE *f, const struct matrix_info *mi, unsigned c,
-		      const struct counter_mean *m, size_t n, int by_seq)
-{
-	double v[SPEC_MAX_ARMS];
-	char label[64] = "", next[64];
-	size_t i;
-	unsigned a;
+/* The table as its rows stream in: the cell being printed, its row being gathered. */
+struct walk {
+	FILE *f;
+	const struct matrix_info *mi;
+	const char *first;               /* the first column's title */
+	int by_seq;
+	unsigned next;                   /* cells whose header is out; the last is open */
+	char label[64];                  /* the row being gathered, "" none */
+	double v[SPEC_MAX_ARMS];         /* its value per arm, NAN where none yet */
+};
 
-	for (a = 0; a < SPEC_MAX_ARMS; a++)
-		v[a] = NAN;
-	for (i = 0; i < n; i++) {
-		if (m[i].cell != c || m[i].arm >= mi->n_arms)
-			continue;
-		if (by_seq)
-			fmtcut(next, sizeof(next), "%lld", (long long)m[i].seq);
-		else
-			fmtcut(next, sizeof(next), "%s", m[i].key);
-		if (label[0] && strcmp(label, next))
-			row_out(f, label, v, mi->n_arms);
-		memcpy(label, next, sizeof(label));
-		v[m[i].arm] = m[i].mean;
-	}
-	if (label[0])
-		row_out(f, label, v, mi->n_arms);
+/* The open cell's last row printed, or its note when it had none. */
+static void close_cell(struct walk *w)
+{
+	if (w->label[0])
+		row_out(w->f, w->label, w->v, w->mi->n_arms);
 	else
-		fputs("  (no done run changed it)\n", f);
+		fputs("  (no done run changed it)\n", w->f);
+	w->label[0] = '\0';
+}
+
+/* Cell c opened: the cells before it closed, those without rows with their note. */
+static void open_cell(struct walk *w, unsigned c)
+{
+	while (w->next <= c) {
+		if (w->next)
+			close_cell(w);
+		header(w->f, w->mi, w->next++, w->first);
+	}
+}
+
+/* One mean as it is read (store_counter_each): consecutive ones of one label share a line. */
+static int walk_row(void *arg, const struct counter_mean *m)
+{
+	struct walk *w = arg;
+	char label[sizeof(w->label)];
+
+	if (m->cell >= w->mi->n_cells || m->arm >= w->mi->n_arms || m->cell + 1 < w->next)
+		return 0;
+	open_cell(w, m->cell);
+	if (w->by_seq)
+		fmtcut(label, sizeof(label), "%lld", (long long)m->seq);
+	else
+		fmtcut(label, sizeof(label), "%s", m->key);
+	if (w->label[0] && strcmp(w->label, label))
+		row_out(w->f, w->label, w->v, w->mi->n_arms);
+	memcpy(w->label, label, sizeof(label));
+	w->v[m->arm] = m->mean;
+	return 0;
 }
 
 int counter_table(FILE *f, struct store *s, int64_t mid, const char *src, const char *key,
 		  char *err)
 {
 	_cleanup_free_ struct matrix_info *mi = calloc(1, sizeof(*mi));
-	_cleanup_free_ struct counter_mean *m = NULL;
-	size_t n = 0;
-	unsigned c;
+	struct walk w = { .f = f, .first = key ? key : src, .by_seq = key != NULL };
+	unsigned a;
 
 	if (!src_known(src))
 		return errorf(err, "--src '%s': expected vmstat, zram, zswap or stall", src);
@@ -95,12 +116,16 @@ int counter_table(FILE *f, struct store *s, int64_t mid, const char *src, const 
 			      PROTO_COUNTER_KEY_MAX);
 	if (!mi)
 		return errorf(err, "out of memory");
-	if (store_matrix_info(s, mid, mi, err) < 0 ||
-	    store_counter_means(s, mid, src, key, &m, &n, err) < 0)
+	if (store_matrix_info(s, mid, mi, err) < 0)
 		return -1;
-	for (c = 0; c < mi->n_cells; c++) {
-		header(f, mi, c, key ? key : src);
-		cell_rows(f, mi, c, m, n, key != NULL);
+	w.mi = mi;
+	for (a = 0; a < SPEC_MAX_ARMS; a++)
+		w.v[a] = NAN;
+	if (store_counter_each(s, mid, src, key, walk_row, &w, err) < 0)
+		return -1;
+	if (mi->n_cells) {
+		open_cell(&w, mi->n_cells - 1);
+		close_cell(&w);
 	}
 	if (key)
 		fprintf(f, "%s's change over each interval (0 from the first), mean of each arm's "

@@ -9,6 +9,7 @@
 #include "base/proc.h"
 #include "store/store_noise.h"
 #include "store/store_phases.h"
+#include "run/budget.h"
 #include "run/phases.h"
 #include "run/pressure.h"
 #include "run/quiet.h"
@@ -58,6 +59,7 @@ struct run_ctx {
 	uint64_t trace_idx, trace_lost, trace_refused;   /* events stored; counts so far */
 	/* bit per source: its start, a change, its end came (each may take several messages) */
 	unsigned counters_started, counters_changed, counters_ended;
+	struct budget budget;                    /* what the guest may send, from the job */
 	struct proto_summary summary;
 	struct run_outcome *out;
 	struct run_phases ph;
@@ -87,6 +89,12 @@ static int fail_as(struct run_ctx *c, const char *status, int infra, const char 
 
 #define fail(c, ...)       fail_as(c, "failed", 0, __VA_ARGS__)
 #define fail_infra(c, ...) fail_as(c, "failed", 1, __VA_ARGS__)
+
+/* A message over one of the guest's budgets (why): its run fails as the guest's. */
+static int over_budget(struct run_ctx *c, const char *why)
+{
+	return fail(c, "guest over budget: %s", why);
+}
 
 /*
  * The run's directory and the paths in it, the base initramfs, the data disk
@@ -587,9 +595,11 @@ static int check_lru_done(struct run_ctx *c)
 	return 0;
 }
 
-/* The guest is untrusted: a sample must follow the last and stay in range. */
+/* The guest is untrusted: a sample must follow the last, stay in range and in budget. */
 static int check_sample(struct run_ctx *c, const struct proto_sample *s)
 {
+	char why[ERR_MAX];
+
 	if (check_lru_done(c) < 0)
 		return -1;
 	if (s->lru_nodes && !strcmp(c->arm->lru_gen, "n"))
@@ -608,6 +618,8 @@ static int check_sample(struct run_ctx *c, const struct proto_sample *s)
 			    (unsigned long long)s->seq, (unsigned long long)c->next_seq);
 	if (s->t_ms <= c->last_t && s->seq > 0)
 		return fail(c, "guest sample %llu goes back in time", (unsigned long long)s->seq);
+	if (budget_sample(&c->budget, s->seq, why) < 0)
+		return over_budget(c, why);
 	return check_resident(c, &s->resident, "sample");
 }
 
@@ -729,11 +741,12 @@ static int check_op(struct run_ctx *c, const struct proto_op_sample *o)
 }
 
 /*
- * A guest event checked: a known kind, a declared stream, residency of the
- * declared files.
+ * A guest event checked: a known kind, a declared stream within its budget
+ * of events, residency of the declared files.
  */
 static int check_event(struct run_ctx *c, const struct proto_event *e)
 {
+	char why[ERR_MAX];
 	unsigned k;
 
 	for (k = 0; k < EV_COUNT && strcmp(proto_event_names[k], e->kind); k++)
@@ -743,7 +756,15 @@ static int check_event(struct run_ctx *c, const struct proto_event *e)
 	if (e->stream >= c->cell->job.nstreams)
 		return fail(c, "guest event for stream %llu of %u", (unsigned long long)e->stream,
 			    c->cell->job.nstreams);
+	if (budget_event(&c->budget, e->stream, why) < 0)
+		return over_budget(c, why);
 	return check_resident(c, &e->resident, "event");
+}
+
+/* 1 if the run's guest is on this machine; a test's channel (no connection) is not. */
+static int guest_local(const struct run_ctx *c)
+{
+	return c->r->vm && vm_is_local(c->r->vm);
 }
 
 static int stopped(const struct run_ctx *c)
@@ -757,6 +778,8 @@ static int stopped(const struct run_ctx *c)
  */
 static int host_gone(struct run_ctx *c)
 {
+	if (!c->dom)
+		return 0;       /* a test's channel (runner_run_channel) */
 	if (vm_domain_host_lost(c->dom))
 		return 1;
 	vm_running(c->dom);
@@ -775,7 +798,7 @@ static int host_starved(struct run_ctx *c, char *why, size_t len)
 	struct pressure_share sh;
 	char err[ERR_MAX];
 
-	if (c->press_off || !c->npress || !vm_is_local(c->r->vm) ||
+	if (c->press_off || !c->npress || !guest_local(c) ||
 	    pressure_read("/proc", c->dom ? vm_domain_pid(c->dom) : 0, &now, err) < 0)
 		return 0;
 	pressure_limits_of(c->r->conf, &lim);
@@ -816,6 +839,8 @@ static int next_msg(struct run_ctx *c, struct proto_msg *msg, int64_t deadline, 
 		slice = now_ms() + 1000 < deadline ? now_ms() + 1000 : deadline;
 		switch (channel_recv(&c->ch, msg, slice, err)) {
 		case CH_MSG:
+			if (budget_bytes(&c->budget, c->ch.taken, err) < 0)
+				return over_budget(c, err);
 			if (msg->type == PROTO_ERROR)
 				return fail(c, "guest: %s", msg->u.error);
 			return 0;
@@ -825,7 +850,7 @@ static int next_msg(struct run_ctx *c, struct proto_msg *msg, int64_t deadline, 
 					       what);
 			/* another host's loss is looked for every second: a long silence
 			 * must not hide it (one call of its connection) */
-			if ((now_ms() >= deadline || !vm_is_local(c->r->vm)) && host_gone(c))
+			if ((now_ms() >= deadline || !guest_local(c)) && host_gone(c))
 				return fail_host_lost(c, what);
 			if (now_ms() < deadline)
 				continue;
@@ -838,9 +863,9 @@ static int next_msg(struct run_ctx *c, struct proto_msg *msg, int64_t deadline, 
 			return fail_as(c, "timeout", 0, "timeout: no %s from the guest in time "
 				       "(see %s)", what, c->console);
 		case CH_EOF:
-			if (vm_domain_host_lost(c->dom))
+			if (c->dom && vm_domain_host_lost(c->dom))
 				return fail_host_lost(c, what);
-			if (vm_stopped(c->dom, 3000) == VM_STOP_EMULATOR_DIED)
+			if (c->dom && vm_stopped(c->dom, 3000) == VM_STOP_EMULATOR_DIED)
 				return emulator_died(c, what);
 			if (!strcmp(what, "hello"))
 				return no_hello(c, 1);
@@ -852,9 +877,14 @@ static int next_msg(struct run_ctx *c, struct proto_msg *msg, int64_t deadline, 
 	}
 }
 
-/* Trace events only when on, after their interval's sample; the counts never go back. */
+/*
+ * Trace events only when on, after their interval's sample, within the
+ * interval's budget; the counts never go back.
+ */
 static int check_trace(struct run_ctx *c, const struct proto_trace *t)
 {
+	char why[ERR_MAX];
+
 	if (!c->tracing)
 		return fail(c, "guest sent trace events with its trace off");
 	if (!c->next_seq || t->seq != c->next_seq - 1)
@@ -862,6 +892,8 @@ static int check_trace(struct run_ctx *c, const struct proto_trace *t)
 			    (unsigned long long)t->seq, (unsigned long long)c->next_seq - 1);
 	if (t->lost < c->trace_lost || t->refused < c->trace_refused)
 		return fail(c, "guest interval %llu: trace counts went back", (unsigned long long)t->seq);
+	if (budget_trace(&c->budget, t->seq, t->kind.n, why) < 0)
+		return over_budget(c, why);
 	c->trace_lost = t->lost;
 	c->trace_refused = t->refused;
 	return 0;
@@ -870,10 +902,12 @@ static int check_trace(struct run_ctx *c, const struct proto_trace *t)
 /*
  * A source's counters: its start's values once, after the first sample;
  * changes for the interval just sampled, and its end's values once, never
- * before its start nor after its end.
+ * before its start nor after its end; keys within the source's budget,
+ * each one's start plus changes representable.
  */
 static int check_counters(struct run_ctx *c, const struct proto_counters *k)
 {
+	char why[ERR_MAX];
 	unsigned src, bit;
 
 	for (src = 0; src < CS_COUNT && strcmp(proto_counter_src_names[src], k->src); src++)
@@ -884,7 +918,7 @@ static int check_counters(struct run_ctx *c, const struct proto_counters *k)
 			return fail(c, "guest sent %s's starting counters after interval %llu",
 				    k->src, (unsigned long long)c->next_seq - 1);
 		c->counters_started |= bit;
-		return 0;
+		return budget_counters(&c->budget, k, why) < 0 ? over_budget(c, why) : 0;
 	}
 	/* an end's later messages follow its first; no change comes after it */
 	if (!c->next_seq || k->seq != c->next_seq - 1 || !(c->counters_started & bit) ||
@@ -897,7 +931,7 @@ static int check_counters(struct run_ctx *c, const struct proto_counters *k)
 		c->counters_ended |= bit;
 	else
 		c->counters_changed |= bit;
-	return 0;
+	return budget_counters(&c->budget, k, why) < 0 ? over_budget(c, why) : 0;
 }
 
 /*
@@ -913,7 +947,7 @@ static int host_pressure(struct run_ctx *c, int64_t seq, int ramp)
 	size_t cap = c->cap_press;
 
 	/* /proc/pressure is this machine's: another host's guest is not judged by it */
-	if (c->press_off || !vm_is_local(c->r->vm))
+	if (c->press_off || !guest_local(c))
 		return 0;
 	if (c->npress == cap)
 		grown = realloc(c->press, (cap = cap * 2 + 16) * sizeof(*grown));
@@ -1164,6 +1198,62 @@ static int gate(struct run_ctx *c)
 	return store_run_quiet(c->r->store, c->id, q.waited_ms, q.busy, c->dberr) < 0 ? -2 : 0;
 }
 
+/*
+ * c, whose run, matrix and outcome are set, started: nothing open yet, its
+ * budgets from its job. 0, or -1 with err.
+ */
+static int ctx_start(struct run_ctx *c, char *err)
+{
+	unsigned files;
+	int all;
+
+	memset(c->out, 0, sizeof(*c->out));
+	c->save.lock_fd = -1;
+	memset(c->lru.nid, 0xff, sizeof(c->lru.nid));   /* -1: no node seen yet */
+	channel_init(&c->ch);
+	phases_mark(&c->ph, PH_PICKED);
+	return budget_init(&c->budget, &c->cell->job, c->m->vcpus,
+			   proto_job_trace(&c->cell->job, &files, &all) != 0, err);
+}
+
+/* The job sent to the guest that said hello, then its workload's messages taken. */
+static int job_stages(struct run_ctx *c)
+{
+	int rc = send_job(c);
+
+	return rc ? rc : workload_loop(c);
+}
+
+/*
+ * The run's end after its stages said rc: its guest gone, its outcome
+ * concluded and stored with the console's and the host's facts.
+ */
+static int finish(struct run_ctx *c, int rc, char *err)
+{
+	struct run_outcome *out = c->out;
+	struct store *s = c->r->store;
+
+	teardown(c);
+	free(c->press);
+	budget_release(&c->budget);
+	phases_mark(&c->ph, PH_TEARDOWN);
+	if (rc == -2)
+		return errorf(err, "run %lld: cannot record it in the database: %s", (long long)c->id,
+			      c->dberr);
+	conclude(c, rc);
+	if (store_run_console(s, c->id, out->crash[0] ? out->crash : NULL, out->warnings,
+			      err) < 0 ||
+	    (out->oom_kills && store_run_oom(s, c->id, (int64_t)out->oom_kills, err) < 0) ||
+	    summary_finish_run(s, c->id, out->status, out->ok ? NULL : out->reason,
+			     out->ok ? &c->summary : NULL, err) < 0)
+		return -1;
+	out->host_load = host_load();
+	if (!isnan(out->host_load) && store_run_host_load(s, c->id, out->host_load, err) < 0)
+		return -1;
+	phases_mark(&c->ph, PH_STORE);
+	return store_run_phases(s, c->id, phase_names, c->ph.at, PH_COUNT, err);
+}
+
 int runner_run(struct runner *r, const struct matrix *m, const struct run_ref *ref,
 	       struct run_outcome *out, char *err)
 {
@@ -1173,11 +1263,8 @@ int runner_run(struct runner *r, const struct matrix *m, const struct run_ref *r
 	};
 	int rc;
 
-	memset(out, 0, sizeof(*out));
-	c.save.lock_fd = -1;
-	memset(c.lru.nid, 0xff, sizeof(c.lru.nid));   /* -1: no node seen yet */
-	channel_init(&c.ch);
-	phases_mark(&c.ph, PH_PICKED);
+	if (ctx_start(&c, err) < 0)
+		return -1;
 	rc = prepare(&c);
 	if (rc == 0)
 		rc = gate(&c);
@@ -1186,27 +1273,36 @@ int runner_run(struct runner *r, const struct matrix *m, const struct run_ref *r
 		rc = start_guest(&c);
 	}
 	if (rc == 0)
-		rc = send_job(&c);
+		rc = job_stages(&c);
+	return finish(&c, rc, err);
+}
+
+int runner_run_channel(struct runner *r, const struct matrix *m, const struct run_ref *ref,
+		       int fd, struct run_outcome *out, char *err)
+{
+	struct run_ctx c = {
+		.r = r, .m = m, .arm = &m->arms[ref->arm], .cell = &m->cells[ref->cell],
+		.id = ref->id, .block = ref->block, .out = out,
+	};
+	char why[ERR_MAX];
+	int rc;
+
+	if (ctx_start(&c, err) < 0) {
+		close(fd);
+		return -1;
+	}
+	c.t_boot = now_ms();
+	if (channel_attach(&c.ch, fd, why) < 0) {
+		close(fd);
+		rc = fail_infra(&c, "%s", why);
+	} else if (store_run_start(r->store, c.id, "boot", NULL, -1, c.dberr) < 0) {
+		rc = -2;
+	} else {
+		rc = await_hello(&c);
+	}
 	if (rc == 0)
-		rc = workload_loop(&c);
-	teardown(&c);
-	free(c.press);
-	phases_mark(&c.ph, PH_TEARDOWN);
-	if (rc == -2)
-		return errorf(err, "run %lld: cannot record it in the database: %s", (long long)c.id,
-			      c.dberr);
-	conclude(&c, rc);
-	if (store_run_console(r->store, c.id, out->crash[0] ? out->crash : NULL, out->warnings,
-			      err) < 0 ||
-	    (out->oom_kills && store_run_oom(r->store, c.id, (int64_t)out->oom_kills, err) < 0) ||
-	    summary_finish_run(r->store, c.id, out->status, out->ok ? NULL : out->reason,
-			     out->ok ? &c.summary : NULL, err) < 0)
-		return -1;
-	out->host_load = host_load();
-	if (!isnan(out->host_load) && store_run_host_load(r->store, c.id, out->host_load, err) < 0)
-		return -1;
-	phases_mark(&c.ph, PH_STORE);
-	return store_run_phases(r->store, c.id, phase_names, c.ph.at, PH_COUNT, err);
+		rc = job_stages(&c);
+	return finish(&c, rc, err);
 }
 
 int runner_retry(struct runner *r, struct run_ref *ref, const struct run_outcome *out,

@@ -74,6 +74,15 @@ int runner_run(struct runner *r, const struct matrix *m, const struct run_ref *r
 	       struct run_outcome *out, char *err);
 
 /*
+ * runner_run for a guest already at the other end of fd (a socket, which
+ * the run takes): its hello, job, setup and workload through the same
+ * checks, budgets and stores, then its outcome stored. For tests, which
+ * drive the message loop without a VM; r->vm may be NULL.
+ */
+int runner_run_channel(struct runner *r, const struct matrix *m, const struct run_ref *ref,
+		       int fd, struct run_outcome *out, char *err);
+
+/*
  * After an attempt that failed for the harness's or the host's reasons
  * (out->infra), while *tries is under conf retries: the attempt kept as
  * failed with its reason and the run queued again as a fresh attempt, whose

@@ -21,12 +21,17 @@ struct counter_mean {
 	double mean;
 };
 
+/* A row of store_counter_each: 0 goes on, -1 stops the read ("out of memory"). */
+typedef int (*counter_mean_fn)(void *arg, const struct counter_mean *m);
+
 /*
- * The counters of source src in matrix mid: key NULL, every key that changed
- * in some done run, over the runs' measured intervals (sorted by key, cell,
- * arm); else that key, per interval (sorted by cell, seq, arm). *ret malloc'd.
+ * The counters of source src in matrix mid, each row to fn as it is read
+ * (nothing kept: a matrix of many keys and intervals streams): key NULL,
+ * every key that changed in some done run, over the runs' measured
+ * intervals (sorted by cell, key, arm); else that key, per interval (sorted
+ * by cell, seq, arm).
  */
-int store_counter_means(struct store *s, int64_t mid, const char *src, const char *key,
-			struct counter_mean **ret, size_t *ret_n, char *err);
+int store_counter_each(struct store *s, int64_t mid, const char *src, const char *key,
+		       counter_mean_fn fn, void *arg, char *err);
 
 #endif

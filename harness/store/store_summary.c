@@ -45,7 +45,7 @@ _Static_assert(offsetof(struct run_summary, run) == 0, "run_summary starts with 
  * share of the time, % (NULL before schema 21).
  */
 #define PER_SECOND(col, factor)                                                             \
-	" (SELECT SUM(s." col ") * " factor " / NULLIF((SELECT seconds FROM run_summary"          \
+	" (SELECT SUM(s." col " * 1.0) * " factor " / NULLIF((SELECT seconds FROM run_summary"          \
 	"   WHERE run_id = r.id), 0) FROM samples s WHERE s.run_id = r.id AND s.ramp = 0),"
 #define SWAP_EXTRAS PER_SECOND("pswpin", "1") PER_SECOND("pswpout", "1")                      \
 	PER_SECOND("zswpin", "1") PER_SECOND("workingset_refault_anon", "1")
@@ -59,18 +59,18 @@ _Static_assert(offsetof(struct run_summary, run) == 0, "run_summary starts with 
  * which 99 % of them fall.
  */
 #define STALL_EXTRAS                                                                        \
-	" (SELECT CASE WHEN r.stalls LIKE 'on:%' THEN SUM(s.reclaim_stalls) * 1.0"             \
+	" (SELECT CASE WHEN r.stalls LIKE 'on:%' THEN SUM(s.reclaim_stalls * 1.0)"             \
 	"   / NULLIF((SELECT seconds FROM run_summary WHERE run_id = r.id), 0) END"            \
 	"   FROM samples s WHERE s.run_id = r.id AND s.ramp = 0),"                             \
 	" (SELECT MIN(b) FROM (SELECT b, SUM(n) OVER (ORDER BY b) AS cum, SUM(n) OVER () AS tot" \
-	"   FROM (SELECT CAST(substr(c.key, 4) AS INTEGER) AS b, SUM(c.value) AS n"             \
+	"   FROM (SELECT CAST(substr(c.key, 4) AS INTEGER) AS b, TOTAL(c.value) AS n"             \
 	"    FROM counters c JOIN samples s ON s.run_id = c.run_id AND s.seq = c.seq"           \
 	"    WHERE c.run_id = r.id AND c.src = 'stall' AND c.key LIKE 'le!_%' ESCAPE '!'"       \
 	"    AND s.ramp = 0 GROUP BY b)) WHERE tot > 0 AND cum >= 0.99 * tot),"
 
 static const char extras_sql[] =
 	"SELECT r.id,"
-	" (SELECT SUM(t.lat_p99_ns * t.read_ops) / 1000.0 / NULLIF(SUM(t.read_ops), 0)"
+	" (SELECT SUM(t.lat_p99_ns * 1.0 * t.read_ops) / 1000.0 / NULLIF(SUM(t.read_ops * 1.0), 0)"
 	"  FROM stream_samples t JOIN samples s ON s.run_id = t.run_id AND s.seq = t.seq"
 	"  WHERE t.run_id = r.id AND s.ramp = 0 AND t.lat_p99_ns > 0),"
 	" (SELECT AVG(e.pages) FROM (SELECT SUM(f.resident_pages) AS pages FROM events v"
@@ -121,10 +121,10 @@ static int table_extras(struct store *s, int64_t matrix_id, struct run_summary *
 }
 
 static const char ops_sql[] =
-	"SELECT o.run_id, o.op, SUM(o.ops) * 1000.0 / NULLIF(MAX(o.span_ms), 0),"
-	" SUM(o.lat_p99_ns * o.ops) / 1000.0 / NULLIF(SUM(o.ops), 0),"
-	" SUM(o.lat_mean_ns * o.ops) / 1000.0 / NULLIF(SUM(o.ops), 0),"
-	" CASE WHEN SUM(o.ops) > 0 THEN MAX(o.lat_max_ns) / 1000.0 END"
+	"SELECT o.run_id, o.op, SUM(o.ops * 1.0) * 1000.0 / NULLIF(MAX(o.span_ms), 0),"
+	" SUM(o.lat_p99_ns * 1.0 * o.ops) / 1000.0 / NULLIF(SUM(o.ops * 1.0), 0),"
+	" SUM(o.lat_mean_ns * 1.0 * o.ops) / 1000.0 / NULLIF(SUM(o.ops * 1.0), 0),"
+	" CASE WHEN SUM(o.ops * 1.0) > 0 THEN MAX(o.lat_max_ns) / 1000.0 END"
 	" FROM op_samples o JOIN runs r ON r.id = o.run_id"
 	" WHERE r.matrix_id = ? AND r.status = 'done' AND o.total = 1"
 	" GROUP BY o.run_id, o.op ORDER BY o.run_id";

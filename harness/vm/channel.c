@@ -81,6 +81,7 @@ static enum channel_status parse_line(struct channel *ch, size_t n, size_t used,
 
 	memmove(ch->buf, ch->buf + used, ch->len - used);
 	ch->len -= used;
+	ch->taken += used;
 	return ok == 0 ? CH_MSG : CH_BAD;
 }
 

@@ -11,6 +11,7 @@
 struct channel {
 	int fd;
 	size_t len;                  /* bytes buffered in buf */
+	uint64_t taken;              /* bytes of the lines taken since channel_init */
 	char buf[PROTO_LINE_MAX];
 };
 
