@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "fault.h"
 #include "fdio.h"
+#include "common/fmt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +24,7 @@ static const char *const kind_names[] = {
 	[FAULT_LONGLINE] = "longline", [FAULT_BADJSON] = "badjson",
 	[FAULT_FIOSTALL] = "fiostall", [FAULT_LRUGAP] = "lrugap", [FAULT_NOHELLO] = "nohello",
 	[FAULT_NOPORT] = "noport", [FAULT_COUNTERSPLIT] = "countersplit",
+	[FAULT_COUNTERFLOOD] = "counterflood",
 };
 
 /* A number of seconds (0..86400) given to option key, into *ms. */
@@ -175,13 +177,47 @@ static int send_split(int fd, const struct proto_msg *m)
 	return rc;
 }
 
+#define FLOOD_MESSAGES 20
+
 /*
- * The test-only fault of the kernel command line, at its moment: a panic by
- * sysrq, silence, garbage, bad UTF-8, an overlong or broken JSON line, an
- * agent stopped before its hello; the rest are the caller's (the line not
+ * counterflood: before the counters message c (line), FLOOD_MESSAGES of its
+ * interval and kind, each of PROTO_COUNTERS_MAX vmstat keys never sent
+ * before (flood_N): 1280, as the issue's flood stored, over the host's
+ * budget of 512 a source; then c itself.
+ */
+static int send_flood(int fd, const struct proto_msg *c, const char *line, size_t len)
+{
+	struct proto_msg *m = calloc(1, sizeof(*m));
+	char out[PROTO_LINE_MAX];
+	unsigned i, k;
+	int n, rc = 0;
+
+	if (!m)
+		return -1;
+	*m = *c;
+	fmtcut(m->u.counters.src, sizeof(m->u.counters.src), "vmstat");
+	m->u.counters.values.n = PROTO_COUNTERS_MAX;
+	for (i = 0; i < FLOOD_MESSAGES && rc == 0; i++) {
+		for (k = 0; k < PROTO_COUNTERS_MAX; k++) {
+			fmtcut(m->u.counters.values.key[k], PROTO_COUNTER_KEY_MAX, "flood_%u",
+			       i * PROTO_COUNTERS_MAX + k);
+			m->u.counters.values.value[k] = 1;
+		}
+		n = proto_format(m, out, sizeof(out));
+		rc = n < 0 ? -1 : write_all(fd, out, (size_t)n);
+	}
+	free(m);
+	return rc < 0 ? -1 : write_all(fd, line, len);
+}
+
+/*
+ * The test-only fault of the kernel command line, at its moment (m, formatted
+ * as line): a panic by sysrq, silence, garbage, bad UTF-8, an overlong or
+ * broken JSON line, a flood of counter keys, an agent stopped before its hello; the rest are the caller's (the line not
  * written, fio stalled).
  */
-static int fire(struct fault *f, int fd, const char *line, size_t len)
+static int fire(struct fault *f, int fd, const struct proto_msg *m, const char *line,
+		size_t len)
 {
 	int fd2;
 
@@ -206,6 +242,8 @@ static int fire(struct fault *f, int fd, const char *line, size_t len)
 		return send_longline(fd);
 	case FAULT_BADJSON:
 		return send_badjson(fd, line, len);
+	case FAULT_COUNTERFLOOD:
+		return send_flood(fd, m, line, len);
 	case FAULT_NOHELLO:    /* PID 1 must not exit: that would be a panic */
 		for (;;)
 			pause();
@@ -220,19 +258,19 @@ static int fire(struct fault *f, int fd, const char *line, size_t len)
 }
 
 /*
- * Is m the message the fault takes the place of? nohello: the hello; lrugap:
- * the first lru line after a sample after_ms into the workload; the rest:
- * that sample.
+ * Is m the message the fault takes the place of? nohello: the hello; lrugap
+ * and counterflood: the first lru or counters line after a sample after_ms
+ * into the workload; the rest: that sample.
  */
 static int fires_now(struct fault *f, const struct proto_msg *m)
 {
 	if (f->kind == FAULT_NOHELLO)
 		return m->type == PROTO_HELLO;
-	if (f->kind != FAULT_LRUGAP)
+	if (f->kind != FAULT_LRUGAP && f->kind != FAULT_COUNTERFLOOD)
 		return m->type == PROTO_SAMPLE && m->u.sample.t_ms >= f->after_ms;
 	if (m->type == PROTO_SAMPLE && m->u.sample.t_ms >= f->after_ms)
 		f->armed = 1;
-	return f->armed && m->type == PROTO_LRU;
+	return f->armed && m->type == (f->kind == FAULT_LRUGAP ? PROTO_LRU : PROTO_COUNTERS);
 }
 
 int fault_filter(struct fault *f, int fd, const struct proto_msg *m, const char *line,
@@ -253,7 +291,7 @@ int fault_filter(struct fault *f, int fd, const struct proto_msg *m, const char 
 	if (!fires_now(f, m))
 		return 0;
 	f->fired = 1;
-	if (fire(f, fd, line, len) < 0)
+	if (fire(f, fd, m, line, len) < 0)
 		return errorfn(err, errlen,
 				  "fault %s: could not inject it: %s", kind_names[f->kind],
 				  strerror(errno));

@@ -22,6 +22,8 @@ enum fault_kind {
 	FAULT_NOPORT,    /* the agent gives up before opening its channel: the guest ends */
 	FAULT_COUNTERSPLIT, /* every counters message sent as several of 2 keys: a start
 			     * or end in several messages, as one over 64 keys is */
+	FAULT_COUNTERFLOOD, /* before a counters message, 1280 new vmstat keys of its
+			     * interval: over the host's budget of a source's keys */
 };
 
 struct fault {
@@ -29,7 +31,8 @@ struct fault {
 	uint64_t after_ms;   /* fires at the first sample this far into the workload */
 	uint64_t for_ms;     /* fiostall: how long fio stays stopped */
 	int fired;
-	int armed;           /* lrugap: a sample after_ms in has gone: the next lru line goes */
+	int armed;           /* lrugap, counterflood: a sample after_ms in has gone: the
+			      * next lru (counters) line is the fault's */
 	int stopped_pid;     /* fiostall: the process stopped, 0 if none */
 };
 

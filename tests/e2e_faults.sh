@@ -183,7 +183,7 @@ check "samples in the database match the console's sent lines (done: equal; all:
 
 # --- 2. guests that misbehave: one arm per fault, the matrix goes on ---
 fault_arms='[ { "name": "ok", "kernel": "6.12" }'
-for k in panic silence garbage badutf8 longline badjson; do
+for k in panic silence garbage badutf8 longline badjson counterflood; do
 	fault_arms+=", { \"name\": \"$k\", \"kernel\": \"6.12\", \"cmdline\": \"harness.fault=$k harness.fault_after=2\" }"
 done
 # not a failure: every counters message in parts of 2 keys (the agent's 64 a
@@ -215,6 +215,13 @@ fault_case garbage failed "bad message"
 fault_case badutf8 failed "bad message"
 fault_case longline failed "longer than"
 fault_case badjson failed "bad message"
+# 1280 new vmstat keys in 20 messages (the issue's flood): the budget named, none past it stored
+fault_case counterflood failed "over budget: vmstat counter 'flood_[0-9]+' is over its budget of 512 vmstat keys"
+fr=$(q "SELECT MAX(r.id) FROM runs r JOIN arms a ON a.id = r.arm_id JOIN matrices m ON m.id = r.matrix_id
+	WHERE m.name = 'faults' AND a.name = 'counterflood'")
+check "counterflood: at most 512 vmstat keys stored, no flood message past the budget" \
+	[ "$(q "SELECT COUNT(DISTINCT key) <= 512 AND SUM(key LIKE 'flood!_%' ESCAPE '!') % 64 = 0
+		FROM counters WHERE run_id = ${fr:-0} AND src = 'vmstat'")" = 1 ]
 check "the arm without a fault is done" [ "$(run_of ok)" = "done|" ]
 check "countersplit: the run whose counters came 2 keys a message is done" [ "$(run_of countersplit)" = "done|" ]
 cr=$(q "SELECT MAX(r.id) FROM runs r JOIN arms a ON a.id = r.arm_id JOIN matrices m ON m.id = r.matrix_id
@@ -299,7 +306,8 @@ umount dbfs
 {
 	echo "# fault suite: FAULTS_KILLS=$kills"
 	printf '# %-10s %8s %8s %12s\n' kind injected survived samples-lost
-	for k in kill9 panic silence garbage badutf8 longline badjson qemu-kill sigterm disk-full; do
+	for k in kill9 panic silence garbage badutf8 longline badjson counterflood qemu-kill sigterm \
+		disk-full; do
 		printf '# %-10s %8s %8s %12s\n' "$k" "${injected[$k]:-0}" "${survived[$k]:-0}" \
 			"${lost[$k]:--}"
 	done

@@ -29,6 +29,9 @@
 
 #define SAMPLES 11                  /* the fixture's cell: 11 s of 1 s intervals */
 #define BIG     (PROTO_COUNTER_ABS_MAX - 1)
+/* RELIABILITY.md's bound on a run's growth of the database, untraced, no scan */
+#define GROWTH_RUN      200000
+#define GROWTH_INTERVAL 72000
 
 /* A scripted guest: after its hello, the job and its setup, what it sends. */
 struct guest {
@@ -154,9 +157,19 @@ static void *guest_main(void *arg)
 	return NULL;
 }
 
-/* The fixture's one run driven by a guest playing script; its outcome in f->out. */
+static int64_t db_bytes(struct fix *f)
+{
+	return fixture_sql_int(&f->conf, "SELECT page_count * page_size FROM pragma_page_count(),"
+			       " pragma_page_size()");
+}
+
+/*
+ * The fixture's one run driven by a guest playing script; its outcome in
+ * f->out. The database grew within RELIABILITY.md's bound.
+ */
 static void drive(struct fix *f, void (*script)(struct guest *), unsigned n)
 {
+	int64_t before = db_bytes(f), grown;
 	struct runner r = { .conf = &f->conf, .store = f->s, .accel = "tcg", .first_cpu = -1 };
 	struct guest g = { .script = script, .n = n };
 	char err[ERR_MAX];
@@ -169,6 +182,9 @@ static void drive(struct fix *f, void (*script)(struct guest *), unsigned n)
 	if (runner_run_channel(&r, f->m, &f->runs[0], sv[0], &f->out, err) < 0)
 		fail_msg("runner: %s", err);
 	pthread_join(t, NULL);
+	grown = db_bytes(f) - before;
+	if (grown > GROWTH_RUN + SAMPLES * GROWTH_INTERVAL)
+		fail_msg("the run grew the database by %lld bytes", (long long)grown);
 }
 
 /* A number the query over the fixture's database gives. */
