@@ -213,8 +213,8 @@ static int send_flood(int fd, const struct proto_msg *c, const char *line, size_
 /*
  * The test-only fault of the kernel command line, at its moment (m, formatted
  * as line): a panic by sysrq, silence, garbage, bad UTF-8, an overlong or
- * broken JSON line, a flood of counter keys, an agent stopped before its hello; the rest are the caller's (the line not
- * written, fio stalled).
+ * broken JSON line, a flood of counter keys, an agent stopped before its
+ * hello; the rest are the caller's (the line not written, fio stalled).
  */
 static int fire(struct fault *f, int fd, const struct proto_msg *m, const char *line,
 		size_t len)

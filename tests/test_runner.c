@@ -30,14 +30,16 @@
 #define SAMPLES 11                  /* the fixture's cell: 11 s of 1 s intervals */
 #define BIG     (PROTO_COUNTER_ABS_MAX - 1)
 /* RELIABILITY.md's bound on a run's growth of the database, untraced, no scan */
-#define GROWTH_RUN      200000
-#define GROWTH_INTERVAL 72000
+#define GROWTH_RUN        INT64_C(200000)
+#define GROWTH_INTERVAL   INT64_C(72000)
+#define GROWTH_TRACE_VCPU INT64_C(6700000)   /* a traced interval, per vCPU */
 
 /* A scripted guest: after its hello, the job and its setup, what it sends. */
 struct guest {
 	int fd;
 	void (*script)(struct guest *g);
 	unsigned n;                      /* the script's size: how many of what it floods */
+	int traced;                      /* its setup says its trace is on */
 	int broken;                      /* a write failed: the host closed the channel */
 };
 
@@ -92,6 +94,8 @@ static void hello_and_setup(struct guest *g)
 	m.u.setup.file_ino.v[0] = 12;
 	snprintf(m.u.setup.rng, sizeof(m.u.setup.rng), "0123456789abcdef");
 	snprintf(m.u.setup.stalls, sizeof(m.u.setup.stalls), "off: a test");
+	if (g->traced)
+		snprintf(m.u.setup.trace, sizeof(m.u.setup.trace), "on: 1/1, a test");
 	send_msg(g, &m);
 }
 
@@ -147,6 +151,25 @@ static void summary(struct guest *g, uint64_t samples)
 	send_msg(g, &m);
 }
 
+/* A trace message of interval seq: PROTO_TRACE_MAX folios' accesses. */
+static void trace(struct guest *g, uint64_t seq)
+{
+	struct proto_msg m = { .type = PROTO_TRACE };
+	unsigned i;
+
+	m.u.trace.seq = seq;
+#define X(f, key, mx) m.u.trace.f.n = PROTO_TRACE_MAX;
+	PROTO_TRACE_EVENT_FIELDS(X)
+#undef X
+	for (i = 0; i < PROTO_TRACE_MAX; i++) {
+		m.u.trace.kind.v[i] = TR_ACCESS;
+		m.u.trace.t_ms.v[i] = 500;
+		m.u.trace.ino.v[i] = 12;
+		m.u.trace.page.v[i] = i;
+	}
+	send_msg(g, &m);
+}
+
 static void *guest_main(void *arg)
 {
 	struct guest *g = arg;
@@ -169,9 +192,10 @@ static int64_t db_bytes(struct fix *f)
  */
 static void drive(struct fix *f, void (*script)(struct guest *), unsigned n)
 {
-	int64_t before = db_bytes(f), grown;
+	int64_t before = db_bytes(f), grown, bound;
+	uint64_t trace = proto_job_trace(&f->m->cells[0].job, &(unsigned){ 0 }, &(int){ 0 });
 	struct runner r = { .conf = &f->conf, .store = f->s, .accel = "tcg", .first_cpu = -1 };
-	struct guest g = { .script = script, .n = n };
+	struct guest g = { .script = script, .n = n, .traced = trace != 0 };
 	char err[ERR_MAX];
 	pthread_t t;
 	int sv[2];
@@ -183,8 +207,11 @@ static void drive(struct fix *f, void (*script)(struct guest *), unsigned n)
 		fail_msg("runner: %s", err);
 	pthread_join(t, NULL);
 	grown = db_bytes(f) - before;
-	if (grown > GROWTH_RUN + SAMPLES * GROWTH_INTERVAL)
-		fail_msg("the run grew the database by %lld bytes", (long long)grown);
+	bound = GROWTH_RUN +
+		SAMPLES * (GROWTH_INTERVAL + (trace ? f->m->vcpus * GROWTH_TRACE_VCPU : 0));
+	if (grown > bound)
+		fail_msg("the run grew the database by %lld bytes, over %lld", (long long)grown,
+			 (long long)bound);
 }
 
 /* A number the query over the fixture's database gives. */
@@ -286,6 +313,16 @@ static void byte_flood(struct guest *g)
 	free(line);
 }
 
+/* n trace messages of 16 events, all for the first interval. */
+static void trace_flood(struct guest *g)
+{
+	unsigned i;
+
+	sample(g, 0, 1000);
+	for (i = 0; i < g->n && !g->broken; i++)
+		trace(g, 0);
+}
+
 /* One key changed by 2^62 - 1 in each of three intervals. */
 static void sum_over(struct guest *g)
 {
@@ -353,6 +390,18 @@ static void test_byte_flood(void **state)
 
 	drive(f, byte_flood, (unsigned)(budget / (PROTO_LINE_MAX - 200)) + 50);
 	assert_guest_failed(f, "over the run's budget of");
+}
+
+/* A traced one-vCPU guest: 65 536 events for one interval, then 16 more, refused whole. */
+static void test_trace_flood(void **state)
+{
+	struct fix *f = *state;
+
+	f->m->vcpus = 1;
+	f->m->cells[0].job.trace_sample = 1;
+	drive(f, trace_flood, BUDGET_TRACE_VCPU / PROTO_TRACE_MAX + 100);
+	assert_guest_failed(f, "trace events of interval 0 are over its budget of 65536");
+	assert_int_equal(query(f, "SELECT COUNT(*) FROM trace_events"), BUDGET_TRACE_VCPU);
 }
 
 /* The three changes of 2^62 - 1: refused at the second, the first kept. */
@@ -438,6 +487,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sample_flood, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_flood, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_byte_flood, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trace_flood, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_counter_sum_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vmstat_reads_huge_sums, setup, teardown),
 	};

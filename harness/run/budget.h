@@ -11,9 +11,10 @@
 /*
  * The budgets' constants (docs/database.md says why each is what it is):
  * a stream's events beside its passes' two each; trace events drained in
- * one interval, per vCPU (a 2 MiB buffer a CPU holds fewer, drained each
- * interval); the channel's bytes over a run: a base, then per stream
- * event, per interval and per trace event an interval allows.
+ * one interval, per vCPU (the agent's 2 MiB buffer a CPU holds about 52 000
+ * of its 40-byte entries, drained each interval); the channel's bytes over
+ * a run: a base, then per stream event, per interval and per trace event
+ * an interval allows.
  */
 #define BUDGET_STREAM_EVENTS    16
 #define BUDGET_TRACE_VCPU       65536
