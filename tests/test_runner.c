@@ -40,6 +40,7 @@ struct guest {
 	void (*script)(struct guest *g);
 	unsigned n;                      /* the script's size: how many of what it floods */
 	int traced;                      /* its setup says its trace is on */
+	char console[PATH_MAX];          /* its run's console file */
 	int broken;                      /* a write failed: the host closed the channel */
 };
 
@@ -196,6 +197,9 @@ static void drive(struct fix *f, void (*script)(struct guest *), unsigned n)
 	uint64_t trace = proto_job_trace(&f->m->cells[0].job, &(unsigned){ 0 }, &(int){ 0 });
 	struct runner r = { .conf = &f->conf, .store = f->s, .accel = "tcg", .first_cpu = -1 };
 	struct guest g = { .script = script, .n = n, .traced = trace != 0 };
+
+	sfmt(g.console, sizeof(g.console), "%s/runs/%lld/console.log", f->conf.results,
+	     (long long)f->runs[0].id);
 	char err[ERR_MAX];
 	pthread_t t;
 	int sv[2];
@@ -323,6 +327,20 @@ static void trace_flood(struct guest *g)
 		trace(g, 0);
 }
 
+/* A console of n bytes (a hole: the size is what counts) between two samples. */
+static void console_flood(struct guest *g)
+{
+	FILE *c;
+
+	sample(g, 0, 1000);
+	mkdirs("%.*s", (int)(strrchr(g->console, '/') - g->console), g->console);
+	c = fopen(g->console, "we");
+	assert_non_null(c);
+	assert_int_equal(ftruncate(fileno(c), g->n), 0);
+	fclose(c);
+	sample(g, 1, 2000);
+}
+
 /* One key changed by 2^62 - 1 in each of three intervals. */
 static void sum_over(struct guest *g)
 {
@@ -402,6 +420,17 @@ static void test_trace_flood(void **state)
 	drive(f, trace_flood, BUDGET_TRACE_VCPU / PROTO_TRACE_MAX + 100);
 	assert_guest_failed(f, "trace events of interval 0 are over its budget of 65536");
 	assert_int_equal(query(f, "SELECT COUNT(*) FROM trace_events"), BUDGET_TRACE_VCPU);
+}
+
+/* A kernel that prints without end fills the host's disk through its console. */
+static void test_console_flood(void **state)
+{
+	struct fix *f = *state;
+	uint64_t budget = BUDGET_CONSOLE_BASE + SAMPLES * BUDGET_CONSOLE_INTERVAL;
+
+	drive(f, console_flood, (unsigned)budget + 1);
+	assert_guest_failed(f, "console's 9109505 bytes are over the run's budget of 9109504");
+	assert_int_equal(query(f, "SELECT COUNT(*) FROM samples"), 1);
 }
 
 /* The three changes of 2^62 - 1: refused at the second, the first kept. */
@@ -488,6 +517,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_event_flood, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_byte_flood, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trace_flood, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_console_flood, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_counter_sum_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vmstat_reads_huge_sums, setup, teardown),
 	};

@@ -31,6 +31,7 @@ int budget_init(struct budget *b, const struct proto_job *job, unsigned vcpus, i
 	b->trace = traced ? (uint64_t)BUDGET_TRACE_VCPU * vcpus : 0;
 	b->bytes = BUDGET_BYTES_BASE + events * BUDGET_BYTES_EVENT +
 		   b->samples * (BUDGET_BYTES_INTERVAL + b->trace * BUDGET_BYTES_TRACE);
+	b->console = BUDGET_CONSOLE_BASE + b->samples * BUDGET_CONSOLE_INTERVAL;
 	b->trace_seq = UINT64_MAX;
 	if (!(b->keys = calloc(KEY_SLOTS, sizeof(*b->keys))))
 		return errorf(err, "out of memory for the run's counter keys");
@@ -83,6 +84,14 @@ int budget_bytes(const struct budget *b, uint64_t bytes, char *err)
 		return 0;
 	return errorf(err, "%llu bytes are over the run's budget of %llu bytes",
 		      (unsigned long long)bytes, (unsigned long long)b->bytes);
+}
+
+int budget_console(const struct budget *b, uint64_t bytes, char *err)
+{
+	if (bytes <= b->console)
+		return 0;
+	return errorf(err, "its console's %llu bytes are over the run's budget of %llu bytes",
+		      (unsigned long long)bytes, (unsigned long long)b->console);
 }
 
 /* The slot of src's key: where it is, or the free one it goes in. */

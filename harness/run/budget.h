@@ -14,7 +14,8 @@
  * one interval, per vCPU (the agent's 2 MiB buffer a CPU holds about 52 000
  * of its 40-byte entries, drained each interval); the channel's bytes over
  * a run: a base, then per stream event, per interval and per trace event
- * an interval allows.
+ * an interval allows; the console's file (the guest's kernel and agent
+ * write it through QEMU, without end if they like): a base and per interval.
  */
 #define BUDGET_STREAM_EVENTS    16
 #define BUDGET_TRACE_VCPU       65536
@@ -22,6 +23,8 @@
 #define BUDGET_BYTES_EVENT      1024
 #define BUDGET_BYTES_INTERVAL   (UINT64_C(512) << 10)
 #define BUDGET_BYTES_TRACE      128
+#define BUDGET_CONSOLE_BASE     (UINT64_C(8) << 20)
+#define BUDGET_CONSOLE_INTERVAL (UINT64_C(64) << 10)
 
 struct budget_key;
 
@@ -30,6 +33,7 @@ struct budget {
 	uint64_t events[PROTO_MAX_STREAMS];    /* per declared stream */
 	uint64_t trace;                        /* events a traced interval, 0: untraced */
 	uint64_t bytes;                        /* the channel's lines over the run */
+	uint64_t console;                      /* the console file's bytes */
 	uint64_t events_seen[PROTO_MAX_STREAMS];
 	uint64_t trace_seq, trace_seen;        /* the interval traced last, its events so far */
 	unsigned keys_seen[CS_COUNT];          /* distinct keys per source so far */
@@ -56,6 +60,7 @@ int budget_sample(const struct budget *b, uint64_t seq, char *err);
 int budget_event(struct budget *b, uint64_t stream, char *err);
 int budget_trace(struct budget *b, uint64_t seq, uint64_t events, char *err);
 int budget_bytes(const struct budget *b, uint64_t bytes, char *err);
+int budget_console(const struct budget *b, uint64_t bytes, char *err);
 int budget_counters(struct budget *b, const struct proto_counters *k, char *err);
 
 #endif

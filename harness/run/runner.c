@@ -23,6 +23,7 @@
 #include <math.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The nodes a sample announced and what came of them; each node's newest seq. */
@@ -827,8 +828,23 @@ static int emulator_died(struct run_ctx *c, const char *what)
 }
 
 /*
- * Wait for the next message of any type; ends the run on timeout, garbage or
- * a stop request (looked at every second).
+ * The console's file within its budget: its guest's kernel writes it
+ * through QEMU, and could fill the host's disk. 0, or -1 with why (a
+ * console not here, another host's, is not judged).
+ */
+static int console_budget(const struct run_ctx *c, char *why)
+{
+	struct stat st;
+
+	if (!c->console[0] || stat(c->console, &st) < 0)
+		return 0;
+	return budget_console(&c->budget, (uint64_t)st.st_size, why);
+}
+
+/*
+ * Wait for the next message of any type; ends the run on timeout, garbage,
+ * a budget overrun (the console's among them, looked at every message and
+ * every second) or a stop request (looked at every second).
  */
 static int next_msg(struct run_ctx *c, struct proto_msg *msg, int64_t deadline, const char *what)
 {
@@ -839,12 +855,15 @@ static int next_msg(struct run_ctx *c, struct proto_msg *msg, int64_t deadline, 
 		slice = now_ms() + 1000 < deadline ? now_ms() + 1000 : deadline;
 		switch (channel_recv(&c->ch, msg, slice, err)) {
 		case CH_MSG:
-			if (budget_bytes(&c->budget, c->ch.taken, err) < 0)
+			if (budget_bytes(&c->budget, c->ch.taken, err) < 0 ||
+			    console_budget(c, err) < 0)
 				return over_budget(c, err);
 			if (msg->type == PROTO_ERROR)
 				return fail(c, "guest: %s", msg->u.error);
 			return 0;
 		case CH_TIMEOUT:
+			if (console_budget(c, err) < 0)
+				return over_budget(c, err);
 			if (stopped(c))
 				return fail_as(c, "interrupted", 0, "stopped while waiting for its %s",
 					       what);
@@ -1292,7 +1311,11 @@ int runner_run_channel(struct runner *r, const struct matrix *m, const struct ru
 		return -1;
 	}
 	c.t_boot = now_ms();
-	if (channel_attach(&c.ch, fd, why) < 0) {
+	if (pathf(c.dir, why, "%s/runs/%lld", r->conf->results, (long long)c.id) < 0 ||
+	    pathf(c.console, why, "%s/console.log", c.dir) < 0) {
+		close(fd);
+		rc = fail_infra(&c, "%s", why);
+	} else if (channel_attach(&c.ch, fd, why) < 0) {
 		close(fd);
 		rc = fail_infra(&c, "%s", why);
 	} else if (store_run_start(r->store, c.id, "boot", NULL, -1, c.dberr) < 0) {

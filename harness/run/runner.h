@@ -76,7 +76,8 @@ int runner_run(struct runner *r, const struct matrix *m, const struct run_ref *r
 /*
  * runner_run for a guest already at the other end of fd (a socket, which
  * the run takes): its hello, job, setup and workload through the same
- * checks, budgets and stores, then its outcome stored. For tests, which
+ * checks, budgets and stores, then its outcome stored; its console is
+ * RESULTS/runs/ID/console.log if the caller writes one. For tests, which
  * drive the message loop without a VM; r->vm may be NULL.
  */
 int runner_run_channel(struct runner *r, const struct matrix *m, const struct run_ref *ref,
