@@ -18,63 +18,73 @@ static double pct(uint64_t a, uint64_t b)
 	return b ? 100.0 * (double)a / (double)b : 0;
 }
 
+/* One run's oldest generations as they are read, and each tier summed over them. */
+struct gen_walk {
+	FILE *f;
+	size_t n;
+	uint64_t ev[LRU_TIERS], rf[LRU_TIERS], pr[LRU_TIERS];
+};
+
 /*
- * The oldest generations' table of one run: per generation its time as the
- * oldest, evicted, refaulted (and rf%) and protected file pages, each summed
- * over tiers; then each in a sentence, and each tier summed over them.
+ * A generation's row of the table (the table's head before the first): its
+ * time as the oldest, evicted, refaulted (and rf%) and protected file
+ * pages, each summed over tiers.
  */
-static void gen_rows(FILE *f, const struct lru_oldest *o, size_t n)
+static int gen_row(void *arg, const struct lru_oldest *o)
 {
-	uint64_t ev[LRU_TIERS] = { 0 }, rf[LRU_TIERS] = { 0 }, pr[LRU_TIERS] = { 0 };
-	size_t i;
+	struct gen_walk *w = arg;
 	int t;
 
-	fprintf(f, "  %10s %7s %7s %10s %10s %7s %10s\n", "gen seq", "from s", "to s", "evicted",
-		"refaulted", "rf%", "protected");
-	for (i = 0; i < n; i++) {
-		fprintf(f, "  %10llu %7.1f %7.1f %10llu %10llu %6.1f%% %10llu\n",
-			(unsigned long long)o[i].gen, o[i].first_s, o[i].last_s,
-			(unsigned long long)sum4(o[i].evicted), (unsigned long long)sum4(o[i].refaulted),
-			pct(sum4(o[i].refaulted), sum4(o[i].evicted)),
-			(unsigned long long)sum4(o[i].protected_));
-		for (t = 0; t < LRU_TIERS; t++) {
-			ev[t] += o[i].evicted[t];
-			rf[t] += o[i].refaulted[t];
-			pr[t] += o[i].protected_[t];
-		}
+	if (!w->n++)
+		fprintf(w->f, "oldest generations, file pages\n  %10s %7s %7s %10s %10s %7s %10s\n",
+			"gen seq", "from s", "to s", "evicted", "refaulted", "rf%", "protected");
+	fprintf(w->f, "  %10llu %7.1f %7.1f %10llu %10llu %6.1f%% %10llu\n",
+		(unsigned long long)o->gen, o->first_s, o->last_s,
+		(unsigned long long)sum4(o->evicted), (unsigned long long)sum4(o->refaulted),
+		pct(sum4(o->refaulted), sum4(o->evicted)), (unsigned long long)sum4(o->protected_));
+	for (t = 0; t < LRU_TIERS; t++) {
+		w->ev[t] += o->evicted[t];
+		w->rf[t] += o->refaulted[t];
+		w->pr[t] += o->protected_[t];
 	}
-	for (i = 0; i < n; i++)
-		fprintf(f, "  generation seq %llu: %llu pages evicted and %llu refaulted, %.2f %%\n",
-			(unsigned long long)o[i].gen, (unsigned long long)sum4(o[i].evicted),
-			(unsigned long long)sum4(o[i].refaulted), pct(sum4(o[i].refaulted), sum4(o[i].evicted)));
-	fputs("  by tier, these generations summed:\n", f);
-	for (t = 0; t < LRU_TIERS; t++)
-		fprintf(f, "    tier %d: %llu evicted, %llu refaulted, %llu protected\n", t,
-			(unsigned long long)ev[t], (unsigned long long)rf[t], (unsigned long long)pr[t]);
+	return 0;
+}
+
+/* A generation in a sentence, after the table. */
+static int gen_sentence(void *arg, const struct lru_oldest *o)
+{
+	fprintf(arg, "  generation seq %llu: %llu pages evicted and %llu refaulted, %.2f %%\n",
+		(unsigned long long)o->gen, (unsigned long long)sum4(o->evicted),
+		(unsigned long long)sum4(o->refaulted), pct(sum4(o->refaulted), sum4(o->evicted)));
+	return 0;
 }
 
 /*
  * An arm's part of `harness lru`: its run's oldest generations, or why it has
- * none.
+ * none; streamed, the run's rows read twice (the table, then the sentences).
  */
 static int arm_run(FILE *f, struct store *s, const struct matrix_info *mi, unsigned cell,
 		   unsigned arm, int64_t run, char *err)
 {
-	struct lru_oldest *o = NULL;
-	size_t n = 0;
+	struct gen_walk w = { .f = f };
+	int t;
 
-	if (store_lru_oldest(s, run, &o, &n, err) < 0)
-		return -1;
 	fprintf(f, " arm %s, run %lld, lru_gen %s: ", mi->arm_names[arm], (long long)run,
 		mi->cell_lru[cell][arm][0] ? mi->cell_lru[cell][arm] : "-");
-	if (!n)
+	if (store_lru_oldest_each(s, run, gen_row, &w, err) < 0)
+		return -1;
+	if (!w.n) {
 		fputs("no generation with tiers\n  (MGLRU off, or a kernel without"
 		      " lru_gen_full)\n", f);
-	else {
-		fputs("oldest generations, file pages\n", f);
-		gen_rows(f, o, n);
+		return 0;
 	}
-	free(o);
+	if (store_lru_oldest_each(s, run, gen_sentence, f, err) < 0)
+		return -1;
+	fputs("  by tier, these generations summed:\n", f);
+	for (t = 0; t < LRU_TIERS; t++)
+		fprintf(f, "    tier %d: %llu evicted, %llu refaulted, %llu protected\n", t,
+			(unsigned long long)w.ev[t], (unsigned long long)w.rf[t],
+			(unsigned long long)w.pr[t]);
 	return 0;
 }
 

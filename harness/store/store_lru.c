@@ -82,24 +82,33 @@ static const char oldest_sql[] =
 
 static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
+/* The generation being gathered from oldest_sql's rows, and whom to hand it to. */
+struct oldest_walk {
+	struct lru_oldest cur;
+	int have;                      /* cur holds a generation */
+	lru_oldest_fn fn;
+	void *arg;
+};
+
 /*
- * A row of oldest_sql into the oldest generation it is about: a new
- * lru_oldest for a new gen, and per tier the largest counts seen while it
- * was the oldest (its counters only grow until it stops being so).
+ * A row of oldest_sql into the oldest generation it is about: a new gen
+ * hands the last one over and starts its own; per tier the largest counts
+ * seen while it was the oldest (its counters only grow until it stops
+ * being so).
  */
 static int oldest_row(sqlite3_stmt *st, void *arg)
 {
-	struct rows *r = arg;
-	struct lru_oldest *o = r->n ? (struct lru_oldest *)r->v + r->n - 1 : NULL;
+	struct oldest_walk *w = arg;
+	struct lru_oldest *o = &w->cur;
 	uint64_t gen = (uint64_t)sqlite3_column_int64(st, 0);
 	int tier = sqlite3_column_int(st, 1);
 	double t = sqlite3_column_int64(st, 2) / 1000.0;
 
-	if (!o || o->gen != gen) {
-		if (!(o = rows_push(r)))
+	if (!w->have || o->gen != gen) {
+		if (w->have && w->fn(w->arg, o) < 0)
 			return -1;
-		o->gen = gen;
-		o->first_s = t;
+		*o = (struct lru_oldest){ .gen = gen, .first_s = t };
+		w->have = 1;
 	}
 	o->last_s = t;
 	if (tier < 0 || tier >= LRU_TIERS)
@@ -110,13 +119,16 @@ static int oldest_row(sqlite3_stmt *st, void *arg)
 	return 0;
 }
 
-int store_lru_oldest(struct store *s, int64_t run, struct lru_oldest **ret, size_t *ret_n,
-		     char *err)
+int store_lru_oldest_each(struct store *s, int64_t run, lru_oldest_fn fn, void *arg,
+			  char *err)
 {
-	struct rows r = ROWS(struct lru_oldest);
-	int rc = db_rows(s, oldest_sql, oldest_row, &r, err, "i", run);
+	struct oldest_walk w = { .fn = fn, .arg = arg };
 
-	return rows_take(&r, rc, ret, ret_n);
+	if (db_rows(s, oldest_sql, oldest_row, &w, err, "i", run) < 0)
+		return -1;
+	if (w.have && fn(arg, &w.cur) < 0)
+		return errorf(err, "out of memory");
+	return 0;
 }
 
 static const char cell_runs_sql[] =

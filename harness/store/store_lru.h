@@ -37,9 +37,15 @@ struct lru_oldest {
 	uint64_t evicted[LRU_TIERS], refaulted[LRU_TIERS], protected_[LRU_TIERS];   /* file */
 };
 
-/* The run's measured oldest generations by seq. *ret is malloc'd. */
-int store_lru_oldest(struct store *s, int64_t run, struct lru_oldest **ret, size_t *ret_n,
-		     char *err);
+/* A generation of store_lru_oldest_each: 0 goes on, -1 stops the read ("out of memory"). */
+typedef int (*lru_oldest_fn)(void *arg, const struct lru_oldest *o);
+
+/*
+ * The run's measured oldest generations by seq, each to fn once its rows
+ * are read (nothing kept: a long run's many generations stream).
+ */
+int store_lru_oldest_each(struct store *s, int64_t run, lru_oldest_fn fn, void *arg,
+			  char *err);
 
 /*
  * What a traced run's sampled folios did (trace_events), page by page in
