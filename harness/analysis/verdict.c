@@ -128,7 +128,7 @@ size_t verdict_same_min_blocks(void)
 size_t verdict_min_different(double alpha, int runs)
 {
 	static const double b[2] = { 1, 1 }, w[2] = { 2, 2 };
-	double one[1] = { 1 }, lf[PERMTEST_BETS], l[PERMTEST_BETS] = { 0 }, target, ls;
+	double lf[PERMTEST_BETS], l[PERMTEST_BETS] = { 0 }, target, ls;
 	struct signflip sf;
 	size_t n, j, t = 0;
 
@@ -138,7 +138,7 @@ size_t verdict_min_different(double alpha, int runs)
 	permtest_block(b, 2, w, 2, 1, 1, lf);
 	signflip_init(&sf);
 	for (n = 1; n <= 1000; n++) {
-		signflip_push(&sf, one[0]);
+		signflip_push(&sf, 1);     /* equal units of one sign: the signs' best */
 		for (j = 0; j < PERMTEST_BETS; j++)
 			l[j] += lf[j];
 		if (!t && confseq_log_evalue(INFINITY, n) >= target)
