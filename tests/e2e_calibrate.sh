@@ -51,11 +51,11 @@ check "check names the calibrated cell's noise" grep -q "^noise of zipf on $host
 check "and warns that its 1 block is too few for 5 %" \
 	grep -qE "^warning: m.json: cell zipf: (reps 2 give 1 units; .* needs up to [0-9]+ to detect 5 % with 80 % power|no number of blocks detects 5 % in )" check.out
 check "naming every calibrated metric, and the least effect its blocks can call" \
-	grep -qE "^noise of zipf on .*: miss% sd [0-9.]+% (needs [0-9]+ \([0-9]+ to ([0-9]+|never)\)|never), calls (from [0-9.]+%|nothing); ops/s sd " check.out
-check "and warns that 1 unit a cell is too few for a DIFFERENT in a family of 10 verdicts" \
-	grep -qE "^warning: m.json: reps 2 give 1 unit a cell: DIFFERENT needs at least [0-9]+ units in a compare of two arms \(10 verdicts\), whatever the noise; this matrix has 1: reps [0-9]+ would" check.out
+	grep -qE "^noise of zipf on .*: miss% sd [0-9.]+% (needs [0-9]+ \([0-9]+ to ([0-9]+|never)\)|never), calls (from [0-9.]+%|nothing)(, SAME from (more than )?[0-9]+)?; ops/s sd " check.out
+check "and warns that 1 unit a cell is too few for a DIFFERENT in ops/s over its 2 cells" \
+	grep -qE "^warning: m.json: reps 2 give 1 unit a cell: DIFFERENT in ops/s needs at least 5 units, whatever the noise; this matrix has 1: reps 10 would$" check.out
 check "and the plan says both floors before anything runs" \
-	grep -qE "^plan: .*: DIFFERENT needs at least [0-9]+ units, SAME at least 30; this matrix has 1$" check.out
+	grep -qE "^plan: .* adjusts 2 verdicts of ops/s and 8 of the other metrics \(2 cells x 5 metrics\): DIFFERENT needs at least 5 units \(6 in the others\), SAME at least 30; this matrix has 1$" check.out
 check "and names the cell it has no calibration of" \
 	grep -q "^no calibration on $host for 1 of 2 cells (other): harness calibrate of the matrix file" check.out
 "$harness" check --parse-only --effect 0 m.json > /dev/null 2> eff.err
