@@ -520,6 +520,106 @@ static void test_build_jail_refusals(void **state)
 	assert_int_equal(status, -1);
 }
 
+/* The text of the file at path (at most len - 1 bytes), "" if none. */
+static void read_text(const char *path, char *out, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, out, len - 1);
+
+	out[n > 0 ? n : 0] = '\0';
+	if (fd >= 0)
+		close(fd);
+}
+
+/* script (sh -c) in a view of d (obj writable) with the limits of v; its exit code. */
+static int run_view_script(const struct view_dirs *d, const char *script, struct sandbox_view *v,
+			   char *err)
+{
+	char e_obj[128];
+	char *env[] = { "PATH=/usr/bin:/bin", e_obj, NULL };
+	const struct sandbox_bind binds[] = { { d->src, 0 }, { d->obj, 1 } };
+	char *argv[] = { "sh", "-c", (char *)script, NULL };
+	int status;
+
+	snprintf(e_obj, sizeof(e_obj), "OBJ=%s", d->obj);
+	v->binds = binds;
+	v->nbinds = 2;
+	v->env = env;
+	v->cwd = d->obj;
+	v->log_path = d->log;
+	v->timeout_ms = 60000;
+	assert_int_equal(sandbox_exec(argv, v, &status, err), 0);
+	return status;
+}
+
+/* What the limits script tries, each success a word in obj/out. */
+static const char limits_script[] =
+	"exec > \"$OBJ/out\" 2>&1\n"
+	/* tail -c keeps the last 256 MiB of what it reads: as many bytes of its own memory */
+	"head -c 268435456 /dev/zero | tail -c 268435456 | wc -c | grep -qx 268435456 && echo allocated\n"
+	"dd if=/dev/zero of=/tmp/big bs=1M count=256 2> /dev/null && echo filled-tmp\n"
+	"rm -f /tmp/big\n"
+	"i=0; while [ $i -lt 300 ] && true > /tmp/f$i; do i=$((i + 1)); done 2> /dev/null; echo files $i\n"
+	"bash -c 'n=0; while [ $n -lt 300 ] && exec {fd}< /dev/null; do n=$((n + 1)); done "
+	"2> /dev/null; echo opened $n'\n"
+	"echo end\n";
+
+/*
+ * #48: the build jail has a memory cgroup of its own (64 MiB here: a
+ * process's 256 MiB is killed, and /tmp, half of it, refuses 256 MiB), /tmp holds at most
+ * its count of files, and no process may open more than RLIMIT_NOFILE.
+ */
+static void test_build_jail_limits(void **state)
+{
+	struct view_dirs d;
+	struct sandbox_view v = { .nproc = 64, .fsize_mib = 512, .nofile = 64, .tmp_inodes = 100,
+				  .mem_max = 64 << 20 };
+	char out[4096], log[4096], path[160], err[ERR_MAX];
+	const char *files;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();   /* a cgroup of its own needs root here */
+	make_view_dirs(&d);
+	assert_int_equal(run_view_script(&d, limits_script, &v, err), 0);
+	snprintf(path, sizeof(path), "%s/out", d.obj);
+	read_text(path, out, sizeof(out));
+	read_text(d.log, log, sizeof(log));
+	if (!strstr(out, "end\n") || strstr(out, "allocated") || strstr(out, "filled-tmp"))
+		fail_msg("the jail's memory is not limited:\n%s", out);
+	files = strstr(out, "files ");
+	if (!files || atoi(files + 6) >= 100)
+		fail_msg("/tmp took more files than its limit:\n%s", out);
+	if (!strstr(out, "opened ") || atoi(strstr(out, "opened ") + 7) >= 64)
+		fail_msg("more open files than RLIMIT_NOFILE:\n%s", out);
+	if (!strstr(log, "harness: the build's memory limit (64 MiB) killed"))
+		fail_msg("the log does not say the limit killed:\n%s", log);
+}
+
+/* #48: the build's stdout is a pipe the harness reads: it cannot truncate or seek the log. */
+static void test_build_jail_log_pipe(void **state)
+{
+	struct view_dirs d;
+	struct sandbox_view v = { .nproc = 64, .fsize_mib = 16 };
+	char log[4096], err[ERR_MAX];
+	int fd;
+
+	(void)state;
+	make_view_dirs(&d);
+	fd = open(d.log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "harness: before the jail\n", 25), 25);
+	close(fd);
+	assert_int_equal(run_view_script(&d, "echo one; "
+					  "perl -e 'truncate(STDOUT, 0) or print STDERR \"no truncate\\n\"'; "
+					  "perl -e 'sysseek(STDOUT, 0, 0) or print STDERR \"no seek\\n\"'; "
+					  "echo two", &v, err), 0);
+	read_text(d.log, log, sizeof(log));
+	if (strncmp(log, "harness: before the jail\none\n", 29) || !strstr(log, "no truncate\n") ||
+	    !strstr(log, "no seek\n") || !strstr(log, "two\n"))
+		fail_msg("the build reached its log:\n%s", log);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -535,6 +635,8 @@ int main(void)
 		cmocka_unit_test(test_build_jail),
 		cmocka_unit_test(test_build_jail_not_root),
 		cmocka_unit_test(test_build_jail_refusals),
+		cmocka_unit_test(test_build_jail_limits),
+		cmocka_unit_test(test_build_jail_log_pipe),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,6 +2,7 @@
  * namespaces, a read-only tmpfs root with only the files or host directories it is given, no privileges. */
 #define _GNU_SOURCE
 #include "base/sandbox.h"
+#include "base/cgroup.h"
 #include "base/err.h"
 #include "base/proc.h"
 #include "common/fmt.h"
@@ -10,8 +11,10 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -33,6 +36,7 @@
 enum step {
 	STEP_FDS, STEP_UNSHARE, STEP_IDMAP, STEP_FORK, STEP_MOUNT, STEP_COPY, STEP_PIVOT,
 	STEP_READONLY, STEP_USER, STEP_LIMITS, STEP_EXEC, STEP_BIND, STEP_SYSTEM, STEP_CWD,
+	STEP_CGROUP,
 };
 
 static const char *const step_what[] = {
@@ -51,6 +55,7 @@ static const char *const step_what[] = {
 	[STEP_BIND]     = "show a directory it is given",
 	[STEP_SYSTEM]   = "show the toolchain (/usr, /dev, /proc, /tmp)",
 	[STEP_CWD]      = "enter its working directory",
+	[STEP_CGROUP]   = "join its memory cgroup",
 };
 
 struct report {
@@ -76,6 +81,8 @@ static const struct { const char *path; int dev; } toolchain[] = {
 static const char *const usr_links[] = { "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32" };
 
 #define LINK_MAX_LEN 64
+#define VIEW_NOFILE     1024    /* a view's open files when it names none */
+#define VIEW_TMP_INODES 65536   /* ... and the files of its /tmp */
 
 /* Everything the child needs, made before fork: the child only makes system calls. */
 struct jail {
@@ -91,6 +98,8 @@ struct jail {
 	char uid_map[48], gid_map[48];
 	int null_fd, out_fd, report_fd;
 	const struct sandbox_view *view;             /* a build jail, or NULL */
+	const struct cgroup_jail *cg;                /* its memory cgroup, or NULL */
+	char tmp_opts[96];                           /* a build jail's /tmp */
 	char links[ARRAY_SIZE(usr_links)][LINK_MAX_LEN];   /* "" where the host has none */
 };
 
@@ -337,7 +346,7 @@ static void show_toolchain(const struct jail *j)
 		fail(j, STEP_SYSTEM);
 	/* mounted now, not after pivoting: a bind below /tmp is then made inside it */
 	if (fmtbuf(dst, sizeof(dst), "%s/tmp", JAIL_MNT) < 0 || mkdir(dst, 01777) < 0 ||
-	    mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV, "size=1g,mode=1777") < 0)
+	    mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV, j->tmp_opts) < 0)
 		fail(j, STEP_SYSTEM);
 }
 
@@ -372,13 +381,14 @@ static void enter_view(const struct jail *j)
 	pivot(j);
 }
 
-/* A build jail's limits: processes, file size, no core; after drop_user. */
+/* A build jail's limits: processes, file size, open files, no core; after drop_user. */
 static int set_view_limits(const struct sandbox_view *v)
 {
 	const struct limit limits[] = {
-		{ RLIMIT_NPROC, v->nproc },
-		{ RLIMIT_FSIZE, (rlim_t)v->fsize_mib << 20 },
-		{ RLIMIT_CORE,  0 },
+		{ RLIMIT_NPROC,  v->nproc },
+		{ RLIMIT_FSIZE,  (rlim_t)v->fsize_mib << 20 },
+		{ RLIMIT_NOFILE, v->nofile ? v->nofile : VIEW_NOFILE },
+		{ RLIMIT_CORE,   0 },
 	};
 
 	return apply_limits(limits, ARRAY_SIZE(limits));
@@ -441,6 +451,9 @@ static __attribute__((noreturn)) void jail_child(const struct jail *j)
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);    /* the jail ends with the harness */
 	if (dup2(j->null_fd, 0) < 0 || dup2(j->out_fd, 1) < 0 || dup2(j->out_fd, 2) < 0)
 		fail(j, STEP_FDS);
+	/* before its cgroup namespace: the jail's root cgroup is then its own */
+	if (j->cg && cgroup_jail_enter(j->cg) < 0)
+		fail(j, STEP_CGROUP);
 	if (unshare(NS_FLAGS | (j->userns ? CLONE_NEWUSER : 0)) < 0)
 		fail(j, STEP_UNSHARE);
 	if (j->userns && map_ids(j) < 0)
@@ -531,7 +544,7 @@ static int read_report(int fd, const struct jail *j, char *err)
 	while (n < 0 && errno == EINTR);
 	if (n != (ssize_t)sizeof(r))
 		return 0;
-	if (r.step < 0 || r.step > STEP_CWD)
+	if (r.step < 0 || r.step > STEP_CGROUP)
 		r.step = STEP_FDS;
 	if (r.step == STEP_BIND && v && r.bind >= 0 && (size_t)r.bind < v->nbinds)
 		errorf(err, "sandbox: cannot show '%s' in its view: %s; '%s' was not run",
@@ -630,8 +643,55 @@ static int check_bind(const struct sandbox_bind *b, char *err)
 	return 0;
 }
 
+/* What a build jail's output pipe carries into its log, on a thread of its own. */
+struct log_copy {
+	int from, to;       /* the pipe's read end; the log, or -1 */
+	uint64_t left;      /* bytes the log may still take */
+	uint64_t cut;       /* bytes dropped past that */
+	pthread_t thread;
+};
+
+/* Everything the jail prints, into the log until its cap, then drained; ends at EOF. */
+static void *copy_log(void *arg)
+{
+	struct log_copy *c = arg;
+	char buf[16384];
+	ssize_t n;
+	size_t w;
+
+	for (;;) {
+		n = read(c->from, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		w = (uint64_t)n < c->left ? (size_t)n : (size_t)c->left;
+		/* a full disk loses the log's tail, never the build: its result is the exit code */
+		if (w && c->to >= 0 && write(c->to, buf, w) < 0)
+			c->to = -1;
+		c->left -= w;
+		c->cut += (size_t)n - w;
+	}
+	return NULL;
+}
+
+/* A line of the harness's own at the log's end (best effort). */
+static void log_line(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void log_line(int fd, const char *fmt, ...)
+{
+	char line[ERR_MAX + 64];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfmtcut(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	strcat(line, "\n");
+	if (fd >= 0 && write(fd, line, strlen(line)) < 0)
+		return;
+}
+
 /* The view's paths checked, /usr's links read, the log opened: J ready to fork. */
-static int prepare_view(struct jail *j, const struct sandbox_view *v, char *err)
+static int prepare_view(struct jail *j, const struct sandbox_view *v, int *log_fd, char *err)
 {
 	ssize_t n;
 
@@ -644,12 +704,74 @@ static int prepare_view(struct jail *j, const struct sandbox_view *v, char *err)
 		n = readlink(usr_links[i], j->links[i], LINK_MAX_LEN - 1);
 		j->links[i][n > 0 ? n : 0] = '\0';
 	}
-	j->out_fd = open(v->log_path ? v->log_path : "/dev/null",
-			 O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0644);
-	if (j->out_fd < 0)
+	/* /tmp's pages are the cgroup's: at most half of them, so a full /tmp is ENOSPC,
+	 * not the OOM killer choosing among the build's processes */
+	if (fmtbuf(j->tmp_opts, sizeof(j->tmp_opts), "size=%lluk,nr_inodes=%u,mode=1777",
+		   (unsigned long long)(v->mem_max && v->mem_max / 2 < (1ULL << 30) ?
+					v->mem_max / 2 : 1ULL << 30) >> 10,
+		   v->tmp_inodes ? v->tmp_inodes : VIEW_TMP_INODES) < 0)
+		return errorf(err, "sandbox: /tmp's options over %zu bytes", sizeof(j->tmp_opts) - 1);
+	*log_fd = open(v->log_path ? v->log_path : "/dev/null",
+		       O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0644);
+	if (*log_fd < 0)
 		return errorf(err, "sandbox: cannot open the log '%s': %s", v->log_path,
 			      errno == ELOOP ? "it is a symlink" : strerror(errno));
 	return prepare_ids(j, err);
+}
+
+/*
+ * The jail's memory cgroup, limited to V's mem_max: as root one is required
+ * (-1 with why); not root, where none can be made, the log says so and the
+ * jail runs without (CG->dir stays "").
+ */
+static int make_cgroup(const struct sandbox_view *v, struct cgroup_jail *cg, int log_fd,
+		       char *err)
+{
+	char why[ERR_MAX];
+
+	cg->dir[0] = '\0';
+	cg->procs_fd = -1;
+	if (!v->mem_max || cgroup_jail_make(cg, v->mem_max, why) == 0)
+		return 0;
+	if (geteuid() == 0)
+		return errorf(err, "sandbox: the jail's memory limit: %s", why);
+	log_line(log_fd, "harness: this build has no memory limit of its own: %s", why);
+	return 0;
+}
+
+/* Fork the jail (its cgroup and output pipe made) and wait for it. */
+static int run_view(struct jail *j, const struct proc_opts *o,
+		    int *ret_status, char *err)
+{
+	int st, r;
+	pid_t pid = start_jail(j, err);
+
+	close(j->out_fd);   /* the jail's processes hold the write end now */
+	j->out_fd = -1;
+	if (pid < 0)
+		return -1;
+	r = proc_wait_ticking(pid, j->argv[0], o, &st, err);
+	if (r < 0)
+		return -1;
+	*ret_status = r == 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return 0;
+}
+
+/* After the jail: its output drained, and what the harness says of it after. */
+static void end_view(const struct sandbox_view *v, struct log_copy *lc, struct cgroup_jail *cg,
+		     int log_fd)
+{
+	long kills = cgroup_jail_oom_kills(cg);
+
+	pthread_join(lc->thread, NULL);
+	close(lc->from);
+	if (lc->cut)
+		log_line(log_fd, "harness: the build's output was cut at %u MiB (%llu bytes dropped)",
+			 v->fsize_mib, (unsigned long long)lc->cut);
+	if (kills > 0)
+		log_line(log_fd, "harness: the build's memory limit (%llu MiB) killed %ld of its "
+			 "processes", (unsigned long long)(v->mem_max >> 20), kills);
+	cgroup_jail_remove(cg);
 }
 
 int sandbox_exec(char *const argv[], const struct sandbox_view *v, int *ret_status, char *err)
@@ -657,25 +779,31 @@ int sandbox_exec(char *const argv[], const struct sandbox_view *v, int *ret_stat
 	struct jail j = { .argv = argv, .view = v, .out_fd = -1 };
 	struct proc_opts o = { .timeout_ms = v->timeout_ms, .tick = v->tick,
 			       .tick_arg = v->tick_arg, .tick_ms = v->tick_ms };
-	_cleanup_close_ int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	int st, r = -1;
-	pid_t pid;
+	_cleanup_close_ int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC), log_fd = -1;
+	struct log_copy lc = { .left = (uint64_t)v->fsize_mib << 20 };
+	struct cgroup_jail cg;
+	int pfd[2], r;
 
 	if (null_fd < 0)
 		return errorf(err, "sandbox: /dev/null: %s", strerror(errno));
 	j.null_fd = null_fd;
-	if (prepare_view(&j, v, err) < 0)
-		goto out;
-	pid = start_jail(&j, err);
-	if (pid < 0)
-		goto out;
-	r = proc_wait_ticking(pid, argv[0], &o, &st, err);
-	if (r < 0)
-		goto out;
-	*ret_status = r == 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	r = 0;
-out:
-	if (j.out_fd >= 0)
-		close(j.out_fd);
+	if (prepare_view(&j, v, &log_fd, err) < 0 || make_cgroup(v, &cg, log_fd, err) < 0)
+		return -1;
+	j.cg = cg.dir[0] ? &cg : NULL;
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		cgroup_jail_remove(&cg);
+		return errorf(err, "sandbox: pipe: %s", strerror(errno));
+	}
+	lc.from = pfd[0];
+	lc.to = log_fd;
+	j.out_fd = pfd[1];
+	if ((r = pthread_create(&lc.thread, NULL, copy_log, &lc)) != 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		cgroup_jail_remove(&cg);
+		return errorf(err, "sandbox: a thread for the log: %s", strerror(r));
+	}
+	r = run_view(&j, &o, ret_status, err);
+	end_view(v, &lc, &cg, log_fd);
 	return r;
 }

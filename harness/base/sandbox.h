@@ -4,6 +4,7 @@
 #define SANDBOX_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define SANDBOX_FILES_MAX 8
 #define SANDBOX_NAME_MAX  64
@@ -70,9 +71,14 @@ struct sandbox_view {
 	const char *hide;        /* a directory inside a bind shown empty (a tree's .git), or NULL */
 	char *const *env;        /* the whole environment, NAME=VALUE, NULL-terminated */
 	const char *cwd;         /* inside a bind */
-	const char *log_path;    /* stdout and stderr appended; never through a symlink */
+	const char *log_path;    /* stdout and stderr appended by the harness from a pipe, at
+				  * most fsize_mib; never through a symlink */
 	unsigned nproc;          /* RLIMIT_NPROC */
 	unsigned fsize_mib;      /* RLIMIT_FSIZE */
+	unsigned nofile;         /* RLIMIT_NOFILE (0: 1024) */
+	unsigned tmp_inodes;     /* files and directories its /tmp may hold (0: 65536) */
+	uint64_t mem_max;        /* bytes its own cgroup may use, /tmp's pages too, which take
+				  * at most half of it and 1 GiB (0: no cgroup, /tmp 1 GiB) */
 	int timeout_ms;          /* wall clock, then the jail is killed */
 	void (*tick)(void *arg); /* about every tick_ms while it runs */
 	void *tick_arg;
@@ -86,8 +92,12 @@ struct sandbox_view {
  * ld.so.cache), /dev/null, zero, full, random and urandom, a fresh /proc of its
  * own pid namespace, a private /tmp, and V's binds; nothing else of the host.
  * Every process of the jail ends when argv[0] does (pid namespace) or at the
- * deadline. Returns 0 with its exit code in *ret_status (-1 if a signal or
- * the deadline ended it), or -1 with a message if the jail could not be made.
+ * deadline. Its memory is a cgroup's of its own, limited to V's mem_max: one
+ * that cannot be made fails the jail as root; not root (no cgroup of its own
+ * to give), the jail runs without and its log says so. Its output reaches
+ * the log through a pipe: it cannot truncate or seek the log. Returns 0 with
+ * its exit code in *ret_status (-1 if a signal or the deadline ended it), or
+ * -1 with a message if the jail could not be made.
  */
 int sandbox_exec(char *const argv[], const struct sandbox_view *v, int *ret_status, char *err);
 

@@ -78,6 +78,9 @@ static const struct ckey keys[] = {
 	  "re-runs of a run that failed for the harness's own reasons (not a kernel crash)", NULL },
 	{ "bisections_max", C_UINT, COFF(bisections_max), 1, 1000, "8",
 	  "bisections queued or running at once in harnessd; one more is refused", NULL },
+	{ "build_memory_mib", C_UINT, COFF(build_memory_mib), 0, UINT64_C(1) << 30, "0",
+	  "memory a kernel build's jail may use, MiB, its /tmp included (a cgroup of its own: "
+	  "memory.max); 0: half of the host's RAM", NULL },
 	{ "webhook", C_STR, COFF(webhook), 0, PATH_MAX - 1, "",
 	  "URL to POST JSON to when a matrix finishes or a run crashes (empty: none)", NULL },
 	{ "kernel_dirs", C_PATHS, COFF(kernel_dirs), 0, CONF_KERNEL_DIRS_MAX, "",

@@ -63,6 +63,7 @@ struct conf {
 	uint64_t watchdog_min_s;      /* ... and for at least this long */
 	uint64_t retries;         /* re-runs after an infrastructure failure */
 	uint64_t bisections_max;  /* bisections queued or running at once in harnessd */
+	uint64_t build_memory_mib;  /* a kernel build's jail, its cgroup's memory; 0: half the host's */
 	char webhook[PATH_MAX];   /* URL POSTed JSON when a matrix ends or a run crashes */
 	/* the quiet-host gate (run/quiet.h): thresholds in % of wall time stalled */
 	uint64_t quiet_cpu_pct, quiet_io_pct;  /* cpu and io "some"; 100: off */

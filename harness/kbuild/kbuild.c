@@ -190,6 +190,8 @@ static int output(const char *cwd, char *out, size_t len, char *err, const char 
 
 #define JAIL_NPROC      512     /* make -j2 of a kernel peaks at a few dozen */
 #define JAIL_FSIZE_MIB  4096    /* a vmlinux with debug info is under 1 GiB */
+#define JAIL_NOFILE     4096    /* open files of one process: make and ld open a few hundred */
+#define JAIL_TMP_INODES 16384   /* files in its /tmp: gcc's temporaries, a few per compiler */
 
 /* A build's whole environment in the jail: nothing of the harness's but these (and ccache's two). */
 static const char *const jail_env[] = {
@@ -228,6 +230,16 @@ static int give_to_jail(const char *dir, char *err)
 	return 0;
 }
 
+/* The build jail's memory limit in bytes: the request's, or half of the host's RAM. */
+static uint64_t jail_memory(const struct kbuild_req *r)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+
+	if (r->memory_mib)
+		return r->memory_mib << 20;
+	return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size / 2 : 4ULL << 30;
+}
+
 /* argv in the build's jail (src and in read-only; obj and ccache writable); its exit code in *status. */
 static int jail_run(struct build *b, char *const *argv, const char *cwd, int timeout_ms,
 		    int ticking, int *status, char *err)
@@ -240,7 +252,8 @@ static int jail_run(struct build *b, char *const *argv, const char *cwd, int tim
 	struct sandbox_view v = {
 		.binds = binds, .nbinds = ARRAY_SIZE(binds), .hide = hide, .env = env,
 		.cwd = cwd ? cwd : b->obj, .log_path = b->log, .nproc = JAIL_NPROC,
-		.fsize_mib = JAIL_FSIZE_MIB, .timeout_ms = timeout_ms,
+		.fsize_mib = JAIL_FSIZE_MIB, .nofile = JAIL_NOFILE, .tmp_inodes = JAIL_TMP_INODES,
+		.mem_max = jail_memory(b->req), .timeout_ms = timeout_ms,
 		.tick = ticking ? compile_tick : NULL, .tick_arg = b, .tick_ms = TICK_MS,
 	};
 	size_t n = 0;

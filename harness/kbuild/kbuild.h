@@ -36,13 +36,14 @@ struct kbuild_req {
 	const char *source;          /* a tree's resolved path, or "" */
 	const char *source_package;  /* "linux-source-6.12", or "" */
 	const char *base;            /* a git revision (git trees only), or "" for HEAD */
-	const struct series *series; /* NULL or the patches, applied in order ... */
-	unsigned n_apply;            /* ... the first n_apply of them */
+	const struct series *series; /* NULL or the whole series (its scope in the cache) ... */
+	unsigned n_apply;            /* ... of which the first n_apply are applied, in order */
 	const char *config;          /* defconfig, tinyconfig, allnoconfig, debian, or a path */
 	const char *fragment;        /* the user's CONFIG_ lines (checked), '\n'-separated */
 	const char *results;         /* builds go to RESULTS/cache/builds */
 	const char *kconfig_dir;     /* the harness's required fragments: common.config, ARCH.config */
 	int jobs;                    /* make -j; 0: the host's cores */
+	uint64_t memory_mib;         /* the build jail's memory (its cgroup's); 0: half the host's RAM */
 	kbuild_tell_fn tell;
 	kbuild_gate_fn gate;
 	void *arg;                   /* for tell and gate */

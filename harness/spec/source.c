@@ -124,11 +124,15 @@ static int gate_arm(void *arg, int busy, char *err)
 	return t->h->gate(t->h->arg, busy, err);
 }
 
-/* Build for every arch; the first failure marks the arm. */
+/*
+ * Build for every arch the first napply patches of s (the whole series: its
+ * scope in the build cache is its own); the first failure marks the arm.
+ */
 static int build_all(const struct matrix *m, struct arm *a, const char *where,
 		     const struct conf *conf, const struct source_paths *p, const struct series *s,
-		     const struct source_hooks *h, char *err)
+		     unsigned napply, const struct source_hooks *h, char *err)
 {
+	const struct series applied = { s ? s->p : NULL, napply };
 	json_auto_t *list = json_array();
 	struct kbuild_result r;
 	struct telling t = { .h = h };
@@ -140,8 +144,9 @@ static int build_all(const struct matrix *m, struct arm *a, const char *where,
 		fmtcut(t.who, sizeof(t.who), "%s (%s) %s", where, a->name, m->archs[i]);
 		struct kbuild_req q = {
 			.arch = m->archs[i], .source = p->source, .source_package = a->source_package,
-			.base = a->base, .series = s, .n_apply = s ? s->n : 0, .config = p->config,
+			.base = a->base, .series = s, .n_apply = napply, .config = p->config,
 			.fragment = a->fragment, .results = conf->results, .kconfig_dir = p->kconfig,
+			.memory_mib = conf->build_memory_mib,
 			.tell = h->progress ? tell_arm : NULL, .gate = h->gate ? gate_arm : NULL,
 			.arg = &t,
 		};
@@ -151,7 +156,7 @@ static int build_all(const struct matrix *m, struct arm *a, const char *where,
 			return 0;
 		}
 		a->files[i] = r.files;
-		if (add_build(a, list, m->archs[i], s, &r, err) < 0)
+		if (add_build(a, list, m->archs[i], s ? &applied : NULL, &r, err) < 0)
 			return -1;
 	}
 	a->build_json = json_dumps(list, JSON_COMPACT);
@@ -223,11 +228,9 @@ int source_resolve(const struct matrix *m, struct arm *a, unsigned idx, const st
 	if (confine_paths(m, a, conf, where, &p, err) < 0 ||
 	    read_series(m, a, conf, where, &p, &s, err) < 0)
 		return -1;
-	n = s.n;
-	if (a->apply_set)
-		s.n = (unsigned)a->apply;     /* the first apply of them are built and listed */
-	rc = build_all(m, a, where, conf, &p, p.patches[0] ? &s : NULL, hooks, err);
-	s.n = n;
+	/* the first apply of them are built and listed */
+	n = a->apply_set ? (unsigned)a->apply : s.n;
+	rc = build_all(m, a, where, conf, &p, p.patches[0] ? &s : NULL, n, hooks, err);
 	series_free(&s);
 	return rc;
 }
