@@ -2,9 +2,14 @@
 # bench_kbuild.sh -- what a source arm's build costs, through the harness
 # itself (harness check resolves, that is builds, and exits): cold (an empty
 # build cache and ccache, the package unpacked and imported), cached (the
-# same arm again: no compile), and one patch more, built incrementally in
-# the kept O= directory and, separately, in a fresh one with a warm ccache.
+# same arm again: no compile), one patch more (a series: its first build
+# starts from a copy of the tree's own objects), another version of that
+# patch (another series: a copy again), and the first again in a fresh O=
+# directory with a warm ccache.
 # usage: tests/bench_kbuild.sh HARNESS [CONFIG...]   (default: tinyconfig)
+# BENCH_KBUILD_FROM=DIR starts from a copy of DIR, an earlier run's results
+# directory (its tree imported and its ccache warm, no object directory): its
+# "cold" step is then a build from ccache alone.
 # Nothing else should run meanwhile: the figures are wall-clock seconds.
 set -u
 harness=$(readlink -f "${1:?harness binary}")
@@ -37,9 +42,10 @@ units() { grep -c '^  CC ' "$1" 2>/dev/null || echo 0; }
 
 for cfg in "$@"; do
 	rm -rf results
+	[ -n "${BENCH_KBUILD_FROM:-}" ] && cp -a "$BENCH_KBUILD_FROM" results
 	matrix base.json "$cfg"
 	timed "$cfg-cold" base.json
-	key=$(ls -d results/cache/builds/*/ | grep -v -e trees -e inputs -e logs -e ccache | head -1)
+	key=$(ls -td results/cache/builds/*/ | grep -v -e trees -e inputs -e logs -e ccache | head -1)
 	echo "$cfg-units $(units "$key/build.log")"
 	echo "$cfg-vmlinuz-bytes $(stat -c %s "$key/vmlinuz")"
 	timed "$cfg-cached" base.json
@@ -51,6 +57,9 @@ for cfg in "$@"; do
 	  (cd p && diff -u --label a/mm/vmscan.c --label b/mm/vmscan.c vmscan.c.orig vmscan.c); } > one.mbox
 	matrix one.json "$cfg" one.mbox
 	timed "$cfg-one-patch-incremental" one.json
+	sed 's/bench: one patch/bench: another version/' one.mbox > two.mbox
+	matrix two.json "$cfg" two.mbox
+	timed "$cfg-another-version-incremental" two.json
 	rm -rf results/cache/builds/trees/pkg-linux-source-6.12/obj-x86_64 results/cache/builds/inputs
 	sed -i 's/bench: one patch/bench: one patch, again/' one.mbox
 	timed "$cfg-one-patch-fresh-objdir-warm-ccache" one.json

@@ -729,6 +729,169 @@ static void test_config_cache_follows_kconfig(void **state)
 	assert_true(config_reused(&q, "Documentation/added.rst"));
 }
 
+/*
+ * A stand-in kernel that compiles: its bzImage target builds payload.c
+ * through $(CC) (ccache gcc) into O's payload.o, then an image with a real
+ * bzImage header whose release is 6.12.0$(LOCALVERSION), payload.o appended.
+ */
+static const char compiling_makefile[] =
+	"VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 0\n"
+	"tinyconfig:\n\t@mkdir -p $(O) && echo CONFIG_TINY=y > $(O)/.config\n"
+	"olddefconfig:\n\t@true\n"
+	"$(O)/payload.o: payload.c\n\t$(CC) -c payload.c -o $@\n"
+	"bzImage: $(O)/payload.o\n\tsh mkimage.sh $(O) $(LOCALVERSION)\n";
+
+static const char mkimage_sh[] =
+	"#!/bin/sh\n# mkimage.sh O LOCALVERSION: a bzImage header (HdrS, the release at 0x300)\n"
+	"mkdir -p \"$1/arch/x86/boot\"\n"
+	"{ head -c 514 /dev/zero; printf HdrS; head -c 8 /dev/zero; printf '\\000\\001';\n"
+	"  head -c 240 /dev/zero; printf '6.12.0%s (harness@harness) #1\\000' \"$2\";\n"
+	"  cat \"$1/payload.o\"; } > \"$1/arch/x86/boot/bzImage\"\n";
+
+/* The compiling stand-in at dir/name (made once), tagged base. */
+static void make_compiling_kernel(const char *name, char *tree, char *kconfig)
+{
+	char p[PATH_MAX];
+
+	make_fake_kernel(name, tree, kconfig);
+	sfmt(p, sizeof(p), "%s/mkimage.sh", tree);
+	if (access(p, F_OK) == 0)
+		return;
+	write_text(p, mkimage_sh);
+	sfmt(p, sizeof(p), "%s/Makefile", tree);
+	write_text(p, compiling_makefile);
+	sfmt(p, sizeof(p), "%s/payload.c", tree);
+	write_text(p, "const char payload[] = \"clean-payload\";\n");
+	git(tree, "add", ".", NULL, NULL);
+	git(tree, "commit", "-q", "-m", "a stand-in kernel that compiles");
+	git(tree, "tag", "-f", "base", NULL);
+}
+
+/*
+ * The hostile patch, as a one-patch mbox at path: its Makefile, at the
+ * compile, compiles EVIL-payload through ccache and copies that result over
+ * every result in $CCACHE_DIR, and leaves an EVIL payload.o dated 2099 in O.
+ */
+static void write_poisoning_patch(const char *tree, const char *path)
+{
+	char *argv[] = { "git", "-C", (char *)tree, "format-patch", "-1", "--stdout", NULL };
+	char p[PATH_MAX], err[ERR_MAX];
+	char text[16384];
+
+	sfmt(p, sizeof(p), "%s/poison.sh", tree);
+	write_text(p, "#!/bin/sh\n# poison.sh O: through ccache and O, into other builds\n"
+		   "echo 'const char payload[] = \"EVIL-payload\";' > /tmp/evil.c\n"
+		   "$CC_ -c /tmp/evil.c -o /tmp/evil.o\n"
+		   "e=$(ls -t $(find \"$CCACHE_DIR\" -name '*R') | head -1)\n"
+		   "for f in $(find \"$CCACHE_DIR\" -name '*R'); do [ \"$f\" = \"$e\" ] || cp \"$e\" \"$f\"; done\n"
+		   "cp /tmp/evil.o \"$1/payload.o\" && touch -d 2099-01-01 \"$1/payload.o\"\n");
+	sfmt(p, sizeof(p), "%s/Makefile", tree);
+	write_text(p, "VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 0\n"
+		   "tinyconfig:\n\t@mkdir -p $(O) && echo CONFIG_TINY=y > $(O)/.config\n"
+		   "olddefconfig:\n\t@true\n"
+		   "$(O)/payload.o: payload.c\n\t$(CC) -c payload.c -o $@\n"
+		   "bzImage: $(O)/payload.o\n\tCC_='$(CC)' sh poison.sh $(O)\n"
+		   "\tsh mkimage.sh $(O) $(LOCALVERSION)\n");
+	git(tree, "add", ".", NULL, NULL);
+	git(tree, "commit", "-q", "-m", "kbuild: poison other builds");
+	assert_int_equal(proc_output(argv, NULL, 60000, text, sizeof(text), err), 0);
+	strcat(text, "\n");
+	write_text(path, text);
+	git(tree, "reset", "-q", "--hard", "base");
+}
+
+/* Build q; 1 if its image holds the EVIL payload, 0 if the clean one. */
+static int poisoned(struct kbuild_req *q, const char *what)
+{
+	char err[ERR_MAX], *img;
+	struct kbuild_result r;
+	size_t len;
+	int evil;
+
+	if (kbuild_build(q, &r, err) < 0)
+		fail_msg("%s: %s", what, err);
+	assert_int_equal(read_regular_file(r.files.kernel, 1 << 20, &img, &len, err), 0);
+	evil = memmem(img, len, "EVIL-payload", 12) != NULL;
+	if (!evil && !memmem(img, len, "clean-payload", 13))
+		fail_msg("%s: neither payload in %s", what, r.files.kernel);
+	free(img);
+	return evil;
+}
+
+/* The shared ccache's results and manifests, each "HASH  PATH" on a line. */
+static void ccache_results(char *out, size_t len)
+{
+	char script[PATH_MAX + 128], err[ERR_MAX];
+	char *argv[] = { "sh", "-c", script, NULL };
+
+	sfmt(script, sizeof(script), "cd %s/%s/ccache && find . -type f -name '*[RM]' | sort | "
+	     "xargs sha256sum", conf.results, KBUILD_CACHE);
+	assert_int_equal(proc_output(argv, NULL, 60000, out, len, err), 0);
+	strcat(out, "\n");
+}
+
+/* Did a build say it made its object directory anew? */
+static void anew_said(void *arg, const char *line)
+{
+	if (strstr(line, "is dated after this build's start: the object directory is made anew"))
+		*(int *)arg = 1;
+}
+
+/*
+ * #48: a series' patch whose Makefile writes its own result over every
+ * result in ccache and leaves an object dated 2099 changes nothing in ccache
+ * (so no clean build of another tree takes it) and does not reach the same
+ * tree's next clean build through its objects; its own series' next build
+ * makes its object directory anew.
+ */
+static void test_series_cannot_poison(void **state)
+{
+	char tree[PATH_MAX], other[PATH_MAX], kconfig[PATH_MAX], path[PATH_MAX], err[ERR_MAX];
+	char before[8192], after[8192];
+	struct kbuild_req q = { .arch = "x86_64", .source_package = "", .base = "base",
+				.config = "tinyconfig", .fragment = "", .results = conf.results,
+				.jobs = 1 };
+	struct series s;
+	int anew = 0;
+
+	(void)state;
+	if (access("/usr/bin/ccache", X_OK) != 0)
+		skip();
+	make_compiling_kernel("clean", tree, kconfig);
+	make_compiling_kernel("other", other, kconfig);
+	q.kconfig_dir = kconfig;
+	q.source = tree;
+	assert_false(poisoned(&q, "the tree's own build"));
+	sfmt(path, sizeof(path), "%s/poison.mbox", dir);
+	write_poisoning_patch(tree, path);
+	assert_int_equal(series_read(path, &s, err), 0);
+	ccache_results(before, sizeof(before));
+	assert_non_null(strstr(before, "R\n"));
+	q.series = &s;
+	q.n_apply = 1;
+	assert_true(poisoned(&q, "the hostile series"));   /* its own kernel is its own */
+	ccache_results(after, sizeof(after));
+	if (strcmp(before, after))
+		fail_msg("the series wrote ccache's results:\n%s\nthen:\n%s", before, after);
+	q.series = NULL;
+	q.n_apply = 0;
+	q.source = other;
+	if (poisoned(&q, "another tree's clean build"))
+		fail_msg("the series reached another tree's build through ccache");
+	q.source = tree;
+	q.fragment = "CONFIG_OTHER=y";   /* another key: compiled in the tree's objects */
+	if (poisoned(&q, "the same tree's next clean build"))
+		fail_msg("the series reached the tree's next clean build through its objects");
+	q.fragment = "CONFIG_THIRD=y";
+	q.series = &s;
+	q.n_apply = 1;
+	q.tell = anew_said;
+	q.arg = &anew;
+	poisoned(&q, "the series again, another config");
+	assert_true(anew);
+	series_free(&s);
+}
+
 /* A gate that counts its calls and, when refuse is set, cannot be taken. */
 struct gate_calls {
 	int refuse, entered, left;
@@ -1173,6 +1336,7 @@ int main(void)
 		cmocka_unit_test(test_series_512_builds),
 		cmocka_unit_test(test_config_cache_follows_kconfig),
 		cmocka_unit_test(test_gate_refused_stops),
+		cmocka_unit_test(test_series_cannot_poison),
 		cmocka_unit_test(test_apt_failure_said),
 		cmocka_unit_test(test_text_tail),
 		cmocka_unit_test(test_fragment_allow_list),

@@ -13,11 +13,21 @@
  *                          hashed, or the package name); a git tree's objects
  *                          are borrowed (objects/info/alternates), never written
  *   trees/<T>/in/          what the harness gives the jail: base config, fragment
- *   trees/<T>/obj-<ARCH>/  the O= directory, kept: the next build is incremental
+ *   trees/<T>/obj-<ARCH>/  the O= directory of the tree's own builds (no patch),
+ *                          kept: the next build is incremental
+ *   trees/<T>/obj-<ARCH>-s<S>/  a series' (S: its scope, the base and every
+ *                          patch of the series hashed), first copied from the one above
+ *   trees/<T>/config-...   builtin configs made before, a series' with its -s<S>
  *   inputs/<I>             what a request's inputs built to: "key K" or "failed ..."
- *   <K>/                   vmlinuz, config, build.log, patches, info (written last)
+ *   <K>/                   vmlinuz, config, build.log, patches, info (written last,
+ *                          its scope in it: "base" or the series' s<S>)
  *   logs/<I>.log           the log of a build that failed
- *   ccache/                CCACHE_DIR
+ *   ccache/                CCACHE_DIR: written by the tree's own builds, read-only to a series'
+ *
+ * What a series' build ran (its Makefiles, its scripts) can reach only what
+ * its own scope keeps: its object directory, its configs, its entries; the
+ * tree's own builds and other series never take them. An object directory
+ * holding a file dated after the build's start is made anew.
  */
 #define _GNU_SOURCE             /* nftw's FTW_PHYS, O_PATH */
 #include "kbuild/kbuild.h"
@@ -61,6 +71,8 @@ struct build {
 	char content[64];                /* a plain tree's git tree id (commits carry a date) */
 	char dirty[HASH_SHA256_HEX];     /* a git tree's uncommitted diff, hashed, or "" */
 	char inputs[HASH_SHA256_HEX];
+	char scope[24];                  /* "base" (no patch applied) or "s" and 16 hex of the series */
+	time_t start;                    /* objects dated after it are not trusted */
 	const char *phase;
 	int64_t phase_start, compile_est_s;
 	int lasting;                     /* the failure is the inputs' own: kept in inputs/<I> */
@@ -69,6 +81,8 @@ struct build {
 static void tell(const struct build *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static void compile_tick(void *arg);
+static void series_scope(struct build *b);
+static int info_value(const char *text, const char *name, char *out, size_t size);
 
 static void tell(const struct build *b, const char *fmt, ...)
 {
@@ -244,11 +258,12 @@ static uint64_t jail_memory(const struct kbuild_req *r)
 static int jail_run(struct build *b, char *const *argv, const char *cwd, int timeout_ms,
 		    int ticking, int *status, char *err)
 {
+	int own = !strcmp(b->scope, "base");   /* a series reads ccache, never writes it */
 	const struct sandbox_bind binds[] = {
-		{ b->src, 0 }, { b->in, 0 }, { b->obj, 1 }, { b->ccache, 1 },
+		{ b->src, 0 }, { b->in, 0 }, { b->obj, 1 }, { b->ccache, own },
 	};
 	char hide[PATH_MAX], ccdir[PATH_MAX + 16], base[PATH_MAX + 32];
-	char *env[ARRAY_SIZE(jail_env) + 3];
+	char *env[ARRAY_SIZE(jail_env) + 5];
 	struct sandbox_view v = {
 		.binds = binds, .nbinds = ARRAY_SIZE(binds), .hide = hide, .env = env,
 		.cwd = cwd ? cwd : b->obj, .log_path = b->log, .nproc = JAIL_NPROC,
@@ -268,6 +283,10 @@ static int jail_run(struct build *b, char *const *argv, const char *cwd, int tim
 		return errorf(err, "the build cache's path %.64s... is too long", b->top);
 	env[n++] = ccdir;
 	env[n++] = base;
+	if (!own) {
+		env[n++] = "CCACHE_READONLY=1";
+		env[n++] = "CCACHE_TEMPDIR=/tmp";
+	}
 	env[n] = NULL;
 	return sandbox_exec(argv, &v, status, err);
 }
@@ -347,8 +366,7 @@ static int tree_dirs(struct build *b, char *err)
 	    pathf(b->ccache, err, "%s/ccache", b->top) < 0 ||
 	    pathf(b->obj, err, "%s/obj-%s", b->tdir, r->arch) < 0)
 		return -1;
-	if (mkdir_p(b->tdir, err) < 0 || mkdir_p(b->in, err) < 0 || mkdir_p(b->obj, err) < 0 ||
-	    mkdir_p(b->ccache, err) < 0)
+	if (mkdir_p(b->tdir, err) < 0 || mkdir_p(b->in, err) < 0 || mkdir_p(b->ccache, err) < 0)
 		return -1;
 	return no_symlink_dir(b->tdir, err);
 }
@@ -626,16 +644,69 @@ static int input_key(struct build *b, const char *required, char *err)
 		return -1;
 	hash_line(&s, "required", h);
 	hash_sha256_final_hex(&s, b->inputs);
+	series_scope(b);
 	return 0;
+}
+
+/*
+ * The build's scope in the cache: "base" for the tree as it is (no patch
+ * applied), else "s" and 16 hex of the tree, its base and every patch of
+ * the series (not only those applied: a bisection's prefixes share it).
+ */
+static void series_scope(struct build *b)
+{
+	const struct kbuild_req *r = b->req;
+	char h[HASH_SHA256_HEX];
+	struct hash_sha256 s, p;
+
+	if (!r->series || !r->n_apply) {
+		memcpy(b->scope, "base", 5);
+		return;
+	}
+	hash_sha256_init(&s);
+	hash_line(&s, "scope", "1");
+	hash_line(&s, "source", r->source_package[0] ? r->source_package : r->source);
+	hash_line(&s, "tree", b->content[0] ? b->content : b->commit);
+	hash_line(&s, "dirty", b->dirty);
+	for (unsigned i = 0; i < r->series->n; i++) {
+		hash_sha256_init(&p);
+		hash_sha256_update(&p, r->series->p[i].text, r->series->p[i].len);
+		hash_sha256_final_hex(&p, h);
+		hash_line(&s, "patch", h);
+	}
+	hash_sha256_final_hex(&s, h);
+	b->scope[0] = 's';
+	memcpy(b->scope + 1, h, 16);
+	b->scope[17] = '\0';
 }
 
 /* ---- the cache: entries and what inputs built to ---- */
 
-static int entry_complete(const char *top, const char *key)
+/* The scope an entry's info names ("" for an entry of before scopes, trusted by none). */
+static void entry_scope(const char *top, const char *key, char *out, size_t size)
 {
+	_cleanup_free_ char *text = NULL;
 	char path[PATH_MAX];
+	size_t len;
 
-	return pathf(path, NULL, "%s/%.64s/info", top, key) == 0 && is_file(path);
+	out[0] = '\0';
+	if (pathf(path, NULL, "%s/%.64s/info", top, key) == 0 &&
+	    read_regular_file(path, 4096, &text, &len, NULL) == 0 &&
+	    info_value(text, "scope", out, size) < 0)
+		out[0] = '\0';
+}
+
+/*
+ * Is entry key complete and this build's to take: made by a build of the
+ * tree as it is, or of this build's own series? Another series' entry of the
+ * same key is built again (what its own Makefiles did may be in it).
+ */
+static int entry_usable(const struct build *b, const char *key)
+{
+	char scope[sizeof(b->scope)];
+
+	entry_scope(b->top, key, scope, sizeof(scope));
+	return !strcmp(scope, "base") || !strcmp(scope, b->scope);
 }
 
 /* inputs/<I>: "key K" (0, K in key) or "failed WHY" (-1, WHY in err); 1 if none. */
@@ -651,7 +722,7 @@ static int memo_read(struct build *b, char key[HASH_SHA256_HEX], char *err)
 		return 1;
 	text[strcspn(text, "\n")] = '\0';
 	if (!strncmp(text, "key ", 4) && hash_sha256_hex_ok(text + 4) &&
-	    entry_complete(b->top, text + 4)) {
+	    entry_usable(b, text + 4)) {
 		memcpy(key, text + 4, HASH_SHA256_HEX);
 		return 0;
 	}
@@ -951,18 +1022,23 @@ static int config_inputs(struct build *b, char out[17], char *err)
 static int builtin_config(struct build *b, const char *dot, const char *base, char *err)
 {
 	const char *target[] = { b->req->config, NULL };
-	char in[17], kept[PATH_MAX];
+	char in[17], kept[PATH_MAX], own[PATH_MAX];
+	int series = strcmp(b->scope, "base") != 0;
 
+	/* the tree's own is any build's to take; a series' only its own */
 	if (config_inputs(b, in, err) < 0 ||
-	    pathf(kept, err, "%s/config-%s-%s-%s", b->tdir, b->req->arch, b->req->config, in) < 0)
+	    pathf(kept, err, "%s/config-%s-%s-%s", b->tdir, b->req->arch, b->req->config, in) < 0 ||
+	    pathf(own, err, "%s%s%s", kept, series ? "-" : "", series ? b->scope : "") < 0)
 		return -1;
+	if (!is_file(kept))
+		memcpy(kept, own, sizeof(own));
 	if (is_file(kept)) {
 		tell(b, "config: %s as made before from the same Kconfig inputs", b->req->config);
 		return copy_regular_file(kept, base, err) < 0 ? -1 : 1;
 	}
 	if (make(b, b->req->config, target, err) < 0 || jail_output_ok(dot, err) < 0)
 		return -1;
-	copy_regular_file(dot, kept, NULL);   /* not kept: made again next time */
+	copy_regular_file(dot, own, NULL);   /* not kept: made again next time */
 	return 0;
 }
 
@@ -1274,8 +1350,8 @@ static int write_info(const struct build *b, const char *dir, char *err)
 
 	if (fmtbuf(text, sizeof(text),
 		   "key %s\narch %s\ntree %s\nrelease %s\nimage_sha256 %s\nconfig_sha256 %s\n"
-		   "build_s %.1f\n", o->key, b->req->arch, o->tree, o->files.release,
-		   o->image_sha256, o->config_sha256, o->build_s) < 0)
+		   "build_s %.1f\nscope %s\n", o->key, b->req->arch, o->tree, o->files.release,
+		   o->image_sha256, o->config_sha256, o->build_s, b->scope) < 0)
 		return errorf(err, "build %s: its info is over %zu bytes", o->key, sizeof(text));
 	if (pathf(path, err, "%s/info", dir) < 0)
 		return -1;
@@ -1338,6 +1414,30 @@ static int write_patches(const struct build *b, const char *dir, char *err)
 	return write_file(path, text, len, err);
 }
 
+/*
+ * KEY.tmp renamed to KEY; an entry of that key this build may not take (of
+ * another scope) is moved aside first and removed.
+ */
+static int replace_entry(struct build *b, const char *tmp, char *err)
+{
+	char old[PATH_MAX];
+	int e;
+
+	if (rename(tmp, b->out->dir) == 0)
+		return 0;
+	e = errno;
+	if (e != ENOTEMPTY && e != EEXIST)
+		return errorf(err, "cannot rename %s: %s", tmp, strerror(e));
+	if (pathf(old, err, "%s.old", b->out->dir) < 0 ||
+	    run(b, NULL, SHORT_MS, "rm", err, "rm", "-rf", old, NULL) < 0)
+		return -1;
+	tell(b, "entry %.8s: made by another scope's build, replaced", b->out->key);
+	if (rename(b->out->dir, old) < 0 || rename(tmp, b->out->dir) < 0)
+		return errorf(err, "cannot put %s in place of %s: %s", tmp, b->out->dir,
+			      strerror(errno));
+	return run(b, NULL, SHORT_MS, "rm", err, "rm", "-rf", old, NULL);
+}
+
 /* The built image, .config, log and lists into KEY.tmp, then renamed to KEY. */
 static int store_entry(struct build *b, char *err)
 {
@@ -1367,8 +1467,8 @@ static int store_entry(struct build *b, char *err)
 	    pathf(b->log, err, "%s/build.log", o->dir) < 0 ||
 	    write_patches(b, tmp, err) < 0 || write_info(b, tmp, err) < 0)
 		return -1;
-	if (rename(tmp, o->dir) < 0)
-		return errorf(err, "cannot rename %s: %s", tmp, strerror(errno));
+	if (replace_entry(b, tmp, err) < 0)
+		return -1;
 	return pathf(o->files.kernel, err, "%s/vmlinuz", o->dir);
 }
 
@@ -1442,7 +1542,74 @@ static int prepare_source(struct build *b, char *err)
 	describe_tree(b);
 	if (configure(b, err) < 0 || build_key(b, err) < 0)
 		return -1;
-	return entry_complete(b->top, b->out->key);
+	return entry_usable(b, b->out->key);
+}
+
+/* nftw: stop (1) at the first entry dated after the build's start, kept in the walk's state. */
+struct future_walk {
+	time_t start;
+	char path[PATH_MAX];
+};
+
+/* What nftw cannot pass its callback: per thread, as the daemon's builds run in threads. */
+static __thread struct future_walk *future_walk;
+
+static int future_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)flag;
+	(void)ftw;
+	if (st->st_mtime <= future_walk->start)
+		return 0;
+	fmtcut(future_walk->path, sizeof(future_walk->path), "%s", path);
+	return 1;
+}
+
+/*
+ * The object directory made anew if anything in it is dated after this
+ * build's start (make would take such an object as newer than any source
+ * the patches change): a file dated 2099 left by an earlier build.
+ */
+static int distrust_future(struct build *b, char *err)
+{
+	struct future_walk w = { .start = b->start };
+
+	future_walk = &w;
+	if (nftw(b->obj, future_entry, 64, FTW_PHYS | FTW_MOUNT) != 1)
+		return 0;
+	tell(b, "obj: '%.200s' is dated after this build's start: the object directory is made "
+	     "anew", w.path);
+	if (run(b, NULL, GIT_MS, "rm", err, "rm", "-rf", b->obj, NULL) < 0)
+		return -1;
+	return mkdir_p(b->obj, err);
+}
+
+/*
+ * This build's object directory: the tree's own (obj-ARCH), or its series'
+ * (obj-ARCH-sS), made the first time as a copy of the tree's own so a
+ * series' first build is incremental; never the other way.
+ */
+static int scope_obj(struct build *b, char *err)
+{
+	char base[PATH_MAX], tmp[PATH_MAX + 8];
+	int series = strcmp(b->scope, "base") != 0;
+
+	if (pathf(base, err, "%s/obj-%s", b->tdir, b->req->arch) < 0 ||
+	    pathf(b->obj, err, "%s%s%s", base, series ? "-" : "", series ? b->scope : "") < 0)
+		return -1;
+	if (series && !is_dir(b->obj) && is_dir(base)) {
+		if (fmtbuf(tmp, sizeof(tmp), "%s.tmp", b->obj) < 0)
+			return errorf(err, "'%.64s...': too long", b->obj);
+		tell(b, "obj: the tree's own object directory copied for series %s", b->scope);
+		if (run(b, NULL, GIT_MS, "rm", err, "rm", "-rf", tmp, NULL) < 0 ||
+		    run(b, NULL, GIT_MS, "cp", err, "cp", "-a", "--reflink=auto", base, tmp,
+			NULL) < 0)
+			return -1;
+		if (rename(tmp, b->obj) < 0)
+			return errorf(err, "cannot rename %s: %s", tmp, strerror(errno));
+	}
+	if (mkdir_p(b->obj, err) < 0 || no_symlink_dir(b->obj, err) < 0)
+		return -1;
+	return distrust_future(b, err);
 }
 
 /* One build at a time in a tree's cache repository, whichever process asks. */
@@ -1493,7 +1660,7 @@ static int build_steps(struct build *b, char *err)
 	 * of the tree stays so: kept; a config step or a compile that failed otherwise
 	 * may be the host's (a package missing, the jail, a killed compiler), so it is
 	 * tried again next time */
-	r = prepare_source(b, err);
+	r = scope_obj(b, err) < 0 ? -1 : prepare_source(b, err);
 	if (r < 0 && b->lasting)
 		memo_write(b, "failed", err);
 	if (r < 0)
@@ -1512,7 +1679,7 @@ static int build_steps(struct build *b, char *err)
 
 int kbuild_build(const struct kbuild_req *req, struct kbuild_result *out, char *err)
 {
-	struct build b = { .req = req, .out = out };
+	struct build b = { .req = req, .out = out, .start = time(NULL) };
 	char logs[PATH_MAX], real[PATH_MAX];
 
 	memset(out, 0, sizeof(*out));
