@@ -23,6 +23,7 @@
 #include "kbuild/kconfig.h"
 #include "kbuild/series.h"
 #include "conf/conf.h"
+#include "daemon/buildgate.h"
 #include "spec/gitconfine.h"
 #include "spec/spec.h"
 #include "store/store.h"
@@ -935,6 +936,55 @@ static void test_gate_refused_stops(void **state)
 	assert_int_equal(g.left, 1);
 }
 
+/* The daemon's gate (daemon/buildgate.c) over a results directory's build.lock. */
+struct daemon_gate {
+	struct buildgate g;
+	struct buildlock l;
+};
+
+static int daemon_gate(void *arg, int busy, char *err)
+{
+	struct daemon_gate *d = arg;
+
+	return buildgate_build(&d->g, &d->l, busy, NULL, NULL, err);
+}
+
+/*
+ * #48: through harnessd's own gate: a build.lock that cannot be locked
+ * stops the build before its compile, and leaves the daemon's gate open to
+ * blocks; a lock that can be taken is let go after the compile.
+ */
+static void test_daemon_gate_error_stops(void **state)
+{
+	char tree[PATH_MAX], kconfig[PATH_MAX], err[ERR_MAX];
+	struct daemon_gate d;
+	struct kbuild_result r;
+	struct kbuild_req q = { .arch = "x86_64", .source_package = "", .base = "base",
+				.config = "tinyconfig", .fragment = "", .results = conf.results,
+				.jobs = 1, .gate = daemon_gate, .arg = &d };
+	int lock;
+
+	(void)state;
+	make_fake_kernel("daemon-gated", tree, kconfig);
+	q.source = tree;
+	q.kconfig_dir = kconfig;
+	buildgate_init(&d.g);
+	assert_int_equal(buildlock_open(&d.l, conf.results, "test_kbuild", err), 0);
+	lock = d.l.lock;
+	d.l.lock = 1000;   /* no such descriptor: flock fails as a broken lock would */
+	assert_int_equal(kbuild_build(&q, &r, err), -1);
+	if (!strstr(err, "build gate: cannot lock") || strstr(err, "the build failed"))
+		fail_msg("a gate error did not stop the compile: %s", err);
+	assert_int_equal(d.g.building, 0);
+	d.l.lock = lock;
+	assert_int_equal(kbuild_build(&q, &r, err), -1);
+	assert_non_null(strstr(err, "error: the stand-in tree compiles nothing"));
+	assert_int_equal(d.l.held, 0);
+	assert_int_equal(d.g.building, 0);
+	buildlock_close(&d.l);
+	buildgate_destroy(&d.g);
+}
+
 /*
  * #27: a package apt-get cannot download: the message carries apt-get's own
  * last lines (an API client cannot read the host's log), not only a path.
@@ -1337,6 +1387,7 @@ int main(void)
 		cmocka_unit_test(test_config_cache_follows_kconfig),
 		cmocka_unit_test(test_gate_refused_stops),
 		cmocka_unit_test(test_series_cannot_poison),
+		cmocka_unit_test(test_daemon_gate_error_stops),
 		cmocka_unit_test(test_apt_failure_said),
 		cmocka_unit_test(test_text_tail),
 		cmocka_unit_test(test_fragment_allow_list),
