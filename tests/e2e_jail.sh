@@ -94,7 +94,7 @@ EOF2
 # judge WHO DIR: what the probe saw from both steps, and what the host kept
 judge() {
 	local who=$1 d=$2 obj
-	obj=$(ls -d "$d"/results/cache/builds/trees/*/obj-x86_64 2>/dev/null | head -1)
+	obj=$(ls -d "$d"/results/cache/builds/trees/*/obj-x86_64-s* 2>/dev/null | head -1)   # the series' own
 	check "$who: harness check ran the patch's probe in the config step and the compile" \
 		bash -c '[ -n "$1" ] && grep -qx done "$1/attempts-config" && grep -qx done "$1/attempts-compile"' _ "$obj"
 	for step in config compile; do
