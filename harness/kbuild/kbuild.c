@@ -82,6 +82,8 @@ static void tell(const struct build *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static void compile_tick(void *arg);
 static void series_scope(struct build *b);
+static int scope_obj(struct build *b, char *err);
+static int base_first(struct build *b, char *err);
 static int info_value(const char *text, const char *name, char *out, size_t size);
 
 static void tell(const struct build *b, const char *fmt, ...)
@@ -1537,7 +1539,8 @@ static int readable_by_jail(struct build *b, char *err)
 /* Checkout, patches, config and the key: a cache hit ends here (1), else 0 to compile. */
 static int prepare_source(struct build *b, char *err)
 {
-	if (checkout(b, err) < 0 || apply_patches(b, err) < 0 || readable_by_jail(b, err) < 0)
+	if (checkout(b, err) < 0 || apply_patches(b, err) < 0 || base_first(b, err) < 0 ||
+	    scope_obj(b, err) < 0 || readable_by_jail(b, err) < 0)
 		return -1;
 	describe_tree(b);
 	if (configure(b, err) < 0 || build_key(b, err) < 0)
@@ -1612,6 +1615,44 @@ static int scope_obj(struct build *b, char *err)
 	return distrust_future(b, err);
 }
 
+/*
+ * A series' first build on a tree that has no object directory of its own
+ * yet (its patches applied, so they do): the tree as it is configured and
+ * compiled first, in its own scope (writing ccache), into its own log
+ * beside this one, so the series starts from a copy of its objects, as
+ * every later series will. A failure there is said and the series goes on
+ * from nothing. Then the tree is checked out and patched again.
+ */
+static int base_first(struct build *b, char *err)
+{
+	char series[sizeof(b->scope)], log[PATH_MAX], msg[ERR_MAX];
+	int rc;
+
+	if (!strcmp(b->scope, "base") || pathf(b->obj, err, "%s/obj-%s", b->tdir, b->req->arch) < 0 ||
+	    is_dir(b->obj))
+		return 0;
+	tell(b, "obj: the tree's own build first, for its series to start from");
+	memcpy(series, b->scope, sizeof(series));
+	memcpy(log, b->log, sizeof(log));
+	memcpy(b->scope, "base", 5);
+	rc = pathf(b->log, err, "%s.base", log);
+	if (rc == 0) {
+		unlink(b->log);
+		rc = checkout(b, msg) < 0 || scope_obj(b, msg) < 0 || readable_by_jail(b, msg) < 0 ||
+		     configure(b, msg) < 0 || build_key(b, msg) < 0 || compile(b, msg) < 0 ? 1 : 0;
+		if (rc)
+			tell(b, "obj: the tree's own build failed, the series starts from nothing: %.300s",
+			     msg);
+		rc = 0;
+	}
+	memcpy(b->scope, series, sizeof(series));
+	memcpy(b->log, log, sizeof(log));
+	b->lasting = 0;
+	if (rc < 0)
+		return -1;
+	return checkout(b, err) < 0 || apply_patches(b, err) < 0 ? -1 : 0;
+}
+
 /* One build at a time in a tree's cache repository, whichever process asks. */
 static int lock_tree(const struct build *b, int *ret_fd, char *err)
 {
@@ -1660,7 +1701,7 @@ static int build_steps(struct build *b, char *err)
 	 * of the tree stays so: kept; a config step or a compile that failed otherwise
 	 * may be the host's (a package missing, the jail, a killed compiler), so it is
 	 * tried again next time */
-	r = scope_obj(b, err) < 0 ? -1 : prepare_source(b, err);
+	r = prepare_source(b, err);
 	if (r < 0 && b->lasting)
 		memo_write(b, "failed", err);
 	if (r < 0)
