@@ -1588,8 +1588,9 @@ static int distrust_future(struct build *b, char *err)
 
 /*
  * This build's object directory: the tree's own (obj-ARCH), or its series'
- * (obj-ARCH-sS), made the first time as a copy of the tree's own so a
- * series' first build is incremental; never the other way.
+ * (obj-ARCH-sS), made the first time as a copy of the tree's own (its
+ * config and host tools; objtool, which records its absolute path, and so
+ * every object are built again, from ccache); never the other way.
  */
 static int scope_obj(struct build *b, char *err)
 {
