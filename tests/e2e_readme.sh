@@ -44,7 +44,7 @@ while IFS= read -r line; do
 		explain "tail -5 out.$i" [ "$(cat "rc.$i")" -eq 0 ]
 done < <(harness_lines "Running one matrix")
 check "README: 'Running one matrix' has its five lines" [ "$i" -eq 5 ]
-check "the run's four runs are done" [ "$(q "SELECT COUNT(*) FROM runs WHERE status = 'done'")" = 4 ]
+check "the run's 16 runs are done (8 reps of 2 arms)" [ "$(q "SELECT COUNT(*) FROM runs WHERE status = 'done'")" = 16 ]
 
 # --- "Reading a table": the table it shows is the one `table quick` prints ---
 shown=$(section "Reading a table" | awk '/^```/ { if (f) exit; f = 1; next } f')
