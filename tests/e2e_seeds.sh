@@ -8,7 +8,7 @@
 # and EAGAINs counted.
 # The measures come from the database (tests/seeds_measure.py). Sizes and
 # times are the examples' own; SEEDS_REPS (default 1, one run per arm, to keep
-# make test within its hour; make test-long: 2, the examples' own) sets reps.
+# make test within its hour; make test-long: 2; the examples ship 8 to 12) sets reps.
 # The quiet-host gate is on, and a contended run is left out of the measures:
 # load on the host must not pass for a kernel's effect (a run beside another
 # guest once read 0.46 for the classic LRU's recovery).

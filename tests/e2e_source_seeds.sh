@@ -5,7 +5,7 @@
 # cold file and vec's reads recover, while the unpatched kernel and the same
 # build with lru_gen_age_on_thrash=N on its command line stall. The quiet-host
 # gate is on, and contended runs are left out of the measures (seeds_measure.py).
-# SEEDS_REPS (default 1; make test-long: 2, the example's own) sets reps; with
+# SEEDS_REPS (default 1; make test-long: 2; the example ships 8) sets reps; with
 # 1 (make test, within its hour) only rfc and rfc-off run: e2e_seeds already
 # shows the unpatched MGLRU stalling and the classic LRU recovering.
 # E2E_BUILDS (tests/run.sh sets it): the build cache e2e_source and e2e_bisect filled.
