@@ -171,24 +171,6 @@ static void pct(char *buf, size_t size, double x)
 		fmtcut(buf, size, "-");
 }
 
-/* m's declared minimum effect (the metric table's: a calibration never sets it). */
-static double min_effect(const struct metric *m)
-{
-	struct verdict_rule r;
-
-	metric_rule(m, NULL, &r);
-	return r.min_effect;
-}
-
-/* The scale m's verdicts and calibrations are on. */
-static enum verdict_scale metric_scale(const struct metric *m)
-{
-	struct verdict_rule r;
-
-	metric_rule(m, NULL, &r);
-	return r.scale;
-}
-
 /*
  * The sd an A/A sd measured over blocks blocks may hide: the end (z = +-1.2816,
  * upper for z < 0) of its 80 % band from a chi-square on blocks - 1 degrees of
@@ -231,11 +213,17 @@ static const char *need_text(unsigned need, unsigned lo, unsigned hi, char *buf,
 static void print_spread(FILE *out, const char *cell, const struct metric *m,
 			 const struct spread *sp)
 {
-	enum verdict_scale sc = metric_scale(m);
-	double noise = verdict_aa_floor(sp->mean, sp->sd, sp->blocks), least = min_effect(m);
-	unsigned lo, hi, need = calibrate_need_range(sp->sd, (unsigned)sp->blocks, sc, least,
-						     CALIBRATE_EFFECT, 1, &lo, &hi);
+	double noise = verdict_aa_floor(sp->mean, sp->sd, sp->blocks), least;
+	struct verdict_rule r;       /* the metric table's: a calibration never sets it */
+	enum verdict_scale sc;
+	unsigned lo, hi, need;
 	char f[16], det[16], nd[48];
+
+	metric_rule(m, NULL, &r);
+	sc = r.scale;
+	least = r.min_effect;
+	need = calibrate_need_range(sp->sd, (unsigned)sp->blocks, sc, least, CALIBRATE_EFFECT, 1,
+				    &lo, &hi);
 
 	pct(f, sizeof(f), verdict_shown(sc, noise));
 	pct(det, sizeof(det), verdict_shown(sc, verdict_detectable(sp->sd,

@@ -58,9 +58,7 @@ static int plan_step(struct plan_seq *q, uint64_t *st, double sd, double effect,
 		return 0;
 	if (confseq_p(q->mean, sqrt(q->m2 / (double)(q->n - 1)), q->n) > r->alpha)
 		return 0;       /* the cheaper test first */
-	x = signflip_state_log_e(&q->sf);
-	dx = permtest_log_e(q->lp);
-	return log((1 - VERDICT_PERM_SHARE) * exp(x) + VERDICT_PERM_SHARE * exp(dx)) >=
+	return verdict_robust_mix(signflip_state_log_e(&q->sf), permtest_log_e(q->lp), 1) >=
 	       log(1 / r->alpha);
 }
 

@@ -81,11 +81,7 @@ double verdict_shown(enum verdict_scale scale, double x)
 	return scale == VERDICT_LOG ? expm1(x) : x;
 }
 
-/*
- * log(share e^lp + (1 - share) e^ls) without overflow: the robust test's
- * wealth, VERDICT_PERM_SHARE of it on the randomisation test when runs.
- */
-static double log_mix(double ls, double lp, int runs)
+double verdict_robust_mix(double ls, double lp, int runs)
 {
 	double w = VERDICT_PERM_SHARE, m;
 
@@ -117,7 +113,7 @@ static double robust_log_e(const double *d, const struct verdict_runs *runs, siz
 		for (j = 0; j < PERMTEST_BETS; j++)
 			l[j] += lf[j];
 	}
-	return log_mix(ls, permtest_log_e(l), 1);
+	return verdict_robust_mix(ls, permtest_log_e(l), 1);
 }
 
 size_t verdict_same_min_blocks(void)
@@ -144,7 +140,7 @@ size_t verdict_min_different(double alpha, int runs)
 		if (!t && confseq_log_evalue(INFINITY, n) >= target)
 			t = n;
 		ls = signflip_state_log_e(&sf);
-		if (t && log_mix(ls, permtest_log_e(l), runs) >= target)
+		if (t && verdict_robust_mix(ls, permtest_log_e(l), runs) >= target)
 			return n > COMPARE_MIN_BLOCKS ? n : COMPARE_MIN_BLOCKS;
 	}
 	return 0;

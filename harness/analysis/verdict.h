@@ -115,6 +115,13 @@ int verdict_decide(const double *d, const unsigned *blocks, size_t n,
 int verdict_decide_runs(const double *d, const unsigned *blocks, const struct verdict_runs *runs,
 			size_t n, const struct verdict_rule *rule, struct verdict *v);
 
+/*
+ * The robust test's log e-value from its two bettors' log e-values, without
+ * overflow: log((1 - VERDICT_PERM_SHARE) e^ls + VERDICT_PERM_SHARE e^lp),
+ * the signs' ls alone without runs.
+ */
+double verdict_robust_mix(double ls, double lp, int runs);
+
 /* The fewest units SAME can be called at: ceil(log alpha / (2 log(1 - 1 / VERDICT_STALL_RUNS))). */
 size_t verdict_same_min_blocks(void);
 
